@@ -1,0 +1,24 @@
+#include "app/cli/clicommand.h"
+
+namespace clusterscope::app {
+
+namespace {
+const CliCommand kCommands[] = {
+    { "validate", "FILE [--catalog DIR] [--json]", "Check a scenario file and report every problem.",
+        "Reads a scenario JSON file, checks every key, type and range, then the cross-field rules\n"
+        "(parallelism sizes, batch divisibility, catalog ids). Prints 'valid' or each problem as\n"
+        "FILE: /json/pointer: message. Exit 0 when valid, 1 otherwise.\n"
+        "  --catalog DIR  use the catalog JSON files in DIR instead of the built-in catalog\n"
+        "  --json         print {\"valid\": bool, \"issues\": [{\"pointer\", \"message\"}]}\n",
+        runValidateCommand },
+    { "catalog", "[--catalog DIR] [--json]", "List the hardware catalog (GPUs, NICs, switches, cables, optics).",
+        "Prints the catalog with each entry's key figures, price and source.\n"
+        "  --catalog DIR  read the catalog JSON files from DIR\n"
+        "  --json         machine-readable output\n",
+        runCatalogCommand },
+};
+} // namespace
+
+std::span<const CliCommand> cliCommands() { return kCommands; }
+
+} // namespace clusterscope::app

@@ -1,0 +1,253 @@
+#include "engine/catalog/catalog.h"
+
+#include "engine/core/atomicfile.h"
+#include "engine/core/jsonfields.h"
+#include "resources/embeddedresources.h"
+
+#include <algorithm>
+#include <set>
+
+namespace clusterscope::engine {
+
+using nlohmann::json;
+
+const char* toString(GpuArch arch)
+{
+    switch (arch) {
+    case GpuArch::Volta: return "volta";
+    case GpuArch::Ampere: return "ampere";
+    case GpuArch::Hopper: return "hopper";
+    case GpuArch::Blackwell: return "blackwell";
+    case GpuArch::Cdna3: return "cdna3";
+    }
+    return "?";
+}
+
+namespace {
+
+void readSource(JsonObjectReader& r, SourceInfo& s)
+{
+    s.source = r.string("source");
+    s.date = r.string("date");
+    if (s.source.empty())
+        throw JsonFieldError(r.pointerOf("source"), "every catalog entry must name its source");
+}
+
+// Iterates the array `key` of the document root, giving each element's reader to `fn`, and
+// rejects duplicate ids.
+template <typename Fn>
+void forEachEntry(JsonObjectReader& root, const std::string& key, Fn fn)
+{
+    const json* array = root.raw(key);
+    if (!array || !array->is_array())
+        throw JsonFieldError("/" + key, "expected an array of entries");
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < array->size(); ++i) {
+        JsonObjectReader r((*array)[i], "/" + key + "/" + std::to_string(i));
+        const std::string id = fn(r);
+        if (!ids.insert(id).second)
+            throw JsonFieldError(r.pointerOf("id"), "duplicate id \"" + id + "\"");
+        r.finish();
+    }
+}
+
+JsonObjectReader openDocument(const json& doc, const std::string& expectedFormat)
+{
+    JsonObjectReader root(doc, "");
+    if (root.string("format") != expectedFormat)
+        throw JsonFieldError("/format", "expected \"" + expectedFormat + "\"");
+    if (root.integer("version", 1) != 1)
+        throw JsonFieldError("/version", "unsupported catalog version");
+    root.string("note", "");
+    return root;
+}
+
+struct NamedText {
+    const std::string& text;
+    std::string name;
+};
+
+json parseJson(const NamedText& doc)
+{
+    try {
+        return json::parse(doc.text);
+    } catch (const json::parse_error& e) {
+        throw JsonFieldError("byte " + std::to_string(e.byte), "not valid JSON");
+    }
+}
+
+} // namespace
+
+Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& nicsJson,
+    const std::string& switchesJson, const std::string& cablesJson, const std::string& origin)
+{
+    Catalog c;
+    std::string current = "gpus.json";
+    try {
+        {
+            json doc = parseJson({ gpusJson, current });
+            auto root = openDocument(doc, "clusterscope-catalog-gpus");
+            forEachEntry(root, "gpus", [&c](JsonObjectReader& r) {
+                GpuModel g;
+                g.id = r.string("id");
+                g.name = r.string("name");
+                g.vendor = r.string("vendor");
+                static const std::pair<const char*, GpuArch> arches[] = { { "volta", GpuArch::Volta },
+                    { "ampere", GpuArch::Ampere }, { "hopper", GpuArch::Hopper }, { "blackwell", GpuArch::Blackwell },
+                    { "cdna3", GpuArch::Cdna3 } };
+                const std::string arch = r.choice("arch", { "volta", "ampere", "hopper", "blackwell", "cdna3" });
+                for (const auto& [n, a] : arches)
+                    if (arch == n)
+                        g.arch = a;
+                g.bf16FlopsPerSecond = r.number("bf16_flops", 1e12, 1e17);
+                if (r.has("fp8_flops"))
+                    g.fp8FlopsPerSecond = r.number("fp8_flops", 1e12, 1e17);
+                else
+                    r.raw("fp8_flops");
+                g.hbmBytes = r.number("hbm_bytes", 1e9, 1e13);
+                g.hbmBytesPerSecond = r.number("hbm_bytes_per_second", 1e10, 1e14);
+                auto up = r.object("scaleup", true);
+                g.scaleUpLink = up->string("link");
+                g.scaleUpBytesPerSecond = up->number("bytes_per_second", 1e9, 1e14);
+                g.scaleUpLinks = up->positiveInt("links");
+                g.nvlinkDomainGpus = up->positiveInt("domain_gpus");
+                g.scaleUpSwitched = up->boolean("switched");
+                up->finish();
+                g.pcieBytesPerSecond = r.number("pcie_bytes_per_second", 1e9, 1e12);
+                g.tdpWatts = r.number("tdp_w", 1, 1e5);
+                g.priceUsd = r.number("price_usd", 0, 1e7);
+                readSource(r, g);
+                c.m_gpus.push_back(g);
+                return g.id;
+            });
+            root.finish();
+        }
+        current = "nics.json";
+        {
+            json doc = parseJson({ nicsJson, current });
+            auto root = openDocument(doc, "clusterscope-catalog-nics");
+            forEachEntry(root, "nics", [&c](JsonObjectReader& r) {
+                NicModel n;
+                n.id = r.string("id");
+                n.name = r.string("name");
+                n.transport = r.choice("transport", { "infiniband", "roce" });
+                n.gbps = r.number("gbps", 1, 1e5);
+                n.powerWatts = r.number("power_w", 0, 1e4);
+                n.priceUsd = r.number("price_usd", 0, 1e7);
+                readSource(r, n);
+                c.m_nics.push_back(n);
+                return n.id;
+            });
+            root.finish();
+        }
+        current = "switches.json";
+        {
+            json doc = parseJson({ switchesJson, current });
+            auto root = openDocument(doc, "clusterscope-catalog-switches");
+            forEachEntry(root, "switches", [&c](JsonObjectReader& r) {
+                SwitchModel s;
+                s.id = r.string("id");
+                s.name = r.string("name");
+                s.transport = r.choice("transport", { "infiniband", "roce" });
+                s.radix = r.positiveInt("radix");
+                s.portGbps = r.number("port_gbps", 1, 1e5);
+                s.rackUnits = r.positiveInt("rack_units");
+                s.powerWatts = r.number("power_w", 0, 1e5);
+                s.priceUsd = r.number("price_usd", 0, 1e8);
+                readSource(r, s);
+                c.m_switches.push_back(s);
+                return s.id;
+            });
+            root.finish();
+        }
+        current = "cables.json";
+        {
+            json doc = parseJson({ cablesJson, current });
+            auto root = openDocument(doc, "clusterscope-catalog-cables");
+            forEachEntry(root, "cables", [&c](JsonObjectReader& r) {
+                CableModel m;
+                m.id = r.string("id");
+                m.name = r.string("name");
+                m.medium = r.choice("medium", { "passive-copper", "active-copper", "multimode", "single-mode" });
+                m.maxReachMetres = r.number("max_reach_m", 0.1, 1e5);
+                m.maxGbps = r.number("max_gbps", 1, 1e5);
+                m.powerPerEndWatts = r.number("power_per_end_w", 0, 1e3);
+                m.priceUsd = r.number("price_usd", 0, 1e6);
+                m.pricePerMetreUsd = r.number("price_per_m_usd", 0, 1e4);
+                m.needsTransceivers = r.boolean("needs_transceivers");
+                m.transceiver = m.needsTransceivers ? r.string("transceiver") : r.string("transceiver", "");
+                readSource(r, m);
+                c.m_cables.push_back(m);
+                return m.id;
+            });
+            forEachEntry(root, "transceivers", [&c](JsonObjectReader& r) {
+                TransceiverModel t;
+                t.id = r.string("id");
+                t.name = r.string("name");
+                t.medium = r.choice("medium", { "multimode", "single-mode" });
+                t.maxReachMetres = r.number("max_reach_m", 0.1, 1e5);
+                t.gbps = r.number("gbps", 1, 1e5);
+                t.powerWatts = r.number("power_w", 0, 1e3);
+                t.priceUsd = r.number("price_usd", 0, 1e6);
+                readSource(r, t);
+                c.m_transceivers.push_back(t);
+                return t.id;
+            });
+            root.finish();
+            for (std::size_t i = 0; i < c.m_cables.size(); ++i) {
+                const CableModel& m = c.m_cables[i];
+                if (m.needsTransceivers && !c.findTransceiver(m.transceiver))
+                    throw JsonFieldError("/cables/" + std::to_string(i) + "/transceiver",
+                        "no transceiver with id \"" + m.transceiver + "\"");
+            }
+        }
+    } catch (const JsonFieldError& e) {
+        return Status::error(origin + "/" + current + ": " + e.pointer + ": " + e.what());
+    }
+    return c;
+}
+
+Result<Catalog> Catalog::builtin()
+{
+    const auto text = [](const char* path) { return std::string(resources::embeddedFile(path)); };
+    return parse(text("catalog/gpus.json"), text("catalog/nics.json"), text("catalog/switches.json"),
+        text("catalog/cables.json"), "built-in catalog");
+}
+
+Result<Catalog> Catalog::loadFromDirectory(const std::string& directory)
+{
+    std::string texts[4];
+    const char* names[4] = { "gpus.json", "nics.json", "switches.json", "cables.json" };
+    for (int i = 0; i < 4; ++i) {
+        auto t = readWholeFile(directory + "/" + names[i]);
+        if (!t)
+            return t.status();
+        texts[i] = std::move(*t);
+    }
+    return parse(texts[0], texts[1], texts[2], texts[3], directory);
+}
+
+namespace {
+template <typename T>
+const T* findById(const std::vector<T>& items, const std::string& id)
+{
+    const auto it = std::find_if(items.begin(), items.end(), [&id](const T& t) { return t.id == id; });
+    return it == items.end() ? nullptr : &*it;
+}
+}
+
+const GpuModel* Catalog::findGpu(const std::string& id) const { return findById(m_gpus, id); }
+const NicModel* Catalog::findNic(const std::string& id) const { return findById(m_nics, id); }
+const SwitchModel* Catalog::findSwitch(const std::string& id) const { return findById(m_switches, id); }
+const CableModel* Catalog::findCable(const std::string& id) const { return findById(m_cables, id); }
+const TransceiverModel* Catalog::findTransceiver(const std::string& id) const { return findById(m_transceivers, id); }
+
+const NicModel* Catalog::nicFor(const std::string& transport, double gbps) const
+{
+    for (const NicModel& n : m_nics)
+        if (n.transport == transport && n.gbps == gbps)
+            return &n;
+    return nullptr;
+}
+
+} // namespace clusterscope::engine

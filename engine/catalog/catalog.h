@@ -1,0 +1,106 @@
+#pragma once
+
+// The hardware catalog: GPUs, NICs, switches, cables and transceivers with the figures the models
+// need. Every entry names its source and date; prices are editable defaults.
+
+#include "engine/core/status.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clusterscope::engine {
+
+enum class GpuArch { Volta, Ampere, Hopper, Blackwell, Cdna3 };
+const char* toString(GpuArch arch);
+
+struct SourceInfo {
+    std::string source; ///< where the figures come from
+    std::string date;   ///< ISO date the figures were taken
+};
+
+struct GpuModel : SourceInfo {
+    std::string id, name, vendor;
+    GpuArch arch = GpuArch::Hopper;
+    double bf16FlopsPerSecond = 0;          ///< peak dense BF16 (FLOP/s)
+    std::optional<double> fp8FlopsPerSecond; ///< peak dense FP8 (FLOP/s); none when unsupported
+    double hbmBytes = 0;                    ///< HBM capacity (bytes)
+    double hbmBytesPerSecond = 0;           ///< HBM bandwidth (B/s)
+    std::string scaleUpLink;                ///< "nvlink4", "infinity-fabric", ...
+    double scaleUpBytesPerSecond = 0;       ///< scale-up bandwidth per GPU per direction (B/s)
+    int scaleUpLinks = 0;                   ///< scale-up links per GPU
+    int nvlinkDomainGpus = 8;               ///< GPUs in one scale-up domain
+    bool scaleUpSwitched = true;            ///< NVSwitch (true) or point-to-point mesh (false)
+    double pcieBytesPerSecond = 0;          ///< host PCIe bandwidth per direction (B/s)
+    double tdpWatts = 0;                    ///< board power (W)
+    double priceUsd = 0;                    ///< editable default price (USD)
+};
+
+struct NicModel : SourceInfo {
+    std::string id, name, transport; ///< transport: "infiniband" | "roce"
+    double gbps = 0;                 ///< port rate (Gb/s)
+    double powerWatts = 0;           ///< W
+    double priceUsd = 0;             ///< USD
+};
+
+struct SwitchModel : SourceInfo {
+    std::string id, name, transport;
+    int radix = 0;          ///< logical ports at portGbps
+    double portGbps = 0;    ///< Gb/s per port
+    int rackUnits = 1;
+    double powerWatts = 0;  ///< W without optics
+    double priceUsd = 0;    ///< USD
+};
+
+struct CableModel : SourceInfo {
+    std::string id, name, medium;  ///< medium: passive-copper | active-copper | multimode | single-mode
+    double maxReachMetres = 0;
+    double maxGbps = 0;
+    double powerPerEndWatts = 0;
+    double priceUsd = 0;           ///< fixed part of the price (USD)
+    double pricePerMetreUsd = 0;   ///< length-dependent part (USD/m)
+    bool needsTransceivers = false;
+    std::string transceiver;       ///< transceiver id used at each end when needsTransceivers
+};
+
+struct TransceiverModel : SourceInfo {
+    std::string id, name, medium;
+    double maxReachMetres = 0;
+    double gbps = 0;
+    double powerWatts = 0; ///< per module
+    double priceUsd = 0;   ///< per module
+};
+
+class Catalog {
+public:
+    /// The catalog compiled into the program (resources/catalog/*.json).
+    static Result<Catalog> builtin();
+    /// Loads gpus.json, nics.json, switches.json and cables.json from `directory`.
+    static Result<Catalog> loadFromDirectory(const std::string& directory);
+    /// Parses the four catalog documents; `origin` prefixes error messages (a folder name).
+    static Result<Catalog> parse(const std::string& gpusJson, const std::string& nicsJson,
+        const std::string& switchesJson, const std::string& cablesJson, const std::string& origin);
+
+    const std::vector<GpuModel>& gpus() const { return m_gpus; }
+    const std::vector<NicModel>& nics() const { return m_nics; }
+    const std::vector<SwitchModel>& switches() const { return m_switches; }
+    const std::vector<CableModel>& cables() const { return m_cables; }
+    const std::vector<TransceiverModel>& transceivers() const { return m_transceivers; }
+
+    const GpuModel* findGpu(const std::string& id) const;
+    const NicModel* findNic(const std::string& id) const;
+    const SwitchModel* findSwitch(const std::string& id) const;
+    const CableModel* findCable(const std::string& id) const;
+    const TransceiverModel* findTransceiver(const std::string& id) const;
+    /// The NIC of `transport` ("infiniband" | "roce") whose rate is exactly `gbps`, if any.
+    const NicModel* nicFor(const std::string& transport, double gbps) const;
+
+private:
+    std::vector<GpuModel> m_gpus;
+    std::vector<NicModel> m_nics;
+    std::vector<SwitchModel> m_switches;
+    std::vector<CableModel> m_cables;
+    std::vector<TransceiverModel> m_transceivers;
+};
+
+} // namespace clusterscope::engine

@@ -1,0 +1,75 @@
+#include "engine/scenario/scenario.h"
+
+namespace clusterscope::engine {
+
+const char* toString(Transport v) { return v == Transport::InfiniBand ? "infiniband" : "roce"; }
+
+const char* toString(FabricType v)
+{
+    switch (v) {
+    case FabricType::FatTree: return "fat-tree";
+    case FabricType::LeafSpine: return "leaf-spine";
+    case FabricType::RailOptimized: return "rail-optimized";
+    case FabricType::Dragonfly: return "dragonfly";
+    case FabricType::Torus: return "torus";
+    }
+    return "?";
+}
+
+const char* toString(DType v)
+{
+    switch (v) {
+    case DType::BF16: return "bf16";
+    case DType::FP16: return "fp16";
+    case DType::FP8: return "fp8";
+    }
+    return "?";
+}
+
+const char* toString(Recompute v)
+{
+    switch (v) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+    }
+    return "?";
+}
+
+const char* toString(PipelineSchedule v)
+{
+    switch (v) {
+    case PipelineSchedule::OneFOneB: return "1f1b";
+    case PipelineSchedule::GPipe: return "gpipe";
+    case PipelineSchedule::Interleaved: return "interleaved";
+    }
+    return "?";
+}
+
+const char* toString(ContextParallelKind v) { return v == ContextParallelKind::Ring ? "ring" : "ulysses"; }
+
+const char* toString(CompressionMethod v)
+{
+    switch (v) {
+    case CompressionMethod::None: return "none";
+    case CompressionMethod::TopK: return "topk";
+    case CompressionMethod::Int8: return "int8";
+    case CompressionMethod::Fp8: return "fp8";
+    case CompressionMethod::OneBit: return "onebit";
+    }
+    return "?";
+}
+
+const char* toString(Routing v)
+{
+    switch (v) {
+    case Routing::Ecmp: return "ecmp";
+    case Routing::Adaptive: return "adaptive";
+    case Routing::Spray: return "spray";
+    }
+    return "?";
+}
+
+int bytesPerElement(DType v) { return v == DType::FP8 ? 1 : 2; }
+
+} // namespace clusterscope::engine

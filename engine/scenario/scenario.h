@@ -1,0 +1,145 @@
+#pragma once
+
+// The scenario an architect edits: a cluster, a model and how it is trained. Field names follow
+// the JSON contract of notes/scenario-format.md (the JSON keys are given beside each field).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clusterscope::engine {
+
+enum class Transport { InfiniBand, RoCE };
+enum class FabricType { FatTree, LeafSpine, RailOptimized, Dragonfly, Torus };
+enum class DType { BF16, FP16, FP8 };
+enum class Recompute { None, Selective, Full };
+enum class PipelineSchedule { OneFOneB, GPipe, Interleaved };
+enum class ContextParallelKind { Ring, Ulysses };
+enum class CompressionMethod { None, TopK, Int8, Fp8, OneBit };
+enum class Routing { Ecmp, Adaptive, Spray };
+
+struct NicSpec {
+    double gbps = 400.0; ///< "gbps": line rate per NIC in Gb/s (1e9 bit/s)
+    int perNode = 8;     ///< "per_node": NICs per node
+    bool operator==(const NicSpec&) const = default;
+};
+
+struct FabricSpec {
+    FabricType type = FabricType::RailOptimized; ///< "type"
+    int switchRadix = 64;                         ///< "switch_radix": ports per switch
+    int tiers = 2;                                ///< "tiers": switching tiers above the nodes
+    double oversubscription = 1.0;                ///< "oversubscription": down:up ratio at the leaf (3.0 = 3:1)
+    int planes = 1;                               ///< "planes": independent parallel fabrics (multi-plane)
+    bool dualTor = false;                         ///< "dual_tor": each NIC dual-homed to two leaves
+    // Dragonfly (Kim et al. 2008): p hosts per router, a routers per group, h global links per router.
+    int dragonflyP = 0; ///< "p"
+    int dragonflyA = 0; ///< "a"
+    int dragonflyH = 0; ///< "h"
+    std::vector<int> torusDims; ///< "dims": torus extent per dimension (2 or 3 entries)
+    bool operator==(const FabricSpec&) const = default;
+};
+
+struct ClusterSpec {
+    std::string gpu = "H100-SXM-80GB"; ///< "gpu": catalog id
+    int gpus = 8;                       ///< "gpus": total GPUs
+    int gpusPerNode = 8;                ///< "gpus_per_node"
+    NicSpec nic;                        ///< "nic"
+    Transport transport = Transport::InfiniBand; ///< "transport": "infiniband" | "roce"
+    FabricSpec fabric;                  ///< "fabric"
+    bool operator==(const ClusterSpec&) const = default;
+};
+
+struct MoeSpec {
+    int experts = 8;          ///< "experts"
+    int topK = 2;             ///< "top_k"
+    int expertFfnHidden = 0;  ///< "expert_ffn_hidden"
+    bool operator==(const MoeSpec&) const = default;
+};
+
+struct ModelSpec {
+    int layers = 32;       ///< "layers"
+    int hidden = 4096;     ///< "hidden"
+    int heads = 32;        ///< "heads"
+    int kvHeads = 32;      ///< "kv_heads" (GQA when < heads)
+    int ffnHidden = 16384; ///< "ffn_hidden"
+    int vocab = 32000;     ///< "vocab"
+    int seqLen = 4096;     ///< "seq_len": tokens per sequence
+    std::optional<MoeSpec> moe; ///< "moe": null for a dense model
+    bool operator==(const ModelSpec&) const = default;
+};
+
+struct TrainingSpec {
+    int globalBatch = 1024;   ///< "global_batch": sequences per optimizer step
+    int microBatch = 1;       ///< "micro_batch": sequences per micro-batch
+    DType dtype = DType::BF16; ///< "dtype"
+    Recompute recompute = Recompute::Selective; ///< "recompute"
+    double tokens = 0.0;      ///< "tokens": training token budget (0 = not stated)
+    bool operator==(const TrainingSpec&) const = default;
+};
+
+struct ParallelismSpec {
+    int tp = 1;   ///< "tp"
+    int pp = 1;   ///< "pp"
+    int dp = 1;   ///< "dp"
+    int cp = 1;   ///< "cp"
+    int ep = 1;   ///< "ep"
+    int vpp = 1;  ///< "vpp": virtual pipeline stages per GPU (interleaving)
+    int zero = 0; ///< "zero": ZeRO stage 0-3 (3 = FSDP full sharding)
+    bool sequenceParallel = false; ///< "sequence_parallel"
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB; ///< "pipeline_schedule": "1f1b" | "gpipe" | "interleaved"
+    ContextParallelKind cpKind = ContextParallelKind::Ring;  ///< "cp_kind": "ring" | "ulysses"
+    bool operator==(const ParallelismSpec&) const = default;
+};
+
+struct CompressionSpec {
+    CompressionMethod method = CompressionMethod::None; ///< "method": none|topk|int8|fp8|onebit
+    double topkFraction = 0.01;   ///< "topk_fraction": share of gradient elements sent by top-k
+    bool errorFeedback = true;    ///< "error_feedback"
+    double warmupFraction = 0.0;  ///< "warmup_fraction": share of training run uncompressed (1-bit Adam)
+    bool operator==(const CompressionSpec&) const = default;
+};
+
+struct CommunicationSpec {
+    CompressionSpec compression;      ///< "compression"
+    bool dpOverlap = true;            ///< "dp_overlap": overlap DP gradient sync with backward
+    double dpBucketBytes = 25e6;      ///< "dp_bucket_bytes": gradient bucket size in bytes
+    double tpOverlapFraction = 0.0;   ///< "tp_overlap_fraction": share of TP communication hidden
+    std::string algorithm = "auto";  ///< "algorithm": collective algorithm override (auto|ring|tree|...)
+    Routing routing = Routing::Ecmp;  ///< "routing": ecmp | adaptive | spray
+    double lossRate = 0.0;            ///< "loss_rate": packet loss probability on the fabric
+    bool operator==(const CommunicationSpec&) const = default;
+};
+
+struct LayoutSpec {
+    int nodesPerRack = 4;        ///< "nodes_per_rack"
+    int racksPerRow = 16;        ///< "racks_per_row"
+    double rackPitchMetres = 0.6; ///< "rack_pitch_m": distance between neighbouring racks
+    double rowPitchMetres = 3.0;  ///< "row_pitch_m": distance between rows
+    double slackMetres = 2.0;     ///< "slack_m": cable slack added to every run
+    bool operator==(const LayoutSpec&) const = default;
+};
+
+struct Scenario {
+    std::string name;                ///< "name"
+    ClusterSpec cluster;             ///< "cluster"
+    ModelSpec model;                 ///< "model"
+    TrainingSpec training;           ///< "training"
+    std::optional<ParallelismSpec> parallelism; ///< "parallelism": absent = use the best strategy found
+    CommunicationSpec communication; ///< "communication" (optional in JSON)
+    std::optional<LayoutSpec> layout; ///< "layout" (optional; absent = per-design defaults)
+    bool operator==(const Scenario&) const = default;
+};
+
+const char* toString(Transport v);
+const char* toString(FabricType v);
+const char* toString(DType v);
+const char* toString(Recompute v);
+const char* toString(PipelineSchedule v);
+const char* toString(ContextParallelKind v);
+const char* toString(CompressionMethod v);
+const char* toString(Routing v);
+
+/// Bytes per element of a training dtype (bf16/fp16: 2, fp8: 1).
+int bytesPerElement(DType v);
+
+} // namespace clusterscope::engine

@@ -1,0 +1,300 @@
+#include "engine/scenario/scenariojson.h"
+
+#include "engine/core/atomicfile.h"
+#include "engine/core/jsonfields.h"
+
+
+namespace clusterscope::engine {
+
+namespace {
+
+using nlohmann::json;
+
+template <typename Enum, std::size_t N>
+Enum enumFrom(const std::string& text, const std::pair<const char*, Enum> (&table)[N])
+{
+    for (const auto& [name, value] : table)
+        if (text == name)
+            return value;
+    return table[0].second; // unreachable: choice() has already checked the text
+}
+
+FabricSpec readFabric(JsonObjectReader r)
+{
+    FabricSpec f;
+    static const std::pair<const char*, FabricType> types[] = { { "fat-tree", FabricType::FatTree },
+        { "leaf-spine", FabricType::LeafSpine }, { "rail-optimized", FabricType::RailOptimized },
+        { "dragonfly", FabricType::Dragonfly }, { "torus", FabricType::Torus } };
+    f.type = enumFrom(r.choice("type", { "fat-tree", "leaf-spine", "rail-optimized", "dragonfly", "torus" }), types);
+    f.switchRadix = r.positiveInt("switch_radix", 64);
+    f.tiers = static_cast<int>(r.integer("tiers", 1, 2));
+    if (f.tiers > 3)
+        throw JsonFieldError(r.pointerOf("tiers"), "expected 1, 2 or 3 tiers, got " + std::to_string(f.tiers));
+    f.oversubscription = r.number("oversubscription", 1.0, 64.0, 1.0);
+    f.planes = r.positiveInt("planes", 1);
+    f.dualTor = r.boolean("dual_tor", false);
+    // Keys that belong to one fabric type only are an error elsewhere, so a misplaced key is noticed.
+    const auto onlyFor = [&r](const char* key, FabricType owner, FabricType actual) {
+        if (actual != owner && r.raw(key))
+            throw JsonFieldError(r.pointerOf(key),
+                std::string("\"") + key + "\" only applies to fabric type \"" + toString(owner) + "\"");
+    };
+    if (f.type == FabricType::Dragonfly) {
+        f.dragonflyP = r.positiveInt("p");
+        f.dragonflyA = r.positiveInt("a");
+        f.dragonflyH = r.positiveInt("h");
+    } else {
+        onlyFor("p", FabricType::Dragonfly, f.type);
+        onlyFor("a", FabricType::Dragonfly, f.type);
+        onlyFor("h", FabricType::Dragonfly, f.type);
+    }
+    if (f.type == FabricType::Torus) {
+        const json* dims = r.raw("dims");
+        if (!dims)
+            throw JsonFieldError(r.pointerOf("dims"), "a torus needs \"dims\", e.g. [4, 4, 4]");
+        if (!dims->is_array() || dims->size() < 2 || dims->size() > 3)
+            throw JsonFieldError(r.pointerOf("dims"), "expected an array of 2 or 3 positive integers, got "
+                    + describeJsonValue(*dims));
+        for (std::size_t i = 0; i < dims->size(); ++i) {
+            const json& d = (*dims)[i];
+            if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > 1 << 16)
+                throw JsonFieldError(r.pointerOf("dims") + "/" + std::to_string(i),
+                    "expected a positive integer, got " + describeJsonValue(d));
+            f.torusDims.push_back(d.get<int>());
+        }
+    } else {
+        onlyFor("dims", FabricType::Torus, f.type);
+    }
+    r.finish();
+    return f;
+}
+
+ClusterSpec readCluster(JsonObjectReader r)
+{
+    ClusterSpec c;
+    c.gpu = r.string("gpu");
+    c.gpus = r.positiveInt("gpus");
+    c.gpusPerNode = r.positiveInt("gpus_per_node", 8);
+    auto nic = r.object("nic", true);
+    c.nic.gbps = nic->number("gbps", 1.0, 1e5);
+    c.nic.perNode = nic->positiveInt("per_node");
+    nic->finish();
+    c.transport = r.choice("transport", { "infiniband", "roce" }) == "infiniband" ? Transport::InfiniBand : Transport::RoCE;
+    c.fabric = readFabric(*r.object("fabric", true));
+    r.finish();
+    return c;
+}
+
+ModelSpec readModel(JsonObjectReader r)
+{
+    ModelSpec m;
+    m.layers = r.positiveInt("layers");
+    m.hidden = r.positiveInt("hidden");
+    m.heads = r.positiveInt("heads");
+    m.kvHeads = r.positiveInt("kv_heads", m.heads);
+    m.ffnHidden = r.positiveInt("ffn_hidden", 4 * m.hidden);
+    m.vocab = r.positiveInt("vocab");
+    m.seqLen = r.positiveInt("seq_len");
+    if (auto moe = r.object("moe")) {
+        MoeSpec s;
+        s.experts = moe->positiveInt("experts");
+        s.topK = moe->positiveInt("top_k");
+        s.expertFfnHidden = moe->positiveInt("expert_ffn_hidden", m.ffnHidden);
+        moe->finish();
+        if (s.topK > s.experts)
+            throw JsonFieldError(moe->pointerOf("top_k"), "top_k (" + std::to_string(s.topK)
+                    + ") cannot exceed experts (" + std::to_string(s.experts) + ")");
+        m.moe = s;
+    }
+    r.finish();
+    return m;
+}
+
+TrainingSpec readTraining(JsonObjectReader r)
+{
+    TrainingSpec t;
+    t.globalBatch = r.positiveInt("global_batch");
+    t.microBatch = r.positiveInt("micro_batch", 1);
+    static const std::pair<const char*, DType> dtypes[] = { { "bf16", DType::BF16 }, { "fp16", DType::FP16 },
+        { "fp8", DType::FP8 } };
+    t.dtype = enumFrom(r.choice("dtype", { "bf16", "fp16", "fp8" }, "bf16"), dtypes);
+    static const std::pair<const char*, Recompute> recomputes[] = { { "none", Recompute::None },
+        { "selective", Recompute::Selective }, { "full", Recompute::Full } };
+    t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
+    t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
+    r.finish();
+    return t;
+}
+
+ParallelismSpec readParallelism(JsonObjectReader r)
+{
+    ParallelismSpec p;
+    p.tp = r.positiveInt("tp", 1);
+    p.pp = r.positiveInt("pp", 1);
+    p.dp = r.positiveInt("dp", 1);
+    p.cp = r.positiveInt("cp", 1);
+    p.ep = r.positiveInt("ep", 1);
+    p.vpp = r.positiveInt("vpp", 1);
+    p.zero = static_cast<int>(r.integer("zero", 0, 0));
+    if (p.zero > 3)
+        throw JsonFieldError(r.pointerOf("zero"), "expected a ZeRO stage 0-3, got " + std::to_string(p.zero));
+    p.sequenceParallel = r.boolean("sequence_parallel", false);
+    static const std::pair<const char*, PipelineSchedule> schedules[] = { { "1f1b", PipelineSchedule::OneFOneB },
+        { "gpipe", PipelineSchedule::GPipe }, { "interleaved", PipelineSchedule::Interleaved } };
+    p.schedule = enumFrom(r.choice("pipeline_schedule", { "1f1b", "gpipe", "interleaved" },
+                              p.vpp > 1 ? "interleaved" : "1f1b"),
+        schedules);
+    p.cpKind = r.choice("cp_kind", { "ring", "ulysses" }, "ring") == "ring" ? ContextParallelKind::Ring
+                                                                         : ContextParallelKind::Ulysses;
+    r.finish();
+    return p;
+}
+
+CommunicationSpec readCommunication(JsonObjectReader r)
+{
+    CommunicationSpec c;
+    if (auto comp = r.object("compression")) {
+        static const std::pair<const char*, CompressionMethod> methods[] = { { "none", CompressionMethod::None },
+            { "topk", CompressionMethod::TopK }, { "int8", CompressionMethod::Int8 }, { "fp8", CompressionMethod::Fp8 },
+            { "onebit", CompressionMethod::OneBit } };
+        c.compression.method = enumFrom(comp->choice("method", { "none", "topk", "int8", "fp8", "onebit" }), methods);
+        c.compression.topkFraction = comp->number("topk_fraction", 1e-6, 1.0, 0.01);
+        c.compression.errorFeedback = comp->boolean("error_feedback", true);
+        c.compression.warmupFraction = comp->number("warmup_fraction", 0.0, 1.0, 0.0);
+        comp->finish();
+    }
+    c.dpOverlap = r.boolean("dp_overlap", true);
+    c.dpBucketBytes = r.number("dp_bucket_bytes", 1.0, 1e12, 25e6);
+    c.tpOverlapFraction = r.number("tp_overlap_fraction", 0.0, 1.0, 0.0);
+    c.algorithm = r.choice("algorithm",
+        { "auto", "ring", "tree", "nvls", "nvlstree", "collnet", "pat", "hierarchical", "direct" }, "auto");
+    static const std::pair<const char*, Routing> routings[] = { { "ecmp", Routing::Ecmp },
+        { "adaptive", Routing::Adaptive }, { "spray", Routing::Spray } };
+    c.routing = enumFrom(r.choice("routing", { "ecmp", "adaptive", "spray" }, "ecmp"), routings);
+    c.lossRate = r.number("loss_rate", 0.0, 0.5, 0.0);
+    r.finish();
+    return c;
+}
+
+LayoutSpec readLayout(JsonObjectReader r)
+{
+    LayoutSpec l;
+    l.nodesPerRack = r.positiveInt("nodes_per_rack", l.nodesPerRack);
+    l.racksPerRow = r.positiveInt("racks_per_row", l.racksPerRow);
+    l.rackPitchMetres = r.number("rack_pitch_m", 0.1, 100.0, l.rackPitchMetres);
+    l.rowPitchMetres = r.number("row_pitch_m", 0.1, 1000.0, l.rowPitchMetres);
+    l.slackMetres = r.number("slack_m", 0.0, 100.0, l.slackMetres);
+    r.finish();
+    return l;
+}
+
+Scenario readScenario(const json& root)
+{
+    JsonObjectReader r(root, "");
+    const std::string format = r.string("format");
+    if (format != "clusterscope-scenario")
+        throw JsonFieldError("/format", "expected \"clusterscope-scenario\", got \"" + format + "\"");
+    const long long version = r.integer("version", 1);
+    if (version != 1)
+        throw JsonFieldError("/version", "this ClusterScope reads scenario version 1, the file has version "
+                + std::to_string(version));
+    Scenario s;
+    s.name = r.string("name");
+    s.cluster = readCluster(*r.object("cluster", true));
+    s.model = readModel(*r.object("model", true));
+    s.training = readTraining(*r.object("training", true));
+    if (auto p = r.object("parallelism"))
+        s.parallelism = readParallelism(*p);
+    if (auto c = r.object("communication"))
+        s.communication = readCommunication(*c);
+    if (auto l = r.object("layout"))
+        s.layout = readLayout(*l);
+    r.finish();
+    return s;
+}
+
+} // namespace
+
+Result<Scenario> parseScenarioJson(std::string_view text, std::string_view fileName)
+{
+    json root;
+    try {
+        root = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        return Status::error(std::string(fileName) + ": byte " + std::to_string(e.byte) + ": not valid JSON ("
+            + std::string(e.what()).substr(std::string(e.what()).find(':') + 2) + ")");
+    }
+    try {
+        return readScenario(root);
+    } catch (const JsonFieldError& e) {
+        return Status::error(std::string(fileName) + ": " + (e.pointer.empty() ? "/" : e.pointer) + ": " + e.what());
+    }
+}
+
+Result<Scenario> loadScenarioFile(const std::string& path)
+{
+    auto text = readWholeFile(path);
+    if (!text)
+        return text.status();
+    return parseScenarioJson(*text, path);
+}
+
+std::string scenarioToJson(const Scenario& s)
+{
+    json fabric = { { "type", toString(s.cluster.fabric.type) }, { "switch_radix", s.cluster.fabric.switchRadix },
+        { "tiers", s.cluster.fabric.tiers }, { "oversubscription", s.cluster.fabric.oversubscription } };
+    if (s.cluster.fabric.planes != 1)
+        fabric["planes"] = s.cluster.fabric.planes;
+    if (s.cluster.fabric.dualTor)
+        fabric["dual_tor"] = true;
+    if (s.cluster.fabric.type == FabricType::Dragonfly) {
+        fabric["p"] = s.cluster.fabric.dragonflyP;
+        fabric["a"] = s.cluster.fabric.dragonflyA;
+        fabric["h"] = s.cluster.fabric.dragonflyH;
+    }
+    if (!s.cluster.fabric.torusDims.empty())
+        fabric["dims"] = s.cluster.fabric.torusDims;
+    json root = { { "format", "clusterscope-scenario" }, { "version", 1 }, { "name", s.name } };
+    root["cluster"] = { { "gpu", s.cluster.gpu }, { "gpus", s.cluster.gpus }, { "gpus_per_node", s.cluster.gpusPerNode },
+        { "nic", { { "gbps", s.cluster.nic.gbps }, { "per_node", s.cluster.nic.perNode } } },
+        { "transport", toString(s.cluster.transport) }, { "fabric", fabric } };
+    const ModelSpec& m = s.model;
+    root["model"] = { { "layers", m.layers }, { "hidden", m.hidden }, { "heads", m.heads }, { "kv_heads", m.kvHeads },
+        { "ffn_hidden", m.ffnHidden }, { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "moe", nullptr } };
+    if (m.moe)
+        root["model"]["moe"] = { { "experts", m.moe->experts }, { "top_k", m.moe->topK },
+            { "expert_ffn_hidden", m.moe->expertFfnHidden } };
+    root["training"] = { { "global_batch", s.training.globalBatch }, { "micro_batch", s.training.microBatch },
+        { "dtype", toString(s.training.dtype) }, { "recompute", toString(s.training.recompute) },
+        { "tokens", s.training.tokens } };
+    if (s.parallelism) {
+        const ParallelismSpec& p = *s.parallelism;
+        root["parallelism"] = { { "tp", p.tp }, { "pp", p.pp }, { "dp", p.dp }, { "cp", p.cp }, { "ep", p.ep },
+            { "vpp", p.vpp }, { "zero", p.zero }, { "sequence_parallel", p.sequenceParallel },
+            { "pipeline_schedule", toString(p.schedule) }, { "cp_kind", toString(p.cpKind) } };
+    }
+    if (s.communication != CommunicationSpec {}) {
+        const CommunicationSpec& c = s.communication;
+        root["communication"] = { { "compression",
+                                      { { "method", toString(c.compression.method) },
+                                          { "topk_fraction", c.compression.topkFraction },
+                                          { "error_feedback", c.compression.errorFeedback },
+                                          { "warmup_fraction", c.compression.warmupFraction } } },
+            { "dp_overlap", c.dpOverlap }, { "dp_bucket_bytes", c.dpBucketBytes },
+            { "tp_overlap_fraction", c.tpOverlapFraction }, { "algorithm", c.algorithm },
+            { "routing", toString(c.routing) }, { "loss_rate", c.lossRate } };
+    }
+    if (s.layout) {
+        const LayoutSpec& l = *s.layout;
+        root["layout"] = { { "nodes_per_rack", l.nodesPerRack }, { "racks_per_row", l.racksPerRow },
+            { "rack_pitch_m", l.rackPitchMetres }, { "row_pitch_m", l.rowPitchMetres }, { "slack_m", l.slackMetres } };
+    }
+    return root.dump(2) + "\n";
+}
+
+Status saveScenarioFile(const Scenario& scenario, const std::string& path)
+{
+    return writeFileAtomically(path, scenarioToJson(scenario));
+}
+
+} // namespace clusterscope::engine

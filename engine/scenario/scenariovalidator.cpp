@@ -1,0 +1,99 @@
+#include "engine/scenario/scenariovalidator.h"
+
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenario.h"
+
+namespace clusterscope::engine {
+
+namespace {
+std::string str(long long v) { return std::to_string(v); }
+}
+
+std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog& catalog)
+{
+    std::vector<ValidationIssue> issues;
+    const auto add = [&issues](std::string pointer, std::string message) {
+        issues.push_back({ std::move(pointer), std::move(message) });
+    };
+    const ClusterSpec& c = s.cluster;
+    if (!catalog.findGpu(c.gpu)) {
+        std::string known;
+        for (const auto& g : catalog.gpus())
+            known += (known.empty() ? "" : ", ") + g.id;
+        add("/cluster/gpu", "unknown GPU \"" + c.gpu + "\" (catalog has: " + known + ")");
+    }
+    if (c.gpus % c.gpusPerNode != 0)
+        add("/cluster/gpus", str(c.gpus) + " GPUs do not fill whole nodes of " + str(c.gpusPerNode));
+    if (c.fabric.switchRadix < 4 || c.fabric.switchRadix % 2 != 0)
+        add("/cluster/fabric/switch_radix", "expected an even radix of at least 4, got " + str(c.fabric.switchRadix));
+    if (c.fabric.type == FabricType::Dragonfly) {
+        const int radix = c.fabric.dragonflyP + c.fabric.dragonflyA - 1 + c.fabric.dragonflyH;
+        if (radix > c.fabric.switchRadix)
+            add("/cluster/fabric", "dragonfly p + a - 1 + h = " + str(radix) + " exceeds the switch radix "
+                    + str(c.fabric.switchRadix));
+    }
+    if (c.fabric.type == FabricType::Torus) {
+        long long product = 1;
+        for (int d : c.fabric.torusDims)
+            product *= d;
+        const long long nodes = c.gpus / c.gpusPerNode;
+        if (product != nodes)
+            add("/cluster/fabric/dims", "torus dims multiply to " + str(product) + " but the cluster has "
+                    + str(nodes) + " nodes");
+    }
+
+    const ModelSpec& m = s.model;
+    if (m.hidden % m.heads != 0)
+        add("/model/heads", "hidden (" + str(m.hidden) + ") is not a multiple of heads (" + str(m.heads) + ")");
+    if (m.heads % m.kvHeads != 0)
+        add("/model/kv_heads", "heads (" + str(m.heads) + ") is not a multiple of kv_heads (" + str(m.kvHeads) + ")");
+
+    const TrainingSpec& t = s.training;
+    if (t.globalBatch % t.microBatch != 0)
+        add("/training/micro_batch", "global_batch (" + str(t.globalBatch) + ") is not a multiple of micro_batch ("
+                + str(t.microBatch) + ")");
+    if (t.dtype == DType::FP8) {
+        if (const GpuModel* g = catalog.findGpu(c.gpu); g && !g->fp8FlopsPerSecond)
+            add("/training/dtype", "GPU " + c.gpu + " has no FP8 tensor cores");
+    }
+
+    if (s.parallelism) {
+        const ParallelismSpec& p = *s.parallelism;
+        const long long product = 1LL * p.tp * p.pp * p.dp * p.cp;
+        if (product != c.gpus)
+            add("/parallelism", "tp x pp x dp x cp = " + str(product) + " does not equal cluster.gpus = " + str(c.gpus));
+        if (m.heads % p.tp != 0)
+            add("/parallelism/tp", "heads (" + str(m.heads) + ") are not divisible by tp (" + str(p.tp) + ")");
+        if (m.layers % (p.pp * p.vpp) != 0)
+            add("/parallelism/pp", "layers (" + str(m.layers) + ") are not divisible by pp x vpp ("
+                    + str(p.pp * p.vpp) + ")");
+        if (t.globalBatch % (1LL * p.dp * t.microBatch) != 0)
+            add("/parallelism/dp", "global_batch (" + str(t.globalBatch) + ") is not divisible by dp x micro_batch ("
+                    + str(1LL * p.dp * t.microBatch) + ")");
+        if (m.seqLen % p.cp != 0)
+            add("/parallelism/cp", "seq_len (" + str(m.seqLen) + ") is not divisible by cp (" + str(p.cp) + ")");
+        if (p.ep > 1) {
+            if (!m.moe)
+                add("/parallelism/ep", "ep > 1 needs a mixture-of-experts model (model.moe)");
+            else if (m.moe->experts % p.ep != 0)
+                add("/parallelism/ep", "experts (" + str(m.moe->experts) + ") are not divisible by ep (" + str(p.ep) + ")");
+            if (1LL * p.dp * p.cp % p.ep != 0)
+                add("/parallelism/ep", "ep (" + str(p.ep) + ") must divide dp x cp (" + str(1LL * p.dp * p.cp) + ")");
+        }
+        if (p.vpp > 1 && p.pp == 1)
+            add("/parallelism/vpp", "virtual stages need pipeline parallelism (pp > 1)");
+        if (p.schedule == PipelineSchedule::Interleaved && p.vpp == 1)
+            add("/parallelism/pipeline_schedule", "the interleaved schedule needs vpp > 1");
+    }
+    return issues;
+}
+
+Status validateScenario(const Scenario& scenario, const Catalog& catalog, std::string_view fileName)
+{
+    const auto issues = findScenarioIssues(scenario, catalog);
+    if (issues.empty())
+        return Status::success();
+    return Status::error(std::string(fileName) + ": " + issues.front().pointer + ": " + issues.front().message);
+}
+
+} // namespace clusterscope::engine

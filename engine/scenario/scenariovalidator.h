@@ -1,0 +1,29 @@
+#pragma once
+
+#include "engine/core/status.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clusterscope::engine {
+
+class Catalog;
+struct Scenario;
+
+/// One problem found by validateScenario(): where (JSON pointer) and what.
+struct ValidationIssue {
+    std::string pointer;
+    std::string message;
+};
+
+/// Cross-field and catalog checks that the JSON reader cannot make alone: the GPU id exists,
+/// GPUs fill whole nodes, parallelism sizes multiply to the GPU count and divide the model,
+/// batch sizes divide evenly, fabric parameters fit the switch radix. Returns every issue found
+/// (empty = valid).
+std::vector<ValidationIssue> findScenarioIssues(const Scenario& scenario, const Catalog& catalog);
+
+/// The first issue as a Status "<fileName>: <pointer>: <message>" (success if none).
+Status validateScenario(const Scenario& scenario, const Catalog& catalog, std::string_view fileName);
+
+} // namespace clusterscope::engine

@@ -1,0 +1,110 @@
+// Hardware catalog: the built-in catalog loads, holds the ids the scenario contract promises, every
+// entry names a source, and broken catalog files are refused with file and pointer.
+
+#include "engine/catalog/catalog.h"
+#include "resources/embeddedresources.h"
+
+#include <QtTest>
+
+using namespace clusterscope::engine;
+
+class TestCatalog : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void requiredGpus_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("bf16Tflops");
+        QTest::addColumn<int>("domain");
+        // Peak dense BF16 from notes/training-model.md and the vendors' datasheets.
+        QTest::addRow("A100") << "A100-SXM-80GB" << 312.0 << 8;
+        QTest::addRow("H100") << "H100-SXM-80GB" << 989.4 << 8;
+        QTest::addRow("H200") << "H200-SXM-141GB" << 989.4 << 8;
+        QTest::addRow("B200") << "B200" << 2250.0 << 8;
+        QTest::addRow("GB200") << "GB200" << 2500.0 << 72;
+        QTest::addRow("MI300X") << "MI300X" << 1307.4 << 8;
+    }
+    void requiredGpus()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, bf16Tflops);
+        QFETCH(int, domain);
+        auto catalog = Catalog::builtin();
+        QVERIFY2(catalog.isOk(), catalog.message().c_str());
+        const GpuModel* g = catalog->findGpu(id.toStdString());
+        QVERIFY(g);
+        QCOMPARE(g->bf16FlopsPerSecond / 1e12, bf16Tflops);
+        QCOMPARE(g->nvlinkDomainGpus, domain);
+        QVERIFY(g->hbmBytes > 0 && g->hbmBytesPerSecond > 0 && g->scaleUpBytesPerSecond > 0);
+    }
+
+    void everyEntryHasSourceAndDate()
+    {
+        auto catalog = Catalog::builtin();
+        QVERIFY(catalog.isOk());
+        auto check = [](const SourceInfo& s) { return !s.source.empty() && s.date.size() == 10; };
+        for (const auto& e : catalog->gpus()) QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->nics()) QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->switches()) QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->cables()) QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->transceivers()) QVERIFY2(check(e), e.id.c_str());
+        QVERIFY(catalog->nicFor("infiniband", 400));
+        QVERIFY(catalog->nicFor("infiniband", 200));
+        QVERIFY(catalog->nicFor("infiniband", 800));
+        QVERIFY(catalog->nicFor("roce", 400));
+        QVERIFY(!catalog->nicFor("roce", 123));
+    }
+
+    void brokenCatalogNamesFileAndPointer_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("gpu without source") << "gpus.json" << "\"source\": \"NVIDIA H100" << "\"sourc\": \"NVIDIA H100" << "cat/gpus.json: /gpus/2/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
+        QTest::addRow("switch radix text") << "switches.json" << "\"radix\": 64" << "\"radix\": \"64\"" << "cat/switches.json: /switches/1/radix: expected a positive integer";
+        QTest::addRow("unknown transceiver") << "cables.json" << "\"transceiver\": \"SR4\"" << "\"transceiver\": \"SR9\"" << "cat/cables.json: /cables/2/transceiver: no transceiver with id \"SR9\"";
+        QTest::addRow("bad json") << "nics.json" << "\"nics\": [" << "\"nics\": [[," << "cat/nics.json: byte";
+    }
+    void brokenCatalogNamesFileAndPointer()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(QString, expected);
+        std::string texts[4];
+        const char* names[4] = { "gpus.json", "nics.json", "switches.json", "cables.json" };
+        for (int i = 0; i < 4; ++i) {
+            texts[i] = std::string(clusterscope::resources::embeddedFile(std::string("catalog/") + names[i]));
+            if (file == QLatin1String(names[i])) {
+                const auto at = texts[i].find(from.toStdString());
+                QVERIFY(at != std::string::npos);
+                texts[i].replace(at, from.size(), to.toStdString());
+            }
+        }
+        auto catalog = Catalog::parse(texts[0], texts[1], texts[2], texts[3], "cat");
+        QVERIFY(!catalog.isOk());
+        QVERIFY2(QString::fromStdString(catalog.message()).startsWith(expected), catalog.message().c_str());
+    }
+
+    void loadFromDirectory()
+    {
+        QTemporaryDir dir;
+        for (const char* name : { "gpus.json", "nics.json", "switches.json", "cables.json" }) {
+            QFile f(dir.filePath(QLatin1String(name)));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            const auto text = clusterscope::resources::embeddedFile(std::string("catalog/") + name);
+            f.write(text.data(), qint64(text.size()));
+        }
+        auto catalog = Catalog::loadFromDirectory(dir.path().toStdString());
+        QVERIFY2(catalog.isOk(), catalog.message().c_str());
+        QCOMPARE(catalog->gpus().size(), Catalog::builtin()->gpus().size());
+        QFile::remove(dir.filePath(QStringLiteral("nics.json")));
+        auto missing = Catalog::loadFromDirectory(dir.path().toStdString());
+        QVERIFY(!missing.isOk());
+        QVERIFY(QString::fromStdString(missing.message()).contains(QStringLiteral("nics.json")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCatalog)
+#include "tst_catalog.moc"

@@ -1,0 +1,192 @@
+// Scenario JSON: round trip, and every error path names the file and the JSON pointer.
+
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
+#include "engine/scenario/scenariovalidator.h"
+#include "resources/embeddedresources.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace clusterscope::engine;
+using nlohmann::json;
+
+class TestScenarioJson : public QObject {
+    Q_OBJECT
+
+    static json baseScenario()
+    {
+        return json::parse(std::string(
+            clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json")));
+    }
+
+private Q_SLOTS:
+    void examplesParseAndValidate_data()
+    {
+        QTest::addColumn<QString>("path");
+        int count = 0;
+        for (const auto& f : clusterscope::resources::embeddedFiles()) {
+            if (f.path.rfind("examples/", 0) == 0) {
+                QTest::addRow("%s", std::string(f.path).c_str()) << QString::fromStdString(std::string(f.path));
+                ++count;
+            }
+        }
+        QVERIFY(count >= 2);
+    }
+    void examplesParseAndValidate()
+    {
+        QFETCH(QString, path);
+        const auto text = clusterscope::resources::embeddedFile(path.toStdString());
+        auto scenario = parseScenarioJson(text, path.toStdString());
+        QVERIFY2(scenario.isOk(), scenario.message().c_str());
+        auto catalog = Catalog::builtin();
+        QVERIFY2(catalog.isOk(), catalog.message().c_str());
+        const Status status = validateScenario(*scenario, *catalog, path.toStdString());
+        QVERIFY2(status.isOk(), status.message().c_str());
+    }
+
+    void roundTrip()
+    {
+        auto first = parseScenarioJson(baseScenario().dump(), "a.json");
+        QVERIFY2(first.isOk(), first.message().c_str());
+        QCOMPARE(first->name, std::string("Llama-3-70B on 1024 H100"));
+        QCOMPARE(first->cluster.gpus, 1024);
+        QCOMPARE(first->model.kvHeads, 8);
+        QCOMPARE(first->parallelism->pp, 4);
+        QCOMPARE(first->cluster.fabric.type, FabricType::RailOptimized);
+        QCOMPARE(first->training.tokens, 15e12);
+
+        // Change optional sections so they are written too.
+        Scenario s = *first;
+        s.communication.compression.method = CompressionMethod::TopK;
+        s.communication.routing = Routing::Adaptive;
+        s.layout = LayoutSpec {};
+        s.model.moe = MoeSpec { 16, 2, 4096 };
+        s.cluster.fabric = FabricSpec {};
+        s.cluster.fabric.type = FabricType::Dragonfly;
+        s.cluster.fabric.dragonflyP = 4;
+        s.cluster.fabric.dragonflyA = 8;
+        s.cluster.fabric.dragonflyH = 4;
+        const std::string text = scenarioToJson(s);
+        auto second = parseScenarioJson(text, "b.json");
+        QVERIFY2(second.isOk(), second.message().c_str());
+        QVERIFY(*second == s);
+        QCOMPARE(scenarioToJson(*second), text);
+    }
+
+    void fileRoundTrip()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("s.json")).toStdString();
+        auto s = parseScenarioJson(baseScenario().dump(), "x.json");
+        QVERIFY(s.isOk());
+        QVERIFY(saveScenarioFile(*s, path).isOk());
+        auto back = loadScenarioFile(path);
+        QVERIFY2(back.isOk(), back.message().c_str());
+        QVERIFY(*back == *s);
+        auto missing = loadScenarioFile(dir.filePath(QStringLiteral("nope.json")).toStdString());
+        QVERIFY(!missing.isOk());
+        QVERIFY(QString::fromStdString(missing.message()).contains(QStringLiteral("nope.json")));
+    }
+
+    // Each row edits the example (a JSON pointer and the new value, or removal) and names the
+    // pointer and words the message must contain.
+    void parseErrors_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value"); // JSON text, or "<remove>"
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("hidden is a string") << "/model/hidden" << "\"4k\"" << "llama.json: /model/hidden: expected a positive integer, got \"4k\"";
+        QTest::addRow("negative gpus") << "/cluster/gpus" << "-8" << "llama.json: /cluster/gpus: expected a positive integer, got -8";
+        QTest::addRow("fractional layers") << "/model/layers" << "80.5" << "llama.json: /model/layers: expected a positive integer";
+        QTest::addRow("unknown root key") << "/colour" << "\"blue\"" << "llama.json: /colour: unknown key \"colour\"";
+        QTest::addRow("unknown nested key") << "/cluster/fabric/radix" << "64" << "llama.json: /cluster/fabric/radix: unknown key";
+        QTest::addRow("typo in training") << "/training/globl_batch" << "8" << "llama.json: /training/globl_batch: unknown key \"globl_batch\"";
+        QTest::addRow("missing model") << "/model" << "<remove>" << "llama.json: /model: required object is missing";
+        QTest::addRow("missing gpus") << "/cluster/gpus" << "<remove>" << "llama.json: /cluster/gpus: required key is missing";
+        QTest::addRow("bad transport") << "/cluster/transport" << "\"ethernet\"" << "llama.json: /cluster/transport: expected one of infiniband, roce, got \"ethernet\"";
+        QTest::addRow("bad fabric type") << "/cluster/fabric/type" << "\"mesh\"" << "llama.json: /cluster/fabric/type: expected one of";
+        QTest::addRow("oversubscription below 1") << "/cluster/fabric/oversubscription" << "0.5" << "llama.json: /cluster/fabric/oversubscription: expected a number in [1, 64]";
+        QTest::addRow("too many tiers") << "/cluster/fabric/tiers" << "4" << "llama.json: /cluster/fabric/tiers: expected 1, 2 or 3 tiers";
+        QTest::addRow("dragonfly key on rail") << "/cluster/fabric/p" << "4" << "llama.json: /cluster/fabric/p: \"p\" only applies to fabric type \"dragonfly\"";
+        QTest::addRow("bad dtype") << "/training/dtype" << "\"fp32\"" << "llama.json: /training/dtype: expected one of bf16, fp16, fp8";
+        QTest::addRow("bad recompute") << "/training/recompute" << "true" << "llama.json: /training/recompute: expected a string, got true";
+        QTest::addRow("zero stage 4") << "/parallelism/zero" << "4" << "llama.json: /parallelism/zero: expected a ZeRO stage 0-3";
+        QTest::addRow("nic not object") << "/cluster/nic" << "400" << "llama.json: /cluster/nic: expected an object, got 400";
+        QTest::addRow("nic gbps zero") << "/cluster/nic/gbps" << "0" << "llama.json: /cluster/nic/gbps: expected a number in";
+        QTest::addRow("moe top_k > experts") << "/model/moe" << "{\"experts\": 2, \"top_k\": 4}" << "llama.json: /model/moe/top_k: top_k (4) cannot exceed experts (2)";
+        QTest::addRow("moe unknown key") << "/model/moe" << "{\"experts\": 8, \"top_k\": 2, \"capacity\": 1}" << "llama.json: /model/moe/capacity: unknown key";
+        QTest::addRow("wrong format") << "/format" << "\"something\"" << "llama.json: /format: expected \"clusterscope-scenario\"";
+        QTest::addRow("future version") << "/version" << "2" << "llama.json: /version: this ClusterScope reads scenario version 1";
+        QTest::addRow("compression method") << "/communication" << "{\"compression\": {\"method\": \"zip\"}}" << "llama.json: /communication/compression/method: expected one of";
+        QTest::addRow("loss rate") << "/communication" << "{\"loss_rate\": 2}" << "llama.json: /communication/loss_rate: expected a number in [0, 0.5]";
+        QTest::addRow("routing") << "/communication" << "{\"routing\": \"random\"}" << "llama.json: /communication/routing: expected one of ecmp, adaptive, spray";
+        QTest::addRow("layout typo") << "/layout" << "{\"rack_pich_m\": 1}" << "llama.json: /layout/rack_pich_m: unknown key";
+        QTest::addRow("torus without dims") << "/cluster/fabric/type" << "\"torus\"" << "llama.json: /cluster/fabric/dims: a torus needs \"dims\"";
+        QTest::addRow("name not string") << "/name" << "7" << "llama.json: /name: expected a string, got 7";
+    }
+    void parseErrors()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        json doc = baseScenario();
+        const json::json_pointer ptr(pointer.toStdString());
+        if (value == QStringLiteral("<remove>"))
+            doc[ptr.parent_pointer()].erase(ptr.back());
+        else
+            doc[ptr] = json::parse(value.toStdString());
+        auto result = parseScenarioJson(doc.dump(), "llama.json");
+        QVERIFY(!result.isOk());
+        QVERIFY2(QString::fromStdString(result.message()).startsWith(expected), result.message().c_str());
+    }
+
+    void syntaxErrorNamesByte()
+    {
+        auto result = parseScenarioJson("{\"format\": \"clusterscope-scenario\",, }", "broken.json");
+        QVERIFY(!result.isOk());
+        QVERIFY2(QString::fromStdString(result.message()).startsWith(QStringLiteral("broken.json: byte 36: not valid JSON")),
+            result.message().c_str());
+    }
+
+    void validationErrors_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("unknown gpu") << "/cluster/gpu" << "\"H900\"" << "v.json: /cluster/gpu: unknown GPU \"H900\"";
+        QTest::addRow("partial node") << "/cluster/gpus" << "1020" << "v.json: /cluster/gpus: 1020 GPUs do not fill whole nodes of 8";
+        QTest::addRow("product mismatch") << "/parallelism/dp" << "16" << "v.json: /parallelism: tp x pp x dp x cp = 512 does not equal cluster.gpus = 1024";
+        QTest::addRow("heads vs tp") << "/model/heads" << "60" << "v.json: /model/heads: hidden (8192) is not a multiple of heads (60)";
+        QTest::addRow("layers vs pp") << "/model/layers" << "81" << "v.json: /parallelism/pp: layers (81) are not divisible by pp x vpp (4)";
+        QTest::addRow("batch vs dp") << "/training/global_batch" << "1000" << "v.json: /parallelism/dp: global_batch (1000) is not divisible by dp x micro_batch (32)";
+        QTest::addRow("micro batch") << "/training/micro_batch" << "3" << "v.json: /training/micro_batch: global_batch (1024) is not a multiple of micro_batch (3)";
+        QTest::addRow("ep without moe") << "/parallelism/ep" << "2" << "v.json: /parallelism/ep: ep > 1 needs a mixture-of-experts model";
+        QTest::addRow("odd radix") << "/cluster/fabric/switch_radix" << "63" << "v.json: /cluster/fabric/switch_radix: expected an even radix";
+        QTest::addRow("fp8 on A100") << "/cluster/gpu" << "\"A100-SXM-80GB\"" << "";
+        QTest::addRow("vpp without pp") << "/parallelism" << "{\"tp\": 8, \"dp\": 128, \"vpp\": 2}" << "v.json: /parallelism/vpp: virtual stages need pipeline parallelism";
+    }
+    void validationErrors()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        json doc = baseScenario();
+        doc[json::json_pointer(pointer.toStdString())] = json::parse(value.toStdString());
+        if (expected.isEmpty()) { // the fp8 row: A100 is fine in bf16, fails in fp8
+            doc["training"]["dtype"] = "fp8";
+            expected = QStringLiteral("v.json: /training/dtype: GPU A100-SXM-80GB has no FP8 tensor cores");
+        }
+        auto scenario = parseScenarioJson(doc.dump(), "v.json");
+        QVERIFY2(scenario.isOk(), scenario.message().c_str());
+        auto catalog = Catalog::builtin();
+        QVERIFY(catalog.isOk());
+        const Status status = validateScenario(*scenario, *catalog, "v.json");
+        QVERIFY(!status.isOk());
+        QVERIFY2(QString::fromStdString(status.message()).startsWith(expected), status.message().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScenarioJson)
+#include "tst_scenariojson.moc"
