@@ -1,0 +1,60 @@
+#include "engine/store/projectschema.h"
+
+#include "engine/store/sqlitestatement.h"
+
+#include <sqlite3.h>
+
+namespace clusterscope::engine {
+
+namespace {
+
+const char* const kMigrations[] = {
+    // 1: scenarios and their results.
+    "CREATE TABLE scenarios ("
+    "  id INTEGER PRIMARY KEY, position INTEGER NOT NULL, name TEXT NOT NULL, json TEXT NOT NULL,"
+    "  modified TEXT NOT NULL);"
+    "CREATE TABLE results ("
+    "  scenario_id INTEGER NOT NULL REFERENCES scenarios(id) ON DELETE CASCADE, kind TEXT NOT NULL,"
+    "  json TEXT NOT NULL, engine_version TEXT NOT NULL, created TEXT NOT NULL,"
+    "  PRIMARY KEY (scenario_id, kind));",
+    // 2: named documents (calibrations, settings) and imported runs with their per-rank and
+    // per-collective rows, so reopening a project needs no re-parse.
+    "CREATE TABLE documents ("
+    "  kind TEXT NOT NULL, name TEXT NOT NULL, json TEXT NOT NULL, modified TEXT NOT NULL,"
+    "  PRIMARY KEY (kind, name));"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, imported TEXT NOT NULL,"
+    "  summary_json TEXT NOT NULL);"
+    "CREATE TABLE run_rank_steps ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,"
+    "  rank INTEGER NOT NULL, duration_s REAL, compute_s REAL, comm_exposed_s REAL,"
+    "  comm_overlapped_s REAL, memcpy_s REAL, idle_s REAL, PRIMARY KEY (run_id, step, rank));"
+    "CREATE TABLE run_collectives ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL,"
+    "  op TEXT NOT NULL, process_group TEXT, bytes REAL, ranks INTEGER, duration_us REAL,"
+    "  algbw_gbps REAL, busbw_gbps REAL, last_arrival_rank INTEGER, wait_us REAL,"
+    "  PRIMARY KEY (run_id, seq));",
+};
+
+} // namespace
+
+std::span<const char* const> projectMigrations() { return kMigrations; }
+
+Status migrateProject(sqlite3* db, const std::string& path, int fromVersion)
+{
+    const auto migrations = projectMigrations();
+    for (int version = fromVersion; version < static_cast<int>(migrations.size()); ++version) {
+        Transaction tx(db);
+        char* message = nullptr;
+        const std::string sql = std::string(migrations[version]) + "PRAGMA user_version = " + std::to_string(version + 1) + ";";
+        if (!tx.ok() || sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK || !tx.commit()) {
+            const std::string why = message ? message : sqlite3_errmsg(db);
+            sqlite3_free(message);
+            return Status::error(path + ": cannot upgrade the project from schema " + std::to_string(version) + " to "
+                + std::to_string(version + 1) + " (" + why + ")");
+        }
+    }
+    return Status::success();
+}
+
+} // namespace clusterscope::engine
