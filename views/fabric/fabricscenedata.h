@@ -1,0 +1,31 @@
+#pragma once
+
+// What the 3D fabric view draws, independent of where it came from (a planned fabric built by the
+// engine or an imported ibnetdiscover dump): positioned nodes and links with an optional value.
+
+#include <string>
+#include <vector>
+
+namespace clusterscope::views {
+
+enum class SceneNodeKind { Node, Leaf, Spine, Core, Other };
+
+struct SceneNode {
+    float x = 0, y = 0, z = 0; ///< metres, z up
+    SceneNodeKind kind = SceneNodeKind::Node;
+    std::string label;
+};
+
+struct SceneLink {
+    int from = 0, to = 0;      ///< indices into nodes
+    float value = -1.0f;       ///< utilisation 0..1, or < 0 when unknown
+    bool flagged = false;      ///< missing/degraded/miswired: drawn highlighted
+};
+
+struct FabricSceneData {
+    std::vector<SceneNode> nodes;
+    std::vector<SceneLink> links;
+    std::string title;
+};
+
+} // namespace clusterscope::views
