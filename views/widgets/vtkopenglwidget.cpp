@@ -83,6 +83,9 @@ VtkOpenGLWidget::VtkOpenGLWidget(QWidget* parent)
 
 VtkOpenGLWidget::~VtkOpenGLWidget()
 {
+    // QOpenGLWidget destroys the context after this body, when `d` is gone: stop listening first.
+    if (context())
+        disconnect(context(), nullptr, this, nullptr);
     makeCurrent();
     cleanupGL();
     doneCurrent();
