@@ -157,6 +157,15 @@ std::vector<std::size_t> FabricGraph::switchesPerTier() const
     return counts;
 }
 
+std::size_t FabricGraph::countLinks(LinkLevel lv) const
+{
+    std::size_t n = 0;
+    for (LinkId id = 0; id < m_links.size(); ++id)
+        if (!(m_links[id].flags & kLinkMissing) && level(id) == lv)
+            ++n;
+    return n;
+}
+
 int FabricGraph::planeCount() const
 {
     int planes = 0;

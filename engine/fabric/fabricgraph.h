@@ -141,6 +141,8 @@ public:
     /// Counts by kind / switches by tier (tier index -> count, unknown tiers excluded).
     std::size_t countNodes(NodeKind kind) const;
     std::vector<std::size_t> switchesPerTier() const;
+    /// Links at one level, excluding links flagged missing.
+    std::size_t countLinks(LinkLevel level) const;
     /// Highest plane index + 1.
     int planeCount() const;
 
