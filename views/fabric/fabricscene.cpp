@@ -57,7 +57,7 @@ const char* kindName(SceneNodeKind kind)
     case SceneNodeKind::Leaf: return "Leaf switches";
     case SceneNodeKind::Spine: return "Spine switches";
     case SceneNodeKind::Core: return "Core switches";
-    case SceneNodeKind::Other: return "Other";
+    case SceneNodeKind::Other: return "Appliances, other";
     }
     return "";
 }
@@ -210,7 +210,7 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         legend->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
         legend->GetPositionCoordinate()->SetValue(0.01, 0.01);
         legend->GetPosition2Coordinate()->SetCoordinateSystemToNormalizedViewport();
-        legend->GetPosition2Coordinate()->SetValue(0.24, 0.05 + 0.045 * legendEntries);
+        legend->GetPosition2Coordinate()->SetValue(0.2, 0.01 + 0.035 * legendEntries);
         legend->UseBackgroundOn();
         double white[3] = { 1, 1, 1 };
         legend->SetBackgroundColor(white);

@@ -78,15 +78,20 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
     }
     const float levelHeight = std::max(4.0f, width / 5);
     const float depth = float((hosts + perRow - 1) / std::max<std::size_t>(perRow, 1)) * 1.6f;
+    // Each tier is a block of rows above the servers, one switch glyph per 1.2 m so they never touch.
+    const std::size_t switchesPerRow = std::max<std::size_t>(8, std::size_t(width / 1.2f) + 1);
     for (auto& [tier, ids] : switchesByTier) {
         const int level = tier < 0 ? int(switchesByTier.size()) : tier;
         const std::size_t planes = std::size_t(graph.planeCount());
+        const std::size_t inRow = std::min(ids.size(), switchesPerRow);
+        const std::size_t rows = (ids.size() + inRow - 1) / inRow;
         for (std::size_t i = 0; i < ids.size(); ++i) {
             const FabricNode& n = graph.node(ids[i]);
             sceneOf[ids[i]] = int(scene.nodes.size());
             SceneNode s { 0, 0, 0, kindOfSwitch(tier), graph.label(ids[i]) };
-            s.x = spread(i, ids.size(), std::max(width, float(ids.size()) * 0.3f));
-            s.y = depth / 2 + (planes > 1 ? (float(n.plane) - float(planes - 1) / 2) * 2.0f : 0.0f);
+            s.x = spread(i % inRow, inRow, float(inRow - 1) * 1.2f);
+            s.y = depth / 2 + (float(i / inRow) - float(rows - 1) / 2) * 1.6f
+                + (planes > 1 ? (float(n.plane) - float(planes - 1) / 2) * float(rows) * 1.8f : 0.0f);
             s.z = levelHeight * float(level + 1);
             scene.nodes.push_back(s);
         }

@@ -1,0 +1,58 @@
+// clusterscope: the desktop application.
+//   clusterscope [PROJECT.csproj | SCENARIO.json]   open a project or import a scenario
+//   clusterscope --screenshot OUT.png [...]          render the window once, save it, exit
+
+#include "app/gui/mainwindow.h"
+#include "views/widgets/vtkopenglwidget.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char** argv)
+{
+    // VTK needs its surface format before the first QApplication exists.
+    clusterscope::views::VtkOpenGLWidget::setDefaultSurfaceFormat();
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("ClusterScope"));
+    QApplication::setOrganizationName(QStringLiteral("ClusterScope"));
+    QApplication::setApplicationVersion(QStringLiteral(CLUSTERSCOPE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Size and analyse the networks of large-model training."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+        QStringLiteral("Render the main window once, save it as a PNG to <file> and exit."), QStringLiteral("file"));
+    parser.addOption(screenshot);
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A project (.csproj) or scenario (.json) to open."));
+    parser.process(app);
+
+    clusterscope::app::MainWindow window;
+    const QStringList files = parser.positionalArguments();
+    for (const QString& f : files) {
+        if (auto error = window.openPath(f, parser.isSet(screenshot))) {
+            std::fprintf(stderr, "%s\n", qPrintable(*error));
+            if (parser.isSet(screenshot))
+                return 1;
+        }
+    }
+    window.show();
+
+    if (parser.isSet(screenshot)) {
+        const QString out = parser.value(screenshot);
+        // Give the GL widget two event-loop turns to initialise and paint, then grab.
+        QTimer::singleShot(600, &window, [&window, out] {
+            const QImage image = window.grab().toImage();
+            if (image.isNull() || !image.save(out, "PNG")) {
+                std::fprintf(stderr, "%s: cannot write the screenshot\n", qPrintable(out));
+                QCoreApplication::exit(1);
+                return;
+            }
+            QCoreApplication::exit(0);
+        });
+    }
+    return app.exec();
+}

@@ -1,0 +1,394 @@
+#include "app/gui/mainwindow.h"
+
+#include "app/gui/fabricpresenter.h"
+#include "app/gui/projectdocument.h"
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
+#include "engine/scenario/scenariovalidator.h"
+#include "views/fabric/fabricview.h"
+#include "views/models/scenariolistmodel.h"
+#include "views/widgets/emptystatewidget.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListView>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QUndoStack>
+
+namespace clusterscope::app {
+
+namespace {
+const QString kProjectFilter = QStringLiteral("ClusterScope projects (*.csproj);;All files (*)");
+const QString kScenarioFilter = QStringLiteral("Scenario JSON (*.json);;All files (*)");
+constexpr int kMaxRecent = 8;
+
+const engine::Catalog& builtinCatalog()
+{
+    // The built-in catalog is compiled in and tested to load; parse it once per process.
+    static const engine::Catalog catalog = [] {
+        auto c = engine::Catalog::builtin();
+        return c ? std::move(*c) : engine::Catalog {};
+    }();
+    return catalog;
+}
+}
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_document(new ProjectDocument(this))
+    , m_listModel(new views::ScenarioListModel(this))
+    , m_catalog(&builtinCatalog())
+{
+    setAcceptDrops(true);
+    createCentre();
+    createActions();
+
+    connect(m_document, &ProjectDocument::reset, this, [this] {
+        m_listModel->setScenarios(m_document->scenarios());
+        selectScenario(0);
+        updateTitle();
+    });
+    connect(m_document, &ProjectDocument::scenarioInserted, this, [this](int index) {
+        m_listModel->setScenarios(m_document->scenarios());
+        selectScenario(index);
+    });
+    connect(m_document, &ProjectDocument::scenarioRemoved, this, [this](int index) {
+        m_listModel->setScenarios(m_document->scenarios());
+        selectScenario(std::min(index, int(m_document->scenarios().size()) - 1));
+    });
+    connect(m_document, &ProjectDocument::scenarioChanged, this, [this](int index) {
+        m_listModel->updateScenario(index, m_document->scenarios()[std::size_t(index)]);
+        if (index == currentScenario())
+            updateViews();
+    });
+    connect(m_document, &ProjectDocument::pathChanged, this, &MainWindow::updateTitle);
+    connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+    connect(m_listModel, &views::ScenarioListModel::renameRequested, m_document, &ProjectDocument::renameScenario);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!settings.contains(QStringLiteral("window/geometry")))
+        resize(1400, 900);
+
+    m_document->loadExample();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createCentre()
+{
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_fabric = new views::FabricView(m_tabs);
+    m_tabs->addTab(m_fabric, tr("Fabric 3D"));
+    m_tabs->addTab(new views::EmptyStateWidget(tr("GPU-pair traffic"),
+                       tr("A heatmap of the bytes each pair of GPUs exchanges per iteration, split by parallelism "
+                          "dimension (DP, TP, PP, CP, EP) and link class. It appears here once the parallelism "
+                          "model of this version can evaluate the scenario."),
+                       m_tabs),
+        tr("Traffic"));
+    m_tabs->addTab(new views::EmptyStateWidget(tr("Iteration breakdown"),
+                       tr("Stacked bars of compute, exposed communication per dimension, pipeline bubble and "
+                          "optimizer time, with the network share against the 25% guideline."),
+                       m_tabs),
+        tr("Iteration breakdown"));
+    m_tabs->addTab(new views::EmptyStateWidget(tr("Strategies"),
+                       tr("Every valid combination of TP, PP, DP, CP, EP, ZeRO stage and recomputation, ranked "
+                          "by iteration time, with the Pareto front of time, memory and cost."),
+                       m_tabs),
+        tr("Strategies"));
+    m_tabs->addTab(new views::EmptyStateWidget(tr("Bill of materials"),
+                       tr("Switches, NICs, cables and optics with quantities, unit prices, power and cost per "
+                          "GPU, from the fabric the scenario describes."),
+                       m_tabs),
+        tr("Bill of materials"));
+    m_tabs->addTab(new views::EmptyStateWidget(tr("Runs"),
+                       tr("Imported profiler traces and nccl-tests logs: measured iteration breakdowns, "
+                          "stragglers and bus bandwidth, beside the model's prediction."),
+                       m_tabs),
+        tr("Runs"));
+    setCentralWidget(m_tabs);
+
+    auto* dock = new QDockWidget(tr("Scenarios"), this);
+    dock->setObjectName(QStringLiteral("scenariosDock"));
+    m_list = new QListView(dock);
+    m_list->setModel(m_listModel);
+    m_list->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::DoubleClicked);
+    m_list->setContextMenuPolicy(Qt::ActionsContextMenu);
+    dock->setWidget(m_list);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { updateViews(); });
+
+    m_statusScenario = new QLabel(this);
+    statusBar()->addWidget(m_statusScenario, 1);
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New Project"), QKeySequence::New, this, &MainWindow::newProject);
+    file->addAction(tr("&Open Project..."), QKeySequence::Open, this, &MainWindow::openProject);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    file->addSeparator();
+    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    file->addAction(tr("&Import Scenario JSON..."), QKeySequence(tr("Ctrl+I")), this, &MainWindow::importScenario);
+    file->addAction(tr("&Export Scenario JSON..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportScenario);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction* duplicate = edit->addAction(tr("D&uplicate Scenario"), QKeySequence(tr("Ctrl+D")), this,
+        &MainWindow::duplicateScenario);
+    QAction* remove = edit->addAction(tr("&Delete Scenario"), QKeySequence::Delete, this, &MainWindow::deleteScenario);
+    remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_list->addAction(duplicate);
+    m_list->addAction(remove);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction* a = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
+        a->setShortcut(QKeySequence(QStringLiteral("Alt+%1").arg(i + 1)));
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About ClusterScope"), this, &MainWindow::about);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+int MainWindow::currentScenario() const
+{
+    const QModelIndex index = m_list->currentIndex();
+    return index.isValid() ? index.row() : -1;
+}
+
+void MainWindow::selectScenario(int index)
+{
+    if (index >= 0 && index < m_listModel->rowCount())
+        m_list->setCurrentIndex(m_listModel->index(index));
+    updateViews();
+}
+
+void MainWindow::updateViews()
+{
+    const int index = currentScenario();
+    if (index < 0 || index >= int(m_document->scenarios().size())) {
+        m_fabric->setEmptyState(tr("The project has no scenarios. Import a scenario JSON file (File > Import) "
+                                   "or drop one on the window."));
+        m_statusScenario->clear();
+        return;
+    }
+    const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
+    const auto issues = engine::findScenarioIssues(s, *m_catalog);
+    QString status = views::ScenarioListModel::summaryOf(s);
+    if (!issues.empty())
+        status += tr(" — %1: %2").arg(QString::fromStdString(issues.front().pointer),
+            QString::fromStdString(issues.front().message));
+    showFabric(*m_fabric, s, *m_catalog);
+    m_statusScenario->setText(status);
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(m_document->displayName() + QStringLiteral("[*] — ClusterScope"));
+    setWindowModified(m_document->isModified());
+}
+
+std::optional<QString> MainWindow::openPath(const QString& path, bool quiet)
+{
+    std::optional<QString> error;
+    if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+        auto scenario = engine::loadScenarioFile(path.toStdString());
+        if (!scenario)
+            error = QString::fromStdString(scenario.message());
+        else
+            m_document->addScenario(*scenario);
+    } else {
+        error = m_document->open(path);
+        if (!error)
+            addRecent(path);
+    }
+    if (error && !quiet)
+        showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), *error);
+    return error;
+}
+
+void MainWindow::newProject()
+{
+    if (maybeSave())
+        m_document->clear();
+}
+
+void MainWindow::openProject()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), {}, kProjectFilter);
+    if (!path.isEmpty())
+        openPath(path);
+}
+
+bool MainWindow::save()
+{
+    if (m_document->path().isEmpty())
+        return saveAs();
+    if (auto error = m_document->save()) {
+        showError(tr("Save failed"), *error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(m_document->path()), 4000);
+    return true;
+}
+
+bool MainWindow::saveAs()
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Save project as"), m_document->displayName(), kProjectFilter);
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".csproj");
+    if (auto error = m_document->saveAs(path)) {
+        showError(tr("Save failed"), *error);
+        return false;
+    }
+    addRecent(path);
+    return true;
+}
+
+void MainWindow::importScenario()
+{
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Import scenario"), {}, kScenarioFilter);
+    for (const QString& p : paths)
+        openPath(p);
+}
+
+void MainWindow::exportScenario()
+{
+    const int index = currentScenario();
+    if (index < 0)
+        return;
+    const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export scenario"),
+        QString::fromStdString(s.name).replace(QLatin1Char('/'), QLatin1Char('-')) + QStringLiteral(".json"), kScenarioFilter);
+    if (path.isEmpty())
+        return;
+    if (auto status = engine::saveScenarioFile(s, path.toStdString()); !status)
+        showError(tr("Export failed"), QString::fromStdString(status.message()));
+}
+
+void MainWindow::duplicateScenario()
+{
+    const int index = currentScenario();
+    if (index < 0)
+        return;
+    engine::Scenario copy = m_document->scenarios()[std::size_t(index)];
+    copy.name += " (copy)";
+    m_document->addScenario(copy, index + 1);
+}
+
+void MainWindow::deleteScenario()
+{
+    const int index = currentScenario();
+    if (index >= 0)
+        m_document->removeScenario(index);
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(this, tr("About ClusterScope"),
+        tr("<h3>ClusterScope %1</h3><p>Sizing, post-mortem analysis and procurement for the networks that "
+           "large-model training runs on.</p><p>Hardware figures come from the built-in catalog; every entry "
+           "names its source and date (clusterscope-cli catalog).</p>")
+            .arg(QStringLiteral(CLUSTERSCOPE_VERSION)));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            openPath(url.toLocalFile());
+    event->acceptProposedAction();
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentProjects")).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentProjects"), recent);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentProjects")).toStringList();
+    for (const QString& path : recent) {
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            if (maybeSave())
+                openPath(path);
+        })->setToolTip(path);
+    }
+    if (recent.isEmpty())
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified())
+        return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+        tr("%1 has unsaved changes. Save them?").arg(m_document->displayName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::showError(const QString& title, const QString& message)
+{
+    QMessageBox::warning(this, title, message);
+}
+
+} // namespace clusterscope::app

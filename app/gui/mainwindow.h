@@ -1,0 +1,77 @@
+#pragma once
+
+#include <QMainWindow>
+
+#include <optional>
+
+class QListView;
+class QMenu;
+class QTabWidget;
+class QLabel;
+
+namespace clusterscope::engine {
+class Catalog;
+}
+namespace clusterscope::views {
+class FabricView;
+class ScenarioListModel;
+}
+
+namespace clusterscope::app {
+
+class ProjectDocument;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ProjectDocument* document() const { return m_document; }
+    views::FabricView* fabricView() const { return m_fabric; }
+    QTabWidget* tabs() const { return m_tabs; }
+    QListView* scenarioList() const { return m_list; }
+
+    /// Opens a project file, or imports a scenario JSON file into the current project.
+    /// Returns the error message on failure (also shown to the user unless `quiet`).
+    std::optional<QString> openPath(const QString& path, bool quiet = false);
+    int currentScenario() const;
+    void selectScenario(int index);
+
+public Q_SLOTS:
+    void newProject();
+    void openProject();
+    bool save();
+    bool saveAs();
+    void importScenario();
+    void exportScenario();
+    void duplicateScenario();
+    void deleteScenario();
+    void about();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createActions();
+    void createCentre();
+    void updateTitle();
+    void updateViews();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    bool maybeSave();
+    void showError(const QString& title, const QString& message);
+
+    ProjectDocument* m_document;
+    views::ScenarioListModel* m_listModel;
+    QListView* m_list = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    views::FabricView* m_fabric = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QLabel* m_statusScenario = nullptr;
+    const engine::Catalog* m_catalog = nullptr;
+};
+
+} // namespace clusterscope::app

@@ -1,0 +1,171 @@
+// The main window as a user meets it: the example project, tabs, undoable edits, save and reopen,
+// scenario import (good and broken), and the 3D fabric of the example drawn under Xvfb.
+
+#include "app/gui/mainwindow.h"
+#include "app/gui/projectdocument.h"
+#include "views/fabric/fabricscene.h"
+#include "views/fabric/fabricview.h"
+#include "views/models/scenariolistmodel.h"
+#include "views/widgets/vtkopenglwidget.h"
+
+#include <QAbstractItemModelTester>
+#include <QListView>
+#include <QTabWidget>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace clusterscope;
+
+namespace {
+bool glAvailable()
+{
+    const QString platform = QGuiApplication::platformName();
+    return platform != QLatin1String("offscreen") && platform != QLatin1String("minimal");
+}
+QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+}
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void exampleProjectAndTabs()
+    {
+        app::MainWindow w;
+        QAbstractItemModelTester tester(w.scenarioList()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(w.document()->scenarios().size() >= 3);
+        QCOMPARE(QString::fromStdString(w.document()->scenarios().front().name), QStringLiteral("Llama-3-70B on 1024 H100"));
+        QCOMPARE(w.currentScenario(), 0);
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("Example project")));
+        QStringList tabs;
+        for (int i = 0; i < w.tabs()->count(); ++i)
+            tabs << w.tabs()->tabText(i);
+        QCOMPARE(tabs, (QStringList { QStringLiteral("Fabric 3D"), QStringLiteral("Traffic"), QStringLiteral("Iteration breakdown"),
+                           QStringLiteral("Strategies"), QStringLiteral("Bill of materials"), QStringLiteral("Runs") }));
+    }
+
+    void undoableEdits()
+    {
+        app::MainWindow w;
+        QAbstractItemModelTester tester(w.scenarioList()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const std::size_t before = w.document()->scenarios().size();
+        QVERIFY(!w.document()->isModified());
+        w.selectScenario(1);
+        const std::string second = w.document()->scenarios()[1].name;
+        w.deleteScenario();
+        QCOMPARE(w.document()->scenarios().size(), before - 1);
+        QVERIFY(w.document()->isModified());
+        QVERIFY(w.isWindowModified());
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->scenarios().size(), before);
+        QCOMPARE(w.document()->scenarios()[1].name, second);
+        QVERIFY(!w.document()->isModified());
+        w.document()->undoStack()->redo();
+        QCOMPARE(w.document()->scenarios().size(), before - 1);
+        w.document()->undoStack()->undo();
+
+        // Rename through the list model, as an in-place edit would.
+        QAbstractItemModel* model = w.scenarioList()->model();
+        QVERIFY(model->setData(model->index(0, 0), QStringLiteral("Renamed"), Qt::EditRole));
+        QCOMPARE(model->index(0, 0).data().toString(), QStringLiteral("Renamed"));
+        w.document()->undoStack()->undo();
+        QCOMPARE(model->index(0, 0).data().toString(), QStringLiteral("Llama-3-70B on 1024 H100"));
+
+        w.selectScenario(0);
+        w.duplicateScenario();
+        QCOMPARE(w.document()->scenarios().size(), before + 1);
+        QCOMPARE(w.document()->scenarios()[1].name, std::string("Llama-3-70B on 1024 H100 (copy)"));
+        QCOMPARE(w.currentScenario(), 1);
+    }
+
+    void saveAndReopen()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("example.csproj"));
+        {
+            app::MainWindow w;
+            w.selectScenario(2);
+            w.deleteScenario();
+            QVERIFY(!w.document()->saveAs(path).has_value());
+            QVERIFY(!w.document()->isModified());
+            QVERIFY(w.windowTitle().startsWith(QStringLiteral("example.csproj")));
+        }
+        app::MainWindow reopened;
+        QVERIFY(!reopened.openPath(path, true).has_value());
+        QCOMPARE(reopened.document()->scenarios().size(), std::size_t(2));
+        QCOMPARE(reopened.document()->path(), QFileInfo(path).absoluteFilePath());
+        reopened.document()->renameScenario(0, QStringLiteral("edited"));
+        QVERIFY(!reopened.document()->save().has_value());
+        app::ProjectDocument third;
+        QVERIFY(!third.open(path).has_value());
+        QCOMPARE(third.scenarios().front().name, std::string("edited"));
+    }
+
+    void importScenarios()
+    {
+        app::MainWindow w;
+        const std::size_t before = w.document()->scenarios().size();
+        QVERIFY(!w.openPath(example("gpt3-175b-1024-a100.json"), true).has_value());
+        QCOMPARE(w.document()->scenarios().size(), before + 1);
+        QCOMPARE(w.currentScenario(), int(before));
+
+        QTemporaryDir dir;
+        const QString broken = dir.filePath(QStringLiteral("broken.json"));
+        QFile f(broken);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"clusterscope-scenario\", \"version\": 1, \"name\": 3}");
+        f.close();
+        const auto error = w.openPath(broken, true);
+        QVERIFY(error.has_value());
+        QVERIFY2(error->startsWith(broken + QStringLiteral(": /name: expected a string")), qPrintable(*error));
+        QCOMPARE(w.document()->scenarios().size(), before + 1);
+
+        const auto notProject = w.openPath(broken.left(broken.size() - 5) + QStringLiteral(".csproj"), true);
+        QVERIFY(notProject.has_value());
+        QVERIFY(notProject->contains(QStringLiteral("no such project file")));
+    }
+
+    void fabricOfExampleIsDrawn()
+    {
+        if (!glAvailable())
+            QSKIP("needs an X server with GL (run under xvfb-run)");
+        app::MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.fabricView()->hasScene());
+        // Llama-3-70B example: 1,024 H100 = 128 servers, rail-optimized 2-tier of 64-port switches.
+        const auto& counts = w.fabricView()->scene().glyphCounts();
+        QCOMPARE(counts[int(views::SceneNodeKind::Node)], 128);
+        QVERIFY(counts[int(views::SceneNodeKind::Leaf)] > 0);
+        QVERIFY(counts[int(views::SceneNodeKind::Spine)] > 0);
+        QSignalSpy frames(w.fabricView()->vtkWidget(), &views::VtkOpenGLWidget::frameRendered);
+        w.fabricView()->vtkWidget()->update();
+        QVERIFY(frames.wait(10000) || frames.count() > 0);
+        const QImage picture = w.fabricView()->grabPicture();
+        picture.save(QDir::temp().filePath(QStringLiteral("clusterscope-tst_mainwindow-fabric.png")));
+        int green = 0;
+        const QColor node = QColor::fromRgbF(0.30f, 0.69f, 0.31f);
+        for (int y = 0; y < picture.height(); y += 2)
+            for (int x = 0; x < picture.width(); x += 2) {
+                const QColor c = picture.pixelColor(x, y);
+                if (c.saturationF() > 0.35f && std::abs(c.hueF() - node.hueF()) < 0.03f)
+                    ++green;
+            }
+        QVERIFY2(green > 500, qPrintable(QString::number(green)));
+
+        // Selecting another scenario redraws: the GPT-3 example has 128 A100 servers on 40-port switches.
+        w.selectScenario(1);
+        QCOMPARE(w.fabricView()->scene().glyphCounts()[int(views::SceneNodeKind::Node)], 128);
+    }
+};
+
+int main(int argc, char** argv)
+{
+    views::VtkOpenGLWidget::setDefaultSurfaceFormat();
+    QApplication app(argc, argv);
+    TestMainWindow test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_mainwindow.moc"
