@@ -5,6 +5,7 @@
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
+#include "views/editor/scenarioeditor.h"
 #include "views/fabric/fabricview.h"
 #include "views/models/scenariolistmodel.h"
 #include "views/widgets/emptystatewidget.h"
@@ -130,6 +131,17 @@ void MainWindow::createCentre()
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { updateViews(); });
 
+    auto* editorDock = new QDockWidget(tr("Scenario"), this);
+    editorDock->setObjectName(QStringLiteral("editorDock"));
+    m_editor = new views::ScenarioEditor(*m_catalog, editorDock);
+    editorDock->setWidget(m_editor);
+    addDockWidget(Qt::RightDockWidgetArea, editorDock);
+    connect(m_editor, &views::ScenarioEditor::edited, this, [this](const engine::Scenario& s, const QString& what) {
+        const int index = currentScenario();
+        if (index >= 0)
+            m_document->replaceScenario(index, s, tr("Edit %1").arg(what));
+    });
+
     m_statusScenario = new QLabel(this);
     statusBar()->addWidget(m_statusScenario, 1);
 }
@@ -196,9 +208,12 @@ void MainWindow::updateViews()
         m_fabric->setEmptyState(tr("The project has no scenarios. Import a scenario JSON file (File > Import) "
                                    "or drop one on the window."));
         m_statusScenario->clear();
+        m_editor->setEnabled(false);
         return;
     }
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
+    m_editor->setEnabled(true);
+    m_editor->setScenario(s);
     const auto issues = engine::findScenarioIssues(s, *m_catalog);
     QString status = views::ScenarioListModel::summaryOf(s);
     if (!issues.empty())

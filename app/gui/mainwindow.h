@@ -14,6 +14,7 @@ class Catalog;
 }
 namespace clusterscope::views {
 class FabricView;
+class ScenarioEditor;
 class ScenarioListModel;
 }
 
@@ -31,6 +32,7 @@ public:
     views::FabricView* fabricView() const { return m_fabric; }
     QTabWidget* tabs() const { return m_tabs; }
     QListView* scenarioList() const { return m_list; }
+    views::ScenarioEditor* editor() const { return m_editor; }
 
     /// Opens a project file, or imports a scenario JSON file into the current project.
     /// Returns the error message on failure (also shown to the user unless `quiet`).
@@ -69,6 +71,7 @@ private:
     QListView* m_list = nullptr;
     QTabWidget* m_tabs = nullptr;
     views::FabricView* m_fabric = nullptr;
+    views::ScenarioEditor* m_editor = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusScenario = nullptr;
     const engine::Catalog* m_catalog = nullptr;

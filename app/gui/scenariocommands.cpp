@@ -40,4 +40,13 @@ ReplaceScenarioCommand::ReplaceScenarioCommand(ProjectDocument* doc, int index, 
 void ReplaceScenarioCommand::redo() { m_doc->setRaw(m_index, m_after); }
 void ReplaceScenarioCommand::undo() { m_doc->setRaw(m_index, m_before); }
 
+bool ReplaceScenarioCommand::mergeWith(const QUndoCommand* other)
+{
+    const auto* next = static_cast<const ReplaceScenarioCommand*>(other);
+    if (next->m_index != m_index || next->text() != text())
+        return false;
+    m_after = next->m_after;
+    return true;
+}
+
 } // namespace clusterscope::app

@@ -39,6 +39,9 @@ public:
     ReplaceScenarioCommand(ProjectDocument* doc, int index, engine::Scenario after, const QString& text);
     void redo() override;
     void undo() override;
+    /// Consecutive edits of the same field of the same scenario (spin-box steps) merge into one.
+    int id() const override { return 1; }
+    bool mergeWith(const QUndoCommand* other) override;
 
 private:
     ProjectDocument* m_doc;

@@ -3,6 +3,7 @@
 
 #include "app/gui/mainwindow.h"
 #include "app/gui/projectdocument.h"
+#include "views/editor/scenarioeditor.h"
 #include "views/fabric/fabricscene.h"
 #include "views/fabric/fabricview.h"
 #include "views/models/scenariolistmodel.h"
@@ -10,6 +11,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QListView>
+#include <QSpinBox>
+#include <QDoubleSpinBox>
 #include <QTabWidget>
 #include <QUndoStack>
 #include <QtTest>
@@ -124,6 +127,45 @@ private Q_SLOTS:
         const auto notProject = w.openPath(broken.left(broken.size() - 5) + QStringLiteral(".csproj"), true);
         QVERIFY(notProject.has_value());
         QVERIFY(notProject->contains(QStringLiteral("no such project file")));
+    }
+
+    // An edit in the editor changes the scenario and the 3D fabric; undo restores both; a value
+    // that breaks a rule is shown inline with the field highlighted.
+    void editorEditsFollowAndUndo()
+    {
+        app::MainWindow w;
+        w.selectScenario(0);
+        auto* gpus = qobject_cast<QSpinBox*>(w.editor()->fieldFor(QStringLiteral("/cluster/gpus")));
+        auto* dp = qobject_cast<QSpinBox*>(w.editor()->fieldFor(QStringLiteral("/parallelism/dp")));
+        QVERIFY(gpus && dp);
+        QCOMPARE(gpus->value(), 1024);
+        const int serversBefore = w.fabricView()->scene().glyphCounts()[int(views::SceneNodeKind::Node)];
+        QCOMPARE(serversBefore, 128);
+
+        gpus->setValue(512);
+        QCOMPARE(w.document()->scenarios()[0].cluster.gpus, 512);
+        QCOMPARE(w.fabricView()->scene().glyphCounts()[int(views::SceneNodeKind::Node)], 64);
+        // 512 GPUs with tp 8 x pp 4 x dp 32 = 1024: the editor says so beside the field.
+        QVERIFY2(w.editor()->problemsText().contains(QStringLiteral("does not equal cluster.gpus = 512")),
+            qPrintable(w.editor()->problemsText()));
+        dp->setValue(16);
+        QVERIFY2(w.editor()->problemsText().isEmpty(), qPrintable(w.editor()->problemsText()));
+        QCOMPARE(w.document()->undoStack()->count(), 2);
+
+        w.document()->undoStack()->undo();
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->scenarios()[0].cluster.gpus, 1024);
+        QCOMPARE(gpus->value(), 1024);
+        QCOMPARE(dp->value(), 32);
+        QCOMPARE(w.fabricView()->scene().glyphCounts()[int(views::SceneNodeKind::Node)], 128);
+
+        // Spin-box steps on one field merge into one undo entry.
+        auto* oversub = qobject_cast<QDoubleSpinBox*>(w.editor()->fieldFor(QStringLiteral("/cluster/fabric/oversubscription")));
+        QVERIFY(oversub);
+        oversub->setValue(2.0);
+        oversub->setValue(3.0);
+        QCOMPARE(w.document()->undoStack()->count(), 1);
+        QCOMPARE(w.document()->scenarios()[0].cluster.fabric.oversubscription, 3.0);
     }
 
     void fabricOfExampleIsDrawn()

@@ -1,0 +1,428 @@
+#include "views/editor/scenarioeditor.h"
+
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariovalidator.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpressionValidator>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace clusterscope::views {
+
+using namespace clusterscope::engine;
+
+namespace {
+QFormLayout* section(QVBoxLayout* into, const QString& title, QWidget* parent)
+{
+    auto* box = new QGroupBox(title, parent);
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    into->addWidget(box);
+    return form;
+}
+
+template <typename Enum>
+Enum enumAt(const QComboBox* combo) { return static_cast<Enum>(std::max(0, combo->currentIndex())); }
+} // namespace
+
+ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
+    : QWidget(parent)
+    , m_catalog(catalog)
+{
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* content = new QWidget(scroll);
+    auto* layout = new QVBoxLayout(content);
+
+    m_problems = new QLabel(content);
+    m_problems->setWordWrap(true);
+    m_problems->setStyleSheet(QStringLiteral("QLabel { color: #b00020; }"));
+    m_problems->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_problems);
+
+    QStringList gpuIds;
+    for (const GpuModel& g : catalog.gpus())
+        gpuIds << QString::fromStdString(g.id);
+
+    QFormLayout* f = section(layout, tr("Cluster"), content);
+    m_gpu = choiceField(f, QStringLiteral("/cluster/gpu"), tr("GPU"), gpuIds,
+        tr("Accelerator model from the hardware catalog (peak FLOP/s, HBM, scale-up bandwidth, price)."));
+    m_gpus = intField(f, QStringLiteral("/cluster/gpus"), tr("GPUs"), 1, 1 << 20,
+        tr("Total accelerators in the cluster; must fill whole nodes."));
+    m_gpusPerNode = intField(f, QStringLiteral("/cluster/gpus_per_node"), tr("GPUs per node"), 1, 576,
+        tr("Accelerators per server (8 on HGX/DGX boards; 4 per GB200 compute tray)."));
+    m_nicGbps = choiceField(f, QStringLiteral("/cluster/nic/gbps"), tr("NIC rate"),
+        { QStringLiteral("100"), QStringLiteral("200"), QStringLiteral("400"), QStringLiteral("800"), QStringLiteral("1600") },
+        tr("Line rate of each scale-out NIC in Gb/s (HDR 200, NDR 400, XDR 800). 400 Gb/s moves 50 GB/s."));
+    m_nicsPerNode = intField(f, QStringLiteral("/cluster/nic/per_node"), tr("NICs per node"), 1, 64,
+        tr("Scale-out NICs per server; rail-optimized designs give each GPU its own NIC."));
+    m_transport = choiceField(f, QStringLiteral("/cluster/transport"), tr("Transport"),
+        { QStringLiteral("infiniband"), QStringLiteral("roce") }, tr("InfiniBand or RoCEv2 (Ethernet)."));
+
+    f = section(layout, tr("Fabric"), content);
+    m_fabricType = choiceField(f, QStringLiteral("/cluster/fabric/type"), tr("Topology"),
+        { QStringLiteral("fat-tree"), QStringLiteral("leaf-spine"), QStringLiteral("rail-optimized"),
+            QStringLiteral("dragonfly"), QStringLiteral("torus") },
+        tr("Fat-tree and leaf-spine are Clos networks; rail-optimized cables NIC k of every node to leaf k "
+           "(DGX SuperPOD); dragonfly groups routers; torus is a direct network."));
+    m_radix = intField(f, QStringLiteral("/cluster/fabric/switch_radix"), tr("Switch radix"), 4, 1024,
+        tr("Ports per switch at the NIC rate (64 for a 51.2 Tb/s NDR switch)."), tr(" ports"));
+    m_tiers = intField(f, QStringLiteral("/cluster/fabric/tiers"), tr("Tiers"), 1, 3,
+        tr("Switching tiers above the nodes (raised automatically when the endpoints do not fit)."));
+    m_oversub = realField(f, QStringLiteral("/cluster/fabric/oversubscription"), tr("Oversubscription"), 1.0, 64.0, 2,
+        tr("Leaf down:up port ratio; 1 is non-blocking, 3 means 3:1 (the usual cost trade-off)."), tr(" : 1"));
+    m_planes = intField(f, QStringLiteral("/cluster/fabric/planes"), tr("Planes"), 1, 8,
+        tr("Independent parallel fabrics; each NIC's bandwidth is split over them."));
+    m_dualTor = boolField(f, QStringLiteral("/cluster/fabric/dual_tor"), tr("Dual ToR"),
+        tr("Each NIC port dual-homed to a pair of leaves (Alibaba HPN style)."));
+    m_dfP = intField(f, QStringLiteral("/cluster/fabric/p"), tr("Dragonfly p"), 1, 512, tr("Hosts per router."));
+    m_dfA = intField(f, QStringLiteral("/cluster/fabric/a"), tr("Dragonfly a"), 1, 512, tr("Routers per group."));
+    m_dfH = intField(f, QStringLiteral("/cluster/fabric/h"), tr("Dragonfly h"), 1, 512, tr("Global links per router."));
+    m_torusDims = new QLineEdit(content);
+    m_torusDims->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("^\\d+(x\\d+){1,2}$")), m_torusDims));
+    m_torusDims->setToolTip(tr("Nodes per torus dimension, e.g. 8x8x2; must multiply to the node count."));
+    f->addRow(tr("Torus dims"), m_torusDims);
+    register_(QStringLiteral("/cluster/fabric/dims"), tr("Torus dims"), m_torusDims);
+    connect(m_torusDims, &QLineEdit::editingFinished, this, [this] { emitEdit(tr("Torus dims")); });
+
+    f = section(layout, tr("Model"), content);
+    m_layers = intField(f, QStringLiteral("/model/layers"), tr("Layers"), 1, 100000, tr("Transformer layers."));
+    m_hidden = intField(f, QStringLiteral("/model/hidden"), tr("Hidden size"), 1, 1 << 20, tr("Model dimension h."));
+    m_heads = intField(f, QStringLiteral("/model/heads"), tr("Attention heads"), 1, 4096, tr("Query heads a."));
+    m_kvHeads = intField(f, QStringLiteral("/model/kv_heads"), tr("KV heads"), 1, 4096,
+        tr("Key/value heads; fewer than the query heads is grouped-query attention."));
+    m_ffn = intField(f, QStringLiteral("/model/ffn_hidden"), tr("FFN size"), 1, 1 << 22, tr("Hidden size of the MLP."));
+    m_vocab = intField(f, QStringLiteral("/model/vocab"), tr("Vocabulary"), 1, 1 << 24, tr("Tokens in the vocabulary."));
+    m_seqLen = intField(f, QStringLiteral("/model/seq_len"), tr("Sequence length"), 1, 1 << 24, tr("Tokens per sequence."), tr(" tokens"));
+    m_moe = boolField(f, QStringLiteral("/model/moe"), tr("Mixture of experts"), tr("Replace the MLP by routed experts."));
+    m_experts = intField(f, QStringLiteral("/model/moe/experts"), tr("Experts"), 1, 4096, tr("Experts per MoE layer."));
+    m_topK = intField(f, QStringLiteral("/model/moe/top_k"), tr("Top-k"), 1, 64, tr("Experts each token is routed to."));
+    m_expertFfn = intField(f, QStringLiteral("/model/moe/expert_ffn_hidden"), tr("Expert FFN size"), 1, 1 << 22,
+        tr("Hidden size of each expert's MLP."));
+
+    f = section(layout, tr("Training"), content);
+    m_globalBatch = intField(f, QStringLiteral("/training/global_batch"), tr("Global batch"), 1, 1 << 24,
+        tr("Sequences per optimizer step."), tr(" seq"));
+    m_microBatch = intField(f, QStringLiteral("/training/micro_batch"), tr("Micro-batch"), 1, 1 << 16,
+        tr("Sequences per micro-batch; the rest is gradient accumulation."), tr(" seq"));
+    m_dtype = choiceField(f, QStringLiteral("/training/dtype"), tr("Precision"),
+        { QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp8") }, tr("Compute and communication precision."));
+    m_recompute = choiceField(f, QStringLiteral("/training/recompute"), tr("Recomputation"),
+        { QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full") },
+        tr("Activation recomputation: trades compute for memory."));
+    m_tokens = realField(f, QStringLiteral("/training/tokens"), tr("Token budget"), 0, 1e6, 3,
+        tr("Tokens to train on, in trillions (0 = not stated)."), tr(" T"));
+
+    f = section(layout, tr("Parallelism"), content);
+    m_autoParallel = boolField(f, QStringLiteral("#search-chooses-parallelism"), tr("Let the search choose"),
+        tr("When checked the scenario has no fixed strategy: evaluation uses the best one the search finds."));
+    m_tp = intField(f, QStringLiteral("/parallelism/tp"), tr("Tensor (TP)"), 1, 1024, tr("Tensor-parallel ranks, usually inside one NVLink domain."));
+    m_pp = intField(f, QStringLiteral("/parallelism/pp"), tr("Pipeline (PP)"), 1, 1024, tr("Pipeline stages."));
+    m_dp = intField(f, QStringLiteral("/parallelism/dp"), tr("Data (DP)"), 1, 1 << 20, tr("Data-parallel replicas."));
+    m_cp = intField(f, QStringLiteral("/parallelism/cp"), tr("Context (CP)"), 1, 1024, tr("Context-parallel ranks splitting the sequence."));
+    m_ep = intField(f, QStringLiteral("/parallelism/ep"), tr("Expert (EP)"), 1, 4096, tr("Expert-parallel ranks (MoE only)."));
+    m_vpp = intField(f, QStringLiteral("/parallelism/vpp"), tr("Virtual stages"), 1, 128, tr("Interleaved pipeline chunks per GPU."));
+    m_zero = intField(f, QStringLiteral("/parallelism/zero"), tr("ZeRO stage"), 0, 3, tr("0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)."));
+    m_sp = boolField(f, QStringLiteral("/parallelism/sequence_parallel"), tr("Sequence parallel"), tr("Megatron sequence parallelism with TP."));
+    m_schedule = choiceField(f, QStringLiteral("/parallelism/pipeline_schedule"), tr("Pipeline schedule"),
+        { QStringLiteral("1f1b"), QStringLiteral("gpipe"), QStringLiteral("interleaved") }, tr("Pipeline schedule."));
+    m_cpKind = choiceField(f, QStringLiteral("/parallelism/cp_kind"), tr("CP kind"),
+        { QStringLiteral("ring"), QStringLiteral("ulysses") }, tr("Ring attention or Ulysses all-to-all."));
+
+    f = section(layout, tr("Communication"), content);
+    m_compression = choiceField(f, QStringLiteral("/communication/compression/method"), tr("Gradient compression"),
+        { QStringLiteral("none"), QStringLiteral("topk"), QStringLiteral("int8"), QStringLiteral("fp8"), QStringLiteral("onebit") },
+        tr("Top-k sparsification, 8-bit quantization or 1-bit (with error feedback)."));
+    m_topkFraction = realField(f, QStringLiteral("/communication/compression/topk_fraction"), tr("Top-k fraction"), 0.000001, 1.0, 4,
+        tr("Share of gradient elements sent by top-k."));
+    m_dpOverlap = boolField(f, QStringLiteral("/communication/dp_overlap"), tr("Overlap DP with backward"),
+        tr("Bucketed gradient synchronisation during the backward pass."));
+    m_tpOverlap = realField(f, QStringLiteral("/communication/tp_overlap_fraction"), tr("TP overlap"), 0, 1, 2,
+        tr("Share of tensor-parallel communication hidden behind compute."));
+    m_algorithm = choiceField(f, QStringLiteral("/communication/algorithm"), tr("Collective algorithm"),
+        { QStringLiteral("auto"), QStringLiteral("ring"), QStringLiteral("tree"), QStringLiteral("nvls"), QStringLiteral("nvlstree"),
+            QStringLiteral("collnet"), QStringLiteral("pat"), QStringLiteral("hierarchical"), QStringLiteral("direct") },
+        tr("Force a collective algorithm, or let the model choose as NCCL's tuner does."));
+    m_routing = choiceField(f, QStringLiteral("/communication/routing"), tr("Routing"),
+        { QStringLiteral("ecmp"), QStringLiteral("adaptive"), QStringLiteral("spray") },
+        tr("Static ECMP hashing, adaptive routing or packet spraying."));
+    m_lossRate = realField(f, QStringLiteral("/communication/loss_rate"), tr("Packet loss"), 0, 0.5, 6,
+        tr("Packet loss probability on the fabric (go-back-N retransmission cost)."));
+
+    layout->addStretch(1);
+    scroll->setWidget(content);
+    outer->addWidget(scroll);
+}
+
+void ScenarioEditor::register_(const QString& pointer, const QString& label, QWidget* w)
+{
+    m_fields[pointer] = w;
+    m_labels[w] = label;
+    w->setObjectName(pointer);
+}
+
+QSpinBox* ScenarioEditor::intField(QFormLayout* form, const QString& pointer, const QString& label, int min, int max,
+    const QString& tip, const QString& suffix)
+{
+    auto* w = new QSpinBox(form->parentWidget());
+    w->setRange(min, max);
+    w->setSuffix(suffix);
+    w->setToolTip(tip);
+    w->setKeyboardTracking(false);
+    w->setGroupSeparatorShown(true);
+    form->addRow(label, w);
+    register_(pointer, label, w);
+    connect(w, &QSpinBox::valueChanged, this, [this, label] { emitEdit(label); });
+    return w;
+}
+
+QDoubleSpinBox* ScenarioEditor::realField(QFormLayout* form, const QString& pointer, const QString& label, double min,
+    double max, int decimals, const QString& tip, const QString& suffix)
+{
+    auto* w = new QDoubleSpinBox(form->parentWidget());
+    w->setDecimals(decimals);
+    w->setRange(min, max);
+    w->setSuffix(suffix);
+    w->setToolTip(tip);
+    w->setKeyboardTracking(false);
+    form->addRow(label, w);
+    register_(pointer, label, w);
+    connect(w, &QDoubleSpinBox::valueChanged, this, [this, label] { emitEdit(label); });
+    return w;
+}
+
+QComboBox* ScenarioEditor::choiceField(QFormLayout* form, const QString& pointer, const QString& label,
+    const QStringList& items, const QString& tip)
+{
+    auto* w = new QComboBox(form->parentWidget());
+    w->addItems(items);
+    w->setToolTip(tip);
+    form->addRow(label, w);
+    register_(pointer, label, w);
+    connect(w, &QComboBox::currentIndexChanged, this, [this, label] { emitEdit(label); });
+    return w;
+}
+
+QCheckBox* ScenarioEditor::boolField(QFormLayout* form, const QString& pointer, const QString& label, const QString& tip)
+{
+    auto* w = new QCheckBox(form->parentWidget());
+    w->setToolTip(tip);
+    form->addRow(label, w);
+    register_(pointer, label, w);
+    connect(w, &QCheckBox::toggled, this, [this, label] { emitEdit(label); });
+    return w;
+}
+
+QWidget* ScenarioEditor::fieldFor(const QString& pointer) const
+{
+    const auto it = m_fields.find(pointer);
+    return it == m_fields.end() ? nullptr : it->second;
+}
+
+QString ScenarioEditor::problemsText() const { return m_problems->text(); }
+
+void ScenarioEditor::setScenario(const Scenario& s)
+{
+    m_loading = true;
+    m_base = s;
+    const auto setCombo = [](QComboBox* c, const QString& text) {
+        int i = c->findText(text);
+        if (i < 0) {
+            c->addItem(text);
+            i = c->count() - 1;
+        }
+        c->setCurrentIndex(i);
+    };
+    setCombo(m_gpu, QString::fromStdString(s.cluster.gpu));
+    m_gpus->setValue(s.cluster.gpus);
+    m_gpusPerNode->setValue(s.cluster.gpusPerNode);
+    setCombo(m_nicGbps, QString::number(s.cluster.nic.gbps));
+    m_nicsPerNode->setValue(s.cluster.nic.perNode);
+    m_transport->setCurrentIndex(int(s.cluster.transport));
+    const FabricSpec& fab = s.cluster.fabric;
+    m_fabricType->setCurrentIndex(int(fab.type));
+    m_radix->setValue(fab.switchRadix);
+    m_tiers->setValue(fab.tiers);
+    m_oversub->setValue(fab.oversubscription);
+    m_planes->setValue(fab.planes);
+    m_dualTor->setChecked(fab.dualTor);
+    m_dfP->setValue(std::max(1, fab.dragonflyP));
+    m_dfA->setValue(std::max(1, fab.dragonflyA));
+    m_dfH->setValue(std::max(1, fab.dragonflyH));
+    QStringList dims;
+    for (int d : fab.torusDims)
+        dims << QString::number(d);
+    m_torusDims->setText(dims.join(QLatin1Char('x')));
+    const ModelSpec& m = s.model;
+    m_layers->setValue(m.layers);
+    m_hidden->setValue(m.hidden);
+    m_heads->setValue(m.heads);
+    m_kvHeads->setValue(m.kvHeads);
+    m_ffn->setValue(m.ffnHidden);
+    m_vocab->setValue(m.vocab);
+    m_seqLen->setValue(m.seqLen);
+    m_moe->setChecked(m.moe.has_value());
+    const MoeSpec moe = m.moe.value_or(MoeSpec { 8, 2, m.ffnHidden });
+    m_experts->setValue(moe.experts);
+    m_topK->setValue(moe.topK);
+    m_expertFfn->setValue(moe.expertFfnHidden);
+    const TrainingSpec& t = s.training;
+    m_globalBatch->setValue(t.globalBatch);
+    m_microBatch->setValue(t.microBatch);
+    m_dtype->setCurrentIndex(int(t.dtype));
+    m_recompute->setCurrentIndex(int(t.recompute));
+    m_tokens->setValue(t.tokens / 1e12);
+    m_autoParallel->setChecked(!s.parallelism.has_value());
+    const ParallelismSpec p = s.parallelism.value_or(ParallelismSpec { 1, 1, s.cluster.gpus });
+    m_tp->setValue(p.tp);
+    m_pp->setValue(p.pp);
+    m_dp->setValue(p.dp);
+    m_cp->setValue(p.cp);
+    m_ep->setValue(p.ep);
+    m_vpp->setValue(p.vpp);
+    m_zero->setValue(p.zero);
+    m_sp->setChecked(p.sequenceParallel);
+    m_schedule->setCurrentIndex(int(p.schedule));
+    m_cpKind->setCurrentIndex(int(p.cpKind));
+    const CommunicationSpec& c = s.communication;
+    m_compression->setCurrentIndex(int(c.compression.method));
+    m_topkFraction->setValue(c.compression.topkFraction);
+    m_dpOverlap->setChecked(c.dpOverlap);
+    m_tpOverlap->setValue(c.tpOverlapFraction);
+    setCombo(m_algorithm, QString::fromStdString(c.algorithm));
+    m_routing->setCurrentIndex(int(c.routing));
+    m_lossRate->setValue(c.lossRate);
+    m_loading = false;
+    updateEnabled();
+    showProblems(s);
+}
+
+Scenario ScenarioEditor::scenario() const
+{
+    Scenario s = m_base;
+    s.cluster.gpu = m_gpu->currentText().toStdString();
+    s.cluster.gpus = m_gpus->value();
+    s.cluster.gpusPerNode = m_gpusPerNode->value();
+    s.cluster.nic.gbps = m_nicGbps->currentText().toDouble();
+    s.cluster.nic.perNode = m_nicsPerNode->value();
+    s.cluster.transport = enumAt<Transport>(m_transport);
+    FabricSpec& fab = s.cluster.fabric;
+    fab.type = enumAt<FabricType>(m_fabricType);
+    fab.switchRadix = m_radix->value();
+    fab.tiers = m_tiers->value();
+    fab.oversubscription = m_oversub->value();
+    fab.planes = m_planes->value();
+    fab.dualTor = m_dualTor->isChecked();
+    const bool dragonfly = fab.type == FabricType::Dragonfly;
+    fab.dragonflyP = dragonfly ? m_dfP->value() : 0;
+    fab.dragonflyA = dragonfly ? m_dfA->value() : 0;
+    fab.dragonflyH = dragonfly ? m_dfH->value() : 0;
+    fab.torusDims.clear();
+    if (fab.type == FabricType::Torus)
+        for (const QString& d : m_torusDims->text().split(QLatin1Char('x'), Qt::SkipEmptyParts))
+            fab.torusDims.push_back(d.toInt());
+    ModelSpec& m = s.model;
+    m.layers = m_layers->value();
+    m.hidden = m_hidden->value();
+    m.heads = m_heads->value();
+    m.kvHeads = m_kvHeads->value();
+    m.ffnHidden = m_ffn->value();
+    m.vocab = m_vocab->value();
+    m.seqLen = m_seqLen->value();
+    if (m_moe->isChecked())
+        m.moe = MoeSpec { m_experts->value(), m_topK->value(), m_expertFfn->value() };
+    else
+        m.moe.reset();
+    TrainingSpec& t = s.training;
+    t.globalBatch = m_globalBatch->value();
+    t.microBatch = m_microBatch->value();
+    t.dtype = enumAt<DType>(m_dtype);
+    t.recompute = enumAt<Recompute>(m_recompute);
+    t.tokens = m_tokens->value() * 1e12;
+    if (m_autoParallel->isChecked()) {
+        s.parallelism.reset();
+    } else {
+        ParallelismSpec p;
+        p.tp = m_tp->value();
+        p.pp = m_pp->value();
+        p.dp = m_dp->value();
+        p.cp = m_cp->value();
+        p.ep = m_ep->value();
+        p.vpp = m_vpp->value();
+        p.zero = m_zero->value();
+        p.sequenceParallel = m_sp->isChecked();
+        p.schedule = enumAt<PipelineSchedule>(m_schedule);
+        p.cpKind = enumAt<ContextParallelKind>(m_cpKind);
+        s.parallelism = p;
+    }
+    CommunicationSpec& c = s.communication;
+    c.compression.method = enumAt<CompressionMethod>(m_compression);
+    c.compression.topkFraction = m_topkFraction->value();
+    c.dpOverlap = m_dpOverlap->isChecked();
+    c.tpOverlapFraction = m_tpOverlap->value();
+    c.algorithm = m_algorithm->currentText().toStdString();
+    c.routing = enumAt<Routing>(m_routing);
+    c.lossRate = m_lossRate->value();
+    return s;
+}
+
+void ScenarioEditor::emitEdit(const QString& what)
+{
+    if (m_loading)
+        return;
+    updateEnabled();
+    const Scenario s = scenario();
+    if (s == m_base)
+        return;
+    m_base = s;
+    showProblems(s);
+    Q_EMIT edited(s, what);
+}
+
+void ScenarioEditor::updateEnabled()
+{
+    const auto type = enumAt<FabricType>(m_fabricType);
+    for (QWidget* w : { static_cast<QWidget*>(m_dfP), static_cast<QWidget*>(m_dfA), static_cast<QWidget*>(m_dfH) })
+        w->setEnabled(type == FabricType::Dragonfly);
+    m_torusDims->setEnabled(type == FabricType::Torus);
+    for (QWidget* w : { static_cast<QWidget*>(m_experts), static_cast<QWidget*>(m_topK), static_cast<QWidget*>(m_expertFfn) })
+        w->setEnabled(m_moe->isChecked());
+    const bool fixed = !m_autoParallel->isChecked();
+    for (QWidget* w : std::initializer_list<QWidget*> { m_tp, m_pp, m_dp, m_cp, m_ep, m_vpp, m_zero, m_sp, m_schedule, m_cpKind })
+        w->setEnabled(fixed);
+    m_topkFraction->setEnabled(enumAt<CompressionMethod>(m_compression) == CompressionMethod::TopK);
+}
+
+void ScenarioEditor::showProblems(const Scenario& s)
+{
+    for (const auto& [pointer, w] : m_fields)
+        w->setStyleSheet({});
+    const auto issues = findScenarioIssues(s, m_catalog);
+    QStringList lines;
+    for (const ValidationIssue& issue : issues) {
+        // Highlight the field at the pointer, or the closest enclosing one that has a field.
+        QString pointer = QString::fromStdString(issue.pointer);
+        QWidget* w = nullptr;
+        while (!pointer.isEmpty() && !(w = fieldFor(pointer)))
+            pointer.truncate(pointer.lastIndexOf(QLatin1Char('/')));
+        if (w)
+            w->setStyleSheet(QStringLiteral("background: #fde7ea;"));
+        const QString label = w ? m_labels.at(w) : QString::fromStdString(issue.pointer);
+        lines << QStringLiteral("• %1: %2").arg(label, QString::fromStdString(issue.message));
+    }
+    m_problems->setText(lines.join(QLatin1Char('\n')));
+    m_problems->setVisible(!lines.isEmpty());
+}
+
+} // namespace clusterscope::views
