@@ -254,7 +254,6 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
     camera->SetPosition(0.35, -1.0, 0.55);
     camera->SetViewUp(0, 0, 1);
     renderer->ResetCamera();
-    camera->Zoom(1.25);
 }
 
 } // namespace clusterscope::views

@@ -3,12 +3,15 @@
 #include "views/fabric/fabricscene.h"
 #include "views/widgets/vtkopenglwidget.h"
 
+#include <QEvent>
 #include <QFileDialog>
 #include <QLabel>
 #include <QMessageBox>
 #include <QStackedWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include <vtkCamera.h>
 #include <vtkRenderer.h>
@@ -36,6 +39,7 @@ FabricView::FabricView(QWidget* parent)
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
     m_empty->setMargin(24);
+    m_vtk->installEventFilter(this);
     m_stack->addWidget(m_vtk);
     m_stack->addWidget(m_empty);
     layout->addWidget(m_stack, 1);
@@ -48,7 +52,7 @@ void FabricView::setScene(const FabricSceneData& data)
 {
     m_scene->build(data, m_vtk->renderer());
     m_stack->setCurrentWidget(m_vtk);
-    m_vtk->update();
+    resetCamera();
 }
 
 void FabricView::setEmptyState(const QString& message)
@@ -68,8 +72,26 @@ void FabricView::resetCamera()
     camera->SetPosition(0.35, -1.0, 0.55);
     camera->SetViewUp(0, 0, 1);
     m_vtk->renderer()->ResetCamera();
-    camera->Zoom(1.25);
+    // ResetCamera fits the scene's bounding sphere vertically; a narrow view needs to back off so
+    // the wide tiers are not cut at the sides (1.6 is the aspect of the default tiers picture).
+    const double aspect = m_vtk->height() > 0 ? double(m_vtk->width()) / m_vtk->height() : 1.6;
+    camera->Zoom(std::clamp(aspect / 1.6 * 1.55, 0.6, 1.4));
+    m_cameraAuto = true;
     m_vtk->update();
+}
+
+bool FabricView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_vtk && (event->type() == QEvent::MouseButtonPress || event->type() == QEvent::Wheel))
+        m_cameraAuto = false; // the user moved the camera: keep it through resizes
+    return QWidget::eventFilter(watched, event);
+}
+
+void FabricView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    if (m_cameraAuto && hasScene())
+        resetCamera();
 }
 
 void FabricView::viewFromTop()

@@ -42,8 +42,13 @@ public Q_SLOTS:
     /// Asks for a file name and saves the picture as PNG.
     void exportPng();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     std::unique_ptr<FabricScene> m_scene;
+    bool m_cameraAuto = true; ///< the camera is where resetCamera() put it (refit on resize)
     VtkOpenGLWidget* m_vtk = nullptr;
     QLabel* m_empty = nullptr;
     QStackedWidget* m_stack = nullptr;
