@@ -1,6 +1,7 @@
 // clusterscope: the desktop application.
 //   clusterscope [PROJECT.csproj | SCENARIO.json]   open a project or import a scenario
 //   clusterscope --screenshot OUT.png [...]          render the window once, save it, exit
+//   clusterscope --export-views DIR [...]            render every tab of the current scenario to DIR/*.png, exit
 
 #include "app/gui/mainwindow.h"
 #include "views/widgets/vtkopenglwidget.h"
@@ -27,20 +28,45 @@ int main(int argc, char** argv)
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
         QStringLiteral("Render the main window once, save it as a PNG to <file> and exit."), QStringLiteral("file"));
     parser.addOption(screenshot);
+    QCommandLineOption exportViews(QStringLiteral("export-views"),
+        QStringLiteral("Render every tab of the current scenario to PNG files in <dir> and exit."), QStringLiteral("dir"));
+    parser.addOption(exportViews);
+    QCommandLineOption scenario(QStringLiteral("scenario"),
+        QStringLiteral("Select the scenario named <name> (or its 1-based number) after opening."), QStringLiteral("name"));
+    parser.addOption(scenario);
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A project (.csproj) or scenario (.json) to open."));
     parser.process(app);
 
+    const bool batch = parser.isSet(screenshot) || parser.isSet(exportViews);
     clusterscope::app::MainWindow window;
     const QStringList files = parser.positionalArguments();
     for (const QString& f : files) {
-        if (auto error = window.openPath(f, parser.isSet(screenshot))) {
+        if (auto error = window.openPath(f, batch)) {
             std::fprintf(stderr, "%s\n", qPrintable(*error));
-            if (parser.isSet(screenshot))
+            if (batch)
                 return 1;
         }
     }
+    if (parser.isSet(scenario) && !window.selectScenarioByName(parser.value(scenario))) {
+        std::fprintf(stderr, "no scenario named \"%s\" in the project\n", qPrintable(parser.value(scenario)));
+        return 1;
+    }
     window.show();
 
+    if (parser.isSet(exportViews)) {
+        const QString dir = parser.value(exportViews);
+        QTimer::singleShot(300, &window, [&window, dir] {
+            const auto written = window.exportViews(dir);
+            if (!written) {
+                std::fprintf(stderr, "%s: cannot write the pictures\n", qPrintable(dir));
+                QCoreApplication::exit(1);
+                return;
+            }
+            for (const QString& f : *written)
+                std::printf("%s\n", qPrintable(f));
+            QCoreApplication::exit(0);
+        });
+    }
     if (parser.isSet(screenshot)) {
         const QString out = parser.value(screenshot);
         // Give the GL widget two event-loop turns to initialise and paint, then grab.

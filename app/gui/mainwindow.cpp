@@ -3,8 +3,10 @@
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/projectdocument.h"
 #include "engine/catalog/catalog.h"
+#include "engine/fabric/pricebook.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
+#include "views/bom/bomview.h"
 #include "views/editor/scenarioeditor.h"
 #include "views/fabric/fabricview.h"
 #include "views/models/scenariolistmodel.h"
@@ -13,6 +15,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -42,6 +45,15 @@ const engine::Catalog& builtinCatalog()
     }();
     return catalog;
 }
+
+const engine::PriceBook& builtinPrices()
+{
+    static const engine::PriceBook prices = [] {
+        auto p = engine::PriceBook::builtin();
+        return p ? std::move(*p) : engine::PriceBook {};
+    }();
+    return prices;
+}
 }
 
 MainWindow::MainWindow(QWidget* parent)
@@ -49,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_document(new ProjectDocument(this))
     , m_listModel(new views::ScenarioListModel(this))
     , m_catalog(&builtinCatalog())
+    , m_prices(&builtinPrices())
 {
     setAcceptDrops(true);
     createCentre();
@@ -109,11 +122,8 @@ void MainWindow::createCentre()
                           "by iteration time, with the Pareto front of time, memory and cost."),
                        m_tabs),
         tr("Strategies"));
-    m_tabs->addTab(new views::EmptyStateWidget(tr("Bill of materials"),
-                       tr("Switches, NICs, cables and optics with quantities, unit prices, power and cost per "
-                          "GPU, from the fabric the scenario describes."),
-                       m_tabs),
-        tr("Bill of materials"));
+    m_bom = new views::BomView(m_tabs);
+    m_tabs->addTab(m_bom, tr("Bill of materials"));
     m_tabs->addTab(new views::EmptyStateWidget(tr("Runs"),
                        tr("Imported profiler traces and nccl-tests logs: measured iteration breakdowns, "
                           "stragglers and bus bandwidth, beside the model's prediction."),
@@ -201,6 +211,45 @@ void MainWindow::selectScenario(int index)
     updateViews();
 }
 
+bool MainWindow::selectScenarioByName(const QString& nameOrNumber)
+{
+    const auto& list = m_document->scenarios();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (QString::fromStdString(list[i].name) == nameOrNumber) {
+            selectScenario(int(i));
+            return true;
+        }
+    }
+    bool isNumber = false;
+    const int n = nameOrNumber.toInt(&isNumber);
+    if (isNumber && n >= 1 && n <= int(list.size())) {
+        selectScenario(n - 1);
+        return true;
+    }
+    return false;
+}
+
+std::optional<QStringList> MainWindow::exportViews(const QString& dir)
+{
+    if (!QDir().mkpath(dir))
+        return std::nullopt;
+    QStringList written;
+    const int current = m_tabs->currentIndex();
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        m_tabs->setCurrentIndex(i);
+        // Let layouts settle and GL widgets paint before grabbing.
+        for (int k = 0; k < 3; ++k)
+            QCoreApplication::processEvents();
+        QString name = m_tabs->tabText(i).toLower().replace(QLatin1Char(' '), QLatin1Char('-')).remove(QLatin1Char('&'));
+        const QString path = QDir(dir).filePath(QStringLiteral("%1-%2.png").arg(i + 1, 2, 10, QLatin1Char('0')).arg(name));
+        if (!m_tabs->currentWidget()->grab().save(path, "PNG"))
+            return std::nullopt;
+        written << path;
+    }
+    m_tabs->setCurrentIndex(current);
+    return written;
+}
+
 void MainWindow::updateViews()
 {
     const int index = currentScenario();
@@ -219,7 +268,7 @@ void MainWindow::updateViews()
     if (!issues.empty())
         status += tr(" — %1: %2").arg(QString::fromStdString(issues.front().pointer),
             QString::fromStdString(issues.front().message));
-    showFabric(*m_fabric, s, *m_catalog);
+    showFabric(*m_fabric, *m_bom, s, *m_catalog, *m_prices);
     m_statusScenario->setText(status);
 }
 

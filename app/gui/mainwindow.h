@@ -4,6 +4,8 @@
 
 #include <optional>
 
+#include <QStringList>
+
 class QListView;
 class QMenu;
 class QTabWidget;
@@ -11,8 +13,10 @@ class QLabel;
 
 namespace clusterscope::engine {
 class Catalog;
+class PriceBook;
 }
 namespace clusterscope::views {
+class BomView;
 class FabricView;
 class ScenarioEditor;
 class ScenarioListModel;
@@ -30,6 +34,7 @@ public:
 
     ProjectDocument* document() const { return m_document; }
     views::FabricView* fabricView() const { return m_fabric; }
+    views::BomView* bomView() const { return m_bom; }
     QTabWidget* tabs() const { return m_tabs; }
     QListView* scenarioList() const { return m_list; }
     views::ScenarioEditor* editor() const { return m_editor; }
@@ -39,6 +44,11 @@ public:
     std::optional<QString> openPath(const QString& path, bool quiet = false);
     int currentScenario() const;
     void selectScenario(int index);
+    /// Selects the scenario with this name, or with this 1-based number; false if there is none.
+    bool selectScenarioByName(const QString& nameOrNumber);
+    /// Renders every tab of the current scenario to `dir`/<nn>-<tab>.png (creating `dir`).
+    /// Returns the files written, or nothing when a file cannot be written.
+    std::optional<QStringList> exportViews(const QString& dir);
 
 public Q_SLOTS:
     void newProject();
@@ -72,9 +82,11 @@ private:
     QTabWidget* m_tabs = nullptr;
     views::FabricView* m_fabric = nullptr;
     views::ScenarioEditor* m_editor = nullptr;
+    views::BomView* m_bom = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusScenario = nullptr;
     const engine::Catalog* m_catalog = nullptr;
+    const engine::PriceBook* m_prices = nullptr;
 };
 
 } // namespace clusterscope::app

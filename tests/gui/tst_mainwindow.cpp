@@ -3,7 +3,9 @@
 
 #include "app/gui/mainwindow.h"
 #include "app/gui/projectdocument.h"
+#include "views/bom/bomview.h"
 #include "views/editor/scenarioeditor.h"
+#include "views/models/bomtablemodel.h"
 #include "views/fabric/fabricscene.h"
 #include "views/fabric/fabricview.h"
 #include "views/models/scenariolistmodel.h"
@@ -166,6 +168,76 @@ private Q_SLOTS:
         oversub->setValue(3.0);
         QCOMPARE(w.document()->undoStack()->count(), 1);
         QCOMPARE(w.document()->scenarios()[0].cluster.fabric.oversubscription, 3.0);
+    }
+
+    // The BOM tab lists the example's switches, NICs, cables and optics, sums them consistently and
+    // exports the engine's CSV.
+    void billOfMaterials()
+    {
+        app::MainWindow w;
+        w.selectScenario(0);
+        views::BomTableModel* model = w.bomView()->model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(model->rowCount() > 3);
+        QStringList categories;
+        double total = 0;
+        long long switches = 0;
+        for (int r = 0; r < model->rowCount(); ++r) {
+            categories << model->index(r, views::BomTableModel::Category).data().toString();
+            const auto& line = model->bom().lines[std::size_t(r)];
+            if (line.network)
+                total += line.totalUsd();
+            if (line.category == "switch")
+                switches += line.quantity;
+        }
+        QVERIFY(categories.contains(QStringLiteral("switch")));
+        QVERIFY(categories.contains(QStringLiteral("nic")));
+        QVERIFY(categories.contains(QStringLiteral("cable")));
+        QCOMPARE(switches, 72LL); // 40 leaf + 32 spine, as drawn in the 3D view
+        QVERIFY(std::abs(total - model->bom().networkCostUsd) < 1.0);
+        QVERIFY(w.bomView()->totalsText().startsWith(QStringLiteral("Network: $")));
+
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("bom.csv"));
+        QVERIFY(!w.bomView()->exportCsv(csv).has_value());
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray header = f.readLine();
+        QVERIFY(header.startsWith("category,item,description,length_m,quantity"));
+        int lines = 0;
+        while (!f.atEnd()) {
+            f.readLine();
+            ++lines;
+        }
+        QCOMPARE(lines, model->rowCount());
+
+        // The 256-GPU Mixtral example on a 3:1 leaf-spine needs far less network than 1,024 GPUs at 1:1.
+        const double before = model->bom().networkCostUsd;
+        w.selectScenario(2); // Mixtral on leaf-spine 3:1
+        const double leafSpine31 = model->bom().networkCostUsd;
+        QVERIFY(leafSpine31 > 0 && leafSpine31 < before);
+    }
+
+    void exportViewsWritesEveryTab()
+    {
+        app::MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.selectScenarioByName(QStringLiteral("GPT-3 175B on 1024 A100")));
+        QCOMPARE(w.currentScenario(), 1);
+        QVERIFY(w.selectScenarioByName(QStringLiteral("3")));
+        QCOMPARE(w.currentScenario(), 2);
+        QVERIFY(!w.selectScenarioByName(QStringLiteral("nope")));
+        QTemporaryDir dir;
+        const auto files = w.exportViews(dir.filePath(QStringLiteral("views")));
+        QVERIFY(files.has_value());
+        QCOMPARE(files->size(), w.tabs()->count());
+        QVERIFY(files->front().endsWith(QStringLiteral("01-fabric-3d.png")));
+        for (const QString& f : *files) {
+            QImage image(f);
+            QVERIFY2(!image.isNull() && image.width() > 300, qPrintable(f));
+        }
     }
 
     void fabricOfExampleIsDrawn()
