@@ -178,6 +178,7 @@ private Q_SLOTS:
         QTest::addRow("bad sweep") << QStringList { h100, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--sweep"), QStringLiteral("8G:8") } << "--sweep: expected MIN:MAX";
         QTest::addRow("sweep without colon") << QStringList { h100, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--sweep"), QStringLiteral("8") } << "--sweep: expected MIN:MAX";
         QTest::addRow("too many ranks") << QStringList { h100, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--bytes"), QStringLiteral("8"), QStringLiteral("--ranks"), QStringLiteral("9") } << "--ranks: expected an integer from 1 to the scenario's 8 GPUs";
+        QTest::addRow("ranks not an integer") << QStringList { h100, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--bytes"), QStringLiteral("8"), QStringLiteral("--ranks"), QStringLiteral("4K") } << "--ranks: expected an integer";
         QTest::addRow("bad algo") << QStringList { h100, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--bytes"), QStringLiteral("8"), QStringLiteral("--algo"), QStringLiteral("bogus") } << "--algo: unknown algorithm \"bogus\"";
         QTest::addRow("nvls on A100") << QStringList { roce, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--bytes"), QStringLiteral("8"), QStringLiteral("--algo"), QStringLiteral("nvls") } << "nvls needs an NVSwitch";
         QTest::addRow("collnet on RoCE") << QStringList { roce, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--bytes"), QStringLiteral("8"), QStringLiteral("--algo"), QStringLiteral("collnet") } << "needs InfiniBand";
@@ -192,6 +193,29 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(r.out.isEmpty());
+    }
+
+    void scenarioAlgorithmIsTheDefault()
+    {
+        // communication.algorithm in the scenario picks the algorithm when --algo is absent.
+        QFile in(scenario("h100-1node.json"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject doc = QJsonDocument::fromJson(in.readAll()).object();
+        doc.insert(QStringLiteral("communication"), QJsonObject { { QStringLiteral("algorithm"), QStringLiteral("ring") } });
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("ring.json"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(doc).toJson());
+        out.close();
+        Run r = runCli({ path, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--bytes"), QStringLiteral("1G"), QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("algorithm")).toString(), QStringLiteral("ring"));
+        r = runCli({ path, QStringLiteral("--op"), QStringLiteral("alltoall"), QStringLiteral("--bytes"), QStringLiteral("1G") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("/communication/algorithm \"ring\": algorithm 'ring' cannot run alltoall")), qPrintable(r.err));
+        r = runCli({ path, QStringLiteral("--op"), QStringLiteral("allreduce"), QStringLiteral("--bytes"), QStringLiteral("1G"), QStringLiteral("--algo"), QStringLiteral("nvls"), QStringLiteral("--json") });
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("algorithm")).toString(), QStringLiteral("nvls"));
     }
 };
 
