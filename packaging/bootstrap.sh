@@ -72,6 +72,7 @@ package)
     install_packages
     configure_and_build
     (cd "$build_dir" && cpack -G DEB)
+    say "package: $(ls "$build_dir"/clusterscope_*_amd64.deb)"
     ;;
 *)
     echo "usage: packaging/bootstrap.sh run|test|package" >&2
