@@ -33,11 +33,18 @@ struct CommunicationSeconds {
     double tp = 0, pp = 0, dp = 0, cp = 0, ep = 0;
 };
 
+/// Bytes one GPU sends per iteration in each dimension (wire bytes of ring / pairwise algorithms:
+/// all-reduce 2(n-1)/n S, all-gather and reduce-scatter (n-1)/n S, all-to-all (n-1)/n S, send S).
+struct CommunicationBytes {
+    double tp = 0, pp = 0, dp = 0, expertDp = 0, cp = 0, ep = 0;
+};
+
 struct TrainingEstimate {
     TrainingStrategy strategy;
     bool valid = false;
     IterationBreakdown breakdown;
     CommunicationSeconds communication;
+    CommunicationBytes bytesSent;
     MemoryBreakdown memory;
     int microBatchesPerPipeline = 0;   ///< m = global_batch / (dp x micro_batch)
     double iterationSeconds = 0;

@@ -11,6 +11,24 @@ namespace clusterscope::engine {
 namespace {
 constexpr double kActivationBytes = 2.0;
 constexpr double kGradientBytes = 2.0;
+
+/// Wire bytes one rank sends in a ring / pairwise implementation of `op` of size S over n ranks.
+double wireBytes(CollectiveOp op, double size, int n)
+{
+    if (n <= 1)
+        return 0.0;
+    const double share = (n - 1.0) / n;
+    switch (op) {
+    case CollectiveOp::AllReduce:
+        return 2.0 * share * size;
+    case CollectiveOp::AllGather:
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllToAll:
+        return share * size;
+    default:
+        return size;
+    }
+}
 } // namespace
 
 TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
@@ -53,6 +71,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
                 + collectiveSeconds(CollectiveOp::ReduceScatter, bytes, groups.tp)
                                : collectiveSeconds(CollectiveOp::AllReduce, bytes, groups.tp);
         c.tp = micro * layersPerStage * 2.0 * pair * (1.0 + forwardPasses);
+        r.bytesSent.tp = micro * layersPerStage * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
         b.tpExposed = c.tp * (1.0 - comm.tpOverlapFraction);
     }
 
@@ -63,6 +82,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
         const double p2p = collectiveSeconds(CollectiveOp::SendRecv, bytes, groups.ppPair);
         c.pp = 2.0 * (micro * p.vpp + p.pp - 1.0) * p2p;
+        r.bytesSent.pp = 2.0 * micro * p.vpp * bytes; // forward to the next stage + backward to the previous
         b.ppExposed = c.pp;
     }
 
@@ -75,11 +95,14 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             const double kvBytes = tokens * 2.0 * m.hidden * m.kvHeads / m.heads * kActivationBytes / p.tp;
             const double step = collectiveSeconds(CollectiveOp::SendRecv, kvBytes, m_placer.place(2, groups.cpStride));
             forward = (p.cp - 1.0) * step;
+            r.bytesSent.cp = micro * layersPerStage * (p.cp - 1.0) * kvBytes * (2.0 + forwardPasses);
             exposedForward = std::max(0.0, forward - lt.attentionCore);
             exposedBackward = std::max(0.0, 2.0 * forward - 2.0 * lt.attentionCore);
         } else {
             // Ulysses (Jacobs et al. 2023): all-to-all of q, k, v and the output, forward and backward.
-            forward = 4.0 * collectiveSeconds(CollectiveOp::AllToAll, tokens * m.hidden * kActivationBytes / p.tp, groups.cp);
+            const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
+            forward = 4.0 * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
+            r.bytesSent.cp = micro * layersPerStage * 4.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
             exposedForward = forward;
             exposedBackward = forward;
         }
@@ -92,6 +115,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const double bytes = tokens * m.topK * m.hidden * kActivationBytes / (sp ? p.tp : 1.0);
         const double a2a = collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
         c.ep = micro * layersPerStage * 2.0 * a2a * (1.0 + forwardPasses);
+        r.bytesSent.ep = micro * layersPerStage * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
         b.epExposed = c.ep;
     }
 
@@ -106,7 +130,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     const double gradSyncs = p.zero >= 2 ? micro : 1.0; // ZeRO-2/3 reduce every micro-batch
     const double paramGathers = p.zero >= 3 ? 2.0 * micro : (p.zero >= 1 ? 1.0 : 0.0);
     double dpTotal = 0, dpExposed = 0, dpExposedUncompressed = 0, compressSeconds = 0;
-    const auto dataParallel = [&](double elements, const GroupPlacement& group) {
+    const auto dataParallel = [&](double elements, const GroupPlacement& group, double& bytesSent) {
         if (group.ranks <= 1 || elements <= 0)
             return;
         const auto exposedOf = [&](double seconds, double bucketSeconds, double window) {
@@ -128,24 +152,27 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             const double gradBucket = collectiveSeconds(bucket.op, bucket.bytes, group);
             double exposed = gradSyncs * exposedOf(gradSeconds, gradBucket, stageBackward);
             double total = gradSyncs * gradSeconds;
+            double wire = gradSyncs * wireBytes(sync.op, sync.bytes, group.ranks);
             if (paramGathers > 0) {
                 const double gather = collectiveSeconds(CollectiveOp::AllGather, elements * kGradientBytes, group);
                 const double gatherBucket
                     = collectiveSeconds(CollectiveOp::AllGather, bucketElements * kGradientBytes, group);
                 exposed += paramGathers * exposedOf(gather, gatherBucket, stageForward);
                 total += paramGathers * gather;
+                wire += paramGathers * wireBytes(CollectiveOp::AllGather, elements * kGradientBytes, group.ranks);
             }
             if (compressed) {
                 dpTotal += total;
                 dpExposed += exposed;
                 compressSeconds += gradSyncs * sync.computeSeconds;
+                bytesSent = wire;
             } else {
                 dpExposedUncompressed += exposed;
             }
         }
     };
-    dataParallel(local.dense, groups.dpGrad);
-    dataParallel(local.expert, groups.expertDpGrad);
+    dataParallel(local.dense, groups.dpGrad, r.bytesSent.dp);
+    dataParallel(local.expert, groups.expertDpGrad, r.bytesSent.expertDp);
     c.dp = dpTotal;
     b.dpExposed = dpExposed;
     b.other = compressSeconds;
