@@ -4,6 +4,8 @@
 #include "engine/training/gradientcompression.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <string>
 
 namespace clusterscope::engine {
@@ -32,6 +34,31 @@ CollectiveAlgorithm algorithmFromName(const std::string& name)
 }
 
 constexpr double kHoursPerYear = 8766.0;
+
+// Per-thread direct-mapped memo of collective estimates. The key holds every input of the
+// estimate (evaluator tag, op, bytes, placement), so a hit returns exactly what estimate() would.
+struct CollectiveMemoEntry {
+    unsigned long long tag = 0;
+    double bytes = 0;
+    int op = -1, ranks = 0, ranksPerNode = 0, nicsPerNode = 0, spanTier = 0, nodesPerLeaf = 0;
+    double seconds = 0;
+};
+constexpr std::size_t kMemoEntries = 1 << 15; // 1.5 MB per thread
+thread_local CollectiveMemoEntry t_memo[kMemoEntries];
+std::atomic<unsigned long long> g_nextCacheTag { 1 };
+
+std::size_t memoSlot(unsigned long long tag, int op, double bytes, const GroupPlacement& g)
+{
+    unsigned long long bits;
+    std::memcpy(&bits, &bytes, sizeof bits);
+    unsigned long long h = bits * 0x9E3779B97F4A7C15ull;
+    h ^= (tag + static_cast<unsigned long long>(op) * 31 + static_cast<unsigned long long>(g.ranks) * 1009
+             + static_cast<unsigned long long>(g.ranksPerNode) * 7919 + static_cast<unsigned long long>(g.nicsPerNode) * 104729
+             + static_cast<unsigned long long>(g.spanTier) * 1299709 + static_cast<unsigned long long>(g.nodesPerLeaf) * 15485863)
+        * 0xC2B2AE3D27D4EB4Full;
+    return static_cast<std::size_t>((h ^ (h >> 29)) % kMemoEntries);
+}
+
 
 } // namespace
 
@@ -67,6 +94,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
     e.m_algorithm = algorithmFromName(scenario.communication.algorithm);
+    e.m_cacheTag = g_nextCacheTag.fetch_add(1);
     e.m_gpuHourUsd = scenario.training.gpuHourUsd > 0
         ? scenario.training.gpuHourUsd
         : gpu->priceUsd / (4.0 * kHoursPerYear) + gpu->tdpWatts / 1000.0 * 1.3 * 0.10;
@@ -77,12 +105,37 @@ double TrainingEvaluator::collectiveSeconds(CollectiveOp op, double bytes, const
 {
     if (group.ranks <= 1 || bytes <= 0)
         return 0.0;
+    CollectiveMemoEntry* entry = nullptr;
+    if (m_memoize) {
+        entry = &t_memo[memoSlot(m_cacheTag, static_cast<int>(op), bytes, group)];
+        if (entry->tag == m_cacheTag && entry->bytes == bytes && entry->op == static_cast<int>(op)
+            && entry->ranks == group.ranks && entry->ranksPerNode == group.ranksPerNode
+            && entry->nicsPerNode == group.nicsPerNode && entry->spanTier == group.spanTier
+            && entry->nodesPerLeaf == group.nodesPerLeaf)
+            return entry->seconds;
+    }
+    const double seconds = estimateCollective(op, bytes, group);
+    if (entry)
+        *entry = { m_cacheTag, bytes, static_cast<int>(op), group.ranks, group.ranksPerNode, group.nicsPerNode,
+            group.spanTier, group.nodesPerLeaf, seconds };
+    return seconds;
+}
+
+double TrainingEvaluator::estimateCollective(CollectiveOp op, double bytes, const GroupPlacement& group) const
+{
     CollectiveRequest request;
     request.op = op;
     request.bytes = bytes;
     request.group = group;
     request.algorithm = m_algorithm;
-    return m_collectives.estimate(request).seconds;
+    CollectiveEstimate estimate = m_collectives.estimate(request);
+    if (!estimate.valid && m_algorithm != CollectiveAlgorithm::Auto) {
+        // The scenario's algorithm override cannot run this collective (e.g. NVLS across nodes):
+        // NCCL falls back to its own choice, and so do we.
+        request.algorithm = CollectiveAlgorithm::Auto;
+        estimate = m_collectives.estimate(request);
+    }
+    return estimate.seconds;
 }
 
 const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const

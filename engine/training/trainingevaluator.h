@@ -53,9 +53,13 @@ public:
     double gpuHourUsd() const { return m_gpuHourUsd; }
     /// Seconds of one collective on a placed group (0 for a group of one rank).
     double collectiveSeconds(CollectiveOp op, double bytes, const GroupPlacement& group) const;
+    /// Memoise collective estimates in a small per-thread cache (on by default; a search repeats the
+    /// same collectives across micro-batch, ZeRO and recomputation choices). Results are identical.
+    void setMemoization(bool on) { m_memoize = on; }
 
 private:
     TrainingEvaluator(const Scenario& scenario, const CollectiveModel& collectives);
+    double estimateCollective(CollectiveOp op, double bytes, const GroupPlacement& group) const;
 
     Scenario m_scenario;
     TransformerShape m_shape;
@@ -66,6 +70,8 @@ private:
     CollectiveAlgorithm m_algorithm = CollectiveAlgorithm::Auto;
     double m_elementBytes = 2.0;
     double m_gpuHourUsd = 0;
+    bool m_memoize = true;
+    unsigned long long m_cacheTag = 0; ///< distinguishes evaluators in the per-thread cache
 };
 
 } // namespace clusterscope::engine
