@@ -25,6 +25,9 @@ namespace clusterscope::engine {
 /// - backwardElementwiseFactor 2: backward element-wise kernels move about twice the forward bytes.
 /// - optimizerBytesPerParam 28: Adam reads/writes fp32 master weights, m and v (24 B), reads the
 ///   gradient (2 B) and writes the 16-bit weights (2 B) (Rajbhandari et al., ZeRO, 2020 Sec. 3).
+/// - overlapInterferenceFraction 0.15: share of communication hidden behind compute that still
+///   lengthens the step, because NCCL kernels take SMs (one per channel) and HBM bandwidth from the
+///   GEMMs they overlap (Megatron-LM and TorchTitan overlap studies report 10-20% slow-downs).
 /// - kernelLaunchSeconds 4e-6 x kernelsPerLayer 24: fixed launch cost of one layer's forward pass.
 struct ComputeEfficiencyParams {
     double gemmPeakFraction = 0.72;
@@ -36,6 +39,7 @@ struct ComputeEfficiencyParams {
     double flashPeakFraction = 0.55;
     double backwardElementwiseFactor = 2.0;
     double optimizerBytesPerParam = 28.0;
+    double overlapInterferenceFraction = 0.15;
     double kernelLaunchSeconds = 4e-6;
     double kernelsPerLayer = 24.0;
 };
