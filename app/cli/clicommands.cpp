@@ -41,6 +41,27 @@ const CliCommand kCommands[] = {
         "  --catalog DIR   read the catalog JSON files from DIR\n"
         "  --json          print time_us, algbw_gbps, busbw_gbps, algorithm, protocol, bytes_per_rank\n",
         runCollectiveCommand },
+    { "evaluate", "FILE [--json] [--traffic summary|nodes|racks] [--catalog DIR]",
+        "Estimate one training iteration: time breakdown, throughput, memory, cost and traffic.",
+        "Evaluates the scenario's parallelism (or, when the scenario has none, the fastest strategy the\n"
+        "search finds): iteration time split into compute, recomputation, exposed TP/PP/DP/CP/EP\n"
+        "communication, pipeline bubble, optimizer and other; model TFLOP/s per GPU, MFU, tokens/s, the\n"
+        "network share (flagged above 25%), memory per GPU by component with an out-of-memory verdict,\n"
+        "time and cost of the training.tokens budget and the bytes each GPU sends per dimension.\n"
+        "  --json            machine-readable output (keys of notes/scenario-format.md and more)\n"
+        "  --traffic LEVEL   with --json: add the GPU-pair traffic matrix aggregated to nodes or racks\n"
+        "  --catalog DIR     use the catalog JSON files in DIR\n",
+        runEvaluateCommand },
+    { "search", "FILE [--top K] [--json] [--catalog DIR]",
+        "Search every training strategy exhaustively; rank them and give the Pareto front.",
+        "Enumerates TP, PP, virtual stages, DP, CP (ring and Ulysses), EP, micro-batch, ZeRO stage and\n"
+        "recomputation; drops invalid strategies and those that do not fit in GPU memory; prints the\n"
+        "K fastest (default 10) and the Pareto front of iteration time, memory per GPU and cost.\n"
+        "Exit 1 when no strategy fits.\n"
+        "  --top K        strategies to rank (default 10)\n"
+        "  --json         machine-readable output: ranked and pareto, each with the evaluate fields\n"
+        "  --catalog DIR  use the catalog JSON files in DIR\n",
+        runSearchCommand },
 };
 } // namespace
 

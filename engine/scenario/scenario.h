@@ -65,6 +65,7 @@ struct ModelSpec {
     int vocab = 32000;     ///< "vocab"
     int seqLen = 4096;     ///< "seq_len": tokens per sequence
     std::optional<MoeSpec> moe; ///< "moe": null for a dense model
+    bool gatedMlp = true;  ///< "gated_mlp": SwiGLU-style 3-matrix MLP; JSON default: ffn_hidden != 4 x hidden
     bool operator==(const ModelSpec&) const = default;
 };
 
@@ -74,6 +75,7 @@ struct TrainingSpec {
     DType dtype = DType::BF16; ///< "dtype"
     Recompute recompute = Recompute::Selective; ///< "recompute"
     double tokens = 0.0;      ///< "tokens": training token budget (0 = not stated)
+    double gpuHourUsd = 0.0;  ///< "gpu_hour_usd": price of one GPU-hour in USD (0 = derive from the catalog price)
     bool operator==(const TrainingSpec&) const = default;
 };
 
@@ -88,6 +90,9 @@ struct ParallelismSpec {
     bool sequenceParallel = false; ///< "sequence_parallel"
     PipelineSchedule schedule = PipelineSchedule::OneFOneB; ///< "pipeline_schedule": "1f1b" | "gpipe" | "interleaved"
     ContextParallelKind cpKind = ContextParallelKind::Ring;  ///< "cp_kind": "ring" | "ulysses"
+    /// "placement_order": rank order from innermost to outermost, a permutation of tp, cp, dp, pp
+    /// joined by '-' (EP groups are formed inside dp, right after cp).
+    std::string placementOrder = "tp-cp-dp-pp";
     bool operator==(const ParallelismSpec&) const = default;
 };
 

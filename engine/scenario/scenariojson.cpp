@@ -3,6 +3,9 @@
 #include "engine/core/atomicfile.h"
 #include "engine/core/jsonfields.h"
 
+#include <algorithm>
+#include <vector>
+
 
 namespace clusterscope::engine {
 
@@ -95,6 +98,8 @@ ModelSpec readModel(JsonObjectReader r)
     m.ffnHidden = r.positiveInt("ffn_hidden", 4 * m.hidden);
     m.vocab = r.positiveInt("vocab");
     m.seqLen = r.positiveInt("seq_len");
+    // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
+    m.gatedMlp = r.boolean("gated_mlp", m.ffnHidden != 4 * m.hidden);
     if (auto moe = r.object("moe")) {
         MoeSpec s;
         s.experts = moe->positiveInt("experts");
@@ -122,6 +127,7 @@ TrainingSpec readTraining(JsonObjectReader r)
         { "selective", Recompute::Selective }, { "full", Recompute::Full } };
     t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
     t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
+    t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
     r.finish();
     return t;
 }
@@ -146,6 +152,22 @@ ParallelismSpec readParallelism(JsonObjectReader r)
         schedules);
     p.cpKind = r.choice("cp_kind", { "ring", "ulysses" }, "ring") == "ring" ? ContextParallelKind::Ring
                                                                          : ContextParallelKind::Ulysses;
+    p.placementOrder = r.string("placement_order", "tp-cp-dp-pp");
+    {
+        // A permutation of the four rank dimensions, innermost first (e.g. "tp-cp-dp-pp").
+        std::size_t start = 0;
+        std::vector<std::string> parts;
+        while (start <= p.placementOrder.size()) {
+            const std::size_t dash = std::min(p.placementOrder.find('-', start), p.placementOrder.size());
+            parts.push_back(p.placementOrder.substr(start, dash - start));
+            start = dash + 1;
+        }
+        std::sort(parts.begin(), parts.end());
+        if (parts != std::vector<std::string> { "cp", "dp", "pp", "tp" })
+            throw JsonFieldError(r.pointerOf("placement_order"),
+                "expected the dimensions tp, cp, dp and pp each once, joined by '-' (innermost first), got \""
+                    + p.placementOrder + "\"");
+    }
     r.finish();
     return p;
 }
@@ -261,17 +283,23 @@ std::string scenarioToJson(const Scenario& s)
     const ModelSpec& m = s.model;
     root["model"] = { { "layers", m.layers }, { "hidden", m.hidden }, { "heads", m.heads }, { "kv_heads", m.kvHeads },
         { "ffn_hidden", m.ffnHidden }, { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "moe", nullptr } };
+    if (m.gatedMlp != (m.ffnHidden != 4 * m.hidden))
+        root["model"]["gated_mlp"] = m.gatedMlp;
     if (m.moe)
         root["model"]["moe"] = { { "experts", m.moe->experts }, { "top_k", m.moe->topK },
             { "expert_ffn_hidden", m.moe->expertFfnHidden } };
     root["training"] = { { "global_batch", s.training.globalBatch }, { "micro_batch", s.training.microBatch },
         { "dtype", toString(s.training.dtype) }, { "recompute", toString(s.training.recompute) },
         { "tokens", s.training.tokens } };
+    if (s.training.gpuHourUsd > 0)
+        root["training"]["gpu_hour_usd"] = s.training.gpuHourUsd;
     if (s.parallelism) {
         const ParallelismSpec& p = *s.parallelism;
         root["parallelism"] = { { "tp", p.tp }, { "pp", p.pp }, { "dp", p.dp }, { "cp", p.cp }, { "ep", p.ep },
             { "vpp", p.vpp }, { "zero", p.zero }, { "sequence_parallel", p.sequenceParallel },
             { "pipeline_schedule", toString(p.schedule) }, { "cp_kind", toString(p.cpKind) } };
+        if (p.placementOrder != "tp-cp-dp-pp")
+            root["parallelism"]["placement_order"] = p.placementOrder;
     }
     if (s.communication != CommunicationSpec {}) {
         const CommunicationSpec& c = s.communication;

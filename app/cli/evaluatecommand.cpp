@@ -1,0 +1,127 @@
+#include "app/cli/clicommand.h"
+#include "app/cli/clisupport.h"
+#include "app/cli/commandline.h"
+#include "engine/training/strategysearch.h"
+#include "engine/training/trainingevaluator.h"
+#include "engine/training/trainingjson.h"
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+namespace clusterscope::app {
+
+namespace {
+
+std::string fixed(double value, int decimals)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+std::string percent(double share) { return fixed(100.0 * share, 1) + "%"; }
+std::string gigabytes(double bytes) { return fixed(bytes / 1e9, 1) + " GB"; }
+
+} // namespace
+
+/// Human-readable summary of one estimate (shared with the search command).
+void printTrainingEstimate(std::ostream& out, const engine::TrainingEstimate& e)
+{
+    using namespace engine;
+    const ParallelismSpec& p = e.strategy.parallelism;
+    const IterationBreakdown& b = e.breakdown;
+    out << "  parallelism   tp " << p.tp << "  pp " << p.pp << "  dp " << p.dp << "  cp " << p.cp << " ("
+        << toString(p.cpKind) << ")  ep " << p.ep << "  vpp " << p.vpp << "  zero " << p.zero << "  sp "
+        << (p.sequenceParallel ? "on" : "off") << "  " << toString(p.schedule) << "  micro-batch " << e.strategy.microBatch
+        << "  recompute " << toString(e.strategy.recompute) << "\n";
+    out << "  iteration     " << fixed(e.iterationSeconds, 3) << " s   tokens/s " << fixed(e.tokensPerSecond, 0)
+        << "   model TFLOP/s per GPU " << fixed(e.tflopsPerGpu, 1) << "   MFU " << percent(e.mfu) << "\n";
+    const double t = e.iterationSeconds;
+    const std::pair<const char*, double> parts[] = { { "compute", b.compute }, { "recompute", b.recompute },
+        { "tp", b.tpExposed }, { "pp", b.ppExposed }, { "dp", b.dpExposed }, { "cp", b.cpExposed },
+        { "ep", b.epExposed }, { "bubble", b.bubble }, { "optimizer", b.optimizer }, { "other", b.other } };
+    out << "  breakdown    ";
+    for (const auto& [name, seconds] : parts)
+        if (seconds > 0)
+            out << " " << name << " " << fixed(seconds, 3) << " s (" << percent(seconds / t) << ")";
+    out << "\n  network share " << percent(e.networkShare) << " of the iteration is exposed communication"
+        << (e.networkShareAboveGuideline ? " -- ABOVE the 25% guideline\n" : " (within the 25% guideline)\n");
+    const MemoryBreakdown& m = e.memory;
+    out << "  memory/GPU    " << gigabytes(m.totalBytes()) << " of " << gigabytes(m.capacityBytes) << ": weights "
+        << gigabytes(m.weightsBytes) << ", gradients " << gigabytes(m.gradientsBytes) << ", optimizer "
+        << gigabytes(m.optimizerBytes) << ", activations " << gigabytes(m.activationsBytes);
+    if (m.compressionBytes > 0)
+        out << ", compression " << gigabytes(m.compressionBytes);
+    out << ", other " << gigabytes(m.otherBytes) << (m.fits() ? " -> fits\n" : " -> OUT OF MEMORY\n");
+}
+
+int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
+{
+    using namespace engine;
+    auto cl = CommandLine::parse(args, { "json" }, { "catalog", "traffic" });
+    if (!cl)
+        return cliUsageError(io, "evaluate", cl.message());
+    if (cl->positionals().size() != 1)
+        return cliUsageError(io, "evaluate", "expected exactly one scenario FILE (see --help)");
+    TrafficDetail detail = TrafficDetail::Summary;
+    if (auto traffic = cl->value("traffic")) {
+        if (*traffic == "nodes")
+            detail = TrafficDetail::Nodes;
+        else if (*traffic == "racks")
+            detail = TrafficDetail::Racks;
+        else if (*traffic != "summary")
+            return cliUsageError(io, "evaluate", "--traffic expects summary, nodes or racks, got \"" + *traffic + "\"");
+    }
+    const std::string path = cl->positionals().front();
+    auto catalog = loadCatalogForCli(*cl, io);
+    if (!catalog)
+        return 1;
+    auto scenario = loadValidScenarioForCli(path, *catalog, io);
+    if (!scenario)
+        return 1;
+    auto evaluator = TrainingEvaluator::create(*scenario, *catalog);
+    if (!evaluator) {
+        io.err << path << ": " << evaluator.message() << "\n";
+        return 1;
+    }
+
+    TrainingStrategy strategy;
+    std::string source = "scenario";
+    if (scenario->parallelism) {
+        strategy = TrainingStrategy::fromScenario(*scenario);
+        if (const char* reason = evaluator->invalidReason(strategy)) {
+            io.err << path << ": " << reason << "\n";
+            return 1;
+        }
+    } else {
+        SearchOptions options;
+        options.topK = 1;
+        const SearchResult found = StrategySearch::run(*evaluator, options);
+        if (found.ranked.empty()) {
+            io.err << path << ": /parallelism: absent, and none of the " << found.valid
+                   << " valid strategies fits in GPU memory\n";
+            return 1;
+        }
+        strategy = found.ranked.front().strategy;
+        source = "search";
+    }
+    const TrainingEstimate estimate = evaluator->evaluate(strategy);
+    if (cl->flag("json")) {
+        io.out << trainingEstimateToJson(estimate, *evaluator, source, detail);
+        return 0;
+    }
+    io.out << scenario->name << " (strategy from the " << source << ")\n";
+    printTrainingEstimate(io.out, estimate);
+    if (estimate.trainingSeconds > 0)
+        io.out << "  training      " << fixed(scenario->training.tokens / 1e12, 2) << "T tokens: "
+               << fixed(estimate.trainingSeconds / 86400.0, 1) << " days, " << fixed(estimate.trainingCostUsd / 1e6, 2)
+               << " million USD at " << fixed(estimate.gpuHourUsd, 2) << " USD per GPU-hour\n";
+    const CommunicationBytes& sent = estimate.bytesSent;
+    io.out << "  sent per GPU  tp " << gigabytes(sent.tp) << ", cp " << gigabytes(sent.cp) << ", dp "
+           << gigabytes(sent.dp + sent.expertDp) << ", ep " << gigabytes(sent.ep) << ", pp " << gigabytes(sent.pp)
+           << " per iteration\n";
+    return 0;
+}
+
+} // namespace clusterscope::app

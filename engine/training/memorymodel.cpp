@@ -1,0 +1,106 @@
+#include "engine/training/memorymodel.h"
+
+#include "engine/training/transformershape.h"
+
+#include <algorithm>
+
+namespace clusterscope::engine {
+
+LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p)
+{
+    const double t = p.tp;
+    const double layersPerStage = shape.layers / p.pp;
+    LocalParams local;
+    const double layerDense = (shape.attentionParamsPerLayer + shape.denseMlpParamsPerLayer) / t
+        + shape.normParamsPerLayer + shape.routerParamsPerLayer;
+    // Embedding on the first stage, output layer on the last; one GPU holds both when pp = 1.
+    const double vocabParams = p.pp == 1 ? (shape.embeddingParams + shape.outputLayerParams) / t
+                                         : std::max(shape.embeddingParams, shape.outputLayerParams) / t;
+    local.dense = layersPerStage * layerDense + vocabParams;
+    // Experts are split over ep GPUs and each expert over the tensor-parallel group.
+    local.expert = layersPerStage * shape.expertParamsPerLayer / (static_cast<double>(p.ep) * t);
+    return local;
+}
+
+double activationBytesPerLayer(const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in)
+{
+    const ParallelismSpec& p = s.parallelism;
+    const double t = p.tp;
+    const double h = shape.hidden;
+    const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp; // b s / cp
+    const double scale = in.activationElementBytes / 2.0; // Korthikanti counts 2-byte elements
+    const bool sp = p.sequenceParallel && p.tp > 1;
+
+    if (s.recompute == Recompute::Full) // only the layer input (2 s b h) survives
+        return scale * 2.0 * tokens * h / (sp ? t : 1.0);
+
+    // Korthikanti eq. 1 terms per token, in bytes of 16-bit elements:
+    //   attention 11h (QKV input 2h, Q and K 4h, V 2h, projection input 2h, dropout mask h) -> GQA shrinks K, V;
+    //   MLP 19h (FC1 input 2h, GeLU input 8h, FC2 input 8h, mask h) -> 2F per FFN matrix output;
+    //   two LayerNorm inputs 4h. Of these, 10h stay replicated across TP without sequence parallelism.
+    const double kvShare = shape.kvHeads / shape.heads;
+    const double attention = h * (7.0 + 4.0 * kvShare);
+    double mlp;
+    const double matrices = shape.gatedMlp ? 2.0 : 1.0; // FC1 outputs (gate + up for SwiGLU)
+    if (shape.moe) {
+        const double f = shape.expertFfnHidden;
+        // Router input 2h; each of the top-k copies: FC1 input 2h, FC1 outputs, activation output 2f, mask h.
+        mlp = 2.0 * h + shape.topK * (3.0 * h + 2.0 * f * matrices + 2.0 * f);
+    } else {
+        const double f = shape.ffnHidden;
+        mlp = 3.0 * h + 2.0 * f * matrices + 2.0 * f;
+    }
+    const double layerNorms = 4.0 * h;
+    const double perToken = attention + mlp + layerNorms;
+    const double replicated = sp ? 0.0 : 10.0 * h;
+    double bytes = tokens * ((perToken - replicated) / t + replicated);
+    // Attention scores 5 a s^2 b (softmax output 2, dropout mask 1, dropout output 2), kept unless
+    // selective recomputation or a fused attention kernel avoids storing them.
+    if (s.recompute == Recompute::None && !in.flashAttention)
+        bytes += 5.0 * shape.heads / t * tokens * shape.seqLen;
+    return scale * bytes;
+}
+
+MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in)
+{
+    const ParallelismSpec& p = s.parallelism;
+    const LocalParams local = localParams(shape, p);
+    const double denseShards = static_cast<double>(p.dp) * p.cp;
+    const double expertShards = std::max(1.0, denseShards / p.ep);
+    const auto sharded = [&](double bytesPerParam, bool shard) {
+        return shard ? bytesPerParam * (local.dense / denseShards + local.expert / expertShards)
+                     : bytesPerParam * local.total();
+    };
+    MemoryBreakdown m;
+    m.capacityBytes = in.capacityBytes;
+    // Mixed precision with Adam: 2 + 2 + 12 bytes per parameter (ZeRO, Rajbhandari et al. 2020, Sec. 3).
+    m.weightsBytes = sharded(2.0, p.zero >= 3);
+    m.gradientsBytes = sharded(2.0, p.zero >= 2);
+    m.optimizerBytes = sharded(12.0, p.zero >= 1);
+    if (p.zero >= 3) // two layers gathered at a time (current + prefetched), ZeRO-3 / FSDP
+        m.weightsBytes += 2.0 * 2.0 * local.total() / std::max(1.0, shape.layers / p.pp);
+
+    const int microBatches = std::max(1, in.globalBatch / (p.dp * s.microBatch));
+    const double layersPerStage = shape.layers / p.pp;
+    double inFlight; // micro-batches whose activations the first stage holds
+    if (p.schedule == PipelineSchedule::GPipe)
+        inFlight = microBatches;
+    else if (p.vpp > 1) // interleaved 1F1B: Korthikanti et al. Sec. 4.2.3
+        inFlight = std::min<double>(p.pp, microBatches) * (1.0 + (p.pp - 1.0) / (p.pp * p.vpp));
+    else
+        inFlight = std::min(p.pp, microBatches);
+    m.activationsBytes = layersPerStage * inFlight * activationBytesPerLayer(shape, s, in);
+    if (s.recompute == Recompute::Full) { // working set of the one layer being recomputed
+        TrainingStrategy none = s;
+        none.recompute = Recompute::Selective;
+        m.activationsBytes += activationBytesPerLayer(shape, none, in);
+    }
+    if (in.errorFeedback) // fp32 residual per local gradient element
+        m.compressionBytes = 4.0 * local.total();
+    // Logits of one micro-batch on the last stage in fp32 for the cross-entropy, split over TP.
+    const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp;
+    m.otherBytes = 4.0 * tokens * shape.vocab / p.tp + in.frameworkReserveBytes;
+    return m;
+}
+
+} // namespace clusterscope::engine

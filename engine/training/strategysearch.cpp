@@ -1,0 +1,158 @@
+#include "engine/training/strategysearch.h"
+
+#include "engine/training/trainingevaluator.h"
+
+#include <algorithm>
+
+namespace clusterscope::engine {
+
+namespace {
+
+std::vector<int> divisorsOf(long long n)
+{
+    std::vector<int> d;
+    for (long long i = 1; i * i <= n; ++i) {
+        if (n % i == 0) {
+            d.push_back(static_cast<int>(i));
+            if (i * i != n)
+                d.push_back(static_cast<int>(n / i));
+        }
+    }
+    std::sort(d.begin(), d.end());
+    return d;
+}
+
+bool dominates(const TrainingEstimate& a, const TrainingEstimate& b)
+{
+    const double am = a.memory.totalBytes(), bm = b.memory.totalBytes();
+    const bool noWorse = a.iterationSeconds <= b.iterationSeconds && am <= bm
+        && a.costPerIterationUsd <= b.costPerIterationUsd;
+    const bool better = a.iterationSeconds < b.iterationSeconds || am < bm
+        || a.costPerIterationUsd < b.costPerIterationUsd;
+    return noWorse && better;
+}
+
+struct Collector {
+    int topK;
+    std::vector<TrainingEstimate> ranked; // max-heap on iteration time, size <= topK
+    std::vector<TrainingEstimate> pareto;
+
+    static bool slower(const TrainingEstimate& a, const TrainingEstimate& b)
+    {
+        return a.iterationSeconds < b.iterationSeconds;
+    }
+    void add(const TrainingEstimate& e)
+    {
+        if (topK > 0) {
+            if (static_cast<int>(ranked.size()) < topK) {
+                ranked.push_back(e);
+                std::push_heap(ranked.begin(), ranked.end(), slower);
+            } else if (e.iterationSeconds < ranked.front().iterationSeconds) {
+                std::pop_heap(ranked.begin(), ranked.end(), slower);
+                ranked.back() = e;
+                std::push_heap(ranked.begin(), ranked.end(), slower);
+            }
+        }
+        for (const TrainingEstimate& p : pareto)
+            if (dominates(p, e) || (p.iterationSeconds == e.iterationSeconds
+                                       && p.memory.totalBytes() == e.memory.totalBytes()))
+                return;
+        pareto.erase(std::remove_if(pareto.begin(), pareto.end(),
+                         [&e](const TrainingEstimate& p) { return dominates(e, p); }),
+            pareto.end());
+        pareto.push_back(e);
+    }
+};
+
+} // namespace
+
+SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const SearchOptions& options)
+{
+    const Scenario& scenario = evaluator.scenario();
+    const ModelSpec& model = scenario.model;
+    const int gpus = scenario.cluster.gpus;
+    const int batch = scenario.training.globalBatch;
+    SearchResult result;
+    Collector collect { options.topK, {}, {} };
+    collect.ranked.reserve(std::max(0, options.topK));
+
+    // Outer (tp, cp) pairs drive the progress report.
+    std::vector<std::pair<int, int>> outer;
+    for (int tp : divisorsOf(gpus))
+        if (model.heads % tp == 0)
+            for (int cp : divisorsOf(gpus / tp))
+                if (model.seqLen % cp == 0)
+                    outer.emplace_back(tp, cp);
+    const std::vector<int> expertCounts = model.moe ? divisorsOf(model.moe->experts) : std::vector<int> { 1 };
+    const Recompute recomputes[] = { Recompute::None, Recompute::Selective, Recompute::Full };
+
+    TrainingStrategy s;
+    s.parallelism = scenario.parallelism.value_or(ParallelismSpec {});
+    long long sinceCheck = 0;
+    for (std::size_t o = 0; o < outer.size(); ++o) {
+        if (options.stop.stop_requested()) {
+            result.cancelled = true;
+            break;
+        }
+        if (options.progress)
+            options.progress(static_cast<double>(o) / outer.size());
+        const auto [tp, cp] = outer[o];
+        for (int pp : divisorsOf(gpus / (tp * cp))) {
+            if (model.layers % pp != 0)
+                continue;
+            const int dp = gpus / (tp * cp * pp);
+            if (batch % dp != 0)
+                continue;
+            const std::vector<int> microBatches = divisorsOf(batch / dp);
+            const std::vector<int> virtualStages = pp > 1 ? divisorsOf(model.layers / pp) : std::vector<int> { 1 };
+            for (int vpp : virtualStages)
+                for (int ep : expertCounts) {
+                    if ((1LL * dp * cp) % ep != 0)
+                        continue;
+                    for (int kind = 0; kind < (cp > 1 ? 2 : 1); ++kind)
+                        for (int mb : microBatches)
+                            for (int zero = 0; zero <= (pp > 1 ? 1 : 3); ++zero)
+                                for (Recompute rc : recomputes) {
+                                    ParallelismSpec& p = s.parallelism;
+                                    p.tp = tp;
+                                    p.cp = cp;
+                                    p.pp = pp;
+                                    p.dp = dp;
+                                    p.ep = ep;
+                                    p.vpp = vpp;
+                                    p.zero = zero;
+                                    p.sequenceParallel = tp > 1;
+                                    p.schedule = vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
+                                    p.cpKind = kind == 0 ? ContextParallelKind::Ring : ContextParallelKind::Ulysses;
+                                    s.microBatch = mb;
+                                    s.recompute = rc;
+                                    ++result.candidates;
+                                    if (evaluator.invalidReason(s))
+                                        continue;
+                                    ++result.valid;
+                                    if (!evaluator.memory(s).fits())
+                                        continue;
+                                    ++result.fitting;
+                                    collect.add(evaluator.evaluate(s));
+                                    if (++sinceCheck >= 4096) {
+                                        sinceCheck = 0;
+                                        if (options.stop.stop_requested()) {
+                                            result.cancelled = true;
+                                            goto done;
+                                        }
+                                    }
+                                }
+                }
+        }
+    }
+done:
+    std::sort(collect.ranked.begin(), collect.ranked.end(), Collector::slower);
+    std::sort(collect.pareto.begin(), collect.pareto.end(), Collector::slower);
+    result.ranked = std::move(collect.ranked);
+    result.pareto = std::move(collect.pareto);
+    if (options.progress && !result.cancelled)
+        options.progress(1.0);
+    return result;
+}
+
+} // namespace clusterscope::engine

@@ -1,0 +1,68 @@
+#pragma once
+
+// The result of evaluating one training strategy: iteration time and its breakdown, throughput,
+// memory per GPU and the cost of the scenario's token budget. Plain data; no allocation.
+
+#include "engine/training/memorymodel.h"
+#include "engine/training/trainingstrategy.h"
+
+namespace clusterscope::engine {
+
+/// Seconds of one iteration (one optimizer step) on the critical path; the parts add up to it.
+struct IterationBreakdown {
+    double compute = 0;    ///< forward + backward kernels (GEMMs, attention, element-wise)
+    double recompute = 0;  ///< recomputed forward work (selective or full)
+    double tpExposed = 0;  ///< tensor-parallel collectives not hidden behind compute
+    double ppExposed = 0;  ///< pipeline point-to-point transfers on the critical path
+    double dpExposed = 0;  ///< data-parallel gradient / parameter traffic not hidden behind backward
+    double cpExposed = 0;  ///< context-parallel traffic not hidden behind attention
+    double epExposed = 0;  ///< expert-parallel all-to-all
+    double bubble = 0;     ///< pipeline fill and drain
+    double optimizer = 0;  ///< Adam step
+    double other = 0;      ///< gradient compression kernels
+    double total() const
+    {
+        return compute + recompute + tpExposed + ppExposed + dpExposed + cpExposed + epExposed + bubble + optimizer
+            + other;
+    }
+    double exposedCommunication() const { return tpExposed + ppExposed + dpExposed + cpExposed + epExposed; }
+};
+
+/// Total (exposed or not) seconds of communication per iteration, per dimension.
+struct CommunicationSeconds {
+    double tp = 0, pp = 0, dp = 0, cp = 0, ep = 0;
+};
+
+/// Bytes one GPU sends per iteration in each dimension (wire bytes of ring / pairwise algorithms:
+/// all-reduce 2(n-1)/n S, all-gather and reduce-scatter (n-1)/n S, all-to-all (n-1)/n S, send S).
+struct CommunicationBytes {
+    double tp = 0, pp = 0, dp = 0, expertDp = 0, cp = 0, ep = 0;
+};
+
+struct TrainingEstimate {
+    TrainingStrategy strategy;
+    bool valid = false;
+    IterationBreakdown breakdown;
+    CommunicationSeconds communication;
+    CommunicationBytes bytesSent;
+    MemoryBreakdown memory;
+    int microBatchesPerPipeline = 0;   ///< m = global_batch / (dp x micro_batch)
+    double iterationSeconds = 0;
+    double modelFlopsPerIteration = 0; ///< 3 x forward FLOPs (Megatron model FLOPs, no recompute)
+    double hardwareFlopsPerIteration = 0; ///< FLOPs executed including recomputation
+    double tflopsPerGpu = 0;           ///< model TFLOP/s per GPU (1e12)
+    double hardwareTflopsPerGpu = 0;   ///< executed TFLOP/s per GPU (counts recomputation)
+    double mfu = 0;                    ///< model FLOPs utilisation (fraction of peak)
+    double tokensPerSecond = 0;
+    double networkShare = 0;           ///< exposed communication / iteration time
+    bool networkShareAboveGuideline = false; ///< > 25% (the seed's guideline)
+    double trainingSeconds = 0;        ///< time for training.tokens (0 when no budget), warm-up included
+    double trainingCostUsd = 0;        ///< GPU-hours x gpu_hour_usd for that budget
+    double gpuHourUsd = 0;             ///< price used (USD per GPU-hour)
+    double costPerIterationUsd = 0;
+};
+
+/// Guideline of the seed text: the network's share of the iteration should stay under 25%.
+inline constexpr double kNetworkShareGuideline = 0.25;
+
+} // namespace clusterscope::engine

@@ -1,0 +1,77 @@
+#pragma once
+
+// Evaluates training strategies of one scenario: iteration time (compute from FLOPs and GEMM
+// shapes, communication from the collectives model on the placed groups), memory and cost.
+// Built once per scenario; evaluate() is the hot path of the strategy search (no allocation).
+
+#include "engine/collectives/collectivemodel.h"
+#include "engine/scenario/scenario.h"
+#include "engine/training/computeefficiency.h"
+#include "engine/training/groupplacer.h"
+#include "engine/training/memorymodel.h"
+#include "engine/training/trainingestimate.h"
+#include "engine/training/transformershape.h"
+
+namespace clusterscope::engine {
+
+class Catalog;
+
+/// Per-layer kernel times of one micro-batch on one GPU (seconds).
+struct LayerTimes {
+    double forward = 0;           ///< one transformer layer, forward
+    double backward = 0;          ///< one transformer layer, backward
+    double selectiveRecompute = 0; ///< attention core recomputed under selective recomputation
+    double attentionCore = 0;     ///< forward attention core (hides context-parallel traffic)
+    double logitsForward = 0;     ///< output layer + loss, forward (last stage)
+    double logitsBackward = 0;
+};
+
+class TrainingEvaluator {
+public:
+    /// Uses the scenario's cluster, model, training and communication sections and the catalog's
+    /// GPU figures. Fails (naming the scenario place) when the GPU is unknown or FP8 unsupported.
+    static Result<TrainingEvaluator> create(
+        const Scenario& scenario, const Catalog& catalog, const ComputeEfficiencyParams& efficiency = {});
+
+    /// nullptr when `s` can run on this cluster and model, else a one-sentence reason naming the
+    /// parallelism key (static string: no allocation).
+    const char* invalidReason(const TrainingStrategy& s) const;
+    /// Full estimate; `valid` is false (and nothing else is filled) when invalidReason() is set.
+    TrainingEstimate evaluate(const TrainingStrategy& s) const;
+    MemoryBreakdown memory(const TrainingStrategy& s) const;
+    LayerTimes layerTimes(const TrainingStrategy& s) const;
+    StrategyGroups groups(const ParallelismSpec& p) const { return m_placer.groups(p); }
+
+    const Scenario& scenario() const { return m_scenario; }
+    const TransformerShape& shape() const { return m_shape; }
+    const GroupPlacer& placer() const { return m_placer; }
+    const CollectiveModel& collectives() const { return m_collectives; }
+    const ComputeEfficiency& efficiency() const { return m_efficiency; }
+    double peakFlopsPerSecond() const { return m_efficiency.peakFlopsPerSecond(); }
+    /// USD per GPU-hour: training.gpu_hour_usd, or the catalog GPU price amortised over 4 years
+    /// (35,064 h) plus its TDP at PUE 1.3 and 0.10 USD/kWh (GPU only: no hosts, network or staff).
+    double gpuHourUsd() const { return m_gpuHourUsd; }
+    /// Seconds of one collective on a placed group (0 for a group of one rank).
+    double collectiveSeconds(CollectiveOp op, double bytes, const GroupPlacement& group) const;
+    /// Memoise collective estimates in a small per-thread cache (on by default; a search repeats the
+    /// same collectives across micro-batch, ZeRO and recomputation choices). Results are identical.
+    void setMemoization(bool on) { m_memoize = on; }
+
+private:
+    TrainingEvaluator(const Scenario& scenario, const CollectiveModel& collectives);
+    double estimateCollective(CollectiveOp op, double bytes, const GroupPlacement& group) const;
+
+    Scenario m_scenario;
+    TransformerShape m_shape;
+    ComputeEfficiency m_efficiency;
+    CollectiveModel m_collectives;
+    GroupPlacer m_placer;
+    MemoryInputs m_memoryInputs;
+    CollectiveAlgorithm m_algorithm = CollectiveAlgorithm::Auto;
+    double m_elementBytes = 2.0;
+    double m_gpuHourUsd = 0;
+    bool m_memoize = true;
+    unsigned long long m_cacheTag = 0; ///< distinguishes evaluators in the per-thread cache
+};
+
+} // namespace clusterscope::engine

@@ -1,0 +1,236 @@
+// TrainingEvaluator::evaluate(): assembles one iteration from the layer times, the placed
+// collectives, the pipeline schedule and the optimizer step (notes/training-model.md).
+
+#include "engine/training/gradientcompression.h"
+#include "engine/training/trainingevaluator.h"
+
+#include <algorithm>
+
+namespace clusterscope::engine {
+
+namespace {
+constexpr double kActivationBytes = 2.0;
+constexpr double kGradientBytes = 2.0;
+
+/// Wire bytes one rank sends in a ring / pairwise implementation of `op` of size S over n ranks.
+double wireBytes(CollectiveOp op, double size, int n)
+{
+    if (n <= 1)
+        return 0.0;
+    const double share = (n - 1.0) / n;
+    switch (op) {
+    case CollectiveOp::AllReduce:
+        return 2.0 * share * size;
+    case CollectiveOp::AllGather:
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllToAll:
+        return share * size;
+    default:
+        return size;
+    }
+}
+} // namespace
+
+TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
+{
+    TrainingEstimate r;
+    r.strategy = s;
+    if (invalidReason(s))
+        return r;
+    r.valid = true;
+    const ParallelismSpec& p = s.parallelism;
+    const TransformerShape& m = m_shape;
+    const CommunicationSpec& comm = m_scenario.communication;
+    const int batch = m_scenario.training.globalBatch;
+    const double micro = batch / (p.dp * s.microBatch); // m
+    r.microBatchesPerPipeline = static_cast<int>(micro);
+    const double layersPerStage = m.layers / p.pp;
+    const LayerTimes lt = layerTimes(s);
+    const StrategyGroups groups = m_placer.groups(p);
+    const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
+    const bool sp = p.sequenceParallel && p.tp > 1;
+    const bool full = s.recompute == Recompute::Full;
+    const double forwardPasses = full ? 2.0 : 1.0; // recomputation repeats the forward collectives
+
+    IterationBreakdown& b = r.breakdown;
+    const double overlapInterference = m_efficiency.params().overlapInterferenceFraction;
+    // Compute on the busiest (last) stage: its layers plus the output layer and loss.
+    const double stageForward = layersPerStage * lt.forward;
+    const double stageBackward = layersPerStage * lt.backward;
+    const double logits = lt.logitsForward + lt.logitsBackward;
+    const double recomputePerMicro
+        = layersPerStage * (full ? lt.forward : (s.recompute == Recompute::Selective ? lt.selectiveRecompute : 0.0));
+    b.compute = micro * (stageForward + stageBackward + logits);
+    b.recompute = micro * recomputePerMicro;
+
+    // Tensor parallelism: per layer 2 all-reduces forward and 2 backward of b s h (with sequence
+    // parallelism an all-gather + reduce-scatter pair each; Korthikanti et al. 2022 Sec. 4.2.2).
+    CommunicationSeconds& c = r.communication;
+    if (p.tp > 1) {
+        const double bytes = tokens * m.hidden * kActivationBytes;
+        const double pair = sp ? collectiveSeconds(CollectiveOp::AllGather, bytes, groups.tp)
+                + collectiveSeconds(CollectiveOp::ReduceScatter, bytes, groups.tp)
+                               : collectiveSeconds(CollectiveOp::AllReduce, bytes, groups.tp);
+        c.tp = micro * layersPerStage * 2.0 * pair * (1.0 + forwardPasses);
+        r.bytesSent.tp = micro * layersPerStage * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
+        const double hidden = c.tp * comm.tpOverlapFraction;
+        b.tpExposed = c.tp - hidden + overlapInterference * hidden;
+    }
+
+    // Pipeline: one activation (forward) and one gradient (backward) per micro-batch per virtual
+    // stage boundary, sent as 1/t slices (Megatron scatter/gather optimisation, SC21 Sec. 4.1), on the
+    // critical path of every micro-batch plus the fill/drain.
+    if (p.pp > 1) {
+        const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
+        const double p2p = collectiveSeconds(CollectiveOp::SendRecv, bytes, groups.ppPair);
+        c.pp = 2.0 * (micro * p.vpp + p.pp - 1.0) * p2p;
+        r.bytesSent.pp = 2.0 * micro * p.vpp * bytes; // forward to the next stage + backward to the previous
+        b.ppExposed = c.pp;
+    }
+
+    // Context parallelism.
+    if (p.cp > 1) {
+        double forward = 0, exposedForward = 0, exposedBackward = 0;
+        if (p.cpKind == ContextParallelKind::Ring) {
+            // Ring attention (Liu et al. 2023): cp - 1 steps pass the local K and V blocks; backward
+            // also returns dK and dV. Overlapped with the attention core of the block in flight.
+            const double kvBytes = tokens * 2.0 * m.hidden * m.kvHeads / m.heads * kActivationBytes / p.tp;
+            const double step = collectiveSeconds(CollectiveOp::SendRecv, kvBytes, m_placer.place(2, groups.cpStride));
+            forward = (p.cp - 1.0) * step;
+            r.bytesSent.cp = micro * layersPerStage * (p.cp - 1.0) * kvBytes * (2.0 + forwardPasses);
+            exposedForward = std::max(0.0, forward - lt.attentionCore);
+            exposedBackward = std::max(0.0, 2.0 * forward - 2.0 * lt.attentionCore);
+        } else {
+            // Ulysses (Jacobs et al. 2023): all-to-all of q, k, v and the output, forward and backward.
+            const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
+            forward = 4.0 * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
+            r.bytesSent.cp = micro * layersPerStage * 4.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
+            exposedForward = forward;
+            exposedBackward = forward;
+        }
+        c.cp = micro * layersPerStage * (forward * (1.0 + forwardPasses));
+        b.cpExposed = micro * layersPerStage * (exposedForward * forwardPasses + exposedBackward);
+        b.cpExposed += overlapInterference * std::max(0.0, c.cp - b.cpExposed);
+    }
+
+    // Expert parallelism: dispatch + combine all-to-all per MoE layer, forward and backward.
+    if (p.ep > 1 && m.moe) {
+        const double bytes = tokens * m.topK * m.hidden * kActivationBytes / (sp ? p.tp : 1.0);
+        const double a2a = collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
+        c.ep = micro * layersPerStage * 2.0 * a2a * (1.0 + forwardPasses);
+        r.bytesSent.ep = micro * layersPerStage * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
+        b.epExposed = c.ep;
+    }
+
+    // Data parallelism (with ZeRO) for dense and expert gradients; compression applies to the
+    // gradient reduction. Overlap: bucketed reduction hides behind the backward pass of the micro-batch
+    // that produces the gradients, parameter all-gathers behind the next forward (Megatron-LM
+    // --overlap-grad-reduce / --overlap-param-gather; PyTorch DDP buckets, Li et al. VLDB 2020);
+    // the last bucket is always exposed.
+    const LocalParams local = localParams(m, p);
+    const CompressionSpec& compression = comm.compression;
+    const double hbm = m_efficiency.hbmBytesPerSecond();
+    double dpTotal = 0, dpExposed = 0, dpExposedUncompressed = 0, compressSeconds = 0;
+    const auto dataParallel = [&](double elements, const GroupPlacement& group, double& bytesSent) {
+        if (group.ranks <= 1 || elements <= 0)
+            return;
+        const auto exposedOf = [&](double seconds, double bucketSeconds, double window) {
+            return comm.dpOverlap ? std::max(bucketSeconds, seconds - window) : seconds;
+        };
+        const double bucketElements = std::min(elements, comm.dpBucketBytes / kGradientBytes);
+        for (int pass = 0; pass < 2; ++pass) {
+            const bool compressed = pass == 0;
+            if (!compressed && compression.method == CompressionMethod::None)
+                break;
+            CompressionSpec spec = compression;
+            if (!compressed)
+                spec.method = CompressionMethod::None;
+            CompressedSync sync = GradientCompression::sync(spec, elements, kGradientBytes, group.ranks, hbm);
+            CompressedSync bucket = GradientCompression::sync(spec, bucketElements, kGradientBytes, group.ranks, hbm);
+            if (p.zero >= 1 && sync.op == CollectiveOp::AllReduce)
+                sync.op = bucket.op = CollectiveOp::ReduceScatter; // sharded gradients
+            const double gradSeconds = collectiveSeconds(sync.op, sync.bytes, group);
+            const double gradBucket = collectiveSeconds(bucket.op, bucket.bytes, group);
+            double gather = 0, gatherBucket = 0;
+            if (p.zero >= 1) {
+                gather = collectiveSeconds(CollectiveOp::AllGather, elements * kGradientBytes, group);
+                gatherBucket = collectiveSeconds(CollectiveOp::AllGather, bucketElements * kGradientBytes, group);
+            }
+            double exposed, total, wire;
+            const double gradWire = wireBytes(sync.op, sync.bytes, group.ranks);
+            const double gatherWire = wireBytes(CollectiveOp::AllGather, elements * kGradientBytes, group.ranks);
+            if (p.zero >= 3) {
+                // Per micro-batch: gather before the forward, gather again and reduce-scatter in the backward.
+                exposed = micro
+                    * (exposedOf(gather, gatherBucket, stageForward)
+                        + exposedOf(gather + gradSeconds, gradBucket, stageBackward));
+                total = micro * (2.0 * gather + gradSeconds);
+                wire = micro * (2.0 * gatherWire + gradWire);
+            } else {
+                const double syncs = p.zero == 2 ? micro : 1.0; // ZeRO-2 reduces every micro-batch
+                exposed = syncs * exposedOf(gradSeconds, gradBucket, stageBackward)
+                    + (p.zero >= 1 ? exposedOf(gather, gatherBucket, stageForward) : 0.0);
+                total = syncs * gradSeconds + gather;
+                wire = syncs * gradWire + (p.zero >= 1 ? gatherWire : 0.0);
+            }
+            // Hidden communication still slows the compute it overlaps (NCCL kernels occupy SMs and
+            // HBM bandwidth): a documented share of the hidden time stays on the critical path.
+            exposed += overlapInterference * (total - exposed);
+            if (compressed) {
+                dpTotal += total;
+                dpExposed += exposed;
+                compressSeconds += (p.zero >= 2 ? micro : 1.0) * sync.computeSeconds;
+                bytesSent = wire;
+            } else {
+                dpExposedUncompressed += exposed;
+            }
+        }
+    };
+    dataParallel(local.dense, groups.dpGrad, r.bytesSent.dp);
+    dataParallel(local.expert, groups.expertDpGrad, r.bytesSent.expertDp);
+    c.dp = dpTotal;
+    b.dpExposed = dpExposed;
+    b.other = compressSeconds;
+
+    // Pipeline bubble: (p - 1) stage-times of one micro-batch, divided by v when interleaved
+    // (Narayanan et al. SC21 Sec. 2.2); GPipe has the same bubble time as 1F1B.
+    const double stageMicro = stageForward + stageBackward + logits + recomputePerMicro;
+    const double virtualStages = p.schedule == PipelineSchedule::Interleaved ? p.vpp : 1.0;
+    b.bubble = (p.pp - 1.0) / virtualStages * stageMicro;
+
+    // Adam step on the optimizer shard this GPU owns (memory bound).
+    const double denseShards = p.zero >= 1 ? static_cast<double>(p.dp) * p.cp : 1.0;
+    const double expertShards = p.zero >= 1 ? std::max(1.0, static_cast<double>(p.dp) * p.cp / p.ep) : 1.0;
+    const double optimizerParams = local.dense / denseShards + local.expert / expertShards;
+    b.optimizer = m_efficiency.memoryBoundSeconds(optimizerParams * m_efficiency.params().optimizerBytesPerParam);
+
+    r.iterationSeconds = b.total();
+    const double gpus = m_scenario.cluster.gpus;
+    r.modelFlopsPerIteration = m.modelFlopsPerIteration(batch);
+    if (full)
+        r.hardwareFlopsPerIteration = m.fullRecomputeFlopsPerIteration(batch);
+    else if (s.recompute == Recompute::Selective && !m_efficiency.params().flashAttention)
+        r.hardwareFlopsPerIteration = r.modelFlopsPerIteration + 4.0 * batch * m.seqLen * m.seqLen * m.hidden * m.layers;
+    else
+        r.hardwareFlopsPerIteration = r.modelFlopsPerIteration;
+    r.tflopsPerGpu = r.modelFlopsPerIteration / (r.iterationSeconds * gpus) / 1e12;
+    r.hardwareTflopsPerGpu = r.hardwareFlopsPerIteration / (r.iterationSeconds * gpus) / 1e12;
+    r.mfu = r.modelFlopsPerIteration / (r.iterationSeconds * gpus * m_efficiency.peakFlopsPerSecond());
+    r.tokensPerSecond = batch * m.seqLen / r.iterationSeconds;
+    r.networkShare = b.exposedCommunication() / r.iterationSeconds;
+    r.networkShareAboveGuideline = r.networkShare > kNetworkShareGuideline;
+    r.memory = memory(s);
+    r.gpuHourUsd = m_gpuHourUsd;
+    r.costPerIterationUsd = r.iterationSeconds / 3600.0 * gpus * m_gpuHourUsd;
+    if (m_scenario.training.tokens > 0) {
+        const double iterations = m_scenario.training.tokens / (batch * m.seqLen);
+        // Compressed methods with a warm-up (1-bit Adam) run the first share of steps uncompressed.
+        const double warmup = compression.method == CompressionMethod::None ? 0.0 : compression.warmupFraction;
+        const double warmupIteration = r.iterationSeconds - dpExposed - compressSeconds + dpExposedUncompressed;
+        r.trainingSeconds = iterations * ((1.0 - warmup) * r.iterationSeconds + warmup * warmupIteration);
+        r.trainingCostUsd = r.trainingSeconds / 3600.0 * gpus * m_gpuHourUsd;
+    }
+    return r;
+}
+
+} // namespace clusterscope::engine

@@ -1,0 +1,47 @@
+#pragma once
+
+// Parameter counts and FLOPs of a (dense or mixture-of-experts) decoder-only transformer, derived
+// once from the scenario's model section. All counts are plain numbers of parameters or FLOPs.
+
+namespace clusterscope::engine {
+
+struct ModelSpec;
+
+/// Derived sizes of one model. Conventions follow Megatron-LM (Narayanan et al., SC21, appendix):
+/// one multiply-add = 2 FLOPs, backward = 2 x forward, attention scores counted without causal
+/// halving, untied input embedding and output layer (each V x h).
+struct TransformerShape {
+    double layers = 0, hidden = 0, heads = 0, kvHeads = 0, ffnHidden = 0, vocab = 0, seqLen = 0;
+    bool gatedMlp = false;       ///< SwiGLU-style MLP with three matrices (else two)
+    bool moe = false;
+    double experts = 1, topK = 1, expertFfnHidden = 0;
+
+    double attentionParamsPerLayer = 0; ///< Q, K, V, O projections (GQA-aware)
+    double denseMlpParamsPerLayer = 0;  ///< MLP of a dense layer (0 for MoE)
+    double expertParamsPerLayer = 0;    ///< all experts of one MoE layer (0 for dense)
+    double routerParamsPerLayer = 0;    ///< MoE gate h x E
+    double normParamsPerLayer = 0;      ///< two layer norms
+    double embeddingParams = 0;         ///< input embedding V x h
+    double outputLayerParams = 0;       ///< output projection V x h
+
+    static TransformerShape fromModel(const ModelSpec& model);
+
+    /// Total parameters N.
+    double totalParams() const;
+    /// Parameters touched per token (active parameters; MoE counts top-k experts).
+    double activeParams() const;
+
+    /// Forward FLOPs of one transformer layer for `tokens` tokens whose attention spans `attendedTokens`
+    /// keys (= seq_len without context parallelism): dense GEMMs + 4 x tokens x attended x h.
+    double layerForwardFlops(double tokens, double attendedTokens) const;
+    /// Forward FLOPs of the logits for `tokens` tokens: 2 x tokens x h x V.
+    double logitsForwardFlops(double tokens) const;
+    /// Model FLOPs of one iteration of `sequences` sequences, without recomputation (3 x forward):
+    /// for GPT with 4h MLP this is 72 B s l h^2 (1 + s/(6h) + V/(12 l h)) (SC21 eq. 3 without recompute).
+    double modelFlopsPerIteration(double sequences) const;
+    /// FLOPs executed with full recomputation (4 x forward for layers, 3 x for logits):
+    /// 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) for GPT, the count SC21 Table 1 uses.
+    double fullRecomputeFlopsPerIteration(double sequences) const;
+};
+
+} // namespace clusterscope::engine

@@ -1,0 +1,426 @@
+// Training model formulas: parameter counts and FLOPs (Megatron SC21), the seed text's worked
+// examples (gradient volumes, accumulation, compression claims), memory (ZeRO, Korthikanti et al.
+// 2022 activations) and pipeline bubble fractions.
+
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
+#include "engine/training/gradientcompression.h"
+#include "engine/training/trainingevaluator.h"
+#include "resources/embeddedresources.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace clusterscope::engine;
+
+namespace {
+
+Scenario llama70b()
+{
+    auto s = parseScenarioJson(clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json"), "llama");
+    return *s;
+}
+
+// GPT-3 175B (Brown et al. 2020): 96 layers, h 12288, 96 heads, s 2048, V 50257, 4h GeLU MLP.
+ModelSpec gpt3()
+{
+    ModelSpec m;
+    m.layers = 96;
+    m.hidden = 12288;
+    m.heads = 96;
+    m.kvHeads = 96;
+    m.ffnHidden = 4 * 12288;
+    m.gatedMlp = false;
+    m.vocab = 50257;
+    m.seqLen = 2048;
+    return m;
+}
+
+bool near(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
+
+} // namespace
+
+class TestTrainingModel : public QObject {
+    Q_OBJECT
+
+    Catalog m_catalog;
+
+    TrainingEvaluator evaluator(const Scenario& s, ComputeEfficiencyParams e = {})
+    {
+        auto r = TrainingEvaluator::create(s, m_catalog, e);
+        if (!r)
+            qFatal("%s", r.message().c_str());
+        return *r;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { m_catalog = *Catalog::builtin(); }
+
+    // --- parameters and FLOPs -------------------------------------------------------------------
+    void megatronFlopFormulas_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("hidden");
+        QTest::addColumn<int>("vocab");
+        QTest::addRow("gpt3-175b") << 96 << 12288 << 51200;
+        QTest::addRow("1.7b") << 24 << 2304 << 51200;
+        QTest::addRow("1t") << 128 << 25600 << 51200;
+    }
+    void megatronFlopFormulas()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, hidden);
+        QFETCH(int, vocab);
+        ModelSpec m = gpt3();
+        m.layers = layers;
+        m.hidden = hidden;
+        m.heads = hidden / 128;
+        m.kvHeads = m.heads;
+        m.ffnHidden = 4 * hidden;
+        m.vocab = vocab;
+        const TransformerShape shape = TransformerShape::fromModel(m);
+        const double B = 1536, s = 2048, l = layers, h = hidden, V = vocab;
+        const double model72 = 72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
+        const double full96 = 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+        QVERIFY(near(shape.modelFlopsPerIteration(B), model72, 1e-12));
+        QVERIFY(near(shape.fullRecomputeFlopsPerIteration(B), full96, 1e-12));
+    }
+
+    void parameterCounts_data()
+    {
+        QTest::addColumn<QString>("which");
+        QTest::addColumn<double>("billions");
+        QTest::addRow("llama3-70b") << QStringLiteral("llama") << 70.55; // Meta model card: 70.6 B
+        QTest::addRow("gpt3-175b") << QStringLiteral("gpt3") << 175.2;   // 174.6 B + untied output layer
+    }
+    void parameterCounts()
+    {
+        QFETCH(QString, which);
+        QFETCH(double, billions);
+        const ModelSpec m = which == QStringLiteral("llama") ? llama70b().model : gpt3();
+        const double n = TransformerShape::fromModel(m).totalParams();
+        QVERIFY2(near(n / 1e9, billions, 0.005), qPrintable(QString::number(n / 1e9)));
+    }
+
+    // --- the seed's worked examples ---------------------------------------------------------------
+    void seedGradientVolumes_data()
+    {
+        QTest::addColumn<QString>("which");
+        QTest::addColumn<double>("seedGigabytes");
+        QTest::addRow("70B fp32 -> 280 GB") << QStringLiteral("llama") << 280.0;
+        QTest::addRow("175B fp32 -> 700 GB") << QStringLiteral("gpt3") << 700.0;
+    }
+    void seedGradientVolumes()
+    {
+        QFETCH(QString, which);
+        QFETCH(double, seedGigabytes);
+        const ModelSpec m = which == QStringLiteral("llama") ? llama70b().model : gpt3();
+        const double fp32GradientBytes = 4.0 * TransformerShape::fromModel(m).totalParams();
+        QVERIFY2(near(fp32GradientBytes / 1e9, seedGigabytes, 0.01), qPrintable(QString::number(fp32GradientBytes / 1e9)));
+        // "every 2 seconds -> 140 GB/s or 1.12 Tb/s" for the 70B case.
+        if (seedGigabytes == 280.0)
+            QVERIFY(near(fp32GradientBytes / 2.0 * 8.0 / 1e12, 1.12, 0.01));
+    }
+
+    // The seed: DP traffic per GPU "stays constant with the GPU count". True for ring all-reduce:
+    // each GPU sends 2 (n-1)/n of the gradients, which barely moves between 128 and 1024 GPUs.
+    void dataParallelTrafficIndependentOfGpuCount_data()
+    {
+        QTest::addColumn<int>("gpus");
+        QTest::addRow("256") << 256;
+        QTest::addRow("1024") << 1024;
+    }
+    void dataParallelTrafficIndependentOfGpuCount()
+    {
+        QFETCH(int, gpus);
+        Scenario s = llama70b();
+        s.cluster.gpus = gpus;
+        s.training.globalBatch = 2048;
+        s.parallelism->pp = 1;
+        s.parallelism->dp = gpus / 8;
+        const TrainingEstimate e = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(e.valid);
+        const LocalParams local = localParams(TransformerShape::fromModel(s.model), *s.parallelism);
+        const int n = s.parallelism->dp;
+        // ZeRO-1: reduce-scatter of 16-bit gradients + all-gather of 16-bit parameters, once per step.
+        const double expected = 2.0 * (n - 1.0) / n * 2.0 * local.dense;
+        QVERIFY2(near(e.bytesSent.dp, expected, 1e-9), qPrintable(QString::number(e.bytesSent.dp / expected)));
+        QVERIFY(near(e.bytesSent.dp, 2.0 * 2.0 * local.dense, 0.04));
+    }
+
+    // "Accumulating over 8 micro-batches syncs 8x less often: 87.5% less traffic" (for the same samples).
+    void accumulationCutsDataParallelTraffic()
+    {
+        Scenario s = llama70b();
+        s.training.microBatch = 1;
+        s.training.globalBatch = 32; // dp = 32, one micro-batch per step: sync after every micro-batch
+        const TrainingEstimate once = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        s.training.globalBatch = 8 * 32; // eight micro-batches accumulated per step
+        const TrainingEstimate accumulated = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(once.valid && accumulated.valid);
+        QCOMPARE(accumulated.microBatchesPerPipeline, 8);
+        const double perSampleOnce = once.bytesSent.dp / 32.0;
+        const double perSampleAccumulated = accumulated.bytesSent.dp / 256.0;
+        QVERIFY(near(1.0 - perSampleAccumulated / perSampleOnce, 0.875, 1e-9));
+    }
+
+    void compressionVolumes_data()
+    {
+        QTest::addColumn<int>("method");
+        QTest::addColumn<double>("fraction");
+        QTest::addColumn<double>("warmup");
+        QTest::addColumn<double>("ratioVsFp32");
+        QTest::addColumn<double>("runReduction");
+        // Seed: "top-1% ~100x" -- with 4-byte indices next to 4-byte values it is 50x.
+        QTest::addRow("top-1% with indices: 50x, not 100x") << int(CompressionMethod::TopK) << 0.01 << 0.0 << 0.02 << 0.98;
+        QTest::addRow("int8: 4x") << int(CompressionMethod::Int8) << 0.0 << 0.0 << 0.25049 << 0.74951;
+        QTest::addRow("fp8: 4x") << int(CompressionMethod::Fp8) << 0.0 << 0.0 << 0.25049 << 0.74951;
+        QTest::addRow("1-bit: 32x") << int(CompressionMethod::OneBit) << 0.0 << 0.0 << 0.03174 << 0.96826;
+        // Seed: 1-bit Adam "94% less" -- matches an uncompressed warm-up of ~3% of the steps.
+        QTest::addRow("1-bit Adam, 3% warm-up: 94%") << int(CompressionMethod::OneBit) << 0.0 << 0.03 << 0.03174 << 0.93921;
+        QTest::addRow("none") << int(CompressionMethod::None) << 0.0 << 0.0 << 1.0 << 0.0;
+    }
+    void compressionVolumes()
+    {
+        QFETCH(int, method);
+        QFETCH(double, fraction);
+        QFETCH(double, warmup);
+        QFETCH(double, ratioVsFp32);
+        QFETCH(double, runReduction);
+        CompressionSpec c;
+        c.method = CompressionMethod(method);
+        c.topkFraction = fraction > 0 ? fraction : 0.01;
+        c.warmupFraction = warmup;
+        QVERIFY(near(GradientCompression::volumeRatio(c, 4.0), ratioVsFp32, 1e-4));
+        QVERIFY(std::abs(GradientCompression::runTrafficReduction(c, 4.0) - runReduction) < 1e-4);
+    }
+
+    // Compression on a real scenario: less DP traffic, compression kernels in "other", residual memory.
+    void compressionInTheIteration_data()
+    {
+        QTest::addColumn<int>("method");
+        QTest::addRow("topk") << int(CompressionMethod::TopK);
+        QTest::addRow("int8") << int(CompressionMethod::Int8);
+        QTest::addRow("onebit") << int(CompressionMethod::OneBit);
+    }
+    void compressionInTheIteration()
+    {
+        QFETCH(int, method);
+        Scenario s = llama70b();
+        s.parallelism->zero = 0;
+        const TrainingEstimate plain = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        s.communication.compression.method = CompressionMethod(method);
+        s.communication.compression.warmupFraction = 0.1;
+        s.training.tokens = 1e12;
+        const TrainingEstimate packed = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(packed.valid);
+        QVERIFY(packed.breakdown.other > 0);
+        QVERIFY(plain.breakdown.other == 0);
+        QVERIFY(packed.memory.compressionBytes > 0);
+        const double n = s.parallelism->dp;
+        const double ratio = GradientCompression::volumeRatio(s.communication.compression, 2.0);
+        // Top-k gathers every rank's pairs: (n-1) x payload, versus 2 (n-1)/n x gradients for a ring.
+        const double expected = CompressionMethod(method) == CompressionMethod::TopK
+            ? plain.bytesSent.dp * ratio * n / 2.0
+            : plain.bytesSent.dp * ratio;
+        QVERIFY2(near(packed.bytesSent.dp, expected, 1e-9), qPrintable(QString::number(packed.bytesSent.dp / expected)));
+        // The warm-up share of the steps runs at the uncompressed iteration time.
+        const double iterations = 1e12 / (s.training.globalBatch * double(s.model.seqLen));
+        QVERIFY(near(packed.trainingSeconds, iterations * (0.9 * packed.iterationSeconds + 0.1 * plain.iterationSeconds), 1e-9));
+    }
+
+    // --- memory -----------------------------------------------------------------------------------
+    void modelStateBytes_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<double>("weights");
+        QTest::addColumn<double>("grads");
+        QTest::addColumn<double>("optimizer");
+        const double d = 128;
+        QTest::addRow("zero0: 2+2+12") << 0 << 2.0 << 2.0 << 12.0;
+        QTest::addRow("zero1: optimizer / d") << 1 << 2.0 << 2.0 << 12.0 / d;
+        QTest::addRow("zero2: grads / d") << 2 << 2.0 << 2.0 / d << 12.0 / d;
+        QTest::addRow("zero3: all / d") << 3 << 2.0 / d << 2.0 / d << 12.0 / d;
+    }
+    void modelStateBytes()
+    {
+        QFETCH(int, zero);
+        QFETCH(double, weights);
+        QFETCH(double, grads);
+        QFETCH(double, optimizer);
+        Scenario s = llama70b();
+        s.parallelism = ParallelismSpec { 8, 1, 128, 1, 1, 1, zero, true };
+        const TrainingStrategy st = TrainingStrategy::fromScenario(s);
+        const MemoryBreakdown m = evaluator(s).memory(st);
+        const double n = localParams(TransformerShape::fromModel(s.model), st.parallelism).total();
+        QVERIFY(near(m.gradientsBytes, grads * n, 1e-12));
+        QVERIFY(near(m.optimizerBytes, optimizer * n, 1e-12));
+        if (zero < 3)
+            QVERIFY(near(m.weightsBytes, weights * n, 1e-12));
+        else // + two gathered layers
+            QVERIFY(m.weightsBytes > weights * n && m.weightsBytes < weights * n + 4.0 * n / 80.0 * 1.01);
+    }
+
+    void korthikantiActivations_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<int>("recompute");
+        QTest::addColumn<double>("coefficient"); // bytes / (s b h), a = heads
+        const double a = 96, s = 2048, h = 12288;
+        const double scores = 5.0 * a * s / h;
+        QTest::addRow("t1 none") << 1 << false << int(Recompute::None) << 34.0 + scores;
+        QTest::addRow("t8 no-sp none") << 8 << false << int(Recompute::None) << 10.0 + 24.0 / 8 + scores / 8;
+        QTest::addRow("t8 sp none") << 8 << true << int(Recompute::None) << 34.0 / 8 + scores / 8;
+        QTest::addRow("t8 sp selective") << 8 << true << int(Recompute::Selective) << 34.0 / 8;
+        QTest::addRow("t8 no-sp selective") << 8 << false << int(Recompute::Selective) << 10.0 + 24.0 / 8;
+        QTest::addRow("t8 sp full") << 8 << true << int(Recompute::Full) << 2.0 / 8;
+        QTest::addRow("t1 full") << 1 << false << int(Recompute::Full) << 2.0;
+    }
+    void korthikantiActivations()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        QFETCH(int, recompute);
+        QFETCH(double, coefficient);
+        const TransformerShape shape = TransformerShape::fromModel(gpt3());
+        TrainingStrategy st;
+        st.parallelism.tp = tp;
+        st.parallelism.sequenceParallel = sp;
+        st.microBatch = 2;
+        st.recompute = Recompute(recompute);
+        MemoryInputs in;
+        in.flashAttention = false;
+        const double sbh = 2048.0 * 2 * 12288;
+        QVERIFY(near(activationBytesPerLayer(shape, st, in), coefficient * sbh, 1e-12));
+        // Fused attention never stores the scores.
+        in.flashAttention = true;
+        if (recompute == int(Recompute::None))
+            QVERIFY(activationBytesPerLayer(shape, st, in) < coefficient * sbh);
+    }
+
+    void activationsInFlight_data()
+    {
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<double>("microBatchesHeld"); // m = 1536 / (8 x 1) = 192 micro-batches
+        QTest::addRow("1f1b p=8 holds p") << 8 << 1 << int(PipelineSchedule::OneFOneB) << 8.0;
+        QTest::addRow("gpipe holds m") << 8 << 1 << int(PipelineSchedule::GPipe) << 192.0;
+        QTest::addRow("interleaved v=4") << 8 << 4 << int(PipelineSchedule::Interleaved) << 8.0 * (1.0 + 7.0 / 32.0);
+    }
+    void activationsInFlight()
+    {
+        QFETCH(int, pp);
+        QFETCH(int, vpp);
+        QFETCH(int, schedule);
+        QFETCH(double, microBatchesHeld);
+        const TransformerShape shape = TransformerShape::fromModel(gpt3());
+        TrainingStrategy st;
+        st.parallelism = ParallelismSpec { 8, pp, 8, 1, 1, vpp, 1, true, PipelineSchedule(schedule) };
+        st.microBatch = 1;
+        st.recompute = Recompute::Selective;
+        MemoryInputs in;
+        in.globalBatch = 1536;
+        const MemoryBreakdown m = estimateMemory(shape, st, in);
+        const double expected = 96.0 / pp * microBatchesHeld * activationBytesPerLayer(shape, st, in);
+        QVERIFY(near(m.activationsBytes, expected, 1e-12));
+    }
+
+    void outOfMemoryVerdict()
+    {
+        Scenario s = llama70b();
+        s.parallelism = ParallelismSpec { 1, 1, 1024, 1, 1, 1, 0, false };
+        const MemoryBreakdown m = evaluator(s).memory(TrainingStrategy::fromScenario(s));
+        QVERIFY(m.totalBytes() > 16.0 * 70e9); // 70B x 16 B does not fit 80 GB
+        QVERIFY(!m.fits());
+        s.parallelism = ParallelismSpec { 8, 4, 32, 1, 1, 1, 1, true };
+        QVERIFY(evaluator(s).memory(TrainingStrategy::fromScenario(s)).fits());
+    }
+
+    // --- pipeline bubble ---------------------------------------------------------------------------
+    void bubbleFraction_data()
+    {
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("batch");
+        QTest::addRow("1f1b p4 m8") << 4 << 1 << int(PipelineSchedule::OneFOneB) << 256;
+        QTest::addRow("gpipe p4 m8") << 4 << 1 << int(PipelineSchedule::GPipe) << 256;
+        QTest::addRow("1f1b p8 m32") << 8 << 1 << int(PipelineSchedule::OneFOneB) << 512;
+        QTest::addRow("interleaved p4 v5 m8") << 4 << 5 << int(PipelineSchedule::Interleaved) << 256;
+        QTest::addRow("interleaved p8 v2 m32") << 8 << 2 << int(PipelineSchedule::Interleaved) << 512;
+    }
+    void bubbleFraction()
+    {
+        QFETCH(int, pp);
+        QFETCH(int, vpp);
+        QFETCH(int, schedule);
+        QFETCH(int, batch);
+        Scenario s = llama70b();
+        s.cluster.gpus = 8 * pp * 32 / 2;
+        s.training.globalBatch = batch / 2;
+        s.parallelism = ParallelismSpec { 8, pp, 16, 1, 1, vpp, 1, true, PipelineSchedule(schedule) };
+        const TrainingEstimate e = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(e.valid);
+        const double m = e.microBatchesPerPipeline;
+        const double v = schedule == int(PipelineSchedule::Interleaved) ? vpp : 1;
+        // SC21 Sec. 2.2: bubble time / ideal time = (p - 1) / (v m).
+        QVERIFY(near(e.breakdown.bubble / (e.breakdown.compute + e.breakdown.recompute), (pp - 1.0) / (v * m), 1e-9));
+    }
+
+    void breakdownAddsUp()
+    {
+        Scenario s = llama70b();
+        const TrainingEstimate e = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(e.valid);
+        QVERIFY(near(e.breakdown.total(), e.iterationSeconds, 1e-12));
+        QVERIFY(e.breakdown.tpExposed > 0 && e.breakdown.ppExposed > 0 && e.breakdown.dpExposed > 0);
+        QCOMPARE(e.breakdown.cpExposed, 0.0);
+        QCOMPARE(e.breakdown.epExposed, 0.0);
+        QVERIFY(e.mfu > 0.2 && e.mfu < 0.8);
+        QVERIFY(near(e.tokensPerSecond, 1024.0 * 8192 / e.iterationSeconds, 1e-12));
+        QVERIFY(near(e.networkShare, e.breakdown.exposedCommunication() / e.iterationSeconds, 1e-12));
+        QCOMPARE(e.networkShareAboveGuideline, e.networkShare > 0.25);
+        QVERIFY(near(e.trainingSeconds, 15e12 / e.tokensPerSecond, 1e-9));
+        QVERIFY(near(e.trainingCostUsd, e.trainingSeconds / 3600 * 1024 * e.gpuHourUsd, 1e-9));
+        // TP overlap hides the stated share of TP traffic, less the interference of hidden traffic.
+        s.communication.tpOverlapFraction = 0.5;
+        const TrainingEstimate half = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        const double interference = ComputeEfficiencyParams {}.overlapInterferenceFraction;
+        QVERIFY(near(half.breakdown.tpExposed, (0.5 + 0.5 * interference) * e.breakdown.tpExposed, 1e-9));
+        // Without overlap the DP traffic is fully exposed.
+        s.communication.dpOverlap = false;
+        const TrainingEstimate exposed = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(near(exposed.breakdown.dpExposed, exposed.communication.dp, 1e-9));
+        QVERIFY(exposed.breakdown.dpExposed > e.breakdown.dpExposed);
+    }
+
+    void moeAndContextParallel_data()
+    {
+        QTest::addColumn<int>("cpKind");
+        QTest::addRow("ring") << int(ContextParallelKind::Ring);
+        QTest::addRow("ulysses") << int(ContextParallelKind::Ulysses);
+    }
+    void moeAndContextParallel()
+    {
+        QFETCH(int, cpKind);
+        auto s = *parseScenarioJson(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "m");
+        s.parallelism->cp = 2;
+        s.parallelism->dp = 64;
+        s.parallelism->cpKind = ContextParallelKind(cpKind);
+        const TrainingEstimate e = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY2(e.valid, evaluator(s).invalidReason(TrainingStrategy::fromScenario(s)));
+        QVERIFY(e.breakdown.epExposed > 0);
+        QVERIFY(e.communication.cp > 0);
+        QVERIFY(e.bytesSent.ep > 0 && e.bytesSent.cp > 0 && e.bytesSent.expertDp > 0);
+        // Mixtral 8x7B: 46.7 B parameters, 12.9 B active (Mistral AI).
+        const TransformerShape shape = evaluator(s).shape();
+        QVERIFY2(near(shape.totalParams() / 1e9, 46.7, 0.01), qPrintable(QString::number(shape.totalParams() / 1e9)));
+        QVERIFY2(near(shape.activeParams() / 1e9, 12.9, 0.01), qPrintable(QString::number(shape.activeParams() / 1e9)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainingModel)
+#include "tst_trainingmodel.moc"
