@@ -3,6 +3,9 @@
 
 #include "engine/fabric/flowmodel.h"
 
+#include "engine/fabric/lossmodel.h"
+#include "engine/scenario/scenario.h"
+
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -26,6 +29,19 @@ std::uint64_t mix(std::uint64_t x)
 bool usable(const FabricLink& l) { return !(l.flags & kLinkMissing); }
 
 } // namespace
+
+FlowOptions flowOptionsFor(const Scenario& s, double rttSeconds, double mtuBytes, double ccEfficiency)
+{
+    FlowOptions o;
+    switch (s.communication.routing) {
+    case Routing::Ecmp: o.routing = RoutingMode::Ecmp; break;
+    case Routing::Adaptive: o.routing = RoutingMode::Adaptive; break;
+    case Routing::Spray: o.routing = RoutingMode::Spray; break;
+    }
+    o.linkEfficiency = effectiveRateFraction(ccEfficiency, s.communication.lossRate,
+        windowPackets(s.cluster.nic.gbps, rttSeconds, mtuBytes));
+    return o;
+}
 
 FlowModel::FlowModel(const FabricDesign& design)
     : m_design(design)
@@ -110,7 +126,10 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
     const FabricGraph& g = m_design.graph;
     const std::uint32_t ranks = static_cast<std::uint32_t>(m_design.gpus.size());
     const int q = o.routing == RoutingMode::Ecmp ? std::max(1, o.queuePairs) : 1;
+    if (!(o.linkEfficiency > 0 && o.linkEfficiency <= 1))
+        return Status::error("link efficiency must be in (0, 1], got " + std::to_string(o.linkEfficiency));
     FlowPlacement p;
+    p.linkEfficiency = o.linkEfficiency;
     const std::size_t subs = flows.size() * q;
     p.flowOf.resize(subs);
     p.bytes.resize(subs);
@@ -304,6 +323,9 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
             }
         }
         if (!ok) {
+            if (!load.empty())
+                for (std::size_t e = mark; e < p.dlinks.size(); ++e)
+                    load[p.dlinks[e]] -= p.weights[e] * bytes;
             p.dlinks.resize(mark);
             p.weights.resize(mark);
             continue;

@@ -63,6 +63,10 @@ private Q_SLOTS:
         const double cost = j[QStringLiteral("cost_usd")].toDouble();
         QVERIFY(cost > 0 && j[QStringLiteral("power_w")].toDouble() > 0);
         QVERIFY(std::abs(j[QStringLiteral("cost_per_gpu_usd")].toDouble() * j[QStringLiteral("gpus")].toDouble() - cost) < 1e-3);
+        const QJsonObject contention = j[QStringLiteral("contention")].toObject();
+        QCOMPARE(contention[QStringLiteral("routing")].toString(), QStringLiteral("ecmp"));
+        QVERIFY(contention[QStringLiteral("ring_allreduce")][QStringLiteral("slowdown")].toDouble() >= 1.0);
+        QVERIFY(contention[QStringLiteral("half_shift")][QStringLiteral("slowdown")].toDouble() >= 1.0);
         int cablesByMedium = 0;
         for (const auto v : j[QStringLiteral("cables_by_medium")].toObject())
             cablesByMedium += v.toInt();

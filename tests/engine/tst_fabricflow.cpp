@@ -6,6 +6,7 @@
 #include "engine/fabric/ecmpstats.h"
 #include "engine/fabric/flowmodel.h"
 #include "engine/fabric/trafficpatterns.h"
+#include "engine/scenario/scenario.h"
 
 #include <QtTest>
 
@@ -234,6 +235,57 @@ private Q_SLOTS:
         for (std::uint32_t len : p->length)
             longest = std::max(longest, len);
         QVERIFY2(int(longest) - 2 <= maxNetworkHops, qPrintable(QString::number(longest)));
+    }
+
+    void linkEfficiency_data()
+    {
+        QTest::addColumn<double>("lossRate");
+        QTest::addColumn<int>("routing");
+        QTest::addColumn<double>("efficiency");
+        // notes/fabrics.md: 400G, 10 us, 4 KB -> W ~ 122; 1e-3 loss -> 0.89, 1e-2 -> 0.45.
+        QTest::addRow("no loss, ecmp") << 0.0 << int(Routing::Ecmp) << 1.0;
+        QTest::addRow("1e-3, adaptive") << 1e-3 << int(Routing::Adaptive) << 0.8912;
+        QTest::addRow("1e-2, spray") << 1e-2 << int(Routing::Spray) << 0.4503;
+    }
+    void linkEfficiency()
+    {
+        QFETCH(double, lossRate);
+        QFETCH(int, routing);
+        QFETCH(double, efficiency);
+        Scenario s;
+        s.communication.lossRate = lossRate;
+        s.communication.routing = static_cast<Routing>(routing);
+        const FlowOptions o = flowOptionsFor(s);
+        QCOMPARE(int(o.routing), routing); // the enums share their order
+        QVERIFY2(std::abs(o.linkEfficiency - efficiency) < 1e-4, qPrintable(QString::number(o.linkEfficiency)));
+        // On a non-blocking fabric with perfect balance, the slowdown is 1 / efficiency.
+        const FabricDesign d = twoLeaves(4);
+        const FlowModel model(d);
+        FlowOptions balanced = o;
+        balanced.routing = RoutingMode::Adaptive;
+        auto t = model.time(leafToLeaf(d), balanced);
+        QVERIFY(t.isOk());
+        QVERIFY(std::abs(t->slowdown - 1 / efficiency) < 1e-3);
+        balanced.linkEfficiency = 0;
+        auto bad = model.time(leafToLeaf(d), balanced);
+        QVERIFY(!bad.isOk());
+        QCOMPARE(QString::fromStdString(bad.message()), QStringLiteral("link efficiency must be in (0, 1], got 0.000000"));
+    }
+
+    void halfShiftCrossesBisection()
+    {
+        const FabricDesign d = twoLeaves(8);
+        const auto flows = shiftFlows(d, 8, 1e9);
+        QCOMPARE(flows.size(), std::size_t(16));
+        QCOMPARE(flows[3].dst, 11u);
+        QCOMPARE(flows[12].dst, 4u);
+        QVERIFY(shiftFlows(d, 16, 1e9).empty());
+        const FlowModel model(d);
+        FlowOptions o;
+        o.routing = RoutingMode::Spray;
+        auto t = model.time(flows, o);
+        QVERIFY(t.isOk());
+        QVERIFY(std::abs(t->slowdown - 1.0) < 1e-6); // non-blocking and sprayed: line rate
     }
 
     void badRank()
