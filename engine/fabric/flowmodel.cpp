@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <deque>
 #include <map>
-#include <unordered_map>
 
 namespace clusterscope::engine {
 
@@ -226,7 +225,9 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
         NodeId next;
     };
     std::vector<Choice> cand;
-    std::unordered_map<NodeId, float> level, nextLevel;
+    std::vector<NodeId> level, nextLevel;
+    std::vector<float> weightAt(o.routing == RoutingMode::Spray ? g.nodeCount() : 0, 0.0f);
+    std::vector<float> nextWeight(weightAt.size(), 0.0f);
     for (const auto& [anchor, sf] : networkSubs) {
         if (anchor != current) {
             bfsFrom(anchorSets[anchor], dist);
@@ -299,13 +300,19 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
                 u = cand[pick].next;
             }
         } else {
-            level.clear();
-            level[nicS] = 1.0f;
-            for (int hops = 0; ok && !(level.size() == 1 && level.begin()->first == nicD); ++hops) {
+            // Spraying: propagate the flow's weight level by level (all equal-cost paths have the
+            // same length); `weightAt` is a dense scratch array indexed by node, reset via `level`.
+            level.assign(1, nicS);
+            weightAt[nicS] = 1.0f;
+            for (int hops = 0; ok && !(level.size() == 1 && level.front() == nicD); ++hops) {
                 nextLevel.clear();
-                for (const auto& [u, w] : level) {
+                for (NodeId u : level) {
+                    const float w = weightAt[u];
+                    weightAt[u] = 0.0f;
                     if (u == nicD) {
-                        nextLevel[u] += w;
+                        if (nextWeight[u] == 0.0f)
+                            nextLevel.push_back(u);
+                        nextWeight[u] += w;
                         continue;
                     }
                     candidates(u);
@@ -316,11 +323,21 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
                     const float share = w / static_cast<float>(cand.size());
                     for (const Choice& c : cand) {
                         push(dir(c.link, u), share, bytes);
-                        nextLevel[c.next] += share;
+                        if (nextWeight[c.next] == 0.0f)
+                            nextLevel.push_back(c.next);
+                        nextWeight[c.next] += share;
                     }
                 }
+                for (NodeId v : level)
+                    weightAt[v] = 0.0f;
                 level.swap(nextLevel);
+                for (NodeId v : level) {
+                    weightAt[v] = nextWeight[v];
+                    nextWeight[v] = 0.0f;
+                }
             }
+            for (NodeId v : level)
+                weightAt[v] = 0.0f;
         }
         if (!ok) {
             if (!load.empty())

@@ -77,6 +77,21 @@ private Q_SLOTS:
             seconds(t0, t1), routeS, flows.size() / routeS / 1e6, baseS, routeS / baseS);
         qInfo("max-min %.3f s; bisection (max-flow) %.3f s = %.1f Tb/s; peak RSS %.0f MB; max link load %.3f GB",
             seconds(t3, t4), seconds(t4, t5), bis / 1000, peakRssMb(), maxLoad / 1e9);
+        // Contention figures on the same fabric (not timed against a limit): the ring stays mostly
+        // under its leaves; the half-shift permutation crosses the core and shows ECMP collisions.
+        const auto shift = shiftFlows(*design, 16384, 1e9);
+        for (RoutingMode mode : { RoutingMode::Ecmp, RoutingMode::Adaptive, RoutingMode::Spray }) {
+            FlowOptions o;
+            o.routing = mode;
+            const auto c0 = clock::now();
+            auto ringT = model.time(flows, o);
+            auto shiftT = model.time(shift, o);
+            const auto c1 = clock::now();
+            QVERIFY(ringT.isOk() && shiftT.isOk());
+            qInfo("%s: ring AllReduce slowdown %.2fx (max util %.2f); half-shift slowdown %.2fx (max util %.2f); %.2f s; peak RSS %.0f MB",
+                mode == RoutingMode::Ecmp ? "ecmp" : mode == RoutingMode::Adaptive ? "adaptive" : "spray", ringT->slowdown,
+                ringT->maxUtilisation, shiftT->slowdown, shiftT->maxUtilisation, seconds(c0, c1), peakRssMb());
+        }
         QCOMPARE(design->gpus.size(), std::size_t(32768));
         QCOMPARE(rates.size(), placement->bytes.size());
         QVERIFY(placement->unroutable.empty());
