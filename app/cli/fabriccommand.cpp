@@ -6,6 +6,8 @@
 #include "engine/fabric/fabricbom.h"
 #include "engine/fabric/fabricbuilder.h"
 #include "engine/fabric/fabriclayout.h"
+#include "engine/fabric/flowmodel.h"
+#include "engine/fabric/trafficpatterns.h"
 #include "engine/fabric/pricebook.h"
 
 #include <nlohmann/json.hpp>
@@ -73,6 +75,18 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
     const auto tiers = g.switchesPerTier();
     const auto tierCount = [&tiers](int t) { return t < static_cast<int>(tiers.size()) ? tiers[t] : std::size_t(0); };
 
+    // Contention under the scenario's routing and loss: NCCL-style ring AllReduce and the half-shift
+    // permutation (every GPU sends across the bisection).
+    const engine::FlowOptions flowOptions = engine::flowOptionsFor(*scenario);
+    const engine::FlowModel model(*design);
+    auto ring = model.time(engine::ringAllReduceFlows(*design, 1e9), flowOptions);
+    auto shift = model.time(engine::shiftFlows(*design, static_cast<std::uint32_t>(design->gpus.size() / 2), 1e9), flowOptions);
+    if (!ring || !shift) {
+        io.err << path << ": " << (ring ? shift.message() : ring.message()) << "\n";
+        return 1;
+    }
+    const char* routing = engine::toString(scenario->communication.routing);
+
     if (auto out = cl->value("bom-csv")) {
         if (auto s = engine::writeFileAtomically(*out, engine::bomCsv(*bom)); !s) {
             io.err << *out << ": " << s.message() << "\n";
@@ -116,6 +130,10 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
             { "cluster_cost_usd", bom->clusterCostUsd },
             { "cluster_cost_per_gpu_usd", bom->clusterCostPerGpuUsd() },
             { "network_share", bom->networkShare() },
+            { "contention",
+                { { "routing", routing }, { "link_efficiency", flowOptions.linkEfficiency },
+                    { "ring_allreduce", { { "slowdown", ring->slowdown }, { "max_utilisation", ring->maxUtilisation } } },
+                    { "half_shift", { { "slowdown", shift->slowdown }, { "max_utilisation", shift->maxUtilisation } } } } },
             { "bom", lines },
             { "notes", design->notes },
         };
@@ -144,6 +162,9 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
     io.out << "  network: " << money(bom->networkCostUsd) << " (" << money(bom->networkCostPerGpuUsd()) << " per GPU, ";
     std::snprintf(buf, sizeof buf, "%.1f%% of the cluster's %s), %.1f kW\n", 100 * bom->networkShare(),
         money(bom->clusterCostUsd).c_str(), bom->networkPowerWatts / 1000);
+    io.out << buf;
+    std::snprintf(buf, sizeof buf, "  contention (%s, link efficiency %.3f): ring AllReduce slowdown %.2fx, half-shift permutation %.2fx\n",
+        routing, flowOptions.linkEfficiency, ring->slowdown, shift->slowdown);
     io.out << buf << "  bill of materials:\n";
     for (const auto& l : bom->lines) {
         std::snprintf(buf, sizeof buf, "    %-11s %-14s %8lld", l.category.c_str(), l.item.c_str(), l.quantity);

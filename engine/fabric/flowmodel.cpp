@@ -3,10 +3,12 @@
 
 #include "engine/fabric/flowmodel.h"
 
+#include "engine/fabric/lossmodel.h"
+#include "engine/scenario/scenario.h"
+
 #include <algorithm>
 #include <deque>
 #include <map>
-#include <unordered_map>
 
 namespace clusterscope::engine {
 
@@ -26,6 +28,19 @@ std::uint64_t mix(std::uint64_t x)
 bool usable(const FabricLink& l) { return !(l.flags & kLinkMissing); }
 
 } // namespace
+
+FlowOptions flowOptionsFor(const Scenario& s, double rttSeconds, double mtuBytes, double ccEfficiency)
+{
+    FlowOptions o;
+    switch (s.communication.routing) {
+    case Routing::Ecmp: o.routing = RoutingMode::Ecmp; break;
+    case Routing::Adaptive: o.routing = RoutingMode::Adaptive; break;
+    case Routing::Spray: o.routing = RoutingMode::Spray; break;
+    }
+    o.linkEfficiency = effectiveRateFraction(ccEfficiency, s.communication.lossRate,
+        windowPackets(s.cluster.nic.gbps, rttSeconds, mtuBytes));
+    return o;
+}
 
 FlowModel::FlowModel(const FabricDesign& design)
     : m_design(design)
@@ -110,7 +125,10 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
     const FabricGraph& g = m_design.graph;
     const std::uint32_t ranks = static_cast<std::uint32_t>(m_design.gpus.size());
     const int q = o.routing == RoutingMode::Ecmp ? std::max(1, o.queuePairs) : 1;
+    if (!(o.linkEfficiency > 0 && o.linkEfficiency <= 1))
+        return Status::error("link efficiency must be in (0, 1], got " + std::to_string(o.linkEfficiency));
     FlowPlacement p;
+    p.linkEfficiency = o.linkEfficiency;
     const std::size_t subs = flows.size() * q;
     p.flowOf.resize(subs);
     p.bytes.resize(subs);
@@ -207,7 +225,9 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
         NodeId next;
     };
     std::vector<Choice> cand;
-    std::unordered_map<NodeId, float> level, nextLevel;
+    std::vector<NodeId> level, nextLevel;
+    std::vector<float> weightAt(o.routing == RoutingMode::Spray ? g.nodeCount() : 0, 0.0f);
+    std::vector<float> nextWeight(weightAt.size(), 0.0f);
     for (const auto& [anchor, sf] : networkSubs) {
         if (anchor != current) {
             bfsFrom(anchorSets[anchor], dist);
@@ -280,13 +300,19 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
                 u = cand[pick].next;
             }
         } else {
-            level.clear();
-            level[nicS] = 1.0f;
-            for (int hops = 0; ok && !(level.size() == 1 && level.begin()->first == nicD); ++hops) {
+            // Spraying: propagate the flow's weight level by level (all equal-cost paths have the
+            // same length); `weightAt` is a dense scratch array indexed by node, reset via `level`.
+            level.assign(1, nicS);
+            weightAt[nicS] = 1.0f;
+            for (int hops = 0; ok && !(level.size() == 1 && level.front() == nicD); ++hops) {
                 nextLevel.clear();
-                for (const auto& [u, w] : level) {
+                for (NodeId u : level) {
+                    const float w = weightAt[u];
+                    weightAt[u] = 0.0f;
                     if (u == nicD) {
-                        nextLevel[u] += w;
+                        if (nextWeight[u] == 0.0f)
+                            nextLevel.push_back(u);
+                        nextWeight[u] += w;
                         continue;
                     }
                     candidates(u);
@@ -297,13 +323,26 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
                     const float share = w / static_cast<float>(cand.size());
                     for (const Choice& c : cand) {
                         push(dir(c.link, u), share, bytes);
-                        nextLevel[c.next] += share;
+                        if (nextWeight[c.next] == 0.0f)
+                            nextLevel.push_back(c.next);
+                        nextWeight[c.next] += share;
                     }
                 }
+                for (NodeId v : level)
+                    weightAt[v] = 0.0f;
                 level.swap(nextLevel);
+                for (NodeId v : level) {
+                    weightAt[v] = nextWeight[v];
+                    nextWeight[v] = 0.0f;
+                }
             }
+            for (NodeId v : level)
+                weightAt[v] = 0.0f;
         }
         if (!ok) {
+            if (!load.empty())
+                for (std::size_t e = mark; e < p.dlinks.size(); ++e)
+                    load[p.dlinks[e]] -= p.weights[e] * bytes;
             p.dlinks.resize(mark);
             p.weights.resize(mark);
             continue;

@@ -33,6 +33,10 @@ struct FlowOptions {
     int queuePairs = 1;          ///< ECMP: each flow is split into this many independently hashed sub-flows
     std::uint64_t hashSeed = 0;  ///< ECMP: a different seed is a different hash function (sampling)
     bool useScaleUp = true;      ///< same NVLink domain: use NVLink instead of the network
+    /// Share of every link's rate that transfers can use: congestion-control efficiency times
+    /// go-back-N efficiency under loss (lossmodel.h). Ideal times stay at the nominal rate, so the
+    /// slowdown includes this loss.
+    double linkEfficiency = 1.0;
 };
 
 /// Paths of the routed sub-flows. A sub-flow's path is a list of (directed link, weight): weight 1
@@ -45,6 +49,7 @@ struct FlowPlacement {
     std::vector<std::uint32_t> dlinks;   ///< entries: directed links
     std::vector<float> weights;          ///< entries: share of the sub-flow on that link
     std::vector<std::uint32_t> unroutable; ///< flows with no path (disconnected by failures)
+    double linkEfficiency = 1.0;         ///< FlowOptions::linkEfficiency the placement was routed with
 };
 
 struct CollectiveTiming {
@@ -56,6 +61,14 @@ struct CollectiveTiming {
     double meanUtilisation = 0;  ///< mean over links carrying traffic
     std::size_t unroutableFlows = 0;
 };
+
+struct Scenario;
+
+/// Flow options a scenario asks for: communication.routing, and the link efficiency from
+/// communication.loss_rate (go-back-N at the NIC rate with `rttSeconds` and `mtuBytes`) times
+/// `congestionControlEfficiency`.
+FlowOptions flowOptionsFor(const Scenario& scenario, double rttSeconds = 10e-6, double mtuBytes = 4096,
+    double congestionControlEfficiency = 1.0);
 
 class FlowModel {
 public:

@@ -58,11 +58,12 @@ std::vector<double> FlowModel::maxMinRatesGbps(const FlowPlacement& p) const
     while (active > 0 && !live.empty()) {
         double level = std::numeric_limits<double>::infinity();
         for (std::uint32_t d : live)
-            level = std::min(level, (capacityGbps(d) - frozenUse[d]) / activeWeight[d]);
+            level = std::min(level, (capacityGbps(d) * p.linkEfficiency - frozenUse[d]) / activeWeight[d]);
         level = std::max(level, 0.0);
         const double tolerance = level * 1e-9 + 1e-12;
         for (std::uint32_t d : live) {
-            if (activeWeight[d] <= 1e-12 || (capacityGbps(d) - frozenUse[d]) / activeWeight[d] > level + tolerance)
+            if (activeWeight[d] <= 1e-12
+                || (capacityGbps(d) * p.linkEfficiency - frozenUse[d]) / activeWeight[d] > level + tolerance)
                 continue;
             for (std::uint32_t i = revStart[d]; i < revStart[d + 1]; ++i) {
                 const std::uint32_t sf = revFlow[i];
@@ -113,7 +114,7 @@ Result<CollectiveTiming> FlowModel::time(std::span<const Flow> flows, const Flow
         if (bytes[d] <= 0)
             continue;
         const double cap = capacityGbps(static_cast<std::uint32_t>(d));
-        t.linkBoundSeconds = std::max(t.linkBoundSeconds, bytes[d] * 8.0 / (cap * 1e9));
+        t.linkBoundSeconds = std::max(t.linkBoundSeconds, bytes[d] * 8.0 / (cap * p.linkEfficiency * 1e9));
         const double u = use[d] / cap;
         t.maxUtilisation = std::max(t.maxUtilisation, u);
         sum += u;

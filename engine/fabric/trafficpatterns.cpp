@@ -94,4 +94,16 @@ std::vector<Flow> parameterServerFlows(const FabricDesign& d, double bytes, int 
     return flows;
 }
 
+std::vector<Flow> shiftFlows(const FabricDesign& d, std::uint32_t shift, double bytes)
+{
+    std::vector<Flow> flows;
+    const std::uint32_t n = static_cast<std::uint32_t>(d.gpus.size());
+    if (n < 2 || shift % n == 0)
+        return flows;
+    flows.reserve(n);
+    for (std::uint32_t r = 0; r < n; ++r)
+        flows.push_back({ r, static_cast<std::uint32_t>((static_cast<std::uint64_t>(r) + shift) % n), bytes });
+    return flows;
+}
+
 } // namespace clusterscope::engine

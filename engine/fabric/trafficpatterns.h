@@ -32,4 +32,8 @@ std::vector<Flow> allToAllFlows(const FabricDesign& design, double bytesPerPair,
 /// bytes / hubs to each hub and pulls the same amount back (incast at the hubs).
 std::vector<Flow> parameterServerFlows(const FabricDesign& design, double bytes, int hubs);
 
+/// Permutation: rank r sends `bytes` to rank (r + shift) mod N. shift = N/2 sends every flow across
+/// the host-order bisection (the classic ECMP stress test).
+std::vector<Flow> shiftFlows(const FabricDesign& design, std::uint32_t shift, double bytes);
+
 } // namespace clusterscope::engine
