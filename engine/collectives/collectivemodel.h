@@ -1,0 +1,166 @@
+#pragma once
+
+// Collective communication cost model following NCCL's own tuner (src/graph/tuning.cc, constants
+// and refinements as listed in notes/collectives.md), extended with the textbook algorithms NCCL
+// does not implement (recursive halving-doubling, one-shot direct, hierarchical, parameter server).
+// Contract: /work/collectives-api.md. Units: seconds, bytes, bytes per second (SI, 1 GB/s = 1e9 B/s).
+
+#include "engine/collectives/collectivecalibration.h"
+#include "engine/core/status.h"
+
+#include <optional>
+#include <string_view>
+
+namespace clusterscope::engine {
+
+struct Scenario;
+class Catalog;
+
+enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll, SendRecv };
+enum class CollectiveAlgorithm {
+    Auto,
+    Ring,
+    Tree,
+    Nvls,
+    NvlsTree,
+    CollNetDirect,
+    CollNetChain,
+    Pat,
+    HalvingDoubling,
+    Direct,
+    Hierarchical,
+    ParameterServer
+};
+enum class CollectiveProtocol { LL, LL128, Simple };
+
+inline constexpr int kCollectiveOpCount = 7;
+inline constexpr int kCollectiveProtocolCount = 3;
+
+/// "allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall", "sendrecv"
+const char* toString(CollectiveOp op);
+/// "auto", "ring", "tree", "nvls", "nvlstree", "collnet_direct", "collnet_chain", "pat",
+/// "halving_doubling", "direct", "hierarchical", "parameter_server"
+const char* toString(CollectiveAlgorithm algorithm);
+/// "LL", "LL128", "Simple"
+const char* toString(CollectiveProtocol protocol);
+
+/// Parses the names above (case-insensitive). For algorithms also accepts the CLI spellings
+/// "collnet" (= collnet_direct), "halving-doubling", "parameter-server", "ps".
+std::optional<CollectiveOp> parseCollectiveOp(std::string_view text);
+std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view text);
+
+/// nccl-tests busbw factor (notes/collectives.md table): busbw = algbw x factor, n = ranks.
+/// AllReduce 2(n-1)/n; ReduceScatter, AllGather, AlltoAll (n-1)/n; Broadcast, Reduce, SendRecv 1.
+double busBandwidthFactor(CollectiveOp op, int ranks);
+
+/// Where a group's ranks sit on the cluster.
+struct GroupPlacement {
+    int ranks = 1;        ///< ranks in the group
+    int ranksPerNode = 1; ///< ranks of the group inside one node / scale-up (NVLink) domain
+    int nicsPerNode = 1;  ///< NICs per node the group's inter-node traffic can use (rails)
+    int spanTier = 0;     ///< highest fabric tier inter-node traffic crosses: 0 none (one node),
+                          ///< 1 leaf, 2 spine, 3 core
+    int nodesPerLeaf = 0; ///< addition: nodes of the group under one leaf switch (0 = the model's
+                          ///< figure from the scenario's fabric); used by three-level hierarchical
+                          ///< reduction and the per-tier byte split
+};
+
+/// Bytes one rank sends on each class of link during the collective (for traffic matrices and
+/// flow-level placement). Averaged over the group's ranks.
+struct LinkClassBytes {
+    double scaleUpBytes = 0;  ///< NVLink / NVSwitch / Infinity Fabric
+    double nicBytes = 0;      ///< leaving the node through the NIC(s)
+    double tierBytes[4] = {}; ///< [1] under a leaf, [2] through spines, [3] through the core
+};
+
+struct CollectiveRequest {
+    CollectiveOp op = CollectiveOp::AllReduce;
+    double bytes = 0; ///< nccl-tests "size": the S of notes/collectives.md (bytes)
+    GroupPlacement group;
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+};
+
+struct CollectiveEstimate {
+    double seconds = 0;
+    double algbwBytesPerSecond = 0; ///< S / t (nccl-tests algbw, B/s)
+    double busbwBytesPerSecond = 0; ///< algbw x factor (nccl-tests busbw, B/s)
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring; ///< the one used (chosen when Auto)
+    CollectiveProtocol protocol = CollectiveProtocol::Simple;
+    LinkClassBytes perRankBytes;
+    // Additions.
+    bool valid = true;         ///< false when the requested algorithm cannot run this op on this
+                               ///< placement (then seconds is +infinity; check() says why)
+    double latencySeconds = 0; ///< the latency part of `seconds` (calibrated)
+    double hubBytes = 0;       ///< ParameterServer: bytes through the busiest hub (push + pull, 2N x S)
+    double flows = 0;          ///< concurrent point-to-point flows the algorithm opens (whole group)
+};
+
+/// The two uncalibrated terms of one (algorithm, protocol) evaluation: t = latency + bandwidth.
+/// Exposed so that a least-squares fit can regress measured times on them.
+struct CollectiveTerms {
+    bool supported = false;
+    double latencySeconds = 0;   ///< NCCL's latency term (base + hardware latencies)
+    double bandwidthSeconds = 0; ///< bytes / effective bandwidth
+    int tier = 0;                ///< calibration tier: 0 intra-node, 1 inter-node
+};
+
+/// Link figures the model derives from a scenario and the catalog (exposed for tests and reports).
+struct CollectiveHardware {
+    int archIndex = 2;               ///< NCCL table column: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
+    bool nvlink = true;              ///< scale-up links exist (else intra-node traffic uses PCIe)
+    bool nvlsCapable = false;        ///< NVSwitch with in-switch reduction (Hopper and later)
+    bool infiniband = true;          ///< transport is InfiniBand (CollNet/SHARP needs it)
+    double intraBytesPerSecond = 0;  ///< per-GPU scale-up bandwidth as NCCL counts it (B/s)
+    int intraChannels = 16;          ///< NCCL channels intra-node
+    double nicBytesPerSecond = 0;    ///< effective rate of one NIC (B/s)
+    double copyBytesPerSecond = 0;   ///< local copy rate for a group of one rank (B/s)
+    int nicsPerNode = 1;             ///< NICs per node
+    int gpusPerNode = 8;             ///< GPUs per server
+    int domainGpus = 8;              ///< GPUs per scale-up (NVLink) domain
+    int totalGpus = 8;               ///< GPUs in the cluster
+    double oversubscription = 1.0;   ///< leaf down:up ratio
+    int fabricTiers = 2;             ///< switching tiers
+    int nodesPerLeaf = 32;           ///< domains under one leaf switch
+    int nodesPerPod = 1024;          ///< domains under one spine pod (below the core)
+};
+
+class CollectiveModel {
+public:
+    /// Link figures from the scenario's cluster (GPU arch, scale-up bandwidth and domain, NIC rate
+    /// and count, transport, fabric oversubscription) and the catalog.
+    static Result<CollectiveModel> fromScenario(const Scenario& scenario, const Catalog& catalog);
+    /// A model over explicit hardware figures (tests, what-if studies).
+    explicit CollectiveModel(const CollectiveHardware& hardware);
+
+    /// Hot path (>= 5 million calls/s on one core): no allocation, no I/O.
+    CollectiveEstimate estimate(const CollectiveRequest& request) const;
+
+    /// Why `request` cannot be evaluated as asked (bad placement, algorithm unsupported for this
+    /// op/placement/hardware); success when estimate() gives a valid result.
+    Status check(const CollectiveRequest& request) const;
+
+    /// Uncalibrated latency and bandwidth terms of one algorithm and protocol (no Auto).
+    CollectiveTerms terms(const CollectiveRequest& request, CollectiveAlgorithm algorithm,
+        CollectiveProtocol protocol) const;
+
+    /// Consecutive placement of `ranks` ranks filling scale-up domains first (rank r on domain
+    /// r / domainGpus), with the NIC rails of the GPUs used and the highest fabric tier crossed.
+    GroupPlacement placementFor(int ranks) const;
+
+    /// The situation of an nccl-tests header (`# nRanks N nNodes M`): `ranks` spread evenly over
+    /// `nodes` nodes of this cluster. For comparing measured rows with the model.
+    CollectiveEstimate evaluateNcclTests(CollectiveOp op, double bytes, int ranks, int nodes,
+        CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto) const;
+    /// The placement evaluateNcclTests() uses.
+    GroupPlacement placementForNcclTests(int ranks, int nodes) const;
+
+    void setCalibration(const CollectiveCalibration& calibration) { m_calibration = calibration; }
+    const CollectiveCalibration& calibration() const { return m_calibration; }
+    const CollectiveHardware& hardware() const { return m_hardware; }
+
+private:
+    CollectiveHardware m_hardware;
+    CollectiveCalibration m_calibration;
+};
+
+} // namespace clusterscope::engine
