@@ -1,15 +1,21 @@
 #pragma once
 
-// JSON text of a SweepCalibration: what the project store keeps and --save-calibration writes.
+// JSON text of a CalibrationSet: what the project store keeps and --save-calibration writes.
 //   {"format": "clusterscope-calibration", "version": 1,
-//    "sweep": {"op", "ranks", "ranks_per_node", "nodes", "gpu", "busbw_factor", "sources": [..],
+//    "calibration": [{"algorithm", "tier", "latency_scale", "latency_offset_us", "bandwidth_scale"}],
+//    "sweeps": [{
+//    "sweep": {"op", "ranks", "nodes", "gpu", "algorithm", "sources": [..],
 //              "measured": [{"bytes", "time_us"}]},
-//    "regimes": [{"algorithm", "protocol", "min_bytes", "max_bytes", "points", "applied",
-//                 "model_latency_us", "model_bandwidth_gbps", "fitted_latency_us",
-//                 "fitted_bandwidth_gbps", "latency_scale", "bandwidth_scale"}],
-//    "residuals": [{"bytes", "measured_us", "before_us", "after_us", "algorithm", "protocol"}],
-//    "rms_before", "rms_after"}
-// Bandwidths are the b of t = a + S/b in GB/s (1e9 B/s); 0 = not identifiable.
+//    "corrections": [{"algorithm", "tier", "latency_scale", "latency_offset_us", "bandwidth_scale",
+//                     "parameters", "points", "min_bytes", "max_bytes",
+//                     "measured_latency_us", "measured_bandwidth_gbps"}],
+//    "residuals": [{"bytes", "measured_us", "before_us", "after_us", "algorithm_before",
+//                   "protocol_before", "algorithm_after", "protocol_after"}],
+//    "rms_before", "rms_after"}]}
+// "calibration" lists the non-identity entries of the combined CollectiveCalibration (the one to
+// give CollectiveModel::setCalibration); each sweep's "corrections" are the CollectiveCalibration entries the sweep set (every other entry is the
+// identity); "measured_*" is the t = a + S/b law of the group's measurements (b in GB/s, 1e9 B/s;
+// 0 = not identifiable). Times in microseconds.
 
 #include "engine/calibration/sweepcalibration.h"
 #include "engine/core/status.h"
@@ -19,10 +25,10 @@
 
 namespace clusterscope::engine {
 
-std::string calibrationToJson(const SweepCalibration& calibration);
+std::string calibrationToJson(const CalibrationSet& calibration);
 
 /// Strict reader: unknown keys, wrong types and missing keys are errors naming `origin` and the
-/// JSON pointer.
-Result<SweepCalibration> calibrationFromJson(std::string_view text, const std::string& origin);
+/// JSON pointer. Each sweep's `calibration` is rebuilt from its "corrections".
+Result<CalibrationSet> calibrationFromJson(std::string_view text, const std::string& origin);
 
 } // namespace clusterscope::engine

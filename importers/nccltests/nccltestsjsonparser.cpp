@@ -192,6 +192,12 @@ engine::Result<NcclTestsLog> NcclTestsJsonParser::parse(std::string_view text, c
             binary.erase(0, slash + 1);
         run.binary = binary;
     }
+    if (const auto it = doc.find("env"); it != doc.end() && it->is_array()) {
+        for (const auto& e : *it) {
+            if (e.is_string() && e.get<std::string>().rfind("NCCL_ALGO=", 0) == 0)
+                run.ncclAlgo = e.get<std::string>().substr(10);
+        }
+    }
     if (const auto it = doc.find("nccl_version"); it != doc.end() && it->is_number_integer())
         run.ncclVersionCode = it->get<int>();
     if (const auto it = doc.find("config"); it != doc.end()) {

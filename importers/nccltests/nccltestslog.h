@@ -78,6 +78,7 @@ struct NcclTestsRun {
     bool timeIsCpuTime = false;          ///< header says "cputime" (-C 1)
     std::optional<double> avgBusBwGBps;  ///< "# Avg bus bandwidth : X" (GB/s)
     std::optional<int> outOfBounds;      ///< "# Out of bounds values : N"
+    std::string ncclAlgo;                ///< NCCL_ALGO of the run when known (-J "env"), else empty
     std::vector<NcclTestsRow> rows;
     int bandwidthRanks = 0;              ///< ranks implied by busbw/algbw when there are no device lines
 
