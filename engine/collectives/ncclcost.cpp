@@ -174,9 +174,14 @@ CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, 
         const double intraFactor = op == CollectiveOp::AllReduce ? 1.0 + 1.0 / ppn : 1.0;
         const double nvlsBw = ctx.intraBytesPerSecond * nccl::kNvlsEfficiency[arch] * (kNvlsChannels - 1) / kNvlsChannels;
         algBw = nvlsBw / intraFactor;
-        const double egress = nodeEgressFactor(op, ctx.nodes);
+        // Across nodes NCCL's NVLS runs over CollNet (SHARP, InfiniBand): the switch reduces, so a
+        // node sends S once (0.9 as CollNet); NVLSTree uses trees: 2(m-1)/m S per node.
+        if (!tree && multiNode && !hw.infiniband)
+            return t;
+        const bool sharp = !tree && multiNode && op == CollectiveOp::AllReduce;
+        const double egress = sharp ? 1.0 : nodeEgressFactor(op, ctx.nodes);
         if (multiNode) {
-            double interAlg = ctx.interBytesPerSecond / egress;
+            double interAlg = (sharp ? 0.9 : 1.0) * ctx.interBytesPerSecond / egress;
             if (tree)
                 interAlg = std::min(interAlg, 0.5 * nCh * nccl::kPerChMaxNvlsTreeGBps[arch][cap] * kGBps);
             algBw = std::min(algBw, interAlg);
