@@ -30,5 +30,6 @@ std::span<const CliCommand> cliCommands();
 int runValidateCommand(const std::vector<std::string>& args, CliIo io);
 int runCatalogCommand(const std::vector<std::string>& args, CliIo io);
 int runCollectiveCommand(const std::vector<std::string>& args, CliIo io);
+int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io);
 
 } // namespace clusterscope::app
