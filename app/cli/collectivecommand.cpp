@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -145,11 +146,13 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io)
 
     int ranks = scenario->cluster.gpus;
     if (const auto ranksText = cl->value("ranks")) {
-        const auto parsed = engine::parseByteSize(*ranksText);
-        if (!parsed || *parsed < 1 || *parsed > std::uint64_t(scenario->cluster.gpus))
+        long long parsed = 0;
+        const char* end = ranksText->data() + ranksText->size();
+        const auto [ptr, ec] = std::from_chars(ranksText->data(), end, parsed);
+        if (ec != std::errc() || ptr != end || parsed < 1 || parsed > scenario->cluster.gpus)
             return cliUsageError(io, kCommand, "--ranks: expected an integer from 1 to the scenario's " + std::to_string(scenario->cluster.gpus)
                     + " GPUs, got \"" + *ranksText + "\"");
-        ranks = int(*parsed);
+        ranks = int(parsed);
     }
     // The scenario's communication.algorithm is the default; --algo overrides it.
     std::string algoText = cl->value("algo").value_or(scenario->communication.algorithm);
@@ -172,7 +175,9 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io)
     for (double s : sizes) {
         request.bytes = s;
         if (auto status = model->check(request); !status)
-            return cliUsageError(io, kCommand, path + ": --algo " + algoText + ": " + status.message());
+            return cliUsageError(io, kCommand,
+                (cl->value("algo") ? path + ": --algo " + algoText : path + ": /communication/algorithm \"" + algoText + "\"")
+                    + ": " + status.message());
         rows.push_back(model->estimate(request));
     }
 

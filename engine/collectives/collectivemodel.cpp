@@ -133,7 +133,9 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
     CollectiveAlgorithm bestAlgo = algos[0];
     CollectiveProtocol bestProto = CollectiveProtocol::Simple;
     for (int i = 0; i < algoCount; ++i) {
-        for (int p = 0; p < kCollectiveProtocolCount; ++p) {
+        // Only Ring and Tree have LL/LL128 entries in NCCL's tables; the rest run Simple.
+        const bool allProtocols = algos[i] == CollectiveAlgorithm::Ring || algos[i] == CollectiveAlgorithm::Tree;
+        for (int p = allProtocols ? 0 : int(CollectiveProtocol::Simple); p < kCollectiveProtocolCount; ++p) {
             const auto proto = static_cast<CollectiveProtocol>(p);
             // CollNet, and NVLS across nodes (which runs over CollNet), need SHARP enabled
             // (NCCL_COLLNET_ENABLE, default off).

@@ -376,6 +376,25 @@ private Q_SLOTS:
         QVERIFY(!parseCollectiveOp("all_reduce"));
         QCOMPARE(QString::fromUtf8(toString(CollectiveProtocol::LL128)), QStringLiteral("LL128"));
     }
+
+    void twoNodeTreesBeatTheNic()
+    {
+        // notes: "Two-node Tree/NVLSTree busbw can exceed the NIC limit (tree halves the inter-node
+        // traffic)"; the ring stays at the NIC rate.
+        const CollectiveModel m = modelFor(cluster("H100-SXM-80GB", 16, 8, 400.0, 1));
+        CollectiveRequest r;
+        r.bytes = 4 * kGiB;
+        r.group = m.placementFor(16);
+        const double nic = m.hardware().nicBytesPerSecond;
+        r.algorithm = CollectiveAlgorithm::Ring;
+        QVERIFY(m.estimate(r).busbwBytesPerSecond <= nic);
+        for (auto a : { CollectiveAlgorithm::Tree, CollectiveAlgorithm::NvlsTree }) {
+            r.algorithm = a;
+            const double busbw = m.estimate(r).busbwBytesPerSecond;
+            qInfo("%s: busbw %.1f GB/s over one %.0f GB/s NIC", toString(a), busbw / 1e9, nic / 1e9);
+            QVERIFY(busbw > 1.3 * nic);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCollectiveModel)
