@@ -211,9 +211,16 @@ private Q_SLOTS:
         }
     }
 
+    void twoRuns_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addRow("plain") << "two_runs.log";
+        QTest::addRow("gzip") << "two_runs.log.gz";
+    }
     void twoRuns()
     {
-        auto log = importNcclTestsFile(dataFile("two_runs.log"));
+        QFETCH(QString, file);
+        auto log = importNcclTestsFile(dataFile(file.toUtf8().constData()));
         QVERIFY2(log.isOk(), log.message().c_str());
         QCOMPARE(log->runs.size(), std::size_t(2));
         QCOMPARE(*log->runs[0].collective, NcclTestsCollective::AllReduce);
