@@ -62,6 +62,21 @@ const CliCommand kCommands[] = {
         "  --json         machine-readable output: ranked and pareto, each with the evaluate fields\n"
         "  --catalog DIR  use the catalog JSON files in DIR\n",
         runSearchCommand },
+    { "import-nccl-tests", "LOG... [--scenario FILE] [--op OP] [--algo A] [--save-calibration OUT] [--catalog DIR] [--json]",
+        "Read nccl-tests logs, compare them with the collective model and calibrate it.",
+        "Parses nccl-tests output (text, --tag-output/srun prefixes, gzip, or the -J JSON file), prints the\n"
+        "header facts (ranks, nodes, GPU), then per size the measured busbw beside the model's busbw before\n"
+        "and after calibration with the relative residuals. The calibration (latency scale and offset,\n"
+        "bandwidth scale per algorithm and tier) is fitted by weighted least squares over the sweep.\n"
+        "  --scenario FILE        the cluster to model (default: built from the log header: the GPU name\n"
+        "                         mapped to a catalog GPU, ranks and nodes from the device lines)\n"
+        "  --op OP                the collective when the log does not name its binary (allreduce, allgather,\n"
+        "                         reducescatter, broadcast, reduce, alltoall, sendrecv)\n"
+        "  --algo A               the algorithm the runs were pinned to (NCCL_ALGO), default auto\n"
+        "  --save-calibration OUT write the calibration JSON to OUT\n"
+        "  --catalog DIR          read the catalog JSON files from DIR\n"
+        "  --json                 print logs, cluster, sweeps (per-size residuals, corrections) and calibration\n",
+        runImportNcclTestsCommand },
 };
 } // namespace
 

@@ -1,0 +1,299 @@
+// clusterscope-cli import-nccl-tests: nccl-tests logs -> header facts, measured vs modelled busbw per
+// size before and after calibration, and the calibration itself (JSON, --save-calibration).
+
+#include "app/cli/clicommand.h"
+#include "app/cli/clisupport.h"
+#include "app/cli/commandline.h"
+#include "engine/calibration/calibrationjson.h"
+#include "engine/calibration/collectivecalibrator.h"
+#include "engine/collectives/collectivemodel.h"
+#include "engine/core/atomicfile.h"
+#include "importers/nccltests/nccltestsimporter.h"
+#include "importers/nccltests/nccltestssweep.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace clusterscope::app {
+
+namespace {
+
+using nlohmann::json;
+using namespace clusterscope::importers;
+constexpr const char* kCommand = "import-nccl-tests";
+
+std::string format(const char* fmt, auto... values)
+{
+    char buffer[512];
+    std::snprintf(buffer, sizeof buffer, fmt, values...);
+    return buffer;
+}
+
+/// The cluster to model: --scenario, else one built from the first run's header.
+struct ClusterChoice {
+    engine::Scenario scenario;
+    bool fromLog = false;
+    std::vector<std::string> assumptions;
+};
+
+std::optional<ClusterChoice> clusterFromLogs(const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, CliIo io)
+{
+    const NcclTestsLog& log = logs.front();
+    const NcclTestsRun& run = log.runs.front();
+    const std::string gpuName = run.gpuName();
+    if (gpuName.empty()) {
+        cliUsageError(io, kCommand, log.file + ": the log has no device lines naming the GPU; pass --scenario FILE describing the cluster");
+        return std::nullopt;
+    }
+    const auto gpuId = catalogGpuIdForDeviceName(catalog, gpuName);
+    if (!gpuId) {
+        cliUsageError(io, kCommand, log.file + ":" + std::to_string(run.devices.front().line) + ": cannot map the GPU \"" + gpuName
+                + "\" to a catalog GPU (see clusterscope-cli catalog); pass --scenario FILE describing the cluster");
+        return std::nullopt;
+    }
+    ClusterChoice c;
+    c.fromLog = true;
+    int nodes = 1, perNode = 1;
+    for (const auto& l : logs)
+        for (const auto& r : l.runs) {
+            nodes = std::max(nodes, r.nodes());
+            perNode = std::max(perNode, r.ranksPerNode() > 0 ? r.ranksPerNode() : r.ranks());
+        }
+    auto& cl = c.scenario.cluster;
+    c.scenario.name = "from " + log.file;
+    cl.gpu = *gpuId;
+    cl.gpusPerNode = perNode;
+    cl.gpus = nodes * perNode;
+    const engine::GpuModel* gpu = catalog.findGpu(*gpuId);
+    // Typical NICs of the era's DGX/HGX systems; only an assumption, stated in the output.
+    cl.nic.gbps = gpu->arch == engine::GpuArch::Volta ? 100.0 : gpu->arch == engine::GpuArch::Ampere ? 200.0 : 400.0;
+    cl.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
+    c.assumptions.push_back("GPU \"" + gpuName + "\" taken as catalog " + *gpuId);
+    if (nodes > 1)
+        c.assumptions.push_back(format("NICs assumed: %d x %.0f Gb/s %s per node (pass --scenario for your cluster)",
+            cl.nic.perNode, cl.nic.gbps, engine::toString(cl.transport)));
+    return c;
+}
+
+json runJson(const NcclTestsRun& r)
+{
+    auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+    return { { "binary", r.binary }, { "collective", r.collective ? toString(*r.collective) : "" },
+        { "collective_source", toString(r.collectiveSource) }, { "ranks", r.ranks() }, { "nodes", r.nodes() },
+        { "ranks_per_node", r.ranksPerNode() }, { "gpu", r.gpuName() }, { "nthreads", opt(r.threads) },
+        { "ngpus", opt(r.gpusPerThread) }, { "min_bytes", opt(r.minBytes) }, { "max_bytes", opt(r.maxBytes) },
+        { "step_factor", opt(r.stepFactor) }, { "step_bytes", opt(r.stepBytes) }, { "iters", opt(r.iters) },
+        { "warmup_iters", opt(r.warmupIters) }, { "nccl_tests_version", r.ncclTestsVersion },
+        { "nccl_version", opt(r.ncclVersionCode) }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) },
+        { "rows", r.rows.size() }, { "first_line", r.firstLine } };
+}
+
+void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)
+{
+    out << log.file << ":" << r.firstLine << ": " << (r.binary.empty() ? "nccl-tests" : r.binary) << " ("
+        << (r.collective ? toString(*r.collective) : "?") << ", from the " << toString(r.collectiveSource) << "), "
+        << r.ranks() << " ranks on " << std::max(r.nodes(), 1) << " node(s)";
+    if (!r.gpuName().empty())
+        out << ", " << r.ranksPerNode() << " per node, " << r.gpuName();
+    out << "\n  " << r.rows.size() << " sizes";
+    if (r.minBytes && r.maxBytes)
+        out << " (" << *r.minBytes << " .. " << *r.maxBytes << " B)";
+    if (r.threads && r.gpusPerThread)
+        out << ", nThread " << *r.threads << " nGpus " << *r.gpusPerThread;
+    if (r.iters)
+        out << ", " << *r.iters << " iters";
+    if (r.avgBusBwGBps)
+        out << format(", avg busbw %.2f GB/s", *r.avgBusBwGBps);
+    out << "\n";
+}
+
+json sweepJson(const engine::SweepCalibration& c)
+{
+    const double factor = engine::busBandwidthFactor(c.sweep.op, c.sweep.ranks);
+    auto busbw = [&](double bytes, double seconds) { return seconds > 0 ? bytes / seconds * factor / 1e9 : 0.0; };
+    json sizes = json::array();
+    for (const auto& r : c.rows) {
+        sizes.push_back({ { "bytes", r.bytes }, { "measured_us", r.measuredSeconds * 1e6 },
+            { "measured_busbw_gbps", busbw(r.bytes, r.measuredSeconds) }, { "before_us", r.beforeSeconds * 1e6 },
+            { "before_busbw_gbps", busbw(r.bytes, r.beforeSeconds) }, { "after_us", r.afterSeconds * 1e6 },
+            { "after_busbw_gbps", busbw(r.bytes, r.afterSeconds) }, { "residual_before", r.residualBefore() },
+            { "residual_after", r.residualAfter() }, { "algorithm_before", engine::toString(r.algorithmBefore) },
+            { "protocol_before", engine::toString(r.protocolBefore) }, { "algorithm_after", engine::toString(r.algorithmAfter) },
+            { "protocol_after", engine::toString(r.protocolAfter) } });
+    }
+    json corrections = json::array();
+    for (const auto& k : c.corrections)
+        corrections.push_back({ { "algorithm", engine::toString(k.algorithm) }, { "tier", k.tier },
+            { "latency_scale", k.correction.latencyScale }, { "latency_offset_us", k.correction.latencyOffsetSeconds * 1e6 },
+            { "bandwidth_scale", k.correction.bandwidthScale }, { "parameters", k.parameters }, { "points", k.points },
+            { "measured_latency_us", k.measuredLaw.latencySeconds * 1e6 },
+            { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } });
+    return { { "op", engine::toString(c.sweep.op) }, { "ranks", c.sweep.ranks }, { "nodes", c.sweep.nodes },
+        { "algorithm", engine::toString(c.sweep.algorithm) }, { "sources", c.sweep.sources },
+        { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "sizes", sizes }, { "corrections", corrections } };
+}
+
+void printSweep(const engine::SweepCalibration& c, std::ostream& out)
+{
+    const double factor = engine::busBandwidthFactor(c.sweep.op, c.sweep.ranks);
+    auto busbw = [&](double bytes, double seconds) { return seconds > 0 ? bytes / seconds * factor / 1e9 : 0.0; };
+    out << "\n" << engine::toString(c.sweep.op) << ", " << c.sweep.ranks << " ranks on " << c.sweep.nodes << " node(s), algorithm "
+        << engine::toString(c.sweep.algorithm) << ": busbw in GB/s, residual = model / measured time - 1\n";
+    out << format("%14s %10s %10s %10s %9s %9s  %s\n", "size (B)", "measured", "before", "after", "res.bef", "res.aft",
+        "model algorithm/protocol before -> after");
+    for (const auto& r : c.rows) {
+        out << format("%14.0f %10.2f %10.2f %10.2f %8.1f%% %8.1f%%  %s/%s -> %s/%s\n", r.bytes, busbw(r.bytes, r.measuredSeconds),
+            busbw(r.bytes, r.beforeSeconds), busbw(r.bytes, r.afterSeconds), 100 * r.residualBefore(), 100 * r.residualAfter(),
+            engine::toString(r.algorithmBefore), engine::toString(r.protocolBefore), engine::toString(r.algorithmAfter),
+            engine::toString(r.protocolAfter));
+    }
+    out << format("RMS relative residual: before %.1f%%, after %.1f%%\n", 100 * c.rmsBefore, 100 * c.rmsAfter);
+    for (const auto& k : c.corrections) {
+        out << format("correction %s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameters, %d sizes %.0f..%.0f B); "
+                      "measured t = %.2f us + S / %.2f GB/s\n",
+            engine::toString(k.algorithm), k.tier, k.correction.latencyScale, k.correction.latencyOffsetSeconds * 1e6,
+            k.correction.bandwidthScale, k.parameters, k.points, k.minBytes, k.maxBytes, k.measuredLaw.latencySeconds * 1e6,
+            k.measuredLaw.bytesPerSecond / 1e9);
+    }
+}
+
+} // namespace
+
+int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
+{
+    auto cl = CommandLine::parse(args, { "json" }, { "scenario", "op", "algo", "save-calibration", "catalog" });
+    if (!cl)
+        return cliUsageError(io, kCommand, cl.message());
+    if (cl->positionals().empty())
+        return cliUsageError(io, kCommand, "expected at least one nccl-tests LOG (see --help)");
+    NcclTestsParseOptions options;
+    if (const auto op = cl->value("op")) {
+        options.collective = ncclTestsCollectiveFromName(*op);
+        if (!options.collective)
+            return cliUsageError(io, kCommand, "--op: unknown collective \"" + *op + "\" (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv)");
+    }
+    std::optional<engine::CollectiveAlgorithm> algorithm;
+    if (const auto a = cl->value("algo")) {
+        algorithm = engine::parseCollectiveAlgorithm(*a);
+        if (!algorithm)
+            return cliUsageError(io, kCommand, "--algo: unknown algorithm \"" + *a + "\"");
+    }
+    auto catalog = loadCatalogForCli(*cl, io);
+    if (!catalog)
+        return 1;
+
+    std::vector<NcclTestsLog> logs;
+    for (const auto& path : cl->positionals()) {
+        auto log = importNcclTestsFile(path, options);
+        if (!log) {
+            io.err << log.message() << "\n";
+            return 1;
+        }
+        logs.push_back(std::move(*log));
+    }
+
+    std::optional<ClusterChoice> cluster;
+    if (const auto path = cl->value("scenario")) {
+        auto scenario = loadValidScenarioForCli(*path, *catalog, io);
+        if (!scenario)
+            return 1;
+        cluster = ClusterChoice { std::move(*scenario), false, {} };
+    } else {
+        cluster = clusterFromLogs(logs, *catalog, io);
+        if (!cluster)
+            return 1;
+    }
+    auto model = engine::CollectiveModel::fromScenario(cluster->scenario, *catalog);
+    if (!model) {
+        io.err << (cl->value("scenario") ? *cl->value("scenario") + ": " : std::string()) << model.message() << "\n";
+        return 1;
+    }
+
+    // Calibrate run after run, each starting from what the previous ones fitted.
+    engine::CalibrationSet set;
+    set.calibration = model->calibration();
+    std::vector<std::string> skipped;
+    for (const auto& log : logs) {
+        for (const auto& run : log.runs) {
+            auto sweep = measuredSweepFromRun(log, run);
+            if (!sweep) {
+                skipped.push_back(sweep.message());
+                continue;
+            }
+            if (algorithm)
+                sweep->algorithm = *algorithm;
+            if (sweep->ranks > cluster->scenario.cluster.gpus) {
+                io.err << log.file << ":" << run.firstLine << ": the run has " << sweep->ranks << " ranks but the cluster has "
+                       << cluster->scenario.cluster.gpus << " GPUs\n";
+                return 1;
+            }
+            engine::CollectiveModel current = *model;
+            current.setCalibration(set.calibration);
+            auto calibrated = engine::calibrateSweep(current, *sweep);
+            if (!calibrated) {
+                io.err << log.file << ":" << run.firstLine << ": " << calibrated.message() << "\n";
+                return 1;
+            }
+            set.calibration = calibrated->calibration;
+            set.sweeps.push_back(std::move(*calibrated));
+        }
+    }
+    if (set.sweeps.empty()) {
+        for (const auto& s : skipped)
+            io.err << s << "\n";
+        return 1;
+    }
+    const std::string calibrationText = engine::calibrationToJson(set);
+    if (const auto out = cl->value("save-calibration")) {
+        if (auto status = engine::writeFileAtomically(*out, calibrationText); !status) {
+            io.err << status.message() << "\n";
+            return 1;
+        }
+    }
+
+    const auto& cs = cluster->scenario.cluster;
+    if (cl->flag("json")) {
+        json jlogs = json::array();
+        for (const auto& log : logs) {
+            json runs = json::array(), diagnostics = json::array();
+            for (const auto& r : log.runs)
+                runs.push_back(runJson(r));
+            for (const auto& d : log.diagnostics)
+                diagnostics.push_back({ { "id", d.id }, { "severity", d.severity == NcclTestsSeverity::Error ? "error" : "warning" },
+                    { "line", d.line }, { "message", d.message } });
+            jlogs.push_back({ { "file", log.file }, { "format", log.json ? "json" : "text" }, { "runs", runs }, { "diagnostics", diagnostics } });
+        }
+        json sweeps = json::array();
+        for (const auto& s : set.sweeps)
+            sweeps.push_back(sweepJson(s));
+        const json doc = { { "logs", jlogs },
+            { "cluster", { { "source", cluster->fromLog ? "log" : "scenario" }, { "gpu", cs.gpu }, { "gpus", cs.gpus },
+                             { "gpus_per_node", cs.gpusPerNode }, { "nic_gbps", cs.nic.gbps }, { "nics_per_node", cs.nic.perNode },
+                             { "assumptions", cluster->assumptions } } },
+            { "sweeps", sweeps }, { "skipped", skipped }, { "calibration", json::parse(calibrationText) } };
+        io.out << doc.dump(2) << "\n";
+        return 0;
+    }
+    for (const auto& log : logs) {
+        for (const auto& r : log.runs)
+            printRun(log, r, io.out);
+        for (const auto& d : log.diagnostics)
+            io.out << "  " << (d.severity == NcclTestsSeverity::Error ? "error: " : "warning: ") << d.message << "\n";
+    }
+    io.out << "cluster: " << cs.gpus << " x " << cs.gpu << " (" << cs.gpusPerNode << " per node), " << cs.nic.perNode << " x "
+           << cs.nic.gbps << " Gb/s NICs per node, " << (cluster->fromLog ? "built from the log header" : "from the scenario") << "\n";
+    for (const auto& a : cluster->assumptions)
+        io.out << "  " << a << "\n";
+    for (const auto& s : skipped)
+        io.out << "skipped: " << s << "\n";
+    for (const auto& s : set.sweeps)
+        printSweep(s, io.out);
+    if (const auto out = cl->value("save-calibration"))
+        io.out << "\ncalibration written to " << *out << "\n";
+    return 0;
+}
+
+} // namespace clusterscope::app

@@ -1,0 +1,67 @@
+#pragma once
+
+// A measured message-size sweep of one collective (from nccl-tests) and the calibration of the
+// collective model fitted to it, with the residuals per size before and after.
+
+#include "engine/calibration/latencybandwidthfit.h"
+#include "engine/collectives/collectivecalibration.h"
+#include "engine/collectives/collectivemodel.h"
+
+#include <string>
+#include <vector>
+
+namespace clusterscope::engine {
+
+/// What was measured, in neutral terms (importers fill it; the engine never reads log files).
+struct MeasuredSweep {
+    CollectiveOp op = CollectiveOp::AllReduce;
+    int ranks = 0;        ///< ranks in the group
+    int nodes = 0;        ///< distinct hosts the ranks ran on
+    std::string gpuName;  ///< device name as the log prints it ("NVIDIA H100 80GB HBM3")
+    /// The algorithm the run was pinned to (NCCL_ALGO), Auto when NCCL chose.
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+    std::vector<std::string> sources; ///< files the points come from
+    std::vector<SweepPoint> points;   ///< measured times (s) per size (bytes), sorted by size
+};
+
+/// The correction fitted for one (algorithm, tier) and the sizes it was fitted on.
+struct AlgorithmCorrection {
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+    int tier = 0;                       ///< CollectiveCalibration tier: 0 intra-node, 1 inter-node
+    CollectiveTermCorrection correction; ///< what CollectiveCalibration now holds for it
+    int points = 0;
+    double minBytes = 0, maxBytes = 0;
+    LatencyBandwidth measuredLaw;       ///< t = a + S/b fitted to these measurements (for the report)
+    int parameters = 0;                 ///< fitted values: 3 (latency scale, offset, bandwidth), 2 or 1
+};
+
+/// Model versus measurement at one size, before and after calibration.
+struct ResidualRow {
+    double bytes = 0;
+    double measuredSeconds = 0;
+    double beforeSeconds = 0; ///< model as given
+    double afterSeconds = 0;  ///< model with the fitted calibration
+    CollectiveAlgorithm algorithmBefore = CollectiveAlgorithm::Ring, algorithmAfter = CollectiveAlgorithm::Ring;
+    CollectiveProtocol protocolBefore = CollectiveProtocol::Simple, protocolAfter = CollectiveProtocol::Simple;
+    double residualBefore() const { return (beforeSeconds - measuredSeconds) / measuredSeconds; } ///< relative
+    double residualAfter() const { return (afterSeconds - measuredSeconds) / measuredSeconds; }   ///< relative
+};
+
+struct SweepCalibration {
+    MeasuredSweep sweep;
+    CollectiveCalibration calibration;            ///< hand to CollectiveModel::setCalibration()
+    std::vector<AlgorithmCorrection> corrections; ///< the entries of `calibration` this sweep set
+    std::vector<ResidualRow> rows;                ///< one per measured point
+    double rmsBefore = 0; ///< RMS of relative residuals, model as given
+    double rmsAfter = 0;  ///< RMS of relative residuals, calibrated model
+};
+
+/// Several sweeps (one per nccl-tests run) calibrated in turn, each starting from the calibration
+/// the previous ones produced; `calibration` is the final, combined result (a later sweep's fit of
+/// the same algorithm and tier replaces an earlier one).
+struct CalibrationSet {
+    CollectiveCalibration calibration;
+    std::vector<SweepCalibration> sweeps;
+};
+
+} // namespace clusterscope::engine

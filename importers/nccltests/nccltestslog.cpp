@@ -1,0 +1,68 @@
+#include "importers/nccltests/nccltestslog.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace clusterscope::importers {
+
+const char* toString(NcclTestsCollectiveSource source)
+{
+    switch (source) {
+    case NcclTestsCollectiveSource::BinaryName: return "binary_name";
+    case NcclTestsCollectiveSource::ColumnLayout: return "column_layout";
+    case NcclTestsCollectiveSource::Option: return "option";
+    }
+    return "?";
+}
+
+int NcclTestsRun::ranks() const
+{
+    std::set<int> ranks;
+    for (const auto& d : devices)
+        ranks.insert(d.rank);
+    if (!ranks.empty())
+        return static_cast<int>(ranks.size());
+    if (bandwidthRanks > 0)
+        return bandwidthRanks;
+    if (threads && gpusPerThread)
+        return *threads * *gpusPerThread;
+    return 0;
+}
+
+int NcclTestsRun::nodes() const
+{
+    std::set<std::string> hosts;
+    for (const auto& d : devices)
+        hosts.insert(d.host);
+    return static_cast<int>(hosts.size());
+}
+
+int NcclTestsRun::ranksPerNode() const
+{
+    std::map<std::string, std::set<int>> perHost;
+    for (const auto& d : devices)
+        perHost[d.host].insert(d.rank);
+    int most = 0;
+    for (const auto& [host, ranks] : perHost)
+        most = std::max(most, static_cast<int>(ranks.size()));
+    return most;
+}
+
+std::string NcclTestsRun::gpuName() const
+{
+    std::map<std::string, int> votes;
+    for (const auto& d : devices)
+        ++votes[d.name];
+    std::string best;
+    int bestVotes = 0;
+    for (const auto& [name, n] : votes) {
+        if (n > bestVotes) {
+            best = name;
+            bestVotes = n;
+        }
+    }
+    return best;
+}
+
+} // namespace clusterscope::importers

@@ -1,0 +1,94 @@
+#include "importers/nccltests/nccltestssweep.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace clusterscope::importers {
+
+std::optional<engine::CollectiveOp> collectiveOpFor(NcclTestsCollective collective)
+{
+    using engine::CollectiveOp;
+    switch (collective) {
+    case NcclTestsCollective::AllReduce: return CollectiveOp::AllReduce;
+    case NcclTestsCollective::AllGather: return CollectiveOp::AllGather;
+    case NcclTestsCollective::ReduceScatter: return CollectiveOp::ReduceScatter;
+    case NcclTestsCollective::Broadcast: return CollectiveOp::Broadcast;
+    case NcclTestsCollective::Reduce: return CollectiveOp::Reduce;
+    case NcclTestsCollective::AllToAll: return CollectiveOp::AllToAll;
+    case NcclTestsCollective::SendRecv: return CollectiveOp::SendRecv;
+    case NcclTestsCollective::Scatter:
+    case NcclTestsCollective::Gather:
+    case NcclTestsCollective::HyperCube: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& log, const NcclTestsRun& run)
+{
+    const std::string where = log.file + ":" + std::to_string(run.firstLine) + ": ";
+    if (!run.collective)
+        return engine::Status::error(where + "the run's collective is unknown");
+    const auto op = collectiveOpFor(*run.collective);
+    if (!op)
+        return engine::Status::error(where + "the collective model has no counterpart for " + toString(*run.collective)
+            + " (it models allreduce, reducescatter, allgather, broadcast, reduce, alltoall and sendrecv)");
+    engine::MeasuredSweep sweep;
+    sweep.op = *op;
+    sweep.ranks = run.ranks();
+    sweep.nodes = std::max(run.nodes(), 1);
+    sweep.gpuName = run.gpuName();
+    sweep.sources.push_back(log.file);
+    if (sweep.ranks < 2)
+        return engine::Status::error(where + "the run has " + std::to_string(sweep.ranks)
+            + " rank(s): no device lines and no busbw/algbw ratio tell how many ranks took part; a collective needs at least 2");
+    if (!run.ncclAlgo.empty()) {
+        std::string algo = run.ncclAlgo;
+        std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        // NCCL_ALGO may list several ("Ring,Tree"): only a single one pins the algorithm.
+        if (const auto a = engine::parseCollectiveAlgorithm(algo))
+            sweep.algorithm = *a;
+    }
+    for (const auto& row : run.rows) {
+        const NcclTestsMeasurement& m = row.outOfPlace ? *row.outOfPlace : row.inPlace;
+        if (row.bytes == 0 || !m.timeUs || !(*m.timeUs > 0))
+            continue;
+        sweep.points.push_back({ static_cast<double>(row.bytes), *m.timeUs * 1e-6 });
+    }
+    if (sweep.points.empty())
+        return engine::Status::error(where + "no row has a positive size and time to calibrate with");
+    std::stable_sort(sweep.points.begin(), sweep.points.end(),
+        [](const engine::SweepPoint& a, const engine::SweepPoint& b) { return a.bytes < b.bytes; });
+    return sweep;
+}
+
+std::optional<std::string> catalogGpuIdForDeviceName(const engine::Catalog& catalog, std::string_view deviceName)
+{
+    std::string key;
+    for (char c : deviceName) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            key.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    }
+    auto has = [&](const char* s) { return key.find(s) != std::string::npos; };
+    std::string id;
+    if (has("PCIE") || has("NVL") || key.empty())
+        return std::nullopt; // PCIe and NVL boards: different links from the SXM entries
+    if (has("GB200"))
+        id = "GB200";
+    else if (has("B200"))
+        id = "B200";
+    else if (has("H200"))
+        id = "H200-SXM-141GB";
+    else if (has("H100") && (has("HBM3") || has("SXM")))
+        id = "H100-SXM-80GB";
+    else if (has("A100SXM"))
+        id = "A100-SXM-80GB";
+    else if (has("V100SXM2"))
+        id = "V100-SXM2-32GB";
+    else if (has("MI300X"))
+        id = "MI300X";
+    if (id.empty() || !catalog.findGpu(id))
+        return std::nullopt;
+    return id;
+}
+
+} // namespace clusterscope::importers

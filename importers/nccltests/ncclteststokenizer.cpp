@@ -1,0 +1,112 @@
+#include "importers/nccltests/ncclteststokenizer.h"
+
+#include <cctype>
+
+namespace clusterscope::importers {
+
+namespace {
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::size_t skipDigits(std::string_view s, std::size_t i)
+{
+    while (i < s.size() && isDigit(s[i]))
+        ++i;
+    return i;
+}
+} // namespace
+
+NcclTestsTokenizer::NcclTestsTokenizer(std::string_view text)
+    : m_text(text)
+{
+    // A UTF-8 byte order mark would otherwise make the first line unrecognisable.
+    if (m_text.substr(0, 3) == "\xEF\xBB\xBF")
+        m_offset = 3;
+}
+
+std::size_t NcclTestsTokenizer::prefixLength(std::string_view line)
+{
+    // Open MPI --tag-output: "[jobid,rank]<stdout>:" or "<stderr>:" (ompi orte/mca/iof).
+    if (!line.empty() && line[0] == '[') {
+        std::size_t i = skipDigits(line, 1);
+        if (i > 1 && i < line.size() && line[i] == ',') {
+            const std::size_t j = skipDigits(line, i + 1);
+            if (j > i + 1 && line.substr(j, 2) == "]<") {
+                const std::size_t close = line.find(">:", j + 2);
+                if (close != std::string_view::npos && close - (j + 2) <= 8)
+                    return close + 2;
+            }
+        }
+    }
+    // srun --label: "<task>: ". A data row never has a colon right after its first number.
+    std::size_t i = 0;
+    while (i < line.size() && line[i] == ' ')
+        ++i;
+    const std::size_t digitsEnd = skipDigits(line, i);
+    if (digitsEnd > i && digitsEnd + 1 < line.size() && line[digitsEnd] == ':' && line[digitsEnd + 1] == ' ')
+        return digitsEnd + 2;
+    return 0;
+}
+
+std::vector<std::string_view> NcclTestsTokenizer::split(std::string_view text)
+{
+    std::vector<std::string_view> tokens;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && isSpace(text[i]))
+            ++i;
+        const std::size_t start = i;
+        while (i < text.size() && !isSpace(text[i]))
+            ++i;
+        if (i > start)
+            tokens.push_back(text.substr(start, i - start));
+    }
+    return tokens;
+}
+
+bool NcclTestsTokenizer::next(NcclTestsLine& line)
+{
+    if (m_offset >= m_text.size())
+        return false;
+    std::size_t end = m_text.find('\n', m_offset);
+    if (end == std::string_view::npos)
+        end = m_text.size();
+    std::string_view text = m_text.substr(m_offset, end - m_offset);
+    m_offset = end + 1;
+    while (!text.empty() && (text.back() == '\r' || text.back() == '\0'))
+        text.remove_suffix(1);
+
+    line = NcclTestsLine {};
+    line.number = ++m_lineNumber;
+    if (const std::size_t prefix = prefixLength(text); prefix > 0) {
+        text.remove_prefix(prefix);
+        line.prefixed = true;
+    }
+    std::size_t first = 0;
+    while (first < text.size() && isSpace(text[first]))
+        ++first;
+    if (first == text.size()) {
+        line.kind = NcclTestsLineKind::Blank;
+        line.text = text;
+        return true;
+    }
+    if (text[first] == '#') {
+        line.kind = NcclTestsLineKind::Comment;
+        line.text = text.substr(first + 1);
+    } else {
+        line.text = text;
+        line.kind = NcclTestsLineKind::Other;
+    }
+    line.tokens = split(line.text);
+    if (line.kind == NcclTestsLineKind::Other) {
+        const std::string_view head = line.tokens.front();
+        bool allDigits = true;
+        for (char c : head)
+            allDigits = allDigits && isDigit(c);
+        if (allDigits)
+            line.kind = NcclTestsLineKind::Data;
+    }
+    return true;
+}
+
+} // namespace clusterscope::importers

@@ -1,0 +1,48 @@
+#pragma once
+
+// Splits nccl-tests text output into classified lines of whitespace-separated tokens. Knows nothing
+// about what the tokens mean (NcclTestsParser does); it only removes launcher prefixes and sorts
+// lines into comments, data rows and everything else.
+
+#include <string_view>
+#include <vector>
+
+namespace clusterscope::importers {
+
+enum class NcclTestsLineKind {
+    Blank,   ///< only whitespace
+    Comment, ///< starts with '#': headers, device lines, column titles, summary
+    Data,    ///< first token is an unsigned integer: a result row (possibly malformed)
+    Other,   ///< anything else: NCCL INFO/WARN lines, launcher chatter, error messages
+};
+
+struct NcclTestsLine {
+    int number = 0;                      ///< 1-based line number in the input
+    NcclTestsLineKind kind = NcclTestsLineKind::Blank;
+    std::string_view text;               ///< the line without prefix and trailing CR/LF; for comments, after '#'
+    std::vector<std::string_view> tokens; ///< whitespace-separated words of `text`
+    bool prefixed = false;               ///< a launcher prefix was removed
+};
+
+class NcclTestsTokenizer {
+public:
+    /// `text` must outlive the tokenizer and the lines it returns (they view into it).
+    explicit NcclTestsTokenizer(std::string_view text);
+
+    /// Fills `line` with the next line; false at the end of the input.
+    bool next(NcclTestsLine& line);
+
+    /// Removes one launcher prefix: Open MPI `--tag-output` ("[1,0]<stdout>:", "[1,0]<stderr>:"),
+    /// Slurm `srun --label` ("0: ", "12: "). Returns how many characters the prefix spans (0 if none).
+    static std::size_t prefixLength(std::string_view line);
+
+    /// Splits on spaces and tabs.
+    static std::vector<std::string_view> split(std::string_view text);
+
+private:
+    std::string_view m_text;
+    std::size_t m_offset = 0;
+    int m_lineNumber = 0;
+};
+
+} // namespace clusterscope::importers

@@ -1,0 +1,130 @@
+// clusterscope-cli import-nccl-tests as a user runs it: exit codes, messages naming file and line,
+// the text report, the JSON keys, and --save-calibration.
+
+#include <QtTest>
+
+namespace {
+struct Run {
+    int exitCode;
+    QString out;
+    QString err;
+};
+
+Run runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), QStringList { QStringLiteral("import-nccl-tests") } + args);
+    if (!p.waitForFinished(60000))
+        return { -1, {}, QStringLiteral("timeout") };
+    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
+}
+
+QString data(const char* name) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/nccltests/") + QLatin1String(name); }
+QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+} // namespace
+
+class TestCliNcclTests : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void exitCodes_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("no log") << QStringList {} << 1 << "expected at least one nccl-tests LOG";
+        QTest::addRow("unknown option") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--frob") } << 1 << "frob";
+        QTest::addRow("missing file") << QStringList { data("absent.log") } << 1 << "absent.log: cannot open";
+        QTest::addRow("malformed rows: file and line") << QStringList { data("malformed_all_rows.log") } << 1 << "malformed_all_rows.log:21: cannot read time value";
+        QTest::addRow("broken header: file and line") << QStringList { data("malformed_header.log") } << 1 << "malformed_header.log:18: cannot read the column header";
+        QTest::addRow("ambiguous collective") << QStringList { data("allgather_2node_tagoutput.log") } << 1 << "name it with --op";
+        QTest::addRow("bad --op") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--op"), QStringLiteral("allsum") } << 1 << "--op: unknown collective \"allsum\"";
+        QTest::addRow("bad --algo") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--algo"), QStringLiteral("magic") } << 1 << "--algo: unknown algorithm";
+        QTest::addRow("GPU not in the catalog") << QStringList { data("alltoall_tcp_slow.log") } << 1 << "alltoall_tcp_slow.log:6: cannot map the GPU \"NVIDIA L40S\" to a catalog GPU";
+        QTest::addRow("only hypercube: nothing to calibrate") << QStringList { data("hypercube_8gpu.log") } << 1 << "no counterpart for hypercube";
+        QTest::addRow("bad scenario") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--scenario"), data("not_nccl.log") } << 1 << "not_nccl.log";
+        QTest::addRow("allreduce from the log header") << QStringList { data("allreduce_h100_8gpu.log") } << 0 << "";
+        QTest::addRow("allgather with --op") << QStringList { data("allgather_2node_tagoutput.log"), QStringLiteral("--op"), QStringLiteral("allgather") } << 0 << "";
+        QTest::addRow("L40S log on a scenario") << QStringList { data("alltoall_tcp_slow.log"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") } << 0 << "";
+        QTest::addRow("several logs, text and JSON") << QStringList { data("two_runs.log"), data("allreduce_bf16.json"), data("reducescatter_v100_old.log"), QStringLiteral("--scenario"), example("gpt3-175b-1024-a100.json") } << 0 << "";
+        QTest::addRow("pinned algorithm") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--algo"), QStringLiteral("ring") } << 0 << "";
+    }
+    void exitCodes()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Run r = runCli(args);
+        QTEST(r.exitCode, "exitCode");
+        if (!message.isEmpty())
+            QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        else
+            QVERIFY2(r.out.contains(QStringLiteral("RMS relative residual: before")), qPrintable(r.out + r.err));
+    }
+
+    void textReport()
+    {
+        const Run r = runCli({ data("allreduce_h100_8gpu.log") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("all_reduce_perf (allreduce, from the binary_name), 8 ranks on 1 node(s), 8 per node, NVIDIA H100 80GB HBM3")));
+        QVERIFY(r.out.contains(QStringLiteral("31 sizes (8 .. 8589934592 B), nThread 1 nGpus 1, 20 iters")));
+        QVERIFY(r.out.contains(QStringLiteral("cluster: 8 x H100-SXM-80GB (8 per node)")));
+        // The public 8x H100 row: measured busbw 479.41 GB/s at 8 GiB.
+        QVERIFY(r.out.contains(QRegularExpression(QStringLiteral("\\n +8589934592 +479\\.41 "))));
+        QVERIFY(r.out.contains(QStringLiteral("correction nvls tier 0:")));
+    }
+
+    void jsonKeys()
+    {
+        const Run r = runCli({ data("allreduce_h100_8gpu.log"), QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0);
+        QJsonParseError error;
+        const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        for (const char* key : { "logs", "cluster", "sweeps", "skipped", "calibration" })
+            QVERIFY2(doc.contains(QLatin1String(key)), key);
+        const QJsonObject run = doc[QStringLiteral("logs")][0][QStringLiteral("runs")][0].toObject();
+        for (const char* key : { "binary", "collective", "collective_source", "ranks", "nodes", "ranks_per_node", "gpu", "nthreads", "ngpus",
+                 "min_bytes", "max_bytes", "iters", "warmup_iters", "avg_busbw_gbps", "rows" })
+            QVERIFY2(run.contains(QLatin1String(key)), key);
+        QCOMPARE(run[QStringLiteral("ranks")].toInt(), 8);
+        QCOMPARE(run[QStringLiteral("nodes")].toInt(), 1);
+        QCOMPARE(run[QStringLiteral("gpu")].toString(), QStringLiteral("NVIDIA H100 80GB HBM3"));
+        QCOMPARE(doc[QStringLiteral("cluster")][QStringLiteral("gpu")].toString(), QStringLiteral("H100-SXM-80GB"));
+        QCOMPARE(doc[QStringLiteral("cluster")][QStringLiteral("source")].toString(), QStringLiteral("log"));
+        const QJsonObject sweep = doc[QStringLiteral("sweeps")][0].toObject();
+        for (const char* key : { "op", "ranks", "nodes", "algorithm", "rms_before", "rms_after", "sizes", "corrections" })
+            QVERIFY2(sweep.contains(QLatin1String(key)), key);
+        QVERIFY(sweep[QStringLiteral("rms_after")].toDouble() < sweep[QStringLiteral("rms_before")].toDouble());
+        const QJsonArray sizes = sweep[QStringLiteral("sizes")].toArray();
+        QCOMPARE(sizes.size(), 31);
+        const QJsonObject last = sizes.last().toObject();
+        for (const char* key : { "bytes", "measured_us", "measured_busbw_gbps", "before_us", "before_busbw_gbps", "after_us", "after_busbw_gbps",
+                 "residual_before", "residual_after", "algorithm_before", "protocol_before", "algorithm_after", "protocol_after" })
+            QVERIFY2(last.contains(QLatin1String(key)), key);
+        QCOMPARE(last[QStringLiteral("bytes")].toDouble(), 8589934592.0);
+        QVERIFY(std::abs(last[QStringLiteral("measured_busbw_gbps")].toDouble() - 479.41) < 0.01);
+        QCOMPARE(doc[QStringLiteral("calibration")][QStringLiteral("format")].toString(), QStringLiteral("clusterscope-calibration"));
+    }
+
+    void saveCalibration()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("cal.json"));
+        const Run r = runCli({ data("allreduce_bf16.json"), QStringLiteral("--save-calibration"), out, QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject saved = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(saved[QStringLiteral("format")].toString(), QStringLiteral("clusterscope-calibration"));
+        QCOMPARE(saved[QStringLiteral("version")].toInt(), 1);
+        QVERIFY(!saved[QStringLiteral("calibration")].toArray().isEmpty());
+        const QJsonObject printed = QJsonDocument::fromJson(r.out.toUtf8()).object()[QStringLiteral("calibration")].toObject();
+        QCOMPARE(saved, printed);
+        // An unwritable destination is an error naming it.
+        const Run bad = runCli({ data("allreduce_bf16.json"), QStringLiteral("--save-calibration"), QStringLiteral("/nonexistent/dir/cal.json") });
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QStringLiteral("/nonexistent/dir/cal.json")), qPrintable(bad.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliNcclTests)
+#include "tst_cli_nccltests.moc"

@@ -1,0 +1,378 @@
+// nccl-tests logs: every layout variant (fixtures in tests/data/nccltests, see its README), header
+// facts, the public 8x H100 row, malformed input with line numbers, per-row diagnostics, -J JSON.
+
+#include "importers/nccltests/nccltestsimporter.h"
+#include "importers/nccltests/nccltestsruncheck.h"
+#include "importers/nccltests/ncclteststokenizer.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace clusterscope::importers;
+
+namespace {
+std::string dataFile(const char* name) { return std::string(CLUSTERSCOPE_TEST_DATA_DIR) + "/nccltests/" + name; }
+
+NcclTestsParseOptions withOp(const QString& op)
+{
+    NcclTestsParseOptions options;
+    if (!op.isEmpty())
+        options.collective = ncclTestsCollectiveFromName(op.toStdString());
+    return options;
+}
+
+bool hasDiagnostic(const NcclTestsLog& log, const std::string& id, const std::string& where)
+{
+    for (const auto& d : log.diagnostics) {
+        if (d.id == id && d.message.find(where) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+} // namespace
+
+class TestNcclTestsParser : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void fixtures_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("collective");
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<bool>("hasRoot");
+        QTest::addColumn<bool>("wrongIsCount");
+        QTest::addColumn<int>("extraColumns");
+        QTest::addColumn<qulonglong>("lastBytes");
+
+        QTest::addRow("modern all_reduce, 8x H100") << "allreduce_h100_8gpu.log" << "" << "allreduce" << "binary_name" << 31 << 8 << 1
+                                                   << "NVIDIA H100 80GB HBM3" << true << true << 0 << 8589934592ULL;
+        QTest::addRow("tag-output all_gather, 2 nodes, N/A, needs --op") << "allgather_2node_tagoutput.log" << "allgather" << "allgather"
+                                                                         << "option" << 21 << 16 << 2 << "NVIDIA H100 80GB HBM3" << true
+                                                                         << true << 0 << 1073741824ULL;
+        QTest::addRow("old layout reduce_scatter: no root, error column") << "reducescatter_v100_old.log" << "" << "reducescatter"
+                                                                          << "column_layout" << 22 << 8 << 1 << "Tesla V100-SXM2-32GB"
+                                                                          << false << false << 0 << 134217728ULL;
+        QTest::addRow("broadcast with root, srun --label") << "broadcast_srun_label.log" << "" << "broadcast" << "binary_name" << 26 << 8
+                                                           << 1 << "NVIDIA A100-SXM4-80GB" << true << true << 0 << 268435456ULL;
+        QTest::addRow("sendrecv with -I statistics") << "sendrecv_istats.log" << "" << "sendrecv" << "binary_name" << 28 << 2 << 2
+                                                     << "NVIDIA H100 80GB HBM3" << true << true << 4 << 1073741824ULL;
+        QTest::addRow("alltoall %e times, cputime, timestamps") << "alltoall_tcp_slow.log" << "" << "alltoall" << "binary_name" << 14 << 4
+                                                               << 4 << "NVIDIA L40S" << true << true << 0 << 8589934592ULL;
+        QTest::addRow("hypercube with empty redop") << "hypercube_8gpu.log" << "" << "hypercube" << "binary_name" << 18 << 8 << 1
+                                                    << "NVIDIA H100 80GB HBM3" << true << true << 0 << 134217728ULL;
+        QTest::addRow("-J JSON all_reduce bfloat16") << "allreduce_bf16.json" << "" << "allreduce" << "binary_name" << 21 << 8 << 1
+                                                     << "NVIDIA H100 80GB HBM3" << true << true << 0 << 1073741824ULL;
+        QTest::addRow("--op agreeing with the log") << "allreduce_h100_8gpu.log" << "allreduce" << "allreduce" << "binary_name" << 31 << 8
+                                                    << 1 << "NVIDIA H100 80GB HBM3" << true << true << 0 << 8589934592ULL;
+    }
+    void fixtures()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, op);
+        auto log = importNcclTestsFile(dataFile(file.toUtf8().constData()), withOp(op));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(int(log->runs.size()), 1);
+        const NcclTestsRun& run = log->runs.front();
+        QVERIFY(run.collective.has_value());
+        QTEST(QString::fromUtf8(toString(*run.collective)), "collective");
+        QTEST(QString::fromUtf8(toString(run.collectiveSource)), "source");
+        QTEST(int(run.rows.size()), "rows");
+        QTEST(run.ranks(), "ranks");
+        QTEST(run.nodes(), "nodes");
+        QTEST(QString::fromStdString(run.gpuName()), "gpu");
+        QTEST(run.rows.front().root.has_value(), "hasRoot");
+        QTEST(run.errorColumnIsCount, "wrongIsCount");
+        QTEST(int(run.rows.front().inPlace.extra.size()), "extraColumns");
+        QTEST(qulonglong(run.rows.back().bytes), "lastBytes");
+        // Every row has both halves with time, algbw and busbw, and none disagree with nccl-tests' formulas.
+        for (const auto& row : run.rows) {
+            QVERIFY(row.outOfPlace.has_value());
+            QVERIFY(row.outOfPlace->timeUs && row.outOfPlace->algbwGBps && row.outOfPlace->busbwGBps);
+            QVERIFY(row.inPlace.timeUs && row.inPlace.algbwGBps && row.inPlace.busbwGBps);
+        }
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id != "busbw-mismatch" && d.id != "algbw-mismatch" && d.id != "row-size" && d.id != "row-columns", d.message.c_str());
+    }
+
+    void headerFacts()
+    {
+        auto log = importNcclTestsFile(dataFile("allreduce_h100_8gpu.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        const NcclTestsRun& run = log->runs.front();
+        QCOMPARE(run.binary, std::string("all_reduce_perf"));
+        QCOMPARE(run.ncclTestsVersion, std::string("2.13.11"));
+        QCOMPARE(run.ncclVersionCode.value_or(0), 21903);
+        QCOMPARE(run.threads.value_or(0), 1);
+        QCOMPARE(run.gpusPerThread.value_or(0), 1);
+        QCOMPARE(run.minBytes.value_or(0), std::uint64_t(8));
+        QCOMPARE(run.maxBytes.value_or(0), std::uint64_t(8589934592ULL));
+        QCOMPARE(run.stepFactor.value_or(0), std::uint64_t(2));
+        QVERIFY(!run.stepBytes);
+        QCOMPARE(run.warmupIters.value_or(0), 5);
+        QCOMPARE(run.iters.value_or(0), 20);
+        QCOMPARE(run.aggIters.value_or(0), 1);
+        QCOMPARE(run.validation.value_or(-1), 1);
+        QCOMPARE(run.graph.value_or(-1), 0);
+        QCOMPARE(run.devices.size(), std::size_t(8));
+        QCOMPARE(run.devices[3].rank, 3);
+        QCOMPARE(run.devices[3].host, std::string("node-001"));
+        QCOMPARE(run.devices[3].device, 3);
+        QCOMPARE(run.devices[3].busId, std::string("0000:5d:00"));
+        QCOMPARE(run.devices[3].line, 10);
+        QCOMPARE(run.ranksPerNode(), 8);
+        QVERIFY(run.avgBusBwGBps.has_value());
+        QCOMPARE(run.outOfBounds.value_or(-1), 0);
+        QCOMPARE(run.columns.size(), std::size_t(13));
+    }
+
+    void publicH100Row()
+    {
+        // notes/collectives.md: 8x H100, 8 GiB AllReduce: 31356 us, algbw 273.95, busbw 479.41 GB/s.
+        auto log = importNcclTestsFile(dataFile("allreduce_h100_8gpu.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        const NcclTestsRow& row = log->runs.front().rows.back();
+        QCOMPARE(row.bytes, std::uint64_t(8589934592ULL));
+        QCOMPARE(row.count, std::uint64_t(2147483648ULL));
+        QCOMPARE(row.type, std::string("float"));
+        QCOMPARE(row.redop, std::string("sum"));
+        QCOMPARE(row.root.value_or(0), -1);
+        QCOMPARE(*row.outOfPlace->timeUs, 31356.0);
+        QCOMPARE(*row.outOfPlace->algbwGBps, 273.95);
+        QCOMPARE(*row.outOfPlace->busbwGBps, 479.41);
+        QCOMPARE(*row.outOfPlace->wrong, 0.0);
+        QCOMPARE(*row.inPlace.busbwGBps, 480.14);
+        // algbw = S / t and busbw = algbw x 2(n-1)/n for n = 8 (nccl-tests all_reduce.cu).
+        QVERIFY(std::abs(8589934592.0 / 31356e-6 / 1e9 - 273.95) < 0.01);
+        QVERIFY(std::abs(273.95 * busBandwidthFactor(NcclTestsCollective::AllReduce, 8) - 479.41) < 0.01);
+        QCOMPARE(row.line, 49);
+    }
+
+    void busbwFactors_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<double>("factor");
+        QTest::addColumn<int>("sizeRatio");
+        QTest::addRow("allreduce 8") << "allreduce" << 8 << 1.75 << 1;
+        QTest::addRow("allreduce 2") << "all_reduce_perf" << 2 << 1.0 << 1;
+        QTest::addRow("allgather 16") << "allgather" << 16 << 15.0 / 16 << 16;
+        QTest::addRow("reducescatter 8") << "reduce_scatter_perf" << 8 << 7.0 / 8 << 8;
+        QTest::addRow("alltoall 4") << "alltoall" << 4 << 0.75 << 4;
+        QTest::addRow("broadcast 8") << "broadcast" << 8 << 1.0 << 1;
+        QTest::addRow("reduce 8") << "./build/reduce_perf" << 8 << 1.0 << 1;
+        QTest::addRow("sendrecv 2") << "sendrecv" << 2 << 1.0 << 1;
+        QTest::addRow("scatter 8") << "scatter_perf" << 8 << 7.0 / 8 << 8;
+        QTest::addRow("gather 8") << "gather" << 8 << 7.0 / 8 << 8;
+        QTest::addRow("hypercube 8") << "hypercube_perf_mpi" << 8 << 1.0 << 8;
+    }
+    void busbwFactors()
+    {
+        QFETCH(QString, op);
+        QFETCH(int, ranks);
+        const auto c = ncclTestsCollectiveFromName(op.toStdString());
+        QVERIFY(c.has_value());
+        QTEST(busBandwidthFactor(*c, ranks), "factor");
+        QTEST(sizeToCountRatio(*c, ranks), "sizeRatio");
+    }
+
+    void fixtureRowsFollowFactors_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("op");
+        for (const char* f : { "allreduce_h100_8gpu.log", "reducescatter_v100_old.log", "broadcast_srun_label.log", "sendrecv_istats.log",
+                 "alltoall_tcp_slow.log", "hypercube_8gpu.log", "allreduce_bf16.json", "two_runs.log" })
+            QTest::addRow("%s", f) << f << "";
+        QTest::addRow("allgather_2node_tagoutput.log") << "allgather_2node_tagoutput.log" << "allgather";
+    }
+    void fixtureRowsFollowFactors()
+    {
+        // busbw = algbw x factor(n) and algbw = share x size / time on every row, within print precision.
+        QFETCH(QString, file);
+        QFETCH(QString, op);
+        auto log = importNcclTestsFile(dataFile(file.toUtf8().constData()), withOp(op));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        for (const auto& run : log->runs) {
+            const double f = busBandwidthFactor(*run.collective, run.ranks());
+            const double share = algorithmBandwidthShare(*run.collective, run.ranks());
+            for (const auto& row : run.rows) {
+                for (const NcclTestsMeasurement* m : { &*row.outOfPlace, &row.inPlace }) {
+                    QVERIFY2(std::abs(*m->busbwGBps - *m->algbwGBps * f) <= 0.011 * (1 + f) + 0.015 * *m->busbwGBps,
+                        qPrintable(QStringLiteral("line %1").arg(row.line)));
+                    const double alg = share * double(row.bytes) / (*m->timeUs * 1e3);
+                    QVERIFY2(std::abs(*m->algbwGBps - alg) <= 0.011 + 0.06 * alg, qPrintable(QStringLiteral("line %1").arg(row.line)));
+                }
+            }
+        }
+    }
+
+    void twoRuns_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addRow("plain") << "two_runs.log";
+        QTest::addRow("gzip") << "two_runs.log.gz";
+    }
+    void twoRuns()
+    {
+        QFETCH(QString, file);
+        auto log = importNcclTestsFile(dataFile(file.toUtf8().constData()));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(2));
+        QCOMPARE(*log->runs[0].collective, NcclTestsCollective::AllReduce);
+        QCOMPARE(*log->runs[1].collective, NcclTestsCollective::ReduceScatter);
+        QCOMPARE(log->runs[0].ranks(), 4);
+        QCOMPARE(log->runs[1].ranks(), 4);
+        QCOMPARE(log->runs[0].rows.size(), std::size_t(15));
+        QCOMPARE(log->runs[1].rows.size(), std::size_t(15));
+    }
+
+    void jsonFacts()
+    {
+        auto log = importNcclTestsFile(dataFile("allreduce_bf16.json"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QVERIFY(log->json);
+        const NcclTestsRun& run = log->runs.front();
+        QCOMPARE(run.binary, std::string("all_reduce_perf"));
+        QCOMPARE(run.ncclVersionCode.value_or(0), 22105);
+        QCOMPARE(run.gpusPerThread.value_or(0), 8);
+        QCOMPARE(run.rows.front().type, std::string("bfloat16"));
+        QCOMPARE(run.rows.front().root.value_or(0), -1);
+        QCOMPARE(run.rows.front().pointer, std::string("/results/0"));
+        QCOMPARE(run.devices[7].busId, std::string("0000:1f:00"));
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("every row malformed") << "malformed_all_rows.log" << "" << "malformed_all_rows.log:21: cannot read time value \"11.2x\"";
+        QTest::addRow("broken column header") << "malformed_header.log" << "" << "malformed_header.log:18: cannot read the column header";
+        QTest::addRow("NCCL failure before any row") << "nccl_failure.log" << "" << "nccl_failure.log:17: node-001: Test NCCL failure common.cu:1005";
+        QTest::addRow("empty file") << "empty.log" << "" << "empty.log: the file is empty";
+        QTest::addRow("not an nccl-tests log") << "not_nccl.log" << "" << "not_nccl.log: no nccl-tests result rows found";
+        QTest::addRow("ambiguous collective without --op") << "allgather_2node_tagoutput.log" << ""
+                                                           << "allgather_2node_tagoutput.log:27: cannot tell which collective this log measures (the log does not name its binary and the columns fit allgather or alltoall); name it with --op";
+        QTest::addRow("columns fit no collective") << "no_collective_fits.log" << "" << "no_collective_fits.log:18: cannot tell which collective";
+        QTest::addRow("truncated JSON") << "malformed_truncated.json" << "" << "malformed_truncated.json:";
+        QTest::addRow("missing file") << "absent.log" << "" << "absent.log: cannot open";
+    }
+    void errors()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, op);
+        QFETCH(QString, message);
+        auto log = importNcclTestsFile(dataFile(file.toUtf8().constData()), withOp(op));
+        QVERIFY(!log.isOk());
+        QVERIFY2(QString::fromStdString(log.message()).contains(message), log.message().c_str());
+    }
+
+    void truncatedJsonNamesLineAndColumn()
+    {
+        auto log = importNcclTestsFile(dataFile("malformed_truncated.json"));
+        QVERIFY(!log.isOk());
+        const QString m = QString::fromStdString(log.message());
+        QVERIFY2(m.contains(QRegularExpression(QStringLiteral("malformed_truncated\\.json:\\d+:\\d+: not valid JSON"))), log.message().c_str());
+    }
+
+    void rowDiagnostics()
+    {
+        auto log = importNcclTestsFile(dataFile("malformed_rows.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.front().rows.size(), std::size_t(6));
+        QVERIFY(hasDiagnostic(*log, "row-columns", "malformed_rows.log:23: expected 8 values after the root column (per the column header at line 17), found 6"));
+        QVERIFY(hasDiagnostic(*log, "row-number", "malformed_rows.log:25: cannot read busbw value \"zero\""));
+    }
+
+    void inMemoryVariants_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<QString>("diagnostic");
+        const QString row = QStringLiteral("  1048576  262144  float  sum  -1  16.75  62.61  109.56  0  16.61  63.12  110.46  0\n");
+        QTest::addRow("table without header: guessed layout") << row + row << "allreduce" << 2 << "no-column-header";
+        QTest::addRow("wrong elements are reported") << QStringLiteral("  1048576  262144  float  sum  -1  16.75  62.61  109.56  12  16.61  63.12  110.46  0\n")
+                                                     << "allreduce" << 1 << "wrong-elements";
+        QTest::addRow("busbw inconsistent with algbw") << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 on h device  0 [0000:04:00] G\n#  Rank  1 Group  0 Pid 2 on h device  1 [0000:05:00] G\n"
+                                                                         "  1048576  262144  float  sum  -1  16.75  62.61  109.56  0  16.61  63.12  110.46  0\n")
+                                                       << "" << 1 << "busbw-mismatch";
+        QTest::addRow("trace-replay row: in-place only") << QStringLiteral("# Collective test starting: all_reduce_perf\n"
+                                                                           "  1048576  262144  float  sum  -1  16.61  63.12  110.46  0\n")
+                                                         << "" << 1 << "";
+        QTest::addRow("CRLF and BOM") << QStringLiteral("\xEF\xBB\xBF# Collective test starting: all_reduce_perf\r\n  1048576  262144  float  sum  -1  16.61  63.12  110.46  0\r\n")
+                                      << "" << 1 << "";
+        QTest::addRow("log names another op than --op") << QStringLiteral("# Collective test starting: all_reduce_perf\n") + row << "broadcast" << 1 << "op-conflict";
+        QTest::addRow("device line garbled") << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 device\n") + row << "" << 1 << "device-line";
+    }
+    void inMemoryVariants()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, op);
+        QFETCH(QString, diagnostic);
+        const std::string utf8 = text.toStdString();
+        auto log = parseNcclTestsText(utf8, "mem.log", withOp(op));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QTEST(int(log->runs.front().rows.size()), "rows");
+        if (!diagnostic.isEmpty())
+            QVERIFY2(hasDiagnostic(*log, diagnostic.toStdString(), "mem.log:"), log->diagnostics.empty() ? "none" : log->diagnostics.front().message.c_str());
+    }
+
+    void numbers_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("isNumber");
+        QTest::addColumn<bool>("hasValue");
+        QTest::addColumn<double>("value");
+        QTest::addRow("%.2f") << "273.95" << true << true << 273.95;
+        QTest::addRow("%.1f") << "15828.7" << true << true << 15828.7;
+        QTest::addRow("%.0f") << "31356" << true << true << 31356.0;
+        QTest::addRow("%.1e") << "1.1e+07" << true << true << 1.1e7;
+        QTest::addRow("old error %.0e") << "2e-07" << true << true << 2e-7;
+        QTest::addRow("N/A") << "N/A" << true << false << 0.0;
+        QTest::addRow("nan") << "-nan" << true << false << 0.0;
+        QTest::addRow("word") << "zero" << false << false << 0.0;
+        QTest::addRow("trailing junk") << "11.2x" << false << false << 0.0;
+        QTest::addRow("empty") << "" << false << false << 0.0;
+    }
+    void numbers()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, isNumber);
+        QFETCH(bool, hasValue);
+        QFETCH(double, value);
+        const std::string t = text.toStdString();
+        const auto n = parseNcclTestsNumber(t);
+        QCOMPARE(n.has_value(), isNumber);
+        if (n) {
+            QCOMPARE(n->has_value(), hasValue);
+            if (hasValue)
+                QCOMPARE(**n, value);
+        }
+    }
+
+    void prefixes_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<int>("length");
+        QTest::addRow("open mpi stdout") << "[1,0]<stdout>:# nThread 1" << 14;
+        QTest::addRow("open mpi stderr") << "[12,15]<stderr>:host:1:1 [0] NCCL INFO x" << 16;
+        QTest::addRow("srun label") << "12: # nThread 1" << 4;
+        QTest::addRow("data row is not a label") << "        8192          2048     float" << 0;
+        QTest::addRow("comment") << "# Avg bus bandwidth    : 1.5" << 0;
+    }
+    void prefixes()
+    {
+        QFETCH(QString, line);
+        const std::string l = line.toStdString();
+        QTEST(int(NcclTestsTokenizer::prefixLength(l)), "length");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNcclTestsParser)
+#include "tst_nccltestsparser.moc"
