@@ -1,8 +1,6 @@
 #include "app/gui/fabricpresenter.h"
 
-#include "engine/fabric/fabricbom.h"
-#include "engine/fabric/fabricbuilder.h"
-#include "engine/fabric/fabriclayout.h"
+#include "engine/analysis/scenarioanalysis.h"
 #include "engine/scenario/scenario.h"
 #include "views/bom/bomview.h"
 #include "views/fabric/fabricscenebuilder.h"
@@ -10,42 +8,48 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace clusterscope::app {
 
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("FabricPresenter", text); }
 }
 
-void showFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
-    const engine::Catalog& catalog, const engine::PriceBook& prices)
+void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
+    const engine::ScenarioAnalysis& analysis)
 {
-    auto design = engine::buildFabric(scenario, catalog);
-    if (!design) {
-        const QString message = tr("This scenario's fabric cannot be built:\n%1").arg(QString::fromStdString(design.message()));
+    if (!analysis.problems.empty() && !analysis.fabric) {
+        const QString message = tr("The scenario has problems to fix first:\n%1")
+                                    .arg(QString::fromStdString(analysis.problems.front()));
         view.setEmptyState(message);
         bomView.setEmptyState(message);
         return;
     }
-    const engine::LayoutSpec layout = scenario.layout ? *scenario.layout : engine::defaultLayout(*design);
-    engine::Status laidOut = engine::layOutFabric(*design, layout, catalog);
-
-    const auto perTier = design->graph.switchesPerTier();
-    std::string title = scenario.name + " — " + std::to_string(design->hosts) + " servers";
+    if (!analysis.fabric) {
+        const QString message = tr("This scenario's fabric cannot be built:\n%1").arg(QString::fromStdString(analysis.fabricError));
+        view.setEmptyState(message);
+        bomView.setEmptyState(message);
+        return;
+    }
+    const engine::FabricDesign& design = *analysis.fabric;
+    const auto perTier = design.graph.switchesPerTier();
+    std::string title = scenario.name + " — " + std::to_string(design.hosts) + " servers";
     static const char* names[] = { " leaf", " spine", " core" };
     for (std::size_t t = 0; t < perTier.size() && t < 3; ++t)
         title += ", " + std::to_string(perTier[t]) + names[t];
-    view.setScene(views::sceneFromGraph(design->graph, views::SceneLayout::Tiers, {}, title));
+    if (!analysis.linkUtilisation.empty()) {
+        const float busiest = *std::max_element(analysis.linkUtilisation.begin(), analysis.linkUtilisation.end());
+        char text[96];
+        std::snprintf(text, sizeof text, "; busiest link %.0f%% busy over an iteration", busiest * 100.0);
+        title += text;
+    }
+    view.setScene(views::sceneFromGraph(design.graph, views::SceneLayout::Tiers, analysis.linkUtilisation, title));
 
-    if (!laidOut) {
-        bomView.setEmptyState(tr("The fabric cannot be laid out:\n%1").arg(QString::fromStdString(laidOut.message())));
-        return;
-    }
-    auto bom = engine::computeBom(*design, catalog, prices);
-    if (!bom) {
-        bomView.setEmptyState(tr("No bill of materials:\n%1").arg(QString::fromStdString(bom.message())));
-        return;
-    }
-    bomView.setBom(*bom, QString::fromStdString(scenario.name));
+    if (analysis.bom)
+        bomView.setBom(*analysis.bom, QString::fromStdString(scenario.name));
+    else
+        bomView.setEmptyState(tr("No bill of materials:\n%1").arg(QString::fromStdString(analysis.bomError)));
 }
 
 } // namespace clusterscope::app

@@ -1,9 +1,8 @@
 #pragma once
 
 namespace clusterscope::engine {
-class Catalog;
-class PriceBook;
 struct Scenario;
+struct ScenarioAnalysis;
 }
 namespace clusterscope::views {
 class BomView;
@@ -12,9 +11,10 @@ class FabricView;
 
 namespace clusterscope::app {
 
-/// Builds the scenario's fabric with the engine (builder, physical layout, bill of materials) and
-/// shows it in the 3D view and the BOM tab; a scenario the engine refuses shows its message instead.
-void showFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
-    const engine::Catalog& catalog, const engine::PriceBook& prices);
+/// Shows an analysis's fabric in the 3D view (links coloured by the iteration's modelled
+/// utilisation) and its bill of materials in the BOM tab; parts the engine could not produce show
+/// the engine's message instead.
+void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
+    const engine::ScenarioAnalysis& analysis);
 
 } // namespace clusterscope::app

@@ -1,5 +1,6 @@
 #include "app/gui/mainwindow.h"
 
+#include "app/gui/analysisrunner.h"
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/projectdocument.h"
 #include "engine/catalog/catalog.h"
@@ -16,6 +17,10 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QHBoxLayout>
+#include <QProgressBar>
+#include <QTimer>
+#include <QToolButton>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -64,6 +69,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_prices(&builtinPrices())
 {
     setAcceptDrops(true);
+    m_runner = new AnalysisRunner(*m_catalog, *m_prices, this);
     createCentre();
     createActions();
 
@@ -154,6 +160,42 @@ void MainWindow::createCentre()
 
     m_statusScenario = new QLabel(this);
     statusBar()->addWidget(m_statusScenario, 1);
+
+    // Progress with cancel, shown only when an analysis takes longer than 200 ms.
+    m_busy = new QWidget(this);
+    auto* busyLayout = new QHBoxLayout(m_busy);
+    busyLayout->setContentsMargins(0, 0, 0, 0);
+    auto* bar = new QProgressBar(m_busy);
+    bar->setRange(0, 100);
+    bar->setMaximumWidth(180);
+    bar->setFormat(tr("Evaluating %p%"));
+    auto* cancel = new QToolButton(m_busy);
+    cancel->setText(tr("Cancel"));
+    busyLayout->addWidget(bar);
+    busyLayout->addWidget(cancel);
+    statusBar()->addPermanentWidget(m_busy);
+    m_busy->hide();
+    auto* showBusy = new QTimer(this);
+    showBusy->setSingleShot(true);
+    showBusy->setInterval(200);
+    connect(showBusy, &QTimer::timeout, this, [this] {
+        if (m_runner->isBusy())
+            m_busy->show();
+    });
+    connect(m_runner, &AnalysisRunner::started, this, [bar, showBusy] {
+        bar->setValue(0);
+        showBusy->start();
+    });
+    connect(m_runner, &AnalysisRunner::progress, this, [bar](double f) { bar->setValue(int(f * 100)); });
+    connect(cancel, &QToolButton::clicked, m_runner, &AnalysisRunner::cancel);
+    connect(m_runner, &AnalysisRunner::cancelled, this, [this] {
+        m_busy->hide();
+        statusBar()->showMessage(tr("Evaluation cancelled"), 3000);
+    });
+    connect(m_runner, &AnalysisRunner::finished, this, [this] {
+        m_busy->hide();
+        showAnalysis();
+    });
 }
 
 void MainWindow::createActions()
@@ -233,6 +275,7 @@ std::optional<QStringList> MainWindow::exportViews(const QString& dir)
 {
     if (!QDir().mkpath(dir))
         return std::nullopt;
+    m_runner->waitUntilIdle();
     QStringList written;
     const int current = m_tabs->currentIndex();
     for (int i = 0; i < m_tabs->count(); ++i) {
@@ -268,8 +311,18 @@ void MainWindow::updateViews()
     if (!issues.empty())
         status += tr(" — %1: %2").arg(QString::fromStdString(issues.front().pointer),
             QString::fromStdString(issues.front().message));
-    showFabric(*m_fabric, *m_bom, s, *m_catalog, *m_prices);
     m_statusScenario->setText(status);
+    m_runner->request(s);
+}
+
+void MainWindow::showAnalysis()
+{
+    const auto analysis = m_runner->latest();
+    const int index = currentScenario();
+    if (!analysis || index < 0)
+        return;
+    const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
+    presentFabric(*m_fabric, *m_bom, s, *analysis);
 }
 
 void MainWindow::updateTitle()

@@ -24,6 +24,7 @@ class ScenarioListModel;
 
 namespace clusterscope::app {
 
+class AnalysisRunner;
 class ProjectDocument;
 
 class MainWindow : public QMainWindow {
@@ -35,6 +36,7 @@ public:
     ProjectDocument* document() const { return m_document; }
     views::FabricView* fabricView() const { return m_fabric; }
     views::BomView* bomView() const { return m_bom; }
+    AnalysisRunner* analysisRunner() const { return m_runner; }
     QTabWidget* tabs() const { return m_tabs; }
     QListView* scenarioList() const { return m_list; }
     views::ScenarioEditor* editor() const { return m_editor; }
@@ -71,6 +73,7 @@ private:
     void createCentre();
     void updateTitle();
     void updateViews();
+    void showAnalysis();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     bool maybeSave();
@@ -87,6 +90,8 @@ private:
     QLabel* m_statusScenario = nullptr;
     const engine::Catalog* m_catalog = nullptr;
     const engine::PriceBook* m_prices = nullptr;
+    AnalysisRunner* m_runner = nullptr;
+    QWidget* m_busy = nullptr; ///< progress bar + cancel in the status bar
 };
 
 } // namespace clusterscope::app

@@ -1,6 +1,7 @@
 // The main window as a user meets it: the example project, tabs, undoable edits, save and reopen,
 // scenario import (good and broken), and the 3D fabric of the example drawn under Xvfb.
 
+#include "app/gui/analysisrunner.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/projectdocument.h"
 #include "views/bom/bomview.h"
@@ -27,6 +28,8 @@ bool glAvailable()
     const QString platform = QGuiApplication::platformName();
     return platform != QLatin1String("offscreen") && platform != QLatin1String("minimal");
 }
+// Views update when the background analysis delivers: wait for it.
+void settle(app::MainWindow& w) { w.analysisRunner()->waitUntilIdle(); }
 QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
 }
 
@@ -137,6 +140,7 @@ private Q_SLOTS:
     {
         app::MainWindow w;
         w.selectScenario(0);
+        settle(w);
         auto* gpus = qobject_cast<QSpinBox*>(w.editor()->fieldFor(QStringLiteral("/cluster/gpus")));
         auto* dp = qobject_cast<QSpinBox*>(w.editor()->fieldFor(QStringLiteral("/parallelism/dp")));
         QVERIFY(gpus && dp);
@@ -145,6 +149,7 @@ private Q_SLOTS:
         QCOMPARE(serversBefore, 128);
 
         gpus->setValue(512);
+        settle(w);
         QCOMPARE(w.document()->scenarios()[0].cluster.gpus, 512);
         QCOMPARE(w.fabricView()->scene().glyphCounts()[int(views::SceneNodeKind::Node)], 64);
         // 512 GPUs with tp 8 x pp 4 x dp 32 = 1024: the editor says so beside the field.
@@ -156,6 +161,7 @@ private Q_SLOTS:
 
         w.document()->undoStack()->undo();
         w.document()->undoStack()->undo();
+        settle(w);
         QCOMPARE(w.document()->scenarios()[0].cluster.gpus, 1024);
         QCOMPARE(gpus->value(), 1024);
         QCOMPARE(dp->value(), 32);
@@ -176,6 +182,7 @@ private Q_SLOTS:
     {
         app::MainWindow w;
         w.selectScenario(0);
+        settle(w);
         views::BomTableModel* model = w.bomView()->model();
         QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(model->rowCount() > 3);
@@ -214,6 +221,7 @@ private Q_SLOTS:
         // The 256-GPU Mixtral example on a 3:1 leaf-spine needs far less network than 1,024 GPUs at 1:1.
         const double before = model->bom().networkCostUsd;
         w.selectScenario(2); // Mixtral on leaf-spine 3:1
+        settle(w);
         const double leafSpine31 = model->bom().networkCostUsd;
         QVERIFY(leafSpine31 > 0 && leafSpine31 < before);
     }
@@ -248,6 +256,7 @@ private Q_SLOTS:
         w.resize(1400, 900);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
+        settle(w);
         QVERIFY(w.fabricView()->hasScene());
         // Llama-3-70B example: 1,024 H100 = 128 servers, rail-optimized 2-tier of 64-port switches.
         const auto& counts = w.fabricView()->scene().glyphCounts();
@@ -271,6 +280,7 @@ private Q_SLOTS:
 
         // Selecting another scenario redraws: the GPT-3 example has 128 A100 servers on 40-port switches.
         w.selectScenario(1);
+        settle(w);
         QCOMPARE(w.fabricView()->scene().glyphCounts()[int(views::SceneNodeKind::Node)], 128);
     }
 };

@@ -1,0 +1,56 @@
+#pragma once
+
+// Runs engine::analyseScenario on a worker thread (QtConcurrent). The newest request wins: a new
+// request cancels the running one through its stop token, and results of superseded requests are
+// dropped. Progress and results are delivered on the GUI thread, progress throttled to ~20 Hz.
+
+#include "engine/analysis/scenarioanalysis.h"
+#include "engine/scenario/scenario.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+
+#include <memory>
+#include <stop_token>
+
+namespace clusterscope::engine {
+class Catalog;
+class PriceBook;
+}
+
+namespace clusterscope::app {
+
+class AnalysisRunner : public QObject {
+    Q_OBJECT
+public:
+    AnalysisRunner(const engine::Catalog& catalog, const engine::PriceBook& prices, QObject* parent = nullptr);
+    ~AnalysisRunner() override;
+
+    /// Starts analysing `scenario` (a copy is taken), cancelling any analysis still running.
+    void request(const engine::Scenario& scenario);
+    /// Cancels the running analysis (nothing is delivered for it).
+    void cancel();
+    bool isBusy() const { return m_running > 0; }
+    /// Blocks (processing events) until no analysis is running; for tests and batch export.
+    void waitUntilIdle();
+
+    /// The newest finished analysis (null before the first).
+    std::shared_ptr<const engine::ScenarioAnalysis> latest() const { return m_latest; }
+
+Q_SIGNALS:
+    void started();
+    void progress(double fraction);
+    void finished(std::shared_ptr<const engine::ScenarioAnalysis> analysis);
+    void cancelled();
+
+private:
+    const engine::Catalog& m_catalog;
+    const engine::PriceBook& m_prices;
+    std::stop_source m_stop;
+    quint64 m_generation = 0;
+    int m_running = 0;
+    std::shared_ptr<const engine::ScenarioAnalysis> m_latest;
+    QElapsedTimer m_progressClock;
+};
+
+} // namespace clusterscope::app

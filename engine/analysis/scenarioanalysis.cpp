@@ -1,0 +1,179 @@
+#include "engine/analysis/scenarioanalysis.h"
+
+#include "engine/catalog/catalog.h"
+#include "engine/fabric/fabricbuilder.h"
+#include "engine/fabric/fabriclayout.h"
+#include "engine/scenario/scenariovalidator.h"
+#include "engine/training/trainingevaluator.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace clusterscope::engine {
+
+std::vector<Flow> flowsOfTraffic(const TrafficMatrix& traffic)
+{
+    std::vector<Flow> flows;
+    const long long gpus = traffic.gpus();
+    for (const TrafficPattern& p : traffic.patterns()) {
+        if (p.groupSize < 2 || p.bytesPerPair <= 0)
+            continue;
+        const long long n = p.groupSize;
+        const long long stride = p.strideGpus;
+        // Membership (trafficmatrix.h): GPU g is member k = (g / stride) % n of the group whose
+        // members are base + j x stride.
+        for (long long g = 0; g < gpus; ++g) {
+            const long long k = (g / stride) % n;
+            const long long base = g - k * stride;
+            const auto add = [&](long long j) {
+                flows.push_back({ std::uint32_t(g), std::uint32_t(base + j * stride), p.bytesPerPair });
+            };
+            switch (p.shape) {
+            case TrafficPattern::Shape::Ring:
+                add((k + 1) % n);
+                break;
+            case TrafficPattern::Shape::AllToAll:
+                for (long long j = 0; j < n; ++j)
+                    if (j != k)
+                        add(j);
+                break;
+            case TrafficPattern::Shape::Chain:
+                if (k + 1 < n)
+                    add(k + 1);
+                if (k > 0)
+                    add(k - 1);
+                break;
+            case TrafficPattern::Shape::BiRing:
+                add((k + 1) % n);
+                add((k + n - 1) % n);
+                break;
+            }
+        }
+    }
+    return flows;
+}
+
+namespace {
+
+void report(const AnalysisOptions& options, double fraction)
+{
+    if (options.progress)
+        options.progress(fraction);
+}
+
+void analyseFabric(ScenarioAnalysis& out, const Scenario& scenario, const Catalog& catalog, const PriceBook& prices)
+{
+    auto design = buildFabric(scenario, catalog);
+    if (!design) {
+        out.fabricError = design.message();
+        return;
+    }
+    const LayoutSpec layout = scenario.layout ? *scenario.layout : defaultLayout(*design);
+    if (auto laidOut = layOutFabric(*design, layout, catalog); !laidOut) {
+        out.bomError = laidOut.message();
+    } else if (auto bom = computeBom(*design, catalog, prices); !bom) {
+        out.bomError = bom.message();
+    } else {
+        out.bom = std::move(*bom);
+    }
+    out.fabric = std::make_shared<const FabricDesign>(std::move(*design));
+}
+
+void routeTraffic(ScenarioAnalysis& out, const Scenario& scenario)
+{
+    const std::vector<Flow> flows = flowsOfTraffic(*out.traffic);
+    if (flows.empty())
+        return;
+    const FlowModel model(*out.fabric);
+    const FlowOptions options = flowOptionsFor(scenario);
+    auto placement = model.route(flows, options);
+    if (!placement) {
+        out.routingError = placement.message();
+        return;
+    }
+    const std::vector<double> bytes = model.linkBytes(*placement);
+    const double seconds = out.estimate->iterationSeconds;
+    const FabricGraph& g = out.fabric->graph;
+    out.linkUtilisation.assign(g.linkCount(), 0.0f);
+    for (LinkId l = 0; l < g.linkCount(); ++l) {
+        const double capacityBytes = double(g.link(l).gbps) * 1e9 / 8.0 * seconds;
+        if (capacityBytes > 0)
+            out.linkUtilisation[l] = float(std::max(bytes[2 * l], bytes[2 * l + 1]) / capacityBytes);
+    }
+    if (auto timing = model.time(flows, options))
+        out.trafficTiming = *timing;
+}
+
+} // namespace
+
+ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalog, const PriceBook& prices,
+    const AnalysisOptions& options)
+{
+    const auto start = std::chrono::steady_clock::now();
+    ScenarioAnalysis out;
+    const auto finish = [&]() -> ScenarioAnalysis {
+        out.elapsedSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return std::move(out);
+    };
+    // The fabric depends on the cluster section only: a strategy that does not fit the GPU count
+    // must not hide the fabric the architect is sizing.
+    bool clusterProblem = false;
+    for (const ValidationIssue& issue : findScenarioIssues(scenario, catalog)) {
+        out.problems.push_back(issue.pointer + ": " + issue.message);
+        clusterProblem = clusterProblem || issue.pointer.rfind("/cluster", 0) == 0;
+    }
+    report(options, 0.0);
+    if (clusterProblem)
+        return finish();
+    analyseFabric(out, scenario, catalog, prices);
+    if (!out.problems.empty())
+        return finish();
+    if (options.stop.stop_requested()) {
+        out.cancelled = true;
+        return finish();
+    }
+    report(options, 0.15);
+
+    auto evaluator = TrainingEvaluator::create(scenario, catalog);
+    if (!evaluator) {
+        out.trainingError = evaluator.message();
+        return finish();
+    }
+    if (options.runSearch || !scenario.parallelism) {
+        SearchOptions search;
+        search.topK = std::max(1, options.searchTopK);
+        search.stop = options.stop;
+        search.progress = [&options](double f) { report(options, 0.15 + 0.7 * f); };
+        out.search = StrategySearch::run(*evaluator, search);
+        if (out.search->cancelled) {
+            out.cancelled = true;
+            return finish();
+        }
+    }
+    if (scenario.parallelism) {
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(scenario);
+        if (const char* reason = evaluator->invalidReason(strategy)) {
+            out.trainingError = reason;
+        } else {
+            out.estimate = evaluator->evaluate(strategy);
+            out.estimateSource = "scenario";
+        }
+    } else if (!out.search->ranked.empty()) {
+        out.estimate = out.search->ranked.front();
+        out.estimateSource = "search";
+    } else {
+        out.trainingError = "no strategy fits in GPU memory (" + std::to_string(out.search->valid)
+            + " valid strategies were tried)";
+    }
+    report(options, 0.9);
+    if (out.estimate) {
+        out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
+        if (options.routeTraffic && out.fabric && !options.stop.stop_requested())
+            routeTraffic(out, scenario);
+    }
+    out.cancelled = options.stop.stop_requested();
+    report(options, 1.0);
+    return finish();
+}
+
+} // namespace clusterscope::engine

@@ -1,0 +1,74 @@
+#pragma once
+
+// Everything the planning views show about one scenario, computed in one call on a worker thread:
+// the fabric (built, laid out, priced), the training estimate (the scenario's strategy, or the
+// best one the search finds), the ranked strategies, the GPU-pair traffic of one iteration and the
+// per-link load that traffic puts on the fabric. Each part fails on its own with its message, so
+// a scenario whose fabric cannot be built still gets its training estimate and vice versa.
+
+#include "engine/fabric/fabricbom.h"
+#include "engine/fabric/fabricdesign.h"
+#include "engine/fabric/flowmodel.h"
+#include "engine/training/strategysearch.h"
+#include "engine/training/trafficmatrix.h"
+#include "engine/training/trainingestimate.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace clusterscope::engine {
+
+class Catalog;
+class PriceBook;
+struct Scenario;
+
+struct AnalysisOptions {
+    int searchTopK = 10;       ///< ranked strategies kept by the search
+    bool runSearch = true;     ///< also search all strategies (the Strategies tab)
+    bool routeTraffic = true;  ///< place the iteration's traffic on the fabric (link utilisation)
+    std::stop_token stop;      ///< cancellation: returns early with `cancelled`
+    /// Fraction done (0..1), called on the analysing thread.
+    std::function<void(double fraction)> progress;
+};
+
+struct ScenarioAnalysis {
+    /// Validation issues ("/pointer: message"). Any issue stops the training analysis; issues in
+    /// /cluster also stop the fabric.
+    std::vector<std::string> problems;
+
+    std::shared_ptr<const FabricDesign> fabric; ///< laid out; null when it cannot be built
+    std::string fabricError;
+    std::optional<FabricBom> bom;
+    std::string bomError;
+
+    std::optional<TrainingEstimate> estimate; ///< null when no strategy can run
+    std::string estimateSource;               ///< "scenario" or "search"
+    std::string trainingError;
+    std::optional<SearchResult> search;
+    std::shared_ptr<const TrafficMatrix> traffic;
+
+    /// Average utilisation (0..1) of each fabric link over one iteration when the iteration's
+    /// traffic is routed on it (indexed by LinkId; empty when not computed); both directions of a
+    /// link: the busier one.
+    std::vector<float> linkUtilisation;
+    std::optional<CollectiveTiming> trafficTiming; ///< contention of the iteration's traffic on the fabric
+    std::string routingError;
+
+    bool cancelled = false;
+    double elapsedSeconds = 0;
+};
+
+/// Runs the whole analysis synchronously. Thread-safe for distinct calls (no shared state).
+ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalog, const PriceBook& prices,
+    const AnalysisOptions& options = {});
+
+/// The point-to-point transfers of an iteration's traffic matrix, one Flow per (source GPU,
+/// partner) of every pattern, with that pattern's bytes per pair. Ranks index GPUs as the fabric
+/// builder numbers them (host x gpus_per_node + local index).
+std::vector<Flow> flowsOfTraffic(const TrafficMatrix& traffic);
+
+} // namespace clusterscope::engine
