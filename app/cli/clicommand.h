@@ -31,5 +31,6 @@ int runValidateCommand(const std::vector<std::string>& args, CliIo io);
 int runCatalogCommand(const std::vector<std::string>& args, CliIo io);
 int runEvaluateCommand(const std::vector<std::string>& args, CliIo io);
 int runSearchCommand(const std::vector<std::string>& args, CliIo io);
+int runCollectiveCommand(const std::vector<std::string>& args, CliIo io);
 
 } // namespace clusterscope::app

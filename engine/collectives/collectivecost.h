@@ -6,6 +6,8 @@
 
 #include "engine/collectives/collectivemodel.h"
 
+#include <cmath>
+
 namespace clusterscope::engine::collectives {
 
 /// Figures of one request derived once from the hardware and the placement.
@@ -48,12 +50,11 @@ double flowCount(const GroupContext& ctx, CollectiveOp op, CollectiveAlgorithm a
 /// floor(log2(x)) for x >= 1, 0 otherwise (NCCL's log2i).
 inline int log2Floor(double x)
 {
-    int r = 0;
-    while (x >= 2.0) {
-        x *= 0.5;
-        ++r;
-    }
-    return r;
+    if (!(x >= 2.0))
+        return 0;
+    if (x >= 9.2e18) // beyond uint64: fall back to the exponent
+        return std::ilogb(x);
+    return 63 - __builtin_clzll(static_cast<unsigned long long>(x));
 }
 
 inline constexpr double kMicro = 1e-6;

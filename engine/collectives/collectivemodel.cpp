@@ -63,7 +63,7 @@ const char* unsupportedReason(CollectiveAlgorithm a)
     case CollectiveAlgorithm::Tree: return "tree runs allreduce only";
     case CollectiveAlgorithm::Nvls:
         return "nvls needs an NVSwitch with in-switch reduction (Hopper or later), at least 2 ranks per node, "
-               "and runs allreduce, reducescatter and allgather";
+               "InfiniBand (SHARP) across nodes, and runs allreduce, reducescatter and allgather";
     case CollectiveAlgorithm::NvlsTree:
         return "nvlstree needs NVLS hardware, at least 2 ranks per node and more than one node; allreduce only";
     case CollectiveAlgorithm::CollNetDirect:
@@ -133,8 +133,16 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
     CollectiveAlgorithm bestAlgo = algos[0];
     CollectiveProtocol bestProto = CollectiveProtocol::Simple;
     for (int i = 0; i < algoCount; ++i) {
-        for (int p = 0; p < kCollectiveProtocolCount; ++p) {
+        // Only Ring and Tree have LL/LL128 entries in NCCL's tables; the rest run Simple.
+        const bool allProtocols = algos[i] == CollectiveAlgorithm::Ring || algos[i] == CollectiveAlgorithm::Tree;
+        for (int p = allProtocols ? 0 : int(CollectiveProtocol::Simple); p < kCollectiveProtocolCount; ++p) {
             const auto proto = static_cast<CollectiveProtocol>(p);
+            // CollNet, and NVLS across nodes (which runs over CollNet), need SHARP enabled
+            // (NCCL_COLLNET_ENABLE, default off).
+            if (request.algorithm == CollectiveAlgorithm::Auto && !m_hardware.collNetInAuto
+                && (algos[i] == CollectiveAlgorithm::CollNetDirect || algos[i] == CollectiveAlgorithm::CollNetChain
+                    || (algos[i] == CollectiveAlgorithm::Nvls && ctx.nodes > 1)))
+                break;
             const CollectiveTerms t = costOf(m_hardware, ctx, request.op, bytes, algos[i], proto, nullptr, nullptr);
             if (!t.supported)
                 continue;

@@ -110,6 +110,8 @@ struct CollectiveHardware {
     bool nvlink = true;              ///< scale-up links exist (else intra-node traffic uses PCIe)
     bool nvlsCapable = false;        ///< NVSwitch with in-switch reduction (Hopper and later)
     bool infiniband = true;          ///< transport is InfiniBand (CollNet/SHARP needs it)
+    bool collNetInAuto = false;      ///< Auto weighs CollNet (NCCL_COLLNET_ENABLE=1 with a SHARP plugin;
+                                     ///< NCCL's default is 0, so Auto leaves it out unless set)
     double intraBytesPerSecond = 0;  ///< per-GPU scale-up bandwidth as NCCL counts it (B/s)
     int intraChannels = 16;          ///< NCCL channels intra-node
     double nicBytesPerSecond = 0;    ///< effective rate of one NIC (B/s)
@@ -157,6 +159,8 @@ public:
     void setCalibration(const CollectiveCalibration& calibration) { m_calibration = calibration; }
     const CollectiveCalibration& calibration() const { return m_calibration; }
     const CollectiveHardware& hardware() const { return m_hardware; }
+    /// Lets Auto pick CollNet (SHARP) on InfiniBand, as NCCL_COLLNET_ENABLE=1 does.
+    void setCollNetInAuto(bool enabled) { m_hardware.collNetInAuto = enabled; }
 
 private:
     CollectiveHardware m_hardware;

@@ -174,9 +174,14 @@ CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, 
         const double intraFactor = op == CollectiveOp::AllReduce ? 1.0 + 1.0 / ppn : 1.0;
         const double nvlsBw = ctx.intraBytesPerSecond * nccl::kNvlsEfficiency[arch] * (kNvlsChannels - 1) / kNvlsChannels;
         algBw = nvlsBw / intraFactor;
-        const double egress = nodeEgressFactor(op, ctx.nodes);
+        // Across nodes NCCL's NVLS runs over CollNet (SHARP, InfiniBand): the switch reduces, so a
+        // node sends S once (0.9 as CollNet); NVLSTree uses trees: 2(m-1)/m S per node.
+        if (!tree && multiNode && !hw.infiniband)
+            return t;
+        const bool sharp = !tree && multiNode && op == CollectiveOp::AllReduce;
+        const double egress = sharp ? 1.0 : nodeEgressFactor(op, ctx.nodes);
         if (multiNode) {
-            double interAlg = ctx.interBytesPerSecond / egress;
+            double interAlg = (sharp ? 0.9 : 1.0) * ctx.interBytesPerSecond / egress;
             if (tree)
                 interAlg = std::min(interAlg, 0.5 * nCh * nccl::kPerChMaxNvlsTreeGBps[arch][cap] * kGBps);
             algBw = std::min(algBw, interAlg);
@@ -195,7 +200,9 @@ CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, 
             return t;
         // The switch reduces: a node sends S once and receives S once (half the ring's 2S). NCCL
         // applies 0.9 to CollNet bandwidth (tuning.cc "if (a == COLLNET) busBw *= .9").
-        const double intraWire = direct ? 2.0 * bytes * (ppn - 1) / ppn : 2.0 * bytes * (ppn - 1) / ppn;
+        // Inside the node: Direct reduce-scatters and all-gathers among the ppn GPUs (2(ppn-1)/ppn S per
+        // rank); Chain passes the whole buffer up and down a chain (2 S through the middle GPUs).
+        const double intraWire = 2.0 * bytes * (ppn - 1) / ppn; // average per rank, both variants
         const double intraAlg = ppn > 1 ? ctx.intraBytesPerSecond * bytes / (direct ? intraWire : 2.0 * bytes) : kInf;
         algBw = std::min(intraAlg, 0.9 * ctx.interBytesPerSecond);
         latUs += direct ? 2.0 * (std::min(1.0, ppn - 1) * intraLat + 0.4 * (ppn - 1)) + interLat
