@@ -59,6 +59,22 @@ private Q_SLOTS:
         QVERIFY(*first == *second);
     }
 
+    void computeCalibration()
+    {
+        json j = base();
+        j["calibration"] = { { "compute", { { "gemm_peak_fraction", 0.6 }, { "flash_attention", false },
+                                              { "overlap_interference_fraction", 0.0 } } } };
+        auto first = parseScenarioJson(j.dump(), "a.json");
+        QVERIFY2(first.isOk(), first.message().c_str());
+        QCOMPARE(*first->computeCalibration.gemmPeakFraction, 0.6);
+        QCOMPARE(*first->computeCalibration.flashAttention, false);
+        QCOMPARE(*first->computeCalibration.overlapInterferenceFraction, 0.0);
+        QVERIFY(!first->computeCalibration.gemmHalfDimension);
+        auto second = parseScenarioJson(scenarioToJson(*first), "b.json");
+        QVERIFY2(second.isOk(), second.message().c_str());
+        QVERIFY(*first == *second);
+    }
+
     void errors_data()
     {
         QTest::addColumn<QString>("pointer");
@@ -68,6 +84,9 @@ private Q_SLOTS:
         QTest::addRow("negative price") << "/training/gpu_hour_usd" << "-1" << "a.json: /training/gpu_hour_usd:";
         QTest::addRow("order missing pp") << "/parallelism/placement_order" << "\"tp-cp-dp\"" << "a.json: /parallelism/placement_order: expected the dimensions";
         QTest::addRow("order repeated") << "/parallelism/placement_order" << "\"tp-tp-dp-pp\"" << "a.json: /parallelism/placement_order: expected the dimensions";
+        QTest::addRow("calibration fraction") << "/calibration/compute/gemm_peak_fraction" << "1.5" << "a.json: /calibration/compute/gemm_peak_fraction:";
+        QTest::addRow("calibration unknown key") << "/calibration/compute/gemm_peak" << "0.5" << "a.json: /calibration/compute/gemm_peak:";
+        QTest::addRow("calibration unknown section") << "/calibration/computer" << "{}" << "a.json: /calibration/computer:";
         QTest::addRow("order unknown") << "/parallelism/placement_order" << "\"tp-cp-dp-ep\"" << "a.json: /parallelism/placement_order: expected the dimensions";
     }
     void errors()
