@@ -124,6 +124,18 @@ struct LayoutSpec {
     bool operator==(const LayoutSpec&) const = default;
 };
 
+/// "calibration" / "compute": overrides of the training compute-efficiency model's documented
+/// defaults (engine/training/computeefficiency.h); absent keys keep the defaults.
+struct ComputeCalibrationSpec {
+    std::optional<double> gemmPeakFraction;            ///< "gemm_peak_fraction" (0, 1]
+    std::optional<double> gemmHalfDimension;           ///< "gemm_half_dimension" >= 0
+    std::optional<double> memoryBandwidthFraction;     ///< "memory_bandwidth_fraction" (0, 1]
+    std::optional<bool> flashAttention;                ///< "flash_attention"
+    std::optional<double> flashPeakFraction;           ///< "flash_peak_fraction" (0, 1]
+    std::optional<double> overlapInterferenceFraction; ///< "overlap_interference_fraction" [0, 1]
+    bool operator==(const ComputeCalibrationSpec&) const = default;
+};
+
 struct Scenario {
     std::string name;                ///< "name"
     ClusterSpec cluster;             ///< "cluster"
@@ -132,6 +144,7 @@ struct Scenario {
     std::optional<ParallelismSpec> parallelism; ///< "parallelism": absent = use the best strategy found
     CommunicationSpec communication; ///< "communication" (optional in JSON)
     std::optional<LayoutSpec> layout; ///< "layout" (optional; absent = per-design defaults)
+    ComputeCalibrationSpec computeCalibration; ///< "calibration": {"compute": {...}} (optional)
     bool operator==(const Scenario&) const = default;
 };
 

@@ -210,6 +210,25 @@ LayoutSpec readLayout(JsonObjectReader r)
     return l;
 }
 
+ComputeCalibrationSpec readComputeCalibration(JsonObjectReader r)
+{
+    ComputeCalibrationSpec c;
+    const auto optionalNumber = [&r](const char* key, double minimum, double maximum) -> std::optional<double> {
+        if (!r.has(key))
+            return std::nullopt;
+        return r.number(key, minimum, maximum);
+    };
+    c.gemmPeakFraction = optionalNumber("gemm_peak_fraction", 1e-3, 1.0);
+    c.gemmHalfDimension = optionalNumber("gemm_half_dimension", 0.0, 1e6);
+    c.memoryBandwidthFraction = optionalNumber("memory_bandwidth_fraction", 1e-3, 1.0);
+    if (r.has("flash_attention"))
+        c.flashAttention = r.boolean("flash_attention");
+    c.flashPeakFraction = optionalNumber("flash_peak_fraction", 1e-3, 1.0);
+    c.overlapInterferenceFraction = optionalNumber("overlap_interference_fraction", 0.0, 1.0);
+    r.finish();
+    return c;
+}
+
 Scenario readScenario(const json& root)
 {
     JsonObjectReader r(root, "");
@@ -231,6 +250,11 @@ Scenario readScenario(const json& root)
         s.communication = readCommunication(*c);
     if (auto l = r.object("layout"))
         s.layout = readLayout(*l);
+    if (auto cal = r.object("calibration")) {
+        if (auto compute = cal->object("compute"))
+            s.computeCalibration = readComputeCalibration(*compute);
+        cal->finish();
+    }
     r.finish();
     return s;
 }
@@ -316,6 +340,23 @@ std::string scenarioToJson(const Scenario& s)
         const LayoutSpec& l = *s.layout;
         root["layout"] = { { "nodes_per_rack", l.nodesPerRack }, { "racks_per_row", l.racksPerRow },
             { "rack_pitch_m", l.rackPitchMetres }, { "row_pitch_m", l.rowPitchMetres }, { "slack_m", l.slackMetres } };
+    }
+    if (s.computeCalibration != ComputeCalibrationSpec {}) {
+        const ComputeCalibrationSpec& c = s.computeCalibration;
+        json compute = json::object();
+        if (c.gemmPeakFraction)
+            compute["gemm_peak_fraction"] = *c.gemmPeakFraction;
+        if (c.gemmHalfDimension)
+            compute["gemm_half_dimension"] = *c.gemmHalfDimension;
+        if (c.memoryBandwidthFraction)
+            compute["memory_bandwidth_fraction"] = *c.memoryBandwidthFraction;
+        if (c.flashAttention)
+            compute["flash_attention"] = *c.flashAttention;
+        if (c.flashPeakFraction)
+            compute["flash_peak_fraction"] = *c.flashPeakFraction;
+        if (c.overlapInterferenceFraction)
+            compute["overlap_interference_fraction"] = *c.overlapInterferenceFraction;
+        root["calibration"] = { { "compute", compute } };
     }
     return root.dump(2) + "\n";
 }

@@ -9,17 +9,18 @@ namespace clusterscope::engine {
 /// Calibratable constants of the per-GPU compute model. Defaults and their sources:
 /// - gemmPeakFraction 0.72: sustained fraction of peak of large 16-bit GEMMs inside a training step
 ///   (cuBLAS reaches ~75-85% in isolation on A100/H100: NVIDIA "Matrix multiplication background"
-///   guide; clocks drop under sustained load). Value fitted once on SC21 Table 1 as a whole.
-/// - gemmHalfDimension 48: a GEMM dimension of this size halves efficiency (tile quantisation and
+///   guide; clocks drop under sustained load). gemmPeakFraction, gemmHalfDimension and
+///   scoreBytesPerElement were fitted once, jointly, on SC21 Table 1 as a whole (A100).
+/// - gemmHalfDimension 40: a GEMM dimension of this size halves efficiency (tile quantisation and
 ///   wave effects; the factor is x / (x + half) per dimension M, N and K).
 /// - memoryBandwidthFraction 0.80: element-wise kernels reach ~75-85% of HBM bandwidth (STREAM-like).
 /// - elementwiseBytesPerTokenPerHidden 32: bytes each token moves per unit of hidden size in one
 ///   layer's forward element-wise kernels: two LayerNorms (read + write, 8), bias + GeLU on the 4h
 ///   FFN activation (fused, 14, scaled by the FFN width), two fused
 ///   bias-dropout-add (10) (Korthikanti et al. 2022 activation accounting; Megatron fused kernels).
-/// - scoreBytesPerElement 8: without fused (flash) attention each attention score element is
-///   written by Q K^T (2 B), read and written by Megatron's fused scale-mask-softmax (4 B), gets a
-///   1-byte dropout mask and is read by the V product (~1 B net of cache hits): ~8 bytes per element.
+/// - scoreBytesPerElement 7: without fused (flash) attention each attention score element is
+///   written by Q K^T (2 B), read and written by Megatron's fused scale-mask-softmax (4 B) and gets
+///   a 1-byte dropout mask; the V product reads it mostly from L2: ~7 bytes per element.
 /// - flashAttention: attention computed by a fused kernel (Dao et al. 2022): no score traffic, the
 ///   core runs at flashPeakFraction of peak (FlashAttention-2 reports 50-73% on A100/H100).
 /// - backwardElementwiseFactor 2: backward element-wise kernels move about twice the forward bytes.
@@ -31,10 +32,10 @@ namespace clusterscope::engine {
 /// - kernelLaunchSeconds 4e-6 x kernelsPerLayer 24: fixed launch cost of one layer's forward pass.
 struct ComputeEfficiencyParams {
     double gemmPeakFraction = 0.72;
-    double gemmHalfDimension = 48.0;
+    double gemmHalfDimension = 40.0;
     double memoryBandwidthFraction = 0.80;
     double elementwiseBytesPerTokenPerHidden = 32.0;
-    double scoreBytesPerElement = 8.0;
+    double scoreBytesPerElement = 7.0;
     bool flashAttention = true;
     double flashPeakFraction = 0.55;
     double backwardElementwiseFactor = 2.0;

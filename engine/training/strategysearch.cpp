@@ -89,13 +89,18 @@ SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const Searc
     TrainingStrategy s;
     s.parallelism = scenario.parallelism.value_or(ParallelismSpec {});
     long long sinceCheck = 0;
+    double lastReported = 0;
     for (std::size_t o = 0; o < outer.size(); ++o) {
         if (options.stop.stop_requested()) {
             result.cancelled = true;
             break;
         }
-        if (options.progress)
-            options.progress(static_cast<double>(o) / outer.size());
+        // Throttled: at most one report per percent.
+        const double fraction = static_cast<double>(o) / outer.size();
+        if (options.progress && (o == 0 || fraction >= lastReported + 0.01)) {
+            options.progress(fraction);
+            lastReported = fraction;
+        }
         const auto [tp, cp] = outer[o];
         for (int pp : divisorsOf(gpus / (tp * cp))) {
             if (model.layers % pp != 0)

@@ -69,8 +69,17 @@ TrainingEvaluator::TrainingEvaluator(const Scenario& scenario, const CollectiveM
 }
 
 Result<TrainingEvaluator> TrainingEvaluator::create(
-    const Scenario& scenario, const Catalog& catalog, const ComputeEfficiencyParams& efficiency)
+    const Scenario& scenario, const Catalog& catalog, const ComputeEfficiencyParams& defaults)
 {
+    ComputeEfficiencyParams efficiency = defaults;
+    const ComputeCalibrationSpec& cal = scenario.computeCalibration;
+    efficiency.gemmPeakFraction = cal.gemmPeakFraction.value_or(efficiency.gemmPeakFraction);
+    efficiency.gemmHalfDimension = cal.gemmHalfDimension.value_or(efficiency.gemmHalfDimension);
+    efficiency.memoryBandwidthFraction = cal.memoryBandwidthFraction.value_or(efficiency.memoryBandwidthFraction);
+    efficiency.flashAttention = cal.flashAttention.value_or(efficiency.flashAttention);
+    efficiency.flashPeakFraction = cal.flashPeakFraction.value_or(efficiency.flashPeakFraction);
+    efficiency.overlapInterferenceFraction
+        = cal.overlapInterferenceFraction.value_or(efficiency.overlapInterferenceFraction);
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");

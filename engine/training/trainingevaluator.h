@@ -29,7 +29,8 @@ struct LayerTimes {
 class TrainingEvaluator {
 public:
     /// Uses the scenario's cluster, model, training and communication sections and the catalog's
-    /// GPU figures. Fails (naming the scenario place) when the GPU is unknown or FP8 unsupported.
+    /// GPU figures; the scenario's calibration.compute keys override `efficiency`. Fails (naming
+    /// the scenario place) when the GPU is unknown or FP8 unsupported.
     static Result<TrainingEvaluator> create(
         const Scenario& scenario, const Catalog& catalog, const ComputeEfficiencyParams& efficiency = {});
 

@@ -397,6 +397,18 @@ private Q_SLOTS:
         QVERIFY(exposed.breakdown.dpExposed > e.breakdown.dpExposed);
     }
 
+    void computeCalibrationFromTheScenario()
+    {
+        Scenario s = llama70b();
+        const TrainingEstimate base = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        s.computeCalibration.gemmPeakFraction = ComputeEfficiencyParams {}.gemmPeakFraction / 2.0;
+        const TrainingEstimate slow = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        // Halving the GEMM efficiency roughly doubles the GEMM-dominated compute.
+        QVERIFY(slow.breakdown.compute > 1.7 * base.breakdown.compute);
+        QVERIFY(slow.breakdown.compute < 2.0 * base.breakdown.compute);
+        QCOMPARE(evaluator(s).efficiency().params().gemmPeakFraction, ComputeEfficiencyParams {}.gemmPeakFraction / 2.0);
+    }
+
     void moeAndContextParallel_data()
     {
         QTest::addColumn<int>("cpKind");

@@ -77,14 +77,8 @@ Scenario sc21Scenario(const Sc21Row& row)
     p.sequenceParallel = false;
     s.parallelism = p;
     s.communication.dpOverlap = false;
+    s.computeCalibration.flashAttention = false; // "calibration": {"compute": {"flash_attention": false}}
     return s;
-}
-
-ComputeEfficiencyParams sc21Efficiency()
-{
-    ComputeEfficiencyParams e;
-    e.flashAttention = false;
-    return e;
 }
 
 } // namespace
@@ -111,7 +105,7 @@ private Q_SLOTS:
         QFETCH(int, index);
         const Sc21Row& row = kRows[index];
         const Scenario s = sc21Scenario(row);
-        auto evaluator = TrainingEvaluator::create(s, m_catalog, sc21Efficiency());
+        auto evaluator = TrainingEvaluator::create(s, m_catalog);
         QVERIFY2(evaluator.isOk(), evaluator.message().c_str());
         const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
         const char* reason = evaluator->invalidReason(strategy);

@@ -1,0 +1,193 @@
+// clusterscope-cli evaluate and search as a user runs them: JSON keys of notes/scenario-format.md,
+// strategy search when parallelism is absent, out-of-memory verdict and error messages.
+
+#include <QtTest>
+
+namespace {
+struct Run {
+    int exitCode;
+    QString out;
+    QString err;
+};
+
+Run runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), args);
+    if (!p.waitForFinished(120000))
+        return { -1, {}, QStringLiteral("timeout") };
+    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
+}
+
+QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+
+QJsonObject parse(const QString& text)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8());
+    return doc.object();
+}
+
+// A copy of an example with one edit, written to a temporary directory.
+QString edited(QTemporaryDir& dir, const char* name, const std::function<void(QJsonObject&)>& edit)
+{
+    QFile in(example(name));
+    in.open(QIODevice::ReadOnly);
+    QJsonObject root = QJsonDocument::fromJson(in.readAll()).object();
+    edit(root);
+    const QString path = dir.filePath(QLatin1String(name));
+    QFile out(path);
+    out.open(QIODevice::WriteOnly);
+    out.write(QJsonDocument(root).toJson());
+    return path;
+}
+} // namespace
+
+class TestCliEvaluate : public QObject {
+    Q_OBJECT
+
+    static void checkEstimateKeys(const QJsonObject& o)
+    {
+        for (const char* key : { "iteration_seconds", "tflops_per_gpu", "mfu", "tokens_per_second", "network_share",
+                 "memory_bytes_per_gpu", "breakdown", "parallelism" })
+            QVERIFY2(o.contains(QLatin1String(key)), key);
+        const QJsonObject b = o.value(QStringLiteral("breakdown")).toObject();
+        double sum = 0;
+        for (const char* key : { "compute", "recompute", "tp_exposed", "pp_exposed", "dp_exposed", "cp_exposed",
+                 "ep_exposed", "bubble", "optimizer", "other" }) {
+            QVERIFY2(b.contains(QLatin1String(key)), key);
+            sum += b.value(QLatin1String(key)).toDouble();
+        }
+        QVERIFY(qAbs(sum - o.value(QStringLiteral("iteration_seconds")).toDouble()) < 1e-9 * sum);
+        const QJsonObject p = o.value(QStringLiteral("parallelism")).toObject();
+        for (const char* key : { "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sequence_parallel" })
+            QVERIFY2(p.contains(QLatin1String(key)), key);
+        QVERIFY(o.value(QStringLiteral("mfu")).toDouble() > 0 && o.value(QStringLiteral("mfu")).toDouble() < 1);
+    }
+
+private Q_SLOTS:
+    void evaluateExamples_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addRow("llama") << QStringLiteral("llama3-70b-1024-h100.json");
+        QTest::addRow("gpt3") << QStringLiteral("gpt3-175b-1024-a100.json");
+        QTest::addRow("mixtral") << QStringLiteral("mixtral-8x7b-256-h200-roce.json");
+    }
+    void evaluateExamples()
+    {
+        QFETCH(QString, name);
+        const QString path = example(name.toLatin1().constData());
+        Run r = runCli({ QStringLiteral("evaluate"), path, QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = parse(r.out);
+        checkEstimateKeys(o);
+        QCOMPARE(o.value(QStringLiteral("strategy_source")).toString(), QStringLiteral("scenario"));
+        QVERIFY(o.value(QStringLiteral("memory")).toObject().contains(QStringLiteral("out_of_memory")));
+        QVERIFY(o.value(QStringLiteral("training")).toObject().value(QStringLiteral("cost_usd")).toDouble() > 0);
+        QVERIFY(o.value(QStringLiteral("traffic")).toObject().contains(QStringLiteral("bytes_by_link_class")));
+        r = runCli({ QStringLiteral("evaluate"), path });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("network share")));
+        QVERIFY(r.out.contains(QStringLiteral("memory/GPU")));
+    }
+
+    void evaluateTrafficMatrix()
+    {
+        const Run r = runCli({ QStringLiteral("evaluate"), example("mixtral-8x7b-256-h200-roce.json"), QStringLiteral("--json"),
+            QStringLiteral("--traffic"), QStringLiteral("nodes") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject nodes = parse(r.out).value(QStringLiteral("traffic")).toObject().value(QStringLiteral("nodes")).toObject();
+        QCOMPARE(nodes.value(QStringLiteral("blocks")).toInt(), 32);
+        QVERIFY(!nodes.value(QStringLiteral("cells")).toArray().isEmpty());
+    }
+
+    void evaluateSearchesWhenParallelismIsAbsent()
+    {
+        QTemporaryDir dir;
+        const QString path = edited(dir, "llama3-70b-1024-h100.json", [](QJsonObject& o) { o.remove(QStringLiteral("parallelism")); });
+        const Run r = runCli({ QStringLiteral("evaluate"), path, QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = parse(r.out);
+        checkEstimateKeys(o);
+        QCOMPARE(o.value(QStringLiteral("strategy_source")).toString(), QStringLiteral("search"));
+        QVERIFY(!o.value(QStringLiteral("memory")).toObject().value(QStringLiteral("out_of_memory")).toBool());
+    }
+
+    void outOfMemoryVerdict()
+    {
+        QTemporaryDir dir;
+        const QString path = edited(dir, "llama3-70b-1024-h100.json", [](QJsonObject& o) {
+            o[QStringLiteral("parallelism")] = QJsonObject { { QStringLiteral("tp"), 1 }, { QStringLiteral("pp"), 1 },
+                { QStringLiteral("dp"), 1024 }, { QStringLiteral("zero"), 0 } };
+        });
+        Run r = runCli({ QStringLiteral("evaluate"), path, QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(parse(r.out).value(QStringLiteral("memory")).toObject().value(QStringLiteral("out_of_memory")).toBool());
+        r = runCli({ QStringLiteral("evaluate"), path });
+        QVERIFY(r.out.contains(QStringLiteral("OUT OF MEMORY")));
+    }
+
+    void search()
+    {
+        const Run r = runCli({ QStringLiteral("search"), example("llama3-70b-1024-h100.json"), QStringLiteral("--top"),
+            QStringLiteral("5"), QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = parse(r.out);
+        const QJsonArray ranked = o.value(QStringLiteral("ranked")).toArray();
+        QCOMPARE(ranked.size(), 5);
+        double last = 0;
+        for (const QJsonValue& v : ranked) {
+            checkEstimateKeys(v.toObject());
+            const double t = v.toObject().value(QStringLiteral("iteration_seconds")).toDouble();
+            QVERIFY(t >= last);
+            last = t;
+        }
+        QVERIFY(!o.value(QStringLiteral("pareto")).toArray().isEmpty());
+        QVERIFY(o.value(QStringLiteral("candidates")).toDouble() >= o.value(QStringLiteral("valid")).toDouble());
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QString llama = example("llama3-70b-1024-h100.json");
+        QTest::addRow("evaluate no file") << QStringList { QStringLiteral("evaluate") } << "expected exactly one scenario FILE";
+        QTest::addRow("evaluate missing file") << QStringList { QStringLiteral("evaluate"), QStringLiteral("/nonexistent.json") } << "/nonexistent.json";
+        QTest::addRow("evaluate bad traffic") << QStringList { QStringLiteral("evaluate"), llama, QStringLiteral("--traffic"), QStringLiteral("gpus") } << "--traffic expects";
+        QTest::addRow("search bad top") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--top"), QStringLiteral("x") } << "--top expects a positive integer";
+        QTest::addRow("search zero top") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--top"), QStringLiteral("0") } << "--top expects a positive integer";
+        QTest::addRow("unknown option") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--fast") } << "fast";
+    }
+    void errors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Run r = runCli(args);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+
+    void strategyRuleNamesFileAndPlace()
+    {
+        QTemporaryDir dir;
+        const QString path = edited(dir, "llama3-70b-1024-h100.json", [](QJsonObject& o) {
+            QJsonObject p = o.value(QStringLiteral("parallelism")).toObject();
+            p[QStringLiteral("zero")] = 2; // with pp = 4
+            o[QStringLiteral("parallelism")] = p;
+        });
+        const Run r = runCli({ QStringLiteral("evaluate"), path });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(path + QStringLiteral(": /parallelism/zero:")), qPrintable(r.err));
+    }
+
+    void help()
+    {
+        for (const char* command : { "evaluate", "search" }) {
+            const Run r = runCli({ QLatin1String(command), QStringLiteral("--help") });
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY(r.out.startsWith(QStringLiteral("Usage: clusterscope-cli ") + QLatin1String(command)));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliEvaluate)
+#include "tst_cli_evaluate.moc"
