@@ -34,8 +34,5 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io);
 int runEvaluateCommand(const std::vector<std::string>& args, CliIo io);
 int runSearchCommand(const std::vector<std::string>& args, CliIo io);
 int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io);
-int runEvaluateCommand(const std::vector<std::string>& args, CliIo io);
-int runSearchCommand(const std::vector<std::string>& args, CliIo io);
-int runCollectiveCommand(const std::vector<std::string>& args, CliIo io);
 
 } // namespace clusterscope::app

@@ -28,19 +28,6 @@ const CliCommand kCommands[] = {
         "  --catalog DIR   use the catalog JSON files in DIR\n"
         "  --prices FILE   use this price book instead of the built-in one\n",
         runFabricCommand },
-    { "collective", "FILE --op OP (--bytes N | --sweep MIN:MAX) [--ranks R] [--algo A] [--catalog DIR] [--json]",
-        "Model one collective (time, algbw, busbw, algorithm) on the scenario's cluster.",
-        "Evaluates a collective with the NCCL-faithful model: time, algbw and busbw as nccl-tests defines\n"
-        "them, the algorithm and protocol used, and the bytes each rank sends per link class.\n"
-        "  --op OP         allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv\n"
-        "  --bytes N       nccl-tests size S (suffixes K, M, G = powers of 1024)\n"
-        "  --sweep MIN:MAX sizes from MIN to MAX in factor-2 steps; prints an nccl-tests-shaped table\n"
-        "  --ranks R       ranks in the group (default: all GPUs), placed consecutively, filling nodes first\n"
-        "  --algo A        auto|ring|tree|nvls|nvlstree|collnet|pat|hierarchical|direct|halving_doubling|\n"
-        "                  parameter_server (default: the scenario's communication.algorithm, else auto)\n"
-        "  --catalog DIR   read the catalog JSON files from DIR\n"
-        "  --json          print time_us, algbw_gbps, busbw_gbps, algorithm, protocol, bytes_per_rank\n",
-        runCollectiveCommand },
     { "evaluate", "FILE [--json] [--traffic summary|nodes|racks] [--catalog DIR]",
         "Estimate one training iteration: time breakdown, throughput, memory, cost and traffic.",
         "Evaluates the scenario's parallelism (or, when the scenario has none, the fastest strategy the\n"

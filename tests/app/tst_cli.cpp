@@ -30,6 +30,7 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("validate")));
         QVERIFY(r.out.contains(QStringLiteral("catalog")));
+        const Run help = r;
         r = runCli({ QStringLiteral("--version") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.startsWith(QStringLiteral("clusterscope-cli 0.")));
@@ -38,6 +39,21 @@ private Q_SLOTS:
         QVERIFY(r.out.startsWith(QStringLiteral("Usage: clusterscope-cli validate FILE")));
         r = runCli({});
         QCOMPARE(r.exitCode, 1);
+        // Every command is listed once (merges of the command table must not duplicate rows).
+        QStringList names;
+        bool inCommands = false;
+        for (const QString& line : help.out.split(QLatin1Char('\n'))) {
+            if (line == QLatin1String("Commands:")) {
+                inCommands = true;
+                continue;
+            }
+            if (inCommands && line.isEmpty())
+                break;
+            if (inCommands)
+                names << line.trimmed().section(QLatin1Char(' '), 0, 0);
+        }
+        QVERIFY(names.size() >= 2);
+        QCOMPARE(QSet<QString>(names.begin(), names.end()).size(), names.size());
         r = runCli({ QStringLiteral("frobnicate") });
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains(QStringLiteral("unknown command \"frobnicate\"")));
