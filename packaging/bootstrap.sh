@@ -58,8 +58,14 @@ run)
         exec "$build_dir/app/gui/clusterscope"
     fi
     say "no display (DISPLAY is not set): running the CLI on the built-in example instead"
-    "$build_dir/app/clusterscope-cli" validate "$example"
-    "$build_dir/app/clusterscope-cli" catalog
+    cli="$build_dir/app/clusterscope-cli"
+    "$cli" validate "$example"
+    echo
+    "$cli" evaluate "$example"
+    echo
+    "$cli" fabric "$example"
+    echo
+    say "more: $cli --help (search, collective, import-nccl-tests, catalog, ...)"
     ;;
 test)
     install_packages
