@@ -40,6 +40,7 @@ void AnalysisRunner::request(const engine::Scenario& scenario)
 
     engine::AnalysisOptions options;
     options.stop = m_stop.get_token();
+    options.timeContention = false; // the views colour links by load; max-min timing is for reports
     QPointer<AnalysisRunner> self(this);
     options.progress = [self, generation](double fraction) {
         // Called on the worker: hop to the GUI thread; drop if superseded or too frequent.

@@ -79,7 +79,7 @@ void analyseFabric(ScenarioAnalysis& out, const Scenario& scenario, const Catalo
     out.fabric = std::make_shared<const FabricDesign>(std::move(*design));
 }
 
-void routeTraffic(ScenarioAnalysis& out, const Scenario& scenario)
+void routeTraffic(ScenarioAnalysis& out, const Scenario& scenario, bool timeContention)
 {
     const std::vector<Flow> flows = flowsOfTraffic(*out.traffic);
     if (flows.empty())
@@ -100,8 +100,8 @@ void routeTraffic(ScenarioAnalysis& out, const Scenario& scenario)
         if (capacityBytes > 0)
             out.linkUtilisation[l] = float(std::max(bytes[2 * l], bytes[2 * l + 1]) / capacityBytes);
     }
-    if (auto timing = model.time(flows, options))
-        out.trafficTiming = *timing;
+    if (timeContention)
+        out.trafficTiming = model.timing(*placement);
 }
 
 } // namespace
@@ -169,7 +169,7 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     if (out.estimate) {
         out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
         if (options.routeTraffic && out.fabric && !options.stop.stop_requested())
-            routeTraffic(out, scenario);
+            routeTraffic(out, scenario, options.timeContention);
     }
     out.cancelled = options.stop.stop_requested();
     report(options, 1.0);

@@ -86,6 +86,8 @@ public:
 
     /// Timing of a synchronous collective made of `flows` (routes, loads, max-min).
     Result<CollectiveTiming> time(std::span<const Flow> flows, const FlowOptions& options) const;
+    /// Timing of flows already routed (loads and max-min on `placement`).
+    CollectiveTiming timing(const FlowPlacement& placement) const;
 
     /// Capacity (Gb/s) of a directed link.
     double capacityGbps(std::uint32_t dlink) const { return m_design.graph.link(dlink >> 1).gbps; }

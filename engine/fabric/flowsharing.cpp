@@ -89,7 +89,11 @@ Result<CollectiveTiming> FlowModel::time(std::span<const Flow> flows, const Flow
     auto placement = route(flows, options);
     if (!placement)
         return placement.status();
-    const FlowPlacement& p = *placement;
+    return timing(*placement);
+}
+
+CollectiveTiming FlowModel::timing(const FlowPlacement& p) const
+{
     CollectiveTiming t;
     t.unroutableFlows = p.unroutable.size();
     const auto rates = maxMinRatesGbps(p);
