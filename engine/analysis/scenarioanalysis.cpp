@@ -1,5 +1,6 @@
 #include "engine/analysis/scenarioanalysis.h"
 
+#include "engine/analysis/fabriccontention.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/fabricbuilder.h"
 #include "engine/fabric/fabriclayout.h"
@@ -79,7 +80,7 @@ void analyseFabric(ScenarioAnalysis& out, const Scenario& scenario, const Catalo
     out.fabric = std::make_shared<const FabricDesign>(std::move(*design));
 }
 
-void routeTraffic(ScenarioAnalysis& out, const Scenario& scenario, bool timeContention)
+void routeTraffic(ScenarioAnalysis& out, const Scenario& scenario, bool timeContention, TrainingEvaluator& evaluator)
 {
     const std::vector<Flow> flows = flowsOfTraffic(*out.traffic);
     if (flows.empty())
@@ -92,6 +93,21 @@ void routeTraffic(ScenarioAnalysis& out, const Scenario& scenario, bool timeCont
         return;
     }
     const std::vector<double> bytes = model.linkBytes(*placement);
+    // Feed contention back: re-time the estimate with spine/core collectives slowed down.
+    std::vector<double> largestFlow(bytes.size(), 0.0);
+    const FlowPlacement& p = *placement;
+    for (std::size_t sf = 0; sf < p.bytes.size(); ++sf)
+        for (std::uint32_t e = p.start[sf]; e < p.start[sf] + p.length[sf]; ++e)
+            largestFlow[p.dlinks[e]] = std::max(largestFlow[p.dlinks[e]], p.bytes[sf] * p.weights[e]);
+    const TierContention contention = contentionFromLinkLoads(out.fabric->graph, bytes, largestFlow);
+    out.spineSlowdown = contention.spineSlowdown;
+    out.coreSlowdown = contention.coreSlowdown;
+    out.uncontendedIterationSeconds = out.estimate->iterationSeconds;
+    if (contention.spineSlowdown > 1.0 || contention.coreSlowdown > 1.0) {
+        evaluator.setFabricContention(contention.spineSlowdown, contention.coreSlowdown);
+        out.estimate = evaluator.evaluate(out.estimate->strategy);
+    }
+    // Average utilisation over the (contended) iteration.
     const double seconds = out.estimate->iterationSeconds;
     const FabricGraph& g = out.fabric->graph;
     out.linkUtilisation.assign(g.linkCount(), 0.0f);
@@ -139,6 +155,8 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
         out.trainingError = evaluator.message();
         return finish();
     }
+    if (options.calibration)
+        evaluator->setCollectiveCalibration(*options.calibration);
     if (options.runSearch || !scenario.parallelism) {
         SearchOptions search;
         search.topK = std::max(1, options.searchTopK);
@@ -167,9 +185,10 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     }
     report(options, 0.9);
     if (out.estimate) {
+        out.uncontendedIterationSeconds = out.estimate->iterationSeconds;
         out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
         if (options.routeTraffic && out.fabric && !options.stop.stop_requested())
-            routeTraffic(out, scenario, options.timeContention);
+            routeTraffic(out, scenario, options.timeContention, *evaluator);
     }
     out.cancelled = options.stop.stop_requested();
     report(options, 1.0);

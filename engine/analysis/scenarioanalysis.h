@@ -6,6 +6,7 @@
 // per-link load that traffic puts on the fabric. Each part fails on its own with its message, so
 // a scenario whose fabric cannot be built still gets its training estimate and vice versa.
 
+#include "engine/collectives/collectivecalibration.h"
 #include "engine/fabric/fabricbom.h"
 #include "engine/fabric/fabricdesign.h"
 #include "engine/fabric/flowmodel.h"
@@ -36,6 +37,8 @@ struct AnalysisOptions {
     std::stop_token stop;      ///< cancellation: returns early with `cancelled`
     /// Fraction done (0..1), called on the analysing thread.
     std::function<void(double fraction)> progress;
+    /// Collective-model calibration fitted from the user's nccl-tests logs (none: NCCL's defaults).
+    const CollectiveCalibration* calibration = nullptr;
 };
 
 struct ScenarioAnalysis {
@@ -59,6 +62,11 @@ struct ScenarioAnalysis {
     /// link: the busier one.
     std::vector<float> linkUtilisation;
     std::optional<CollectiveTiming> trafficTiming; ///< contention of the iteration's traffic on the fabric
+    /// Contention of the iteration's traffic on the fabric (routing from the scenario): collectives
+    /// through the spines / core run this much slower, and `estimate` already includes it.
+    double spineSlowdown = 1.0;
+    double coreSlowdown = 1.0;
+    double uncontendedIterationSeconds = 0; ///< the estimate's iteration time before contention
     std::string routingError;
 
     bool cancelled = false;

@@ -130,6 +130,19 @@ double TrainingEvaluator::collectiveSeconds(CollectiveOp op, double bytes, const
     return seconds;
 }
 
+void TrainingEvaluator::setFabricContention(double spineSlowdown, double coreSlowdown)
+{
+    m_spineSlowdown = std::max(1.0, spineSlowdown);
+    m_coreSlowdown = std::max(m_spineSlowdown, coreSlowdown);
+    m_cacheTag = g_nextCacheTag.fetch_add(1); // memoised times are stale
+}
+
+void TrainingEvaluator::setCollectiveCalibration(const CollectiveCalibration& calibration)
+{
+    m_collectives.setCalibration(calibration);
+    m_cacheTag = g_nextCacheTag.fetch_add(1);
+}
+
 double TrainingEvaluator::estimateCollective(CollectiveOp op, double bytes, const GroupPlacement& group) const
 {
     CollectiveRequest request;
@@ -144,6 +157,10 @@ double TrainingEvaluator::estimateCollective(CollectiveOp op, double bytes, cons
         request.algorithm = CollectiveAlgorithm::Auto;
         estimate = m_collectives.estimate(request);
     }
+    if (group.spanTier >= 3)
+        return estimate.seconds * m_coreSlowdown;
+    if (group.spanTier >= 2)
+        return estimate.seconds * m_spineSlowdown;
     return estimate.seconds;
 }
 

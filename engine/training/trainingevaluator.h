@@ -54,6 +54,15 @@ public:
     double gpuHourUsd() const { return m_gpuHourUsd; }
     /// Seconds of one collective on a placed group (0 for a group of one rank).
     double collectiveSeconds(CollectiveOp op, double bytes, const GroupPlacement& group) const;
+    /// Slowdown of collectives whose traffic crosses the spines (spanTier >= 2) and the core
+    /// (spanTier >= 3) from contention on the fabric (the flow model's ECMP imbalance; 1 = none).
+    /// Multiplies those collectives' times, so fabric contention feeds back into iteration time.
+    void setFabricContention(double spineSlowdown, double coreSlowdown);
+    double spineSlowdown() const { return m_spineSlowdown; }
+    double coreSlowdown() const { return m_coreSlowdown; }
+    /// Applies a calibration of the collective model (fitted from nccl-tests logs).
+    void setCollectiveCalibration(const CollectiveCalibration& calibration);
+
     /// Memoise collective estimates in a small per-thread cache (on by default; a search repeats the
     /// same collectives across micro-batch, ZeRO and recomputation choices). Results are identical.
     void setMemoization(bool on) { m_memoize = on; }
@@ -72,6 +81,8 @@ private:
     double m_elementBytes = 2.0;
     double m_gpuHourUsd = 0;
     bool m_memoize = true;
+    double m_spineSlowdown = 1.0;
+    double m_coreSlowdown = 1.0;
     unsigned long long m_cacheTag = 0; ///< distinguishes evaluators in the per-thread cache
 };
 
