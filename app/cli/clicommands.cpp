@@ -28,28 +28,36 @@ const CliCommand kCommands[] = {
         "  --catalog DIR   use the catalog JSON files in DIR\n"
         "  --prices FILE   use this price book instead of the built-in one\n",
         runFabricCommand },
-    { "evaluate", "FILE [--json] [--traffic summary|nodes|racks] [--catalog DIR]",
+    { "evaluate", "FILE [--json] [--traffic summary|nodes|racks] [--calibration FILE | --project P] [--no-fabric] [--catalog DIR]",
         "Estimate one training iteration: time breakdown, throughput, memory, cost and traffic.",
         "Evaluates the scenario's parallelism (or, when the scenario has none, the fastest strategy the\n"
         "search finds): iteration time split into compute, recomputation, exposed TP/PP/DP/CP/EP\n"
         "communication, pipeline bubble, optimizer and other; model TFLOP/s per GPU, MFU, tokens/s, the\n"
         "network share (flagged above 25%), memory per GPU by component with an out-of-memory verdict,\n"
         "time and cost of the training.tokens budget and the bytes each GPU sends per dimension.\n"
-        "  --json            machine-readable output (keys of notes/scenario-format.md and more)\n"
-        "  --traffic LEVEL   with --json: add the GPU-pair traffic matrix aggregated to nodes or racks\n"
-        "  --catalog DIR     use the catalog JSON files in DIR\n",
+        "The iteration's traffic is then routed on the scenario's fabric (communication.routing: ecmp,\n"
+        "adaptive or spray) and the contention found on spine and core links slows the collectives\n"
+        "that cross them (reported as fabric_contention).\n"
+        "  --json             machine-readable output (keys of notes/scenario-format.md and more)\n"
+        "  --traffic LEVEL    with --json: add the GPU-pair traffic matrix aggregated to nodes or racks\n"
+        "  --calibration FILE use a collective calibration (import-nccl-tests --save-calibration)\n"
+        "  --project P        use the calibration stored in project P (import-nccl-tests --project)\n"
+        "  --no-fabric        skip routing on the fabric (no contention feedback)\n"
+        "  --catalog DIR      use the catalog JSON files in DIR\n",
         runEvaluateCommand },
-    { "search", "FILE [--top K] [--json] [--catalog DIR]",
+    { "search", "FILE [--top K] [--json] [--calibration FILE | --project P] [--catalog DIR]",
         "Search every training strategy exhaustively; rank them and give the Pareto front.",
         "Enumerates TP, PP, virtual stages, DP, CP (ring and Ulysses), EP, micro-batch, ZeRO stage and\n"
         "recomputation; drops invalid strategies and those that do not fit in GPU memory; prints the\n"
         "K fastest (default 10) and the Pareto front of iteration time, memory per GPU and cost.\n"
         "Exit 1 when no strategy fits.\n"
-        "  --top K        strategies to rank (default 10)\n"
-        "  --json         machine-readable output: ranked and pareto, each with the evaluate fields\n"
-        "  --catalog DIR  use the catalog JSON files in DIR\n",
+        "  --top K            strategies to rank (default 10)\n"
+        "  --json             machine-readable output: ranked and pareto, each with the evaluate fields\n"
+        "  --calibration FILE use a collective calibration (import-nccl-tests --save-calibration)\n"
+        "  --project P        use the calibration stored in project P (import-nccl-tests --project)\n"
+        "  --catalog DIR      use the catalog JSON files in DIR\n",
         runSearchCommand },
-    { "import-nccl-tests", "LOG... [--scenario FILE] [--op OP] [--algo A] [--save-calibration OUT] [--catalog DIR] [--json]",
+    { "import-nccl-tests", "LOG... [--scenario FILE] [--op OP] [--algo A] [--save-calibration OUT] [--project P] [--catalog DIR] [--json]",
         "Read nccl-tests logs, compare them with the collective model and calibrate it.",
         "Parses nccl-tests output (text, --tag-output/srun prefixes, gzip, or the -J JSON file), prints the\n"
         "header facts (ranks, nodes, GPU), then per size the measured busbw beside the model's busbw before\n"
@@ -61,6 +69,8 @@ const CliCommand kCommands[] = {
         "                         reducescatter, broadcast, reduce, alltoall, sendrecv)\n"
         "  --algo A               the algorithm the runs were pinned to (NCCL_ALGO), default auto\n"
         "  --save-calibration OUT write the calibration JSON to OUT\n"
+        "  --project P            store the calibration in project P (created if absent); evaluate, search\n"
+        "                         and the GUI then use it\n"
         "  --catalog DIR          read the catalog JSON files from DIR\n"
         "  --json                 print logs, cluster, sweeps (per-size residuals, corrections) and calibration\n",
         runImportNcclTestsCommand },

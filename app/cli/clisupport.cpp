@@ -2,10 +2,14 @@
 
 #include "app/cli/clicommand.h"
 #include "app/cli/commandline.h"
+#include "engine/calibration/calibrationjson.h"
+#include "engine/core/atomicfile.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
 
 #include <ostream>
+
+#include <unistd.h>
 
 namespace clusterscope::app {
 
@@ -32,6 +36,60 @@ std::optional<engine::Scenario> loadValidScenarioForCli(const std::string& path,
         return std::nullopt;
     }
     return std::move(*scenario);
+}
+
+bool loadCalibrationForCli(const CommandLine& cl, CliIo io, std::optional<engine::CollectiveCalibration>& out)
+{
+    out.reset();
+    const auto file = cl.value("calibration");
+    const auto project = cl.value("project");
+    if (file && project) {
+        io.err << "clusterscope-cli: give --calibration or --project, not both\n";
+        return false;
+    }
+    std::string text, origin;
+    if (file) {
+        auto read = engine::readWholeFile(*file);
+        if (!read) {
+            io.err << read.message() << "\n";
+            return false;
+        }
+        text = std::move(*read);
+        origin = *file;
+    } else if (project) {
+        auto store = engine::ProjectStore::open(*project);
+        if (!store) {
+            io.err << store.message() << "\n";
+            return false;
+        }
+        auto doc = store->document(kProjectCalibrationKind, kProjectCalibrationName);
+        if (!doc) {
+            io.err << *project << ": the project holds no calibration (run clusterscope-cli import-nccl-tests LOG... --project "
+                   << *project << ")\n";
+            return false;
+        }
+        text = std::move(*doc);
+        origin = *project + " (calibration)";
+    } else {
+        return true;
+    }
+    auto set = engine::calibrationFromJson(text, origin);
+    if (!set) {
+        io.err << set.message() << "\n";
+        return false;
+    }
+    out = set->calibration;
+    return true;
+}
+
+std::optional<engine::ProjectStore> openOrCreateProjectForCli(const std::string& path, CliIo io)
+{
+    auto store = ::access(path.c_str(), F_OK) == 0 ? engine::ProjectStore::open(path) : engine::ProjectStore::create(path);
+    if (!store) {
+        io.err << store.message() << "\n";
+        return std::nullopt;
+    }
+    return std::move(*store);
 }
 
 int cliUsageError(CliIo io, const char* command, const std::string& message)

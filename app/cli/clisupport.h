@@ -3,6 +3,8 @@
 // Helpers shared by CLI commands: loading the catalog and a scenario with the standard messages.
 
 #include "engine/catalog/catalog.h"
+#include "engine/collectives/collectivecalibration.h"
+#include "engine/store/projectstore.h"
 #include "engine/scenario/scenario.h"
 
 #include <optional>
@@ -19,6 +21,19 @@ std::optional<engine::Catalog> loadCatalogForCli(const CommandLine& cl, CliIo io
 /// Reads, parses and validates the scenario at `path` against `catalog`. Prints the error
 /// ("FILE: /pointer: message") and returns nothing on failure.
 std::optional<engine::Scenario> loadValidScenarioForCli(const std::string& path, const engine::Catalog& catalog, CliIo io);
+
+/// The collective calibration named by --calibration FILE (JSON from import-nccl-tests
+/// --save-calibration) or stored in --project P by import-nccl-tests --project. Sets `out` (left
+/// empty when neither option is given); prints the error and returns false on failure.
+bool loadCalibrationForCli(const CommandLine& cl, CliIo io, std::optional<engine::CollectiveCalibration>& out);
+
+/// Opens the project --project P, creating it when the file does not exist. Prints the error and
+/// returns nothing on failure.
+std::optional<engine::ProjectStore> openOrCreateProjectForCli(const std::string& path, CliIo io);
+
+/// Name of the project document that holds the calibration fitted by import-nccl-tests.
+inline constexpr const char* kProjectCalibrationKind = "calibration";
+inline constexpr const char* kProjectCalibrationName = "nccl-tests";
 
 /// Prints "clusterscope-cli <command>: <message>" to err and returns 1.
 int cliUsageError(CliIo io, const char* command, const std::string& message);

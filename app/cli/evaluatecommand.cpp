@@ -1,11 +1,16 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
+#include "engine/analysis/scenarioanalysis.h"
+#include "engine/fabric/fabricbuilder.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/trainingjson.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -59,7 +64,7 @@ void printTrainingEstimate(std::ostream& out, const engine::TrainingEstimate& e)
 int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
 {
     using namespace engine;
-    auto cl = CommandLine::parse(args, { "json" }, { "catalog", "traffic" });
+    auto cl = CommandLine::parse(args, { "json", "no-fabric" }, { "catalog", "traffic", "calibration", "project" });
     if (!cl)
         return cliUsageError(io, "evaluate", cl.message());
     if (cl->positionals().size() != 1)
@@ -80,11 +85,16 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
     auto scenario = loadValidScenarioForCli(path, *catalog, io);
     if (!scenario)
         return 1;
+    std::optional<CollectiveCalibration> calibration;
+    if (!loadCalibrationForCli(*cl, io, calibration))
+        return 1;
     auto evaluator = TrainingEvaluator::create(*scenario, *catalog);
     if (!evaluator) {
         io.err << path << ": " << evaluator.message() << "\n";
         return 1;
     }
+    if (calibration)
+        evaluator->setCollectiveCalibration(*calibration);
 
     TrainingStrategy strategy;
     std::string source = "scenario";
@@ -106,13 +116,49 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
         strategy = found.ranked.front().strategy;
         source = "search";
     }
-    const TrainingEstimate estimate = evaluator->evaluate(strategy);
+    TrainingEstimate estimate = evaluator->evaluate(strategy);
+
+    // Route the iteration's traffic on the fabric and feed its contention back (issue: fabric
+    // contention slows the collectives that cross spines and core).
+    std::optional<FabricLoad> load;
+    std::string fabricNote;
+    if (!cl->flag("no-fabric")) {
+        auto design = buildFabric(*scenario, *catalog);
+        if (design)
+            load = loadFabric(*design, *scenario, *evaluator, estimate, false);
+        else
+            fabricNote = design.message();
+    }
     if (cl->flag("json")) {
-        io.out << trainingEstimateToJson(estimate, *evaluator, source, detail);
+        nlohmann::json doc = nlohmann::json::parse(trainingEstimateToJson(estimate, *evaluator, source, detail));
+        nlohmann::json contention = { { "routing", toString(scenario->communication.routing) },
+            { "calibrated", calibration.has_value() } };
+        if (load) {
+            contention["spine_slowdown"] = load->spineSlowdown;
+            contention["core_slowdown"] = load->coreSlowdown;
+            contention["uncontended_iteration_seconds"] = load->uncontendedIterationSeconds;
+            if (!load->error.empty())
+                contention["error"] = load->error;
+        } else {
+            contention["error"] = cl->flag("no-fabric") ? "not computed (--no-fabric)" : fabricNote;
+        }
+        doc["fabric_contention"] = contention;
+        io.out << doc.dump(2) << "\n";
         return 0;
     }
-    io.out << scenario->name << " (strategy from the " << source << ")\n";
+    io.out << scenario->name << " (strategy from the " << source << (calibration ? "; collective model calibrated" : "")
+           << ")\n";
     printTrainingEstimate(io.out, estimate);
+    if (load && load->error.empty()) {
+        io.out << "  fabric        " << toString(scenario->communication.routing) << " routing: spine links x"
+               << fixed(load->spineSlowdown, 2) << ", core x" << fixed(load->coreSlowdown, 2) << " slower than balanced; "
+               << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs " << fixed(load->uncontendedIterationSeconds, 3)
+               << " s without contention\n";
+    } else if (load) {
+        io.out << "  fabric        traffic not routed: " << load->error << "\n";
+    } else if (!fabricNote.empty()) {
+        io.out << "  fabric        not built: " << fabricNote << "\n";
+    }
     if (estimate.trainingSeconds > 0)
         io.out << "  training      " << fixed(scenario->training.tokens / 1e12, 2) << "T tokens: "
                << fixed(estimate.trainingSeconds / 86400.0, 1) << " days, " << fixed(estimate.trainingCostUsd / 1e6, 2)

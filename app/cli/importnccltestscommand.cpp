@@ -164,7 +164,7 @@ void printSweep(const engine::SweepCalibration& c, std::ostream& out)
 
 int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
 {
-    auto cl = CommandLine::parse(args, { "json" }, { "scenario", "op", "algo", "save-calibration", "catalog" });
+    auto cl = CommandLine::parse(args, { "json" }, { "scenario", "op", "algo", "save-calibration", "catalog", "project" });
     if (!cl)
         return cliUsageError(io, kCommand, cl.message());
     if (cl->positionals().empty())
@@ -254,6 +254,18 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         }
     }
 
+    if (const auto project = cl->value("project")) {
+        // The calibration goes into the project in one transaction; evaluate/search --project and
+        // the GUI then use it.
+        auto store = openOrCreateProjectForCli(*project, io);
+        if (!store)
+            return 1;
+        if (auto status = store->putDocument(kProjectCalibrationKind, kProjectCalibrationName, calibrationText); !status) {
+            io.err << status.message() << "\n";
+            return 1;
+        }
+    }
+
     const auto& cs = cluster->scenario.cluster;
     if (cl->flag("json")) {
         json jlogs = json::array();
@@ -293,6 +305,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         printSweep(s, io.out);
     if (const auto out = cl->value("save-calibration"))
         io.out << "\ncalibration written to " << *out << "\n";
+    if (const auto project = cl->value("project"))
+        io.out << "\ncalibration stored in the project " << *project << " (used by evaluate/search --project and the GUI)\n";
     return 0;
 }
 

@@ -15,7 +15,7 @@ void printTrainingEstimate(std::ostream& out, const engine::TrainingEstimate& e)
 int runSearchCommand(const std::vector<std::string>& args, CliIo io)
 {
     using namespace engine;
-    auto cl = CommandLine::parse(args, { "json" }, { "catalog", "top" });
+    auto cl = CommandLine::parse(args, { "json" }, { "catalog", "top", "calibration", "project" });
     if (!cl)
         return cliUsageError(io, "search", cl.message());
     if (cl->positionals().size() != 1)
@@ -38,11 +38,16 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io)
     auto scenario = loadValidScenarioForCli(path, *catalog, io);
     if (!scenario)
         return 1;
+    std::optional<CollectiveCalibration> calibration;
+    if (!loadCalibrationForCli(*cl, io, calibration))
+        return 1;
     auto evaluator = TrainingEvaluator::create(*scenario, *catalog);
     if (!evaluator) {
         io.err << path << ": " << evaluator.message() << "\n";
         return 1;
     }
+    if (calibration)
+        evaluator->setCollectiveCalibration(*calibration);
     SearchOptions options;
     options.topK = top;
     const SearchResult result = StrategySearch::run(*evaluator, options);

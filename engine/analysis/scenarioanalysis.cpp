@@ -80,47 +80,50 @@ void analyseFabric(ScenarioAnalysis& out, const Scenario& scenario, const Catalo
     out.fabric = std::make_shared<const FabricDesign>(std::move(*design));
 }
 
-void routeTraffic(ScenarioAnalysis& out, const Scenario& scenario, bool timeContention, TrainingEvaluator& evaluator)
+} // namespace
+
+FabricLoad loadFabric(const FabricDesign& fabric, const Scenario& scenario, TrainingEvaluator& evaluator,
+    TrainingEstimate& estimate, bool timeContention)
 {
-    const std::vector<Flow> flows = flowsOfTraffic(*out.traffic);
+    FabricLoad load;
+    load.uncontendedIterationSeconds = estimate.iterationSeconds;
+    const TrafficMatrix traffic = TrafficMatrix::fromEstimate(estimate, evaluator.placer());
+    const std::vector<Flow> flows = flowsOfTraffic(traffic);
     if (flows.empty())
-        return;
-    const FlowModel model(*out.fabric);
-    const FlowOptions options = flowOptionsFor(scenario);
-    auto placement = model.route(flows, options);
+        return load;
+    const FlowModel model(fabric);
+    auto placement = model.route(flows, flowOptionsFor(scenario));
     if (!placement) {
-        out.routingError = placement.message();
-        return;
+        load.error = placement.message();
+        return load;
     }
     const std::vector<double> bytes = model.linkBytes(*placement);
-    // Feed contention back: re-time the estimate with spine/core collectives slowed down.
     std::vector<double> largestFlow(bytes.size(), 0.0);
     const FlowPlacement& p = *placement;
     for (std::size_t sf = 0; sf < p.bytes.size(); ++sf)
         for (std::uint32_t e = p.start[sf]; e < p.start[sf] + p.length[sf]; ++e)
             largestFlow[p.dlinks[e]] = std::max(largestFlow[p.dlinks[e]], p.bytes[sf] * p.weights[e]);
-    const TierContention contention = contentionFromLinkLoads(out.fabric->graph, bytes, largestFlow);
-    out.spineSlowdown = contention.spineSlowdown;
-    out.coreSlowdown = contention.coreSlowdown;
-    out.uncontendedIterationSeconds = out.estimate->iterationSeconds;
+    // Feed contention back: re-time the estimate with spine/core collectives slowed down.
+    const TierContention contention = contentionFromLinkLoads(fabric.graph, bytes, largestFlow);
+    load.spineSlowdown = contention.spineSlowdown;
+    load.coreSlowdown = contention.coreSlowdown;
     if (contention.spineSlowdown > 1.0 || contention.coreSlowdown > 1.0) {
         evaluator.setFabricContention(contention.spineSlowdown, contention.coreSlowdown);
-        out.estimate = evaluator.evaluate(out.estimate->strategy);
+        estimate = evaluator.evaluate(estimate.strategy);
     }
     // Average utilisation over the (contended) iteration.
-    const double seconds = out.estimate->iterationSeconds;
-    const FabricGraph& g = out.fabric->graph;
-    out.linkUtilisation.assign(g.linkCount(), 0.0f);
+    const double seconds = estimate.iterationSeconds;
+    const FabricGraph& g = fabric.graph;
+    load.linkUtilisation.assign(g.linkCount(), 0.0f);
     for (LinkId l = 0; l < g.linkCount(); ++l) {
         const double capacityBytes = double(g.link(l).gbps) * 1e9 / 8.0 * seconds;
         if (capacityBytes > 0)
-            out.linkUtilisation[l] = float(std::max(bytes[2 * l], bytes[2 * l + 1]) / capacityBytes);
+            load.linkUtilisation[l] = float(std::max(bytes[2 * l], bytes[2 * l + 1]) / capacityBytes);
     }
     if (timeContention)
-        out.trafficTiming = model.timing(*placement);
+        load.timing = model.timing(p);
+    return load;
 }
-
-} // namespace
 
 ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalog, const PriceBook& prices,
     const AnalysisOptions& options)
@@ -187,8 +190,15 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     if (out.estimate) {
         out.uncontendedIterationSeconds = out.estimate->iterationSeconds;
         out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
-        if (options.routeTraffic && out.fabric && !options.stop.stop_requested())
-            routeTraffic(out, scenario, options.timeContention, *evaluator);
+        if (options.routeTraffic && out.fabric && !options.stop.stop_requested()) {
+            FabricLoad load = loadFabric(*out.fabric, scenario, *evaluator, *out.estimate, options.timeContention);
+            out.linkUtilisation = std::move(load.linkUtilisation);
+            out.spineSlowdown = load.spineSlowdown;
+            out.coreSlowdown = load.coreSlowdown;
+            out.trafficTiming = load.timing;
+            out.routingError = load.error;
+            out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
+        }
     }
     out.cancelled = options.stop.stop_requested();
     report(options, 1.0);

@@ -73,6 +73,24 @@ struct ScenarioAnalysis {
     double elapsedSeconds = 0;
 };
 
+class TrainingEvaluator;
+
+/// The iteration's traffic routed on a fabric and its contention fed back into the estimate.
+struct FabricLoad {
+    std::vector<float> linkUtilisation;          ///< per LinkId, 0..1 over one (contended) iteration
+    double spineSlowdown = 1.0;
+    double coreSlowdown = 1.0;
+    double uncontendedIterationSeconds = 0;
+    std::optional<CollectiveTiming> timing;       ///< when asked for (max-min sharing)
+    std::string error;                            ///< routing failed (the estimate is unchanged)
+};
+
+/// Routes the iteration traffic of `estimate` on `fabric` with the scenario's routing, measures the
+/// per-tier contention (fabriccontention.h), sets it on `evaluator` and re-evaluates `estimate`
+/// with it. `timeContention` also runs max-min sharing (costly on large fabrics).
+FabricLoad loadFabric(const FabricDesign& fabric, const Scenario& scenario, TrainingEvaluator& evaluator,
+    TrainingEstimate& estimate, bool timeContention);
+
 /// Runs the whole analysis synchronously. Thread-safe for distinct calls (no shared state).
 ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalog, const PriceBook& prices,
     const AnalysisOptions& options = {});
