@@ -16,6 +16,15 @@ const CliCommand kCommands[] = {
         "  --catalog DIR  read the catalog JSON files from DIR\n"
         "  --json         machine-readable output\n",
         runCatalogCommand },
+    { "import-trace", "PATH... [--json] [--threads N]", "Import per-rank profiler traces and analyse the run.",
+        "Reads PyTorch profiler (Kineto) traces (.json, .json.gz, one file per rank) and Nsight Systems\n"
+        "SQLite exports, files or directories of them (parsed in parallel), and prints the per-step,\n"
+        "per-rank breakdown (compute, exposed/overlapped communication, memcpy, idle), every collective\n"
+        "matched across ranks (bytes, time, algbw/busbw as nccl-tests defines them, last arrival, wait)\n"
+        "and the stragglers. A file that cannot be read is reported and the others are kept.\n"
+        "  --json       machine-readable output (ranks, steps, collectives, stragglers, diagnostics)\n"
+        "  --threads N  parse with N threads (default: all cores)\n",
+        runImportTraceCommand },
 };
 } // namespace
 
