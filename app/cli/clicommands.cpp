@@ -25,6 +25,14 @@ const CliCommand kCommands[] = {
         "  --json       machine-readable output (ranks, steps, collectives, stragglers, diagnostics)\n"
         "  --threads N  parse with N threads (default: all cores)\n",
         runImportTraceCommand },
+    { "import-fabric", "FILE [--plan FILE] [--json]", "Import an ibnetdiscover dump: tiers, degraded, missing and self-looped links.",
+        "Reads an ibnetdiscover dump (links seen from both ends merged, text before the first node and\n"
+        "whitespace-only lines tolerated), infers switch tiers from the distance to the HCAs and flags\n"
+        "degraded-width, missing and self-looped links. With --plan, compares it with a planned\n"
+        "fabric (.ibnl topology netlist) and flags missing, miswired and extra cables.\n"
+        "  --plan FILE  planned fabric (.ibnl)\n"
+        "  --json       {switches, hcas, links, tiers, flags [{kind, ports, message}], diagnostics}\n",
+        runImportFabricCommand },
 };
 } // namespace
 
