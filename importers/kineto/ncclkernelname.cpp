@@ -45,7 +45,11 @@ std::optional<NcclKernelName> parseNcclKernelName(std::string_view name)
         if (parts.empty() || parts[0].empty())
             return std::nullopt;
         k.op = engine::parseCollectiveOp(parts[0]);
-        if (parts.size() >= 3)
+        // Reductions carry <RedOp>_<type>; AllGather/Broadcast/SendRecv go straight to the variant.
+        const bool redop = parts.size() >= 3
+            && (parts[1] == "Sum" || parts[1] == "Prod" || parts[1] == "Min" || parts[1] == "Max" || parts[1] == "PreMulSum"
+                || parts[1] == "SumPostDiv");
+        if (redop)
             k.dtype = std::string(parts[2]);
         return k;
     }
