@@ -107,6 +107,19 @@ void readPortComment(std::string_view comment, IbLine& line)
     line.speed.assign(token.substr(x + 1));
 }
 
+IbLine readLine(std::string_view raw, int number);
+
+IbLine readLineOrUnrecognised(std::string_view raw, int number)
+{
+    IbLine line = readLine(raw, number);
+    if (line.kind != IbLine::Kind::Unrecognised)
+        return line;
+    IbLine u; // no half-read fields
+    u.lineNumber = number;
+    u.text.assign(raw);
+    return u;
+}
+
 IbLine readLine(std::string_view raw, int number)
 {
     IbLine line;
@@ -185,7 +198,7 @@ std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text)
         const std::size_t eq = raw.find('=');
         if (eq != std::string_view::npos && raw.find_first_of(" \t\"[") > eq)
             continue;
-        lines.push_back(readLine(raw, number));
+        lines.push_back(readLineOrUnrecognised(raw, number));
     }
     return lines;
 }

@@ -47,6 +47,7 @@ engine::Result<PlannedFabric> parseIbnl(std::string_view text, const std::string
     PlannedFabric plan;
     std::set<std::pair<std::pair<std::string, int>, std::pair<std::string, int>>> seen;
     std::string current;
+    std::vector<PlannedFabric::System> referenced; // peers named only in port lines (HCAs)
     int number = 0;
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -81,9 +82,16 @@ engine::Result<PlannedFabric> parseIbnl(std::string_view text, const std::string
             std::swap(a, b);
         if (seen.insert({ a, b }).second)
             plan.cables.push_back({ a.first, a.second, b.first, b.second, number });
+        referenced.push_back({ w[2], w[3], number });
     }
     if (plan.systems.empty())
         return Status::error(name + ": line 1: no system line: not an ibnl topology netlist");
+    std::set<std::string> declared;
+    for (const auto& s : plan.systems)
+        declared.insert(s.name);
+    for (const auto& r : referenced)
+        if (declared.insert(r.name).second)
+            plan.systems.push_back(r);
     return plan;
 }
 

@@ -22,7 +22,7 @@ struct PlannedFabric {
         int portB = 0;
         int line = 0;
     };
-    std::vector<System> systems;
+    std::vector<System> systems; ///< declared ones first, then those only named as peers
     std::vector<Cable> cables; ///< each cable once (listed from both ends in the file)
 };
 

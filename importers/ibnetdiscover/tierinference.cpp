@@ -11,8 +11,9 @@ using engine::NodeKind;
 
 void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnostics, const std::string& name)
 {
-    // Leaves: switches with at least as many CA links as switch links (a spine that also hosts a
-    // management HCA stays a spine). When no switch qualifies, every switch with a CA is a leaf.
+    // Leaves: switches with two or more CA links, or at least as many CA links as switch links (a
+    // spine that also hosts one management HCA, e.g. a UFM appliance, stays a spine). When no switch
+    // qualifies, every switch with a CA is a leaf.
     std::vector<int> distance(graph.nodeCount(), -1);
     std::deque<engine::NodeId> queue;
     for (int pass = 0; pass < 2 && queue.empty(); ++pass) {
@@ -25,7 +26,7 @@ void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnosti
                     continue;
                 (graph.node(graph.otherEnd(l, n)).kind == NodeKind::Switch ? toSwitch : toCa) += 1;
             }
-            if (toCa > 0 && (pass == 1 || toCa >= toSwitch)) {
+            if (toCa > 0 && (pass == 1 || toCa >= 2 || toCa >= toSwitch)) {
                 distance[n] = 0;
                 queue.push_back(n);
             }

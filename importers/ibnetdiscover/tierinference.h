@@ -6,8 +6,8 @@
 
 namespace clusterscope::importers {
 
-/// Sets the tier of every switch from its hop distance to the leaves. Leaves (0) are switches with at
-/// least as many CA links as switch links (if none, any switch with a CA); their other neighbours
+/// Sets the tier of every switch from its hop distance to the leaves. Leaves (0) are switches with two
+/// or more CA links or at least as many CA links as switch links (if none, any switch with a CA); their other neighbours
 /// are spines (1), then core (2)... Switches no CA reaches
 /// keep kTierUnknown (with a diagnostic). Ignores links flagged missing.
 void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnostics, const std::string& name);
