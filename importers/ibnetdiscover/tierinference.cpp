@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <set>
 
 namespace clusterscope::importers {
 
@@ -11,9 +12,10 @@ using engine::NodeKind;
 
 void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnostics, const std::string& name)
 {
-    // Leaves: switches with two or more CA links, or at least as many CA links as switch links (a
-    // spine that also hosts one management HCA, e.g. a UFM appliance, stays a spine). When no switch
-    // qualifies, every switch with a CA is a leaf.
+    // Leaves: switches with CAs on at least as many ports as switches, or with CAs and a single
+    // neighbouring switch (two chassis joined by a trunk). A switch that fans out to several switches
+    // and also hosts a few CAs (management hosts, a UFM appliance) stays above the leaves. When no
+    // switch qualifies, every switch with a CA is a leaf.
     std::vector<int> distance(graph.nodeCount(), -1);
     std::deque<engine::NodeId> queue;
     for (int pass = 0; pass < 2 && queue.empty(); ++pass) {
@@ -21,12 +23,19 @@ void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnosti
             if (graph.node(n).kind != NodeKind::Switch)
                 continue;
             int toCa = 0, toSwitch = 0;
+            std::set<engine::NodeId> switchNeighbours;
             for (engine::LinkId l : graph.linksOf(n)) {
                 if (graph.link(l).flags & engine::kLinkMissing)
                     continue;
-                (graph.node(graph.otherEnd(l, n)).kind == NodeKind::Switch ? toSwitch : toCa) += 1;
+                const engine::NodeId m = graph.otherEnd(l, n);
+                if (graph.node(m).kind == NodeKind::Switch) {
+                    ++toSwitch;
+                    switchNeighbours.insert(m);
+                } else {
+                    ++toCa;
+                }
             }
-            if (toCa > 0 && (pass == 1 || toCa >= 2 || toCa >= toSwitch)) {
+            if (toCa > 0 && (pass == 1 || toCa >= toSwitch || switchNeighbours.size() <= 1)) {
                 distance[n] = 0;
                 queue.push_back(n);
             }

@@ -6,10 +6,10 @@
 
 namespace clusterscope::importers {
 
-/// Sets the tier of every switch from its hop distance to the leaves. Leaves (0) are switches with two
-/// or more CA links or at least as many CA links as switch links (if none, any switch with a CA); their other neighbours
-/// are spines (1), then core (2)... Switches no CA reaches
-/// keep kTierUnknown (with a diagnostic). Ignores links flagged missing.
+/// Sets the tier of every switch from its hop distance to the leaves: switches with CAs on at
+/// least as many ports as switches, or with CAs and a single neighbouring switch (if none, any switch
+/// with a CA); their other neighbours are spines (1), then core (2)... Switches no leaf reaches keep
+/// kTierUnknown (with a diagnostic). Ignores links flagged missing.
 void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnostics, const std::string& name);
 
 /// For each pair of adjacent tiers: when most (lower, upper) switch pairs that are cabled at all are
