@@ -9,17 +9,21 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 namespace clusterscope::engine {
 
 namespace {
-std::vector<std::int32_t> groupOf(const CollectiveCall& c, const RankTrace& rank)
+// The group's global ranks in ring order; empty when unknown or larger than the matrix.
+std::vector<std::int32_t> groupOf(const CollectiveCall& c, const RankTrace& rank, std::int32_t matrixRanks)
 {
     if (!c.groupRanks.empty())
         return c.groupRanks;
     std::int32_t n = c.groupSize > 0 ? c.groupSize : 0;
     if (n == 0 && c.processGroup.empty())
         n = rank.worldSize;
+    if (n > matrixRanks)
+        return {};
     std::vector<std::int32_t> g(std::size_t(std::max(n, 0)));
     std::iota(g.begin(), g.end(), 0);
     return g;
@@ -34,6 +38,14 @@ TrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics)
         for (const auto& c : r.collectives)
             for (std::int32_t g : c.groupRanks)
                 m.ranks = std::max(m.ranks, g + 1);
+    }
+    // Dense storage: 4096 ranks are 128 MB of doubles. Larger runs would need a sparse matrix.
+    constexpr std::int32_t kMaxRanks = 4096;
+    if (m.ranks > kMaxRanks) {
+        diagnostics.add("run.traffic_too_large", DiagnosticSeverity::Warning,
+            "The traffic matrix is not computed for more than 4096 ranks (" + std::to_string(m.ranks) + " here).");
+        m.ranks = 0;
+        return m;
     }
     m.bytes.assign(std::size_t(m.ranks) * std::size_t(m.ranks), 0.0);
     std::vector<bool> traced(std::size_t(m.ranks), false);
@@ -65,7 +77,7 @@ TrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics)
                     ++unknownGroup;
                 continue;
             }
-            const std::vector<std::int32_t> g = groupOf(c, r);
+            const std::vector<std::int32_t> g = groupOf(c, r, m.ranks);
             const auto n = std::int32_t(g.size());
             const auto self = std::find(g.begin(), g.end(), r.rank);
             if (n < 2 || self == g.end()) {
@@ -78,7 +90,7 @@ TrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics)
             case CollectiveOp::AllToAll:
                 // Each rank's own sends: exact with split sizes, else S/n to every member.
                 for (std::int32_t j = 0; j < n; ++j) {
-                    const double b = c.splitBytes.size() == std::size_t(n) ? double(c.splitBytes[std::size_t(j)]) : S / n;
+                    const double b = c.splitBytes.size() == std::size_t(n) ? double(std::max<std::int64_t>(c.splitBytes[std::size_t(j)], 0)) : S / n;
                     add(r.rank, g[std::size_t(j)], b);
                 }
                 break;

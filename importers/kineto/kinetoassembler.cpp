@@ -19,7 +19,8 @@ std::vector<std::int64_t> parseIntegerList(const std::string& text)
     bool in = false, negative = false;
     for (char c : text) {
         if (c >= '0' && c <= '9') {
-            v = v * 10 + (c - '0');
+            if (v < (INT64_MAX - 9) / 10) // saturate instead of overflowing on absurd input
+                v = v * 10 + (c - '0');
             in = true;
         } else {
             if (in)
@@ -35,6 +36,11 @@ std::vector<std::int64_t> parseIntegerList(const std::string& text)
 }
 
 namespace {
+// Ranks beyond this are treated as damage (the largest jobs have ~1e5 ranks).
+constexpr std::int64_t kMaxRank = 1 << 24;
+// Element counts beyond 2^50 (a petabyte of bf16) are damage; keeps bytes = count x size in range.
+constexpr std::int64_t kMaxElements = std::int64_t(1) << 50;
+
 // The host range describing the collective a launch at (tid, ts) belongs to: the innermost
 // enclosing nccl:* annotation, else the innermost record_param_comms with a collective name.
 const RawHostRange* enclosingRange(const std::vector<RawHostRange>& ranges, std::int64_t tid, std::int64_t ts)
@@ -130,17 +136,18 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
                     c.dtype = args->dtype;
                 const int size = engine::dtypeSizeBytes(c.dtype);
                 const std::int64_t elements = std::max(args->inNelems, args->outNelems);
-                if (size > 0 && elements >= 0)
+                if (size > 0 && elements >= 0 && elements < kMaxElements)
                     c.bytes = elements * size; // S: AllGather out = n x sendcount, ReduceScatter in = n x recvcount
                 c.groupSize = args->groupSize;
                 c.processGroup = args->pgName;
                 c.processGroupDescription = args->pgDescription;
                 for (auto r : parseIntegerList(args->pgRanks))
-                    c.groupRanks.push_back(std::int32_t(r));
+                    if (r >= 0 && r < kMaxRank)
+                        c.groupRanks.push_back(std::int32_t(r));
                 c.sequence = args->seq;
                 if (size > 0)
                     for (auto s : parseIntegerList(args->inSplit))
-                        c.splitBytes.push_back(s * size);
+                        c.splitBytes.push_back(s < kMaxElements ? s * size : -1);
                 if (args->srcRank >= 0 || args->dstRank >= 0) {
                     if (args->dstRank >= 0 && (args->srcRank < 0 || args->srcRank == raw.rank)) {
                         c.peerRank = args->dstRank;
@@ -151,7 +158,7 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
                     }
                 }
             }
-            if (c.bytes < 0 && range && range->inputElements >= 0) {
+            if (c.bytes < 0 && range && range->inputElements >= 0 && range->inputElements < kMaxElements) {
                 const int size = engine::dtypeSizeBytes(range->inputType);
                 if (size > 0) {
                     c.dtype = range->inputType;
@@ -174,7 +181,7 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
                 c.groupSize = std::int32_t(c.groupRanks.size());
             if (c.bytes == -2) {
                 const int size = engine::dtypeSizeBytes(range->inputType);
-                c.bytes = c.groupSize > 0 ? range->inputElements * size * c.groupSize : -1;
+                c.bytes = c.groupSize > 0 && c.groupSize < (1 << 24) ? range->inputElements * size * c.groupSize : -1;
             }
             if (c.op == CollectiveOp::Unknown) {
                 if (firstUnknownOp.empty())

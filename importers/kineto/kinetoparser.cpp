@@ -119,9 +119,8 @@ std::int64_t firstTensorElements(od::value& v)
         bool any = false;
         for (auto d : dims) {
             std::int64_t x = 0;
-            if (d.get_int64().get(x))
+            if (d.get_int64().get(x) || x < 0 || __builtin_mul_overflow(product, x, &product))
                 return -1;
-            product *= x;
             any = true;
         }
         return any ? product : -1;
@@ -170,7 +169,7 @@ simdjson::error_code readArgs(od::value& v, EventArgs& a, bool collective)
             readInt(val, a.coll.outNelems);
         else if (k == "Group size") {
             std::int64_t g = 0;
-            if (readInt(val, g))
+            if (readInt(val, g) && g > 0 && g < (1 << 24))
                 a.coll.groupSize = std::int32_t(g);
         } else if (k == "dtype")
             readString(val, a.coll.dtype);
@@ -184,7 +183,7 @@ simdjson::error_code readArgs(od::value& v, EventArgs& a, bool collective)
             readListAsText(val, a.coll.pgRanks);
         else if (k == "Src Rank" || k == "Dst Rank") {
             std::int64_t r = -1;
-            if (readInt(val, r))
+            if (readInt(val, r) && r >= 0 && r < (1 << 24))
                 (k == "Src Rank" ? a.coll.srcRank : a.coll.dstRank) = std::int32_t(r);
         } else if (k == "Seq")
             readInt(val, a.coll.seq);
@@ -333,9 +332,10 @@ simdjson::error_code KinetoParser::Impl::readDistributedInfo(od::value& v)
         const std::string_view k = keyOf(f);
         od::value& val = f.value();
         std::int64_t i = 0;
-        if (k == "rank" && readInt(val, i))
+        // Out-of-range values are damage: left unknown (the loader numbers such ranks).
+        if (k == "rank" && readInt(val, i) && i >= 0 && i < (1 << 24))
             raw.rank = std::int32_t(i);
-        else if (k == "world_size" && readInt(val, i))
+        else if (k == "world_size" && readInt(val, i) && i > 0 && i < (1 << 24))
             raw.worldSize = std::int32_t(i);
         else if (k == "nccl_version")
             readString(val, raw.ncclVersion);
@@ -358,13 +358,14 @@ simdjson::error_code KinetoParser::Impl::readDistributedInfo(od::value& v)
                         readString(pf.value(), c.name);
                     else if (pk == "pg_desc")
                         readString(pf.value(), c.description);
-                    else if (pk == "pg_size" && readInt(pf.value(), n))
+                    else if (pk == "pg_size" && readInt(pf.value(), n) && n > 0 && n < (1 << 24))
                         c.size = std::int32_t(n);
                     else if (pk == "ranks") {
                         std::string text;
                         readListAsText(pf.value(), text);
                         for (auto r : parseIntegerList(text))
-                            c.ranks.push_back(std::int32_t(r));
+                            if (r >= 0 && r < (1 << 24))
+                                c.ranks.push_back(std::int32_t(r));
                     }
                 }
                 raw.processGroups.push_back(std::move(c));
