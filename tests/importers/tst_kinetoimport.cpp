@@ -245,6 +245,58 @@ private Q_SLOTS:
         QCOMPARE(a.steps[0].ranks[0].commOverlappedSeconds, 350.5e-6); // gemm 1150..1550.5 vs comm 1200..2500
     }
 
+    void hostSideCollectiveInfo()
+    {
+        // No collective args on the kernels: the launch's correlation id leads to the enclosing host
+        // range: record_param_comms with args (newer PyTorch) or a nccl:* annotation with input dims.
+        const std::string text = R"J({"distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8},
+ "traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 5, "ts": 100, "dur": 50,
+   "args": {"Collective name": "allgather", "In msg nelems": 1024, "Out msg nelems": 8192, "dtype": "Float", "Group size": 8,
+            "Process Group Name": "1", "Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]"}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 5, "ts": 120, "dur": 5, "args": {"correlation": 9}},
+  {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllGather_RING_LL_Sum_int8_t(x)", "pid": 0, "tid": 7, "ts": 200, "dur": 10, "args": {"correlation": 9}},
+  {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 5, "ts": 300, "dur": 50, "args": {"Input Dims": [[], []], "Input type": ["TensorList", ""]}},
+  {"ph": "X", "cat": "user_annotation", "name": "nccl:_all_gather_base", "pid": 1, "tid": 5, "ts": 305, "dur": 40, "args": {"Input Dims": [[32, 32]], "Input type": ["c10::BFloat16"]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 5, "ts": 310, "dur": 5, "args": {"correlation": 10}},
+  {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllGather_RING_LL_Sum_int8_t(x)", "pid": 0, "tid": 7, "ts": 400, "dur": 10, "args": {"correlation": 10}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 5, "ts": 500, "dur": 5, "args": {"correlation": 11}},
+  {"ph": "X", "cat": "kernel", "name": "ncclKernel_Broadcast_RING_LL_Sum_int8_t(x)", "pid": 0, "tid": 7, "ts": 600, "dur": 10, "args": {"correlation": 11}}
+ ]})J";
+        KinetoParser parser;
+        engine::Diagnostics d;
+        auto r = parser.parse(padded(text), "h.json", d);
+        QVERIFY2(r, r.message().c_str());
+        QCOMPARE(int(r->collectives.size()), 3);
+        const auto& a = r->collectives[0];
+        QCOMPARE(int(a.op), int(CollectiveOp::AllGather));
+        QCOMPARE(a.bytes, std::int64_t(8192 * 4)); // S = recv count: sendcount x n x size
+        QCOMPARE(QString::fromStdString(a.processGroup), QStringLiteral("1"));
+        QCOMPARE(int(a.groupRanks.size()), 8);
+        const auto& b = r->collectives[1];
+        QCOMPARE(int(b.op), int(CollectiveOp::AllGather));
+        QCOMPARE(b.bytes, std::int64_t(32 * 32 * 2 * 8)); // input is one rank's share: x world size
+        QCOMPARE(b.groupSize, 8);
+        QCOMPARE(r->collectives[2].bytes, std::int64_t(-1)); // nothing says the size
+        QVERIFY(d.find("kineto.nccl_size_unknown"));
+        QCOMPARE(r->activities[0].launchNs, std::int64_t(120000));
+    }
+
+    void cancelAndProgress()
+    {
+        std::atomic<bool> stop { true };
+        auto cancelled = loadRun({ dataPath("param_dlrm_8rank").toStdString() }, { 1, {}, &stop });
+        QVERIFY(!cancelled);
+        QCOMPARE(QString::fromStdString(cancelled.message()), QStringLiteral("import cancelled"));
+        std::atomic<int> calls { 0 };
+        std::atomic<std::size_t> lastTotal { 0 };
+        auto run = loadRun({ dataPath("param_dlrm_8rank").toStdString() },
+            { 2, [&](std::size_t, std::size_t total) { ++calls; lastTotal = total; }, nullptr });
+        QVERIFY(run);
+        QCOMPARE(calls.load(), 8);
+        QCOMPARE(lastTotal.load(), std::size_t(8));
+    }
+
     void malformed_data()
     {
         QTest::addColumn<QByteArray>("text");
