@@ -3,7 +3,8 @@
 
 #include "importers/kineto/kinetoparser.h"
 
-#include "importers/common/inputfile.h"
+#include "importers/kineto/bytesource.h"
+#include "importers/kineto/tracejsonsplitter.h"
 #include "importers/kineto/decimaltime.h"
 #include "importers/kineto/kinetorecords.h"
 
@@ -409,7 +410,22 @@ KinetoParser::KinetoParser()
 
 KinetoParser::~KinetoParser() = default;
 
-engine::Result<engine::RankTrace> KinetoParser::parse(const std::string& text, const std::string& name,
+engine::Result<engine::RankTrace> KinetoParser::parse(std::string_view text, const std::string& name,
+    engine::Diagnostics& diagnostics)
+{
+    MemoryByteSource source(text);
+    return parse(source, name, diagnostics);
+}
+
+engine::Result<engine::RankTrace> KinetoParser::parseFile(const std::string& path, engine::Diagnostics& diagnostics)
+{
+    auto source = FileByteSource::open(path);
+    if (!source)
+        return source.status();
+    return parse(**source, path, diagnostics);
+}
+
+engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const std::string& name,
     engine::Diagnostics& diagnostics)
 {
     Impl& d = *m_impl;
@@ -417,94 +433,72 @@ engine::Result<engine::RankTrace> KinetoParser::parse(const std::string& text, c
     d.name = name;
     d.diagnostics = &diagnostics;
     d.badTimestamps = 0;
-    if (text.capacity() < text.size() + kPadding)
-        return Status::error(name + ": internal error: input buffer lacks simdjson padding");
+    bool sawEvents = false;
 
-    const char* begin = text.data();
-    od::document doc;
-    auto fail = [&](simdjson::error_code err, const char* what) -> engine::Result<engine::RankTrace> {
+    // Each piece is one small simdjson document; errors name the byte in the whole input.
+    auto fail = [&](od::document& doc, const std::string& text, std::int64_t origin, simdjson::error_code err, const char* what) {
         const char* at = nullptr;
-        std::size_t offset = text.size();
-        if (!doc.current_location().get(at) && at >= begin && at <= begin + text.size())
-            offset = std::size_t(at - begin);
-        return Status::error(name + ": byte " + std::to_string(offset) + ": " + what + " ("
+        std::int64_t offset = origin + std::int64_t(text.size());
+        if (!doc.current_location().get(at) && at >= text.data() && at <= text.data() + text.size())
+            offset = origin + std::int64_t(at - text.data());
+        return Status::error(name + ": byte " + std::to_string(std::max<std::int64_t>(offset, 0)) + ": " + what + " ("
             + simdjson::error_message(err) + ")");
     };
-    if (auto err = d.parser.iterate(simdjson::padded_string_view(text.data(), text.size(), text.capacity())).get(doc))
-        return Status::error(name + ": byte 0: not a JSON document (" + std::string(simdjson::error_message(err)) + ")");
-    od::object top;
-    if (auto err = doc.get_object().get(top))
-        return fail(err, "expected a JSON object at the top level");
-    bool sawEvents = false;
-    for (auto fr : top) {
-        od::field f;
-        if (auto err = std::move(fr).get(f))
-            return fail(err, "malformed JSON");
-        const std::string_view k = keyOf(f);
-        od::value& val = f.value();
-        if (k == "traceEvents") {
-            od::array events;
-            if (auto err = val.get_array().get(events))
-                return fail(err, "traceEvents is not an array");
-            sawEvents = true;
-            for (auto er : events) {
-                od::object o;
-                if (auto err = er.get_object().get(o))
-                    return fail(err, "malformed trace event");
-                if (auto err = d.readEvent(o))
-                    return fail(err, "malformed trace event");
-            }
-        } else if (k == "distributedInfo") {
-            if (auto err = d.readDistributedInfo(val))
-                return fail(err, "malformed distributedInfo");
-        } else if (k == "deviceProperties") {
-            if (auto err = d.readDevices(val))
-                return fail(err, "malformed deviceProperties");
-        } else if (k == "baseTimeNanoseconds") {
-            if (!readInt(val, d.raw.baseTimeNs))
-                return fail(simdjson::INCORRECT_TYPE, "baseTimeNanoseconds is not an integer");
+    auto onBatch = [&](const std::string& batch, std::int64_t origin) -> Status {
+        sawEvents = true;
+        od::document doc;
+        if (auto err = d.parser.iterate(simdjson::padded_string_view(batch.data(), batch.size(), batch.capacity())).get(doc))
+            return Status::error(name + ": byte " + std::to_string(origin + 1) + ": malformed trace events ("
+                + simdjson::error_message(err) + ")");
+        od::array events;
+        if (auto err = doc.get_array().get(events))
+            return fail(doc, batch, origin, err, "malformed trace events");
+        for (auto er : events) {
+            od::object o;
+            if (auto err = er.get_object().get(o))
+                return fail(doc, batch, origin, err, "malformed trace event");
+            if (auto err = d.readEvent(o))
+                return fail(doc, batch, origin, err, "malformed trace event");
         }
-    }
-    if (!sawEvents)
+        return Status::success();
+    };
+    auto onMember = [&](std::string_view key, const std::string& text, std::int64_t origin) -> Status {
+        if (key == "traceEvents")
+            return Status::error(name + ": byte " + std::to_string(origin) + ": traceEvents is not an array");
+        if (key == "baseTimeNanoseconds") {
+            std::string_view t = trim(text);
+            if (t.size() >= 2 && t.front() == '"' && t.back() == '"')
+                t = t.substr(1, t.size() - 2);
+            const auto v = parseInteger(t);
+            if (!v)
+                return Status::error(name + ": byte " + std::to_string(origin) + ": baseTimeNanoseconds is not an integer");
+            d.raw.baseTimeNs = *v;
+            return Status::success();
+        }
+        if (key != "distributedInfo" && key != "deviceProperties")
+            return Status::success();
+        od::document doc;
+        if (auto err = d.parser.iterate(simdjson::padded_string_view(text.data(), text.size(), text.capacity())).get(doc))
+            return Status::error(name + ": byte " + std::to_string(origin) + ": malformed " + std::string(key) + " ("
+                + simdjson::error_message(err) + ")");
+        od::value v;
+        auto err = doc.get_value().get(v);
+        if (!err)
+            err = key == "distributedInfo" ? d.readDistributedInfo(v) : d.readDevices(v);
+        if (err)
+            return fail(doc, text, origin, err, key == "distributedInfo" ? "malformed distributedInfo" : "malformed deviceProperties");
+        return Status::success();
+    };
+    TraceJsonSplitter splitter(source, name);
+    if (auto st = splitter.run(onMember, onBatch); !st)
+        return st;
+    // An empty "traceEvents": [] is a valid (if useless) trace; a missing one is not.
+    if (!sawEvents && !splitter.sawEventsArray())
         return Status::error(name + ": no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace");
     if (d.badTimestamps > 0)
         diagnostics.add("kineto.bad_timestamp", DiagnosticSeverity::Warning,
             name + ": events with a missing, malformed or negative ts/dur were skipped.", d.badTimestamps);
     return kineto::assembleRankTrace(std::move(d.raw), name, diagnostics);
-}
-
-engine::Result<std::string> readPaddedTrace(const std::string& path)
-{
-    // Sized from the file so that a big trace is held once, with the padding simdjson reads past
-    // its end (readWholeFile's growing buffer could hold up to twice the size).
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f)
-        return Status::error(path + ": cannot open the file for reading (" + std::strerror(errno) + ")");
-    std::string text;
-    if (std::fseek(f, 0, SEEK_END) == 0) {
-        const long size = std::ftell(f);
-        if (size > 0)
-            text.reserve(std::size_t(size) + KinetoParser::kPadding);
-        std::fseek(f, 0, SEEK_SET);
-    }
-    char buffer[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0)
-        text.append(buffer, n);
-    const bool failed = std::ferror(f);
-    std::fclose(f);
-    if (failed)
-        return Status::error(path + ": read error");
-    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
-        auto inflated = gunzip(text, path);
-        if (!inflated)
-            return inflated.status();
-        std::string().swap(text);
-        text = std::move(*inflated);
-    }
-    if (text.capacity() < text.size() + KinetoParser::kPadding)
-        text.reserve(text.size() + KinetoParser::kPadding);
-    return text;
 }
 
 } // namespace clusterscope::importers

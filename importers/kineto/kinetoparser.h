@@ -5,8 +5,11 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace clusterscope::importers {
+
+class ByteSource;
 
 /// Parses one rank's PyTorch profiler (Kineto) Chrome-trace JSON into a RankTrace.
 ///
@@ -14,8 +17,9 @@ namespace clusterscope::importers {
 /// kernel's collective args, or for older traces from the enclosing record_param_comms /
 /// nccl:* host ranges found through the launch's correlation id), ProfilerStep ranges and the
 /// distributedInfo / deviceProperties metadata. Timestamps are read exactly from their decimal text
-/// into int64 ns; relative traces get baseTimeNanoseconds added. Uses simdjson's On-Demand API; one
-/// parser per thread (not thread-safe), reusable across files.
+/// into int64 ns; relative traces get baseTimeNanoseconds added. The input is streamed: a splitter
+/// (tracejsonsplitter.h) cuts traceEvents into batches of a few MB that simdjson's On-Demand API
+/// parses one at a time. One parser per thread (not thread-safe), reusable across files.
 class KinetoParser {
 public:
     KinetoParser();
@@ -23,21 +27,18 @@ public:
     KinetoParser(const KinetoParser&) = delete;
     KinetoParser& operator=(const KinetoParser&) = delete;
 
-    /// `text` must have at least kPadding bytes of capacity past its size (see readPaddedTrace).
-    /// `name` names the input in messages. Errors carry the byte offset; per-record problems go to
-    /// the diagnostics.
-    engine::Result<engine::RankTrace> parse(const std::string& text, const std::string& name,
-        engine::Diagnostics& diagnostics);
-
-    /// Bytes of readable slack simdjson needs after the text.
-    static constexpr std::size_t kPadding = 64;
+    /// Parses a trace held in memory. `name` names the input in messages. Errors carry the byte
+    /// offset; per-record problems go to the diagnostics.
+    engine::Result<engine::RankTrace> parse(std::string_view text, const std::string& name, engine::Diagnostics& diagnostics);
+    /// Streams a trace file (gzip inflated on the fly): memory stays bounded by a few MB of text
+    /// whatever the file size, plus the records kept.
+    engine::Result<engine::RankTrace> parseFile(const std::string& path, engine::Diagnostics& diagnostics);
+    engine::Result<engine::RankTrace> parse(ByteSource& source, const std::string& name, engine::Diagnostics& diagnostics);
 
 private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
 
-/// Reads a trace file (gzip detected by magic bytes) into a string with kPadding spare capacity.
-engine::Result<std::string> readPaddedTrace(const std::string& path);
 
 } // namespace clusterscope::importers

@@ -98,16 +98,11 @@ engine::Result<engine::Run> loadRun(const std::vector<std::string>& paths, const
                 else
                     r.error = ranks.message();
             } else {
-                auto text = readPaddedTrace(path);
-                if (!text) {
-                    r.error = text.message();
-                } else {
-                    auto rank = parser.parse(*text, path, r.diagnostics);
-                    if (rank)
-                        r.ranks.push_back(std::move(*rank));
-                    else
-                        r.error = rank.message();
-                }
+                auto rank = parser.parseFile(path, r.diagnostics);
+                if (rank)
+                    r.ranks.push_back(std::move(*rank));
+                else
+                    r.error = rank.message();
             }
             const std::size_t n = ++done;
             if (options.progress)

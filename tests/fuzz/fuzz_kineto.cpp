@@ -13,8 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 {
     using namespace clusterscope;
     static importers::KinetoParser parser;
-    std::string text(reinterpret_cast<const char*>(data), size);
-    text.reserve(size + importers::KinetoParser::kPadding);
+    const std::string text(reinterpret_cast<const char*>(data), size);
     engine::Diagnostics diagnostics;
     auto rank = parser.parse(text, "fuzz.json", diagnostics);
     if (rank) {
