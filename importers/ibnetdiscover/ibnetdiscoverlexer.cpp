@@ -95,7 +95,7 @@ void readPortComment(std::string_view comment, IbLine& line)
         --start;
     const std::string_view token = comment.substr(start, end - start);
     const std::size_t x = token.find_first_of("xX");
-    if (x == std::string_view::npos || x == 0)
+    if (x == std::string_view::npos || x == 0 || x > 2) // 1x, 2x, 4x, 8x, 12x
         return;
     int lanes = 0;
     for (std::size_t k = 0; k < x; ++k) {

@@ -414,7 +414,7 @@ engine::Result<engine::RankTrace> KinetoParser::parse(std::string_view text, con
     engine::Diagnostics& diagnostics)
 {
     MemoryByteSource source(text);
-    return parse(source, name, diagnostics);
+    return parse(source, name, diagnostics, std::min<std::size_t>(text.size() + 1, std::size_t(4) << 20));
 }
 
 engine::Result<engine::RankTrace> KinetoParser::parseFile(const std::string& path, engine::Diagnostics& diagnostics)
@@ -426,7 +426,7 @@ engine::Result<engine::RankTrace> KinetoParser::parseFile(const std::string& pat
 }
 
 engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const std::string& name,
-    engine::Diagnostics& diagnostics)
+    engine::Diagnostics& diagnostics, std::size_t blockBytes)
 {
     Impl& d = *m_impl;
     d.raw = RawTrace {};
@@ -489,7 +489,7 @@ engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const 
             return fail(doc, text, origin, err, key == "distributedInfo" ? "malformed distributedInfo" : "malformed deviceProperties");
         return Status::success();
     };
-    TraceJsonSplitter splitter(source, name);
+    TraceJsonSplitter splitter(source, name, std::size_t(4) << 20, blockBytes);
     if (auto st = splitter.run(onMember, onBatch); !st)
         return st;
     // An empty "traceEvents": [] is a valid (if useless) trace; a missing one is not.
