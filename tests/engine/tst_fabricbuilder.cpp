@@ -353,6 +353,41 @@ private Q_SLOTS:
         QVERIFY2(d.message().rfind(expected.toStdString(), 0) == 0, d.message().c_str());
     }
 
+    void scenarioFollowsTheGenerationsReference_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<int>("su");
+        QTest::addColumn<int>("leaf");
+        QTest::addColumn<int>("spine");
+        QTest::addColumn<int>("core");
+        // H100 reference: UFM in a node slot (127 nodes in 4 SU); B200 reference: 32 nodes per SU,
+        // core tier above 8 SU (notes/fabrics.md).
+        QTest::addRow("H100 1016 GPUs") << "H100-SXM-80GB" << 1016 << 4 << 32 << 16 << 0;
+        QTest::addRow("B200 2048 GPUs") << "B200" << 2048 << 8 << 64 << 32 << 0;
+        QTest::addRow("B200 4096 GPUs") << "B200" << 4096 << 16 << 128 << 128 << 64;
+        QTest::addRow("B200 16384 GPUs") << "B200" << 16384 << 64 << 512 << 512 << 256;
+    }
+    void scenarioFollowsTheGenerationsReference()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(int, gpus);
+        QFETCH(int, su);
+        QFETCH(int, leaf);
+        QFETCH(int, spine);
+        QFETCH(int, core);
+        auto catalog = Catalog::builtin();
+        Scenario s;
+        s.cluster.gpu = gpu.toStdString();
+        s.cluster.gpus = gpus;
+        auto d = buildFabric(s, *catalog);
+        QVERIFY2(d.isOk(), d.message().c_str());
+        QCOMPARE(d->scalableUnits, su);
+        QCOMPARE(tierCount(d->graph, kTierLeaf), std::size_t(leaf));
+        QCOMPARE(tierCount(d->graph, kTierSpine), std::size_t(spine));
+        QCOMPARE(tierCount(d->graph, kTierCore), std::size_t(core));
+    }
+
     void scenarioDefaultsBuild()
     {
         auto catalog = Catalog::builtin();
