@@ -317,6 +317,45 @@ private Q_SLOTS:
                 QCOMPARE(double(l.gbps), linkGbps);
     }
 
+    void railOptimizedVariants_data()
+    {
+        QTest::addColumn<int>("planes");
+        QTest::addColumn<bool>("dualTor");
+        QTest::addColumn<int>("leaves");
+        QTest::addColumn<int>("spines");
+        // 1 SU of 32 nodes: 8 rails x (dual-ToR ? 2 : 1) leaves per plane.
+        QTest::addRow("rail-optimized") << 1 << false << 8 << 4;
+        QTest::addRow("rail-optimized dual-ToR") << 1 << true << 16 << 8;
+        QTest::addRow("rail-optimized two planes") << 2 << false << 16 << 8;
+    }
+    void railOptimizedVariants()
+    {
+        QFETCH(int, planes);
+        QFETCH(bool, dualTor);
+        QFETCH(int, leaves);
+        QFETCH(int, spines);
+        ClosOptions co;
+        co.railOptimized = true;
+        co.planes = planes;
+        co.dualTor = dualTor;
+        auto d = buildClos(dgx(32), co);
+        QVERIFY2(d.isOk(), d.message().c_str());
+        QCOMPARE(d->scalableUnits, 1);
+        QCOMPARE(tierCount(d->graph, kTierLeaf), std::size_t(leaves));
+        QCOMPARE(tierCount(d->graph, kTierSpine), std::size_t(spines));
+        // Every NIC port of rail r lands on a leaf that serves rail r only.
+        std::vector<int> railOfLeaf(d->graph.nodeCount(), -1);
+        for (const FabricLink& l : d->graph.links()) {
+            const FabricNode& a = d->graph.node(l.a);
+            if (a.kind != NodeKind::Nic)
+                continue;
+            int& r = railOfLeaf[l.b];
+            QVERIFY(r == -1 || r == a.rail);
+            r = a.rail;
+            QCOMPARE(int(l.plane), int(d->graph.node(l.b).plane));
+        }
+    }
+
     void scenarioErrors_data()
     {
         QTest::addColumn<QString>("change");
