@@ -29,6 +29,7 @@ std::span<const CliCommand> cliCommands();
 // Commands, one file each.
 int runValidateCommand(const std::vector<std::string>& args, CliIo io);
 int runCatalogCommand(const std::vector<std::string>& args, CliIo io);
+int runFabricCommand(const std::vector<std::string>& args, CliIo io);
 int runImportTraceCommand(const std::vector<std::string>& args, CliIo io);
 int runImportFabricCommand(const std::vector<std::string>& args, CliIo io);
 

@@ -16,6 +16,18 @@ const CliCommand kCommands[] = {
         "  --catalog DIR  read the catalog JSON files from DIR\n"
         "  --json         machine-readable output\n",
         runCatalogCommand },
+    { "fabric", "FILE [--json] [--bom-csv OUT] [--catalog DIR] [--prices FILE]",
+        "Build the scenario's fabric: switches, cables, bisection, bill of materials and cost.",
+        "Builds the network the scenario describes (cluster.fabric, nic, gpus; layout if given), lays it\n"
+        "out in racks, chooses each cable's medium by length and rate, and prices it from the price book.\n"
+        "Prints switches per tier, cables per tier boundary and medium, bisection bandwidth, network cost,\n"
+        "cost per GPU, the network's share of cluster cost, power and the bill of materials.\n"
+        "  --json          print switches, cables, cables_by_medium, bisection_gbps, cost_usd (network),\n"
+        "                  power_w (network), cost_per_gpu_usd (network cost / GPUs), bom, notes\n"
+        "  --bom-csv OUT   also write the bill of materials as CSV to OUT\n"
+        "  --catalog DIR   use the catalog JSON files in DIR\n"
+        "  --prices FILE   use this price book instead of the built-in one\n",
+        runFabricCommand },
     { "import-trace", "PATH... [--json] [--threads N]", "Import per-rank profiler traces and analyse the run.",
         "Reads PyTorch profiler (Kineto) traces (.json, .json.gz, one file per rank) and Nsight Systems\n"
         "SQLite exports, files or directories of them (parsed in parallel), and prints the per-step,\n"

@@ -108,7 +108,7 @@ LinkLevel FabricGraph::level(LinkId id) const
     const FabricNode& b = m_nodes[l.b];
     const auto isEndpoint = [](const FabricNode& n) { return n.kind == NodeKind::Nic || n.kind == NodeKind::Host; };
     const auto isInternal = [](const FabricNode& n) { return n.kind == NodeKind::Gpu || n.kind == NodeKind::NvSwitch; };
-    if (isInternal(a) || isInternal(b))
+    if (isInternal(a) || isInternal(b) || l.medium == LinkMedium::Pcie || l.medium == LinkMedium::NvLink)
         return LinkLevel::Internal;
     if (isEndpoint(a) != isEndpoint(b)) {
         const FabricNode& sw = isEndpoint(a) ? b : a;

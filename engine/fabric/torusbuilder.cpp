@@ -66,6 +66,19 @@ Result<FabricDesign> buildTorus(const HostOptions& ho, const std::vector<int>& d
             stride *= dims[k];
         }
     }
+    // NICs of one server forward to each other through the host (the chip's router on a TPU): an
+    // internal mesh at PCIe rate so transit traffic can change dimension.
+    for (int host = 0; host < ho.hosts; ++host)
+        for (int i = 0; i < ho.nicsPerNode; ++i)
+            for (int j = i + 1; j < ho.nicsPerNode; ++j) {
+                FabricLink l;
+                l.a = d.nics[static_cast<std::size_t>(host) * ho.nicsPerNode + i];
+                l.b = d.nics[static_cast<std::size_t>(host) * ho.nicsPerNode + j];
+                l.gbps = static_cast<float>(ho.pcieGbps);
+                l.medium = LinkMedium::Pcie;
+                l.lanes = 16;
+                g.addLink(l);
+            }
     d.notes.push_back("each server's " + std::to_string(ho.nicsPerNode) + " x " + std::to_string(static_cast<int>(ho.nicGbps))
         + " Gb/s is spread over " + std::to_string(portsPerServer) + " torus links of "
         + std::to_string(static_cast<int>(gbps)) + " Gb/s");
