@@ -178,6 +178,7 @@ IbLine readLine(std::string_view raw, int number)
 std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text)
 {
     std::vector<IbLine> lines;
+    std::uint64_t pendingSystemGuid = 0;
     int number = 0;
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -196,9 +197,20 @@ std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text)
             continue; // blank, whitespace-only or comment
         // key=value metadata: vendid=, devid=, sysimgguid=, switchguid=, caguid=, routerguid=
         const std::size_t eq = raw.find('=');
-        if (eq != std::string_view::npos && raw.find_first_of(" \t\"[") > eq)
+        if (eq != std::string_view::npos && raw.find_first_of(" \t\"[") > eq) {
+            if (raw.substr(first, eq - first) == "sysimgguid") {
+                Cursor c { raw, eq + 1 };
+                c.acceptWord("0x");
+                if (!c.readHex(pendingSystemGuid))
+                    pendingSystemGuid = 0;
+            }
             continue;
+        }
         lines.push_back(readLineOrUnrecognised(raw, number));
+        if (lines.back().kind == IbLine::Kind::NodeHeader) {
+            lines.back().systemGuid = pendingSystemGuid;
+            pendingSystemGuid = 0;
+        }
     }
     return lines;
 }

@@ -17,6 +17,7 @@ struct IbLine {
     int ports = 0;
     std::uint64_t guid = 0;
     std::string description;
+    std::uint64_t systemGuid = 0; ///< from the block's `sysimgguid=` line (0 when absent): one per host
     // Port: `[p](portGuid) "S-<peerGuid>"[q](peerPortGuid) # "<peer description>" lid N 4xQDR`
     int localPort = 0;
     char peerType = 0;

@@ -141,6 +141,10 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
     // Nodes: switches then CAs, in GUID order (stable ids for golden files).
     std::map<std::uint64_t, engine::NodeId> ids;
     std::map<std::string, std::int32_t> hostIndex;
+    std::map<std::string, int> caDescriptions;
+    for (const auto& [guid, n] : nodes)
+        if (n.type != 'S')
+            ++caDescriptions[n.description];
     for (char pass : { 'S', 'H', 'R' }) {
         for (const auto& [guid, n] : nodes) {
             if (n.type != pass)
@@ -150,9 +154,14 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
             fn.kind = n.type == 'S' ? engine::NodeKind::Switch : engine::NodeKind::Nic;
             fn.ports = std::uint16_t(std::max(n.ports, 0));
             if (n.type != 'S') {
-                // Host name: the description's first word ("stage114 mlx4_0" -> "stage114").
-                const std::string host = n.description.substr(0, n.description.find(' '));
-                fn.host = hostIndex.emplace(host.empty() ? guidName('H', guid) : host, std::int32_t(hostIndex.size())).first->second;
+                // Host: the description's first word ("stage114 mlx4_0" -> "stage114"). A description
+                // several CAs share word for word is a default ("MT23108 InfiniHost Mellanox
+                // Technologies"), not a host name: such CAs are hosts of their own. (sysimgguid is
+                // per adapter, not per machine, so it cannot group a server's HCAs.)
+                std::string host = n.description.substr(0, n.description.find(' '));
+                if (host.empty() || caDescriptions[n.description] > 1)
+                    host = guidName('H', guid);
+                fn.host = hostIndex.emplace(host, std::int32_t(hostIndex.size())).first->second;
             }
             if (!n.hasHeader)
                 out.diagnostics.add("ibnetdiscover.node_without_header", DiagnosticSeverity::Info,

@@ -20,7 +20,7 @@ struct FabricFlag {
 const char* toString(FabricFlag::Kind kind);
 
 /// A fabric read from ibnetdiscover: switches (kind Switch, tiers inferred), channel adapters (kind
-/// Nic, one per CA, `host` numbered by host name), links de-duplicated. Links flagged missing are
+/// Nic, one per CA, `host` numbered by the host name in the description), links de-duplicated. Links flagged missing are
 /// inferred gaps (no ports known); self-looped cables are reported in `flags` but kept out of the
 /// graph (a link from a switch to itself carries no traffic).
 struct ImportedFabric {

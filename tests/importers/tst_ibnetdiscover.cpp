@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 using namespace clusterscope;
@@ -139,6 +140,11 @@ private Q_SLOTS:
             }
         QVERIFY(f->diagnostics.find("ibnetdiscover.leading_text")); // "Non-Chassis Nodes"
         QCOMPARE(f->graph.linkCount(), std::size_t(7));
+        // Four CAs share the default description "MT23108 InfiniHost ...": four hosts, not one.
+        std::set<std::int32_t> hosts;
+        for (engine::NodeId n : f->graph.nodesOfKind(engine::NodeKind::Nic))
+            hosts.insert(f->graph.node(n).host);
+        QCOMPARE(int(hosts.size()), 4);
     }
 
     void selfLoopsAndLeadingError()
@@ -152,6 +158,10 @@ private Q_SLOTS:
         QCOMPARE(f->graph.countNodes(engine::NodeKind::Switch), std::size_t(2));
         QCOMPARE(f->graph.countNodes(engine::NodeKind::Nic), std::size_t(6));
         QCOMPARE(f->graph.linkCount(), std::size_t(7)); // self-loops are not graph links
+        // "r-ufm101 HCA-1" and "r-ufm101 HCA-2": two HCAs of one server.
+        const auto nics = f->graph.nodesOfKind(engine::NodeKind::Nic);
+        QCOMPARE(f->graph.node(nics[0]).host, f->graph.node(nics[1]).host);
+        QVERIFY(f->graph.node(nics[1]).host != f->graph.node(nics[2]).host);
         for (const auto& l : f->graph.links())
             QVERIFY(l.a != l.b);
     }
