@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 
@@ -98,6 +99,21 @@ void printText(std::ostream& os, const engine::Run& run, const engine::RunAnalys
            << (c.bytes >= 0 ? std::to_string(c.bytes) : "?") << "  " << c.groupSize << "  " << fixed(c.durationUs, 1) << "  "
            << (c.bytes >= 0 ? fixed(c.algbwGbps, 2) : "?") << "  " << (c.bytes >= 0 ? fixed(c.busbwGbps, 2) : "?") << "  "
            << (c.lastArrivalRank >= 0 ? std::to_string(c.lastArrivalRank) : "-") << "  " << fixed(c.waitUs, 1) << "\n";
+    if (a.traffic.ranks > 0 && a.traffic.ranks <= 16) {
+        os << "\nTraffic sent (MB, row = source rank; exact for p2p and all-to-all, ring-modelled otherwise)\n     ";
+        for (int j = 0; j < a.traffic.ranks; ++j)
+            os << " " << std::string(std::max(0, 8 - int(std::to_string(j).size())), ' ') << j;
+        os << "\n";
+        for (int i = 0; i < a.traffic.ranks; ++i) {
+            const std::string label = std::to_string(i);
+            os << std::string(5 - std::min<std::size_t>(5, label.size()), ' ') << label;
+            for (int j = 0; j < a.traffic.ranks; ++j) {
+                const std::string v = fixed(a.traffic.at(i, j) / 1e6, 3);
+                os << " " << std::string(std::max(0, 8 - int(v.size())), ' ') << v;
+            }
+            os << "\n";
+        }
+    }
     os << "\nStragglers (rank: last arrivals, wait caused us)\n";
     for (const auto& s : a.stragglers)
         os << "  " << s.rank << ": " << s.lastArrivals << ", " << fixed(s.waitCausedUs, 1) << "\n";
