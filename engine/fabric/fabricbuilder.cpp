@@ -78,8 +78,10 @@ Result<FabricDesign> buildFabric(const Scenario& s, const Catalog& catalog)
         co.planes = f.planes;
         co.dualTor = f.dualTor;
         co.railOptimized = f.type == FabricType::RailOptimized;
-        // The UFM appliance sits on the InfiniBand compute fabric (DGX SuperPOD H100 reference).
-        co.ufmSlot = co.railOptimized && c.transport == Transport::InfiniBand;
+        // The DGX SuperPOD H100 reference puts the UFM appliance in one node slot of the InfiniBand
+        // compute fabric (31/63/95/127 nodes); the B200 reference keeps all 32 slots per SU for
+        // compute (256 nodes in 8 SU). Follow the reference of the GPU's generation.
+        co.ufmSlot = co.railOptimized && c.transport == Transport::InfiniBand && gpu->arch != GpuArch::Blackwell;
         if (f.type == FabricType::FatTree && f.oversubscription != 1.0)
             return Status::error("/cluster/fabric/oversubscription: a fat-tree is non-blocking (1.0); use leaf-spine for "
                 + std::to_string(f.oversubscription) + ":1");

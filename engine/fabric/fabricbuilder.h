@@ -60,6 +60,12 @@ Result<FabricDesign> buildTorus(const HostOptions& hosts, const std::vector<int>
 /// scenario's JSON pointer.
 Result<FabricDesign> buildFabric(const Scenario& scenario, const Catalog& catalog);
 
+/// Wraps a graph that has no GPUs (an imported ibnetdiscover fabric) so that the flow model,
+/// bisection and failure analysis can run on it: every NIC node (HCA port) becomes the NIC of one
+/// GPU added to the graph (a PCIe link at the NIC's fastest link rate); NICs that share a `host`
+/// index >= 0 form one server, others are a server each. Host nodes (appliances) are left alone.
+FabricDesign designFromGraph(FabricGraph graph);
+
 /// Smallest divisor of `n` that is >= `atLeast` (n itself when none is smaller).
 int smallestDivisorAtLeast(int n, int atLeast);
 

@@ -55,7 +55,7 @@ struct FlowPlacement {
 struct CollectiveTiming {
     double seconds = 0;          ///< max over sub-flows of bytes / max-min rate (all flows start together)
     double linkBoundSeconds = 0; ///< max over links of load / capacity (perfect sharing lower bound)
-    double idealSeconds = 0;     ///< max over sub-flows of bytes / its path's bottleneck with no other traffic
+    double idealSeconds = 0;     ///< max over flows of bytes / the flow's bottleneck with no other traffic
     double slowdown = 1;         ///< seconds / idealSeconds (>= 1): contention and oversubscription
     double maxUtilisation = 0;   ///< highest link utilisation under the max-min rates (0..1)
     double meanUtilisation = 0;  ///< mean over links carrying traffic
@@ -88,6 +88,13 @@ public:
     Result<CollectiveTiming> time(std::span<const Flow> flows, const FlowOptions& options) const;
     /// Timing of flows already routed (loads and max-min on `placement`).
     CollectiveTiming timing(const FlowPlacement& placement) const;
+
+    /// Static ECMP sampled over `samples` hash seeds (options.hashSeed, +1, ...): the mean, lowest and
+    /// highest slowdown of the collective. Hash collisions make ECMP a distribution, not a number.
+    struct SampledSlowdown {
+        double mean = 1, min = 1, max = 1;
+    };
+    Result<SampledSlowdown> sampleEcmpSlowdown(std::span<const Flow> flows, FlowOptions options, int samples) const;
 
     /// Capacity (Gb/s) of a directed link.
     double capacityGbps(std::uint32_t dlink) const { return m_design.graph.link(dlink >> 1).gbps; }

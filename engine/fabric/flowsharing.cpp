@@ -99,18 +99,37 @@ CollectiveTiming FlowModel::timing(const FlowPlacement& p) const
     const auto rates = maxMinRatesGbps(p);
     const auto bytes = linkBytes(p);
     std::vector<double> use(bytes.size(), 0.0);
-    for (std::size_t sf = 0; sf < p.bytes.size(); ++sf) {
-        if (p.length[sf] == 0 || p.bytes[sf] <= 0)
-            continue;
-        double bottleneck = std::numeric_limits<double>::infinity();
-        for (std::uint32_t e = p.start[sf]; e < p.start[sf] + p.length[sf]; ++e) {
-            bottleneck = std::min(bottleneck, capacityGbps(p.dlinks[e]) / p.weights[e]);
-            use[p.dlinks[e]] += p.weights[e] * rates[sf];
+    // Ideal: each flow alone, its sub-flows (queue pairs) together: bottleneck = min over links of
+    // capacity / (share of the flow's bytes on that link).
+    std::vector<std::pair<std::uint32_t, double>> share;
+    for (std::size_t first = 0; first < p.bytes.size();) {
+        std::size_t last = first;
+        double flowBytes = 0;
+        while (last < p.bytes.size() && p.flowOf[last] == p.flowOf[first])
+            flowBytes += p.bytes[last++];
+        share.clear();
+        for (std::size_t sf = first; sf < last; ++sf) {
+            if (p.length[sf] == 0 || p.bytes[sf] <= 0)
+                continue;
+            for (std::uint32_t e = p.start[sf]; e < p.start[sf] + p.length[sf]; ++e) {
+                share.push_back({ p.dlinks[e], p.weights[e] * p.bytes[sf] / flowBytes });
+                use[p.dlinks[e]] += p.weights[e] * rates[sf];
+            }
+            if (rates[sf] > 0)
+                t.seconds = std::max(t.seconds, p.bytes[sf] * 8.0 / (rates[sf] * 1e9));
         }
-        const double bits = p.bytes[sf] * 8.0;
-        t.idealSeconds = std::max(t.idealSeconds, bits / (bottleneck * 1e9));
-        if (rates[sf] > 0)
-            t.seconds = std::max(t.seconds, bits / (rates[sf] * 1e9));
+        std::sort(share.begin(), share.end());
+        double bottleneck = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < share.size();) {
+            double w = 0;
+            const std::uint32_t d = share[i].first;
+            for (; i < share.size() && share[i].first == d; ++i)
+                w += share[i].second;
+            bottleneck = std::min(bottleneck, capacityGbps(d) / w);
+        }
+        if (!share.empty())
+            t.idealSeconds = std::max(t.idealSeconds, flowBytes * 8.0 / (bottleneck * 1e9));
+        first = last;
     }
     double sum = 0;
     std::size_t used = 0;
@@ -127,6 +146,25 @@ CollectiveTiming FlowModel::timing(const FlowPlacement& p) const
     t.meanUtilisation = used ? sum / used : 0;
     t.slowdown = t.idealSeconds > 0 ? t.seconds / t.idealSeconds : 1;
     return t;
+}
+
+Result<FlowModel::SampledSlowdown> FlowModel::sampleEcmpSlowdown(std::span<const Flow> flows, FlowOptions o, int samples) const
+{
+    if (samples < 1)
+        return Status::error("ECMP sampling needs at least one sample, got " + std::to_string(samples));
+    o.routing = RoutingMode::Ecmp;
+    SampledSlowdown s { 0, std::numeric_limits<double>::infinity(), 0 };
+    const std::uint64_t seed = o.hashSeed;
+    for (int i = 0; i < samples; ++i) {
+        o.hashSeed = seed + static_cast<std::uint64_t>(i);
+        auto t = time(flows, o);
+        if (!t)
+            return t.status();
+        s.mean += t->slowdown / samples;
+        s.min = std::min(s.min, t->slowdown);
+        s.max = std::max(s.max, t->slowdown);
+    }
+    return s;
 }
 
 } // namespace clusterscope::engine

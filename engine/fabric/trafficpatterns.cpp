@@ -1,6 +1,7 @@
 #include "engine/fabric/trafficpatterns.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace clusterscope::engine {
 
@@ -14,19 +15,26 @@ std::vector<Flow> ringAllReduceFlows(const FabricDesign& d, double bytes, int ch
     if (n < 2)
         return flows;
     const double perHop = 2.0 * (n - 1) / n * bytes / c; // NCCL ring: 2 (N-1)/N per rank
+    // Inside a server each channel walks the GPUs with a stride coprime with G (1, 3, 5, 7 for 8
+    // GPUs), so on a point-to-point mesh (MI300X) the channels use different GPU pairs, as RCCL's
+    // ring permutations do; through an NVSwitch the order does not matter.
+    std::vector<int> strides;
+    for (int s = 1; s < std::max(2, g); ++s)
+        if (std::gcd(s, g) == 1)
+            strides.push_back(s);
     flows.reserve(static_cast<std::size_t>(c) * hosts * (g + 1));
     for (int ch = 0; ch < c; ++ch) {
         const int entry = ch % g;
+        const int stride = strides[ch % strides.size()];
         for (int h = 0; h < hosts; ++h) {
             const std::uint32_t base = static_cast<std::uint32_t>(h) * g;
-            for (int i = 0; i + 1 < g; ++i) // entry, entry+1, ..., entry-1 over the scale-up fabric
-                flows.push_back({ base + (entry + i) % g, base + (entry + i + 1) % g, perHop });
-            if (g > 1 && hosts > 1) // PXN-style hop back to the rail GPU before leaving the server
-                flows.push_back({ base + (entry + g - 1) % g, base + entry, perHop });
+            const auto local = [&](int k) { return base + static_cast<std::uint32_t>((entry + k * stride) % g); };
+            for (int k = 0; k + 1 < g; ++k) // entry, entry + s, ... over the scale-up fabric
+                flows.push_back({ local(k), local(k + 1), perHop });
+            if (g > 1) // back to the rail GPU: PXN-style hop before leaving (or ring closure inside one server)
+                flows.push_back({ local(g - 1), base + entry, perHop });
             if (hosts > 1)
                 flows.push_back({ base + entry, static_cast<std::uint32_t>((h + 1) % hosts) * g + entry, perHop });
-            else if (g > 1)
-                flows.push_back({ base + (entry + g - 1) % g, base + entry, perHop });
         }
     }
     return flows;

@@ -12,8 +12,9 @@ namespace clusterscope::engine {
 
 /// Ring AllReduce of `bytes` per rank over all GPUs of `design`, NCCL style with one ring per
 /// channel (channels 0 = one per NIC). Channel c enters every server at local GPU c, walks the
-/// server's GPUs over the scale-up fabric and leaves from local GPU c to GPU c of the next server,
-/// so inter-server traffic stays on rail c. Each hop carries 2 (N-1)/N x bytes / channels.
+/// server's GPUs over the scale-up fabric with a stride coprime with the GPU count (different GPU
+/// pairs per channel on a mesh), returns to GPU c (PXN) and leaves from GPU c to GPU c of the next
+/// server, so inter-server traffic stays on rail c. Each hop carries 2 (N-1)/N x bytes / channels.
 std::vector<Flow> ringAllReduceFlows(const FabricDesign& design, double bytes, int channels = 0);
 
 /// Ring over an explicit rank order (e.g. one data-parallel group): rank[i] -> rank[i+1], each hop

@@ -317,6 +317,45 @@ private Q_SLOTS:
                 QCOMPARE(double(l.gbps), linkGbps);
     }
 
+    void railOptimizedVariants_data()
+    {
+        QTest::addColumn<int>("planes");
+        QTest::addColumn<bool>("dualTor");
+        QTest::addColumn<int>("leaves");
+        QTest::addColumn<int>("spines");
+        // 1 SU of 32 nodes: 8 rails x (dual-ToR ? 2 : 1) leaves per plane.
+        QTest::addRow("rail-optimized") << 1 << false << 8 << 4;
+        QTest::addRow("rail-optimized dual-ToR") << 1 << true << 16 << 8;
+        QTest::addRow("rail-optimized two planes") << 2 << false << 16 << 8;
+    }
+    void railOptimizedVariants()
+    {
+        QFETCH(int, planes);
+        QFETCH(bool, dualTor);
+        QFETCH(int, leaves);
+        QFETCH(int, spines);
+        ClosOptions co;
+        co.railOptimized = true;
+        co.planes = planes;
+        co.dualTor = dualTor;
+        auto d = buildClos(dgx(32), co);
+        QVERIFY2(d.isOk(), d.message().c_str());
+        QCOMPARE(d->scalableUnits, 1);
+        QCOMPARE(tierCount(d->graph, kTierLeaf), std::size_t(leaves));
+        QCOMPARE(tierCount(d->graph, kTierSpine), std::size_t(spines));
+        // Every NIC port of rail r lands on a leaf that serves rail r only.
+        std::vector<int> railOfLeaf(d->graph.nodeCount(), -1);
+        for (const FabricLink& l : d->graph.links()) {
+            const FabricNode& a = d->graph.node(l.a);
+            if (a.kind != NodeKind::Nic)
+                continue;
+            int& r = railOfLeaf[l.b];
+            QVERIFY(r == -1 || r == a.rail);
+            r = a.rail;
+            QCOMPARE(int(l.plane), int(d->graph.node(l.b).plane));
+        }
+    }
+
     void scenarioErrors_data()
     {
         QTest::addColumn<QString>("change");
@@ -351,6 +390,41 @@ private Q_SLOTS:
         auto d = buildFabric(s, *catalog);
         QVERIFY(!d.isOk());
         QVERIFY2(d.message().rfind(expected.toStdString(), 0) == 0, d.message().c_str());
+    }
+
+    void scenarioFollowsTheGenerationsReference_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<int>("su");
+        QTest::addColumn<int>("leaf");
+        QTest::addColumn<int>("spine");
+        QTest::addColumn<int>("core");
+        // H100 reference: UFM in a node slot (127 nodes in 4 SU); B200 reference: 32 nodes per SU,
+        // core tier above 8 SU (notes/fabrics.md).
+        QTest::addRow("H100 1016 GPUs") << "H100-SXM-80GB" << 1016 << 4 << 32 << 16 << 0;
+        QTest::addRow("B200 2048 GPUs") << "B200" << 2048 << 8 << 64 << 32 << 0;
+        QTest::addRow("B200 4096 GPUs") << "B200" << 4096 << 16 << 128 << 128 << 64;
+        QTest::addRow("B200 16384 GPUs") << "B200" << 16384 << 64 << 512 << 512 << 256;
+    }
+    void scenarioFollowsTheGenerationsReference()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(int, gpus);
+        QFETCH(int, su);
+        QFETCH(int, leaf);
+        QFETCH(int, spine);
+        QFETCH(int, core);
+        auto catalog = Catalog::builtin();
+        Scenario s;
+        s.cluster.gpu = gpu.toStdString();
+        s.cluster.gpus = gpus;
+        auto d = buildFabric(s, *catalog);
+        QVERIFY2(d.isOk(), d.message().c_str());
+        QCOMPARE(d->scalableUnits, su);
+        QCOMPARE(tierCount(d->graph, kTierLeaf), std::size_t(leaf));
+        QCOMPARE(tierCount(d->graph, kTierSpine), std::size_t(spine));
+        QCOMPARE(tierCount(d->graph, kTierCore), std::size_t(core));
     }
 
     void scenarioDefaultsBuild()

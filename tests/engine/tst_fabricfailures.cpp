@@ -102,6 +102,57 @@ private Q_SLOTS:
         QVERIFY(disconnectedGpus(*failed).empty());
     }
 
+    void importedGraphWithAMissingUplink()
+    {
+        // A hand-made "imported" fabric: 2 leaves x 3 HCAs, 3 uplinks each to one spine, one of them
+        // flagged missing (as ibnetdiscover against a plan reports it); tiers unknown.
+        FabricGraph g;
+        std::vector<NodeId> leaves, cas;
+        for (int i = 0; i < 2; ++i) {
+            FabricNode sw;
+            sw.kind = NodeKind::Switch;
+            sw.ports = 8;
+            leaves.push_back(g.addNode(sw));
+        }
+        FabricNode spineNode;
+        spineNode.kind = NodeKind::Switch;
+        const NodeId spine = g.addNode(spineNode);
+        for (int i = 0; i < 6; ++i) {
+            FabricNode ca;
+            ca.kind = NodeKind::Nic;
+            cas.push_back(g.addNode(ca));
+            FabricLink l;
+            l.a = cas.back();
+            l.b = leaves[i / 3];
+            l.gbps = 400;
+            g.addLink(l);
+        }
+        for (int i = 0; i < 6; ++i) {
+            FabricLink l;
+            l.a = leaves[i / 3];
+            l.b = spine;
+            l.gbps = 400;
+            l.flags = i == 0 ? kLinkMissing : 0;
+            g.addLink(l);
+        }
+        const FabricDesign d = designFromGraph(g);
+        QCOMPARE(d.hosts, 6);
+        QCOMPARE(d.gpus.size(), std::size_t(6));
+        QCOMPARE(bisectionGbps(d), 800.0); // leaf 0 keeps 2 of its 3 uplinks
+        QVERIFY(disconnectedGpus(d).empty());
+        const FlowModel model(d);
+        std::vector<Flow> probe = { { 0, 3, 1e9 }, { 1, 4, 1e9 }, { 2, 5, 1e9 } };
+        FlowOptions o;
+        o.routing = RoutingMode::Adaptive;
+        auto t = model.time(probe, o);
+        QVERIFY(t.isOk());
+        QVERIFY(std::abs(t->slowdown - 2.0) < 1e-9); // 3 unsplit flows on 2 uplinks: one link carries 2
+        o.routing = RoutingMode::Spray;
+        t = model.time(probe, o);
+        QVERIFY(t.isOk());
+        QVERIFY(std::abs(t->slowdown - 1.5) < 1e-6); // sprayed: 3 flows share 2 links evenly
+    }
+
     void badSpecs_data()
     {
         QTest::addColumn<int>("link");

@@ -132,6 +132,32 @@ private Q_SLOTS:
         QVERIFY(t->slowdown > 1.0);
     }
 
+    void sampledEcmpSlowdown_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("queuePairs");
+        QTest::addRow("8 flows, 8 uplinks") << 8 << 1;
+        QTest::addRow("32 flows, 32 uplinks") << 32 << 1;
+        QTest::addRow("32 flows x 4 QPs") << 32 << 4;
+    }
+    void sampledEcmpSlowdown()
+    {
+        QFETCH(int, n);
+        QFETCH(int, queuePairs);
+        const FabricDesign d = twoLeaves(n);
+        const FlowModel model(d);
+        FlowOptions o;
+        o.queuePairs = queuePairs;
+        auto s = model.sampleEcmpSlowdown(leafToLeaf(d), o, 200);
+        QVERIFY(s.isOk());
+        // Two hashing stages (leaf up, spine down): at least the one-stage expectation
+        // q / efficiency, and below twice it.
+        const double oneStage = 1.0 / ecmpCollectiveEfficiency(n, queuePairs);
+        QVERIFY2(s->mean >= oneStage - 0.1 && s->mean < 2 * oneStage, qPrintable(QStringLiteral("%1 vs %2").arg(s->mean).arg(oneStage)));
+        QVERIFY(s->min >= 1.0 && s->min <= s->mean && s->mean <= s->max);
+        QVERIFY(!model.sampleEcmpSlowdown(leafToLeaf(d), o, 0).isOk());
+    }
+
     void maxMinSharing()
     {
         // Three NICs on leaf 0 send to one NIC on leaf 1 (incast) and one more flow goes the other

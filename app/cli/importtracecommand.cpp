@@ -1,0 +1,161 @@
+#include "app/cli/clicommand.h"
+#include "app/cli/clisupport.h"
+#include "app/cli/commandline.h"
+#include "engine/run/runanalysis.h"
+#include "importers/kineto/runloader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace clusterscope::app {
+
+namespace {
+using nlohmann::json;
+
+std::string fixed(double v, int decimals)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+json diagnosticsJson(const engine::Diagnostics& d)
+{
+    json list = json::array();
+    for (const auto& x : d.items())
+        list.push_back({ { "id", x.id }, { "severity", engine::toString(x.severity) }, { "count", x.count },
+            { "message", x.message } });
+    return list;
+}
+
+json toJson(const engine::Run& run, const engine::RunAnalysis& a, const engine::Diagnostics& all)
+{
+    json out;
+    out["ranks"] = run.ranks.size();
+    json rankList = json::array();
+    for (std::size_t i = 0; i < run.ranks.size(); ++i) {
+        const auto& r = run.ranks[i];
+        rankList.push_back({ { "rank", r.rank }, { "file", r.sourceFile }, { "gpu", r.gpuName },
+            { "world_size", r.worldSize }, { "clock_offset_us", double(a.clockOffsetNs[i]) / 1e3 } });
+    }
+    out["rank_files"] = rankList;
+    json steps = json::array();
+    for (const auto& s : a.steps) {
+        json ranks = json::array();
+        for (const auto& r : s.ranks)
+            ranks.push_back({ { "rank", r.rank }, { "duration_s", r.durationSeconds }, { "compute_s", r.computeSeconds },
+                { "comm_exposed_s", r.commExposedSeconds }, { "comm_overlapped_s", r.commOverlappedSeconds },
+                { "memcpy_s", r.memcpySeconds }, { "idle_s", r.idleSeconds } });
+        steps.push_back({ { "step", s.step }, { "ranks", ranks } });
+    }
+    out["steps"] = steps;
+    json colls = json::array();
+    for (const auto& c : a.collectives) {
+        json j = { { "op", engine::toString(c.op) }, { "process_group", c.processGroup.empty() ? "default" : c.processGroup },
+            { "sequence", c.sequence }, { "step", c.step }, { "ranks", c.groupSize }, { "ranks_seen", c.ranksSeen },
+            { "duration_us", c.durationUs }, { "wait_us", c.waitUs }, { "total_wait_us", c.totalWaitUs } };
+        j["bytes"] = c.bytes >= 0 ? json(c.bytes) : json(nullptr);
+        j["algbw_gbps"] = c.bytes >= 0 ? json(c.algbwGbps) : json(nullptr);
+        j["busbw_gbps"] = c.bytes >= 0 ? json(c.busbwGbps) : json(nullptr);
+        j["last_arrival_rank"] = c.lastArrivalRank >= 0 ? json(c.lastArrivalRank) : json(nullptr);
+        colls.push_back(j);
+    }
+    out["collectives"] = colls;
+    json stragglers = json::array();
+    for (const auto& s : a.stragglers)
+        stragglers.push_back({ { "rank", s.rank }, { "last_arrivals", s.lastArrivals }, { "wait_caused_us", s.waitCausedUs } });
+    out["stragglers"] = stragglers;
+    json matrix = json::array();
+    for (int i = 0; i < a.traffic.ranks; ++i) {
+        json row = json::array();
+        for (int j = 0; j < a.traffic.ranks; ++j)
+            row.push_back(a.traffic.at(i, j));
+        matrix.push_back(row);
+    }
+    out["traffic_bytes"] = matrix;
+    out["diagnostics"] = diagnosticsJson(all);
+    return out;
+}
+
+void printText(std::ostream& os, const engine::Run& run, const engine::RunAnalysis& a, const engine::Diagnostics& all)
+{
+    os << run.ranks.size() << " ranks";
+    if (!run.ranks.empty() && !run.ranks.front().gpuName.empty())
+        os << " (" << run.ranks.front().gpuName << ")";
+    os << "\n\nPer-step breakdown (ms): rank duration compute comm_exposed comm_overlapped memcpy idle\n";
+    for (const auto& s : a.steps) {
+        os << "step " << s.step << "\n";
+        for (const auto& r : s.ranks)
+            os << "  " << r.rank << "  " << fixed(r.durationSeconds * 1e3, 3) << "  " << fixed(r.computeSeconds * 1e3, 3)
+               << "  " << fixed(r.commExposedSeconds * 1e3, 3) << "  " << fixed(r.commOverlappedSeconds * 1e3, 3) << "  "
+               << fixed(r.memcpySeconds * 1e3, 3) << "  " << fixed(r.idleSeconds * 1e3, 3) << "\n";
+    }
+    os << "\nCollectives: op group bytes ranks duration_us algbw_GB/s busbw_GB/s last_arrival wait_us\n";
+    for (const auto& c : a.collectives)
+        os << "  " << engine::toString(c.op) << "  " << (c.processGroup.empty() ? "default" : c.processGroup) << "  "
+           << (c.bytes >= 0 ? std::to_string(c.bytes) : "?") << "  " << c.groupSize << "  " << fixed(c.durationUs, 1) << "  "
+           << (c.bytes >= 0 ? fixed(c.algbwGbps, 2) : "?") << "  " << (c.bytes >= 0 ? fixed(c.busbwGbps, 2) : "?") << "  "
+           << (c.lastArrivalRank >= 0 ? std::to_string(c.lastArrivalRank) : "-") << "  " << fixed(c.waitUs, 1) << "\n";
+    if (a.traffic.ranks > 0 && a.traffic.ranks <= 16) {
+        os << "\nTraffic sent (MB, row = source rank; exact for p2p and all-to-all, ring-modelled otherwise)\n     ";
+        for (int j = 0; j < a.traffic.ranks; ++j)
+            os << " " << std::string(std::max(0, 8 - int(std::to_string(j).size())), ' ') << j;
+        os << "\n";
+        for (int i = 0; i < a.traffic.ranks; ++i) {
+            const std::string label = std::to_string(i);
+            os << std::string(5 - std::min<std::size_t>(5, label.size()), ' ') << label;
+            for (int j = 0; j < a.traffic.ranks; ++j) {
+                const std::string v = fixed(a.traffic.at(i, j) / 1e6, 3);
+                os << " " << std::string(std::max(0, 8 - int(v.size())), ' ') << v;
+            }
+            os << "\n";
+        }
+    }
+    os << "\nStragglers (rank: last arrivals, wait caused us)\n";
+    for (const auto& s : a.stragglers)
+        os << "  " << s.rank << ": " << s.lastArrivals << ", " << fixed(s.waitCausedUs, 1) << "\n";
+    if (!all.empty()) {
+        os << "\nDiagnostics\n";
+        for (const auto& d : all.items())
+            os << "  " << engine::toString(d.severity) << " " << d.id << " (x" << d.count << "): " << d.message << "\n";
+    }
+}
+}
+
+int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
+{
+    auto cl = CommandLine::parse(args, { "json" }, { "threads" });
+    if (!cl)
+        return cliUsageError(io, "import-trace", cl.message());
+    if (cl->positionals().empty())
+        return cliUsageError(io, "import-trace", "expected at least one trace FILE or DIRECTORY (see --help)");
+    importers::RunLoadOptions options;
+    if (auto t = cl->value("threads")) {
+        try {
+            options.threads = unsigned(std::stoul(*t));
+        } catch (...) {
+            return cliUsageError(io, "import-trace", "--threads expects a number, got \"" + *t + "\"");
+        }
+    }
+    auto run = importers::loadRun(cl->positionals(), options);
+    if (!run) {
+        io.err << run.message() << "\n";
+        return 1;
+    }
+    const engine::RunAnalysis analysis = engine::analyzeRun(*run);
+    engine::Diagnostics all = run->diagnostics;
+    all.merge(analysis.diagnostics);
+    for (const auto& d : run->diagnostics.items())
+        if (d.severity == engine::DiagnosticSeverity::Error)
+            io.err << d.message << "\n";
+    if (cl->flag("json"))
+        io.out << toJson(*run, analysis, all).dump(2) << "\n";
+    else
+        printText(io.out, *run, analysis, all);
+    return 0;
+}
+
+} // namespace clusterscope::app

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clusterscope::importers {
+
+/// One meaningful line of an ibnetdiscover dump (comments, blank and key=value lines are dropped).
+struct IbLine {
+    enum class Kind { NodeHeader, Port, Unrecognised };
+    Kind kind = Kind::Unrecognised;
+    int lineNumber = 0; ///< 1-based
+    // NodeHeader: `Switch 36 "S-<guid>" # "<description>" enhanced port 0 lid 128 lmc 0`
+    char nodeType = 0;  ///< 'S' switch, 'H' channel adapter (Ca), 'R' router
+    int ports = 0;
+    std::uint64_t guid = 0;
+    std::string description;
+    std::uint64_t systemGuid = 0; ///< from the block's `sysimgguid=` line (0 when absent): one per host
+    // Port: `[p](portGuid) "S-<peerGuid>"[q](peerPortGuid) # "<peer description>" lid N 4xQDR`
+    int localPort = 0;
+    char peerType = 0;
+    std::uint64_t peerGuid = 0;
+    int peerPort = 0;
+    std::string peerDescription;
+    int lanes = 0;      ///< link width, 0 when absent
+    std::string speed;  ///< SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR ("" when absent)
+    std::string text;   ///< Unrecognised: the line itself
+};
+
+/// Splits an ibnetdiscover dump into lines and reads each one; never fails (unreadable lines come
+/// back as Unrecognised with their line number). Handles CRLF, tabs and whitespace-only lines.
+std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text);
+
+} // namespace clusterscope::importers

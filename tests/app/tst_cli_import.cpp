@@ -1,0 +1,127 @@
+// clusterscope-cli import-trace and import-fabric as a user runs them.
+
+#include <QtTest>
+
+namespace {
+struct Run {
+    int exitCode;
+    QString out;
+    QString err;
+};
+
+Run runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), args);
+    if (!p.waitForFinished(60000))
+        return { -1, {}, QStringLiteral("timeout") };
+    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
+}
+
+QString data(const char* rel) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/") + QLatin1String(rel); }
+}
+
+class TestCliImport : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void importTraceJson()
+    {
+        const Run r = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("ranks")).toInt(), 8);
+        const QJsonArray steps = o.value(QStringLiteral("steps")).toArray();
+        QCOMPARE(steps.size(), 1);
+        QCOMPARE(steps[0].toObject().value(QStringLiteral("step")).toInt(), 10);
+        const QJsonObject rank0 = steps[0].toObject().value(QStringLiteral("ranks")).toArray()[0].toObject();
+        for (const char* key : { "rank", "duration_s", "compute_s", "comm_exposed_s", "comm_overlapped_s", "memcpy_s", "idle_s" })
+            QVERIFY2(rank0.contains(QLatin1String(key)), key);
+        QCOMPARE(rank0.value(QStringLiteral("duration_s")).toDouble(), 0.014455);
+        QList<int> last;
+        for (const auto& v : o.value(QStringLiteral("collectives")).toArray()) {
+            const QJsonObject c = v.toObject();
+            for (const char* key : { "op", "process_group", "bytes", "ranks", "duration_us", "algbw_gbps", "busbw_gbps",
+                     "last_arrival_rank", "wait_us" })
+                QVERIFY2(c.contains(QLatin1String(key)), key);
+            if (c.value(QStringLiteral("op")).toString() == QStringLiteral("allreduce"))
+                last << c.value(QStringLiteral("last_arrival_rank")).toInt();
+        }
+        QCOMPARE(last, (QList<int> { 7, 5, 4 }));
+        QVERIFY(!o.value(QStringLiteral("stragglers")).toArray().isEmpty());
+        QVERIFY(o.value(QStringLiteral("diagnostics")).isArray());
+    }
+
+    void importTraceText()
+    {
+        const Run r = runCli({ QStringLiteral("import-trace"), data("kineto/hta_nccl_collective_args/nccl_data.json.gz") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("Per-step breakdown")));
+        QVERIFY(r.out.contains(QStringLiteral("allreduce")));
+        QVERIFY(r.out.contains(QStringLiteral("NVIDIA A100-PG509-200")));
+    }
+
+    void importTraceBadFiles()
+    {
+        QTemporaryDir dir;
+        QFile::copy(data("kineto/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json.gz"), dir.filePath(QStringLiteral("a.json.gz")));
+        QFile bad(dir.filePath(QStringLiteral("b.json")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"traceEvents\": [{\"ph\": \"X\"");
+        bad.close();
+        Run r = runCli({ QStringLiteral("import-trace"), dir.path(), QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0); // one good rank survives
+        QVERIFY2(r.err.contains(QStringLiteral("b.json: byte ")), qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("ranks")).toInt(), 1);
+        QVERIFY(QJsonDocument(o.value(QStringLiteral("diagnostics")).toArray()).toJson().contains("import.file_failed"));
+        r = runCli({ QStringLiteral("import-trace"), bad.fileName() });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.startsWith(bad.fileName() + QStringLiteral(": byte ")), qPrintable(r.err));
+        r = runCli({ QStringLiteral("import-trace") });
+        QCOMPARE(r.exitCode, 1);
+        r = runCli({ QStringLiteral("import-trace"), QStringLiteral("/nonexistent") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains(QStringLiteral("/nonexistent: no such file or directory")));
+    }
+
+    void importFabricJson()
+    {
+        const Run r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/loginoff_infiniband_topology_topo.ibnetdiscover.txt.gz"),
+            QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("switches")).toInt(), 8);
+        QCOMPARE(o.value(QStringLiteral("hcas")).toInt(), 144);
+        QCOMPARE(o.value(QStringLiteral("links")).toInt(), 192);
+        QCOMPARE(o.value(QStringLiteral("tiers")).toObject().value(QStringLiteral("leaf")).toInt(), 6);
+        QCOMPARE(o.value(QStringLiteral("tiers")).toObject().value(QStringLiteral("spine")).toInt(), 2);
+        const QJsonArray flags = o.value(QStringLiteral("flags")).toArray();
+        QCOMPARE(flags.size(), 1);
+        QCOMPARE(flags[0].toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("missing"));
+        QCOMPARE(flags[0].toObject().value(QStringLiteral("ports")).toArray().size(), 2);
+    }
+
+    void importFabricPlan()
+    {
+        Run r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/plan_match.ibnetdiscover"), QStringLiteral("--plan"),
+            data("ibnetdiscover/kalcher_infiniband_topology_test.ibnl"), QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QStringList kinds;
+        for (const auto& v : QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("flags")).toArray())
+            kinds << v.toObject().value(QStringLiteral("kind")).toString();
+        QCOMPARE(kinds, (QStringList { QStringLiteral("missing"), QStringLiteral("miswired"), QStringLiteral("extra") }));
+        r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/jabl_ibtopotool_tests_3.topo") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("self_loop:")));
+        r = runCli({ QStringLiteral("import-fabric"), data("kineto/README.md") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("README.md: line ")), qPrintable(r.err));
+        r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/jabl_ibtopotool_tests_2.topo"), QStringLiteral("--plan"),
+            data("ibnetdiscover/jabl_ibtopotool_tests_2.topo") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("jabl_ibtopotool_tests_2.topo: line ")), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliImport)
+#include "tst_cli_import.moc"
