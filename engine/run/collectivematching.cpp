@@ -55,7 +55,7 @@ void matchCollectives(const Run& run, RunAnalysis& analysis)
     // consensus; a rank's offset is the median of its deviations (robust against a few outliers).
     std::vector<std::vector<std::int64_t>> deviations(run.ranks.size());
     for (const auto& [key, members] : groups) {
-        if (members.size() < 2 || members.front().call->op == CollectiveOp::SendRecv)
+        if (members.size() < 2 || members.front().call->op == RunCollectiveOp::SendRecv)
             continue;
         std::vector<std::int64_t> ends;
         for (const auto& m : members)

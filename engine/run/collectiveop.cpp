@@ -28,76 +28,76 @@ std::string normalise(std::string_view name)
 bool startsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
 }
 
-const char* toString(CollectiveOp op)
+const char* toString(RunCollectiveOp op)
 {
     switch (op) {
-    case CollectiveOp::AllReduce:
+    case RunCollectiveOp::AllReduce:
         return "allreduce";
-    case CollectiveOp::AllGather:
+    case RunCollectiveOp::AllGather:
         return "allgather";
-    case CollectiveOp::ReduceScatter:
+    case RunCollectiveOp::ReduceScatter:
         return "reducescatter";
-    case CollectiveOp::AllToAll:
+    case RunCollectiveOp::AllToAll:
         return "alltoall";
-    case CollectiveOp::Broadcast:
+    case RunCollectiveOp::Broadcast:
         return "broadcast";
-    case CollectiveOp::Reduce:
+    case RunCollectiveOp::Reduce:
         return "reduce";
-    case CollectiveOp::Gather:
+    case RunCollectiveOp::Gather:
         return "gather";
-    case CollectiveOp::Scatter:
+    case RunCollectiveOp::Scatter:
         return "scatter";
-    case CollectiveOp::SendRecv:
+    case RunCollectiveOp::SendRecv:
         return "sendrecv";
-    case CollectiveOp::Barrier:
+    case RunCollectiveOp::Barrier:
         return "barrier";
-    case CollectiveOp::Unknown:
+    case RunCollectiveOp::Unknown:
         break;
     }
     return "unknown";
 }
 
-CollectiveOp parseCollectiveOp(std::string_view name)
+RunCollectiveOp parseRunCollectiveOp(std::string_view name)
 {
     const std::string s = normalise(name);
     // Most specific first: "reducescatter" before "reduce", "allgather" before "gather".
     if (startsWith(s, "allreduce"))
-        return CollectiveOp::AllReduce;
+        return RunCollectiveOp::AllReduce;
     if (startsWith(s, "reducescatter"))
-        return CollectiveOp::ReduceScatter;
+        return RunCollectiveOp::ReduceScatter;
     if (startsWith(s, "allgather"))
-        return CollectiveOp::AllGather;
+        return RunCollectiveOp::AllGather;
     if (startsWith(s, "alltoall"))
-        return CollectiveOp::AllToAll;
+        return RunCollectiveOp::AllToAll;
     if (startsWith(s, "broadcast"))
-        return CollectiveOp::Broadcast;
+        return RunCollectiveOp::Broadcast;
     if (startsWith(s, "reduce"))
-        return CollectiveOp::Reduce;
+        return RunCollectiveOp::Reduce;
     if (startsWith(s, "gather"))
-        return CollectiveOp::Gather;
+        return RunCollectiveOp::Gather;
     if (startsWith(s, "scatter"))
-        return CollectiveOp::Scatter;
+        return RunCollectiveOp::Scatter;
     if (startsWith(s, "sendrecv") || s == "send" || s == "recv" || startsWith(s, "batchisendirecv")
         || s == "isend" || s == "irecv" || startsWith(s, "p2p"))
-        return CollectiveOp::SendRecv;
+        return RunCollectiveOp::SendRecv;
     if (startsWith(s, "barrier"))
-        return CollectiveOp::Barrier;
-    return CollectiveOp::Unknown;
+        return RunCollectiveOp::Barrier;
+    return RunCollectiveOp::Unknown;
 }
 
-double busBandwidthFactor(CollectiveOp op, int ranks)
+double busBandwidthFactor(RunCollectiveOp op, int ranks)
 {
     if (ranks < 1)
         return 1.0;
     const double n = ranks;
     switch (op) {
-    case CollectiveOp::AllReduce:
+    case RunCollectiveOp::AllReduce:
         return 2.0 * (n - 1.0) / n;
-    case CollectiveOp::AllGather:
-    case CollectiveOp::ReduceScatter:
-    case CollectiveOp::AllToAll:
-    case CollectiveOp::Gather:
-    case CollectiveOp::Scatter:
+    case RunCollectiveOp::AllGather:
+    case RunCollectiveOp::ReduceScatter:
+    case RunCollectiveOp::AllToAll:
+    case RunCollectiveOp::Gather:
+    case RunCollectiveOp::Scatter:
         return (n - 1.0) / n;
     default:
         return 1.0;

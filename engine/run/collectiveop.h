@@ -6,7 +6,7 @@
 namespace clusterscope::engine {
 
 /// Collective operations as nccl-tests and NCCL name them.
-enum class CollectiveOp : std::uint8_t {
+enum class RunCollectiveOp : std::uint8_t {
     Unknown,
     AllReduce,
     AllGather,
@@ -22,18 +22,18 @@ enum class CollectiveOp : std::uint8_t {
 
 /// Stable lower-case name: "allreduce", "allgather", "reducescatter", "alltoall", "broadcast",
 /// "reduce", "gather", "scatter", "sendrecv", "barrier", "unknown" (the CLI's --op spelling).
-const char* toString(CollectiveOp op);
+const char* toString(RunCollectiveOp op);
 
 /// Reads an operation name as PyTorch, Kineto args, NCCL kernels and NVTX spell it, ignoring case
 /// and underscores: "allreduce", "all_reduce", "nccl:all_reduce", "_allgather_base",
 /// "allgather_into_tensor_coalesced", "reduce_scatter_tensor", "all_to_all", "alltoall_base",
 /// "send", "recv", "AllReduce", "ncclAllReduce", "SendRecv"... Unknown for anything else.
-CollectiveOp parseCollectiveOp(std::string_view name);
+RunCollectiveOp parseRunCollectiveOp(std::string_view name);
 
 /// busbw / algbw factor for n ranks (nccl-tests definitions, notes/collectives.md "algbw and
 /// busbw"; nccl-tests src/*.cu GetBw): AllReduce 2(n-1)/n; AllGather, ReduceScatter, AlltoAll,
 /// Gather, Scatter (n-1)/n; Broadcast, Reduce, SendRecv 1. Returns 1 when n < 1 or op is unknown.
-double busBandwidthFactor(CollectiveOp op, int ranks);
+double busBandwidthFactor(RunCollectiveOp op, int ranks);
 
 /// Bytes per element of a data type as PyTorch ("Float", "c10::BFloat16", "long int") or NCCL
 /// kernel names ("float", "__nv_bfloat16", "int8_t", "f32", "bf16", "u8") spell it; 0 if unknown.

@@ -30,7 +30,7 @@ struct StepBreakdown {
 
 /// One collective matched across the ranks that took part.
 struct CollectiveSummary {
-    CollectiveOp op = CollectiveOp::Unknown;
+    RunCollectiveOp op = RunCollectiveOp::Unknown;
     std::string processGroup;
     std::int64_t sequence = 0;  ///< per-group call number (from the trace, else the order of calls)
     std::int64_t step = -1;     ///< ProfilerStep of the first rank's call, -1 outside any step
@@ -56,7 +56,7 @@ struct Straggler {
 };
 
 /// Bytes sent between global ranks: bytes[src * ranks + dst].
-struct TrafficMatrix {
+struct MeasuredTrafficMatrix {
     std::int32_t ranks = 0;
     std::vector<double> bytes;
     double at(int src, int dst) const { return bytes[std::size_t(src) * std::size_t(ranks) + std::size_t(dst)]; }
@@ -68,7 +68,7 @@ struct RunAnalysis {
     std::vector<StepBreakdown> steps;
     std::vector<CollectiveSummary> collectives; ///< in order of aligned first start
     std::vector<Straggler> stragglers;          ///< by waitCausedUs, largest first
-    TrafficMatrix traffic;
+    MeasuredTrafficMatrix traffic;
     Diagnostics diagnostics;
 };
 
@@ -80,6 +80,6 @@ std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& di
 /// Matches the calls of all ranks, estimates clock offsets, fills collectives and stragglers.
 void matchCollectives(const Run& run, RunAnalysis& analysis);
 /// Exact for point-to-point and all-to-all (split sizes or even split); ring-modelled otherwise.
-TrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics);
+MeasuredTrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics);
 
 } // namespace clusterscope::engine

@@ -30,9 +30,9 @@ std::vector<std::int32_t> groupOf(const CollectiveCall& c, const RankTrace& rank
 }
 }
 
-TrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics)
+MeasuredTrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics)
 {
-    TrafficMatrix m;
+    MeasuredTrafficMatrix m;
     for (const auto& r : run.ranks) {
         m.ranks = std::max(m.ranks, std::max(r.worldSize, r.rank + 1));
         for (const auto& c : r.collectives)
@@ -66,7 +66,7 @@ TrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics)
                 continue;
             }
             const double S = double(c.bytes);
-            if (c.op == CollectiveOp::SendRecv) {
+            if (c.op == RunCollectiveOp::SendRecv) {
                 // Count each transfer once, from the sender's trace; a receive counts only when the
                 // sender's trace is not part of the run.
                 if (c.p2pDirection > 0)
@@ -87,30 +87,30 @@ TrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics)
             const auto pos = std::int32_t(self - g.begin());
             const std::int32_t next = g[std::size_t((pos + 1) % n)];
             switch (c.op) {
-            case CollectiveOp::AllToAll:
+            case RunCollectiveOp::AllToAll:
                 // Each rank's own sends: exact with split sizes, else S/n to every member.
                 for (std::int32_t j = 0; j < n; ++j) {
                     const double b = c.splitBytes.size() == std::size_t(n) ? double(std::max<std::int64_t>(c.splitBytes[std::size_t(j)], 0)) : S / n;
                     add(r.rank, g[std::size_t(j)], b);
                 }
                 break;
-            case CollectiveOp::AllReduce:
+            case RunCollectiveOp::AllReduce:
                 add(r.rank, next, 2.0 * (n - 1) / n * S); // reduce-scatter + all-gather phases
                 break;
-            case CollectiveOp::AllGather:
-            case CollectiveOp::ReduceScatter:
+            case RunCollectiveOp::AllGather:
+            case RunCollectiveOp::ReduceScatter:
                 add(r.rank, next, double(n - 1) / n * S);
                 break;
-            case CollectiveOp::Broadcast:
-            case CollectiveOp::Reduce:
+            case RunCollectiveOp::Broadcast:
+            case RunCollectiveOp::Reduce:
                 // Pipelined chain from the group's first rank: every rank but the chain's end forwards S.
                 if (pos != n - 1)
                     add(r.rank, next, S);
                 break;
-            case CollectiveOp::Gather:
+            case RunCollectiveOp::Gather:
                 add(r.rank, g.front(), S / n);
                 break;
-            case CollectiveOp::Scatter:
+            case RunCollectiveOp::Scatter:
                 if (pos == 0)
                     for (std::int32_t j = 1; j < n; ++j)
                         add(r.rank, g[std::size_t(j)], S / n);

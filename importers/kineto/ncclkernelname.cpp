@@ -44,7 +44,7 @@ std::optional<NcclKernelName> parseNcclKernelName(std::string_view name)
         const auto parts = splitUnderscore(name.substr(kNew.size()));
         if (parts.empty() || parts[0].empty())
             return std::nullopt;
-        k.op = engine::parseCollectiveOp(parts[0]);
+        k.op = engine::parseRunCollectiveOp(parts[0]);
         // Reductions carry <RedOp>_<type>; AllGather/Broadcast/SendRecv go straight to the variant.
         const bool redop = parts.size() >= 3
             && (parts[1] == "Sum" || parts[1] == "Prod" || parts[1] == "Min" || parts[1] == "Max" || parts[1] == "PreMulSum"
@@ -58,7 +58,7 @@ std::optional<NcclKernelName> parseNcclKernelName(std::string_view name)
         const auto parts = splitUnderscore(name.substr(kOld.size()));
         if (parts.empty() || parts[0].empty())
             return std::nullopt;
-        k.op = engine::parseCollectiveOp(parts[0]);
+        k.op = engine::parseRunCollectiveOp(parts[0]);
         if (parts.size() >= 3 && isAlgorithm(parts[1])) {
             k.algorithm = std::string(parts[1]);
             k.protocol = std::string(parts[2]);
@@ -74,8 +74,8 @@ std::optional<NcclKernelName> parseNcclKernelName(std::string_view name)
     }
     // NCCL < 2.8: nccl<Op><Algo><Proto>Kernel_<redop>_<type>
     if (name.rfind("nccl", 0) == 0 && name.find("Kernel") != std::string_view::npos) {
-        k.op = engine::parseCollectiveOp(name);
-        if (k.op == engine::CollectiveOp::Unknown)
+        k.op = engine::parseRunCollectiveOp(name);
+        if (k.op == engine::RunCollectiveOp::Unknown)
             return std::nullopt;
         for (std::string_view algo : { "Ring", "Tree", "CollNet" })
             if (name.find(algo) != std::string_view::npos) {

@@ -11,7 +11,7 @@
 
 namespace clusterscope::importers {
 
-using engine::CollectiveOp;
+using engine::RunCollectiveOp;
 using engine::DiagnosticSeverity;
 using engine::Status;
 
@@ -177,14 +177,14 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
                 c.launchNs = a.launchNs;
                 const NvtxRange* r = launch != launches.end() ? enclosing(launch->second.first, launch->second.second) : nullptr;
                 if (r) {
-                    if (engine::parseCollectiveOp(r->name) != CollectiveOp::Unknown)
-                        c.op = engine::parseCollectiveOp(r->name);
+                    if (engine::parseRunCollectiveOp(r->name) != RunCollectiveOp::Unknown)
+                        c.op = engine::parseRunCollectiveOp(r->name);
                     c.groupSize = r->nranks;
                     c.processGroup = r->comm;
                     // NCCL reports its own count x type size: the per-rank share for AllGather and
                     // ReduceScatter, so S = n x that (notes/collectives.md table).
                     c.bytes = r->bytes;
-                    if (c.bytes >= 0 && (c.op == CollectiveOp::AllGather || c.op == CollectiveOp::ReduceScatter))
+                    if (c.bytes >= 0 && (c.op == RunCollectiveOp::AllGather || c.op == RunCollectiveOp::ReduceScatter))
                         c.bytes = r->nranks > 0 ? c.bytes * r->nranks : -1;
                     if (r->peer >= 0) {
                         c.peerRank = r->peer;

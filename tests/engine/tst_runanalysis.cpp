@@ -18,7 +18,7 @@ GpuActivity act(std::int64_t s, std::int64_t e, GpuActivityKind k, std::int32_t 
     return a;
 }
 
-CollectiveCall call(CollectiveOp op, std::int64_t s, std::int64_t e, std::int64_t bytes, int group)
+CollectiveCall call(RunCollectiveOp op, std::int64_t s, std::int64_t e, std::int64_t bytes, int group)
 {
     CollectiveCall c;
     c.op = op;
@@ -50,41 +50,41 @@ private Q_SLOTS:
         QTest::addColumn<int>("ranks");
         QTest::addColumn<double>("factor");
         // nccl-tests definitions, notes/collectives.md
-        QTest::addRow("allreduce 8") << int(CollectiveOp::AllReduce) << 8 << 1.75;
-        QTest::addRow("allreduce 2") << int(CollectiveOp::AllReduce) << 2 << 1.0;
-        QTest::addRow("allgather 8") << int(CollectiveOp::AllGather) << 8 << 0.875;
-        QTest::addRow("reducescatter 4") << int(CollectiveOp::ReduceScatter) << 4 << 0.75;
-        QTest::addRow("alltoall 128") << int(CollectiveOp::AllToAll) << 128 << 127.0 / 128.0;
-        QTest::addRow("broadcast 8") << int(CollectiveOp::Broadcast) << 8 << 1.0;
-        QTest::addRow("sendrecv 2") << int(CollectiveOp::SendRecv) << 2 << 1.0;
+        QTest::addRow("allreduce 8") << int(RunCollectiveOp::AllReduce) << 8 << 1.75;
+        QTest::addRow("allreduce 2") << int(RunCollectiveOp::AllReduce) << 2 << 1.0;
+        QTest::addRow("allgather 8") << int(RunCollectiveOp::AllGather) << 8 << 0.875;
+        QTest::addRow("reducescatter 4") << int(RunCollectiveOp::ReduceScatter) << 4 << 0.75;
+        QTest::addRow("alltoall 128") << int(RunCollectiveOp::AllToAll) << 128 << 127.0 / 128.0;
+        QTest::addRow("broadcast 8") << int(RunCollectiveOp::Broadcast) << 8 << 1.0;
+        QTest::addRow("sendrecv 2") << int(RunCollectiveOp::SendRecv) << 2 << 1.0;
     }
     void busFactor()
     {
         QFETCH(int, op);
         QFETCH(int, ranks);
         QFETCH(double, factor);
-        QCOMPARE(busBandwidthFactor(CollectiveOp(op), ranks), factor);
+        QCOMPARE(busBandwidthFactor(RunCollectiveOp(op), ranks), factor);
     }
 
     void opNames_data()
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("op");
-        QTest::addRow("pytorch all_reduce") << "all_reduce" << int(CollectiveOp::AllReduce);
-        QTest::addRow("annotation") << "nccl:all_to_all" << int(CollectiveOp::AllToAll);
-        QTest::addRow("allgather base") << "_allgather_base" << int(CollectiveOp::AllGather);
-        QTest::addRow("coalesced rs") << "reduce_scatter_tensor_coalesced" << int(CollectiveOp::ReduceScatter);
-        QTest::addRow("nvtx") << "ncclAllReduce" << int(CollectiveOp::AllReduce);
-        QTest::addRow("reduce") << "ncclReduce" << int(CollectiveOp::Reduce);
-        QTest::addRow("send") << "send" << int(CollectiveOp::SendRecv);
-        QTest::addRow("kernel token") << "SendRecv" << int(CollectiveOp::SendRecv);
-        QTest::addRow("generic") << "Generic" << int(CollectiveOp::Unknown);
+        QTest::addRow("pytorch all_reduce") << "all_reduce" << int(RunCollectiveOp::AllReduce);
+        QTest::addRow("annotation") << "nccl:all_to_all" << int(RunCollectiveOp::AllToAll);
+        QTest::addRow("allgather base") << "_allgather_base" << int(RunCollectiveOp::AllGather);
+        QTest::addRow("coalesced rs") << "reduce_scatter_tensor_coalesced" << int(RunCollectiveOp::ReduceScatter);
+        QTest::addRow("nvtx") << "ncclAllReduce" << int(RunCollectiveOp::AllReduce);
+        QTest::addRow("reduce") << "ncclReduce" << int(RunCollectiveOp::Reduce);
+        QTest::addRow("send") << "send" << int(RunCollectiveOp::SendRecv);
+        QTest::addRow("kernel token") << "SendRecv" << int(RunCollectiveOp::SendRecv);
+        QTest::addRow("generic") << "Generic" << int(RunCollectiveOp::Unknown);
     }
     void opNames()
     {
         QFETCH(QString, name);
         QFETCH(int, op);
-        QCOMPARE(int(parseCollectiveOp(name.toStdString())), op);
+        QCOMPARE(int(parseRunCollectiveOp(name.toStdString())), op);
     }
 
     void dtypes_data()
@@ -143,8 +143,8 @@ private Q_SLOTS:
             RankTrace r;
             r.rank = i;
             r.worldSize = 3;
-            r.collectives.push_back(call(CollectiveOp::AllReduce, start1[i] + skew[i], 500 + skew[i], 3000000, 3));
-            r.collectives.push_back(call(CollectiveOp::AllReduce, start2[i] + skew[i], 2500 + skew[i], 3000000, 3));
+            r.collectives.push_back(call(RunCollectiveOp::AllReduce, start1[i] + skew[i], 500 + skew[i], 3000000, 3));
+            r.collectives.push_back(call(RunCollectiveOp::AllReduce, start2[i] + skew[i], 2500 + skew[i], 3000000, 3));
             run.ranks.push_back(r);
         }
         const RunAnalysis a = analyzeRun(run);
@@ -173,13 +173,13 @@ private Q_SLOTS:
             RankTrace r;
             r.rank = i;
             r.worldSize = 4;
-            r.collectives.push_back(call(CollectiveOp::AllReduce, 0, 10, 4000, 4));
-            auto a2a = call(CollectiveOp::AllToAll, 20, 30, 400, 4);
+            r.collectives.push_back(call(RunCollectiveOp::AllReduce, 0, 10, 4000, 4));
+            auto a2a = call(RunCollectiveOp::AllToAll, 20, 30, 400, 4);
             if (i == 0)
                 a2a.splitBytes = { 100, 200, 0, 100 };
             r.collectives.push_back(a2a);
             if (i == 1 || i == 3) {
-                auto p2p = call(CollectiveOp::SendRecv, 40, 50, 500, 2);
+                auto p2p = call(RunCollectiveOp::SendRecv, 40, 50, 500, 2);
                 p2p.peerRank = i == 1 ? 3 : 1;
                 p2p.p2pDirection = i == 1 ? 1 : -1;
                 r.collectives.push_back(p2p);
@@ -187,7 +187,7 @@ private Q_SLOTS:
             run.ranks.push_back(r);
         }
         Diagnostics d;
-        const TrafficMatrix m = computeTrafficMatrix(run, d);
+        const MeasuredTrafficMatrix m = computeTrafficMatrix(run, d);
         QCOMPARE(m.ranks, 4);
         QCOMPARE(m.at(0, 1), 6000.0 + 200.0);
         QCOMPARE(m.at(0, 2), 0.0);
