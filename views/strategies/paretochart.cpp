@@ -11,6 +11,8 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
+#include <QLogValueAxis>
+#include <QMouseEvent>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -25,7 +27,7 @@ struct ParetoChart::Private {
     QChart* chart = nullptr;
     QChartView* view = nullptr;
     QLabel* costLegend = nullptr;
-    QValueAxis* timeAxis = nullptr;
+    QAbstractAxis* timeAxis = nullptr; ///< linear, or log2 when the times span more than 4x
     QValueAxis* memoryAxis = nullptr;
     QScatterSeries* ranked = nullptr;
     QScatterSeries* pareto = nullptr;
@@ -37,11 +39,6 @@ struct ParetoChart::Private {
 namespace {
 
 const QColor kFrontColor(0xC0, 0x39, 0x2B);
-
-bool sameStrategy(const engine::TrainingStrategy& a, const engine::TrainingStrategy& b)
-{
-    return a.parallelism == b.parallelism && a.microBatch == b.microBatch && a.recompute == b.recompute;
-}
 
 QString usd(double v)
 {
@@ -58,13 +55,14 @@ ParetoChart::ParetoChart(QWidget* parent)
     d->chart->setAnimationOptions(QChart::NoAnimation);
     d->chart->setTitle(tr("Iteration time vs memory per GPU"));
     d->chart->legend()->setAlignment(Qt::AlignRight);
+    d->chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
 
     d->capacity = new QLineSeries;
     d->capacity->setName(tr("HBM capacity"));
     d->capacity->setPen(QPen(QColor(0x55, 0x55, 0x55), 1.5, Qt::DashLine));
 
     d->ranked = new QScatterSeries;
-    d->ranked->setName(tr("Ranked strategies"));
+    d->ranked->setName(tr("Ranked (colour: cost)"));
     d->ranked->setMarkerShape(QScatterSeries::MarkerShapeCircle);
     d->ranked->setMarkerSize(11);
     d->ranked->setColor(costColor(0.5, 0, 1));
@@ -89,15 +87,13 @@ ParetoChart::ParetoChart(QWidget* parent)
     d->selected->setPen(QPen(Qt::black, 2.5));
 
     d->timeAxis = new QValueAxis;
-    d->timeAxis->setTitleText(tr("Iteration time (s)"));
-    d->timeAxis->setLabelFormat(QStringLiteral("%.2f"));
     d->memoryAxis = new QValueAxis;
     d->memoryAxis->setTitleText(tr("Memory per GPU (GB)"));
     d->memoryAxis->setLabelFormat(QStringLiteral("%.0f"));
     d->chart->addAxis(d->timeAxis, Qt::AlignBottom);
     d->chart->addAxis(d->memoryAxis, Qt::AlignLeft);
     for (QXYSeries* s : { static_cast<QXYSeries*>(d->capacity), static_cast<QXYSeries*>(d->front),
-             static_cast<QXYSeries*>(d->ranked), static_cast<QXYSeries*>(d->pareto), static_cast<QXYSeries*>(d->selected) }) {
+             static_cast<QXYSeries*>(d->pareto), static_cast<QXYSeries*>(d->ranked), static_cast<QXYSeries*>(d->selected) }) {
         d->chart->addSeries(s);
         s->attachAxis(d->timeAxis);
         s->attachAxis(d->memoryAxis);
@@ -107,20 +103,11 @@ ParetoChart::ParetoChart(QWidget* parent)
 
     connect(d->ranked, &QScatterSeries::hovered, this, [this](const QPointF& p, bool on) { on ? showPoint(p, false) : QToolTip::hideText(); });
     connect(d->pareto, &QScatterSeries::hovered, this, [this](const QPointF& p, bool on) { on ? showPoint(p, true) : QToolTip::hideText(); });
-    auto click = [this](const QPointF& p, bool pareto) {
-        const auto& list = pareto ? m_pareto : m_ranked;
-        for (const engine::TrainingEstimate& e : list)
-            if (pointOf(e) == p) {
-                if (const int index = rankedIndexOf(e); index >= 0)
-                    Q_EMIT pointClicked(index);
-                return;
-            }
-    };
-    connect(d->ranked, &QScatterSeries::clicked, this, [click](const QPointF& p) { click(p, false); });
-    connect(d->pareto, &QScatterSeries::clicked, this, [click](const QPointF& p) { click(p, true); });
-
     d->view = new QChartView(d->chart, this);
     d->view->setRenderHint(QPainter::Antialiasing);
+    // Clicks are resolved here rather than through QScatterSeries::clicked: the front's markers
+    // lie over the ranked points they coincide with and would swallow the click.
+    d->view->viewport()->installEventFilter(this);
     d->costLegend = new QLabel(this);
     d->costLegend->setTextFormat(Qt::RichText);
     auto* layout = new QVBoxLayout(this);
@@ -147,7 +134,12 @@ QPointF ParetoChart::pointOf(const engine::TrainingEstimate& e)
 QColor ParetoChart::costColor(double usd, double minUsd, double maxUsd)
 {
     // Three stops of the viridis map (van der Walt and Smith, matplotlib 2015): light = cheap.
-    const double t = maxUsd > minUsd ? std::clamp((usd - minUsd) / (maxUsd - minUsd), 0.0, 1.0) : 0.5;
+    // Costs spanning more than 4x are mapped on a log scale (the front's slow end costs 30x more).
+    double t = 0.5;
+    if (minUsd > 0 && maxUsd / minUsd > 4)
+        t = std::clamp(std::log(usd / minUsd) / std::log(maxUsd / minUsd), 0.0, 1.0);
+    else if (maxUsd > minUsd)
+        t = std::clamp((usd - minUsd) / (maxUsd - minUsd), 0.0, 1.0);
     const QColor stops[3] = { QColor(0xFD, 0xE7, 0x25), QColor(0x21, 0x91, 0x8C), QColor(0x44, 0x01, 0x54) };
     const int i = t < 0.5 ? 0 : 1;
     const double u = (t - 0.5 * i) * 2;
@@ -167,12 +159,31 @@ QString ParetoChart::describe(const engine::TrainingEstimate& e)
             l.toString(e.networkShare * 100, 'f', 1));
 }
 
-int ParetoChart::rankedIndexOf(const engine::TrainingEstimate& e) const
+int ParetoChart::rankedIndexAt(const QPoint& viewportPos, double radiusPixels) const
 {
-    for (std::size_t i = 0; i < m_ranked.size(); ++i)
-        if (sameStrategy(m_ranked[i].strategy, e.strategy))
-            return int(i);
-    return -1;
+    int best = -1;
+    double bestDistance = radiusPixels * radiusPixels;
+    for (std::size_t i = 0; i < m_ranked.size(); ++i) {
+        const QPointF scene = d->chart->mapToScene(d->chart->mapToPosition(pointOf(m_ranked[i]), d->ranked));
+        const QPointF delta = QPointF(d->view->mapFromScene(scene)) - QPointF(viewportPos);
+        const double distance = delta.x() * delta.x() + delta.y() * delta.y();
+        if (distance < bestDistance) {
+            bestDistance = distance;
+            best = int(i);
+        }
+    }
+    return best;
+}
+
+bool ParetoChart::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == d->view->viewport() && event->type() == QEvent::MouseButtonRelease) {
+        auto* mouse = static_cast<QMouseEvent*>(event);
+        if (mouse->button() == Qt::LeftButton)
+            if (const int index = rankedIndexAt(mouse->position().toPoint()); index >= 0)
+                Q_EMIT pointClicked(index);
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ParetoChart::showPoint(const QPointF& point, bool pareto)
@@ -222,18 +233,50 @@ void ParetoChart::setResult(const engine::SearchResult& result)
     for (std::size_t i = 0; i < m_ranked.size(); ++i)
         d->ranked->setPointConfiguration(int(i), QXYSeries::PointConfiguration::Color,
             costColor(m_ranked[i].costPerIterationUsd, minCost, maxCost));
+    d->pareto->clearPointsConfiguration();
     d->pareto->replace(paretoPoints);
+    for (std::size_t i = 0; i < m_pareto.size(); ++i)
+        d->pareto->setPointConfiguration(int(i), QXYSeries::PointConfiguration::Color,
+            costColor(m_pareto[i].costPerIterationUsd, minCost, maxCost));
     d->front->replace(paretoPoints);
 
-    const double pad = std::max((maxTime - minTime) * 0.05, maxTime * 0.01);
-    d->timeAxis->setRange(std::max(0.0, minTime - pad), maxTime + pad);
-    d->timeAxis->applyNiceNumbers();
+    // The front often runs from the fastest strategy to ones 30x slower that save memory: a log
+    // axis keeps the fast, interesting end readable.
+    double timeMin = 0, timeMax = 1;
+    QAbstractAxis* timeAxis = nullptr;
+    if (!first && minTime > 0 && maxTime / minTime > 4) {
+        auto* log = new QLogValueAxis;
+        log->setBase(2);
+        log->setMinorTickCount(-1);
+        log->setLabelFormat(QStringLiteral("%g"));
+        timeMin = minTime / 1.1;
+        timeMax = maxTime * 1.1;
+        log->setRange(timeMin, timeMax);
+        log->setTitleText(tr("Iteration time (s, log scale)"));
+        timeAxis = log;
+    } else {
+        auto* linear = new QValueAxis;
+        const double pad = std::max((maxTime - minTime) * 0.05, maxTime * 0.01);
+        linear->setRange(std::max(0.0, minTime - pad), maxTime + pad);
+        linear->applyNiceNumbers();
+        linear->setLabelFormat(QStringLiteral("%.3g"));
+        linear->setTitleText(tr("Iteration time (s)"));
+        timeMin = linear->min();
+        timeMax = linear->max();
+        timeAxis = linear;
+    }
+    d->chart->removeAxis(d->timeAxis);
+    delete d->timeAxis;
+    d->timeAxis = timeAxis;
+    d->chart->addAxis(timeAxis, Qt::AlignBottom);
+    for (QAbstractSeries* s : d->chart->series())
+        s->attachAxis(timeAxis);
     d->memoryAxis->setRange(0, std::max(maxMemory, capacity) * 1.08);
     d->memoryAxis->applyNiceNumbers();
     d->capacity->clear();
     if (capacity > 0) {
-        d->capacity->append(d->timeAxis->min(), capacity);
-        d->capacity->append(d->timeAxis->max(), capacity);
+        d->capacity->append(timeMin, capacity);
+        d->capacity->append(timeMax, capacity);
         d->capacity->setName(tr("HBM capacity (%1 GB)").arg(capacity, 0, 'f', 0));
     }
     for (QLegendMarker* m : d->chart->legend()->markers(d->capacity))
@@ -242,11 +285,12 @@ void ParetoChart::setResult(const engine::SearchResult& result)
     if (first)
         d->costLegend->setText(tr("No strategy to plot."));
     else
-        d->costLegend->setText(tr("Point colour: cost per iteration, <span style=\"color:%1\">&#9632;</span> %2 (cheapest) "
+        d->costLegend->setText(tr("Point colour: cost per iteration%5, <span style=\"color:%1\">&#9632;</span> %2 (cheapest) "
                                   "to <span style=\"color:%3\">&#9632;</span> %4 (dearest). Hover a point for details, "
                                   "click it to select its row.")
                                    .arg(costColor(minCost, minCost, maxCost).name(), usd(minCost),
-                                       costColor(maxCost, minCost, maxCost).name(), usd(maxCost)));
+                                       costColor(maxCost, minCost, maxCost).name(), usd(maxCost),
+                                       minCost > 0 && maxCost / minCost > 4 ? tr(" (log scale)") : QString()));
     m_selected = -1;
     d->selected->clear();
 }

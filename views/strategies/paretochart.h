@@ -41,7 +41,8 @@ public:
 
     /// Chart coordinates of an estimate: (iteration seconds, memory per GPU in GB).
     static QPointF pointOf(const engine::TrainingEstimate& e);
-    /// Colour of a cost on the scale from `minUsd` (light) to `maxUsd` (dark).
+    /// Colour of a cost on the scale from `minUsd` (light) to `maxUsd` (dark); logarithmic when the
+    /// costs span more than 4x.
     static QColor costColor(double usd, double minUsd, double maxUsd);
     /// Tooltip text of one estimate.
     static QString describe(const engine::TrainingEstimate& e);
@@ -52,13 +53,18 @@ public:
     QScatterSeries* paretoSeries() const;
     QScatterSeries* selectedSeries() const;
     QString costLegendText() const;
+    /// Ranked strategy whose point is nearest to `viewportPos` (chart view viewport pixels) within
+    /// `radiusPixels`, or -1. Among equal points the fastest rank wins.
+    int rankedIndexAt(const QPoint& viewportPos, double radiusPixels = 9) const;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 Q_SIGNALS:
-    /// The user clicked the point of ranked strategy `rankedIndex` (or a front point equal to it).
+    /// The user clicked the point of ranked strategy `rankedIndex`.
     void pointClicked(int rankedIndex);
 
 private:
-    int rankedIndexOf(const engine::TrainingEstimate& e) const;
     void showPoint(const QPointF& point, bool pareto);
 
     struct Private;

@@ -75,8 +75,9 @@ StrategiesView::StrategiesView(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, m_content);
     splitter->addWidget(m_table);
     splitter->addWidget(m_pareto);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
     auto* footer = new QHBoxLayout;
     auto* hint = new QLabel(tr("Click a column header to sort; select a row or a point, then apply it to make it the "
                                "scenario's parallelism, micro-batch and recomputation."),
