@@ -17,6 +17,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QStackedBarSeries>
+#include <QToolTip>
 #include <QValueAxis>
 #include <QtTest>
 
@@ -97,6 +98,7 @@ private Q_SLOTS:
     void currentStrategyIsNotRepeated();
     void segmentTextGivesNameSecondsAndShare();
     void unusedComponentsLeaveTheLegend();
+    void hoverShowsTheSegment();
     void emptyState();
     void barHeightsAreProportional();
     void screenshots();
@@ -249,6 +251,31 @@ void TestBreakdownChart::unusedComponentsLeaveTheLegend()
     // Llama-3-70B is dense: no expert parallelism, so no EP marker; compute is always there.
     QVERIFY(!markers[int(BreakdownComponent::EpExposed)]->isVisible());
     QVERIFY(markers[int(BreakdownComponent::Compute)]->isVisible());
+}
+
+void TestBreakdownChart::hoverShowsTheSegment()
+{
+    if (!canGrab())
+        QSKIP("needs a real display (run under xvfb-run)");
+    BreakdownChart chart;
+    chart.resize(900, 600);
+    const auto bars = BreakdownChart::fromEstimates(m_mixtral->current, &m_mixtral->search, 2);
+    chart.setBreakdowns(bars);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    // Qt Charts emits QBarSet::hovered when the pointer enters a segment; the chart answers with a
+    // tooltip naming the component with its seconds and share of that bar's iteration.
+    QBarSet* ep = barSeries(chart)->barSets()[int(BreakdownComponent::EpExposed)];
+    Q_EMIT ep->hovered(true, 1);
+    QTRY_VERIFY(QToolTip::isVisible());
+    const QString text = QToolTip::text();
+    QCOMPARE(text, chart.segmentText(1, int(BreakdownComponent::EpExposed)));
+    const double seconds = bars[1].breakdown.epExposed;
+    QVERIFY(seconds > 0); // Mixtral is a mixture of experts: EP all-to-all is exposed
+    QVERIFY2(text.contains(QLocale().toString(seconds, 'f', 3) + QLatin1String(" s")), qPrintable(text));
+    QVERIFY2(text.contains(QLocale().toString(seconds / bars[1].breakdown.total() * 100, 'f', 1) + QLatin1Char('%')), qPrintable(text));
+    Q_EMIT ep->hovered(false, 1);
+    QTRY_VERIFY(!QToolTip::isVisible());
 }
 
 void TestBreakdownChart::emptyState()

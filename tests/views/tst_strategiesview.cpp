@@ -293,6 +293,13 @@ void TestStrategiesView::picture()
         }
         QVERIFY2(countNear(chart, ParetoChart::costColor(minCost, minCost, maxCost), 8) > 10, "the cheapest point's colour");
     }
+    StrategiesView empty;
+    empty.resize(1000, 600);
+    empty.setBusy(true);
+    empty.setProgress(0.3);
+    empty.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&empty));
+    QVERIFY(empty.grab().save(QStringLiteral("/tmp/gui-charts-strategies-empty-busy.png")));
 }
 
 QTEST_MAIN(TestStrategiesView)

@@ -63,10 +63,9 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     d->stack = new QStackedWidget(this);
+    // Kept to one line: EmptyStateWidget (views/widgets) clips text that wraps.
     d->empty = new EmptyStateWidget(tr("Iteration breakdown"),
-        tr("Stacked bars of compute, exposed communication per dimension, pipeline bubble and optimizer time "
-           "for the current strategy and the fastest strategies of the search, with the network share "
-           "against the 25% guideline. Nothing to show yet: the scenario has not been evaluated."),
+        tr("Evaluate the scenario to see where each iteration's time goes."),
         d->stack);
     d->chart = new QChart;
     d->chart->setAnimationOptions(QChart::NoAnimation);
@@ -145,7 +144,7 @@ QString BreakdownChart::segmentText(int bar, int component) const
 void BreakdownChart::setBreakdowns(const std::vector<LabelledBreakdown>& breakdowns)
 {
     if (breakdowns.empty()) {
-        setEmptyState(tr("No strategy to show: the scenario has no valid strategy and no search result yet."));
+        setEmptyState(tr("No valid strategy to show for this scenario."));
         return;
     }
     m_breakdowns = breakdowns;

@@ -35,8 +35,8 @@ StrategiesView::StrategiesView(QWidget* parent)
     , m_applyAction(new QAction(tr("Apply strategy to scenario"), this))
     , m_stack(new QStackedWidget(this))
     , m_empty(new EmptyStateWidget(tr("Strategies"),
-          tr("Every valid combination of TP, PP, DP, CP, EP, ZeRO stage, micro-batch and recomputation, ranked by "
-             "iteration time, with the Pareto front of time, memory and cost. Run a search to fill this tab."),
+          // One line: EmptyStateWidget (views/widgets) clips text that wraps.
+          tr("Run a strategy search to rank every valid parallelism layout."),
           this))
     , m_content(new QWidget(this))
 {
@@ -51,7 +51,8 @@ StrategiesView::StrategiesView(QWidget* parent)
     header->addWidget(m_caption, 1);
     m_progress->setRange(0, 1000);
     m_progress->setFormat(tr("Searching... %p%"));
-    m_progress->setMaximumWidth(260);
+    m_progress->setMinimumWidth(220);
+    m_progress->setMaximumWidth(320);
     header->addWidget(m_progress);
     header->addWidget(m_cancel);
     layout->addLayout(header);
@@ -113,7 +114,7 @@ void StrategiesView::setResult(const engine::SearchResult& result, const QString
     m_table->resizeColumnsToContents();
     m_stack->setCurrentWidget(result.ranked.empty() && result.pareto.empty() ? static_cast<QWidget*>(m_empty) : m_content);
     if (result.ranked.empty())
-        m_empty->setText(tr("No strategy fits in GPU memory (%1 valid combinations out of %2).")
+        m_empty->setText(tr("No strategy fits in GPU memory (%1 valid of %2).")
                              .arg(l.toString(result.valid), l.toString(result.candidates)));
     onSelectionChanged();
 }
