@@ -359,6 +359,20 @@ void TestBreakdownChart::screenshots()
                 blue += image.pixelColor(x, y) == compute ? 1 : 0;
         QVERIFY2(blue > image.width() * image.height() / 4 / 50, qPrintable(path));
     }
+    // A narrow window (the tab beside a docked editor): labels must not run into each other.
+    BreakdownChart narrow;
+    narrow.resize(820, 520);
+    narrow.setBreakdowns(BreakdownChart::fromEstimates(m_llama->current, &m_llama->search, 4));
+    narrow.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&narrow));
+    QVERIFY(narrow.grab().save(QStringLiteral("/tmp/gui-charts-breakdown-narrow.png")));
+    QVERIFY(narrow.labelDetail() > 0); // 820 px cannot hold "TP1 DP256 CP4 Z3 mb1" five times
+    BreakdownChart wide;
+    wide.resize(1400, 700);
+    wide.setBreakdowns(BreakdownChart::fromEstimates(m_llama->current, &m_llama->search, 4));
+    wide.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&wide));
+    QCOMPARE(wide.labelDetail(), 0);
     BreakdownChart empty;
     empty.resize(900, 500);
     empty.show();

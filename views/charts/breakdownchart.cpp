@@ -10,6 +10,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
+#include <QFontMetrics>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -30,6 +31,8 @@ struct BreakdownChart::Private {
     EmptyStateWidget* empty = nullptr;
     QChartView* view = nullptr;
     QChart* chart = nullptr;
+    QBarCategoryAxis* xAxis = nullptr;
+    int labelDetail = -1; ///< 0: full label lines, 1: long lines split in two, 2: first line only
 };
 
 namespace {
@@ -75,6 +78,7 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
     d->chart->setTitleFont(titleFont);
+    connect(d->chart, &QChart::plotAreaChanged, this, [this] { updateCategoryLabels(); });
     d->view = new QChartView(d->chart, d->stack);
     d->view->setRenderHint(QPainter::Antialiasing);
     d->stack->addWidget(d->empty);
@@ -92,6 +96,7 @@ void BreakdownChart::setEmptyState(const QString& message)
 {
     m_breakdowns.clear();
     d->chart->removeAllSeries();
+    d->xAxis = nullptr;
     d->empty->setText(message);
     d->stack->setCurrentWidget(d->empty);
 }
@@ -141,6 +146,66 @@ QString BreakdownChart::segmentText(int bar, int component) const
             BreakdownPalette::description(c));
 }
 
+QStringList BreakdownChart::labelLines(const LabelledBreakdown& b, int detail)
+{
+    QStringList lines = b.label.split(QLatin1Char('\n'));
+    if (detail >= 2) {
+        lines = lines.mid(0, 1);
+    } else if (detail == 1) {
+        QStringList split;
+        for (const QString& line : std::as_const(lines)) {
+            // Break at the space nearest the middle.
+            int best = -1;
+            for (int i = 0; i < line.size(); ++i)
+                if (line[i] == QLatin1Char(' ') && (best < 0 || std::abs(i - line.size() / 2) < std::abs(best - line.size() / 2)))
+                    best = i;
+            if (line.size() > 12 && best > 0)
+                split << line.left(best) << line.mid(best + 1);
+            else
+                split << line;
+        }
+        lines = split;
+    }
+    lines << tr("network %1%").arg(QLocale().toString(b.networkShare * 100, 'f', 1));
+    return lines;
+}
+
+void BreakdownChart::updateCategoryLabels()
+{
+    if (!d->xAxis || m_breakdowns.empty())
+        return;
+    // As much of each label as fits in the width of a category (Qt Charts hides labels that
+    // collide); the full label is always in the segment tooltips.
+    const QRectF plot = d->chart->plotArea();
+    const double categoryWidth = plot.width() / double(m_breakdowns.size());
+    const QFontMetrics metrics(d->xAxis->labelsFont());
+    int detail = 0;
+    if (plot.width() > 0) {
+        for (; detail < 2; ++detail) {
+            int widest = 0;
+            for (const LabelledBreakdown& b : m_breakdowns)
+                for (const QString& line : labelLines(b, detail))
+                    widest = std::max(widest, metrics.horizontalAdvance(line));
+            if (widest <= categoryWidth * 0.92)
+                break;
+        }
+    }
+    if (detail == d->labelDetail)
+        return;
+    d->labelDetail = detail;
+    // Category labels are rich text in Qt Charts: centred lines.
+    QStringList categories;
+    for (const LabelledBreakdown& b : m_breakdowns) {
+        QStringList lines = labelLines(b, detail);
+        for (QString& line : lines)
+            line = line.toHtmlEscaped();
+        categories << QLatin1String("<div align=\"center\">") + lines.join(QLatin1String("<br>")) + QLatin1String("</div>");
+    }
+    d->xAxis->setCategories(categories);
+}
+
+int BreakdownChart::labelDetail() const { return d->labelDetail; }
+
 void BreakdownChart::setBreakdowns(const std::vector<LabelledBreakdown>& breakdowns)
 {
     if (breakdowns.empty()) {
@@ -150,6 +215,7 @@ void BreakdownChart::setBreakdowns(const std::vector<LabelledBreakdown>& breakdo
     m_breakdowns = breakdowns;
     QChart* chart = d->chart;
     chart->removeAllSeries();
+    d->xAxis = nullptr;
     for (QAbstractAxis* axis : chart->axes()) {
         chart->removeAxis(axis);
         delete axis;
@@ -157,13 +223,6 @@ void BreakdownChart::setBreakdowns(const std::vector<LabelledBreakdown>& breakdo
 
     auto* bars = new QStackedBarSeries;
     bars->setBarWidth(0.55);
-    // Category labels are rich text in Qt Charts: one line per label line, then the network share.
-    QStringList categories;
-    const QLocale locale;
-    for (const LabelledBreakdown& b : breakdowns)
-        categories << QLatin1String("<div align=\"center\">")
-                + b.label.toHtmlEscaped().replace(QLatin1Char('\n'), QLatin1String("<br>")) + QLatin1String("<br>")
-                + tr("network %1%").arg(locale.toString(b.networkShare * 100, 'f', 1)) + QLatin1String("</div>");
     std::vector<bool> used(kBreakdownComponentCount, false);
     for (int ci = 0; ci < kBreakdownComponentCount; ++ci) {
         const BreakdownComponent c = BreakdownPalette::components()[std::size_t(ci)];
@@ -189,9 +248,11 @@ void BreakdownChart::setBreakdowns(const std::vector<LabelledBreakdown>& breakdo
     for (const LabelledBreakdown& b : breakdowns)
         maxTotal = std::max(maxTotal, b.breakdown.total());
     auto* xAxis = new QBarCategoryAxis;
-    xAxis->append(categories);
+    d->xAxis = xAxis;
+    d->labelDetail = -1;
+    updateCategoryLabels();
     xAxis->setTitleText(tr("Strategy"));
-    xAxis->setTruncateLabels(false);
+    xAxis->setTruncateLabels(false); // rich-text labels are truncated by their markup length
     auto* secondsAxis = new QValueAxis;
     secondsAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.1 : 1.0);
     secondsAxis->applyNiceNumbers();

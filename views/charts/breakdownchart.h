@@ -8,6 +8,7 @@
 #include "engine/training/trainingestimate.h"
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -55,8 +56,14 @@ public:
     /// The Qt Charts objects, for tests and PNG export.
     QChart* chart() const;
     QChartView* chartView() const;
+    /// How much of the labels the category axis shows: 0 all lines, 1 long lines split in two,
+    /// 2 the first line only (narrow charts); each with the network share as last line.
+    int labelDetail() const;
+    static QStringList labelLines(const LabelledBreakdown& b, int detail);
 
 private:
+    void updateCategoryLabels();
+
     struct Private;
     std::unique_ptr<Private> d;
     std::vector<LabelledBreakdown> m_breakdowns;
