@@ -19,6 +19,7 @@
 #include <QScatterSeries>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QToolTip>
 #include <QtTest>
 
 using namespace clusterscope::views;
@@ -79,6 +80,7 @@ private Q_SLOTS:
     void tableSelectionRingsThePoint();
     void clickingAPointSelectsItsRow();
     void paretoSeriesHoldEveryStrategy();
+    void hoverDescribesThePoint();
     void busyAreaAndCancel();
     void emptyState();
     void picture();
@@ -231,6 +233,28 @@ void TestStrategiesView::paretoSeriesHoldEveryStrategy()
         // The cost colours: the cheapest ranked point is the light end of the scale.
         QVERIFY(chart.costLegendText().contains(QLatin1String("cost per iteration")));
     }
+}
+
+void TestStrategiesView::hoverDescribesThePoint()
+{
+    if (!canGrab())
+        QSKIP("needs a real display (run under xvfb-run)");
+    ParetoChart chart;
+    chart.resize(900, 500);
+    chart.setResult(m_llama);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const TrainingEstimate& e = m_llama.ranked[2];
+    Q_EMIT chart.rankedSeries()->hovered(ParetoChart::pointOf(e), true);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QCOMPARE(QToolTip::text(), ParetoChart::describe(e));
+    QVERIFY(QToolTip::text().contains(StrategyTableModel::summary(e.strategy)));
+    QVERIFY(QToolTip::text().contains(QLocale().toString(e.iterationSeconds, 'f', 3) + QLatin1String(" s")));
+    const TrainingEstimate& slowest = m_llama.pareto.back();
+    Q_EMIT chart.paretoSeries()->hovered(ParetoChart::pointOf(slowest), true);
+    QTRY_VERIFY(QToolTip::text().startsWith(QLatin1String("Pareto front: ")));
+    Q_EMIT chart.paretoSeries()->hovered(ParetoChart::pointOf(slowest), false);
+    QTRY_VERIFY(!QToolTip::isVisible());
 }
 
 void TestStrategiesView::busyAreaAndCancel()

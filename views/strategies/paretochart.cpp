@@ -54,6 +54,10 @@ ParetoChart::ParetoChart(QWidget* parent)
     d->chart = new QChart;
     d->chart->setAnimationOptions(QChart::NoAnimation);
     d->chart->setTitle(tr("Iteration time vs memory per GPU"));
+    QFont titleFont = d->chart->titleFont();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
+    d->chart->setTitleFont(titleFont);
     d->chart->legend()->setAlignment(Qt::AlignRight);
     d->chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
 

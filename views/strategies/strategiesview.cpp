@@ -79,6 +79,8 @@ StrategiesView::StrategiesView(QWidget* parent)
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
+    splitter->setSizes({ 400, 600 }); // proportions: the chart gets the larger share
+    m_pareto->setMinimumHeight(320);
     auto* footer = new QHBoxLayout;
     auto* hint = new QLabel(tr("Click a column header to sort; select a row or a point, then apply it to make it the "
                                "scenario's parallelism, micro-batch and recomputation."),
