@@ -1,0 +1,47 @@
+#pragma once
+
+// The ranked strategies of a search as a table: one row per engine::TrainingEstimate (fastest
+// first), sortable through a QSortFilterProxyModel on kSortRole (raw numbers, not display text).
+
+#include "engine/training/trainingestimate.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace clusterscope::views {
+
+class StrategyTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        Rank, Tp, Pp, Vpp, Dp, Cp, Ep, MicroBatch, Zero, Recompute, IterationSeconds, TflopsPerGpu, Mfu,
+        TokensPerSecond, MemoryPerGpu, NetworkShare, CostPerIteration, CostToTrain, ColumnCount
+    };
+    /// Raw value for sorting: int, double (seconds, fraction, bytes, USD) or QString.
+    static constexpr int kSortRole = Qt::UserRole;
+    /// The row's rank in the search (0 = fastest), whatever the proxy's order.
+    static constexpr int kRankRole = Qt::UserRole + 1;
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setEstimates(const std::vector<engine::TrainingEstimate>& estimates);
+    const std::vector<engine::TrainingEstimate>& estimates() const { return m_estimates; }
+    const engine::TrainingEstimate& estimate(int row) const { return m_estimates[std::size_t(row)]; }
+
+    /// One line naming the parallelism, e.g. "TP8 PP4 DP32 mb1" (only dimensions > 1 besides TP and DP).
+    static QString summary(const engine::TrainingStrategy& s);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    QVariant display(const engine::TrainingEstimate& e, int column) const;
+    QVariant sortValue(const engine::TrainingEstimate& e, int row, int column) const;
+
+    std::vector<engine::TrainingEstimate> m_estimates;
+};
+
+} // namespace clusterscope::views
