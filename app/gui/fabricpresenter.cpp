@@ -3,6 +3,8 @@
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/scenario/scenario.h"
 #include "views/bom/bomview.h"
+#include "views/charts/breakdownchart.h"
+#include "views/strategies/strategiesview.h"
 #include "views/fabric/fabricscenebuilder.h"
 #include "views/fabric/fabricview.h"
 
@@ -50,6 +52,24 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
         bomView.setBom(*analysis.bom, QString::fromStdString(scenario.name));
     else
         bomView.setEmptyState(tr("No bill of materials:\n%1").arg(QString::fromStdString(analysis.bomError)));
+}
+
+void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strategies, const engine::Scenario& scenario,
+    const engine::ScenarioAnalysis& analysis)
+{
+    QString why;
+    if (!analysis.problems.empty())
+        why = tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(analysis.problems.front()));
+    else if (!analysis.trainingError.empty())
+        why = tr("No training estimate:\n%1").arg(QString::fromStdString(analysis.trainingError));
+    if (analysis.estimate)
+        chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate, analysis.search ? &*analysis.search : nullptr, 4));
+    else
+        chart.setEmptyState(why);
+    if (analysis.search)
+        strategies.setResult(*analysis.search, QString::fromStdString(scenario.name));
+    else
+        strategies.setEmptyState(why.isEmpty() ? tr("No search was run.") : why);
 }
 
 } // namespace clusterscope::app

@@ -6,7 +6,9 @@ struct ScenarioAnalysis;
 }
 namespace clusterscope::views {
 class BomView;
+class BreakdownChart;
 class FabricView;
+class StrategiesView;
 }
 
 namespace clusterscope::app {
@@ -15,6 +17,11 @@ namespace clusterscope::app {
 /// utilisation) and its bill of materials in the BOM tab; parts the engine could not produce show
 /// the engine's message instead.
 void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
+    const engine::ScenarioAnalysis& analysis);
+
+/// Shows an analysis's training estimate (iteration breakdown of the current strategy beside the
+/// search's best) and the ranked strategies; the engine's message when there is none.
+void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strategies, const engine::Scenario& scenario,
     const engine::ScenarioAnalysis& analysis);
 
 } // namespace clusterscope::app

@@ -8,6 +8,8 @@
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
 #include "views/bom/bomview.h"
+#include "views/charts/breakdownchart.h"
+#include "views/strategies/strategiesview.h"
 #include "views/editor/scenarioeditor.h"
 #include "views/fabric/fabricview.h"
 #include "views/models/scenariolistmodel.h"
@@ -118,16 +120,22 @@ void MainWindow::createCentre()
                           "model of this version can evaluate the scenario."),
                        m_tabs),
         tr("Traffic"));
-    m_tabs->addTab(new views::EmptyStateWidget(tr("Iteration breakdown"),
-                       tr("Stacked bars of compute, exposed communication per dimension, pipeline bubble and "
-                          "optimizer time, with the network share against the 25% guideline."),
-                       m_tabs),
-        tr("Iteration breakdown"));
-    m_tabs->addTab(new views::EmptyStateWidget(tr("Strategies"),
-                       tr("Every valid combination of TP, PP, DP, CP, EP, ZeRO stage and recomputation, ranked "
-                          "by iteration time, with the Pareto front of time, memory and cost."),
-                       m_tabs),
-        tr("Strategies"));
+    m_breakdown = new views::BreakdownChart(m_tabs);
+    m_tabs->addTab(m_breakdown, tr("Iteration breakdown"));
+    m_strategies = new views::StrategiesView(m_tabs);
+    m_tabs->addTab(m_strategies, tr("Strategies"));
+    connect(m_strategies, &views::StrategiesView::cancelRequested, this, [this] { m_runner->cancel(); });
+    connect(m_strategies, &views::StrategiesView::applyRequested, this, [this](const engine::TrainingStrategy& t) {
+        const int index = currentScenario();
+        if (index < 0)
+            return;
+        engine::Scenario s = m_document->scenarios()[std::size_t(index)];
+        s.parallelism = t.parallelism;
+        s.training.microBatch = t.microBatch;
+        s.training.recompute = t.recompute;
+        m_document->replaceScenario(index, s, tr("Apply strategy"));
+        m_tabs->setCurrentWidget(m_breakdown);
+    });
     m_bom = new views::BomView(m_tabs);
     m_tabs->addTab(m_bom, tr("Bill of materials"));
     m_tabs->addTab(new views::EmptyStateWidget(tr("Runs"),
@@ -182,18 +190,24 @@ void MainWindow::createCentre()
         if (m_runner->isBusy())
             m_busy->show();
     });
-    connect(m_runner, &AnalysisRunner::started, this, [bar, showBusy] {
+    connect(m_runner, &AnalysisRunner::started, this, [this, bar, showBusy] {
         bar->setValue(0);
         showBusy->start();
+        m_strategies->setBusy(true);
     });
-    connect(m_runner, &AnalysisRunner::progress, this, [bar](double f) { bar->setValue(int(f * 100)); });
+    connect(m_runner, &AnalysisRunner::progress, this, [this, bar](double f) {
+        bar->setValue(int(f * 100));
+        m_strategies->setProgress(f);
+    });
     connect(cancel, &QToolButton::clicked, m_runner, &AnalysisRunner::cancel);
     connect(m_runner, &AnalysisRunner::cancelled, this, [this] {
         m_busy->hide();
+        m_strategies->setBusy(false);
         statusBar()->showMessage(tr("Evaluation cancelled"), 3000);
     });
     connect(m_runner, &AnalysisRunner::finished, this, [this] {
         m_busy->hide();
+        m_strategies->setBusy(false);
         showAnalysis();
     });
 }
@@ -323,6 +337,7 @@ void MainWindow::showAnalysis()
         return;
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
     presentFabric(*m_fabric, *m_bom, s, *analysis);
+    presentTraining(*m_breakdown, *m_strategies, s, *analysis);
 }
 
 void MainWindow::updateTitle()

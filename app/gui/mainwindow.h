@@ -17,6 +17,8 @@ class PriceBook;
 }
 namespace clusterscope::views {
 class BomView;
+class BreakdownChart;
+class StrategiesView;
 class FabricView;
 class ScenarioEditor;
 class ScenarioListModel;
@@ -36,6 +38,8 @@ public:
     ProjectDocument* document() const { return m_document; }
     views::FabricView* fabricView() const { return m_fabric; }
     views::BomView* bomView() const { return m_bom; }
+    views::BreakdownChart* breakdownChart() const { return m_breakdown; }
+    views::StrategiesView* strategiesView() const { return m_strategies; }
     AnalysisRunner* analysisRunner() const { return m_runner; }
     QTabWidget* tabs() const { return m_tabs; }
     QListView* scenarioList() const { return m_list; }
@@ -86,6 +90,8 @@ private:
     views::FabricView* m_fabric = nullptr;
     views::ScenarioEditor* m_editor = nullptr;
     views::BomView* m_bom = nullptr;
+    views::BreakdownChart* m_breakdown = nullptr;
+    views::StrategiesView* m_strategies = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusScenario = nullptr;
     const engine::Catalog* m_catalog = nullptr;

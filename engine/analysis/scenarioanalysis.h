@@ -28,7 +28,7 @@ class PriceBook;
 struct Scenario;
 
 struct AnalysisOptions {
-    int searchTopK = 10;       ///< ranked strategies kept by the search
+    int searchTopK = 30;       ///< ranked strategies kept by the search (30 fills the Pareto chart)
     bool runSearch = true;     ///< also search all strategies (the Strategies tab)
     bool routeTraffic = true;  ///< place the iteration's traffic on the fabric (link utilisation)
     /// Also share the links max-min fairly to time the traffic (trafficTiming). Costs ~5x the routing
