@@ -1,5 +1,7 @@
 #include "engine/run/collectiveop.h"
 
+#include "engine/collectives/collectivemodel.h"
+
 #include <cctype>
 #include <string>
 
@@ -85,23 +87,31 @@ RunCollectiveOp parseRunCollectiveOp(std::string_view name)
     return RunCollectiveOp::Unknown;
 }
 
+std::optional<CollectiveOp> modelOpOf(RunCollectiveOp op)
+{
+    switch (op) {
+    case RunCollectiveOp::AllReduce: return CollectiveOp::AllReduce;
+    case RunCollectiveOp::AllGather: return CollectiveOp::AllGather;
+    case RunCollectiveOp::ReduceScatter: return CollectiveOp::ReduceScatter;
+    case RunCollectiveOp::AllToAll: return CollectiveOp::AllToAll;
+    case RunCollectiveOp::Broadcast: return CollectiveOp::Broadcast;
+    case RunCollectiveOp::Reduce: return CollectiveOp::Reduce;
+    case RunCollectiveOp::SendRecv: return CollectiveOp::SendRecv;
+    default: return std::nullopt;
+    }
+}
+
 double busBandwidthFactor(RunCollectiveOp op, int ranks)
 {
     if (ranks < 1)
         return 1.0;
-    const double n = ranks;
-    switch (op) {
-    case RunCollectiveOp::AllReduce:
-        return 2.0 * (n - 1.0) / n;
-    case RunCollectiveOp::AllGather:
-    case RunCollectiveOp::ReduceScatter:
-    case RunCollectiveOp::AllToAll:
-    case RunCollectiveOp::Gather:
-    case RunCollectiveOp::Scatter:
-        return (n - 1.0) / n;
-    default:
-        return 1.0;
-    }
+    // One formula for the model and the measurements (collectivemodel.h); Gather and Scatter move
+    // data like AllGather ((n-1)/n, nccl-tests scatter_perf/gather_perf).
+    if (op == RunCollectiveOp::Gather || op == RunCollectiveOp::Scatter)
+        return busBandwidthFactor(CollectiveOp::AllGather, ranks);
+    if (const auto model = modelOpOf(op))
+        return busBandwidthFactor(*model, ranks);
+    return 1.0;
 }
 
 int dtypeSizeBytes(std::string_view dtype)

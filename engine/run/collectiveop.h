@@ -1,9 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace clusterscope::engine {
+
+enum class CollectiveOp; // engine/collectives/collectivemodel.h
 
 /// Collective operations as nccl-tests and NCCL name them.
 enum class RunCollectiveOp : std::uint8_t {
@@ -34,6 +37,9 @@ RunCollectiveOp parseRunCollectiveOp(std::string_view name);
 /// busbw"; nccl-tests src/*.cu GetBw): AllReduce 2(n-1)/n; AllGather, ReduceScatter, AlltoAll,
 /// Gather, Scatter (n-1)/n; Broadcast, Reduce, SendRecv 1. Returns 1 when n < 1 or op is unknown.
 double busBandwidthFactor(RunCollectiveOp op, int ranks);
+
+/// The collective model's operation for a traced one (none for Gather, Scatter, Barrier, Unknown).
+std::optional<CollectiveOp> modelOpOf(RunCollectiveOp op);
 
 /// Bytes per element of a data type as PyTorch ("Float", "c10::BFloat16", "long int") or NCCL
 /// kernel names ("float", "__nv_bfloat16", "int8_t", "f32", "bf16", "u8") spell it; 0 if unknown.
