@@ -92,6 +92,30 @@ std::optional<engine::ProjectStore> openOrCreateProjectForCli(const std::string&
     return std::move(*store);
 }
 
+std::optional<TrainingContext> loadTrainingContextForCli(const CommandLine& cl, const std::string& path, CliIo io)
+{
+    TrainingContext context;
+    auto catalog = loadCatalogForCli(cl, io);
+    if (!catalog)
+        return std::nullopt;
+    context.catalog = std::move(*catalog);
+    auto scenario = loadValidScenarioForCli(path, context.catalog, io);
+    if (!scenario)
+        return std::nullopt;
+    context.scenario = std::move(*scenario);
+    if (!loadCalibrationForCli(cl, io, context.calibration))
+        return std::nullopt;
+    auto evaluator = engine::TrainingEvaluator::create(context.scenario, context.catalog);
+    if (!evaluator) {
+        io.err << path << ": " << evaluator.message() << "\n";
+        return std::nullopt;
+    }
+    if (context.calibration)
+        evaluator->setCollectiveCalibration(*context.calibration);
+    context.evaluator = std::move(*evaluator);
+    return context;
+}
+
 int cliUsageError(CliIo io, const char* command, const std::string& message)
 {
     io.err << "clusterscope-cli " << command << ": " << message << "\n";

@@ -5,6 +5,7 @@
 #include "engine/catalog/catalog.h"
 #include "engine/collectives/collectivecalibration.h"
 #include "engine/store/projectstore.h"
+#include "engine/training/trainingevaluator.h"
 #include "engine/scenario/scenario.h"
 
 #include <optional>
@@ -34,6 +35,18 @@ std::optional<engine::ProjectStore> openOrCreateProjectForCli(const std::string&
 /// Name of the project document that holds the calibration fitted by import-nccl-tests.
 inline constexpr const char* kProjectCalibrationKind = "calibration";
 inline constexpr const char* kProjectCalibrationName = "nccl-tests";
+
+/// What evaluate and search need: the catalog (--catalog), the validated scenario at `path`, the
+/// collective calibration (--calibration / --project) and a training evaluator using it.
+struct TrainingContext {
+    engine::Catalog catalog;
+    engine::Scenario scenario;
+    std::optional<engine::CollectiveCalibration> calibration;
+    std::optional<engine::TrainingEvaluator> evaluator;
+};
+
+/// Loads a TrainingContext; prints the error (naming the file and place) and returns nothing on failure.
+std::optional<TrainingContext> loadTrainingContextForCli(const CommandLine& cl, const std::string& path, CliIo io);
 
 /// Prints "clusterscope-cli <command>: <message>" to err and returns 1.
 int cliUsageError(CliIo io, const char* command, const std::string& message);

@@ -79,22 +79,13 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
             return cliUsageError(io, "evaluate", "--traffic expects summary, nodes or racks, got \"" + *traffic + "\"");
     }
     const std::string path = cl->positionals().front();
-    auto catalog = loadCatalogForCli(*cl, io);
-    if (!catalog)
+    auto context = loadTrainingContextForCli(*cl, path, io);
+    if (!context)
         return 1;
-    auto scenario = loadValidScenarioForCli(path, *catalog, io);
-    if (!scenario)
-        return 1;
-    std::optional<CollectiveCalibration> calibration;
-    if (!loadCalibrationForCli(*cl, io, calibration))
-        return 1;
-    auto evaluator = TrainingEvaluator::create(*scenario, *catalog);
-    if (!evaluator) {
-        io.err << path << ": " << evaluator.message() << "\n";
-        return 1;
-    }
-    if (calibration)
-        evaluator->setCollectiveCalibration(*calibration);
+    Catalog* catalog = &context->catalog;
+    Scenario* scenario = &context->scenario;
+    TrainingEvaluator* evaluator = &*context->evaluator;
+    const std::optional<CollectiveCalibration>& calibration = context->calibration;
 
     TrainingStrategy strategy;
     std::string source = "scenario";

@@ -32,22 +32,13 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io)
             return cliUsageError(io, "search", "--top expects a positive integer, got \"" + *text + "\"");
     }
     const std::string path = cl->positionals().front();
-    auto catalog = loadCatalogForCli(*cl, io);
-    if (!catalog)
+    auto context = loadTrainingContextForCli(*cl, path, io);
+    if (!context)
         return 1;
-    auto scenario = loadValidScenarioForCli(path, *catalog, io);
-    if (!scenario)
-        return 1;
-    std::optional<CollectiveCalibration> calibration;
-    if (!loadCalibrationForCli(*cl, io, calibration))
-        return 1;
-    auto evaluator = TrainingEvaluator::create(*scenario, *catalog);
-    if (!evaluator) {
-        io.err << path << ": " << evaluator.message() << "\n";
-        return 1;
-    }
-    if (calibration)
-        evaluator->setCollectiveCalibration(*calibration);
+    Catalog* catalog = &context->catalog;
+    Scenario* scenario = &context->scenario;
+    TrainingEvaluator* evaluator = &*context->evaluator;
+    const std::optional<CollectiveCalibration>& calibration = context->calibration;
     SearchOptions options;
     options.topK = top;
     const SearchResult result = StrategySearch::run(*evaluator, options);
