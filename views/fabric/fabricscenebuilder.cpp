@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 namespace clusterscope::views {
@@ -34,51 +35,79 @@ float spread(std::size_t index, std::size_t count, float width)
 } // namespace
 
 FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std::span<const float> linkUtilisation,
-    std::string title)
+    std::string title, int maxServerGlyphs)
 {
     FabricSceneData scene;
     scene.title = std::move(title);
     const bool floor = layout == SceneLayout::Floor && !graph.racks().empty();
 
-    // Scene node per graph node: servers collapse GPUs, NICs and their NVSwitch into one glyph.
+    // Servers: every host index seen on a non-switch node.
+    std::map<std::int32_t, std::int32_t> rackOfHost;
+    for (NodeId id = 0; id < graph.nodeCount(); ++id) {
+        const FabricNode& n = graph.node(id);
+        if (n.host >= 0 && n.kind != NodeKind::Switch)
+            rackOfHost.try_emplace(n.host, n.rack);
+    }
+    const std::size_t hosts = rackOfHost.size();
+    // Level of detail: group servers (by rack when every server has one, else consecutive blocks).
+    std::size_t perGroup = 1;
+    if (maxServerGlyphs > 0 && hosts > std::size_t(maxServerGlyphs))
+        perGroup = (hosts + std::size_t(maxServerGlyphs) - 1) / std::size_t(maxServerGlyphs);
+    const bool byRack = perGroup > 1 && std::all_of(rackOfHost.begin(), rackOfHost.end(), [](const auto& e) { return e.second >= 0; });
+    std::map<std::int64_t, int> groupScene; // group key -> scene node
+    std::unordered_map<std::int32_t, int> hostScene;
+    std::size_t hostIndex = 0;
+    for (const auto& [host, rack] : rackOfHost) {
+        const std::int64_t key = perGroup == 1 ? host : (byRack ? rack : std::int64_t(hostIndex / perGroup));
+        auto [it, inserted] = groupScene.try_emplace(key, int(scene.nodes.size()));
+        if (inserted) {
+            SceneNode node { 0, 0, 0, SceneNodeKind::Node, {}, -1, 0 };
+            node.label = perGroup == 1 ? "server " + std::to_string(host)
+                                       : (byRack ? "rack " + std::to_string(rack) : "servers from " + std::to_string(host));
+            scene.nodes.push_back(node);
+        }
+        scene.nodes[std::size_t(it->second)].members += 1;
+        hostScene[host] = it->second;
+        ++hostIndex;
+    }
+    scene.serversPerGlyph = int(perGroup);
+
     std::vector<int> sceneOf(graph.nodeCount(), -1);
-    std::map<std::int32_t, int> hostScene; // server index -> scene node
     std::map<int, std::vector<NodeId>> switchesByTier;
     std::vector<NodeId> others;
     for (NodeId id = 0; id < graph.nodeCount(); ++id) {
         const FabricNode& n = graph.node(id);
         if (n.host >= 0 && n.kind != NodeKind::Switch) {
-            auto [it, inserted] = hostScene.try_emplace(n.host, int(scene.nodes.size()));
-            if (inserted)
-                scene.nodes.push_back({ 0, 0, 0, SceneNodeKind::Node, "server " + std::to_string(n.host) });
-            sceneOf[id] = it->second;
+            sceneOf[id] = hostScene[n.host];
+            SceneNode& s = scene.nodes[std::size_t(sceneOf[id])];
+            if (s.graphNode < 0)
+                s.graphNode = int(id);
         } else if (n.kind == NodeKind::Switch) {
             switchesByTier[n.tier].push_back(id);
         } else {
             others.push_back(id);
         }
     }
-    // NVSwitch nodes without a host (an NVL72 domain switch) are drawn like servers' switch trays.
+    // Scale-up switches without a host (an NVL72 domain switch) and appliances.
     for (NodeId id : others) {
         sceneOf[id] = int(scene.nodes.size());
-        scene.nodes.push_back({ 0, 0, 0, SceneNodeKind::Other, graph.label(id) });
+        scene.nodes.push_back({ 0, 0, 0, SceneNodeKind::Other, graph.label(id), int(id), 1 });
     }
 
-    // Positions.
-    const std::size_t hosts = hostScene.size();
-    const std::size_t perRow = std::max<std::size_t>(1, std::min<std::size_t>(32, std::size_t(std::ceil(std::sqrt(double(hosts) * 4)))));
-    const float pitch = 1.0f;
-    const float width = float(std::min(hosts, perRow)) * pitch;
-    std::size_t h = 0;
-    for (const auto& [host, index] : hostScene) {
+    // Positions: server glyphs on the floor in rows, each switch tier a block of rows above.
+    const std::size_t glyphs = groupScene.size();
+    const std::size_t perRow = std::max<std::size_t>(1, std::min<std::size_t>(32, std::size_t(std::ceil(std::sqrt(double(glyphs) * 4)))));
+    const float width = float(std::min(glyphs, perRow));
+    std::size_t g = 0;
+    for (const auto& [key, index] : groupScene) {
         SceneNode& s = scene.nodes[std::size_t(index)];
-        s.x = spread(h % perRow, std::min(hosts, perRow), width);
-        s.y = float(h / perRow) * 1.6f;
-        ++h;
+        s.x = spread(g % perRow, std::min(glyphs, perRow), width);
+        s.y = float(g / perRow) * 1.6f;
+        ++g;
     }
     const float levelHeight = std::max(4.0f, width / 5);
-    const float depth = float((hosts + perRow - 1) / std::max<std::size_t>(perRow, 1)) * 1.6f;
-    // Each tier is a block of rows above the servers, one switch glyph per 1.2 m so they never touch.
+    const float depth = float((glyphs + perRow - 1) / perRow) * 1.6f;
+    // One switch glyph per 1.2 m so they never touch.
     const std::size_t switchesPerRow = std::max<std::size_t>(8, std::size_t(width / 1.2f) + 1);
     for (auto& [tier, ids] : switchesByTier) {
         const int level = tier < 0 ? int(switchesByTier.size()) : tier;
@@ -88,7 +117,7 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
         for (std::size_t i = 0; i < ids.size(); ++i) {
             const FabricNode& n = graph.node(ids[i]);
             sceneOf[ids[i]] = int(scene.nodes.size());
-            SceneNode s { 0, 0, 0, kindOfSwitch(tier), graph.label(ids[i]) };
+            SceneNode s { 0, 0, 0, kindOfSwitch(tier), graph.label(ids[i]), int(ids[i]), 1 };
             s.x = spread(i % inRow, inRow, float(inRow - 1) * 1.2f);
             s.y = depth / 2 + (float(i / inRow) - float(rows - 1) / 2) * 1.6f
                 + (planes > 1 ? (float(n.plane) - float(planes - 1) / 2) * float(rows) * 1.8f : 0.0f);
@@ -115,19 +144,33 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
         }
     }
 
-    // Links between different scene nodes (server-internal links vanish).
+    // Lines: one per pair of glyphs; parallel cables fold into it (value = the busiest member).
+    std::unordered_map<std::uint64_t, int> lineOf;
     for (LinkId l = 0; l < graph.linkCount(); ++l) {
         const FabricLink& link = graph.link(l);
         const int a = sceneOf[link.a], b = sceneOf[link.b];
-        if (a < 0 || b < 0 || a == b) {
-            if (a >= 0 && a == b && (link.flags & kLinkMissing) == 0 && link.a == link.b)
-                scene.links.push_back({ a, b, -1.0f, true }); // a switch cabled to itself
+        if (a < 0 || b < 0)
+            continue;
+        if (a == b) {
+            if (link.a == link.b) // a switch cabled to itself: show it
+                scene.links.push_back({ a, b, -1.0f, true, int(l), 1 });
+            continue; // inside a server or a group of servers
+        }
+        const float value = l < linkUtilisation.size() ? std::clamp(linkUtilisation[l], 0.0f, 1.0f) : -1.0f;
+        const bool flagged = link.flags != 0;
+        const std::uint64_t key = (std::uint64_t(std::min(a, b)) << 32) | std::uint64_t(std::max(a, b));
+        const auto [it, inserted] = lineOf.try_emplace(key, int(scene.links.size()));
+        if (inserted) {
+            scene.links.push_back({ a, b, value, flagged, int(l), 1 });
             continue;
         }
-        SceneLink s { a, b, -1.0f, link.flags != 0 };
-        if (l < linkUtilisation.size())
-            s.value = std::clamp(linkUtilisation[l], 0.0f, 1.0f);
-        scene.links.push_back(s);
+        SceneLink& line = scene.links[std::size_t(it->second)];
+        line.members += 1;
+        line.flagged = line.flagged || flagged;
+        if (value > line.value) {
+            line.value = value;
+            line.graphLink = int(l);
+        }
     }
     // Centre the picture on the origin so camera presets look at its middle.
     float cx = 0, cy = 0;
