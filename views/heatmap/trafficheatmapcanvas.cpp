@@ -1,0 +1,284 @@
+#include "views/heatmap/trafficheatmapcanvas.h"
+
+#include <QElapsedTimer>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace clusterscope::views {
+
+TrafficHeatmapCanvas::TrafficHeatmapCanvas(QWidget* parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(360, 300);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setCursor(Qt::CrossCursor);
+}
+
+void TrafficHeatmapCanvas::setSource(
+    std::shared_ptr<const engine::TrafficSource> source, const TrafficHeatmapGeometry& geometry)
+{
+    m_source = std::move(source);
+    m_geometry = geometry;
+    m_viewport.setGpus(m_source ? m_source->gpus() : 0);
+    m_hoverSrc = m_hoverDst = -1;
+    viewWasChanged();
+}
+
+void TrafficHeatmapCanvas::setFilter(const engine::TrafficFilter& filter)
+{
+    if (filter.dimensionMask == m_filter.dimensionMask && filter.linkClassMask == m_filter.linkClassMask)
+        return;
+    m_filter = filter;
+    m_dirty = true;
+    update();
+}
+
+void TrafficHeatmapCanvas::setTitle(const QString& title)
+{
+    m_title = title;
+    update();
+}
+
+void TrafficHeatmapCanvas::setViewWindow(double rowStart, double colStart, double span)
+{
+    m_viewport.setWindow(rowStart, colStart, span);
+    viewWasChanged();
+}
+
+void TrafficHeatmapCanvas::zoomAt(QPointF pos, double factor)
+{
+    if (m_plot.width() <= 0)
+        layoutAreas();
+    const double fx = std::clamp((pos.x() - m_plot.left()) / std::max(1, m_plot.width()), 0.0, 1.0);
+    const double fy = std::clamp((pos.y() - m_plot.top()) / std::max(1, m_plot.height()), 0.0, 1.0);
+    m_viewport.zoomAt(fx, fy, factor);
+    viewWasChanged();
+}
+
+void TrafficHeatmapCanvas::resetView()
+{
+    m_viewport.reset();
+    viewWasChanged();
+}
+
+void TrafficHeatmapCanvas::viewWasChanged()
+{
+    m_dirty = true;
+    update();
+    Q_EMIT viewChanged();
+}
+
+void TrafficHeatmapCanvas::ensureRendered()
+{
+    const QRect oldPlot = m_plot;
+    layoutAreas();
+    if (m_dirty || m_plot.size() != oldPlot.size() || m_image.size() != m_plot.size())
+        renderImage();
+}
+
+void TrafficHeatmapCanvas::renderImage()
+{
+    m_dirty = false;
+    m_error.clear();
+    m_image = QImage();
+    m_blocks = {};
+    m_scale = {};
+    const int pixels = m_plot.width();
+    if (!m_source || m_source->gpus() <= 0 || pixels <= 0)
+        return;
+    const HeatmapLevel level = m_viewport.levelFor(m_geometry, pixels);
+    const long long b = m_geometry.gpusPerBlock(level);
+    QElapsedTimer timer;
+    timer.start();
+    auto result = m_source->blocks({ m_viewport.blockWindow(b), b, m_filter });
+    m_stats.level = level;
+    m_stats.queryMilliseconds = timer.nsecsElapsed() / 1e6;
+    if (!result) {
+        m_error = QString::fromStdString(result.message());
+        return;
+    }
+    m_blocks = std::move(*result);
+    m_stats.cells = m_blocks.rows * m_blocks.cols;
+    timer.restart();
+    m_scale = HeatmapColorScale::forRange(m_blocks.minPositiveBytes(), m_blocks.maxBytes());
+
+    // Pixel extent of every block row and column: GPU g is at (g - start) x pixels / span.
+    const double scale = pixels / m_viewport.span();
+    const long long gpus = m_source->gpus();
+    const auto extents = [&](long long firstBlock, long long count, double start) {
+        std::vector<std::pair<int, int>> out(static_cast<std::size_t>(count));
+        for (long long i = 0; i < count; ++i) {
+            const long long lo = (firstBlock + i) * b, hi = std::min(gpus, lo + b);
+            int p0 = static_cast<int>(std::lround((lo - start) * scale));
+            int p1 = static_cast<int>(std::lround((hi - start) * scale));
+            p1 = std::max(p1, p0 + 1); // a block thinner than a pixel still shows
+            out[std::size_t(i)] = { std::clamp(p0, 0, pixels), std::clamp(p1, 0, pixels) };
+        }
+        return out;
+    };
+    const auto rowsPx = extents(m_blocks.firstRowBlock, m_blocks.rows, m_viewport.rowStart());
+    const auto colsPx = extents(m_blocks.firstColBlock, m_blocks.cols, m_viewport.colStart());
+
+    // Colour index per pixel (-1: no traffic); where blocks share a pixel the larger one wins, so
+    // a hot pair never disappears when zoomed out.
+    std::vector<std::int16_t> index(static_cast<std::size_t>(pixels) * pixels, -1);
+    for (long long r = 0; r < m_blocks.rows; ++r) {
+        const auto [y0, y1] = rowsPx[std::size_t(r)];
+        if (y0 >= y1)
+            continue;
+        for (long long c = 0; c < m_blocks.cols; ++c) {
+            const double v = m_blocks.at(r, c);
+            const auto [x0, x1] = colsPx[std::size_t(c)];
+            if (!(v > 0) || x0 >= x1)
+                continue;
+            const auto k = static_cast<std::int16_t>(m_scale.index(v));
+            for (int y = y0; y < y1; ++y) {
+                std::int16_t* line = index.data() + std::size_t(y) * pixels;
+                for (int x = x0; x < x1; ++x)
+                    line[x] = std::max(line[x], k);
+            }
+        }
+    }
+    m_image = QImage(pixels, pixels, QImage::Format_RGB32);
+    const QRgb zero = HeatmapColorScale::zeroRgb();
+    for (int y = 0; y < pixels; ++y) {
+        auto* out = reinterpret_cast<QRgb*>(m_image.scanLine(y));
+        const std::int16_t* in = index.data() + std::size_t(y) * pixels;
+        for (int x = 0; x < pixels; ++x)
+            out[x] = in[x] < 0 ? zero : HeatmapColorScale::viridisAt(in[x]);
+    }
+    m_stats.imageMilliseconds = timer.nsecsElapsed() / 1e6;
+}
+
+bool TrafficHeatmapCanvas::gpuAt(QPointF pos, long long& srcGpu, long long& dstGpu) const
+{
+    if (!m_source || !m_plot.contains(pos.toPoint()) || m_plot.width() <= 0)
+        return false;
+    const double perPixel = m_viewport.span() / m_plot.width();
+    const long long last = m_source->gpus() - 1;
+    dstGpu = std::clamp(static_cast<long long>(m_viewport.colStart() + (pos.x() - m_plot.left()) * perPixel), 0LL, last);
+    srcGpu = std::clamp(static_cast<long long>(m_viewport.rowStart() + (pos.y() - m_plot.top()) * perPixel), 0LL, last);
+    return true;
+}
+
+QPoint TrafficHeatmapCanvas::cellCenter(long long srcGpu, long long dstGpu) const
+{
+    if (!m_source || m_plot.width() <= 0)
+        return { -1, -1 };
+    const long long b = m_geometry.gpusPerBlock(m_stats.level);
+    const auto centre = [&](long long gpu, double start) {
+        const long long lo = gpu / b * b, hi = std::min(m_source->gpus(), lo + b);
+        const double visibleLo = std::max<double>(lo, start), visibleHi = std::min<double>(hi, start + m_viewport.span());
+        return (0.5 * (visibleLo + visibleHi) - start) * m_plot.width() / m_viewport.span();
+    };
+    const double x = centre(dstGpu, m_viewport.colStart()), y = centre(srcGpu, m_viewport.rowStart());
+    if (x < 0 || y < 0 || x >= m_plot.width() || y >= m_plot.height())
+        return { -1, -1 };
+    return { m_plot.left() + static_cast<int>(x), m_plot.top() + static_cast<int>(y) };
+}
+
+// --- interaction ---------------------------------------------------------------------------------
+
+void TrafficHeatmapCanvas::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    m_dirty = true;
+}
+
+void TrafficHeatmapCanvas::wheelEvent(QWheelEvent* event)
+{
+    if (!m_source) {
+        event->ignore();
+        return;
+    }
+    // One notch (120 eighths of a degree) zooms by 1.25; touchpads send smaller steps.
+    zoomAt(event->position(), std::pow(1.25, event->angleDelta().y() / 120.0));
+    event->accept();
+}
+
+void TrafficHeatmapCanvas::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton && m_plot.contains(event->position().toPoint())) {
+        m_dragging = true;
+        m_lastDragPos = event->position();
+        setCursor(Qt::ClosedHandCursor);
+        QToolTip::hideText();
+    }
+}
+
+void TrafficHeatmapCanvas::mouseMoveEvent(QMouseEvent* event)
+{
+    if (m_dragging) {
+        const QPointF delta = event->position() - m_lastDragPos;
+        m_lastDragPos = event->position();
+        m_viewport.panBy(delta.x() / std::max(1, m_plot.width()), delta.y() / std::max(1, m_plot.height()));
+        viewWasChanged();
+        return;
+    }
+    long long src = -1, dst = -1;
+    if (!gpuAt(event->position(), src, dst))
+        src = dst = -1;
+    if (src != m_hoverSrc || dst != m_hoverDst) {
+        m_hoverSrc = src;
+        m_hoverDst = dst;
+        update();
+    }
+    const QString text = hoverText(event->position().toPoint());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void TrafficHeatmapCanvas::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton && m_dragging) {
+        m_dragging = false;
+        setCursor(Qt::CrossCursor);
+    }
+}
+
+void TrafficHeatmapCanvas::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton)
+        resetView();
+}
+
+void TrafficHeatmapCanvas::keyPressEvent(QKeyEvent* event)
+{
+    const QPointF centre = QRectF(m_plot).center();
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomAt(centre, 2.0);
+        break;
+    case Qt::Key_Minus:
+        zoomAt(centre, 0.5);
+        break;
+    case Qt::Key_0:
+    case Qt::Key_Home:
+        resetView();
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+void TrafficHeatmapCanvas::leaveEvent(QEvent* event)
+{
+    QWidget::leaveEvent(event);
+    if (m_hoverSrc >= 0) {
+        m_hoverSrc = m_hoverDst = -1;
+        update();
+    }
+}
+
+} // namespace clusterscope::views
