@@ -13,7 +13,9 @@
 #include <QImage>
 #include <QWidget>
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace clusterscope::views {
 
@@ -82,7 +84,6 @@ private:
     /// GPU under widget position `pos` on each axis; false outside the plot.
     bool gpuAt(QPointF pos, long long& srcGpu, long long& dstGpu) const;
     void paintAxes(QPainter& painter) const;
-    void paintBoundaries(QPainter& painter) const;
     void paintHover(QPainter& painter) const;
     QString blockLabel(long long block, long long gpusPerBlock) const;
 
@@ -95,6 +96,7 @@ private:
     bool m_dirty = true;
     QRect m_plot, m_legend, m_legendBar;
     QImage m_image;
+    std::vector<std::int16_t> m_pixelIndex; ///< colour index per plot pixel (-1: no traffic)
     engine::TrafficBlocks m_blocks;
     HeatmapColorScale m_scale;
     RenderStats m_stats;

@@ -96,7 +96,6 @@ void TrafficHeatmapCanvas::paintEvent(QPaintEvent*)
         p.drawImage(m_plot.topLeft(), m_image);
     else
         p.fillRect(m_plot, QColor::fromRgb(HeatmapColorScale::zeroRgb()));
-    paintBoundaries(p);
     paintHover(p);
     p.setPen(QPen(palette().windowText().color(), 1));
     p.setBrush(Qt::NoBrush);
@@ -142,29 +141,6 @@ void TrafficHeatmapCanvas::paintEvent(QPaintEvent*)
     p.drawRect(swatch.adjusted(0, 0, -1, -1));
     p.drawText(QRect(swatch.right() + 8, swatch.top(), m_legend.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
         QStringLiteral("0 B (none)"));
-}
-
-void TrafficHeatmapCanvas::paintBoundaries(QPainter& p) const
-{
-    // Faint lines at the boundaries of the next coarser level (nodes at GPU level, racks at node
-    // level, ...) once they are at least 12 pixels apart, so blocks can be counted.
-    if (!m_source || m_stats.level == HeatmapLevel::Pod || m_plot.width() <= 0)
-        return;
-    const long long b = m_geometry.gpusPerBlock(static_cast<HeatmapLevel>(int(m_stats.level) + 1));
-    const double perGpu = m_plot.width() / m_viewport.span();
-    if (b * perGpu < 12 || b >= m_source->gpus())
-        return;
-    p.setPen(QPen(QColor(0, 0, 0, 45), 1));
-    for (int axis = 0; axis < 2; ++axis) {
-        const double start = axis == 0 ? m_viewport.colStart() : m_viewport.rowStart();
-        for (long long g = (static_cast<long long>(start) / b + 1) * b; g < start + m_viewport.span(); g += b) {
-            const int at = static_cast<int>(std::lround((g - start) * perGpu));
-            if (axis == 0)
-                p.drawLine(m_plot.left() + at, m_plot.top(), m_plot.left() + at, m_plot.bottom());
-            else
-                p.drawLine(m_plot.left(), m_plot.top() + at, m_plot.right(), m_plot.top() + at);
-        }
-    }
 }
 
 void TrafficHeatmapCanvas::paintHover(QPainter& p) const
