@@ -13,6 +13,8 @@
 #include "views/heatmap/trafficheatmapwidget.h"
 
 #include <QComboBox>
+#include <QScreen>
+#include <QToolTip>
 #include <QtTest>
 
 #include <cstdio>
@@ -204,6 +206,39 @@ private Q_SLOTS:
             qPrintable(c->hoverText(c->cellCenter(3, 4))));
     }
 
+    void hoverNamesThePairDrawnUnderTheCursor()
+    {
+        // At a fractional number of pixels per GPU (about 2.5), every pixel near the diagonal must
+        // be coloured by the bytes of the pair its hover text names.
+        const Example e = llama();
+        TrafficHeatmapWidget w;
+        w.resize(1200, 900);
+        w.setSource(e.source, e.geometry);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        TrafficHeatmapCanvas* c = w.canvas();
+        c->setViewWindow(100, 100, 300);
+        c->ensureRendered();
+        QCOMPARE(c->level(), HeatmapLevel::Gpu);
+        const QRect plot = c->plotRect();
+        QVERIFY(std::abs(plot.width() / 300.0 - std::round(plot.width() / 300.0)) > 0.1);
+        const QRegularExpression pair(QStringLiteral("Source: GPU (\\d+).*\nDestination: GPU (\\d+)"));
+        const auto darken = [](QRgb v) { return qRgb(qRed(v) * 82 / 100, qGreen(v) * 82 / 100, qBlue(v) * 82 / 100); };
+        int checked = 0, withTraffic = 0;
+        for (int x = 0; x < plot.width(); ++x)
+            for (int y = std::max(0, x - 30); y < std::min(plot.height(), x + 30); y += 3) {
+                const QRegularExpressionMatch m = pair.match(c->hoverText(plot.topLeft() + QPoint(x, y)));
+                QVERIFY(m.hasMatch());
+                const double bytes = e.matrix.pairTotalBytes(m.captured(1).toLongLong(), m.captured(2).toLongLong());
+                const QRgb expected = c->colorScale().rgb(bytes), drawn = c->heatmapImage().pixel(x, y);
+                QVERIFY2(drawn == expected || drawn == darken(expected),
+                    qPrintable(QStringLiteral("pixel %1,%2 (%3)").arg(x).arg(y).arg(m.captured(0))));
+                ++checked;
+                withTraffic += bytes > 0;
+            }
+        QVERIFY(checked > 10000 && withTraffic > 500);
+    }
+
     void filtersChangeThePicture()
     {
         if (!pixelsAvailable())
@@ -370,6 +405,18 @@ private Q_SLOTS:
         save(w, "16k-full");
         w.canvas()->setViewWindow(3800, 3800, 600);
         save(w, "16k-zoom");
+        // Hover: a real mouse move over the cell of GPUs 4000 -> 4001 (TP), screen grabbed with the tooltip.
+        TrafficHeatmapCanvas* c = w.canvas();
+        c->ensureRendered();
+        const QPoint cell = c->cellCenter(4000, 4001);
+        QMouseEvent hover(QEvent::MouseMove, cell, c->mapToGlobal(cell), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(c, &hover);
+        QTest::qWait(300);
+        QVERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(QStringLiteral("Source: GPU 4000 (node 500)\nDestination: GPU 4001 (node 500)")),
+            qPrintable(QToolTip::text()));
+        QGuiApplication::primaryScreen()->grabWindow(0).copy(w.geometry()).save(QStringLiteral("/tmp/gui-heatmap-hover.png"));
+        QToolTip::hideText();
         const Example moe = example("examples/mixtral-8x7b-256-h200-roce.json");
         w.setTitle(QStringLiteral("Mixtral 8x7B on 256 H200 (TP 2, EP 8, DP 128): model traffic"));
         w.setSource(moe.source, moe.geometry);

@@ -12,6 +12,18 @@
 
 namespace clusterscope::views {
 
+namespace {
+
+/// First plot pixel whose centre lies at or after GPU coordinate `gpu`: pixel p shows the GPU under
+/// its centre, start + (p + 0.5) / pixelsPerGpu. The image and the hover both use this one rule, so
+/// the tooltip always names the cell drawn under the cursor.
+long long firstPixelAt(double gpu, double start, double pixelsPerGpu)
+{
+    return static_cast<long long>(std::ceil((gpu - start) * pixelsPerGpu - 0.5));
+}
+
+} // namespace
+
 TrafficHeatmapCanvas::TrafficHeatmapCanvas(QWidget* parent)
     : QWidget(parent)
 {
@@ -119,10 +131,9 @@ void TrafficHeatmapCanvas::renderImage()
         std::vector<std::pair<int, int>> out(static_cast<std::size_t>(count));
         for (long long i = 0; i < count; ++i) {
             const long long lo = (firstBlock + i) * b, hi = std::min(gpus, lo + b);
-            int p0 = static_cast<int>(std::lround((lo - start) * scale));
-            int p1 = static_cast<int>(std::lround((hi - start) * scale));
-            p1 = std::max(p1, p0 + 1); // a block thinner than a pixel still shows
-            out[std::size_t(i)] = { std::clamp(p0, 0, pixels), std::clamp(p1, 0, pixels) };
+            const long long p0 = firstPixelAt(double(lo), start, scale);
+            const long long p1 = std::max(firstPixelAt(double(hi), start, scale), p0 + 1); // thin blocks still show
+            out[std::size_t(i)] = { int(std::clamp(p0, 0LL, (long long)pixels)), int(std::clamp(p1, 0LL, (long long)pixels)) };
         }
         return out;
     };
@@ -162,7 +173,7 @@ void TrafficHeatmapCanvas::renderImage()
                 std::vector<char>& lines = axis == 0 ? colLine : rowLine;
                 for (long long g = (static_cast<long long>(start) / coarse + 1) * coarse; g < start + m_viewport.span();
                      g += coarse) {
-                    const long long at = std::lround((g - start) * scale);
+                    const long long at = firstPixelAt(double(g), start, scale);
                     if (at >= 0 && at < pixels)
                         lines[std::size_t(at)] = 1;
                 }
@@ -189,10 +200,19 @@ bool TrafficHeatmapCanvas::gpuAt(QPointF pos, long long& srcGpu, long long& dstG
 {
     if (!m_source || !m_plot.contains(pos.toPoint()) || m_plot.width() <= 0)
         return false;
-    const double perPixel = m_viewport.span() / m_plot.width();
+    const double scale = m_plot.width() / m_viewport.span();
     const long long last = m_source->gpus() - 1;
-    dstGpu = std::clamp(static_cast<long long>(m_viewport.colStart() + (pos.x() - m_plot.left()) * perPixel), 0LL, last);
-    srcGpu = std::clamp(static_cast<long long>(m_viewport.rowStart() + (pos.y() - m_plot.top()) * perPixel), 0LL, last);
+    const auto gpuOf = [&](long long pixel, double start) {
+        // The GPU under the pixel's centre, then nudged so that firstPixelAt (the image's rule) agrees.
+        long long g = std::clamp(static_cast<long long>(start + (pixel + 0.5) / scale), 0LL, last);
+        while (g < last && firstPixelAt(double(g + 1), start, scale) <= pixel)
+            ++g;
+        while (g > 0 && firstPixelAt(double(g), start, scale) > pixel)
+            --g;
+        return g;
+    };
+    dstGpu = gpuOf(static_cast<long long>(std::floor(pos.x())) - m_plot.left(), m_viewport.colStart());
+    srcGpu = gpuOf(static_cast<long long>(std::floor(pos.y())) - m_plot.top(), m_viewport.rowStart());
     return true;
 }
 
