@@ -4,6 +4,7 @@
 #include "engine/scenario/scenario.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
+#include "views/heatmap/trafficheatmapwidget.h"
 #include "views/strategies/strategiesview.h"
 #include "views/fabric/fabricscenebuilder.h"
 #include "views/fabric/fabricview.h"
@@ -70,6 +71,21 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
         strategies.setResult(*analysis.search, QString::fromStdString(scenario.name));
     else
         strategies.setEmptyState(why.isEmpty() ? tr("No search was run.") : why);
+}
+
+void presentTraffic(views::TrafficHeatmapWidget& heatmap, const engine::Scenario& scenario,
+    const engine::ScenarioAnalysis& analysis)
+{
+    if (!analysis.trafficSource) {
+        heatmap.setEmptyState(analysis.problems.empty()
+                ? tr("No traffic to show:\n%1").arg(QString::fromStdString(analysis.trainingError))
+                : tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(analysis.problems.front())));
+        return;
+    }
+    heatmap.setTitle(tr("%1 — bytes per iteration between GPUs (%2)")
+                         .arg(QString::fromStdString(scenario.name),
+                             QString::fromStdString(analysis.estimateSource == "search" ? "best strategy found" : "scenario strategy")));
+    heatmap.setSource(analysis.trafficSource, views::heatmapGeometryFor(scenario, analysis.geometry));
 }
 
 } // namespace clusterscope::app

@@ -9,6 +9,7 @@ class BomView;
 class BreakdownChart;
 class FabricView;
 class StrategiesView;
+class TrafficHeatmapWidget;
 }
 
 namespace clusterscope::app {
@@ -22,6 +23,10 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
 /// Shows an analysis's training estimate (iteration breakdown of the current strategy beside the
 /// search's best) and the ranked strategies; the engine's message when there is none.
 void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strategies, const engine::Scenario& scenario,
+    const engine::ScenarioAnalysis& analysis);
+
+/// Shows the iteration's GPU-pair traffic in the heatmap (the engine's message when there is none).
+void presentTraffic(views::TrafficHeatmapWidget& heatmap, const engine::Scenario& scenario,
     const engine::ScenarioAnalysis& analysis);
 
 } // namespace clusterscope::app

@@ -9,6 +9,7 @@
 #include "engine/scenario/scenariovalidator.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
+#include "views/heatmap/trafficheatmapwidget.h"
 #include "views/strategies/strategiesview.h"
 #include "views/editor/scenarioeditor.h"
 #include "views/fabric/fabricview.h"
@@ -114,12 +115,8 @@ void MainWindow::createCentre()
     m_tabs->setDocumentMode(true);
     m_fabric = new views::FabricView(m_tabs);
     m_tabs->addTab(m_fabric, tr("Fabric 3D"));
-    m_tabs->addTab(new views::EmptyStateWidget(tr("GPU-pair traffic"),
-                       tr("A heatmap of the bytes each pair of GPUs exchanges per iteration, split by parallelism "
-                          "dimension (DP, TP, PP, CP, EP) and link class. It appears here once the parallelism "
-                          "model of this version can evaluate the scenario."),
-                       m_tabs),
-        tr("Traffic"));
+    m_traffic = new views::TrafficHeatmapWidget(m_tabs);
+    m_tabs->addTab(m_traffic, tr("Traffic"));
     m_breakdown = new views::BreakdownChart(m_tabs);
     m_tabs->addTab(m_breakdown, tr("Iteration breakdown"));
     m_strategies = new views::StrategiesView(m_tabs);
@@ -338,6 +335,7 @@ void MainWindow::showAnalysis()
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
     presentFabric(*m_fabric, *m_bom, s, *analysis);
     presentTraining(*m_breakdown, *m_strategies, s, *analysis);
+    presentTraffic(*m_traffic, s, *analysis);
 }
 
 void MainWindow::updateTitle()

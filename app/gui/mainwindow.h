@@ -19,6 +19,7 @@ namespace clusterscope::views {
 class BomView;
 class BreakdownChart;
 class StrategiesView;
+class TrafficHeatmapWidget;
 class FabricView;
 class ScenarioEditor;
 class ScenarioListModel;
@@ -40,6 +41,7 @@ public:
     views::BomView* bomView() const { return m_bom; }
     views::BreakdownChart* breakdownChart() const { return m_breakdown; }
     views::StrategiesView* strategiesView() const { return m_strategies; }
+    views::TrafficHeatmapWidget* trafficView() const { return m_traffic; }
     AnalysisRunner* analysisRunner() const { return m_runner; }
     QTabWidget* tabs() const { return m_tabs; }
     QListView* scenarioList() const { return m_list; }
@@ -92,6 +94,7 @@ private:
     views::BomView* m_bom = nullptr;
     views::BreakdownChart* m_breakdown = nullptr;
     views::StrategiesView* m_strategies = nullptr;
+    views::TrafficHeatmapWidget* m_traffic = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusScenario = nullptr;
     const engine::Catalog* m_catalog = nullptr;

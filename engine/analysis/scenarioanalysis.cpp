@@ -199,6 +199,8 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
             out.routingError = load.error;
             out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
         }
+        out.trafficSource = std::make_shared<const ModelTrafficSource>(*out.traffic, evaluator->placer());
+        out.geometry = evaluator->placer().geometry();
     }
     out.cancelled = options.stop.stop_requested();
     report(options, 1.0);

@@ -11,6 +11,7 @@
 #include "engine/fabric/fabricdesign.h"
 #include "engine/fabric/flowmodel.h"
 #include "engine/training/strategysearch.h"
+#include "engine/training/trafficblocks.h"
 #include "engine/training/trafficmatrix.h"
 #include "engine/training/trainingestimate.h"
 
@@ -56,6 +57,8 @@ struct ScenarioAnalysis {
     std::string trainingError;
     std::optional<SearchResult> search;
     std::shared_ptr<const TrafficMatrix> traffic;
+    std::shared_ptr<const TrafficSource> trafficSource; ///< the same traffic, for block/window queries (heatmap)
+    ClusterGeometry geometry;                           ///< how GPUs group into nodes, leaves, pods
 
     /// Average utilisation (0..1) of each fabric link over one iteration when the iteration's
     /// traffic is routed on it (indexed by LinkId; empty when not computed); both directions of a
