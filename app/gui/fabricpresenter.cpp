@@ -1,6 +1,8 @@
 #include "app/gui/fabricpresenter.h"
 
 #include "engine/analysis/scenarioanalysis.h"
+#include "engine/catalog/catalog.h"
+#include "engine/fabric/fabriclayout.h"
 #include "engine/scenario/scenario.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
@@ -19,9 +21,89 @@ namespace {
 QString tr(const char* text) { return QCoreApplication::translate("FabricPresenter", text); }
 }
 
-void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis)
+namespace {
+
+double unitPrice(const engine::FabricBom& bom, const std::string& category, const std::string& item, double length)
 {
+    for (const engine::BomLine& line : bom.lines)
+        if (line.category == category && line.item == item && (length <= 0 || line.lengthMetres == length))
+            return line.unitPriceUsd;
+    return -1;
+}
+
+QString linkDetails(const engine::ScenarioAnalysis& a, const engine::Catalog& catalog, const views::FabricSceneData& scene,
+    const views::SceneLink& line)
+{
+    using namespace engine;
+    const FabricGraph& g = a.fabric->graph;
+    const LinkId id = LinkId(line.graphLink);
+    const FabricLink& link = g.link(id);
+    const auto name = [&](int sceneNode) { return QString::fromStdString(scene.nodes[std::size_t(sceneNode)].label).toHtmlEscaped(); };
+    const QString level = QString::fromLatin1(toString(g.level(id))).replace(QLatin1Char('_'), QLatin1Char('-'));
+    QString text = tr("<b>%1</b> link: %2 – %3").arg(level, name(line.from), name(line.to));
+    if (line.members > 1)
+        text += tr("<br>%1 parallel cables (the busiest shown)").arg(line.members);
+    text += tr("<br>rate %1 Gb/s per direction, %2 lanes").arg(double(link.gbps)).arg(int(link.lanes));
+    text += tr("<br>medium %1, length %2 m").arg(QString::fromLatin1(toString(link.medium))).arg(double(link.lengthMetres), 0, 'f', 1);
+    if (id < a.linkUtilisation.size())
+        text += tr("<br>utilisation %1% averaged over one iteration").arg(double(a.linkUtilisation[id]) * 100, 0, 'f', 1);
+    if (link.flags & kLinkMissing)
+        text += tr("<br><font color='#c00'>missing</font>");
+    else if (link.flags & kLinkDegraded)
+        text += tr("<br><font color='#c00'>degraded</font>");
+    if (a.bom && link.lengthMetres > 0) {
+        if (const CableModel* cable = cableFor(link, catalog)) {
+            const double cablePrice = unitPrice(*a.bom, "cable", cable->id, cableLengthBin(link.lengthMetres));
+            double optics = 0;
+            if (cable->needsTransceivers)
+                optics = 2 * std::max(0.0, unitPrice(*a.bom, "transceiver", cable->transceiver, 0));
+            if (cablePrice >= 0)
+                text += tr("<br>cost $%1 (%2%3)")
+                            .arg(cablePrice + optics, 0, 'f', 0)
+                            .arg(QString::fromStdString(cable->name).toHtmlEscaped())
+                            .arg(optics > 0 ? tr(" + 2 x %1 optics").arg(QString::fromStdString(cable->transceiver)) : QString());
+        }
+    }
+    return text;
+}
+
+QString nodeDetails(const engine::ScenarioAnalysis& a, const views::FabricSceneData& scene, int index)
+{
+    using namespace engine;
+    const views::SceneNode& n = scene.nodes[std::size_t(index)];
+    QString text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(n.label).toHtmlEscaped());
+    const FabricDesign& d = *a.fabric;
+    if (n.kind == views::SceneNodeKind::Node) {
+        text += tr("<br>%1 server(s) x %2 GPUs (%3), %4 NICs of %5 Gb/s each")
+                    .arg(n.members)
+                    .arg(d.gpusPerNode)
+                    .arg(QString::fromStdString(d.gpuModel))
+                    .arg(d.nicsPerNode)
+                    .arg(d.nicGbps);
+    } else if (n.graphNode >= 0) {
+        const FabricNode& node = d.graph.node(NodeId(n.graphNode));
+        text += tr("<br>%1 switch, %2 ports (%3)")
+                    .arg(QString::fromStdString(tierName(node.tier)))
+                    .arg(node.ports)
+                    .arg(QString::fromStdString(d.switchModel));
+        float busiest = 0;
+        int links = 0;
+        for (LinkId l : d.graph.linksOf(NodeId(n.graphNode))) {
+            ++links;
+            if (l < a.linkUtilisation.size())
+                busiest = std::max(busiest, a.linkUtilisation[l]);
+        }
+        text += tr("<br>%1 links, the busiest %2% utilised").arg(links).arg(double(busiest) * 100, 0, 'f', 1);
+    }
+    return text;
+}
+
+} // namespace
+
+void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
+    std::shared_ptr<const engine::ScenarioAnalysis> shared, const engine::Catalog& catalog)
+{
+    const engine::ScenarioAnalysis& analysis = *shared;
     if (!analysis.problems.empty() && !analysis.fabric) {
         const QString message = tr("The scenario has problems to fix first:\n%1")
                                     .arg(QString::fromStdString(analysis.problems.front()));
@@ -48,6 +130,10 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
         title += text;
     }
     view.setScene(views::sceneFromGraph(design.graph, views::SceneLayout::Tiers, analysis.linkUtilisation, title));
+    view.setDetailsProvider([shared, &catalog](const views::FabricSceneData& scene, const views::ScenePick& pick) {
+        return pick.isLink ? linkDetails(*shared, catalog, scene, scene.links[std::size_t(pick.index)])
+                           : nodeDetails(*shared, scene, pick.index);
+    });
 
     if (analysis.bom)
         bomView.setBom(*analysis.bom, QString::fromStdString(scenario.name));

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <memory>
+
 namespace clusterscope::engine {
+class Catalog;
 struct Scenario;
 struct ScenarioAnalysis;
 }
@@ -17,8 +20,10 @@ namespace clusterscope::app {
 /// Shows an analysis's fabric in the 3D view (links coloured by the iteration's modelled
 /// utilisation) and its bill of materials in the BOM tab; parts the engine could not produce show
 /// the engine's message instead.
+/// Clicking a switch, server or link shows its details (rate, lanes, medium, length, utilisation,
+/// cable and optics cost from the BOM).
 void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis);
+    std::shared_ptr<const engine::ScenarioAnalysis> analysis, const engine::Catalog& catalog);
 
 /// Shows an analysis's training estimate (iteration breakdown of the current strategy beside the
 /// search's best) and the ranked strategies; the engine's message when there is none.

@@ -333,7 +333,7 @@ void MainWindow::showAnalysis()
     if (!analysis || index < 0)
         return;
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
-    presentFabric(*m_fabric, *m_bom, s, *analysis);
+    presentFabric(*m_fabric, *m_bom, s, analysis, *m_catalog);
     presentTraining(*m_breakdown, *m_strategies, s, *analysis);
     presentTraffic(*m_traffic, s, *analysis);
 }

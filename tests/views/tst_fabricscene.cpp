@@ -100,6 +100,42 @@ private Q_SLOTS:
         QVERIFY(countPixelsNear(image, { 0.9, 0.0, 0.35 }) > 20);
     }
 
+    // A click on a glyph or a line picks it and shows its details; a drag does not.
+    void clickPicksAndShowsDetails()
+    {
+        if (!glAvailable())
+            QSKIP("needs an X server with GL (run under xvfb-run)");
+        FabricView view;
+        view.resize(900, 700);
+        view.setScene(smallScene());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.grabPicture(); // render once so the camera matrices are current
+        // Where the spine (node 10) and the hot uplink (link 8, leaf 8 -> spine 10) appear on screen.
+        const QPoint spine = view.screenPositionOf(10).toPoint();
+        const auto pick = view.pickAt(spine);
+        QVERIFY(pick.has_value());
+        QCOMPARE(pick->isLink, false);
+        QCOMPARE(pick->index, 10);
+        const QPoint leaf = view.screenPositionOf(8).toPoint();
+        const QPoint middle = (leaf + spine) / 2;
+        const auto linkPick = view.pickAt(middle);
+        QVERIFY(linkPick.has_value());
+        QVERIFY(linkPick->isLink);
+        QCOMPARE(linkPick->index, 8);
+        QVERIFY(!view.pickAt(QPoint(5, view.vtkWidget()->height() - 5)).has_value());
+
+        view.setDetailsProvider([](const FabricSceneData& d, const ScenePick& p) {
+            return QStringLiteral("picked %1 %2 of %3").arg(p.isLink ? QStringLiteral("link") : QStringLiteral("node")).arg(p.index).arg(d.nodes.size());
+        });
+        QSignalSpy picked(&view, &FabricView::picked);
+        QTest::mouseClick(view.vtkWidget(), Qt::LeftButton, {}, middle);
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(view.detailsText(), QStringLiteral("picked link 8 of 11"));
+        QTest::mouseClick(view.vtkWidget(), Qt::LeftButton, {}, QPoint(5, view.vtkWidget()->height() - 5));
+        QVERIFY(view.detailsText().isEmpty());
+    }
+
     void emptyStateHidesPicture()
     {
         FabricView view;

@@ -4,6 +4,8 @@
 #include "views/widgets/vtkopenglwidget.h"
 
 #include <QEvent>
+#include <QLineF>
+#include <QMouseEvent>
 #include <QFileDialog>
 #include <QLabel>
 #include <QMessageBox>
@@ -41,6 +43,12 @@ FabricView::FabricView(QWidget* parent)
     m_empty->setMargin(24);
     m_vtk->installEventFilter(this);
     m_stack->addWidget(m_vtk);
+    m_detailsPanel = new QLabel(m_vtk);
+    m_detailsPanel->setStyleSheet(QStringLiteral(
+        "QLabel { background: rgba(255,255,255,235); border: 1px solid #8a94a6; border-radius: 4px; padding: 8px; }"));
+    m_detailsPanel->setTextFormat(Qt::RichText);
+    m_detailsPanel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detailsPanel->hide();
     m_stack->addWidget(m_empty);
     layout->addWidget(m_stack, 1);
     setEmptyState(tr("No fabric to draw yet."));
@@ -50,8 +58,10 @@ FabricView::~FabricView() = default;
 
 void FabricView::setScene(const FabricSceneData& data)
 {
+    m_data = data;
     m_scene->build(data, m_vtk->renderer());
     m_stack->setCurrentWidget(m_vtk);
+    m_detailsPanel->hide();
     resetCamera();
 }
 
@@ -84,7 +94,97 @@ bool FabricView::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_vtk && (event->type() == QEvent::MouseButtonPress || event->type() == QEvent::Wheel))
         m_cameraAuto = false; // the user moved the camera: keep it through resizes
+    if (watched == m_vtk && event->type() == QEvent::MouseButtonPress)
+        m_pressPos = static_cast<QMouseEvent*>(event)->position().toPoint();
+    if (watched == m_vtk && event->type() == QEvent::MouseButtonRelease) {
+        auto* mouse = static_cast<QMouseEvent*>(event);
+        // A click (not a drag that rotated the camera) picks what is under the cursor.
+        if (mouse->button() == Qt::LeftButton && (mouse->position().toPoint() - m_pressPos).manhattanLength() <= 4) {
+            if (const auto pick = pickAt(mouse->position().toPoint())) {
+                showPick(*pick);
+                Q_EMIT picked(*pick);
+            } else {
+                m_detailsPanel->hide();
+            }
+        }
+    }
     return QWidget::eventFilter(watched, event);
+}
+
+std::optional<ScenePick> FabricView::pickAt(QPoint pos) const
+{
+    if (!hasScene() || m_data.nodes.empty())
+        return std::nullopt;
+    std::vector<QPointF> screen(m_data.nodes.size());
+    for (std::size_t i = 0; i < m_data.nodes.size(); ++i)
+        screen[i] = screenPositionOf(int(i));
+    const QPointF p(pos);
+    constexpr double kNodeRadius = 12.0, kLineRadius = 5.0;
+    std::optional<ScenePick> best;
+    double bestDistance = kNodeRadius;
+    for (std::size_t i = 0; i < screen.size(); ++i) {
+        const double d = QLineF(p, screen[i]).length();
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = ScenePick { false, int(i) };
+        }
+    }
+    if (best)
+        return best; // glyphs win over the lines that end at them
+    bestDistance = kLineRadius;
+    for (std::size_t i = 0; i < m_data.links.size(); ++i) {
+        const QPointF a = screen[std::size_t(m_data.links[i].from)], b = screen[std::size_t(m_data.links[i].to)];
+        const QPointF ab = b - a;
+        const double lengthSquared = QPointF::dotProduct(ab, ab);
+        const double t = lengthSquared > 0 ? std::clamp(QPointF::dotProduct(p - a, ab) / lengthSquared, 0.0, 1.0) : 0.0;
+        const double d = QLineF(p, a + t * ab).length();
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = ScenePick { true, int(i) };
+        }
+    }
+    return best;
+}
+
+QPointF FabricView::screenPositionOf(int index) const
+{
+    const SceneNode& n = m_data.nodes.at(std::size_t(index));
+    vtkRenderer* renderer = m_vtk->renderer();
+    const double dpr = m_vtk->devicePixelRatioF();
+    renderer->SetWorldPoint(n.x, n.y, n.z, 1.0);
+    renderer->WorldToDisplay();
+    double d[3];
+    renderer->GetDisplayPoint(d);
+    // VTK's display y grows upwards, Qt's downwards.
+    return QPointF(d[0] / dpr, (m_vtk->height() * dpr - d[1]) / dpr);
+}
+
+void FabricView::setDetailsProvider(std::function<QString(const FabricSceneData&, const ScenePick&)> provider)
+{
+    m_details = std::move(provider);
+}
+
+QString FabricView::detailsText() const { return m_detailsPanel->isVisible() ? m_detailsPanel->text() : QString(); }
+
+void FabricView::showPick(const ScenePick& pick)
+{
+    QString text;
+    if (m_details) {
+        text = m_details(m_data, pick);
+    } else if (pick.isLink) {
+        const SceneLink& l = m_data.links[std::size_t(pick.index)];
+        text = tr("<b>Link</b> %1 – %2<br>utilisation %3")
+                   .arg(QString::fromStdString(m_data.nodes[std::size_t(l.from)].label),
+                       QString::fromStdString(m_data.nodes[std::size_t(l.to)].label),
+                       l.value >= 0 ? QString::number(l.value * 100, 'f', 1) + QLatin1Char('%') : tr("unknown"));
+    } else {
+        text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(m_data.nodes[std::size_t(pick.index)].label).toHtmlEscaped());
+    }
+    m_detailsPanel->setText(text);
+    m_detailsPanel->adjustSize();
+    m_detailsPanel->move(m_vtk->width() - m_detailsPanel->width() - 110, 40);
+    m_detailsPanel->show();
+    m_detailsPanel->raise();
 }
 
 void FabricView::resizeEvent(QResizeEvent* event)

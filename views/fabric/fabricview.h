@@ -7,7 +7,9 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QStackedWidget;
@@ -16,6 +18,12 @@ namespace clusterscope::views {
 
 class FabricScene;
 class VtkOpenGLWidget;
+
+/// What a click in the 3D view hit: a glyph or a line of the scene.
+struct ScenePick {
+    bool isLink = false;
+    int index = -1; ///< into FabricSceneData::nodes or ::links
+};
 
 class FabricView : public QWidget {
     Q_OBJECT
@@ -35,6 +43,21 @@ public:
     /// Renders and returns the current picture.
     QImage grabPicture();
 
+    /// The glyph or line drawn nearest to widget position `pos` (device-independent pixels of the
+    /// 3D widget), within a few pixels; nothing when the click hit empty space.
+    std::optional<ScenePick> pickAt(QPoint pos) const;
+    /// Where scene node `index` appears in the 3D widget (device-independent pixels).
+    QPointF screenPositionOf(int index) const;
+    /// Text for the details panel of a pick (rate, load, medium, length, cost, ...). Without a
+    /// provider the panel shows what the scene itself knows.
+    void setDetailsProvider(std::function<QString(const FabricSceneData&, const ScenePick&)> provider);
+    /// The details panel's current text (empty when hidden).
+    QString detailsText() const;
+    const FabricSceneData& sceneData() const { return m_data; }
+
+Q_SIGNALS:
+    void picked(const clusterscope::views::ScenePick& pick);
+
 public Q_SLOTS:
     void resetCamera();
     void viewFromTop();
@@ -47,7 +70,13 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void showPick(const ScenePick& pick);
+
     std::unique_ptr<FabricScene> m_scene;
+    FabricSceneData m_data;
+    std::function<QString(const FabricSceneData&, const ScenePick&)> m_details;
+    QLabel* m_detailsPanel = nullptr;
+    QPoint m_pressPos;
     bool m_cameraAuto = true; ///< the camera is where resetCamera() put it (refit on resize)
     VtkOpenGLWidget* m_vtk = nullptr;
     QLabel* m_empty = nullptr;
