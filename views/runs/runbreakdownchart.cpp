@@ -155,7 +155,8 @@ void RunBreakdownChart::setSteps(const std::vector<engine::StepBreakdown>& steps
     yAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.08 : 1.0);
     yAxis->applyNiceNumbers();
     yAxis->setLabelFormat(QStringLiteral("%.3g"));
-    yAxis->setTitleText(tr("Time per step (ms), %1").arg(m_scope));
+    yAxis->setTitleText(tr("Time per step (ms)"));
+    chart->setTitle(tr("Per-rank breakdown, %1").arg(m_scope));
     chart->addAxis(xAxis, Qt::AlignBottom);
     chart->addAxis(yAxis, Qt::AlignLeft);
     series->attachAxis(xAxis);

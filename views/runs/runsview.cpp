@@ -160,6 +160,8 @@ RunsView::RunsView(QWidget* parent)
     m_heatmapLayout->setContentsMargins(0, 0, 0, 0);
     m_heatmapPlaceholder->setAlignment(Qt::AlignCenter);
     m_heatmapPlaceholder->setForegroundRole(QPalette::PlaceholderText);
+    m_heatmapPlaceholder->setFrameShape(QFrame::StyledPanel);
+    m_heatmapPlaceholder->setText(tr("Measured traffic heatmap\n(bytes sent between ranks)"));
     m_heatmapLayout->addWidget(m_heatmapPlaceholder);
     m_heatmapSlot->setMinimumSize(260, 220);
     auto* top = new QSplitter(Qt::Horizontal, m_content);
@@ -167,7 +169,7 @@ RunsView::RunsView(QWidget* parent)
     top->addWidget(m_heatmapSlot);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
-    m_chart->setMinimumHeight(260);
+    m_chart->setMinimumHeight(240);
 
     m_stragglerTable->setModel(m_stragglers);
     m_collectiveProxy->setSourceModel(m_collectives);
@@ -199,7 +201,8 @@ RunsView::RunsView(QWidget* parent)
     vertical->setChildrenCollapsible(false);
     vertical->setStretchFactor(0, 4);
     vertical->setStretchFactor(1, 2);
-    vertical->setStretchFactor(2, 3);
+    vertical->setStretchFactor(2, 4);
+    vertical->setSizes({ 400, 200, 400 });
     auto* contentLayout = new QVBoxLayout(m_content);
     contentLayout->setContentsMargins(0, 0, 0, 0);
     contentLayout->addWidget(vertical);
@@ -210,7 +213,9 @@ RunsView::RunsView(QWidget* parent)
     main->addWidget(left);
     main->addWidget(m_stack);
     main->setStretchFactor(0, 1);
-    main->setStretchFactor(1, 4);
+    main->setStretchFactor(1, 5);
+    main->setSizes({ 320, 1280 });
+    left->setMinimumWidth(220);
     main->setChildrenCollapsible(false);
     layout->addWidget(main, 1);
 

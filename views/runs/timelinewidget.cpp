@@ -211,9 +211,9 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     p.fillRect(rect(), palette().color(QPalette::Window));
     const QRect lanes = lanesRect();
     if (!m_data || m_data->lanes().empty()) {
-        p.fillRect(lanes, palette().color(QPalette::Base));
+        p.fillRect(rect(), palette().color(QPalette::Base));
         p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(lanes, Qt::AlignCenter | Qt::TextWordWrap, m_placeholder);
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, m_placeholder);
         return;
     }
     if (m_dirty || m_cache.size() != lanes.size()) {
