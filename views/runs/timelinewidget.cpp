@@ -229,7 +229,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     p.setFont(small);
     p.setPen(palette().color(QPalette::Text));
     const auto& all = m_data->lanes();
-    const bool every = laneH >= p.fontMetrics().height() - 2;
+    const bool every = laneH >= p.fontMetrics().height();
     for (int lane = m_firstLane, y = lanes.top(); lane < int(all.size()) && y < lanes.bottom(); ++lane, y += laneH) {
         const bool firstOfRank = lane == 0 || all[std::size_t(lane - 1)].rankIndex != all[std::size_t(lane)].rankIndex;
         if (firstOfRank && lane != m_firstLane) {
