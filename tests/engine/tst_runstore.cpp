@@ -7,6 +7,7 @@
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -86,6 +87,7 @@ private Q_SLOTS:
     void failedStoreLeavesProjectAsItWas_data();
     void failedStoreLeavesProjectAsItWas();
     void missingRunIsAnError();
+    void largeRunRoundTrip();
 };
 
 void TestRunStore::roundTripEqualsAnalysis_data()
@@ -274,6 +276,34 @@ void TestRunStore::missingRunIsAnError()
     QVERIFY(!loaded);
     QVERIFY2(loaded.message().find("no run 42") != std::string::npos, loaded.message().c_str());
     QVERIFY2(loaded.message().find("p.cscp") != std::string::npos, loaded.message().c_str());
+}
+
+void TestRunStore::largeRunRoundTrip()
+{
+    // 512 ranks x 20 steps: 10k step rows, 40 matched collectives, a 512 x 512 traffic matrix of
+    // which only the ring neighbours and the p2p pair are non-zero. Times are printed, not asserted.
+    QTemporaryDir dir;
+    auto store = ProjectStore::create(dir.filePath(QStringLiteral("big.cscp")).toStdString());
+    QVERIFY(store);
+    const Run run = generatedRun(512, 20, 300);
+    const RunAnalysis analysis = analyzeRun(run);
+    RunStore runs(*store);
+    QElapsedTimer timer;
+    timer.start();
+    auto id = runs.add("big", { "/big" }, run, analysis);
+    const double storeMs = double(timer.nsecsElapsed()) / 1e6;
+    QVERIFY2(id, id.message().c_str());
+    timer.restart();
+    auto loaded = runs.load(*id);
+    const double loadMs = double(timer.nsecsElapsed()) / 1e6;
+    QVERIFY(loaded);
+    std::size_t nonZero = 0;
+    for (double b : analysis.traffic.bytes)
+        nonZero += b != 0;
+    qInfo("512 ranks, %zu step rows, %zu collectives, %zu non-zero traffic pairs of %zu: store %.1f ms, load %.1f ms",
+        analysis.steps.size() * 512, analysis.collectives.size(), nonZero, analysis.traffic.bytes.size(), storeMs, loadMs);
+    QCOMPARE(dumpAnalysis(loaded->analysis), dumpAnalysis(analysis));
+    QVERIFY(loaded->analysis.traffic.bytes == analysis.traffic.bytes);
 }
 
 QTEST_GUILESS_MAIN(TestRunStore)
