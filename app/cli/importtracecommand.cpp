@@ -2,12 +2,15 @@
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
 #include "engine/run/runanalysis.h"
+#include "engine/store/projectstore.h"
+#include "engine/store/runstore.h"
 #include "importers/kineto/runloader.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
 namespace clusterscope::app {
@@ -20,6 +23,18 @@ std::string fixed(double v, int decimals)
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
+}
+
+// The run's display name: the directory or file name of the first path, "+N" when there are more.
+std::string runName(const std::vector<std::string>& paths)
+{
+    std::filesystem::path first(paths.front());
+    if (!first.has_filename())
+        first = first.parent_path();
+    std::string name = first.filename().string();
+    if (paths.size() > 1)
+        name += " +" + std::to_string(paths.size() - 1);
+    return name;
 }
 
 json diagnosticsJson(const engine::Diagnostics& d)
@@ -127,7 +142,7 @@ void printText(std::ostream& os, const engine::Run& run, const engine::RunAnalys
 
 int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
 {
-    auto cl = CommandLine::parse(args, { "json" }, { "threads" });
+    auto cl = CommandLine::parse(args, { "json" }, { "threads", "project" });
     if (!cl)
         return cliUsageError(io, "import-trace", cl.message());
     if (cl->positionals().empty())
@@ -151,10 +166,40 @@ int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
     for (const auto& d : run->diagnostics.items())
         if (d.severity == engine::DiagnosticSeverity::Error)
             io.err << d.message << "\n";
-    if (cl->flag("json"))
-        io.out << toJson(*run, analysis, all).dump(2) << "\n";
-    else
+    // --project: the run goes into the project (created when absent) in one transaction, so the
+    // GUI's Runs tab shows it without re-parsing the traces.
+    std::int64_t storedId = 0;
+    std::string storedName;
+    const auto project = cl->value("project");
+    if (project) {
+        auto store = openOrCreateProjectForCli(*project, io);
+        if (!store)
+            return 1;
+        std::vector<std::string> sources;
+        for (const auto& p : cl->positionals()) {
+            std::error_code ec;
+            const auto absolute = std::filesystem::absolute(p, ec);
+            sources.push_back(ec ? p : absolute.lexically_normal().string());
+        }
+        storedName = runName(cl->positionals());
+        auto id = engine::RunStore(*store).add(storedName, sources, *run, analysis);
+        if (!id) {
+            io.err << id.message() << "\n";
+            return 1;
+        }
+        storedId = *id;
+    }
+    if (cl->flag("json")) {
+        json out = toJson(*run, analysis, all);
+        if (project)
+            out["stored"] = { { "project", *project }, { "run_id", storedId }, { "name", storedName } };
+        io.out << out.dump(2) << "\n";
+    } else {
         printText(io.out, *run, analysis, all);
+        if (project)
+            io.out << "\nrun \"" << storedName << "\" stored in the project " << *project << " (run id " << storedId
+                   << "; shown in the GUI's Runs tab)\n";
+    }
     return 0;
 }
 

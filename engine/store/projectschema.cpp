@@ -34,6 +34,30 @@ const char* const kMigrations[] = {
     "  op TEXT NOT NULL, process_group TEXT, bytes REAL, ranks INTEGER, duration_us REAL,"
     "  algbw_gbps REAL, busbw_gbps REAL, last_arrival_rank INTEGER, wait_us REAL,"
     "  PRIMARY KEY (run_id, seq));",
+    // 3: the rest of a stored run (engine/store/runstore.h): the collectives' per-group sequence,
+    // step, ranks seen, total wait and aligned first start; the rank files with their clock
+    // offsets; stragglers; the measured traffic matrix as its non-zero pairs; diagnostics.
+    "ALTER TABLE run_collectives ADD COLUMN group_seq INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE run_collectives ADD COLUMN step INTEGER NOT NULL DEFAULT -1;"
+    "ALTER TABLE run_collectives ADD COLUMN ranks_seen INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE run_collectives ADD COLUMN total_wait_us REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE run_collectives ADD COLUMN first_start_ns INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE run_ranks ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, position INTEGER NOT NULL,"
+    "  rank INTEGER NOT NULL, world_size INTEGER NOT NULL, source_file TEXT NOT NULL, gpu TEXT NOT NULL,"
+    "  gpu_memory_bytes INTEGER NOT NULL, nccl_version TEXT NOT NULL, clock_offset_ns INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, position));"
+    "CREATE TABLE run_stragglers ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, position INTEGER NOT NULL,"
+    "  rank INTEGER NOT NULL, last_arrivals INTEGER NOT NULL, wait_caused_us REAL NOT NULL,"
+    "  PRIMARY KEY (run_id, position));"
+    "CREATE TABLE run_traffic ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, src INTEGER NOT NULL,"
+    "  dst INTEGER NOT NULL, bytes REAL NOT NULL, PRIMARY KEY (run_id, src, dst)) WITHOUT ROWID;"
+    "CREATE TABLE run_diagnostics ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, position INTEGER NOT NULL,"
+    "  origin TEXT NOT NULL, id TEXT NOT NULL, severity TEXT NOT NULL, count INTEGER NOT NULL,"
+    "  message TEXT NOT NULL, PRIMARY KEY (run_id, position));",
 };
 
 } // namespace

@@ -1,0 +1,422 @@
+// The Runs tab with real data: the DLRM sample (8 ranks, tests/data/kineto/param_dlrm_8rank) is
+// imported by clusterscope-cli import-trace --project into a project, read back with RunStore
+// (no re-parse, as when a project is reopened) and shown: the straggler table starts with the
+// ground truth 7, 5, 4; the per-rank chart has one bar per rank whose segment heights in pixels
+// are proportional to the breakdown; collectives sort by number. A generated run with events
+// fills the timeline. Signals, progress area, drop and the heatmap slot. Screenshots in /tmp.
+
+#include "engine/run/runanalysis.h"
+#include "engine/store/projectstore.h"
+#include "engine/store/runstore.h"
+#include "views/runs/collectivetablemodel.h"
+#include "views/runs/runbreakdownchart.h"
+#include "views/runs/runlistmodel.h"
+#include "views/runs/runpalette.h"
+#include "views/runs/runsview.h"
+#include "views/runs/stragglertablemodel.h"
+#include "views/runs/timelinedata.h"
+#include "views/runs/timelinewidget.h"
+
+#include <QAbstractItemModelTester>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QLabel>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QStackedBarSeries>
+#include <QTableView>
+#include <QValueAxis>
+#include <QtTest>
+
+#include <optional>
+
+using namespace clusterscope::views;
+using namespace clusterscope::engine;
+
+namespace {
+
+bool canGrab()
+{
+    const QString platform = QGuiApplication::platformName();
+    return platform != QLatin1String("offscreen") && platform != QLatin1String("minimal");
+}
+
+int coloredRun(const QImage& image, int x, const QColor& color)
+{
+    int count = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        const QColor c = image.pixelColor(x, y);
+        if (std::abs(c.red() - color.red()) <= 3 && std::abs(c.green() - color.green()) <= 3 && std::abs(c.blue() - color.blue()) <= 3)
+            ++count;
+    }
+    return count;
+}
+
+QStackedBarSeries* barSeries(const RunBreakdownChart& chart)
+{
+    for (QAbstractSeries* s : chart.chart()->series())
+        if (auto* bars = qobject_cast<QStackedBarSeries*>(s))
+            return bars;
+    return nullptr;
+}
+
+// `ranks` ranks, 3 steps of 10 ms: compute 0..6 ms, an all-reduce after it (rank `late` 0.8 ms
+// late), a copy; plenty of small kernels so that the timeline has something to summarise.
+Run generatedRun(int ranks, int late)
+{
+    Run run;
+    for (int r = 0; r < ranks; ++r) {
+        RankTrace t;
+        t.rank = r;
+        t.worldSize = ranks;
+        t.gpuName = "NVIDIA H100 80GB HBM3";
+        for (int s = 0; s < 3; ++s) {
+            const std::int64_t base = std::int64_t(s) * 10'000'000;
+            t.steps.push_back({ s, base, base + 10'000'000 });
+            for (int k = 0; k < 200; ++k)
+                t.activities.push_back({ base + k * 30'000, base + k * 30'000 + 25'000, 7, GpuActivityKind::Compute, -1, -1 });
+            CollectiveCall c;
+            c.op = RunCollectiveOp::AllReduce;
+            c.startNs = base + 6'200'000 + (r == late ? 800'000 : r * 20'000);
+            c.endNs = base + 8'500'000;
+            c.bytes = 100'000'000;
+            c.groupSize = ranks;
+            c.sequence = s;
+            t.activities.push_back({ c.startNs, c.endNs, 20, GpuActivityKind::Communication, std::int32_t(t.collectives.size()), -1 });
+            t.collectives.push_back(c);
+            t.activities.push_back({ base + 9'000'000, base + 9'300'000, 3, GpuActivityKind::Memcpy, -1, -1 });
+        }
+        std::sort(t.activities.begin(), t.activities.end(), [](const GpuActivity& a, const GpuActivity& b) { return a.startNs < b.startNs; });
+        run.ranks.push_back(std::move(t));
+    }
+    return run;
+}
+
+} // namespace
+
+class TestRunsView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void stragglerTableStartsWithTheGroundTruth();
+    void chartHasOneBarPerRankWithTheBreakdown();
+    void barHeightsAreProportional();
+    void collectivesSortByNumbers();
+    void timelineNeedsEvents();
+    void signalsAndSelection();
+    void importProgressArea();
+    void dropOffersImport();
+    void heatmapSlot();
+    void screenshots();
+
+private:
+    QTemporaryDir m_dir;
+    std::optional<StoredRun> m_dlrm;
+    std::vector<StoredRunSummary> m_runs;
+};
+
+void TestRunsView::initTestCase()
+{
+    QVERIFY2(QFile::exists(QStringLiteral(CLUSTERSCOPE_CLI_PATH)), "build clusterscope-cli first (cmake --build build)");
+    const QString project = m_dir.filePath(QStringLiteral("runs.cscp"));
+    QProcess cli;
+    cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
+        { QStringLiteral("import-trace"), QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/kineto/param_dlrm_8rank"), QStringLiteral("--project"), project });
+    QVERIFY(cli.waitForFinished(60000));
+    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    auto store = ProjectStore::open(project.toStdString());
+    QVERIFY2(store, store.message().c_str());
+    RunStore runs(*store);
+    // A second run so that the list has a choice.
+    const Run generated = generatedRun(16, 11);
+    QVERIFY(runs.add("generated-16", { "/generated" }, generated, analyzeRun(generated)));
+    auto list = runs.list();
+    QVERIFY(list);
+    QCOMPARE(int(list->size()), 2);
+    m_runs = *list;
+    auto loaded = runs.load(m_runs.front().id);
+    QVERIFY2(loaded, loaded.message().c_str());
+    m_dlrm = std::move(*loaded);
+}
+
+void TestRunsView::stragglerTableStartsWithTheGroundTruth()
+{
+    RunsView view;
+    QAbstractItemModelTester t1(view.stragglerModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(view.collectiveModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(view.collectiveProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t4(view.runListModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    view.setRuns(m_runs);
+    view.showRun(m_dlrm->analysis, nullptr, QStringLiteral("param_dlrm_8rank"));
+    QVERIFY(view.isShowingRun());
+    QAbstractItemModel* model = view.stragglerTable()->model();
+    QVERIFY(model->rowCount() >= 3);
+    QCOMPARE(model->index(0, StragglerTableModel::Rank).data().toInt(), 7);
+    QCOMPARE(model->index(1, StragglerTableModel::Rank).data().toInt(), 5);
+    QCOMPARE(model->index(2, StragglerTableModel::Rank).data().toInt(), 4);
+    for (int r = 1; r < model->rowCount(); ++r)
+        QVERIFY(model->index(r - 1, StragglerTableModel::WaitCaused).data(StragglerTableModel::kSortRole).toDouble()
+            >= model->index(r, StragglerTableModel::WaitCaused).data(StragglerTableModel::kSortRole).toDouble());
+    QVERIFY2(view.headerText().contains(QStringLiteral("param_dlrm_8rank")), qPrintable(view.headerText()));
+    QVERIFY2(view.headerText().contains(QStringLiteral("rank 7")), qPrintable(view.headerText()));
+}
+
+void TestRunsView::chartHasOneBarPerRankWithTheBreakdown()
+{
+    RunsView view;
+    view.showRun(m_dlrm->analysis);
+    RunBreakdownChart* chart = view.breakdownChart();
+    QVERIFY(!chart->isShowingEmptyState());
+    QStackedBarSeries* series = barSeries(*chart);
+    QVERIFY(series);
+    QCOMPARE(series->count(), kRunComponentCount);
+    auto* categories = qobject_cast<QBarCategoryAxis*>(chart->chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(categories);
+    QCOMPARE(categories->count(), 8);
+    const auto& steps = m_dlrm->analysis.steps;
+    QCOMPARE(int(steps.size()), 1);
+    for (int c = 0; c < kRunComponentCount; ++c) {
+        QBarSet* set = series->barSets()[c];
+        const RunComponent component = RunPalette::components()[std::size_t(c)];
+        QCOMPARE(set->label(), RunPalette::name(component));
+        QCOMPARE(set->color(), RunPalette::color(component));
+        QCOMPARE(set->count(), 8);
+        for (int i = 0; i < 8; ++i) {
+            const RankStepBreakdown& r = steps[0].ranks[std::size_t(i)];
+            QCOMPARE(categories->at(i), QString::number(r.rank));
+            QCOMPARE(set->at(i), RunPalette::seconds(r, component) * 1e3);
+        }
+    }
+    QVERIFY(chart->segmentText(7, 0).contains(QStringLiteral("Rank 7")));
+    // Compute + exposed + memcpy + idle is each rank's step.
+    for (const auto& b : chart->bars()) {
+        double sum = 0;
+        for (RunComponent c : RunPalette::components())
+            if (RunPalette::addsToDuration(c))
+                sum += RunPalette::seconds(b, c);
+        QVERIFY(std::abs(sum - b.durationSeconds) <= 1e-9);
+    }
+    // The step selector: one step shown as itself.
+    QCOMPARE(view.stepSelector()->count(), 2);
+    QCOMPARE(view.stepSelector()->currentIndex(), 1);
+}
+
+void TestRunsView::barHeightsAreProportional()
+{
+    if (!canGrab())
+        QSKIP("needs a real display (run under xvfb-run)");
+    RunBreakdownChart chart;
+    chart.resize(1000, 650);
+    chart.setSteps(m_dlrm->analysis.steps, 0);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QCoreApplication::processEvents();
+    const QImage image = chart.grab().toImage();
+    image.save(QStringLiteral("/tmp/gui-runs-breakdown-dlrm.png"));
+    QChart* c = chart.chart();
+    QStackedBarSeries* series = barSeries(chart);
+    auto* axis = qobject_cast<QValueAxis*>(c->axes(Qt::Vertical, series).value(0));
+    QVERIFY(axis);
+    const qreal ratio = image.width() / qreal(chart.width());
+    const qreal pixelsPerMs = c->plotArea().height() * ratio / (axis->max() - axis->min());
+    int checked = 0;
+    for (int bar = 0; bar < 8; ++bar) {
+        const QPointF scene = c->mapToScene(c->mapToPosition(QPointF(bar, 0.0), series));
+        const int x = int(chart.chartView()->mapFromScene(scene).x() * ratio);
+        const RankStepBreakdown& b = chart.bars()[std::size_t(bar)];
+        for (RunComponent component : RunPalette::components()) {
+            const double expected = RunPalette::seconds(b, component) * 1e3 * pixelsPerMs;
+            if (expected < 15)
+                continue; // too thin to measure to 10%
+            const int got = coloredRun(image, x, RunPalette::color(component));
+            QVERIFY2(std::abs(got / expected - 1.0) <= 0.10,
+                qPrintable(QStringLiteral("rank %1 %2: %3 px, expected %4 px").arg(b.rank).arg(RunPalette::name(component)).arg(got).arg(expected)));
+            ++checked;
+        }
+    }
+    qInfo("%d segments checked, %.2f px/ms", checked, pixelsPerMs);
+    QVERIFY(checked >= 8);
+}
+
+void TestRunsView::collectivesSortByNumbers()
+{
+    RunsView view;
+    view.showRun(m_dlrm->analysis);
+    QAbstractItemModel* proxy = view.collectiveTable()->model();
+    QVERIFY(proxy->rowCount() >= 2);
+    int total = 0;
+    for (int r = 0; r < proxy->rowCount(); ++r)
+        total += proxy->index(r, CollectiveTableModel::Count).data().toInt();
+    QCOMPARE(total, int(m_dlrm->analysis.collectives.size()));
+    view.collectiveTable()->sortByColumn(CollectiveTableModel::BusBw, Qt::DescendingOrder);
+    for (int r = 1; r < proxy->rowCount(); ++r)
+        QVERIFY(proxy->index(r - 1, CollectiveTableModel::BusBw).data(CollectiveTableModel::kSortRole).toDouble()
+            >= proxy->index(r, CollectiveTableModel::BusBw).data(CollectiveTableModel::kSortRole).toDouble());
+    view.collectiveTable()->sortByColumn(CollectiveTableModel::MeanDuration, Qt::AscendingOrder);
+    for (int r = 1; r < proxy->rowCount(); ++r)
+        QVERIFY(proxy->index(r - 1, CollectiveTableModel::MeanDuration).data(CollectiveTableModel::kSortRole).toDouble()
+            <= proxy->index(r, CollectiveTableModel::MeanDuration).data(CollectiveTableModel::kSortRole).toDouble());
+}
+
+void TestRunsView::timelineNeedsEvents()
+{
+    RunsView view;
+    view.showRun(m_dlrm->analysis); // from the store: no events
+    QVERIFY(!view.timeline()->data());
+    const Run run = generatedRun(16, 11);
+    const RunAnalysis analysis = analyzeRun(run);
+    view.showRun(analysis, &run, QStringLiteral("generated"));
+    QVERIFY(view.timeline()->data());
+    QCOMPARE(view.timeline()->data()->rankCount(), 16);
+    QCOMPARE(int(view.timeline()->data()->lanes().size()), 48);
+    QCOMPARE(view.stragglerModel()->index(0, 0).data().toInt(), 11);
+    QCOMPARE(view.stepSelector()->count(), 4);
+    QCOMPARE(view.stepSelector()->currentIndex(), 0); // mean of all steps
+    view.stepSelector()->setCurrentIndex(2);
+    QCOMPARE(view.breakdownChart()->bars().front().durationSeconds, analysis.steps[1].ranks.front().durationSeconds);
+    view.clearRun(QStringLiteral("Nothing selected."));
+    QVERIFY(!view.isShowingRun());
+    QVERIFY(!view.timeline()->data());
+}
+
+void TestRunsView::signalsAndSelection()
+{
+    RunsView view;
+    QSignalSpy selected(&view, &RunsView::runSelected);
+    QSignalSpy deleted(&view, &RunsView::deleteRequested);
+    QSignalSpy import(&view, &RunsView::importRequested);
+    view.setRuns(m_runs);
+    QCOMPARE(view.currentRunId(), std::int64_t(0));
+    QVERIFY(!view.deleteButton()->isEnabled());
+    view.setCurrentRunId(m_runs.back().id); // programmatic: no signal
+    QCOMPARE(view.currentRunId(), m_runs.back().id);
+    QCOMPARE(selected.count(), 0);
+    view.runTable()->selectRow(0); // as the user does
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.front().front().toLongLong(), m_runs.front().id);
+    QVERIFY(view.deleteButton()->isEnabled());
+    view.deleteButton()->click();
+    QCOMPARE(deleted.count(), 1);
+    QCOMPARE(deleted.front().front().toLongLong(), m_runs.front().id);
+    // The application deletes it and lists again: the selection goes, no signal.
+    view.setRuns({ m_runs.back() });
+    QCOMPARE(view.currentRunId(), std::int64_t(0));
+    QCOMPARE(selected.count(), 1);
+    view.setCurrentRunId(m_runs.back().id);
+    view.setRuns(m_runs); // still listed: stays selected
+    QCOMPARE(view.currentRunId(), m_runs.back().id);
+    view.importButton()->click();
+    QCOMPARE(import.count(), 1);
+}
+
+void TestRunsView::importProgressArea()
+{
+    RunsView view;
+    view.show();
+    QSignalSpy cancel(&view, &RunsView::cancelImportRequested);
+    QVERIFY(!view.isImporting());
+    QVERIFY(!view.cancelButton()->isVisible());
+    view.setImporting(true);
+    QVERIFY(view.isImporting());
+    QVERIFY(view.cancelButton()->isVisible());
+    QVERIFY(!view.importButton()->isEnabled());
+    view.setImportProgress(0.375);
+    QCOMPARE(view.findChild<QProgressBar*>()->value(), 375);
+    view.setImportProgress(7);
+    QCOMPARE(view.findChild<QProgressBar*>()->value(), 1000);
+    view.setImportStatus(QStringLiteral("Parsing rank 5 of 8"));
+    view.cancelButton()->click();
+    QCOMPARE(cancel.count(), 1);
+    view.setImporting(false);
+    QVERIFY(!view.cancelButton()->isVisible());
+    QVERIFY(view.importButton()->isEnabled());
+}
+
+void TestRunsView::dropOffersImport()
+{
+    RunsView view;
+    QSignalSpy dropped(&view, &RunsView::importPathsDropped);
+    QMimeData mime;
+    mime.setUrls({ QUrl::fromLocalFile(QStringLiteral("/data/run1")), QUrl::fromLocalFile(QStringLiteral("/data/rank0.json.gz")) });
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&view, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&view, &drop);
+    QCOMPARE(dropped.count(), 1);
+    QCOMPARE(dropped.front().front().toStringList(), (QStringList { QStringLiteral("/data/run1"), QStringLiteral("/data/rank0.json.gz") }));
+    // Not while an import runs, and not for remote URLs.
+    view.setImporting(true);
+    QDropEvent again(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&view, &again);
+    QCOMPARE(dropped.count(), 1);
+    view.setImporting(false);
+    QMimeData remote;
+    remote.setUrls({ QUrl(QStringLiteral("https://example.org/trace.json")) });
+    QDragEnterEvent remoteEnter(QPoint(10, 10), Qt::CopyAction, &remote, Qt::LeftButton, Qt::NoModifier);
+    remoteEnter.setAccepted(false);
+    QApplication::sendEvent(&view, &remoteEnter);
+    QVERIFY(!remoteEnter.isAccepted());
+}
+
+void TestRunsView::heatmapSlot()
+{
+    RunsView view;
+    QVERIFY(view.heatmapSlot());
+    QPointer<QLabel> first = new QLabel(QStringLiteral("heatmap 1"));
+    view.setHeatmapWidget(first);
+    QCOMPARE(first->parentWidget(), view.heatmapSlot());
+    QCOMPARE(view.heatmapWidget(), first.data());
+    auto* second = new QLabel(QStringLiteral("heatmap 2"));
+    view.setHeatmapWidget(second);
+    QVERIFY(first.isNull()); // the previous one is deleted
+    QCOMPARE(second->parentWidget(), view.heatmapSlot());
+}
+
+void TestRunsView::screenshots()
+{
+    if (!canGrab())
+        QSKIP("needs a real display (run under xvfb-run)");
+    {
+        RunsView view;
+        view.resize(1600, 1000);
+        view.setRuns(m_runs);
+        view.setCurrentRunId(m_runs.front().id);
+        view.showRun(m_dlrm->analysis, nullptr, QString::fromStdString(m_runs.front().name));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        QVERIFY(view.grab().save(QStringLiteral("/tmp/gui-runs-view-dlrm.png")));
+    }
+    {
+        RunsView view;
+        view.resize(1600, 1000);
+        const Run run = generatedRun(16, 11);
+        const RunAnalysis analysis = analyzeRun(run);
+        view.setRuns(m_runs);
+        view.setCurrentRunId(m_runs.back().id);
+        view.showRun(analysis, &run, QStringLiteral("generated-16 (fresh import with events)"));
+        view.setImporting(true);
+        view.setImportProgress(0.6);
+        view.setImportStatus(QStringLiteral("Parsing rank 5 of 8"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        QVERIFY(view.grab().save(QStringLiteral("/tmp/gui-runs-view-generated.png")));
+    }
+    {
+        RunsView view;
+        view.resize(1200, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(view.grab().save(QStringLiteral("/tmp/gui-runs-view-empty.png")));
+    }
+}
+
+QTEST_MAIN(TestRunsView)
+#include "tst_runsview.moc"

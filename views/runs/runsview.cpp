@@ -1,0 +1,377 @@
+#include "views/runs/runsview.h"
+
+#include "views/runs/collectivetablemodel.h"
+#include "views/runs/runbreakdownchart.h"
+#include "views/runs/runlistmodel.h"
+#include "views/runs/runpalette.h"
+#include "views/runs/stragglertablemodel.h"
+#include "views/runs/timelinedata.h"
+#include "views/runs/timelinewidget.h"
+#include "views/widgets/emptystatewidget.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLocale>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace clusterscope::views {
+
+namespace {
+QTableView* makeTable(QWidget* parent)
+{
+    auto* table = new QTableView(parent);
+    table->setAlternatingRowColors(true);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    return table;
+}
+
+QWidget* titled(const QString& title, QWidget* body, QWidget* parent, QWidget* extra = nullptr)
+{
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* header = new QHBoxLayout;
+    auto* label = new QLabel(title, box);
+    QFont bold = label->font();
+    bold.setBold(true);
+    label->setFont(bold);
+    header->addWidget(label, 1);
+    if (extra)
+        header->addWidget(extra);
+    layout->addLayout(header);
+    layout->addWidget(body, 1);
+    return box;
+}
+
+// The timeline's colour key: a swatch per activity kind.
+QLabel* timelineLegend(QWidget* parent)
+{
+    QString html;
+    for (auto kind : { engine::GpuActivityKind::Compute, engine::GpuActivityKind::Communication, engine::GpuActivityKind::Memcpy }) {
+        const QString name = kind == engine::GpuActivityKind::Compute ? RunsView::tr("compute")
+            : kind == engine::GpuActivityKind::Communication          ? RunsView::tr("communication")
+                                                                      : RunsView::tr("memcpy/memset");
+        html += QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
+                    .arg(RunPalette::activityColor(kind).name(), name);
+    }
+    html += RunsView::tr("— opacity shows how busy each pixel column is; wheel zooms, drag pans, Shift+wheel scrolls ranks, "
+                         "double-click shows all");
+    auto* label = new QLabel(html, parent);
+    label->setTextFormat(Qt::RichText);
+    label->setForegroundRole(QPalette::PlaceholderText);
+    return label;
+}
+}
+
+RunsView::RunsView(QWidget* parent)
+    : QWidget(parent)
+    , m_runs(new RunListModel(this))
+    , m_runTable(makeTable(this))
+    , m_stragglers(new StragglerTableModel(this))
+    , m_stragglerTable(makeTable(this))
+    , m_collectives(new CollectiveTableModel(this))
+    , m_collectiveProxy(new QSortFilterProxyModel(this))
+    , m_collectiveTable(makeTable(this))
+    , m_chart(new RunBreakdownChart(this))
+    , m_stepSelector(new QComboBox(this))
+    , m_timeline(new TimelineWidget(this))
+    , m_heatmapSlot(new QWidget(this))
+    , m_heatmapLayout(new QVBoxLayout(m_heatmapSlot))
+    , m_heatmapPlaceholder(new QLabel(tr("Measured traffic heatmap"), m_heatmapSlot))
+    , m_title(new QLabel(tr("Runs"), this))
+    , m_caption(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_importStatus(new QLabel(this))
+    , m_cancel(new QPushButton(tr("Cancel"), this))
+    , m_import(new QPushButton(tr("Import traces…"), this))
+    , m_delete(new QPushButton(tr("Delete"), this))
+    , m_stack(new QStackedWidget(this))
+    , m_empty(new EmptyStateWidget(tr("Runs"), tr("Import profiler traces (menu, button or drop a folder here)."), this))
+    , m_content(new QWidget(this))
+{
+    setAcceptDrops(true);
+    auto* layout = new QVBoxLayout(this);
+
+    // Header: title, caption, import progress, Import button.
+    auto* header = new QHBoxLayout;
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    bold.setPointSizeF(bold.pointSizeF() * 1.2);
+    m_title->setFont(bold);
+    header->addWidget(m_title);
+    m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    header->addWidget(m_caption, 1);
+    m_progress->setRange(0, 1000);
+    m_progress->setFormat(tr("Importing… %p%"));
+    m_progress->setMinimumWidth(220);
+    m_progress->setMaximumWidth(320);
+    header->addWidget(m_importStatus);
+    header->addWidget(m_progress);
+    header->addWidget(m_cancel);
+    header->addWidget(m_import);
+    layout->addLayout(header);
+    connect(m_cancel, &QPushButton::clicked, this, &RunsView::cancelImportRequested);
+    connect(m_import, &QPushButton::clicked, this, &RunsView::importRequested);
+
+    // Left: the stored runs.
+    m_runTable->setModel(m_runs);
+    m_runTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto* deleteAction = new QAction(tr("Delete run"), m_runTable);
+    deleteAction->setShortcut(QKeySequence::Delete);
+    deleteAction->setShortcutContext(Qt::WidgetShortcut);
+    m_runTable->addAction(deleteAction);
+    m_runTable->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto requestDelete = [this] {
+        if (const std::int64_t id = currentRunId())
+            Q_EMIT deleteRequested(id);
+    };
+    connect(deleteAction, &QAction::triggered, this, requestDelete);
+    connect(m_delete, &QPushButton::clicked, this, requestDelete);
+    connect(m_runTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsView::onRunSelectionChanged);
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(titled(tr("Stored runs"), m_runTable, left), 1);
+    leftLayout->addWidget(m_delete, 0, Qt::AlignRight);
+
+    // Right: the run shown.
+    m_stepSelector->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(m_stepSelector, &QComboBox::currentIndexChanged, this, &RunsView::onStepChanged);
+    m_heatmapLayout->setContentsMargins(0, 0, 0, 0);
+    m_heatmapPlaceholder->setAlignment(Qt::AlignCenter);
+    m_heatmapPlaceholder->setForegroundRole(QPalette::PlaceholderText);
+    m_heatmapPlaceholder->setFrameShape(QFrame::StyledPanel);
+    m_heatmapPlaceholder->setText(tr("Measured traffic heatmap\n(bytes sent between ranks)"));
+    m_heatmapLayout->addWidget(m_heatmapPlaceholder);
+    m_heatmapSlot->setMinimumSize(260, 220);
+    auto* top = new QSplitter(Qt::Horizontal, m_content);
+    top->addWidget(titled(tr("Where the time went"), m_chart, top, m_stepSelector));
+    top->addWidget(m_heatmapSlot);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    m_chart->setMinimumHeight(240);
+
+    m_stragglerTable->setModel(m_stragglers);
+    m_collectiveProxy->setSourceModel(m_collectives);
+    m_collectiveProxy->setSortRole(CollectiveTableModel::kSortRole);
+    m_collectiveTable->setModel(m_collectiveProxy);
+    m_collectiveTable->setSortingEnabled(true);
+    m_collectiveTable->sortByColumn(CollectiveTableModel::TotalWait, Qt::DescendingOrder);
+    auto* tables = new QSplitter(Qt::Horizontal, m_content);
+    tables->addWidget(titled(tr("Stragglers (ranks the others waited for)"), m_stragglerTable, tables));
+    tables->addWidget(titled(tr("Collectives"), m_collectiveTable, tables));
+    tables->setStretchFactor(0, 1);
+    tables->setStretchFactor(1, 3);
+
+    auto* timelineBox = new QWidget(m_content);
+    auto* timelineLayout = new QVBoxLayout(timelineBox);
+    timelineLayout->setContentsMargins(0, 0, 0, 0);
+    auto* timelineHeader = new QLabel(tr("Timeline (ranks × streams, aligned clocks)"), timelineBox);
+    QFont timelineFont = timelineHeader->font();
+    timelineFont.setBold(true);
+    timelineHeader->setFont(timelineFont);
+    timelineLayout->addWidget(timelineHeader);
+    timelineLayout->addWidget(m_timeline, 1);
+    timelineLayout->addWidget(timelineLegend(timelineBox));
+
+    auto* vertical = new QSplitter(Qt::Vertical, m_content);
+    vertical->addWidget(top);
+    vertical->addWidget(tables);
+    vertical->addWidget(timelineBox);
+    vertical->setChildrenCollapsible(false);
+    vertical->setStretchFactor(0, 4);
+    vertical->setStretchFactor(1, 2);
+    vertical->setStretchFactor(2, 4);
+    vertical->setSizes({ 400, 200, 400 });
+    auto* contentLayout = new QVBoxLayout(m_content);
+    contentLayout->setContentsMargins(0, 0, 0, 0);
+    contentLayout->addWidget(vertical);
+
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(m_content);
+    auto* main = new QSplitter(Qt::Horizontal, this);
+    main->addWidget(left);
+    main->addWidget(m_stack);
+    main->setStretchFactor(0, 1);
+    main->setStretchFactor(1, 5);
+    main->setSizes({ 320, 1280 });
+    left->setMinimumWidth(220);
+    main->setChildrenCollapsible(false);
+    layout->addWidget(main, 1);
+
+    setImporting(false);
+    onRunSelectionChanged();
+}
+
+RunsView::~RunsView() = default;
+
+void RunsView::setRuns(const std::vector<engine::StoredRunSummary>& runs)
+{
+    const std::int64_t current = currentRunId();
+    m_silentSelection = true;
+    m_runs->setRuns(runs);
+    m_silentSelection = false;
+    setCurrentRunId(m_runs->rowOf(current) >= 0 ? current : 0);
+    m_runTable->resizeColumnsToContents();
+}
+
+void RunsView::setCurrentRunId(std::int64_t id)
+{
+    m_silentSelection = true;
+    const int row = m_runs->rowOf(id);
+    if (row >= 0)
+        m_runTable->selectRow(row);
+    else
+        m_runTable->clearSelection();
+    m_silentSelection = false;
+    m_delete->setEnabled(currentRunId() != 0);
+}
+
+std::int64_t RunsView::currentRunId() const
+{
+    const QModelIndexList rows = m_runTable->selectionModel()->selectedRows();
+    return rows.isEmpty() ? 0 : rows.front().data(RunListModel::kRunIdRole).toLongLong();
+}
+
+void RunsView::onRunSelectionChanged()
+{
+    const std::int64_t id = currentRunId();
+    m_delete->setEnabled(id != 0);
+    if (!m_silentSelection && id != 0)
+        Q_EMIT runSelected(id);
+}
+
+void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* events, const QString& title)
+{
+    m_steps = analysis.steps;
+    {
+        const QSignalBlocker blocker(m_stepSelector);
+        m_stepSelector->clear();
+        m_stepSelector->addItem(tr("Mean of all steps"));
+        for (const auto& s : m_steps)
+            m_stepSelector->addItem(tr("Step %1").arg(s.step));
+        m_stepSelector->setEnabled(m_steps.size() > 1);
+    }
+    m_chart->setSteps(m_steps, m_steps.size() == 1 ? 0 : -1);
+    if (m_steps.size() == 1)
+        m_stepSelector->setCurrentIndex(1);
+    m_stragglers->setStragglers(analysis.stragglers);
+    m_stragglerTable->resizeColumnsToContents();
+    m_collectives->setCollectives(analysis.collectives);
+    m_collectiveTable->resizeColumnsToContents();
+    if (events && !events->ranks.empty()) {
+        m_timeline->setData(TimelineData::fromRun(*events, analysis.clockOffsetNs));
+    } else {
+        m_timeline->setData(nullptr);
+        m_timeline->setPlaceholderText(tr("The events are not stored in the project: import the traces again to see the "
+                                          "timeline."));
+    }
+    const QLocale l;
+    const int ranks = int(analysis.clockOffsetNs.size());
+    m_title->setText(title.isEmpty() ? tr("Runs") : tr("Run: %1").arg(title));
+    QString caption = tr("%n rank(s), %1 step(s), %2 collectives", nullptr, ranks)
+                          .arg(l.toString(qlonglong(m_steps.size())), l.toString(qlonglong(analysis.collectives.size())));
+    if (!analysis.stragglers.empty())
+        caption += tr("; slowest to arrive: rank %1").arg(analysis.stragglers.front().rank);
+    if (events)
+        caption += tr("; %1 GPU events").arg(l.toString(qulonglong(m_timeline->data() ? m_timeline->data()->eventCount() : 0)));
+    m_caption->setText(caption);
+    m_stack->setCurrentWidget(m_content);
+}
+
+void RunsView::clearRun(const QString& message)
+{
+    m_steps.clear();
+    m_stragglers->setStragglers({});
+    m_collectives->setCollectives({});
+    m_chart->setEmptyState(tr("No run selected."));
+    m_timeline->setData(nullptr);
+    m_title->setText(tr("Runs"));
+    m_caption->clear();
+    if (!message.isEmpty())
+        m_empty->setText(message);
+    m_stack->setCurrentWidget(m_empty);
+}
+
+bool RunsView::isShowingRun() const { return m_stack->currentWidget() == m_content; }
+
+QString RunsView::headerText() const { return m_title->text() + QLatin1Char(' ') + m_caption->text(); }
+
+void RunsView::onStepChanged(int index)
+{
+    // Item 0 is the mean of all steps, item i the step at index i - 1.
+    m_chart->setSteps(m_steps, index <= 0 ? -1 : index - 1);
+}
+
+void RunsView::setHeatmapWidget(QWidget* widget)
+{
+    if (m_heatmapWidget == widget)
+        return;
+    delete m_heatmapWidget;
+    m_heatmapWidget = widget;
+    m_heatmapPlaceholder->setVisible(widget == nullptr);
+    if (widget)
+        m_heatmapLayout->addWidget(widget);
+}
+
+void RunsView::setImporting(bool importing)
+{
+    m_progress->setVisible(importing);
+    m_cancel->setVisible(importing);
+    m_importStatus->setVisible(importing);
+    m_import->setEnabled(!importing);
+    if (importing) {
+        m_progress->setValue(0);
+        m_importStatus->clear();
+    }
+}
+
+bool RunsView::isImporting() const { return !m_progress->isHidden(); }
+
+void RunsView::setImportProgress(double fraction)
+{
+    m_progress->setValue(int(std::clamp(fraction, 0.0, 1.0) * 1000 + 0.5));
+}
+
+void RunsView::setImportStatus(const QString& text) { m_importStatus->setText(text); }
+
+void RunsView::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!isImporting() && !urls.isEmpty() && std::all_of(urls.begin(), urls.end(), [](const QUrl& u) { return u.isLocalFile(); }))
+        event->acceptProposedAction();
+}
+
+void RunsView::dropEvent(QDropEvent* event)
+{
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    if (paths.isEmpty() || isImporting())
+        return;
+    event->acceptProposedAction();
+    Q_EMIT importPathsDropped(paths);
+}
+
+} // namespace clusterscope::views
