@@ -1,0 +1,123 @@
+#include "app/report/reportwriter.h"
+
+#include "app/report/reporthtml.h"
+#include "engine/fabric/fabricbom.h"
+
+#include <QAbstractTextDocumentLayout>
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QTextDocument>
+
+namespace clusterscope::app {
+
+using engine::Status;
+
+namespace {
+
+Status openFailure(const QString& path, const QSaveFile& file)
+{
+    return Status::error("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+}
+
+Status writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return openFailure(path, file);
+    if (file.write(bytes) != bytes.size() || !file.commit())
+        return openFailure(path, file);
+    return Status::success();
+}
+
+} // namespace
+
+engine::Result<int> writePdf(const ReportDocument& doc, const QString& path)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return openFailure(path, file);
+    int pages = 0;
+    {
+        QPdfWriter writer(&file);
+        writer.setPageSize(QPageSize(QPageSize::A4));
+        writer.setPageMargins(QMarginsF(16, 12, 16, 12), QPageLayout::Millimeter);
+        // 96 dpi: the text layout's CSS pixels are device pixels. Text stays vector text and images
+        // keep their full resolution (they are drawn scaled into their rectangles).
+        writer.setResolution(96);
+        writer.setTitle(doc.title);
+        writer.setCreator(QStringLiteral("ClusterScope"));
+
+        QTextDocument text;
+        text.documentLayout()->setPaintDevice(&writer);
+        fillTextDocument(doc, text);
+        const QSizeF paint = writer.pageLayout().paintRectPixels(writer.resolution()).size();
+        const double headerHeight = 26, footerHeight = 26;
+        const QSizeF body(paint.width(), paint.height() - headerHeight - footerHeight);
+        text.setPageSize(body);
+        pages = text.pageCount();
+
+        QPainter painter;
+        if (!painter.begin(&writer))
+            return Status::error("cannot write " + path.toStdString() + ": the PDF writer did not start");
+        QFont small(QStringLiteral("DejaVu Sans"));
+        small.setPointSizeF(7.5);
+        const QColor grey(0x66, 0x66, 0x66);
+        for (int page = 0; page < pages; ++page) {
+            if (page > 0)
+                writer.newPage();
+            painter.setFont(small);
+            painter.setPen(grey);
+            const QFontMetricsF fm(small, &writer);
+            painter.drawText(QRectF(0, 0, paint.width() * 0.7, headerHeight - 8), Qt::AlignLeft | Qt::AlignBottom,
+                fm.elidedText(QStringLiteral("ClusterScope report · ") + doc.title, Qt::ElideRight, paint.width() * 0.7));
+            painter.drawText(QRectF(paint.width() * 0.7, 0, paint.width() * 0.3, headerHeight - 8),
+                Qt::AlignRight | Qt::AlignBottom, doc.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")));
+            painter.setPen(QPen(QColor(0x1a, 0x4d, 0x80), 0.8));
+            painter.drawLine(QPointF(0, headerHeight - 4), QPointF(paint.width(), headerHeight - 4));
+
+            painter.save();
+            painter.translate(0, headerHeight);
+            painter.setClipRect(QRectF(QPointF(0, 0), body));
+            painter.translate(0, -page * body.height());
+            QAbstractTextDocumentLayout::PaintContext context;
+            context.clip = QRectF(0, page * body.height(), body.width(), body.height());
+            text.documentLayout()->draw(&painter, context);
+            painter.restore();
+
+            const double footerTop = paint.height() - footerHeight;
+            painter.setPen(QPen(QColor(0xbb, 0xbb, 0xbb), 0.6));
+            painter.drawLine(QPointF(0, footerTop + 4), QPointF(paint.width(), footerTop + 4));
+            painter.setPen(grey);
+            painter.setFont(small);
+            painter.drawText(QRectF(0, footerTop + 6, paint.width() * 0.75, footerHeight - 6), Qt::AlignLeft | Qt::AlignTop,
+                fm.elidedText(QStringLiteral("Prices: ") + doc.priceBookName
+                        + (doc.calibration ? QStringLiteral(" · calibration stored: ") + doc.calibrationName
+                                           : QStringLiteral(" · uncalibrated model")),
+                    Qt::ElideRight, paint.width() * 0.75));
+            painter.drawText(QRectF(paint.width() * 0.75, footerTop + 6, paint.width() * 0.25, footerHeight - 6),
+                Qt::AlignRight | Qt::AlignTop,
+                QStringLiteral("Page ") + QString::number(page + 1) + QStringLiteral(" of ") + QString::number(pages));
+        }
+        painter.end();
+    }
+    if (!file.commit())
+        return openFailure(path, file);
+    return pages;
+}
+
+Status writeHtml(const ReportDocument& doc, const QString& path)
+{
+    return writeBytes(path, reportHtml(doc, ReportImageMode::DataUris).toUtf8());
+}
+
+Status writeBomCsv(const ReportDocument& doc, const QString& path)
+{
+    const auto& bom = doc.scenarios.front().analysis.bom;
+    if (!bom)
+        return Status::error("cannot write " + path.toStdString() + ": the report has no bill of materials");
+    return writeBytes(path, QByteArray::fromStdString(engine::bomCsv(*bom)));
+}
+
+} // namespace clusterscope::app
