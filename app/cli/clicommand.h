@@ -34,5 +34,6 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io);
 int runEvaluateCommand(const std::vector<std::string>& args, CliIo io);
 int runSearchCommand(const std::vector<std::string>& args, CliIo io);
 int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io);
+int runReportCommand(const std::vector<std::string>& args, CliIo io);
 
 } // namespace clusterscope::app

@@ -68,9 +68,21 @@ QImage drawBreakdownChart(const std::vector<BreakdownBar>& bars, int widthPx)
                 break;
             }
     }
-    const double legendItemWidth = 170 * unit;
-    const int perRow = std::max(1, int((widthPx - 2 * 14 * unit) / legendItemWidth));
-    const int legendRows = int((legend.size() + perRow - 1) / perRow);
+    // Legend items flow left to right: swatch, name, gap; a new row when the next one does not fit.
+    std::vector<QPointF> legendAt;
+    {
+        double x = 14 * unit, y = 0;
+        for (const BreakdownComponent& c : legend) {
+            const double w = 20 * unit + fm.horizontalAdvance(c.name) + 28 * unit;
+            if (x + w > widthPx - 14 * unit && x > 14 * unit) {
+                x = 14 * unit;
+                y += 24 * unit;
+            }
+            legendAt.emplace_back(x, y);
+            x += w;
+        }
+    }
+    const int legendRows = legendAt.empty() ? 0 : int(legendAt.back().y() / (24 * unit)) + 1;
     const double legendTop = axisY + 40 * unit;
     const int height = int(legendTop + legendRows * 24 * unit + 10 * unit);
 
@@ -124,11 +136,11 @@ QImage drawBreakdownChart(const std::vector<BreakdownBar>& bars, int widthPx)
     }
 
     for (std::size_t k = 0; k < legend.size(); ++k) {
-        const double x = 14 * unit + (k % perRow) * legendItemWidth;
-        const double y = legendTop + (k / perRow) * 24 * unit;
+        const double x = legendAt[k].x();
+        const double y = legendTop + legendAt[k].y();
         p.fillRect(QRectF(x, y + 3 * unit, 14 * unit, 14 * unit), legend[k].colour);
         p.setPen(QColor(0x22, 0x22, 0x22));
-        p.drawText(QRectF(x + 20 * unit, y, legendItemWidth - 24 * unit, 20 * unit), Qt::AlignLeft | Qt::AlignVCenter,
+        p.drawText(QRectF(x + 20 * unit, y, fm.horizontalAdvance(legend[k].name) + 8 * unit, 20 * unit), Qt::AlignLeft | Qt::AlignVCenter,
             legend[k].name);
     }
     return image;

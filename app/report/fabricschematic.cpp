@@ -107,11 +107,23 @@ QImage drawFabricSchematic(const FabricDesign& design, const std::vector<float>&
         blockOfKey.emplace(key, int(blocks.size() - 1));
         return int(blocks.size() - 1);
     };
+    // Groups above the leaves are not drawn apart when they are many, nor for core tiers of a Clos
+    // (core groups are cabling groups, not pods): one block per plane keeps the bundles readable.
+    std::map<int, std::set<int>> groupsOfTier;
+    for (const FabricNode& node : g.nodes())
+        if (node.kind == NodeKind::Switch)
+            groupsOfTier[std::max<int>(0, node.tier)].insert(node.group);
+    const auto mergeGroups = [&](int tier) {
+        if (tier == 0 || design.family == FabricFamily::Dragonfly)
+            return false;
+        return tier >= 2 || groupsOfTier[tier].size() > kMaxBlocksPerRow;
+    };
     for (NodeId n = 0; n < g.nodeCount(); ++n) {
         const FabricNode& node = g.node(n);
         if (node.kind != NodeKind::Switch)
             continue;
-        const int b = blockFor(std::max<int>(0, node.tier), node.group, node.plane);
+        const int tier = std::max<int>(0, node.tier);
+        const int b = blockFor(tier, mergeGroups(tier) ? -1 : node.group, node.plane);
         blockOfNode[n] = b;
         ++blocks[b].switches;
     }
@@ -345,7 +357,7 @@ QImage drawFabricSchematic(const FabricDesign& design, const std::vector<float>&
             }
             QString caption;
             if (b.row == kHostRow && b.hosts == 0) {
-                caption = QString::number(b.appliances) + QStringLiteral(" appliance(s), no GPU server");
+                caption = QString::number(b.appliances) + (b.appliances == 1 ? QStringLiteral(" appliance") : QStringLiteral(" appliances"));
             } else if (b.row == kHostRow) {
                 caption = formatCount(b.hosts) + QStringLiteral(" servers · ")
                     + formatCount((long long)b.hosts * design.gpusPerNode) + QStringLiteral(" GPUs");

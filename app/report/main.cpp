@@ -9,8 +9,24 @@
 #include <cstdio>
 #include <cstdlib>
 
+namespace {
+
+QtMessageHandler g_defaultHandler = nullptr;
+
+// Headless runs (no session, no XDG_RUNTIME_DIR) make QStandardPaths warn about a folder the report
+// never uses; every other message goes through.
+void messageHandler(QtMsgType type, const QMessageLogContext& context, const QString& message)
+{
+    if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
+        return;
+    g_defaultHandler(type, context, message);
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
+    g_defaultHandler = qInstallMessageHandler(messageHandler);
     // Reports need fonts and painting, not a screen: without a display use the offscreen platform.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
         && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))

@@ -122,7 +122,8 @@ void appendSummary(HtmlBuilder& html, const ReportDocument& doc, const ReportIma
                                      : QStringLiteral(", no token budget stated")));
     html.keyValueTable(facts, 1);
 
-    html.heading(3, QStringLiteral("Key figures"));
+    html.heading(3, doc.scenarios.size() > 1 ? QStringLiteral("Key figures: ") + QString::fromStdString(s.name)
+                                             : QStringLiteral("Key figures"));
     QList<QPair<QString, QString>> key;
     key << qMakePair(QStringLiteral("Cluster cost"), formatUsd(bom.clusterCostUsd))
         << qMakePair(QStringLiteral("Iteration time"), formatSeconds(e.iterationSeconds))
@@ -154,38 +155,38 @@ void appendSummary(HtmlBuilder& html, const ReportDocument& doc, const ReportIma
                 cells << value(other);
             html.row(cells);
         };
-        addRow(QStringLiteral("GPUs"), [](const ReportScenario& r) {
+        addRow(QStringLiteral("GPUs"), [](const ReportScenario& r) -> QString {
             return formatCount(r.scenario.cluster.gpus) + QLatin1Char(' ') + qs(r.scenario.cluster.gpu);
         });
-        addRow(QStringLiteral("Fabric"), [](const ReportScenario& r) {
+        addRow(QStringLiteral("Fabric"), [](const ReportScenario& r) -> QString {
             return qs(toString(r.scenario.cluster.fabric.type)) + QLatin1Char(' ')
                 + formatRatio(r.scenario.cluster.fabric.oversubscription) + QLatin1Char(' ')
                 + transportText(r.scenario.cluster.transport);
         });
-        addRow(QStringLiteral("Switches"), [](const ReportScenario& r) {
+        addRow(QStringLiteral("Switches"), [](const ReportScenario& r) -> QString {
             std::size_t n = 0;
             for (const std::size_t c : r.analysis.fabric->graph.switchesPerTier())
                 n += c;
             return formatCount((long long)n);
         });
-        addRow(QStringLiteral("Cables"), [](const ReportScenario& r) { return formatCount(cablesOf(*r.analysis.bom)); });
-        addRow(QStringLiteral("Network cost"), [](const ReportScenario& r) { return formatUsd(r.analysis.bom->networkCostUsd); });
+        addRow(QStringLiteral("Cables"), [](const ReportScenario& r) -> QString { return formatCount(cablesOf(*r.analysis.bom)); });
+        addRow(QStringLiteral("Network cost"), [](const ReportScenario& r) -> QString { return formatUsd(r.analysis.bom->networkCostUsd); });
         addRow(QStringLiteral("Network cost per GPU"),
-            [](const ReportScenario& r) { return formatUsd(r.analysis.bom->networkCostPerGpuUsd()); });
-        addRow(QStringLiteral("Cluster cost"), [](const ReportScenario& r) { return formatUsd(r.analysis.bom->clusterCostUsd); });
+            [](const ReportScenario& r) -> QString { return formatUsd(r.analysis.bom->networkCostPerGpuUsd()); });
+        addRow(QStringLiteral("Cluster cost"), [](const ReportScenario& r) -> QString { return formatUsd(r.analysis.bom->clusterCostUsd); });
         addRow(QStringLiteral("Network share of cost"),
-            [](const ReportScenario& r) { return formatPercent(r.analysis.bom->networkShare()); });
+            [](const ReportScenario& r) -> QString { return formatPercent(r.analysis.bom->networkShare()); });
         addRow(QStringLiteral("Iteration time"),
-            [](const ReportScenario& r) { return formatSeconds(r.analysis.estimate->iterationSeconds); });
-        addRow(QStringLiteral("MFU"), [](const ReportScenario& r) { return formatPercent(r.analysis.estimate->mfu); });
-        addRow(QStringLiteral("Tokens per second"), [](const ReportScenario& r) {
+            [](const ReportScenario& r) -> QString { return formatSeconds(r.analysis.estimate->iterationSeconds); });
+        addRow(QStringLiteral("MFU"), [](const ReportScenario& r) -> QString { return formatPercent(r.analysis.estimate->mfu); });
+        addRow(QStringLiteral("Tokens per second"), [](const ReportScenario& r) -> QString {
             return formatCount((long long)std::llround(r.analysis.estimate->tokensPerSecond));
         });
-        addRow(QStringLiteral("Time to train"), [](const ReportScenario& r) {
+        addRow(QStringLiteral("Time to train"), [](const ReportScenario& r) -> QString {
             return r.analysis.estimate->trainingSeconds > 0 ? formatDuration(r.analysis.estimate->trainingSeconds)
                                                              : QStringLiteral("-");
         });
-        addRow(QStringLiteral("Cost to train"), [](const ReportScenario& r) {
+        addRow(QStringLiteral("Cost to train"), [](const ReportScenario& r) -> QString {
             return r.analysis.estimate->trainingSeconds > 0 ? formatUsd(r.analysis.estimate->trainingCostUsd)
                                                              : QStringLiteral("-");
         });
@@ -231,7 +232,7 @@ void appendBom(HtmlBuilder& html, const ReportScenario& rs, const ReportDocument
     html.beginTable({ QStringLiteral("Category"), QStringLiteral("Item"), QStringLiteral("Description"),
                         QStringLiteral("Length"), QStringLiteral("Qty"), QStringLiteral("Unit price"),
                         QStringLiteral("Total"), QStringLiteral("Unit power"), QStringLiteral("Total power") },
-        QStringLiteral("lllrrrrrr"), QStringLiteral("data"), { 9, 15, 24, 7, 7, 9, 11, 8, 10 });
+        QStringLiteral("lllrrrrrr"), QStringLiteral("data"), { 11, 14, 18, 8, 6, 9, 14, 9, 11 });
     for (const BomLine& line : bom.lines)
         html.row({ qs(line.category), qs(line.item), qs(line.description),
             line.lengthMetres > 0 ? QString::number(line.lengthMetres, 'g', 4) + QStringLiteral(" m") : QString(),

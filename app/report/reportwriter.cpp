@@ -8,6 +8,8 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
 
 namespace clusterscope::app {
@@ -19,6 +21,37 @@ namespace {
 Status openFailure(const QString& path, const QSaveFile& file)
 {
     return Status::error("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+}
+
+/// Keeps headings with what follows them: a heading whose next block starts on a later page moves
+/// to that page (QTextDocument has no page-break-after: avoid). Repeated until the layout is stable.
+void keepHeadingsWithNext(QTextDocument& text, double pageHeight)
+{
+    QAbstractTextDocumentLayout* layout = text.documentLayout();
+    for (int pass = 0; pass < 100; ++pass) {
+        bool changed = false;
+        for (QTextBlock block = text.begin(); block.isValid(); block = block.next()) {
+            const QTextBlock next = block.next();
+            if (block.blockFormat().headingLevel() == 0 || !next.isValid()
+                || block.blockFormat().pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
+                continue;
+            const int headingPage = int(layout->blockBoundingRect(block).top() / pageHeight);
+            // A block moved past a page boundary keeps its top; its first line carries the move.
+            double nextTop = layout->blockBoundingRect(next).top();
+            if (next.layout() && next.layout()->lineCount() > 0)
+                nextTop += next.layout()->lineAt(0).y();
+            const int nextPage = int(nextTop / pageHeight);
+            if (nextPage > headingPage) {
+                QTextBlockFormat format;
+                format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+                QTextCursor(block).mergeBlockFormat(format);
+                changed = true;
+                break; // the layout below changed: measure again
+            }
+        }
+        if (!changed)
+            return;
+    }
 }
 
 Status writeBytes(const QString& path, const QByteArray& bytes)
@@ -56,6 +89,7 @@ engine::Result<int> writePdf(const ReportDocument& doc, const QString& path)
         const double headerHeight = 26, footerHeight = 26;
         const QSizeF body(paint.width(), paint.height() - headerHeight - footerHeight);
         text.setPageSize(body);
+        keepHeadingsWithNext(text, body.height());
         pages = text.pageCount();
 
         QPainter painter;
