@@ -206,7 +206,7 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
     html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration"),
                         QStringLiteral("Tokens/s"), QStringLiteral("Network $/GPU"), QStringLiteral("Cluster cost"),
                         QStringLiteral("Contention"), QStringLiteral("Strategy") },
-        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 21, 7, 10, 10, 10, 12, 12, 18 });
+        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 19, 7, 10, 10, 9, 14, 12, 19 });
     for (const SensitivityRow& row : rs.sensitivity) {
         if (!row.error.isEmpty()) {
             html.row({ row.variant, formatCount(row.gpus), QStringLiteral("-"), QStringLiteral("-"),

@@ -38,6 +38,11 @@ QString formatUsdCents(double usd)
         + QStringLiteral("%1").arg(cents == 100 ? 0 : cents, 2, 10, QLatin1Char('0'));
 }
 
+QString formatUnitPrice(double usd)
+{
+    return std::fabs(usd - std::round(usd)) < 0.005 ? formatUsd(usd) : formatUsdCents(usd);
+}
+
 QString formatUsdShort(double usd)
 {
     if (std::fabs(usd) >= 1e6)

@@ -11,6 +11,9 @@ namespace clusterscope::app {
 QString formatUsd(double usd);
 /// "$2.07": with cents (for small amounts).
 QString formatUsdCents(double usd);
+/// A unit price: whole dollars as formatUsd, else with cents ("$52.50") so that quantity x unit
+/// price visibly equals the line total.
+QString formatUnitPrice(double usd);
 /// "$48.32 M" above a million, else formatUsd.
 QString formatUsdShort(double usd);
 /// "1,024": an integer with thousands separators.

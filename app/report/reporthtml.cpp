@@ -115,6 +115,8 @@ void fillTextDocument(const ReportDocument& doc, QTextDocument& text)
         text.addResource(QTextDocument::ImageResource, QUrl(name), image);
     QFont font(QStringLiteral("DejaVu Sans"));
     font.setPointSizeF(9);
+    // No ligatures: "fi" stays two letters that search and copy find in the PDF.
+    font.setStyleStrategy(QFont::PreferNoShaping);
     text.setDefaultFont(font);
     text.setDocumentMargin(2);
     text.setHtml(reportHtml(doc, ReportImageMode::Resources));

@@ -83,7 +83,9 @@ void appendTitle(HtmlBuilder& html, const ReportDocument& doc)
     meta << qMakePair(QStringLiteral("Generated"), doc.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")));
     meta << qMakePair(QStringLiteral("Prices"), doc.priceBookName);
     meta << qMakePair(QStringLiteral("Calibration"),
-        doc.calibration ? QStringLiteral("calibrated collective measurements stored: ") + doc.calibrationName
+        doc.calibration ? QStringLiteral("stored calibration ") + doc.calibrationName + QStringLiteral(" (")
+                + QString::number(doc.calibration->sweeps.size())
+                + QStringLiteral(" measured sweeps, residuals under Assumptions); estimates use the model defaults")
                         : QStringLiteral("uncalibrated (model defaults; see Assumptions)"));
     html.keyValueTable(meta, 1);
 }
@@ -236,7 +238,7 @@ void appendBom(HtmlBuilder& html, const ReportScenario& rs, const ReportDocument
     for (const BomLine& line : bom.lines)
         html.row({ qs(line.category), qs(line.item), qs(line.description),
             line.lengthMetres > 0 ? QString::number(line.lengthMetres, 'g', 4) + QStringLiteral(" m") : QString(),
-            formatCount(line.quantity), formatUsd(line.unitPriceUsd), formatUsd(line.totalUsd()),
+            formatCount(line.quantity), formatUnitPrice(line.unitPriceUsd), formatUsd(line.totalUsd()),
             formatWatts(line.unitPowerWatts), formatWatts(line.totalWatts()) });
     html.row({ QStringLiteral("Network"), QString(), QStringLiteral("switches, NICs, cables, optics"), QString(), QString(),
                  QString(), formatUsd(bom.networkCostUsd), QString(), formatWatts(bom.networkPowerWatts) },
