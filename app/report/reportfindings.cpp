@@ -204,9 +204,9 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
     html.paragraph(QStringLiteral("The scenario analysed again with one change at a time (same model, batch and "
                                   "price book)."));
     html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration"),
-                        QStringLiteral("Tokens/s"), QStringLiteral("Network $/GPU"), QStringLiteral("Cluster cost"),
+                        QStringLiteral("Tokens/s"), QStringLiteral("Network per GPU"), QStringLiteral("Cluster cost"),
                         QStringLiteral("Contention"), QStringLiteral("Strategy") },
-        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 19, 7, 10, 10, 9, 14, 12, 19 });
+        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 18, 7, 10, 10, 10, 14, 12, 19 });
     for (const SensitivityRow& row : rs.sensitivity) {
         if (!row.error.isEmpty()) {
             html.row({ row.variant, formatCount(row.gpus), QStringLiteral("-"), QStringLiteral("-"),
@@ -226,14 +226,14 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
     html.endTable();
     html.paragraph(QStringLiteral("Iteration time counts only communication that compute does not hide, so a change "
                                   "of fabric can leave it unchanged. Contention is the slowdown of one iteration's "
-                                  "transfers routed together on the variant's fabric (1.00× = none). Network $/GPU "
+                                  "transfers routed together on the variant's fabric (1.00× = none). Network per GPU "
                                   "is the network's cost divided by the GPUs."),
         QStringLiteral("caption"));
 }
 
 void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
 {
-    html.heading(2, QStringLiteral("Assumptions and calibration"), true);
+    html.heading(2, QStringLiteral("Assumptions and calibration"));
     const Scenario& s = doc.scenarios.front().scenario;
     const TrainingEstimate& e = *doc.scenarios.front().analysis.estimate;
 

@@ -24,6 +24,7 @@ p.figure { margin-top: 4pt; margin-bottom: 2pt; }
 table.data { border-collapse: collapse; border-color: #b8c4d0; margin-top: 2pt; margin-bottom: 6pt; font-size: 8pt; }
 table.data th { background-color: #1a4d80; color: #ffffff; font-weight: bold; }
 table.small { font-size: 7pt; }
+table.bom { font-size: 7.5pt; }
 tr.total td { background-color: #eef3f8; }
 tr.grand td { background-color: #d7e3f0; font-weight: bold; }
 tr.base td { background-color: #f1f6ea; }

@@ -234,7 +234,7 @@ void appendBom(HtmlBuilder& html, const ReportScenario& rs, const ReportDocument
     html.beginTable({ QStringLiteral("Category"), QStringLiteral("Item"), QStringLiteral("Description"),
                         QStringLiteral("Length"), QStringLiteral("Qty"), QStringLiteral("Unit price"),
                         QStringLiteral("Total"), QStringLiteral("Unit power"), QStringLiteral("Total power") },
-        QStringLiteral("lllrrrrrr"), QStringLiteral("data"), { 11, 14, 18, 8, 6, 9, 14, 9, 11 });
+        QStringLiteral("lllrrrrrr"), QStringLiteral("data bom"), { 11, 15, 19, 8, 6, 8, 13, 9, 11 });
     for (const BomLine& line : bom.lines)
         html.row({ qs(line.category), qs(line.item), qs(line.description),
             line.lengthMetres > 0 ? QString::number(line.lengthMetres, 'g', 4) + QStringLiteral(" m") : QString(),
