@@ -204,9 +204,9 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
     html.paragraph(QStringLiteral("The scenario analysed again with one change at a time (same model, batch and "
                                   "price book)."));
     html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration"),
-                        QStringLiteral("Tokens/s"), QStringLiteral("Network per GPU"), QStringLiteral("Cluster cost"),
-                        QStringLiteral("Contention"), QStringLiteral("Strategy") },
-        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 18, 7, 10, 10, 10, 14, 12, 19 });
+                        QStringLiteral("Tokens/s"), QStringLiteral("Network $ per GPU"), QStringLiteral("Cluster cost"),
+                        QStringLiteral("Slowdown"), QStringLiteral("Strategy") },
+        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 21, 7, 10, 10, 11, 13, 11, 17 });
     for (const SensitivityRow& row : rs.sensitivity) {
         if (!row.error.isEmpty()) {
             html.row({ row.variant, formatCount(row.gpus), QStringLiteral("-"), QStringLiteral("-"),
@@ -225,8 +225,8 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
     }
     html.endTable();
     html.paragraph(QStringLiteral("Iteration time counts only communication that compute does not hide, so a change "
-                                  "of fabric can leave it unchanged. Contention is the slowdown of one iteration's "
-                                  "transfers routed together on the variant's fabric (1.00× = none). Network per GPU "
+                                  "of fabric can leave it unchanged. Slowdown: one iteration's transfers routed together on "
+                                  "the variant's fabric take this multiple of their uncontended time (1.00× = no contention). Network $ per GPU "
                                   "is the network's cost divided by the GPUs."),
         QStringLiteral("caption"));
 }
