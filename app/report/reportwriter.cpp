@@ -45,6 +45,11 @@ void keepHeadingsWithNext(QTextDocument& text, double pageHeight)
                 QTextBlockFormat format;
                 format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
                 QTextCursor(block).mergeBlockFormat(format);
+                // An edit re-lays out the document lazily (the rest on a timer, which a headless run
+                // never gets): changing the page size lays it all out again, now.
+                const QSizeF pageSize = text.pageSize();
+                text.setPageSize(pageSize + QSizeF(0, 1));
+                text.setPageSize(pageSize);
                 changed = true;
                 break; // the layout below changed: measure again
             }

@@ -93,6 +93,48 @@ private Q_SLOTS:
         QVERIFY(readAll(html).contains("stored calibration lab sweep (0 measured sweeps"));
     }
 
+    /// A calibration fitted from an nccl-tests log (by the CLI) and stored in a project: the report
+    /// names it and prints each sweep's residuals before and after, as the calibration holds them.
+    void calibratedProject()
+    {
+        const QString calibrationFile = m_dir.filePath(QStringLiteral("cal.json"));
+        QProcess import;
+        import.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
+            { QStringLiteral("import-nccl-tests"), QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/nccltests/allreduce_h100_8gpu.log"),
+                QStringLiteral("--save-calibration"), calibrationFile });
+        QVERIFY(import.waitForFinished(60000));
+        QCOMPARE(import.exitCode(), 0);
+        const QByteArray json = readAll(calibrationFile);
+        auto set = engine::calibrationFromJson(json.toStdString(), "cal.json");
+        QVERIFY2(set.isOk(), set.message().c_str());
+        QVERIFY(!set->sweeps.empty());
+
+        const QString project = m_dir.filePath(QStringLiteral("calibrated.csproj"));
+        auto store = engine::ProjectStore::create(project.toStdString());
+        QVERIFY(store.isOk());
+        auto scenario = engine::loadScenarioFile(example("llama3-70b-1024-h100.json").toStdString());
+        QVERIFY(scenario.isOk());
+        QVERIFY(store->saveScenarios({ { 0, *scenario } }).isOk());
+        QVERIFY(store->putDocument("calibration", "h100 allreduce", json.toStdString()).isOk());
+
+        const QString pdf = m_dir.filePath(QStringLiteral("calibrated.pdf"));
+        const Run r = runCli({ project, QStringLiteral("--pdf"), pdf, QStringLiteral("--no-sensitivity") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QProcess text;
+        text.start(QStringLiteral("pdftotext"), { QStringLiteral("-layout"), pdf, QStringLiteral("-") });
+        QVERIFY(text.waitForFinished(60000));
+        const QString plain = QString::fromUtf8(text.readAllStandardOutput());
+        QVERIFY(plain.contains(QStringLiteral("stored calibration h100 allreduce")));
+        QVERIFY(!plain.contains(QStringLiteral("Uncalibrated.")));
+        for (const char* section : { "Iteration breakdown", "Link utilisation and oversubscription", "Calibration status",
+                 "is stored in the project: 1 measured sweep(s)", "Compute efficiency model" })
+            QVERIFY2(plain.contains(QLatin1String(section)), section);
+        const engine::SweepCalibration& sweep = set->sweeps.front();
+        const QString rms = QString::number(sweep.rmsBefore * 100, 'f', 1) + QStringLiteral("%\\s+")
+            + QString::number(sweep.rmsAfter * 100, 'f', 1) + QLatin1Char('%');
+        QVERIFY2(plain.contains(QRegularExpression(rms)), qPrintable(rms));
+    }
+
     void errors_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -141,6 +141,25 @@ private Q_SLOTS:
         QVERIFY(m_text.contains(QStringLiteral("Next GPU count up")));
     }
 
+    /// Every section and its text is printed (regression: moving a heading to the next page once
+    /// left the rest of the document un-laid-out, so only tables were printed after it).
+    void everySection_data()
+    {
+        QTest::addColumn<QString>("text");
+        for (const char* heading : { "Summary", "Key figures", "Fabric", "Schematic of the rail-optimized fabric",
+                 "Design notes:", "Bill of materials", "Cost per GPU:", "Price sources", "Predicted performance",
+                 "Iteration breakdown", "Each GPU sends per iteration", "Link utilisation and oversubscription",
+                 "Average utilisation over one iteration", "Busiest network links", "Sensitivity",
+                 "Assumptions and calibration", "Calibration status", "Uncalibrated.", "Compute efficiency model",
+                 "Other assumptions" })
+            QTest::addRow("%s", heading) << QString::fromUtf8(heading);
+    }
+    void everySection()
+    {
+        QFETCH(QString, text);
+        QVERIFY(m_text.contains(text));
+    }
+
     void everyPageNumbered()
     {
         const QString info = tool(QStringLiteral("pdfinfo"), { m_pdf });
