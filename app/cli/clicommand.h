@@ -36,5 +36,6 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io);
 int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io);
 int runImportTraceCommand(const std::vector<std::string>& args, CliIo io);
 int runImportFabricCommand(const std::vector<std::string>& args, CliIo io);
+int runReportCommand(const std::vector<std::string>& args, CliIo io);
 
 } // namespace clusterscope::app

@@ -104,6 +104,22 @@ const CliCommand kCommands[] = {
         "  --plan FILE  planned fabric (.ibnl)\n"
         "  --json       {switches, hcas, links, tiers, flags [{kind, ports, message}], diagnostics}\n",
         runImportFabricCommand },
+    { "report", "FILE [--scenario NAME] [--compare NAME...] [--pdf OUT] [--html OUT] [--bom-csv OUT]",
+        "Write the procurement report of a scenario (PDF, self-contained HTML, BOM as CSV).",
+        "Runs clusterscope-report (installed beside clusterscope-cli; the CLI links no GUI library), which\n"
+        "analyses the scenario and writes: summary, fabric schematic, bill of materials with unit prices,\n"
+        "totals, power and price sources, cost per GPU and the network's share, predicted iteration time,\n"
+        "MFU, tokens/s, time and cost of the token budget with the iteration breakdown chart, link\n"
+        "utilisation and oversubscription findings, a sensitivity table (1:1, 2:1, 3:1, InfiniBand vs RoCE,\n"
+        "next GPU count up), assumptions and calibration status. Runs without a display.\n"
+        "  FILE              a scenario JSON file or a project (.csproj)\n"
+        "  --scenario NAME   the project's scenario (needed when the project holds several)\n"
+        "  --compare NAME... scenarios compared with it (project: names; scenario file: other files)\n"
+        "  --pdf OUT         A4 PDF   --html OUT  one HTML file   --bom-csv OUT  bill of materials\n"
+        "  --calibration NAME  the project's calibration to report (default: the first stored)\n"
+        "  --catalog DIR     catalog JSON files   --prices FILE  price book   --no-sensitivity\n"
+        "Exit 0 on success, 1 on bad input, an unwritable OUT or when clusterscope-report is missing.\n",
+        runReportCommand },
 };
 } // namespace
 

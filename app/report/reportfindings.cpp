@@ -1,0 +1,326 @@
+// Report sections about predicted performance, link loads, sensitivity and assumptions.
+
+#include "app/report/breakdownchart.h"
+#include "app/report/reportformat.h"
+#include "app/report/reportsections.h"
+#include "engine/collectives/collectivemodel.h"
+#include "engine/training/computeefficiency.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace clusterscope::app {
+
+using namespace clusterscope::engine;
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString nodeName(const FabricDesign& d, NodeId n)
+{
+    const FabricGraph& g = d.graph;
+    const FabricNode& node = g.node(n);
+    if (!g.label(n).empty())
+        return qs(g.label(n));
+    switch (node.kind) {
+    case NodeKind::Nic:
+        return QStringLiteral("server ") + QString::number(node.host + 1) + QStringLiteral(" NIC ")
+            + QString::number(node.rail + 1);
+    case NodeKind::Gpu:
+        return QStringLiteral("server ") + QString::number(node.host + 1) + QStringLiteral(" GPU ")
+            + QString::number(node.rail + 1);
+    case NodeKind::Switch:
+        return qs(tierName(node.tier)) + QStringLiteral(" switch #") + QString::number(n);
+    default:
+        return qs(toString(node.kind)) + QStringLiteral(" #") + QString::number(n);
+    }
+}
+
+QString levelText(LinkLevel level)
+{
+    switch (level) {
+    case LinkLevel::Internal:
+        return QStringLiteral("inside a server");
+    case LinkLevel::NodeLeaf:
+        return QStringLiteral("server to leaf");
+    case LinkLevel::LeafSpine:
+        return QStringLiteral("leaf to spine");
+    case LinkLevel::SpineCore:
+        return QStringLiteral("spine to core");
+    default:
+        return QStringLiteral("other");
+    }
+}
+
+} // namespace
+
+void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QString& chartSource, int widthPx)
+{
+    const TrainingEstimate& e = *rs.analysis.estimate;
+    const Scenario& s = rs.scenario;
+    html.heading(2, QStringLiteral("Predicted performance"));
+    QList<QPair<QString, QString>> facts;
+    facts << qMakePair(QStringLiteral("Iteration time"), formatSeconds(e.iterationSeconds))
+          << qMakePair(QStringLiteral("Tokens per second"), formatCount((long long)std::llround(e.tokensPerSecond)))
+          << qMakePair(QStringLiteral("Model TFLOP/s per GPU"), QString::number(e.tflopsPerGpu, 'f', 1))
+          << qMakePair(QStringLiteral("MFU"), formatPercent(e.mfu))
+          << qMakePair(QStringLiteral("Exposed communication"), formatPercent(e.networkShare)
+                     + (e.networkShareAboveGuideline ? QStringLiteral(" (above the 25% guideline)")
+                                                     : QStringLiteral(" (within the 25% guideline)")))
+          << qMakePair(QStringLiteral("Memory per GPU"), QString::number(e.memory.totalBytes() / 1e9, 'f', 1)
+                     + QStringLiteral(" GB of ") + QString::number(e.memory.capacityBytes / 1e9, 'f', 1)
+                     + (e.memory.fits() ? QStringLiteral(" GB: fits") : QStringLiteral(" GB: does NOT fit")))
+          << qMakePair(QStringLiteral("Token budget"), s.training.tokens > 0
+                     ? QString::number(s.training.tokens / 1e12, 'f', 2) + QStringLiteral(" T tokens")
+                     : QStringLiteral("not stated"))
+          << qMakePair(QStringLiteral("Time to train"),
+                 e.trainingSeconds > 0 ? formatDuration(e.trainingSeconds) : QStringLiteral("-"))
+          << qMakePair(QStringLiteral("Cost to train"), e.trainingSeconds > 0
+                     ? formatUsd(e.trainingCostUsd) + QStringLiteral(" at $") + QString::number(e.gpuHourUsd, 'f', 2)
+                         + QStringLiteral(" per GPU-hour")
+                     : QStringLiteral("-"))
+          << qMakePair(QStringLiteral("Cost per iteration"), formatUsdCents(e.costPerIterationUsd));
+    html.keyValueTable(facts, 2);
+
+    html.heading(3, QStringLiteral("Iteration breakdown"));
+    if (!chartSource.isEmpty())
+        html.image(chartSource, QStringLiteral("Iteration time breakdown"), widthPx);
+    html.beginTable({ QStringLiteral("Component"), QStringLiteral("Time"), QStringLiteral("Share") },
+        QStringLiteral("lrr"));
+    const double total = e.breakdown.total();
+    for (const BreakdownComponent& c : breakdownComponents(e.breakdown)) {
+        if (c.seconds <= 0)
+            continue;
+        html.raw(QStringLiteral("<tr><td align=\"left\"><span style=\"color: ") + c.colour.name()
+            + QStringLiteral("\">■</span> ") + c.name.toHtmlEscaped() + QStringLiteral("</td><td align=\"right\">")
+            + formatSeconds(c.seconds) + QStringLiteral("</td><td align=\"right\">")
+            + formatPercent(total > 0 ? c.seconds / total : 0) + QStringLiteral("</td></tr>\n"));
+    }
+    html.row({ QStringLiteral("Iteration"), formatSeconds(total), formatPercent(1.0) }, QStringLiteral("grand"));
+    html.endTable();
+    const CommunicationBytes& b = e.bytesSent;
+    html.paragraph(QStringLiteral("Each GPU sends per iteration: TP ") + QString::number(b.tp / 1e9, 'f', 1)
+        + QStringLiteral(" GB, PP ") + QString::number(b.pp / 1e9, 'f', 1) + QStringLiteral(" GB, DP ")
+        + QString::number((b.dp + b.expertDp) / 1e9, 'f', 1) + QStringLiteral(" GB, CP ")
+        + QString::number(b.cp / 1e9, 'f', 1) + QStringLiteral(" GB, EP ") + QString::number(b.ep / 1e9, 'f', 1)
+        + QStringLiteral(" GB."));
+}
+
+void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
+{
+    const ScenarioAnalysis& a = rs.analysis;
+    const FabricDesign& d = *a.fabric;
+    const FabricGraph& g = d.graph;
+    const TrainingEstimate& e = *a.estimate;
+    html.heading(2, QStringLiteral("Link utilisation and oversubscription"));
+    QStringList findings;
+    findings << QStringLiteral("Oversubscription: the scenario asks for ")
+            + formatRatio(rs.scenario.cluster.fabric.oversubscription)
+            + (d.leafUpPorts > 0 ? QStringLiteral("; the built leaves have ") + QString::number(d.leafDownPorts)
+                        + QStringLiteral(" ports down and ") + QString::number(d.leafUpPorts)
+                        + QStringLiteral(" up (") + formatRatio(double(d.leafDownPorts) / d.leafUpPorts)
+                        + QStringLiteral(").")
+                                 : QStringLiteral("."));
+    const double injectionGbps = double(d.hosts) * d.nicsPerNode * d.nicGbps;
+    findings << QStringLiteral("Bisection bandwidth ") + formatGbps(rs.bisectionGbps)
+            + (injectionGbps > 0 ? QStringLiteral(", ") + formatPercent(rs.bisectionGbps / (injectionGbps / 2), 0)
+                        + QStringLiteral(" of half the injection bandwidth (") + formatGbps(injectionGbps / 2)
+                        + QStringLiteral(").")
+                                 : QStringLiteral("."));
+    findings << QStringLiteral("Exposed communication is ") + formatPercent(e.networkShare)
+            + QStringLiteral(" of the iteration: ")
+            + (e.networkShareAboveGuideline ? QStringLiteral("above") : QStringLiteral("within"))
+            + QStringLiteral(" the 25% guideline.");
+    if (a.trafficTiming) {
+        const CollectiveTiming& t = *a.trafficTiming;
+        findings << QStringLiteral("Contention: when all of one iteration's transfers start together on the fabric ("
+                                   "routing ")
+                + QLatin1String(toString(rs.scenario.communication.routing)) + QStringLiteral("), they take ")
+                + QString::number(t.slowdown, 'f', 2) + QStringLiteral("× their uncontended time; the busiest link runs at ")
+                + formatPercent(t.maxUtilisation, 0) + QStringLiteral(" and links carrying traffic average ")
+                + formatPercent(t.meanUtilisation, 0) + QStringLiteral(" while they transfer")
+                + (t.unroutableFlows > 0 ? QStringLiteral("; ") + formatCount((long long)t.unroutableFlows)
+                            + QStringLiteral(" transfers have no path")
+                                         : QString())
+                + QLatin1Char('.');
+    } else if (!a.routingError.empty()) {
+        findings << QStringLiteral("The iteration's traffic could not be routed: ") + qs(a.routingError);
+    }
+    html.bullets(findings);
+
+    if (a.linkUtilisation.empty())
+        return;
+    // Utilisation averaged over the iteration, per tier boundary.
+    html.heading(3, QStringLiteral("Average utilisation over one iteration"));
+    html.beginTable({ QStringLiteral("Tier boundary"), QStringLiteral("Links"), QStringLiteral("Mean"),
+                        QStringLiteral("Max") },
+        QStringLiteral("lrrr"));
+    for (const LinkLevel level : { LinkLevel::NodeLeaf, LinkLevel::LeafSpine, LinkLevel::SpineCore, LinkLevel::Other }) {
+        double sum = 0, max = 0;
+        long long n = 0;
+        for (LinkId l = 0; l < g.linkCount(); ++l) {
+            if (g.level(l) != level || g.link(l).flags & kLinkMissing)
+                continue;
+            sum += a.linkUtilisation[l];
+            max = std::max(max, double(a.linkUtilisation[l]));
+            ++n;
+        }
+        if (n > 0)
+            html.row({ levelText(level), formatCount(n), formatPercent(sum / n), formatPercent(max) });
+    }
+    html.endTable();
+
+    std::vector<LinkId> links(g.linkCount());
+    std::iota(links.begin(), links.end(), 0);
+    links.erase(std::remove_if(links.begin(), links.end(), [&](LinkId l) {
+        return g.level(l) == LinkLevel::Internal || a.linkUtilisation[l] <= 0;
+    }), links.end());
+    std::stable_sort(links.begin(), links.end(),
+        [&](LinkId x, LinkId y) { return a.linkUtilisation[x] > a.linkUtilisation[y]; });
+    if (links.size() > 8)
+        links.resize(8);
+    if (links.empty())
+        return;
+    html.heading(3, QStringLiteral("Busiest network links"));
+    html.beginTable({ QStringLiteral("Link"), QStringLiteral("Tier boundary"), QStringLiteral("Rate"),
+                        QStringLiteral("Utilisation") },
+        QStringLiteral("llrr"), QStringLiteral("data"), { 46, 24, 15, 15 });
+    for (const LinkId l : links)
+        html.row({ nodeName(d, g.link(l).a) + QStringLiteral(" – ") + nodeName(d, g.link(l).b), levelText(g.level(l)),
+            QString::number(double(g.link(l).gbps), 'f', 0) + QStringLiteral(" Gb/s"),
+            formatPercent(a.linkUtilisation[l]) });
+    html.endTable();
+    html.paragraph(QStringLiteral("Utilisation is the busier direction's bytes over one iteration divided by what the "
+                                  "link can carry in the iteration time."),
+        QStringLiteral("caption"));
+}
+
+void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
+{
+    if (rs.sensitivity.empty())
+        return;
+    html.heading(2, QStringLiteral("Sensitivity"));
+    html.paragraph(QStringLiteral("The scenario analysed again with one change at a time (same model, batch and "
+                                  "price book)."));
+    html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration"),
+                        QStringLiteral("Tokens/s"), QStringLiteral("Network $ per GPU"), QStringLiteral("Cluster cost"),
+                        QStringLiteral("Slowdown"), QStringLiteral("Strategy") },
+        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 21, 7, 10, 10, 11, 13, 11, 17 });
+    for (const SensitivityRow& row : rs.sensitivity) {
+        if (!row.error.isEmpty()) {
+            html.row({ row.variant, formatCount(row.gpus), QStringLiteral("-"), QStringLiteral("-"),
+                row.networkCostPerGpuUsd > 0 ? formatUsd(row.networkCostPerGpuUsd) : QStringLiteral("-"),
+                row.clusterCostUsd > 0 ? formatUsd(row.clusterCostUsd) : QStringLiteral("-"), QStringLiteral("-"),
+                QStringLiteral("not computed: ") + row.error });
+            continue;
+        }
+        html.row({ row.variant, formatCount(row.gpus), formatSeconds(row.iterationSeconds),
+                     formatCount((long long)std::llround(row.tokensPerSecond)), formatUsd(row.networkCostPerGpuUsd),
+                     formatUsd(row.clusterCostUsd),
+                     row.contentionSlowdown > 0 ? QString::number(row.contentionSlowdown, 'f', 2) + QStringLiteral("×")
+                                                : QStringLiteral("-"),
+                     row.note },
+            row.base ? QStringLiteral("base") : QString());
+    }
+    html.endTable();
+    html.paragraph(QStringLiteral("Iteration time counts only communication that compute does not hide, so a change "
+                                  "of fabric can leave it unchanged. Slowdown: one iteration's transfers routed together on "
+                                  "the variant's fabric take this multiple of their uncontended time (1.00× = no contention). Network $ per GPU "
+                                  "is the network's cost divided by the GPUs."),
+        QStringLiteral("caption"));
+}
+
+void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
+{
+    html.heading(2, QStringLiteral("Assumptions and calibration"));
+    const Scenario& s = doc.scenarios.front().scenario;
+    const TrainingEstimate& e = *doc.scenarios.front().analysis.estimate;
+
+    html.heading(3, QStringLiteral("Calibration status"));
+    if (!doc.calibration) {
+        html.paragraph(QStringLiteral("Uncalibrated. No measured collective sweeps (nccl-tests) are stored with this "
+                                      "scenario: communication times come from the NCCL-faithful collective model "
+                                      "with its default latencies and bandwidths. Import nccl-tests logs of the target "
+                                      "cluster (clusterscope-cli import-nccl-tests) to check them."));
+    } else {
+        const CalibrationSet& c = *doc.calibration;
+        html.paragraph(QStringLiteral("Calibration \"") + doc.calibrationName + QStringLiteral("\" is stored in the "
+            "project: ") + QString::number(c.sweeps.size()) + QStringLiteral(" measured sweep(s). The residuals "
+            "below compare the collective model with the measurements before and after the fit (relative RMS). "
+            "The training estimate of this report uses the collective model's defaults; the residuals before "
+            "calibration show how far those defaults are from this cluster."));
+        html.beginTable({ QStringLiteral("Sweep"), QStringLiteral("Ranks"), QStringLiteral("Nodes"),
+                            QStringLiteral("Sizes"), QStringLiteral("RMS before"), QStringLiteral("RMS after") },
+            QStringLiteral("lrrrrr"));
+        for (const SweepCalibration& sw : c.sweeps)
+            html.row({ QLatin1String(toString(sw.sweep.op)) + QStringLiteral(" (") + QLatin1String(toString(sw.sweep.algorithm))
+                    + QStringLiteral(") on ") + qs(sw.sweep.gpuName),
+                QString::number(sw.sweep.ranks), QString::number(sw.sweep.nodes), QString::number(sw.rows.size()),
+                formatPercent(sw.rmsBefore), formatPercent(sw.rmsAfter) });
+        html.endTable();
+        html.beginTable({ QStringLiteral("Algorithm"), QStringLiteral("Tier"), QStringLiteral("Latency scale"),
+                            QStringLiteral("Latency offset"), QStringLiteral("Bandwidth scale") },
+            QStringLiteral("llrrr"));
+        for (const SweepCalibration& sw : c.sweeps)
+            for (const AlgorithmCorrection& k : sw.corrections)
+                html.row({ QLatin1String(toString(k.algorithm)),
+                    k.tier == 0 ? QStringLiteral("intra-node") : QStringLiteral("inter-node"),
+                    QString::number(k.correction.latencyScale, 'f', 3),
+                    QString::number(k.correction.latencyOffsetSeconds * 1e6, 'f', 2) + QStringLiteral(" µs"),
+                    QString::number(k.correction.bandwidthScale, 'f', 3) });
+        html.endTable();
+    }
+
+    html.heading(3, QStringLiteral("Compute efficiency model"));
+    const ComputeEfficiencyParams defaults;
+    const ComputeCalibrationSpec& cc = s.computeCalibration;
+    const auto param = [](const QString& name, double value, const std::optional<double>& override) {
+        return QStringList { name, QString::number(override.value_or(value), 'g', 4),
+            override ? QStringLiteral("scenario calibration.compute") : QStringLiteral("documented default") };
+    };
+    html.beginTable({ QStringLiteral("Parameter"), QStringLiteral("Value"), QStringLiteral("Source") },
+        QStringLiteral("lrl"));
+    html.row(param(QStringLiteral("GEMM fraction of peak"), defaults.gemmPeakFraction, cc.gemmPeakFraction));
+    html.row(param(QStringLiteral("GEMM half-efficiency dimension"), defaults.gemmHalfDimension, cc.gemmHalfDimension));
+    html.row(param(QStringLiteral("HBM bandwidth fraction"), defaults.memoryBandwidthFraction, cc.memoryBandwidthFraction));
+    html.row({ QStringLiteral("Flash attention"),
+        cc.flashAttention.value_or(defaults.flashAttention) ? QStringLiteral("yes") : QStringLiteral("no"),
+        cc.flashAttention ? QStringLiteral("scenario calibration.compute") : QStringLiteral("documented default") });
+    html.row(param(QStringLiteral("Flash attention fraction of peak"), defaults.flashPeakFraction, cc.flashPeakFraction));
+    html.row(param(QStringLiteral("Overlap interference"), defaults.overlapInterferenceFraction,
+        cc.overlapInterferenceFraction));
+    html.endTable();
+
+    html.heading(3, QStringLiteral("Other assumptions"));
+    const CommunicationSpec& comm = s.communication;
+    QStringList items;
+    items << QStringLiteral("Routing ") + QLatin1String(toString(comm.routing)) + QStringLiteral(", packet loss rate ")
+            + QString::number(comm.lossRate, 'g', 3) + QStringLiteral("; data-parallel overlap ")
+            + (comm.dpOverlap ? QStringLiteral("on") : QStringLiteral("off")) + QStringLiteral(" with ")
+            + QString::number(comm.dpBucketBytes / 1e6, 'f', 0) + QStringLiteral(" MB buckets; ")
+            + formatPercent(comm.tpOverlapFraction, 0) + QStringLiteral(" of tensor-parallel traffic hidden; collective algorithm ")
+            + qs(comm.algorithm) + QLatin1Char('.');
+    items << (s.training.gpuHourUsd > 0
+            ? QStringLiteral("GPU-hour price $") + QString::number(e.gpuHourUsd, 'f', 2) + QStringLiteral(" from the scenario.")
+            : QStringLiteral("GPU-hour price $") + QString::number(e.gpuHourUsd, 'f', 2)
+                + QStringLiteral(" derived from the catalog: GPU price over 4 years plus its power at PUE 1.3 and "
+                                 "$0.10/kWh (GPU only: no servers, network or staff)."));
+    items << (s.layout ? QStringLiteral("Rack layout from the scenario (cable lengths follow it).")
+                       : QStringLiteral("Default rack layout for the design (cable lengths follow it)."));
+    items << QStringLiteral("Prices: ") + doc.priceBookName + QStringLiteral(", dated ")
+            + [&doc] {
+                  QStringList dates;
+                  for (const PriceSourceRow& r : doc.priceSources)
+                      if (!dates.contains(r.date))
+                          dates << r.date;
+                  dates.sort();
+                  return dates.join(QStringLiteral(", "));
+              }()
+            + QStringLiteral("; list and street prices vary, quotes replace them.");
+    items << QStringLiteral("Iteration times are model predictions (compute from FLOPs and GEMM shapes, "
+                            "communication from the collective model on the placed groups), not measurements.");
+    html.bullets(items);
+}
+
+} // namespace clusterscope::app

@@ -1,0 +1,32 @@
+#pragma once
+
+// The sections of the report body, shared by every format (internal to the report library).
+
+#include "app/report/htmlbuilder.h"
+#include "app/report/reportdocument.h"
+
+#include <vector>
+
+namespace clusterscope::app {
+
+/// Where the markup finds each picture (resource names or data: URIs).
+struct ReportImageSources {
+    QString breakdown;
+    std::vector<QString> fabric; ///< one per scenario
+    int widthPx = 680;           ///< printed width of a full-width figure (CSS px)
+};
+
+void appendTitle(HtmlBuilder& html, const ReportDocument& doc);
+void appendSummary(HtmlBuilder& html, const ReportDocument& doc, const ReportImageSources& images);
+void appendFabric(HtmlBuilder& html, const ReportScenario& rs, const QString& imageSource, int widthPx);
+void appendBom(HtmlBuilder& html, const ReportScenario& rs, const ReportDocument& doc);
+/// `chartSource`: the breakdown chart to show (empty: none).
+void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QString& chartSource, int widthPx);
+void appendFindings(HtmlBuilder& html, const ReportScenario& rs);
+void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs);
+void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc);
+
+/// "TP 8 · PP 4 · DP 32 · ..." of a strategy.
+QString strategyText(const engine::TrainingStrategy& s);
+
+} // namespace clusterscope::app

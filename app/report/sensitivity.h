@@ -1,0 +1,24 @@
+#pragma once
+
+// The report's sensitivity table: the subject scenario re-analysed with one change at a time
+// (leaf oversubscription 1:1 / 2:1 / 3:1, InfiniBand vs RoCE, the next GPU count up).
+
+#include "app/report/reportdocument.h"
+
+#include <stop_token>
+#include <vector>
+
+namespace clusterscope::app {
+
+/// Rows for `scenario`, whose analysis is `base` (the first row). The next GPU count up is the
+/// smallest count above the current one at which the scenario's strategy still runs with only DP
+/// grown (global batch unchanged), searched up to twice the DP size; when there is none, or the
+/// scenario states no strategy, twice the GPUs with the best strategy the search finds.
+std::vector<SensitivityRow> computeSensitivity(const engine::Scenario& scenario, const engine::ScenarioAnalysis& base,
+    const engine::Catalog& catalog, const engine::PriceBook& prices, std::stop_token stop = {});
+
+/// One row from an analysis (an error when the fabric, BOM or estimate is missing).
+SensitivityRow sensitivityRow(const QString& variant, const engine::Scenario& scenario,
+    const engine::ScenarioAnalysis& analysis);
+
+} // namespace clusterscope::app

@@ -1,0 +1,237 @@
+// The PDF report of the Llama example read back through pdftotext / pdffonts (poppler-utils): the
+// numbers it prints are the engine's, every page is numbered, fonts are embedded.
+
+#include "app/report/reportbuilder.h"
+#include "app/report/reportformat.h"
+#include "app/report/reportwriter.h"
+#include "engine/catalog/catalog.h"
+#include "engine/fabric/pricebook.h"
+#include "engine/scenario/scenariojson.h"
+
+#include <QGuiApplication>
+#include <QRegularExpression>
+#include <QtTest>
+
+using namespace clusterscope;
+using namespace clusterscope::app;
+
+namespace {
+
+QString tool(const QString& program, const QStringList& args)
+{
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(60000) || p.exitCode() != 0)
+        return QStringLiteral("FAILED: ") + program + QLatin1Char(' ') + QString::fromUtf8(p.readAllStandardError());
+    return QString::fromUtf8(p.readAllStandardOutput());
+}
+
+/// `\s+` between the parts, each part a literal (pdftotext may drop a space inside a part: "4m").
+QRegularExpression cells(const QStringList& parts)
+{
+    QStringList escaped;
+    for (const QString& part : parts)
+        escaped << QRegularExpression::escape(part).replace(QStringLiteral("\\ "), QStringLiteral("\\s*"));
+    return QRegularExpression(escaped.join(QStringLiteral("\\s+")));
+}
+
+} // namespace
+
+class TestReportPdf : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        auto catalog = engine::Catalog::builtin();
+        QVERIFY2(catalog.isOk(), catalog.message().c_str());
+        m_catalog = std::move(*catalog);
+        auto prices = engine::PriceBook::builtin();
+        QVERIFY(prices.isOk());
+        m_prices = std::move(*prices);
+        auto scenario = engine::loadScenarioFile(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json");
+        QVERIFY2(scenario.isOk(), scenario.message().c_str());
+        m_scenario = *scenario;
+
+        ReportInput input;
+        input.scenarios = { m_scenario };
+        input.catalog = &m_catalog;
+        input.prices = &m_prices;
+        input.sourceName = QStringLiteral("llama3-70b-1024-h100.json");
+        auto report = buildReport(input);
+        QVERIFY2(report.isOk(), report.message().c_str());
+        m_report = *report;
+        m_pdf = m_dir.filePath(QStringLiteral("report.pdf"));
+        auto pages = writePdf(*report, m_pdf);
+        QVERIFY2(pages.isOk(), pages.message().c_str());
+        m_pages = *pages;
+        QVERIFY(m_pages >= 3);
+        m_text = tool(QStringLiteral("pdftotext"), { QStringLiteral("-layout"), m_pdf, QStringLiteral("-") });
+        QVERIFY2(!m_text.startsWith(QLatin1String("FAILED")), qPrintable(m_text));
+
+        // The expected numbers come from a separate engine run, not from the report.
+        m_analysis = engine::analyseScenario(m_scenario, m_catalog, m_prices);
+        QVERIFY(m_analysis.bom && m_analysis.estimate);
+    }
+
+    void bomRows_data()
+    {
+        QTest::addColumn<QStringList>("parts");
+        for (const engine::BomLine& line : m_analysis.bom->lines) {
+            QStringList parts;
+            if (line.lengthMetres > 0)
+                parts << QString::number(line.lengthMetres, 'g', 4) + QStringLiteral(" m");
+            parts << formatCount(line.quantity) << formatUnitPrice(line.unitPriceUsd) << formatUsd(line.totalUsd())
+                  << formatWatts(line.unitPowerWatts) << formatWatts(line.totalWatts());
+            QTest::addRow("%s %s %gm", line.category.c_str(), line.item.c_str(), line.lengthMetres) << parts;
+        }
+    }
+    void bomRows()
+    {
+        QFETCH(QStringList, parts);
+        QVERIFY2(m_text.contains(cells(parts)), qPrintable(parts.join(QLatin1Char(' '))));
+    }
+
+    void totalsAndPerformance_data()
+    {
+        QTest::addColumn<QStringList>("parts");
+        const engine::FabricBom& bom = *m_analysis.bom;
+        const engine::TrainingEstimate& e = *m_analysis.estimate;
+        QTest::addRow("network total") << QStringList { formatUsd(bom.networkCostUsd), formatWatts(bom.networkPowerWatts) };
+        QTest::addRow("gpu total") << QStringList { QStringLiteral("GPUs"), formatUsd(bom.gpuCostUsd) };
+        QTest::addRow("cluster total") << QStringList { QStringLiteral("Cluster"), formatUsd(bom.clusterCostUsd) };
+        QTest::addRow("cost per gpu") << QStringList { QStringLiteral("Cost per GPU (cluster / network)"),
+            formatUsd(bom.clusterCostPerGpuUsd()) + QStringLiteral(" / ") + formatUsd(bom.networkCostPerGpuUsd()) };
+        QTest::addRow("network share of cost")
+            << QStringList { QStringLiteral("Network share of cluster cost"), formatPercent(bom.networkShare()) };
+        QTest::addRow("iteration time") << QStringList { QStringLiteral("Iteration time"), formatSeconds(e.iterationSeconds) };
+        QTest::addRow("breakdown total")
+            << QStringList { QStringLiteral("Iteration"), formatSeconds(e.breakdown.total()), QStringLiteral("100.0%") };
+        QTest::addRow("compute") << QStringList { QStringLiteral("Compute"), formatSeconds(e.breakdown.compute) };
+        QTest::addRow("tp exposed") << QStringList { QStringLiteral("TP exposed"), formatSeconds(e.breakdown.tpExposed) };
+        QTest::addRow("mfu") << QStringList { QStringLiteral("MFU"), formatPercent(e.mfu) };
+        QTest::addRow("tokens per second")
+            << QStringList { QStringLiteral("Tokens per second"), formatCount((long long)std::llround(e.tokensPerSecond)) };
+        QTest::addRow("time to train") << QStringList { QStringLiteral("Time to train the budget"), formatDuration(e.trainingSeconds) };
+        QTest::addRow("cost to train") << QStringList { QStringLiteral("Cost to train the budget"), formatUsd(e.trainingCostUsd) };
+        QTest::addRow("uncalibrated") << QStringList { QStringLiteral("Calibration"), QStringLiteral("uncalibrated") };
+        QTest::addRow("price date") << QStringList { QString::fromStdString(m_analysis.bom->lines.front().priceDate) };
+    }
+    void totalsAndPerformance()
+    {
+        QFETCH(QStringList, parts);
+        QVERIFY2(m_text.contains(cells(parts)), qPrintable(parts.join(QLatin1Char(' '))));
+    }
+
+    /// A sensitivity row matches an independent analysis of the same variant.
+    void sensitivityRow()
+    {
+        engine::Scenario variant = m_scenario;
+        variant.cluster.fabric.oversubscription = 2.0;
+        const engine::ScenarioAnalysis a = engine::analyseScenario(variant, m_catalog, m_prices);
+        QVERIFY(a.bom && a.estimate);
+        // The variant's name may wrap in its cell ("2:1" on the next line); the costs tell 2:1 apart.
+        const QStringList parts { formatCount(variant.cluster.gpus),
+            formatSeconds(a.estimate->iterationSeconds), formatCount((long long)std::llround(a.estimate->tokensPerSecond)),
+            formatUsd(a.bom->networkCostPerGpuUsd()), formatUsd(a.bom->clusterCostUsd) };
+        const QRegularExpression row(QStringLiteral("Oversubscription(\\s+2:1)?\\s+") + cells(parts).pattern());
+        QVERIFY2(m_text.contains(row), qPrintable(row.pattern()));
+        QVERIFY(m_text.contains(QStringLiteral("RoCE instead of")));
+        QVERIFY(m_text.contains(QStringLiteral("2:1")));
+        QVERIFY(m_text.contains(QStringLiteral("Next GPU count up")));
+    }
+
+    /// Every section and its text is printed (regression: moving a heading to the next page once
+    /// left the rest of the document un-laid-out, so only tables were printed after it).
+    void everySection_data()
+    {
+        QTest::addColumn<QString>("text");
+        for (const char* heading : { "Summary", "Key figures", "Fabric", "Schematic of the rail-optimized fabric",
+                 "Design notes:", "Bill of materials", "Cost per GPU:", "Price sources", "Predicted performance",
+                 "Iteration breakdown", "Each GPU sends per iteration", "Link utilisation and oversubscription",
+                 "Average utilisation over one iteration", "Busiest network links", "Sensitivity",
+                 "Assumptions and calibration", "Calibration status", "Uncalibrated.", "Compute efficiency model",
+                 "Other assumptions" })
+            QTest::addRow("%s", heading) << QString::fromUtf8(heading);
+    }
+    void everySection()
+    {
+        QFETCH(QString, text);
+        QVERIFY(m_text.contains(text));
+    }
+
+    void everyPageNumbered()
+    {
+        const QString info = tool(QStringLiteral("pdfinfo"), { m_pdf });
+        const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("Pages:\\s+(\\d+)")).match(info);
+        QVERIFY2(m.hasMatch(), qPrintable(info));
+        QCOMPARE(m.captured(1).toInt(), m_pages);
+        for (int page = 1; page <= m_pages; ++page) {
+            const QString text = tool(QStringLiteral("pdftotext"),
+                { QStringLiteral("-f"), QString::number(page), QStringLiteral("-l"), QString::number(page), m_pdf,
+                    QStringLiteral("-") });
+            const QString expected = QStringLiteral("Page %1 of %2").arg(page).arg(m_pages);
+            QVERIFY2(text.contains(expected), qPrintable(expected));
+        }
+    }
+
+    void fontsEmbedded()
+    {
+        const QString fonts = tool(QStringLiteral("pdffonts"), { m_pdf });
+        const QStringList lines = fonts.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY2(lines.size() >= 3, qPrintable(fonts)); // header, rule, at least one font
+        const qsizetype embColumn = lines[0].indexOf(QStringLiteral("emb"));
+        QVERIFY(embColumn > 0);
+        for (qsizetype i = 2; i < lines.size(); ++i)
+            QVERIFY2(lines[i].mid(embColumn, 3) == QLatin1String("yes"), qPrintable(lines[i]));
+    }
+
+    /// A table that breaks across pages repeats its header row on every page: a BOM made long on
+    /// purpose (its lines repeated) spans several pages; each page with BOM rows has the header.
+    void tableHeadersRepeat()
+    {
+        ReportDocument longBom = m_report;
+        std::vector<engine::BomLine>& lines = longBom.scenarios.front().analysis.bom->lines;
+        const std::vector<engine::BomLine> original = lines;
+        for (int copy = 0; copy < 12; ++copy)
+            lines.insert(lines.end(), original.begin(), original.end());
+        const QString pdf = m_dir.filePath(QStringLiteral("long.pdf"));
+        auto pages = writePdf(longBom, pdf);
+        QVERIFY2(pages.isOk(), pages.message().c_str());
+        int pagesWithRows = 0;
+        const QRegularExpression qm9700Row = cells({ QStringLiteral("72"), QStringLiteral("$42,000"), QStringLiteral("$3,024,000") });
+        for (int page = 1; page <= *pages; ++page) {
+            const QString text = tool(QStringLiteral("pdftotext"),
+                { QStringLiteral("-layout"), QStringLiteral("-f"), QString::number(page), QStringLiteral("-l"),
+                    QString::number(page), pdf, QStringLiteral("-") });
+            if (!text.contains(qm9700Row))
+                continue;
+            ++pagesWithRows;
+            QVERIFY2(text.contains(cells({ QStringLiteral("Category"), QStringLiteral("Item"), QStringLiteral("Description") })),
+                qPrintable(QStringLiteral("page %1 has BOM rows but no header").arg(page)));
+        }
+        QVERIFY(pagesWithRows >= 2);
+    }
+
+private:
+    QTemporaryDir m_dir;
+    engine::Catalog m_catalog;
+    engine::PriceBook m_prices;
+    engine::Scenario m_scenario;
+    engine::ScenarioAnalysis m_analysis;
+    ReportDocument m_report;
+    QString m_pdf;
+    QString m_text;
+    int m_pages = 0;
+};
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QGuiApplication app(argc, argv);
+    TestReportPdf test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_reportpdf.moc"
