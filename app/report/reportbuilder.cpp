@@ -59,6 +59,7 @@ Result<ReportDocument> buildReport(const ReportInput& input)
         const QString name = QString::fromStdString(scenario.name);
         AnalysisOptions options;
         options.searchTopK = 3;
+        options.calibration = input.calibration ? &input.calibration->calibration : nullptr;
         options.stop = input.stop;
         options.progress = [&](double f) { progress(share * (double(i) + f)); };
         ReportScenario rs;
@@ -85,7 +86,8 @@ Result<ReportDocument> buildReport(const ReportInput& input)
     }
     ReportScenario& subject = doc.scenarios.front();
     if (input.sensitivity) {
-        subject.sensitivity = computeSensitivity(subject.scenario, subject.analysis, *input.catalog, *input.prices, input.stop);
+        subject.sensitivity = computeSensitivity(subject.scenario, subject.analysis, *input.catalog, *input.prices, input.stop,
+            input.calibration ? &input.calibration->calibration : nullptr);
         if (input.stop.stop_requested())
             return Status::error("the report was cancelled");
     }

@@ -248,8 +248,8 @@ void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
         html.paragraph(QStringLiteral("Calibration \"") + doc.calibrationName + QStringLiteral("\" is stored in the "
             "project: ") + QString::number(c.sweeps.size()) + QStringLiteral(" measured sweep(s). The residuals "
             "below compare the collective model with the measurements before and after the fit (relative RMS). "
-            "The training estimate of this report uses the collective model's defaults; the residuals before "
-            "calibration show how far those defaults are from this cluster."));
+            "Every estimate in this report (performance, findings, sensitivity) uses the calibrated collective "
+            "model; the residuals before calibration show how far NCCL's defaults were from this cluster."));
         html.beginTable({ QStringLiteral("Sweep"), QStringLiteral("Ranks"), QStringLiteral("Nodes"),
                             QStringLiteral("Sizes"), QStringLiteral("RMS before"), QStringLiteral("RMS after") },
             QStringLiteral("lrrrrr"));

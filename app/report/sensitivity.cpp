@@ -15,9 +15,11 @@ namespace {
 
 QString transportName(Transport t) { return t == Transport::InfiniBand ? QStringLiteral("InfiniBand") : QStringLiteral("RoCE"); }
 
-ScenarioAnalysis analyse(const Scenario& s, const Catalog& catalog, const PriceBook& prices, std::stop_token stop)
+ScenarioAnalysis analyse(const Scenario& s, const Catalog& catalog, const PriceBook& prices, std::stop_token stop,
+    const CollectiveCalibration* calibration)
 {
     AnalysisOptions options;
+    options.calibration = calibration;
     options.runSearch = false;    // the scenario's strategy (the search still runs when it states none)
     options.routeTraffic = true;  // the contention of the iteration's traffic on the variant's fabric
     options.stop = stop;
@@ -78,7 +80,7 @@ SensitivityRow sensitivityRow(const QString& variant, const Scenario& scenario, 
 }
 
 std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const ScenarioAnalysis& base,
-    const Catalog& catalog, const PriceBook& prices, std::stop_token stop)
+    const Catalog& catalog, const PriceBook& prices, std::stop_token stop, const CollectiveCalibration* calibration)
 {
     std::vector<SensitivityRow> rows;
     const ClusterSpec& c = scenario.cluster;
@@ -97,7 +99,7 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
         Scenario variant = scenario;
         variant.cluster.fabric.oversubscription = ratio;
         SensitivityRow row = sensitivityRow(QStringLiteral("Oversubscription ") + formatRatio(ratio), variant,
-            analyse(variant, catalog, prices, stop));
+            analyse(variant, catalog, prices, stop, calibration));
         row.note = first.note;
         rows.push_back(row);
     }
@@ -106,7 +108,7 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
         variant.cluster.transport = c.transport == Transport::InfiniBand ? Transport::RoCE : Transport::InfiniBand;
         SensitivityRow row = sensitivityRow(transportName(variant.cluster.transport) + QStringLiteral(" instead of ")
                 + transportName(c.transport),
-            variant, analyse(variant, catalog, prices, stop));
+            variant, analyse(variant, catalog, prices, stop, calibration));
         row.note = first.note;
         rows.push_back(row);
     }
@@ -114,7 +116,7 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
         auto [variant, note] = nextGpuCount(scenario, catalog);
         SensitivityRow row = sensitivityRow(
             QStringLiteral("Next GPU count up: ") + formatCount(variant.cluster.gpus), variant,
-            analyse(variant, catalog, prices, stop));
+            analyse(variant, catalog, prices, stop, calibration));
         row.note = note;
         rows.push_back(row);
     }

@@ -15,7 +15,8 @@ namespace clusterscope::app {
 /// grown (global batch unchanged), searched up to twice the DP size; when there is none, or the
 /// scenario states no strategy, twice the GPUs with the best strategy the search finds.
 std::vector<SensitivityRow> computeSensitivity(const engine::Scenario& scenario, const engine::ScenarioAnalysis& base,
-    const engine::Catalog& catalog, const engine::PriceBook& prices, std::stop_token stop = {});
+    const engine::Catalog& catalog, const engine::PriceBook& prices, std::stop_token stop = {},
+    const engine::CollectiveCalibration* calibration = nullptr);
 
 /// One row from an analysis (an error when the fabric, BOM or estimate is missing).
 SensitivityRow sensitivityRow(const QString& variant, const engine::Scenario& scenario,
