@@ -2,6 +2,7 @@
 
 #include "app/gui/analysisrunner.h"
 #include "app/gui/fabricpresenter.h"
+#include "app/gui/runscontroller.h"
 #include "app/gui/projectdocument.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
@@ -10,6 +11,7 @@
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
 #include "views/heatmap/trafficheatmapwidget.h"
+#include "views/runs/runsview.h"
 #include "views/strategies/strategiesview.h"
 #include "views/editor/scenarioeditor.h"
 #include "views/fabric/fabricview.h"
@@ -135,11 +137,13 @@ void MainWindow::createCentre()
     });
     m_bom = new views::BomView(m_tabs);
     m_tabs->addTab(m_bom, tr("Bill of materials"));
-    m_tabs->addTab(new views::EmptyStateWidget(tr("Runs"),
-                       tr("Imported profiler traces and nccl-tests logs: measured iteration breakdowns, "
-                          "stragglers and bus bandwidth, beside the model's prediction."),
-                       m_tabs),
-        tr("Runs"));
+    m_runs = new views::RunsView(m_tabs);
+    m_tabs->addTab(m_runs, tr("Runs"));
+    m_runsController = new RunsController(m_runs, m_document, this);
+    connect(m_runsController, &RunsController::importFinished, this, [this](bool, const QString& message) {
+        statusBar()->showMessage(message, 6000);
+        m_tabs->setCurrentWidget(m_runs);
+    });
     setCentralWidget(m_tabs);
 
     auto* dock = new QDockWidget(tr("Scenarios"), this);
@@ -222,6 +226,7 @@ void MainWindow::createActions()
     file->addSeparator();
     file->addAction(tr("&Import Scenario JSON..."), QKeySequence(tr("Ctrl+I")), this, &MainWindow::importScenario);
     file->addAction(tr("&Export Scenario JSON..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportScenario);
+    file->addAction(tr("Import &Traces..."), QKeySequence(tr("Ctrl+T")), m_runsController, &RunsController::importInteractively);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

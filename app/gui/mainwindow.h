@@ -20,6 +20,7 @@ class BomView;
 class BreakdownChart;
 class StrategiesView;
 class TrafficHeatmapWidget;
+class RunsView;
 class FabricView;
 class ScenarioEditor;
 class ScenarioListModel;
@@ -28,6 +29,7 @@ class ScenarioListModel;
 namespace clusterscope::app {
 
 class AnalysisRunner;
+class RunsController;
 class ProjectDocument;
 
 class MainWindow : public QMainWindow {
@@ -42,6 +44,8 @@ public:
     views::BreakdownChart* breakdownChart() const { return m_breakdown; }
     views::StrategiesView* strategiesView() const { return m_strategies; }
     views::TrafficHeatmapWidget* trafficView() const { return m_traffic; }
+    views::RunsView* runsView() const { return m_runs; }
+    RunsController* runsController() const { return m_runsController; }
     AnalysisRunner* analysisRunner() const { return m_runner; }
     QTabWidget* tabs() const { return m_tabs; }
     QListView* scenarioList() const { return m_list; }
@@ -95,6 +99,8 @@ private:
     views::BreakdownChart* m_breakdown = nullptr;
     views::StrategiesView* m_strategies = nullptr;
     views::TrafficHeatmapWidget* m_traffic = nullptr;
+    views::RunsView* m_runs = nullptr;
+    RunsController* m_runsController = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusScenario = nullptr;
     const engine::Catalog* m_catalog = nullptr;

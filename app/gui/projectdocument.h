@@ -41,6 +41,8 @@ public:
     QString displayName() const;
     bool isModified() const;
     QUndoStack* undoStack() const { return m_undo; }
+    /// The project file's store (runs, calibration); null while the project has no file.
+    engine::ProjectStore* store() const { return m_store.get(); }
 
     const std::vector<engine::Scenario>& scenarios() const { return m_scenarios; }
 

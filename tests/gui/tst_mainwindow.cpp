@@ -7,6 +7,10 @@
 #include "views/bom/bomview.h"
 #include "views/editor/scenarioeditor.h"
 #include "views/models/bomtablemodel.h"
+#include "app/gui/runscontroller.h"
+#include "views/runs/runlistmodel.h"
+#include "views/runs/runsview.h"
+#include "views/runs/stragglertablemodel.h"
 #include "views/fabric/fabricscene.h"
 #include "views/fabric/fabricview.h"
 #include "views/models/scenariolistmodel.h"
@@ -224,6 +228,36 @@ private Q_SLOTS:
         settle(w);
         const double leafSpine31 = model->bom().networkCostUsd;
         QVERIFY(leafSpine31 > 0 && leafSpine31 < before);
+    }
+
+    // Importing the real DLRM traces stores the run in the project; reopening shows it without
+    // re-parsing, with the ground-truth stragglers 7, 5, 4 on top.
+    void importTracesIntoTheProject()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("runs.csproj"));
+        {
+            app::MainWindow w;
+            QVERIFY(!w.document()->saveAs(project).has_value());
+            QSignalSpy finished(w.runsController(), &app::RunsController::importFinished);
+            w.runsController()->importPaths({ QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/kineto/param_dlrm_8rank") });
+            w.runsController()->waitUntilIdle();
+            QCOMPARE(finished.count(), 1);
+            QVERIFY2(finished.front().at(0).toBool(), qPrintable(finished.front().at(1).toString()));
+            QCOMPARE(w.runsView()->runListModel()->rowCount(), 1);
+        }
+        app::MainWindow reopened;
+        QVERIFY(!reopened.openPath(project, true).has_value());
+        QCOMPARE(reopened.runsView()->runListModel()->rowCount(), 1);
+        QSignalSpy selected(reopened.runsView(), &views::RunsView::runSelected);
+        reopened.runsView()->setCurrentRunId(1);
+        // Selecting programmatically emits nothing: show it as a user's click would.
+        Q_EMIT reopened.runsView()->runSelected(1);
+        const auto* stragglers = reopened.runsView()->stragglerModel();
+        QVERIFY(stragglers->rowCount() >= 3);
+        QCOMPARE(stragglers->index(0, views::StragglerTableModel::Rank).data().toString(), QStringLiteral("7"));
+        QCOMPARE(stragglers->index(1, views::StragglerTableModel::Rank).data().toString(), QStringLiteral("5"));
+        QCOMPARE(stragglers->index(2, views::StragglerTableModel::Rank).data().toString(), QStringLiteral("4"));
     }
 
     void exportViewsWritesEveryTab()

@@ -1,0 +1,233 @@
+#include "app/gui/runscontroller.h"
+
+#include "app/gui/projectdocument.h"
+#include "engine/run/runanalysis.h"
+#include "engine/store/projectstore.h"
+#include "engine/store/runstore.h"
+#include "importers/kineto/runloader.h"
+#include "engine/training/trafficblocks.h"
+#include "views/heatmap/trafficheatmapwidget.h"
+#include "views/runs/runsview.h"
+
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QMessageBox>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace clusterscope::app {
+
+namespace {
+
+struct ImportResult {
+    std::shared_ptr<engine::Run> run;
+    engine::RunAnalysis analysis;
+    std::string error;
+};
+
+} // namespace
+
+RunsController::RunsController(views::RunsView* view, ProjectDocument* document, QWidget* dialogParent)
+    : QObject(view)
+    , m_view(view)
+    , m_document(document)
+    , m_dialogParent(dialogParent)
+{
+    connect(m_view, &views::RunsView::importRequested, this, &RunsController::importInteractively);
+    connect(m_view, &views::RunsView::importPathsDropped, this, &RunsController::importPaths);
+    connect(m_view, &views::RunsView::runSelected, this, &RunsController::showStored);
+    connect(m_view, &views::RunsView::deleteRequested, this, &RunsController::removeStored);
+    connect(m_view, &views::RunsView::cancelImportRequested, this, [this] {
+        if (m_stop)
+            m_stop->store(true);
+    });
+    connect(m_document, &ProjectDocument::reset, this, &RunsController::refresh);
+    connect(m_document, &ProjectDocument::pathChanged, this, &RunsController::refresh);
+    refresh();
+}
+
+RunsController::~RunsController()
+{
+    if (m_stop)
+        m_stop->store(true);
+    for (auto* watcher : findChildren<QFutureWatcher<ImportResult>*>()) {
+        watcher->disconnect(this);
+        watcher->future().waitForFinished();
+    }
+}
+
+void RunsController::refresh()
+{
+    engine::ProjectStore* store = m_document->store();
+    if (!store) {
+        m_view->setRuns({});
+        m_view->clearRun(tr("Import profiler traces (PyTorch/Kineto JSON, Nsight Systems SQLite) with File > Import "
+                            "Traces or by dropping files or folders here. Save the project to keep imported runs."));
+        return;
+    }
+    auto runs = engine::RunStore(*store).list();
+    if (!runs) {
+        m_view->setRuns({});
+        m_view->clearRun(QString::fromStdString(runs.message()));
+        return;
+    }
+    m_view->setRuns(*runs);
+    if (runs->empty()) {
+        m_view->clearRun(tr("No runs in this project yet: File > Import Traces, or drop trace files or folders here."));
+        return;
+    }
+    // Show the newest run (from the store: no re-parse).
+    m_view->setCurrentRunId(runs->back().id);
+    showStored(runs->back().id);
+}
+
+void RunsController::importInteractively()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(m_dialogParent, tr("Import profiler traces (one file per rank)"),
+        {}, tr("Traces (*.json *.json.gz *.sqlite);;All files (*)"));
+    if (!files.isEmpty())
+        importPaths(files);
+}
+
+void RunsController::importPaths(const QStringList& paths)
+{
+    if (m_importing || paths.isEmpty())
+        return;
+    m_importing = true;
+    m_stop = std::make_shared<std::atomic<bool>>(false);
+    m_view->setImporting(true);
+    m_view->setImportProgress(0.0);
+    m_view->setImportStatus(tr("Reading %1...").arg(paths.size() == 1 ? QFileInfo(paths.front()).fileName() : tr("%1 paths").arg(paths.size())));
+
+    std::vector<std::string> sources;
+    for (const QString& p : paths)
+        sources.push_back(QFileInfo(p).absoluteFilePath().toStdString());
+    QPointer<views::RunsView> view(m_view);
+    importers::RunLoadOptions options;
+    options.stop = m_stop.get();
+    options.progress = [view](std::size_t done, std::size_t total) {
+        QMetaObject::invokeMethod(
+            view.data(),
+            [view, done, total] {
+                if (view)
+                    view->setImportProgress(total ? double(done) / double(total) : 0.0);
+            },
+            Qt::QueuedConnection);
+    };
+    auto stop = m_stop; // keeps the flag alive for the worker
+    auto* watcher = new QFutureWatcher<ImportResult>(this);
+    connect(watcher, &QFutureWatcher<ImportResult>::finished, this, [this, watcher, sources, paths] {
+        ImportResult result = watcher->result();
+        watcher->deleteLater();
+        m_importing = false;
+        m_view->setImporting(false);
+        if (!result.error.empty()) {
+            m_view->setImportStatus(QString::fromStdString(result.error));
+            Q_EMIT importFinished(false, QString::fromStdString(result.error));
+            return;
+        }
+        m_lastEvents = result.run;
+        const QString name = QFileInfo(paths.front()).fileName();
+        engine::ProjectStore* store = m_document->store();
+        if (!store) {
+            present(result.analysis, result.run.get(), tr("%1 (not stored: save the project to keep runs)").arg(name));
+            Q_EMIT importFinished(false, tr("imported %1, not stored (the project has no file yet)").arg(name));
+            return;
+        }
+        auto id = engine::RunStore(*store).add(name.toStdString(), sources, *result.run, result.analysis);
+        if (!id) {
+            QMessageBox::warning(m_dialogParent, tr("Cannot store the run"), QString::fromStdString(id.message()));
+            present(result.analysis, result.run.get(), name);
+            Q_EMIT importFinished(false, QString::fromStdString(id.message()));
+            return;
+        }
+        refresh();
+        m_view->setCurrentRunId(*id);
+        present(result.analysis, result.run.get(), name);
+        Q_EMIT importFinished(true, tr("run \"%1\" stored in the project").arg(name));
+    });
+    watcher->setFuture(QtConcurrent::run([sources, options, stop]() -> ImportResult {
+        ImportResult out;
+        auto run = importers::loadRun(sources, options);
+        if (!run) {
+            out.error = run.message();
+            return out;
+        }
+        if (stop->load()) {
+            out.error = "the import was cancelled";
+            return out;
+        }
+        out.analysis = engine::analyzeRun(*run);
+        out.run = std::make_shared<engine::Run>(std::move(*run));
+        return out;
+    }));
+}
+
+void RunsController::waitUntilIdle()
+{
+    while (m_importing)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+}
+
+void RunsController::present(const engine::RunAnalysis& analysis, const engine::Run* events, const QString& title)
+{
+    m_view->showRun(analysis, events, title);
+    // The measured traffic in the same heatmap widget as the model's. Traces do not say how ranks
+    // share servers: ranks are grouped by 8 (one HGX/DGX board) for the node level.
+    const engine::MeasuredTrafficMatrix& m = analysis.traffic;
+    auto* heatmap = new views::TrafficHeatmapWidget;
+    if (m.ranks < 2 || m.bytes.size() != std::size_t(m.ranks) * std::size_t(m.ranks)) {
+        heatmap->setEmptyState(tr("The traces hold no GPU-pair traffic to show."));
+        m_view->setHeatmapWidget(heatmap);
+        return;
+    }
+    std::vector<engine::MeasuredTrafficPair> pairs;
+    for (int src = 0; src < m.ranks; ++src)
+        for (int dst = 0; dst < m.ranks; ++dst)
+            if (src != dst && m.at(src, dst) > 0)
+                pairs.push_back({ src, dst, m.at(src, dst), engine::kTrafficUnknownDimension });
+    engine::ClusterGeometry geometry;
+    geometry.gpus = m.ranks;
+    geometry.gpusPerNode = std::min(8, m.ranks);
+    geometry.scaleUpDomainGpus = geometry.gpusPerNode;
+    geometry.nicsPerDomain = geometry.gpusPerNode;
+    geometry.nodesPerLeaf = std::max(1, m.ranks / geometry.gpusPerNode);
+    geometry.nodesPerPod = geometry.nodesPerLeaf;
+    const engine::GroupPlacer placer(geometry);
+    auto source = engine::MeasuredTrafficSource::create(m.ranks, std::move(pairs), placer);
+    if (!source) {
+        heatmap->setEmptyState(QString::fromStdString(source.message()));
+    } else {
+        heatmap->setTitle(tr("%1 — measured bytes between ranks over the imported steps").arg(title));
+        heatmap->setSource(std::make_shared<const engine::MeasuredTrafficSource>(std::move(*source)),
+            views::TrafficHeatmapGeometry { geometry.gpusPerNode, 4, 8 });
+    }
+    m_view->setHeatmapWidget(heatmap);
+}
+
+void RunsController::showStored(qint64 id)
+{
+    engine::ProjectStore* store = m_document->store();
+    if (!store)
+        return;
+    auto run = engine::RunStore(*store).load(id);
+    if (!run) {
+        m_view->clearRun(QString::fromStdString(run.message()));
+        return;
+    }
+    present(run->analysis, nullptr, QString::fromStdString(run->summary.name));
+}
+
+void RunsController::removeStored(qint64 id)
+{
+    engine::ProjectStore* store = m_document->store();
+    if (!store)
+        return;
+    if (auto status = engine::RunStore(*store).remove(id); !status)
+        QMessageBox::warning(m_dialogParent, tr("Cannot delete the run"), QString::fromStdString(status.message()));
+    refresh();
+}
+
+} // namespace clusterscope::app

@@ -1,0 +1,60 @@
+#pragma once
+
+// Drives the Runs tab: imports traces on a worker (progress, cancel), stores the run in the open
+// project (one transaction: a failed or cancelled import leaves the project as it was), lists the
+// stored runs and shows the one selected, without re-parsing.
+
+#include <QObject>
+#include <QStringList>
+
+#include <atomic>
+#include <memory>
+
+namespace clusterscope::engine {
+struct Run;
+struct RunAnalysis;
+}
+namespace clusterscope::views {
+class RunsView;
+}
+
+namespace clusterscope::app {
+
+class ProjectDocument;
+
+class RunsController : public QObject {
+    Q_OBJECT
+public:
+    RunsController(views::RunsView* view, ProjectDocument* document, QWidget* dialogParent);
+    ~RunsController() override;
+
+    /// Imports per-rank traces (files or directories) in the background.
+    void importPaths(const QStringList& paths);
+    bool isImporting() const { return m_importing; }
+    /// Blocks (processing events) until no import runs; for tests.
+    void waitUntilIdle();
+
+public Q_SLOTS:
+    /// Asks for trace files or a folder and imports them.
+    void importInteractively();
+    /// Lists the project's runs again (after open, save or an import).
+    void refresh();
+
+Q_SIGNALS:
+    void importFinished(bool stored, const QString& message);
+
+private:
+    void showStored(qint64 id);
+    /// Shows an analysis in the view, with the measured GPU-pair heatmap in its slot.
+    void present(const engine::RunAnalysis& analysis, const engine::Run* events, const QString& title);
+    void removeStored(qint64 id);
+
+    views::RunsView* m_view;
+    ProjectDocument* m_document;
+    QWidget* m_dialogParent;
+    bool m_importing = false;
+    std::shared_ptr<std::atomic<bool>> m_stop;
+    std::shared_ptr<const engine::Run> m_lastEvents; ///< the last import's events, for the timeline
+};
+
+} // namespace clusterscope::app
