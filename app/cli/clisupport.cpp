@@ -1,4 +1,5 @@
 #include "app/cli/clisupport.h"
+#include "engine/store/projectdocuments.h"
 
 #include "app/cli/clicommand.h"
 #include "app/cli/commandline.h"
@@ -62,7 +63,7 @@ bool loadCalibrationForCli(const CommandLine& cl, CliIo io, std::optional<engine
             io.err << store.message() << "\n";
             return false;
         }
-        auto doc = store->document(kProjectCalibrationKind, kProjectCalibrationName);
+        auto doc = store->document(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName);
         if (!doc) {
             io.err << *project << ": the project holds no calibration (run clusterscope-cli import-nccl-tests LOG... --project "
                    << *project << ")\n";

@@ -32,9 +32,6 @@ bool loadCalibrationForCli(const CommandLine& cl, CliIo io, std::optional<engine
 /// returns nothing on failure.
 std::optional<engine::ProjectStore> openOrCreateProjectForCli(const std::string& path, CliIo io);
 
-/// Name of the project document that holds the calibration fitted by import-nccl-tests.
-inline constexpr const char* kProjectCalibrationKind = "calibration";
-inline constexpr const char* kProjectCalibrationName = "nccl-tests";
 
 /// What evaluate and search need: the catalog (--catalog), the validated scenario at `path`, the
 /// collective calibration (--calibration / --project) and a training evaluator using it.

@@ -3,6 +3,7 @@
 
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
+#include "engine/store/projectdocuments.h"
 #include "app/cli/commandline.h"
 #include "engine/calibration/calibrationjson.h"
 #include "engine/calibration/collectivecalibrator.h"
@@ -260,7 +261,7 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         auto store = openOrCreateProjectForCli(*project, io);
         if (!store)
             return 1;
-        if (auto status = store->putDocument(kProjectCalibrationKind, kProjectCalibrationName, calibrationText); !status) {
+        if (auto status = store->putDocument(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName, calibrationText); !status) {
             io.err << status.message() << "\n";
             return 1;
         }

@@ -30,6 +30,11 @@ AnalysisRunner::~AnalysisRunner()
     }
 }
 
+void AnalysisRunner::setCalibration(std::optional<engine::CollectiveCalibration> calibration)
+{
+    m_calibration = calibration ? std::make_shared<const engine::CollectiveCalibration>(std::move(*calibration)) : nullptr;
+}
+
 void AnalysisRunner::request(const engine::Scenario& scenario)
 {
     m_stop.request_stop();
@@ -72,7 +77,10 @@ void AnalysisRunner::request(const engine::Scenario& scenario)
     });
     const engine::Catalog& catalog = m_catalog;
     const engine::PriceBook& prices = m_prices;
-    watcher->setFuture(QtConcurrent::run([scenario, &catalog, &prices, options] {
+    // The worker keeps the calibration alive even if a new one is set meanwhile.
+    const std::shared_ptr<const engine::CollectiveCalibration> calibration = m_calibration;
+    watcher->setFuture(QtConcurrent::run([scenario, &catalog, &prices, options, calibration]() mutable {
+        options.calibration = calibration.get();
         return engine::analyseScenario(scenario, catalog, prices, options);
     }));
 }

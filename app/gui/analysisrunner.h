@@ -11,6 +11,7 @@
 #include <QObject>
 
 #include <memory>
+#include <optional>
 #include <stop_token>
 
 namespace clusterscope::engine {
@@ -25,6 +26,9 @@ class AnalysisRunner : public QObject {
 public:
     AnalysisRunner(const engine::Catalog& catalog, const engine::PriceBook& prices, QObject* parent = nullptr);
     ~AnalysisRunner() override;
+
+    /// The collective calibration to use from now on (none: NCCL's defaults).
+    void setCalibration(std::optional<engine::CollectiveCalibration> calibration);
 
     /// Starts analysing `scenario` (a copy is taken), cancelling any analysis still running.
     void request(const engine::Scenario& scenario);
@@ -50,6 +54,7 @@ private:
     quint64 m_generation = 0;
     int m_running = 0;
     std::shared_ptr<const engine::ScenarioAnalysis> m_latest;
+    std::shared_ptr<const engine::CollectiveCalibration> m_calibration;
     QElapsedTimer m_progressClock;
 };
 

@@ -2,6 +2,7 @@
 
 #include "app/gui/analysisrunner.h"
 #include "app/gui/fabricpresenter.h"
+#include "app/gui/reportdialog.h"
 #include "app/gui/runscontroller.h"
 #include "app/gui/projectdocument.h"
 #include "engine/catalog/catalog.h"
@@ -78,7 +79,9 @@ MainWindow::MainWindow(QWidget* parent)
     createCentre();
     createActions();
 
+    connect(m_document, &ProjectDocument::pathChanged, this, &MainWindow::useProjectCalibration);
     connect(m_document, &ProjectDocument::reset, this, [this] {
+        useProjectCalibration();
         m_listModel->setScenarios(m_document->scenarios());
         selectScenario(0);
         updateTitle();
@@ -228,6 +231,8 @@ void MainWindow::createActions()
     file->addAction(tr("&Export Scenario JSON..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportScenario);
     file->addAction(tr("Import &Traces..."), QKeySequence(tr("Ctrl+T")), m_runsController, &RunsController::importInteractively);
     file->addSeparator();
+    file->addAction(tr("Export &Report..."), QKeySequence(tr("Ctrl+R")), this, &MainWindow::exportReport);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
@@ -329,6 +334,36 @@ void MainWindow::updateViews()
             QString::fromStdString(issues.front().message));
     m_statusScenario->setText(status);
     m_runner->request(s);
+}
+
+void MainWindow::useProjectCalibration()
+{
+    auto calibration = m_document->calibration();
+    if (!calibration) {
+        statusBar()->showMessage(tr("The project's calibration cannot be read: %1").arg(QString::fromStdString(calibration.message())), 8000);
+        m_runner->setCalibration(std::nullopt);
+        return;
+    }
+    m_runner->setCalibration(*calibration ? std::optional<engine::CollectiveCalibration>((*calibration)->calibration) : std::nullopt);
+}
+
+void MainWindow::exportReport()
+{
+    const int index = currentScenario();
+    if (index < 0)
+        return;
+    std::vector<engine::Scenario> others;
+    for (std::size_t i = 0; i < m_document->scenarios().size(); ++i)
+        if (int(i) != index)
+            others.push_back(m_document->scenarios()[i]);
+    auto calibration = m_document->calibration();
+    // The 3D view's picture of the subject's fabric, when it shows one.
+    QImage picture;
+    if (m_fabric->hasScene())
+        picture = m_fabric->grabPicture();
+    ReportDialog dialog(m_document->scenarios()[std::size_t(index)], others, *m_catalog, *m_prices,
+        calibration ? *calibration : std::nullopt, picture, this);
+    dialog.exec();
 }
 
 void MainWindow::showAnalysis()

@@ -72,6 +72,7 @@ public Q_SLOTS:
     void duplicateScenario();
     void deleteScenario();
     void about();
+    void exportReport();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -84,6 +85,7 @@ private:
     void updateTitle();
     void updateViews();
     void showAnalysis();
+    void useProjectCalibration();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     bool maybeSave();

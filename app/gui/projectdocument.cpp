@@ -1,16 +1,21 @@
 #include "app/gui/projectdocument.h"
 
 #include "app/gui/scenariocommands.h"
+#include "engine/calibration/calibrationjson.h"
+#include "engine/store/projectdocuments.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/store/projectstore.h"
 #include "resources/embeddedresources.h"
 
 #include <QFileInfo>
+
+#include <algorithm>
 #include <QUndoStack>
 
 namespace clusterscope::app {
 
 using engine::ProjectStore;
+
 using engine::Scenario;
 
 ProjectDocument::ProjectDocument(QObject* parent)
@@ -111,6 +116,24 @@ QString ProjectDocument::displayName() const
     if (m_path.isEmpty())
         return m_scenarios.empty() ? tr("Untitled project") : tr("Example project");
     return QFileInfo(m_path).fileName();
+}
+
+engine::Result<std::optional<engine::CalibrationSet>> ProjectDocument::calibration() const
+{
+    if (!m_store)
+        return std::optional<engine::CalibrationSet>();
+    auto names = m_store->documentNames(engine::kCalibrationDocumentKind);
+    if (!names)
+        return names.status();
+    if (std::find(names->begin(), names->end(), std::string(engine::kCalibrationDocumentName)) == names->end())
+        return std::optional<engine::CalibrationSet>();
+    auto text = m_store->document(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName);
+    if (!text)
+        return text.status();
+    auto set = engine::calibrationFromJson(*text, m_store->path() + " (calibration)");
+    if (!set)
+        return set.status();
+    return std::optional<engine::CalibrationSet>(std::move(*set));
 }
 
 bool ProjectDocument::isModified() const { return !m_undo->isClean(); }

@@ -3,6 +3,8 @@
 // The open project: its scenarios in memory, the undo stack of edits, and the SQLite store it is
 // saved to. An untitled project (the built-in example, File > New) has no store until saved.
 
+#include "engine/calibration/sweepcalibration.h"
+#include "engine/core/status.h"
 #include "engine/scenario/scenario.h"
 
 #include <QObject>
@@ -43,6 +45,9 @@ public:
     QUndoStack* undoStack() const { return m_undo; }
     /// The project file's store (runs, calibration); null while the project has no file.
     engine::ProjectStore* store() const { return m_store.get(); }
+    /// The collective calibration stored in the project by import-nccl-tests --project (none when
+    /// the project has no file or no calibration). Errors in a stored calibration are returned.
+    engine::Result<std::optional<engine::CalibrationSet>> calibration() const;
 
     const std::vector<engine::Scenario>& scenarios() const { return m_scenarios; }
 

@@ -2,6 +2,7 @@
 
 #include "app/report/reportbuilder.h"
 #include "app/report/reportwriter.h"
+#include "engine/store/projectdocuments.h"
 #include "engine/calibration/calibrationjson.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
@@ -162,14 +163,14 @@ Result<Loaded> loadProject(const Arguments& a, const Catalog& catalog)
             return other.status();
         loaded.scenarios.push_back(*other);
     }
-    auto calibrations = store->documentNames("calibration");
+    auto calibrations = store->documentNames(kCalibrationDocumentKind);
     if (!calibrations)
         return calibrations.status();
     std::string chosen = a.calibration.toStdString();
     if (chosen.empty() && !calibrations->empty())
         chosen = calibrations->front();
     if (!chosen.empty()) {
-        auto json = store->document("calibration", chosen);
+        auto json = store->document(kCalibrationDocumentKind, chosen);
         if (!json)
             return Status::error(path + ": no calibration named \"" + chosen + "\"");
         auto set = calibrationFromJson(*json, path + ": calibration \"" + chosen + "\"");

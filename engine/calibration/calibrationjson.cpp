@@ -200,6 +200,10 @@ std::string calibrationToJson(const CalibrationSet& set)
     const CollectiveTermCorrection identity;
     json entries = json::array();
     for (int a = 0; a < CollectiveCalibration::kAlgorithms; ++a) {
+        // The Auto slot is never used by the model (Auto resolves to a concrete algorithm first),
+        // and the reader refuses it: do not write it.
+        if (static_cast<CollectiveAlgorithm>(a) == CollectiveAlgorithm::Auto)
+            continue;
         for (int t = 0; t < CollectiveCalibration::kTiers; ++t) {
             const CollectiveTermCorrection& c = set.calibration.at(a, t);
             if (c == identity)

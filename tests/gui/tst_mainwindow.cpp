@@ -8,6 +8,13 @@
 #include "views/editor/scenarioeditor.h"
 #include "views/models/bomtablemodel.h"
 #include "app/gui/runscontroller.h"
+#include "app/gui/reportdialog.h"
+#include "engine/calibration/calibrationjson.h"
+#include "engine/catalog/catalog.h"
+#include "engine/fabric/pricebook.h"
+#include "engine/store/projectdocuments.h"
+#include "engine/store/projectstore.h"
+#include "engine/training/trainingestimate.h"
 #include "views/runs/runlistmodel.h"
 #include "views/runs/runsview.h"
 #include "views/runs/stragglertablemodel.h"
@@ -258,6 +265,60 @@ private Q_SLOTS:
         QCOMPARE(stragglers->index(0, views::StragglerTableModel::Rank).data().toString(), QStringLiteral("7"));
         QCOMPARE(stragglers->index(1, views::StragglerTableModel::Rank).data().toString(), QStringLiteral("5"));
         QCOMPARE(stragglers->index(2, views::StragglerTableModel::Rank).data().toString(), QStringLiteral("4"));
+    }
+
+    // A calibration stored in the project (as import-nccl-tests --project leaves it) changes the
+    // GUI's estimates: here every collective runs at half the modelled bandwidth.
+    void projectCalibrationIsUsed()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("cal.csproj"));
+        double uncalibrated = 0;
+        {
+            app::MainWindow w;
+            QVERIFY(!w.document()->saveAs(project).has_value());
+            settle(w);
+            uncalibrated = w.analysisRunner()->latest()->estimate->iterationSeconds;
+        }
+        {
+            auto store = engine::ProjectStore::open(project.toStdString());
+            QVERIFY(store.isOk());
+            engine::CalibrationSet set;
+            for (auto& row : set.calibration.corrections)
+                for (auto& c : row)
+                    c.bandwidthScale = 0.5;
+            QVERIFY(store->putDocument(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName,
+                engine::calibrationToJson(set)).isOk());
+        }
+        app::MainWindow w;
+        QVERIFY(!w.openPath(project, true).has_value());
+        auto stored = w.document()->calibration();
+        QVERIFY2(stored.isOk(), stored.message().c_str());
+        QVERIFY(stored->has_value());
+        settle(w);
+        const double calibrated = w.analysisRunner()->latest()->estimate->iterationSeconds;
+        QVERIFY2(calibrated > uncalibrated * 1.05, qPrintable(QStringLiteral("%1 vs %2").arg(calibrated).arg(uncalibrated)));
+    }
+
+    // File > Export Report builds the report in the background, previews it and writes the PDF.
+    void exportReport()
+    {
+        auto catalog = engine::Catalog::builtin();
+        auto prices = engine::PriceBook::builtin();
+        app::MainWindow w;
+        app::ReportDialog dialog(w.document()->scenarios()[2], { w.document()->scenarios()[0] }, *catalog, *prices,
+            std::nullopt, QImage());
+        dialog.waitUntilBuilt();
+        QVERIFY(dialog.document());
+        QVERIFY(dialog.previewText().contains(QStringLiteral("Mixtral 8x7B")));
+        QVERIFY(dialog.previewText().contains(QStringLiteral("Bill of materials")));
+        QTemporaryDir dir;
+        const QString pdf = dir.filePath(QStringLiteral("r.pdf"));
+        QVERIFY(!dialog.savePdf(pdf).has_value());
+        QVERIFY(QFileInfo(pdf).size() > 20000);
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(5) == "%PDF-");
     }
 
     void exportViewsWritesEveryTab()
