@@ -3,6 +3,7 @@
 #   run      open the GUI on the built-in example (or, without a display, run the CLI on it)
 #   test     run the whole ctest suite under xvfb-run; exit non-zero on any failure
 #   package  build the .deb (CPack)
+#   deps     only install the Debian packages (add names as further arguments to install more)
 # Idempotent: packages already present are not reinstalled; apt-get update runs once per machine.
 set -euo pipefail
 
@@ -49,6 +50,11 @@ configure_and_build() {
 }
 
 case "$mode" in
+deps)
+    shift
+    packages+=("$@")
+    install_packages
+    ;;
 run)
     install_packages
     configure_and_build --target clusterscope clusterscope-cli
@@ -81,7 +87,7 @@ package)
     say "package: $(ls "$build_dir"/clusterscope_*_amd64.deb)"
     ;;
 *)
-    echo "usage: packaging/bootstrap.sh run|test|package" >&2
+    echo "usage: packaging/bootstrap.sh run|test|package|deps [PACKAGE...]" >&2
     exit 1
     ;;
 esac
