@@ -148,6 +148,7 @@ void MainWindow::createCentre()
         m_tabs->setCurrentWidget(m_runs);
     });
     setCentralWidget(m_tabs);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::presentVisible);
 
     auto* dock = new QDockWidget(tr("Scenarios"), this);
     dock->setObjectName(QStringLiteral("scenariosDock"));
@@ -372,10 +373,32 @@ void MainWindow::showAnalysis()
     const int index = currentScenario();
     if (!analysis || index < 0)
         return;
+    // Only the visible tab is redrawn now; the others when they are shown (an edit must update
+    // what the user looks at within tens of milliseconds: issue 6's target).
+    m_stale = kStaleFabric | kStaleTraining | kStaleTraffic;
+    presentVisible();
+}
+
+void MainWindow::presentVisible()
+{
+    const auto analysis = m_runner->latest();
+    const int index = currentScenario();
+    if (!analysis || index < 0)
+        return;
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
-    presentFabric(*m_fabric, *m_bom, s, analysis, *m_catalog);
-    presentTraining(*m_breakdown, *m_strategies, s, *analysis);
-    presentTraffic(*m_traffic, s, *analysis);
+    QWidget* visible = m_tabs->currentWidget();
+    if ((m_stale & kStaleFabric) && (visible == m_fabric || visible == m_bom)) {
+        presentFabric(*m_fabric, *m_bom, s, analysis, *m_catalog);
+        m_stale &= ~kStaleFabric;
+    }
+    if ((m_stale & kStaleTraining) && (visible == m_breakdown || visible == m_strategies)) {
+        presentTraining(*m_breakdown, *m_strategies, s, *analysis);
+        m_stale &= ~kStaleTraining;
+    }
+    if ((m_stale & kStaleTraffic) && visible == m_traffic) {
+        presentTraffic(*m_traffic, s, *analysis);
+        m_stale &= ~kStaleTraffic;
+    }
 }
 
 void MainWindow::updateTitle()

@@ -85,6 +85,7 @@ private:
     void updateTitle();
     void updateViews();
     void showAnalysis();
+    void presentVisible();
     void useProjectCalibration();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
@@ -108,6 +109,8 @@ private:
     const engine::Catalog* m_catalog = nullptr;
     const engine::PriceBook* m_prices = nullptr;
     AnalysisRunner* m_runner = nullptr;
+    enum : unsigned { kStaleFabric = 1, kStaleTraining = 2, kStaleTraffic = 4 };
+    unsigned m_stale = 0; ///< views not yet showing the latest analysis
     QWidget* m_busy = nullptr; ///< progress bar + cancel in the status bar
 };
 
