@@ -1,6 +1,7 @@
 #include "app/gui/mainwindow.h"
 
 #include "app/gui/analysisrunner.h"
+#include "app/gui/comparedialog.h"
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/reportdialog.h"
 #include "app/gui/runscontroller.h"
@@ -256,6 +257,16 @@ void MainWindow::createActions()
         QAction* a = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(QStringLiteral("Alt+%1").arg(i + 1)));
     }
+
+    view->addSeparator();
+    view->addAction(tr("&Compare Scenarios..."), QKeySequence(tr("Ctrl+K")), this, [this] {
+        const auto& list = m_document->scenarios();
+        if (list.size() < 1)
+            return;
+        const int a = std::max(0, currentScenario());
+        CompareDialog dialog(list, a, list.size() > 1 ? (a + 1) % int(list.size()) : a, *m_catalog, *m_prices, this);
+        dialog.exec();
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About ClusterScope"), this, &MainWindow::about);

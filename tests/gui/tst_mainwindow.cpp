@@ -9,6 +9,8 @@
 #include "views/models/bomtablemodel.h"
 #include "app/gui/runscontroller.h"
 #include "app/gui/reportdialog.h"
+#include "app/gui/comparedialog.h"
+#include <QTableWidget>
 #include "engine/calibration/calibrationjson.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
@@ -319,6 +321,36 @@ private Q_SLOTS:
         QFile f(pdf);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.read(5) == "%PDF-");
+    }
+
+    // The Compare view: the same cluster at 1:1 and 3:1 oversubscription side by side.
+    void compareScenarios()
+    {
+        auto catalog = engine::Catalog::builtin();
+        auto prices = engine::PriceBook::builtin();
+        app::MainWindow w;
+        engine::Scenario oversubscribed = w.document()->scenarios()[0];
+        oversubscribed.name = "Llama 3:1";
+        oversubscribed.cluster.fabric.type = engine::FabricType::LeafSpine;
+        oversubscribed.cluster.fabric.oversubscription = 3.0;
+        engine::Scenario full = w.document()->scenarios()[0];
+        full.cluster.fabric.type = engine::FabricType::LeafSpine;
+        app::CompareDialog dialog({ full, oversubscribed }, 0, 1, *catalog, *prices);
+        dialog.resize(1200, 800);
+        dialog.show();
+        dialog.waitUntilDone();
+        QTableWidget* t = dialog.table();
+        QVERIFY(t->rowCount() >= 10);
+        int costRow = -1;
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->item(r, 0)->text().startsWith(QStringLiteral("Network cost per GPU")))
+                costRow = r;
+        QVERIFY(costRow >= 0);
+        const double a = QLocale().toDouble(t->item(costRow, 1)->text());
+        const double b = QLocale().toDouble(t->item(costRow, 2)->text());
+        QVERIFY2(b < a, qPrintable(QStringLiteral("%1 vs %2").arg(a).arg(b))); // 3:1 needs fewer spines and optics
+        QVERIFY(t->item(costRow, 3)->text().startsWith(QLatin1Char('-')));
+        dialog.grab().save(QDir::temp().filePath(QStringLiteral("clusterscope-compare.png")));
     }
 
     void exportViewsWritesEveryTab()
