@@ -1,22 +1,13 @@
 // The calibration round trip a user makes: import an nccl-tests log into a project, then evaluate
 // with the project's calibration; the evaluation says it is calibrated and changes accordingly.
 
+#include "clirunner.h"
+
 #include <QtTest>
 
 namespace {
-struct Run {
-    int exitCode;
-    QString out;
-    QString err;
-};
-Run runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), args);
-    if (!p.waitForFinished(120000))
-        return { -1, {}, QStringLiteral("timeout") };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using clitest::Run;
+using clitest::runCli;
 QString data(const char* path) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/") + QLatin1String(path); }
 // One 8x H100 node (the nccl-tests fixture's cluster) training a 7B-class model with TP 8, so
 // its tensor-parallel all-reduces run on the calibrated NVLink collectives.

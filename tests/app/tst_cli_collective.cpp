@@ -1,6 +1,8 @@
 // clusterscope-cli collective as a user runs it: public figures, JSON keys, the nccl-tests-shaped
 // sweep table, exit codes and messages.
 
+#include "clirunner.h"
+
 #include <QtTest>
 
 #include <QJsonArray>
@@ -10,20 +12,9 @@
 #include <cmath>
 
 namespace {
-struct Run {
-    int exitCode;
-    QString out;
-    QString err;
-};
-
-Run runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), QStringList { QStringLiteral("collective") } + args);
-    if (!p.waitForFinished(60000))
-        return { -1, {}, QStringLiteral("timeout") };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using clitest::Run;
+// Every call runs the collective command.
+Run runCli(const QStringList& args) { return clitest::runCli(QStringList { QStringLiteral("collective") } + args); }
 
 QString scenario(const char* name) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/scenarios/") + QLatin1String(name); }
 

@@ -1,23 +1,13 @@
 // clusterscope-cli evaluate and search as a user runs them: JSON keys of notes/scenario-format.md,
 // strategy search when parallelism is absent, out-of-memory verdict and error messages.
 
+#include "clirunner.h"
+
 #include <QtTest>
 
 namespace {
-struct Run {
-    int exitCode;
-    QString out;
-    QString err;
-};
-
-Run runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), args);
-    if (!p.waitForFinished(120000))
-        return { -1, {}, QStringLiteral("timeout") };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using clitest::Run;
+using clitest::runCli;
 
 QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
 

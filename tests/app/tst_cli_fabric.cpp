@@ -1,22 +1,13 @@
 // clusterscope-cli fabric: the JSON contract of notes/scenario-format.md on the example scenarios,
 // the BOM CSV file, and bad input.
 
+#include "clirunner.h"
+
 #include <QtTest>
 
 namespace {
-struct Run {
-    int exitCode;
-    QString out;
-    QString err;
-};
-Run runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), args);
-    if (!p.waitForFinished(60000))
-        return { -1, {}, QStringLiteral("timeout") };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using clitest::Run;
+using clitest::runCli;
 QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
 QString data(const char* name) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/fabric/") + QLatin1String(name); }
 }

@@ -1,22 +1,12 @@
 // clusterscope-cli import-trace and import-fabric as a user runs them.
 
+#include "clirunner.h"
+
 #include <QtTest>
 
 namespace {
-struct Run {
-    int exitCode;
-    QString out;
-    QString err;
-};
-
-Run runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), args);
-    if (!p.waitForFinished(60000))
-        return { -1, {}, QStringLiteral("timeout") };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using clitest::Run;
+using clitest::runCli;
 
 QString data(const char* rel) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/") + QLatin1String(rel); }
 }

@@ -5,25 +5,15 @@
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
 
+#include "clirunner.h"
+
 #include <QtTest>
 
 using namespace clusterscope::engine;
 
 namespace {
-struct CliRun {
-    int exitCode;
-    QString out;
-    QString err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), args);
-    if (!p.waitForFinished(60000))
-        return { -1, {}, QStringLiteral("timeout") };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using clitest::runCli;
+using CliRun = clitest::Run;
 
 QString data(const char* rel) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/") + QLatin1String(rel); }
 }

@@ -1,23 +1,14 @@
 // clusterscope-cli import-nccl-tests as a user runs it: exit codes, messages naming file and line,
 // the text report, the JSON keys, and --save-calibration.
 
+#include "clirunner.h"
+
 #include <QtTest>
 
 namespace {
-struct Run {
-    int exitCode;
-    QString out;
-    QString err;
-};
-
-Run runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), QStringList { QStringLiteral("import-nccl-tests") } + args);
-    if (!p.waitForFinished(60000))
-        return { -1, {}, QStringLiteral("timeout") };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using clitest::Run;
+// Every call runs the import-nccl-tests command.
+Run runCli(const QStringList& args) { return clitest::runCli(QStringList { QStringLiteral("import-nccl-tests") } + args); }
 
 QString data(const char* name) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/nccltests/") + QLatin1String(name); }
 QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
