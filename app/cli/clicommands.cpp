@@ -87,14 +87,18 @@ const CliCommand kCommands[] = {
         "  --catalog DIR   read the catalog JSON files from DIR\n"
         "  --json          print time_us, algbw_gbps, busbw_gbps, algorithm, protocol, bytes_per_rank\n",
         runCollectiveCommand },
-    { "import-trace", "PATH... [--json] [--threads N]", "Import per-rank profiler traces and analyse the run.",
+    { "import-trace", "PATH... [--json] [--threads N] [--project P] [--compare SCENARIO]", "Import per-rank profiler traces and analyse the run.",
         "Reads PyTorch profiler (Kineto) traces (.json, .json.gz, one file per rank) and Nsight Systems\n"
         "SQLite exports, files or directories of them (parsed in parallel), and prints the per-step,\n"
         "per-rank breakdown (compute, exposed/overlapped communication, memcpy, idle), every collective\n"
         "matched across ranks (bytes, time, algbw/busbw as nccl-tests defines them, last arrival, wait)\n"
         "and the stragglers. A file that cannot be read is reported and the others are kept.\n"
-        "  --json       machine-readable output (ranks, steps, collectives, stragglers, diagnostics)\n"
-        "  --threads N  parse with N threads (default: all cores)\n",
+        "  --json              machine-readable output (ranks, steps, collectives, stragglers, diagnostics)\n"
+        "  --threads N         parse with N threads (default: all cores)\n"
+        "  --project P         store the run in project P (created if absent); the GUI's Runs tab shows it\n"
+        "  --compare SCENARIO  measured vs modelled: each collective's bus bandwidth against the collective\n"
+        "                      model on the scenario's cluster, and (when the ranks match its GPUs) the\n"
+        "                      per-step time split against the model's iteration, with the differences named\n",
         runImportTraceCommand },
     { "import-fabric", "FILE [--plan FILE] [--json]", "Import an ibnetdiscover dump: tiers, degraded, missing and self-looped links.",
         "Reads an ibnetdiscover dump (links seen from both ends merged, text before the first node and\n"

@@ -1,5 +1,8 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
+#include "engine/analysis/runcomparison.h"
+#include "engine/analysis/scenarioanalysis.h"
+#include "engine/fabric/pricebook.h"
 #include "app/cli/commandline.h"
 #include "engine/run/runanalysis.h"
 #include "engine/store/projectstore.h"
@@ -140,9 +143,60 @@ void printText(std::ostream& os, const engine::Run& run, const engine::RunAnalys
 }
 }
 
+namespace {
+
+json splitJson(const engine::TimeSplit& t)
+{
+    return { { "total_s", t.total }, { "compute_s", t.compute }, { "comm_exposed_s", t.exposedComm },
+        { "comm_overlapped_s", t.overlappedComm }, { "other_s", t.other } };
+}
+
+json comparisonJson(const engine::RunComparison& c)
+{
+    json collectives = json::array();
+    for (const auto& row : c.collectives)
+        collectives.push_back({ { "op", row.op }, { "process_group", row.processGroup }, { "bytes", row.bytes },
+            { "ranks", row.ranks }, { "calls", row.calls }, { "measured_busbw_gbps", row.measuredBusbwGbps },
+            { "modelled_busbw_gbps", row.modelledBusbwGbps }, { "model_algorithm", row.algorithm },
+            { "ratio", row.ratio } });
+    json out = { { "collectives", collectives }, { "measured", splitJson(c.measured) }, { "findings", c.findings },
+        { "notes", c.notes } };
+    out["modelled"] = c.modelled ? splitJson(*c.modelled) : json(nullptr);
+    return out;
+}
+
+void printComparison(std::ostream& out, const engine::RunComparison& c)
+{
+    char line[256];
+    out << "\nmeasured vs modelled (collective bus bandwidth on the scenario's cluster)\n";
+    std::snprintf(line, sizeof line, "  %-14s %12s %6s %6s %12s %12s %8s  %s\n", "op", "bytes", "ranks", "calls", "measured",
+        "modelled", "ratio", "model algorithm");
+    out << line;
+    for (const auto& row : c.collectives) {
+        std::snprintf(line, sizeof line, "  %-14s %12lld %6d %6d %9.2f GB/s %9.2f GB/s %7.0f%%  %s\n", row.op.c_str(),
+            static_cast<long long>(row.bytes), row.ranks, row.calls, row.measuredBusbwGbps, row.modelledBusbwGbps,
+            row.ratio * 100.0, row.algorithm.c_str());
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "  time per step, measured: %.4f s (compute %.4f, exposed comm %.4f, overlapped comm %.4f, idle+memcpy %.4f)\n",
+        c.measured.total, c.measured.compute, c.measured.exposedComm, c.measured.overlappedComm, c.measured.other);
+    out << line;
+    if (c.modelled) {
+        std::snprintf(line, sizeof line, "  iteration, modelled:     %.4f s (compute %.4f, exposed comm %.4f, bubble+other %.4f)\n",
+            c.modelled->total, c.modelled->compute, c.modelled->exposedComm, c.modelled->other);
+        out << line;
+    }
+    for (const auto& f : c.findings)
+        out << "  finding: " << f << "\n";
+    for (const auto& n : c.notes)
+        out << "  note: " << n << "\n";
+}
+
+} // namespace
+
 int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
 {
-    auto cl = CommandLine::parse(args, { "json" }, { "threads", "project" });
+    auto cl = CommandLine::parse(args, { "json" }, { "threads", "project", "compare", "catalog" });
     if (!cl)
         return cliUsageError(io, "import-trace", cl.message());
     if (cl->positionals().empty())
@@ -189,13 +243,37 @@ int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
         }
         storedId = *id;
     }
+    // --compare SCENARIO: measured beside modelled (collective bus bandwidths, iteration split).
+    std::optional<engine::RunComparison> comparison;
+    if (const auto scenarioPath = cl->value("compare")) {
+        auto catalog = loadCatalogForCli(*cl, io);
+        if (!catalog)
+            return 1;
+        auto scenario = loadValidScenarioForCli(*scenarioPath, *catalog, io);
+        if (!scenario)
+            return 1;
+        auto prices = engine::PriceBook::builtin();
+        if (!prices) {
+            io.err << prices.message() << "\n";
+            return 1;
+        }
+        engine::AnalysisOptions options;
+        options.searchTopK = 1;
+        options.timeContention = false;
+        const engine::ScenarioAnalysis modelled = engine::analyseScenario(*scenario, *catalog, *prices, options);
+        comparison = engine::compareRunWithScenario(analysis, *scenario, *catalog, &modelled);
+    }
     if (cl->flag("json")) {
         json out = toJson(*run, analysis, all);
         if (project)
             out["stored"] = { { "project", *project }, { "run_id", storedId }, { "name", storedName } };
+        if (comparison)
+            out["model_comparison"] = comparisonJson(*comparison);
         io.out << out.dump(2) << "\n";
     } else {
         printText(io.out, *run, analysis, all);
+        if (comparison)
+            printComparison(io.out, *comparison);
         if (project)
             io.out << "\nrun \"" << storedName << "\" stored in the project " << *project << " (run id " << storedId
                    << "; shown in the GUI's Runs tab)\n";

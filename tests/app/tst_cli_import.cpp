@@ -14,6 +14,49 @@ QString data(const char* rel) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR
 class TestCliImport : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Measured vs modelled: the DLRM run's collectives beside the collective model of an 8x V100
+    // node (the machine the traces come from).
+    void compareWithScenario()
+    {
+        QTemporaryDir dir;
+        const QString scenario = dir.filePath(QStringLiteral("v100.json"));
+        QFile f(scenario);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "clusterscope-scenario", "version": 1, "name": "8 V100 in one node",
+          "cluster": {"gpu": "V100-SXM2-32GB", "gpus": 8, "gpus_per_node": 8, "nic": {"gbps": 100, "per_node": 4},
+                      "transport": "infiniband", "fabric": {"type": "leaf-spine", "switch_radix": 40, "tiers": 1}},
+          "model": {"layers": 24, "hidden": 2048, "heads": 16, "vocab": 32000, "seq_len": 2048},
+          "training": {"global_batch": 64, "micro_batch": 1, "dtype": "fp16", "recompute": "none"},
+          "parallelism": {"tp": 1, "pp": 1, "dp": 8}})");
+        f.close();
+        const Run r = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--compare"), scenario,
+            QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject c = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("model_comparison")).toObject();
+        const QJsonArray rows = c.value(QStringLiteral("collectives")).toArray();
+        QVERIFY(!rows.isEmpty());
+        int allreduces = 0;
+        for (const auto& v : rows) {
+            const QJsonObject row = v.toObject();
+            QVERIFY(row.value(QStringLiteral("modelled_busbw_gbps")).toDouble() > 0);
+            const double ratio = row.value(QStringLiteral("ratio")).toDouble();
+            QCOMPARE(ratio, row.value(QStringLiteral("measured_busbw_gbps")).toDouble() / row.value(QStringLiteral("modelled_busbw_gbps")).toDouble());
+            if (row.value(QStringLiteral("op")).toString() == QLatin1String("allreduce")) {
+                ++allreduces;
+                // A V100 NVLink node: the measured all-reduces are within a factor of 3 of the model.
+                QVERIFY2(ratio > 0.33 && ratio < 3.0, qPrintable(QString::number(ratio)));
+            }
+        }
+        QVERIFY(allreduces >= 2);
+        QVERIFY(!c.value(QStringLiteral("findings")).toArray().isEmpty());
+        QVERIFY(c.value(QStringLiteral("measured")).toObject().value(QStringLiteral("total_s")).toDouble() > 0);
+        // A scenario that does not exist: exit 1 naming it.
+        const Run bad = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--compare"),
+            dir.filePath(QStringLiteral("nope.json")) });
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY(bad.err.contains(QStringLiteral("nope.json")));
+    }
+
     void importTraceJson()
     {
         const Run r = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--json") });
