@@ -2,6 +2,7 @@
 
 #include "app/gui/analysisrunner.h"
 #include "app/gui/comparedialog.h"
+#include "engine/analysis/runcomparison.h"
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/reportdialog.h"
 #include "app/gui/runscontroller.h"
@@ -24,6 +25,9 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QLocale>
+#include <QTextBrowser>
+#include <QVBoxLayout>
 #include <QHBoxLayout>
 #include <QProgressBar>
 #include <QTimer>
@@ -259,6 +263,7 @@ void MainWindow::createActions()
     }
 
     view->addSeparator();
+    view->addAction(tr("Compare &Run with Scenario..."), this, &MainWindow::compareRunWithScenario);
     view->addAction(tr("&Compare Scenarios..."), QKeySequence(tr("Ctrl+K")), this, [this] {
         const auto& list = m_document->scenarios();
         if (list.size() < 1)
@@ -357,6 +362,53 @@ void MainWindow::useProjectCalibration()
         return;
     }
     m_runner->setCalibration(*calibration ? std::optional<engine::CollectiveCalibration>((*calibration)->calibration) : std::nullopt);
+}
+
+void MainWindow::compareRunWithScenario()
+{
+    const auto run = m_runsController->shownRun();
+    const auto analysis = m_runner->latest();
+    const int index = currentScenario();
+    if (!run || index < 0) {
+        QMessageBox::information(this, tr("Compare run with scenario"),
+            tr("Show a run in the Runs tab and select the scenario of the cluster it ran on first."));
+        return;
+    }
+    const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
+    const engine::RunComparison c = engine::compareRunWithScenario(*run, s, *m_catalog, analysis.get());
+    QString html = tr("<h3>Measured run vs the model of \"%1\"</h3>").arg(QString::fromStdString(s.name).toHtmlEscaped());
+    html += QStringLiteral("<ul>");
+    for (const auto& f : c.findings)
+        html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(f).toHtmlEscaped());
+    html += QStringLiteral("</ul><table border=1 cellspacing=0 cellpadding=4><tr><th>op</th><th>group</th><th>bytes</th>"
+                           "<th>ranks</th><th>calls</th><th>measured busbw</th><th>modelled busbw</th><th>ratio</th>"
+                           "<th>model algorithm</th></tr>");
+    const QLocale l;
+    for (const auto& row : c.collectives)
+        html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td>"
+                               "<td align=right>%6 GB/s</td><td align=right>%7 GB/s</td><td align=right>%8%</td><td>%9</td></tr>")
+                    .arg(QString::fromStdString(row.op), QString::fromStdString(row.processGroup).toHtmlEscaped(),
+                        l.toString(qlonglong(row.bytes)), QString::number(row.ranks), QString::number(row.calls),
+                        l.toString(row.measuredBusbwGbps, 'f', 2), l.toString(row.modelledBusbwGbps, 'f', 2),
+                        l.toString(row.ratio * 100, 'f', 0), QString::fromStdString(row.algorithm));
+    html += QStringLiteral("</table>");
+    html += tr("<p>Time per step, measured: %1 s (compute %2, exposed communication %3, overlapped %4, idle and memcpy %5).</p>")
+                .arg(c.measured.total, 0, 'f', 4).arg(c.measured.compute, 0, 'f', 4).arg(c.measured.exposedComm, 0, 'f', 4)
+                .arg(c.measured.overlappedComm, 0, 'f', 4).arg(c.measured.other, 0, 'f', 4);
+    if (c.modelled)
+        html += tr("<p>Iteration, modelled: %1 s (compute %2, exposed communication %3, bubble and other %4).</p>")
+                    .arg(c.modelled->total, 0, 'f', 4).arg(c.modelled->compute, 0, 'f', 4)
+                    .arg(c.modelled->exposedComm, 0, 'f', 4).arg(c.modelled->other, 0, 'f', 4);
+    for (const auto& n : c.notes)
+        html += QStringLiteral("<p><i>%1</i></p>").arg(QString::fromStdString(n).toHtmlEscaped());
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Measured vs modelled"));
+    dialog.resize(1000, 650);
+    auto* layout = new QVBoxLayout(&dialog);
+    auto* browser = new QTextBrowser(&dialog);
+    browser->setHtml(html);
+    layout->addWidget(browser);
+    dialog.exec();
 }
 
 void MainWindow::exportReport()

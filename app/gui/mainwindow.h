@@ -73,6 +73,7 @@ public Q_SLOTS:
     void deleteScenario();
     void about();
     void exportReport();
+    void compareRunWithScenario();
 
 protected:
     void closeEvent(QCloseEvent* event) override;

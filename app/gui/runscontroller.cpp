@@ -174,6 +174,7 @@ void RunsController::waitUntilIdle()
 void RunsController::present(const engine::RunAnalysis& analysis, const engine::Run* events, const QString& title)
 {
     m_view->showRun(analysis, events, title);
+    m_shown = std::make_shared<const engine::RunAnalysis>(analysis);
     // The measured traffic in the same heatmap widget as the model's. Traces do not say how ranks
     // share servers: ranks are grouped by 8 (one HGX/DGX board) for the node level.
     const engine::MeasuredTrafficMatrix& m = analysis.traffic;

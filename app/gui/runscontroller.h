@@ -33,6 +33,8 @@ public:
     bool isImporting() const { return m_importing; }
     /// Blocks (processing events) until no import runs; for tests.
     void waitUntilIdle();
+    /// The analysis of the run shown in the tab (null when none).
+    std::shared_ptr<const engine::RunAnalysis> shownRun() const { return m_shown; }
 
 public Q_SLOTS:
     /// Asks for trace files or a folder and imports them.
@@ -55,6 +57,7 @@ private:
     bool m_importing = false;
     std::shared_ptr<std::atomic<bool>> m_stop;
     std::shared_ptr<const engine::Run> m_lastEvents; ///< the last import's events, for the timeline
+    std::shared_ptr<const engine::RunAnalysis> m_shown;
 };
 
 } // namespace clusterscope::app
