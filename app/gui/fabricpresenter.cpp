@@ -129,7 +129,9 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
         std::snprintf(text, sizeof text, "; busiest link %.0f%% busy over an iteration", busiest * 100.0);
         title += text;
     }
-    view.setScene(views::sceneFromGraph(design.graph, views::SceneLayout::Tiers, analysis.linkUtilisation, title));
+    view.setSceneFactory([shared, title](views::SceneLayout layout) {
+        return views::sceneFromGraph(shared->fabric->graph, layout, shared->linkUtilisation, title);
+    });
     view.setDetailsProvider([shared, &catalog](const views::FabricSceneData& scene, const views::ScenePick& pick) {
         return pick.isLink ? linkDetails(*shared, catalog, scene, scene.links[std::size_t(pick.index)])
                            : nodeDetails(*shared, scene, pick.index);

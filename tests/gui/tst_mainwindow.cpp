@@ -439,6 +439,15 @@ private Q_SLOTS:
             QWARN("every point of the chosen cable is nearer another line; picking is covered by tst_fabricscene");
         }
 
+        // The floor plan puts the same glyphs where the physical layout places their racks.
+        const auto tiersFirst = w.fabricView()->sceneData().nodes.front();
+        w.fabricView()->setLayout(views::SceneLayout::Floor);
+        QCOMPARE(w.fabricView()->scene().glyphCounts()[int(views::SceneNodeKind::Node)], 128);
+        const auto floorFirst = w.fabricView()->sceneData().nodes.front();
+        QVERIFY(tiersFirst.x != floorFirst.x || tiersFirst.y != floorFirst.y || tiersFirst.z != floorFirst.z);
+        w.fabricView()->grabPicture().save(QDir::temp().filePath(QStringLiteral("clusterscope-floor.png")));
+        w.fabricView()->setLayout(views::SceneLayout::Tiers);
+
         // Selecting another scenario redraws: the GPT-3 example has 128 A100 servers on 40-port switches.
         w.selectScenario(1);
         settle(w);

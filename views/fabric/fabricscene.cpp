@@ -155,8 +155,13 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         vtkNew<vtkPolyData> poly;
         poly->SetPoints(points);
         vtkNew<vtkCubeSource> box;
-        // Nodes are servers (deeper than wide); switches are flat 1U boxes.
-        if (kind == SceneNodeKind::Node) {
+        // Nodes are servers (deeper than wide); switches are flat 1U boxes. On the floor plan the
+        // boxes have rack-mount sizes (19" rack: 0.48 m wide, 1 U = 44.45 mm; an HGX server ~8 U).
+        if (data.physicalSizes) {
+            box->SetXLength(0.48);
+            box->SetYLength(0.8);
+            box->SetZLength(kind == SceneNodeKind::Node ? 8 * 0.04445 : 0.04445);
+        } else if (kind == SceneNodeKind::Node) {
             box->SetXLength(0.5);
             box->SetYLength(0.8);
             box->SetZLength(0.35);

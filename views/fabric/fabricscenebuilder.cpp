@@ -131,6 +131,7 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
         s.y = -2.0f;
     }
     if (floor) {
+        scene.physicalSizes = true;
         // Physical layout: every glyph in its rack, stacked by rack unit (1 U = 44.45 mm, EIA-310).
         for (NodeId id = 0; id < graph.nodeCount(); ++id) {
             const FabricNode& n = graph.node(id);

@@ -31,6 +31,7 @@ struct FabricSceneData {
     std::vector<SceneLink> links;
     std::string title;
     int serversPerGlyph = 1; ///< > 1 when servers were aggregated into racks/groups (level of detail)
+    bool physicalSizes = false; ///< glyphs at real rack-mount sizes (floor plan) instead of diagram sizes
 };
 
 } // namespace clusterscope::views

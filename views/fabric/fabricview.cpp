@@ -3,7 +3,9 @@
 #include "views/fabric/fabricscene.h"
 #include "views/widgets/vtkopenglwidget.h"
 
+#include <QComboBox>
 #include <QEvent>
+#include <QSignalBlocker>
 #include <QLineF>
 #include <QMouseEvent>
 #include <QFileDialog>
@@ -33,6 +35,15 @@ FabricView::FabricView(QWidget* parent)
     tools->addAction(tr("Side"), this, &FabricView::viewFromSide)->setToolTip(tr("Look at the tiers from the side"));
     tools->addSeparator();
     tools->addAction(tr("Export PNG..."), this, &FabricView::exportPng);
+    tools->addSeparator();
+    m_layoutChoice = new QComboBox(tools);
+    m_layoutChoice->addItem(tr("Tiers"));
+    m_layoutChoice->addItem(tr("Floor plan (racks)"));
+    m_layoutChoice->setToolTip(tr("Tiers: servers below, each switch tier a level above. Floor plan: every server and "
+                                  "switch in its rack, racks in rows, as the physical layout places them."));
+    connect(m_layoutChoice, &QComboBox::currentIndexChanged, this,
+        [this](int i) { setLayout(i == 1 ? SceneLayout::Floor : SceneLayout::Tiers); });
+    tools->addWidget(m_layoutChoice);
     layout->addWidget(tools);
 
     m_stack = new QStackedWidget(this);
@@ -72,6 +83,21 @@ void FabricView::setEmptyState(const QString& message)
 }
 
 bool FabricView::hasScene() const { return m_stack->currentWidget() == m_vtk; }
+
+void FabricView::setSceneFactory(std::function<FabricSceneData(SceneLayout)> factory)
+{
+    m_factory = std::move(factory);
+    setScene(m_factory(m_layout));
+}
+
+void FabricView::setLayout(SceneLayout layout)
+{
+    m_layout = layout;
+    const QSignalBlocker block(m_layoutChoice);
+    m_layoutChoice->setCurrentIndex(layout == SceneLayout::Floor ? 1 : 0);
+    if (m_factory && hasScene())
+        setScene(m_factory(m_layout));
+}
 
 QImage FabricView::grabPicture() { return m_vtk->grabPicture(); }
 

@@ -3,6 +3,7 @@
 // The Fabric 3D tab: the VTK picture of a fabric with camera presets and PNG export, or a plain
 // explanation when there is nothing to draw.
 
+#include "views/fabric/fabricscenebuilder.h"
 #include "views/fabric/fabricscenedata.h"
 
 #include <QWidget>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+class QComboBox;
 class QLabel;
 class QStackedWidget;
 
@@ -33,6 +35,11 @@ public:
 
     /// Shows `data` (resets the camera).
     void setScene(const FabricSceneData& data);
+    /// Builds the scene for a layout (tiers or floor plan); the toolbar's layout choice calls it.
+    /// Shows the scene for the current choice at once.
+    void setSceneFactory(std::function<FabricSceneData(SceneLayout)> factory);
+    SceneLayout layout() const { return m_layout; }
+    void setLayout(SceneLayout layout);
     /// Shows a message instead of a picture.
     void setEmptyState(const QString& message);
 
@@ -75,6 +82,9 @@ private:
     std::unique_ptr<FabricScene> m_scene;
     FabricSceneData m_data;
     std::function<QString(const FabricSceneData&, const ScenePick&)> m_details;
+    std::function<FabricSceneData(SceneLayout)> m_factory;
+    SceneLayout m_layout = SceneLayout::Tiers;
+    QComboBox* m_layoutChoice = nullptr;
     QLabel* m_detailsPanel = nullptr;
     QPoint m_pressPos;
     bool m_cameraAuto = true; ///< the camera is where resetCamera() put it (refit on resize)
