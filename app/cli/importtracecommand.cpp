@@ -66,7 +66,8 @@ json toJson(const engine::Run& run, const engine::RunAnalysis& a, const engine::
         for (const auto& r : s.ranks)
             ranks.push_back({ { "rank", r.rank }, { "duration_s", r.durationSeconds }, { "compute_s", r.computeSeconds },
                 { "comm_exposed_s", r.commExposedSeconds }, { "comm_overlapped_s", r.commOverlappedSeconds },
-                { "memcpy_s", r.memcpySeconds }, { "idle_s", r.idleSeconds } });
+                { "memcpy_s", r.memcpySeconds }, { "idle_s", r.idleSeconds },
+                    { "idle_host_wait_s", r.idleHostWaitSeconds }, { "idle_kernel_wait_s", r.idleKernelWaitSeconds } });
         steps.push_back({ { "step", s.step }, { "ranks", ranks } });
     }
     out["steps"] = steps;
@@ -103,13 +104,14 @@ void printText(std::ostream& os, const engine::Run& run, const engine::RunAnalys
     os << run.ranks.size() << " ranks";
     if (!run.ranks.empty() && !run.ranks.front().gpuName.empty())
         os << " (" << run.ranks.front().gpuName << ")";
-    os << "\n\nPer-step breakdown (ms): rank duration compute comm_exposed comm_overlapped memcpy idle\n";
+    os << "\n\nPer-step breakdown (ms): rank duration compute comm_exposed comm_overlapped memcpy idle (host-wait kernel-wait)\n";
     for (const auto& s : a.steps) {
         os << "step " << s.step << "\n";
         for (const auto& r : s.ranks)
             os << "  " << r.rank << "  " << fixed(r.durationSeconds * 1e3, 3) << "  " << fixed(r.computeSeconds * 1e3, 3)
                << "  " << fixed(r.commExposedSeconds * 1e3, 3) << "  " << fixed(r.commOverlappedSeconds * 1e3, 3) << "  "
-               << fixed(r.memcpySeconds * 1e3, 3) << "  " << fixed(r.idleSeconds * 1e3, 3) << "\n";
+               << fixed(r.memcpySeconds * 1e3, 3) << "  " << fixed(r.idleSeconds * 1e3, 3) << " ("
+               << fixed(r.idleHostWaitSeconds * 1e3, 3) << " " << fixed(r.idleKernelWaitSeconds * 1e3, 3) << ")\n";
     }
     os << "\nCollectives: op group bytes ranks duration_us algbw_GB/s busbw_GB/s last_arrival wait_us\n";
     for (const auto& c : a.collectives)

@@ -21,6 +21,12 @@ struct RankStepBreakdown {
     double commOverlappedSeconds = 0;  ///< communication kernels running under compute
     double memcpySeconds = 0;          ///< memcpy/memset not hidden under compute or communication
     double idleSeconds = 0;            ///< no GPU activity at all
+    /// The idle time split by its cause, from the kernels' launch times: idle while no work was
+    /// queued (the host had not launched the next kernel yet: host-bound) ...
+    double idleHostWaitSeconds = 0;
+    /// ... and idle while launched work was already queued but not started (waiting on events,
+    /// other streams or collectives: kernel-bound). Both 0 when the trace has no launch times.
+    double idleKernelWaitSeconds = 0;
 };
 
 struct StepBreakdown {

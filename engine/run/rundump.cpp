@@ -59,6 +59,8 @@ std::string dumpRunCanonical(const Run& run, const RunAnalysis& a)
                << " compute_us " << fmt("%.3f", r.computeSeconds * 1e6) << " exposed_us "
                << fmt("%.3f", r.commExposedSeconds * 1e6) << " overlapped_us " << fmt("%.3f", r.commOverlappedSeconds * 1e6)
                << " memcpy_us " << fmt("%.3f", r.memcpySeconds * 1e6) << " idle_us " << fmt("%.3f", r.idleSeconds * 1e6)
+               << " host_wait_us " << fmt("%.3f", r.idleHostWaitSeconds * 1e6) << " kernel_wait_us "
+               << fmt("%.3f", r.idleKernelWaitSeconds * 1e6)
                << "\n";
     for (const auto& c : a.collectives)
         os << "collective " << toString(c.op) << " pg \"" << c.processGroup << "\" seq " << c.sequence << " step " << c.step

@@ -45,8 +45,9 @@ std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& di
                 rank.sourceFile + ": no ProfilerStep annotations; the whole trace is reported as step 0.");
         }
         struct Acc {
-            std::vector<Intervals::Span> compute, comm, copy;
+            std::vector<Intervals::Span> compute, comm, copy, pending; // pending: launched, not started
             std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+            std::int64_t launches = 0; ///< activities with a known launch time
         };
         std::vector<Acc> acc(steps.size());
         std::int64_t outside = 0;
@@ -60,6 +61,9 @@ std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& di
             x.lo = std::min(x.lo, a.startNs);
             x.hi = std::max(x.hi, a.endNs);
             const Intervals::Span span { a.startNs, a.endNs };
+            if (a.launchNs >= 0 && a.launchNs < a.startNs)
+                x.pending.push_back({ a.launchNs, a.startNs });
+            x.launches += a.launchNs >= 0 ? 1 : 0;
             switch (a.kind) {
             case GpuActivityKind::Compute:
                 x.compute.push_back(span);
@@ -101,7 +105,17 @@ std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& di
             b.commOverlappedSeconds = double(commOverlapNs) * kNsToSeconds;
             b.commExposedSeconds = double(comm.totalNs() - commOverlapNs) * kNsToSeconds;
             b.memcpySeconds = double(copyExposedNs) * kNsToSeconds;
-            b.idleSeconds = double(durationNs - busy.totalNs() - copyExposedNs) * kNsToSeconds;
+            const std::int64_t idleNs = durationNs - busy.totalNs() - copyExposedNs;
+            b.idleSeconds = double(idleNs) * kNsToSeconds;
+            if (x.launches > 0) {
+                // Idle while launched work waited to start = kernel-wait; the rest of the idle time
+                // nothing was queued yet = host-wait.
+                const Intervals pending = Intervals::unionOf(std::move(x.pending)).clip(lo, hi);
+                const std::int64_t kernelWaitNs
+                    = std::clamp(pending.totalNs() - pending.overlapNs(busy.unite(copy)), std::int64_t(0), idleNs);
+                b.idleKernelWaitSeconds = double(kernelWaitNs) * kNsToSeconds;
+                b.idleHostWaitSeconds = double(idleNs - kernelWaitNs) * kNsToSeconds;
+            }
             auto& step = byStep[steps[s].step];
             step.step = steps[s].step;
             step.ranks.push_back(b);

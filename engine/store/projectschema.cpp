@@ -58,6 +58,9 @@ const char* const kMigrations[] = {
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, position INTEGER NOT NULL,"
     "  origin TEXT NOT NULL, id TEXT NOT NULL, severity TEXT NOT NULL, count INTEGER NOT NULL,"
     "  message TEXT NOT NULL, PRIMARY KEY (run_id, position));",
+    // 4: the idle time of a rank's step split into host-wait and kernel-wait.
+    "ALTER TABLE run_rank_steps ADD COLUMN idle_host_wait_s REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE run_rank_steps ADD COLUMN idle_kernel_wait_s REAL NOT NULL DEFAULT 0;",
 };
 
 } // namespace

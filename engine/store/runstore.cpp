@@ -153,7 +153,8 @@ private:
     bool steps(const RunAnalysis& a)
     {
         Statement st(m_db, "INSERT INTO run_rank_steps(run_id, step, rank, duration_s, compute_s, comm_exposed_s,"
-                           " comm_overlapped_s, memcpy_s, idle_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                           " comm_overlapped_s, memcpy_s, idle_s, idle_host_wait_s, idle_kernel_wait_s)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
         std::size_t n = 0;
         for (const StepBreakdown& s : a.steps)
             for (const RankStepBreakdown& r : s.ranks) {
@@ -168,6 +169,8 @@ private:
                 st.bind(7, r.commOverlappedSeconds);
                 st.bind(8, r.memcpySeconds);
                 st.bind(9, r.idleSeconds);
+                st.bind(10, r.idleHostWaitSeconds);
+                st.bind(11, r.idleKernelWaitSeconds);
                 if (!st.run())
                     return false;
             }
@@ -367,14 +370,14 @@ Result<StoredRun> RunStore::load(std::int64_t id) const
             a.clockOffsetNs.push_back(st.columnInt64(6));
         });
     // Insertion order (rowid) is the analysis' order of steps and of ranks within a step.
-    query("SELECT step, rank, duration_s, compute_s, comm_exposed_s, comm_overlapped_s, memcpy_s, idle_s"
-          " FROM run_rank_steps WHERE run_id = ?1 ORDER BY rowid",
+    query("SELECT step, rank, duration_s, compute_s, comm_exposed_s, comm_overlapped_s, memcpy_s, idle_s,"
+          " idle_host_wait_s, idle_kernel_wait_s FROM run_rank_steps WHERE run_id = ?1 ORDER BY rowid",
         [&](Statement& st) {
             const I64 step = st.columnInt64(0);
             if (a.steps.empty() || a.steps.back().step != step)
                 a.steps.push_back({ step, {} });
             a.steps.back().ranks.push_back({ st.columnInt(1), st.columnDouble(2), st.columnDouble(3), st.columnDouble(4),
-                st.columnDouble(5), st.columnDouble(6), st.columnDouble(7) });
+                st.columnDouble(5), st.columnDouble(6), st.columnDouble(7), st.columnDouble(8), st.columnDouble(9) });
         });
     query("SELECT op, process_group, bytes, ranks, duration_us, algbw_gbps, busbw_gbps, last_arrival_rank, wait_us,"
           " group_seq, step, ranks_seen, total_wait_us, first_start_ns FROM run_collectives WHERE run_id = ?1 ORDER BY seq",

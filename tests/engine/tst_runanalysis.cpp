@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+
 using namespace clusterscope::engine;
 
 namespace {
@@ -130,6 +132,42 @@ private Q_SLOTS:
         QCOMPARE(b.memcpySeconds, 30e-9);
         QCOMPARE(b.idleSeconds, 70e-9);
         QVERIFY(qAbs(b.computeSeconds + b.commExposedSeconds + b.memcpySeconds + b.idleSeconds - b.durationSeconds) < 1e-15);
+    }
+
+    // Idle split by launch times: a gap where the next kernel was already launched is kernel-wait,
+    // a gap where nothing was queued yet is host-wait.
+    void idleSplit_data()
+    {
+        QTest::addColumn<qint64>("secondLaunch"); // launch of the kernel that starts at 100 (first: 0-50)
+        QTest::addColumn<qint64>("hostWaitNs");
+        QTest::addColumn<qint64>("kernelWaitNs");
+        // Step [0, 150): kernels [0, 50) and [100, 150); idle [50, 100) = 50 ns.
+        QTest::addRow("launched early: all kernel-wait") << qint64(10) << qint64(0) << qint64(50);
+        QTest::addRow("launched at 80: host then kernel") << qint64(80) << qint64(30) << qint64(20);
+        QTest::addRow("launched when it starts: all host-wait") << qint64(100) << qint64(50) << qint64(0);
+        QTest::addRow("no launch times: not split") << qint64(-1) << qint64(0) << qint64(0);
+    }
+    void idleSplit()
+    {
+        QFETCH(qint64, secondLaunch);
+        QFETCH(qint64, hostWaitNs);
+        QFETCH(qint64, kernelWaitNs);
+        Run run;
+        RankTrace r;
+        r.rank = 0;
+        r.steps.push_back({ 1, 0, 150 });
+        GpuActivity first = act(0, 50, GpuActivityKind::Compute);
+        GpuActivity second = act(100, 150, GpuActivityKind::Compute);
+        first.launchNs = secondLaunch < 0 ? -1 : 0;
+        second.launchNs = secondLaunch;
+        r.activities = { first, second };
+        run.ranks.push_back(r);
+        Diagnostics d;
+        const auto steps = computeStepBreakdowns(run, d);
+        const auto& b = steps[0].ranks[0];
+        QCOMPARE(b.idleSeconds, 50e-9);
+        QCOMPARE(qint64(std::llround(b.idleHostWaitSeconds * 1e9)), hostWaitNs);
+        QCOMPARE(qint64(std::llround(b.idleKernelWaitSeconds * 1e9)), kernelWaitNs);
     }
 
     void alignmentAndStragglers()
