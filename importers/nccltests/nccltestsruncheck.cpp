@@ -55,6 +55,8 @@ int ranksFromBandwidthFactor(const NcclTestsRun& run, NcclTestsCollective collec
     const double f = *m->busbwGBps / *m->algbwGBps;
     // AllReduce: f = 2(n-1)/n -> n = 2/(2-f); (n-1)/n family: n = 1/(1-f).
     const double raw = collective == NcclTestsCollective::AllReduce ? 2.0 / std::max(2.0 - f, 1e-9) : 1.0 / std::max(1.0 - f, 1e-9);
+    if (!std::isfinite(raw) || raw < 2.0 || raw > 1e6)
+        return 0;
     const int n = static_cast<int>(std::lround(raw));
     if (n < 2 || n > 1'000'000 || !factorMatches(*m->algbwGBps, *m->busbwGBps, busBandwidthFactor(collective, n)))
         return 0;
@@ -92,7 +94,7 @@ std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, in
                     continue;
             } else if (!perRankFamily && std::abs(ratio - 1.0) > 1e-9) {
                 continue;
-            } else if (perRankFamily && (ratio < 1.0 || std::abs(ratio - std::round(ratio)) > 1e-9)) {
+            } else if (perRankFamily && (!(ratio >= 1.0 && ratio <= 1e6) || std::abs(ratio - std::round(ratio)) > 1e-9)) {
                 continue;
             } else if (perRankFamily) {
                 n = static_cast<int>(std::lround(ratio));
@@ -217,7 +219,10 @@ public:
                     diag("busbw-mismatch", row, "busbw " + std::to_string(*m->busbwGBps) + " GB/s is not algbw x "
                             + std::to_string(factor) + " (the " + toString(c) + " factor for " + std::to_string(n) + " ranks)");
                 if (run.errorColumnIsCount && m->wrong && *m->wrong > 0)
-                    diag("wrong-elements", row, std::to_string(static_cast<long long>(*m->wrong))
+                    // The count is printed as a float by some builds and can be absurd in a damaged log:
+                    // format it as a number rather than converting it to an integer type.
+                    diag("wrong-elements", row, (*m->wrong < 9e15 ? std::to_string(static_cast<long long>(*m->wrong))
+                                                                     : std::to_string(*m->wrong))
                             + " elements came back wrong (data validation failed); the timing is kept");
             }
         }

@@ -35,6 +35,21 @@ bool hasDiagnostic(const NcclTestsLog& log, const std::string& id, const std::st
 class TestNcclTestsParser : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Found by fuzz_nccltests: a damaged #wrong count far beyond any integer type was converted to
+    // long long (undefined behaviour). It must become a diagnostic with the number as printed.
+    void absurdWrongCount()
+    {
+        const std::string log = "# Collective test starting: all_reduce_perf\n"
+                                "#  Rank  0 Group  0 Pid 1 on node-001 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"
+                                "#  Rank  1 Group  0 Pid 2 on node-001 device  1 [0000:2a:00] NVIDIA H100 80GB HBM3\n"
+                                "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+                                "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+                                "     1048576        262144     float     sum      -1    20.00   52.43   52.43  1.1e126    20.00   52.43   52.43      0\n";
+        auto parsed = parseNcclTestsText(log, "wrong.log");
+        QVERIFY2(parsed.isOk(), parsed.message().c_str());
+        QVERIFY(hasDiagnostic(*parsed, "wrong-elements", "elements came back wrong"));
+    }
+
     void fixtures_data()
     {
         QTest::addColumn<QString>("file");
