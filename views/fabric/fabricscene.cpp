@@ -195,7 +195,9 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         double colour[3] = { c[0], c[1], c[2] };
         vtkNew<vtkCubeSource> symbol;
         symbol->Update();
-        const std::string text = std::string(kindName(kind)) + " (" + std::to_string(m_glyphCounts[k]) + ")";
+        std::string text = std::string(kindName(kind)) + " (" + std::to_string(m_glyphCounts[k]) + ")";
+        if (kind == SceneNodeKind::Node && data.serversPerGlyph > 1) // level of detail: say what a glyph is
+            text = "Server groups of up to " + std::to_string(data.serversPerGlyph) + " (" + std::to_string(m_glyphCounts[k]) + ")";
         legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);
     }
 
