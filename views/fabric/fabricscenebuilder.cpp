@@ -70,7 +70,9 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
         hostScene[host] = it->second;
         ++hostIndex;
     }
-    scene.serversPerGlyph = int(perGroup);
+    scene.serversPerGlyph = 1;
+    for (const SceneNode& n : scene.nodes)
+        scene.serversPerGlyph = std::max(scene.serversPerGlyph, n.members);
 
     std::vector<int> sceneOf(graph.nodeCount(), -1);
     std::map<int, std::vector<NodeId>> switchesByTier;
