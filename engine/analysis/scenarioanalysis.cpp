@@ -15,42 +15,10 @@ namespace clusterscope::engine {
 std::vector<Flow> flowsOfTraffic(const TrafficMatrix& traffic)
 {
     std::vector<Flow> flows;
-    const long long gpus = traffic.gpus();
-    for (const TrafficPattern& p : traffic.patterns()) {
-        if (p.groupSize < 2 || p.bytesPerPair <= 0)
-            continue;
-        const long long n = p.groupSize;
-        const long long stride = p.strideGpus;
-        // Membership (trafficmatrix.h): GPU g is member k = (g / stride) % n of the group whose
-        // members are base + j x stride.
-        for (long long g = 0; g < gpus; ++g) {
-            const long long k = (g / stride) % n;
-            const long long base = g - k * stride;
-            const auto add = [&](long long j) {
-                flows.push_back({ std::uint32_t(g), std::uint32_t(base + j * stride), p.bytesPerPair });
-            };
-            switch (p.shape) {
-            case TrafficPattern::Shape::Ring:
-                add((k + 1) % n);
-                break;
-            case TrafficPattern::Shape::AllToAll:
-                for (long long j = 0; j < n; ++j)
-                    if (j != k)
-                        add(j);
-                break;
-            case TrafficPattern::Shape::Chain:
-                if (k + 1 < n)
-                    add(k + 1);
-                if (k > 0)
-                    add(k - 1);
-                break;
-            case TrafficPattern::Shape::BiRing:
-                add((k + 1) % n);
-                add((k + n - 1) % n);
-                break;
-            }
-        }
-    }
+    traffic.visitSends([&flows](long long src, long long dst, int, double bytes) {
+        if (src != dst && bytes > 0) // a group of one sends nothing
+            flows.push_back({ std::uint32_t(src), std::uint32_t(dst), bytes });
+    });
     return flows;
 }
 

@@ -97,6 +97,11 @@ void TrafficMatrix::forEachSend(Visit&& visit) const
     }
 }
 
+void TrafficMatrix::visitSends(const std::function<void(long long, long long, int, double)>& visit) const
+{
+    forEachSend(visit);
+}
+
 std::array<double, kTrafficDimensions> TrafficMatrix::pairBytes(long long src, long long dst) const
 {
     std::array<double, kTrafficDimensions> out {};

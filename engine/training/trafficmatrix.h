@@ -7,6 +7,7 @@
 #include "engine/training/groupplacer.h"
 
 #include <array>
+#include <functional>
 #include <vector>
 
 namespace clusterscope::engine {
@@ -61,6 +62,10 @@ public:
     /// Sum over blocks of `gpusPerBlock` consecutive GPUs (a node: gpus_per_node; a rack:
     /// gpus_per_node x nodes_per_rack). Cost O(gpus x partners), memory O(blocks^2).
     BlockTraffic aggregate(long long gpusPerBlock) const;
+
+    /// Calls visit(src, dst, dimensionIndex, bytes) for every (source GPU, partner) of every pattern,
+    /// in pattern order; the pair enumeration every aggregate above is built from.
+    void visitSends(const std::function<void(long long src, long long dst, int dimension, double bytes)>& visit) const;
 
 private:
     template <typename Visit>
