@@ -37,5 +37,6 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io);
 int runImportTraceCommand(const std::vector<std::string>& args, CliIo io);
 int runImportFabricCommand(const std::vector<std::string>& args, CliIo io);
 int runReportCommand(const std::vector<std::string>& args, CliIo io);
+int runTelemetryCommand(const std::vector<std::string>& args, CliIo io);
 
 } // namespace clusterscope::app

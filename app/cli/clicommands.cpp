@@ -124,6 +124,26 @@ const CliCommand kCommands[] = {
         "  --catalog DIR     catalog JSON files   --prices FILE  price book   --no-sensitivity\n"
         "Exit 0 on success, 1 on bad input, an unwritable OUT or when clusterscope-report is missing.\n",
         runReportCommand },
+    { "telemetry", "--url URL (--scenario S | --fabric DUMP) (--start T --end T | --live SECONDS) [--json] | --snapshot FILE | --rules OUT",
+        "Read live counters (Prometheus API) onto the fabric: utilisation, errors, imbalance, period, alerts.",
+        "Reads a window of counters from a Prometheus-compatible server (Prometheus, Thanos, Mimir) using the\n"
+        "source profiles in resources/telemetry (node_exporter infiniband/ethtool, UFM, dcgm-exporter, SNMP),\n"
+        "attaches them to the fabric's link ends and prints per tier the average, p99 and 1-interval peak\n"
+        "utilisation (guideline: average 60-80%, peaks < 95%), errors and discards with both ends compared,\n"
+        "uplink imbalance, peer outliers, counter resets, scrape health, the iteration period and the alerts.\n"
+        "Links without data are reported as gaps, never as zeros.\n"
+        "  --url URL              http://host:port[/prefix]\n"
+        "  --scenario S           the fabric built from a scenario; hosts named --host-names (default node:3:1)\n"
+        "  --fabric DUMP          an ibnetdiscover dump (CAs matched by node description, switches by GUID/name)\n"
+        "  --start T --end T      window in Unix seconds     --live SECONDS  the last SECONDS until now\n"
+        "  --snapshot FILE        a saved /metrics page (text 0.0.4 or OpenMetrics): non-zero error counters\n"
+        "  --rules OUT            write Prometheus recording and alerting rules generated from the fabric\n"
+        "  --profile FILE         an extra or edited source profile (replaces the built-in of the same name)\n"
+        "  --host-names P:W:F     built fabrics: host h is P + (h + F) padded to W digits (node:3:1 -> node001)\n"
+        "  --device-prefix P      built fabrics: NIC rail r is P + r (default mlx5_)\n"
+        "  --bearer-token-file F  --user U --password-file F   authentication     --timeout S  per request\n"
+        "  --json                 machine-readable output\n",
+        runTelemetryCommand },
 };
 } // namespace
 

@@ -1,0 +1,120 @@
+#pragma once
+
+// A client for the Prometheus HTTP API (https://prometheus.io/docs/prometheus/latest/querying/api/),
+// which Thanos Query and Grafana Mimir serve too. HTTP/1.1 over Boost.Beast; every call is synchronous
+// on the caller's thread (the GUI runs it on a worker), bounded in time (per-attempt timeout, a fixed
+// number of attempts with exponential backoff, a stop flag checked every few milliseconds) and in
+// memory (a response larger than `maxResponseBytes`, compressed or inflated, is refused).
+
+#include "engine/core/status.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clusterscope::importers {
+
+struct PromClientOptions {
+    std::string url;                 ///< base URL, "http://host:port[/prefix]" (https is refused: no TLS build)
+    std::string bearerToken;         ///< Authorization: Bearer ... when not empty
+    std::string basicUser;           ///< Authorization: Basic ... when not empty
+    std::string basicPassword;
+    std::chrono::milliseconds timeout { 10000 }; ///< per attempt: connect + send + receive
+    int maxAttempts = 3;             ///< attempts on transport errors and HTTP 429/502/503/504
+    std::chrono::milliseconds backoff { 200 };   ///< wait before the 2nd attempt; doubles after each
+    std::size_t maxResponseBytes = std::size_t(256) << 20; ///< cap on the body, compressed and inflated
+    bool gzip = true;                ///< send Accept-Encoding: gzip
+};
+
+using PromLabels = std::vector<std::pair<std::string, std::string>>; ///< sorted by name
+
+/// Value of one label, or an empty string when the set has none.
+const std::string& labelValue(const PromLabels& labels, std::string_view name);
+
+struct PromSeries {
+    PromLabels labels;            ///< including __name__ when the result keeps it
+    std::vector<double> timesS;   ///< seconds since the epoch (raw samples keep millisecond fractions)
+    std::vector<double> values;   ///< decoded from strings; NaN and +-Inf allowed
+};
+
+struct PromQueryResult {
+    std::string resultType;       ///< "matrix", "vector", "scalar" or "string"
+    std::vector<PromSeries> series; ///< vector: one point each; scalar: one series without labels
+    std::vector<std::string> warnings;
+};
+
+struct PromMetadata {
+    std::string type;
+    std::string help;
+    std::string unit;
+};
+
+struct PromBuildInfo {
+    std::string version;   ///< "2.42.0"
+    std::string revision;
+    std::string goVersion;
+    int major = 0;         ///< 2 or 3: range selectors are closed [t-r, t] in 2.x, left-open in 3.x
+};
+
+/// A raw HTTP exchange, for callers that need the body of an endpoint this client does not decode.
+struct HttpResponse {
+    int status = 0;
+    std::string contentType;
+    std::string body; ///< inflated
+};
+
+class PromClient {
+public:
+    /// Checks the URL (scheme http, host, optional port and path prefix).
+    static engine::Result<PromClient> create(PromClientOptions options);
+
+    /// Set to true from any thread to abandon the call in progress (it returns "cancelled").
+    void setStopFlag(const std::atomic<bool>* stop) { m_stop = stop; }
+    const PromClientOptions& options() const { return m_options; }
+
+    /// GET `path` (relative to the base URL, e.g. "/metrics") with URL-encoded `params`. Retries
+    /// transport errors and 429/502/503/504; any other status is returned as is.
+    engine::Result<HttpResponse> get(const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
+
+    /// GET /api/v1/query (instant query at `timeS`, or now when absent).
+    engine::Result<PromQueryResult> query(const std::string& expr, std::optional<double> timeS = std::nullopt) const;
+    /// GET /api/v1/query_range; Prometheus refuses more than 11,000 points per series.
+    engine::Result<PromQueryResult> queryRange(const std::string& expr, double startS, double endS, double stepS) const;
+    /// GET /api/v1/series for the selectors (match[]) within [startS, endS] (0 = server default).
+    engine::Result<std::vector<PromLabels>> series(const std::vector<std::string>& matchers, double startS = 0, double endS = 0) const;
+    /// GET /api/v1/labels.
+    engine::Result<std::vector<std::string>> labels() const;
+    /// GET /api/v1/label/<name>/values.
+    engine::Result<std::vector<std::string>> labelValues(const std::string& name) const;
+    /// GET /api/v1/metadata (all metrics, or one when `metric` is not empty).
+    engine::Result<std::map<std::string, PromMetadata>> metadata(const std::string& metric = {}) const;
+    /// GET /api/v1/status/buildinfo.
+    engine::Result<PromBuildInfo> buildInfo() const;
+
+private:
+    explicit PromClient(PromClientOptions options);
+    /// GETs an API path and checks the envelope: returns the body of a "status":"success" answer,
+    /// or an error naming the endpoint, HTTP status, errorType and error.
+    engine::Result<std::string> api(const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
+
+    PromClientOptions m_options;
+    std::string m_host;
+    std::string m_port;
+    std::string m_prefix;
+    const std::atomic<bool>* m_stop = nullptr;
+};
+
+/// Decodes a query / query_range answer body ({"status":"success","data":{...}}). `what` names the
+/// request in error messages. Exposed for tests and for saved API answers.
+engine::Result<PromQueryResult> decodeQueryResponse(const std::string& body, const std::string& what);
+
+/// Decodes the Prometheus float spelling ("1.5", "NaN", "+Inf", "-Inf").
+bool decodePromFloat(std::string_view s, double& out);
+
+} // namespace clusterscope::importers
