@@ -36,6 +36,7 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io);
 int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io);
 int runImportTraceCommand(const std::vector<std::string>& args, CliIo io);
 int runImportFabricCommand(const std::vector<std::string>& args, CliIo io);
+int runExportFabricCommand(const std::vector<std::string>& args, CliIo io);
 int runReportCommand(const std::vector<std::string>& args, CliIo io);
 int runTelemetryCommand(const std::vector<std::string>& args, CliIo io);
 

@@ -100,14 +100,34 @@ const CliCommand kCommands[] = {
         "                      model on the scenario's cluster, and (when the ranks match its GPUs) the\n"
         "                      per-step time split against the model's iteration, with the differences named\n",
         runImportTraceCommand },
-    { "import-fabric", "FILE [--plan FILE] [--json]", "Import an ibnetdiscover dump: tiers, degraded, missing and self-looped links.",
-        "Reads an ibnetdiscover dump (links seen from both ends merged, text before the first node and\n"
-        "whitespace-only lines tolerated), infers switch tiers from the distance to the HCAs and flags\n"
-        "degraded-width, missing and self-looped links. With --plan, compares it with a planned\n"
-        "fabric (.ibnl topology netlist) and flags missing, miswired and extra cables.\n"
-        "  --plan FILE  planned fabric (.ibnl)\n"
-        "  --json       {switches, hcas, links, tiers, flags [{kind, ports, message}], diagnostics}\n",
+    { "import-fabric", "FILE [--plan FILE | --plan-scenario S.json] [--details] [--json]",
+        "Import an ibnetdiscover dump: parts, tiers, pods, chassis; missing, miswired, degraded links.",
+        "Reads an ibnetdiscover dump (links seen from both ends merged; CRLF, text before the first node,\n"
+        "a trailing shell prompt and lost tabs tolerated). Switch-embedded CAs (SHARP aggregation nodes,\n"
+        "switch management ports) are set apart from the hosts. Infers separate fabrics (compute,\n"
+        "management, storage), switch tiers (distance from the host-facing switches, with a confidence from\n"
+        "up/down consistency and tier names in descriptions), pods (switches sharing their up-neighbours)\n"
+        "and director chassis. Flags, each against its own pod's pattern: missing, miswired (swapped) and\n"
+        "extra cables, switches with fewer uplinks than their group, links narrower or slower than their\n"
+        "level, ends reporting different widths, self-loops; one line per pattern.\n"
+        "  --plan FILE           planned fabric (.ibnl): cabling is judged against it instead\n"
+        "  --plan-scenario FILE  the fabric a scenario builds is the plan (switches matched by name)\n"
+        "  --catalog DIR         catalog for --plan-scenario\n"
+        "  --details             every flag, not one line per pattern\n"
+        "  --json                {switches, hcas, links, tiers, structure {embedded_cas, tier_confidence, parts,\n"
+        "                        groups, chassis}, flags [{kind, severity, pattern, ports, switches, message}],\n"
+        "                        flag_groups [{kind, severity, pattern, count}], plan, diagnostics}\n",
         runImportFabricCommand },
+    { "export-fabric", "FILE --ibnetdiscover OUT [--sharp] [--management-switches N] [--management-hosts N] [--crlf]",
+        "Write the fabric a scenario builds as an ibnetdiscover dump (what the cabled fabric should report).",
+        "Builds the scenario's fabric and writes it in ibnetdiscover's format (switches \"MF0;<name>:MQM8700/U1\",\n"
+        "hosts \"node00001 mlx5_0\"): a reference to diff a real dump against, or input for import-fabric.\n"
+        "  --ibnetdiscover OUT       the dump to write\n"
+        "  --sharp                   every switch also lists its SHARP aggregation node (as Quantum switches do)\n"
+        "  --management-switches N   add a separate management fabric of N switches\n"
+        "  --management-hosts N      hosts on the management fabric\n"
+        "  --crlf                    CRLF line ends\n",
+        runExportFabricCommand },
     { "report", "FILE [--scenario NAME] [--compare NAME...] [--pdf OUT] [--html OUT] [--bom-csv OUT]",
         "Write the procurement report of a scenario (PDF, self-contained HTML, BOM as CSV).",
         "Runs clusterscope-report (installed beside clusterscope-cli; the CLI links no GUI library), which\n"

@@ -122,9 +122,8 @@ IbLine readLineOrUnrecognised(std::string_view raw, int number)
 
 IbLine readLine(std::string_view raw, int number)
 {
-    IbLine line;
+    IbLine line; // `text` is only kept for unrecognised lines (readLineOrUnrecognised)
     line.lineNumber = number;
-    line.text.assign(raw);
     Cursor c { raw };
     c.skipSpace();
     if (c.peek() == '[') {

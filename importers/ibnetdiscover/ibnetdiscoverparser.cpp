@@ -1,13 +1,13 @@
 #include "importers/ibnetdiscover/ibnetdiscoverparser.h"
 
 #include "importers/common/inputfile.h"
+#include "importers/ibnetdiscover/fabricstructure.h"
 #include "importers/ibnetdiscover/ibnetdiscoverlexer.h"
-#include "importers/ibnetdiscover/tierinference.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <set>
+#include <tuple>
+#include <unordered_map>
 
 namespace clusterscope::importers {
 
@@ -27,6 +27,8 @@ const char* toString(FabricFlag::Kind kind)
         return "miswired";
     case FabricFlag::Kind::Extra:
         return "extra";
+    case FabricFlag::Kind::FewUplinks:
+        return "few_uplinks";
     }
     return "missing";
 }
@@ -44,29 +46,50 @@ double infinibandLaneGbps(std::string_view speed)
     return 0.0;
 }
 
+std::string ibGuidName(char type, std::uint64_t guid)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%c-%016llx", type, static_cast<unsigned long long>(guid));
+    return buf;
+}
+
 namespace {
-using PortKey = std::pair<std::uint64_t, int>; // (GUID, port)
+struct PortKey {
+    std::uint64_t guid = 0;
+    int port = 0;
+    bool operator==(const PortKey&) const = default;
+    auto operator<=>(const PortKey&) const = default;
+};
+struct PortKeyHash {
+    std::size_t operator()(const PortKey& k) const { return std::hash<std::uint64_t>()(k.guid * 0x9E3779B97F4A7C15ull ^ std::uint64_t(k.port)); }
+};
 
 struct NodeRecord {
     char type = 'S';
-    int ports = 0;
-    std::string description;
     bool hasHeader = false;
+    int ports = 0;
+    std::uint64_t systemGuid = 0;
+    std::string description;
 };
 
 struct LinkRecord {
-    PortKey a, b;        // a < b
-    int lanesA = 0;      // width as reported in a's block (0 = not seen from a)
+    PortKey a, b;   // a < b
+    int lanesA = 0; // width as reported in a's block (0 = not seen from a)
     int lanesB = 0;
     std::string speed;
     int firstLine = 0;
 };
 
-std::string guidName(char type, std::uint64_t guid)
+bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
+
+// A terminal capture's last line: "[root@ufm ~]# ", "user@host:~$ ", "ufm > ".
+bool looksLikePrompt(const std::string& line)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%c-%016llx", type, static_cast<unsigned long long>(guid));
-    return buf;
+    std::size_t end = line.size();
+    while (end > 0 && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+        --end;
+    return end > 0 && (line[end - 1] == '#' || line[end - 1] == '$' || line[end - 1] == '>' || line[end - 1] == '%')
+        && line.find('"') == std::string::npos;
 }
 }
 
@@ -74,9 +97,13 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
 {
     ImportedFabric out;
     const std::vector<IbLine> lines = tokenizeIbnetdiscover(text);
-    std::map<std::uint64_t, NodeRecord> nodes;
-    std::map<std::pair<PortKey, PortKey>, LinkRecord> links;
-    std::map<PortKey, PortKey> peerOf;
+    std::unordered_map<std::uint64_t, NodeRecord> nodes;
+    std::unordered_map<PortKey, PortKey, PortKeyHash> peerOf;
+    std::unordered_map<PortKey, std::size_t, PortKeyHash> linkAt; // lower end -> index into `links`
+    std::vector<LinkRecord> links;
+    nodes.reserve(lines.size() / 4 + 16);
+    peerOf.reserve(lines.size() * 2);
+    linkAt.reserve(lines.size());
     std::uint64_t current = 0;
     bool inNode = false;
     int unrecognised = 0, firstUnrecognised = 0, conflicts = 0, firstConflict = 0;
@@ -87,6 +114,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
             n.type = l.nodeType;
             n.ports = l.ports;
             n.description = l.description;
+            n.systemGuid = l.systemGuid;
             n.hasHeader = true;
             current = l.guid;
             inNode = true;
@@ -97,6 +125,11 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
                 out.diagnostics.add("ibnetdiscover.leading_text", DiagnosticSeverity::Info,
                     name + ": line " + std::to_string(l.lineNumber) + ": text before the first node header was skipped (\""
                         + l.text.substr(0, 80) + "\").");
+                continue;
+            }
+            if (&l == &lines.back() && looksLikePrompt(l.text)) {
+                out.diagnostics.add("ibnetdiscover.trailing_prompt", DiagnosticSeverity::Info,
+                    name + ": line " + std::to_string(l.lineNumber) + ": a shell prompt after the dump was skipped ("" + l.text.substr(0, 80) + "").");
                 continue;
             }
             if (unrecognised++ == 0)
@@ -116,13 +149,14 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
                 firstConflict = l.lineNumber;
         }
         const bool forward = self < other;
-        const auto key = forward ? std::make_pair(self, other) : std::make_pair(other, self);
-        LinkRecord& r = links[key];
-        if (r.firstLine == 0) {
-            r.a = key.first;
-            r.b = key.second;
-            r.firstLine = l.lineNumber;
+        const PortKey lo = forward ? self : other, hi = forward ? other : self;
+        auto [at, fresh] = linkAt.emplace(lo, links.size());
+        if (fresh) {
+            links.push_back({ lo, hi, 0, 0, {}, l.lineNumber });
+        } else if (links[at->second].b != hi) {
+            continue; // the conflicting report is counted above; the first one stands
         }
+        LinkRecord& r = links[at->second];
         (forward ? r.lanesA : r.lanesB) = l.lanes;
         if (r.speed.empty())
             r.speed = l.speed;
@@ -138,21 +172,64 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         out.diagnostics.add("ibnetdiscover.port_conflict", DiagnosticSeverity::Warning,
             name + ": line " + std::to_string(firstConflict) + ": a port is reported connected to two different peers.", conflicts);
 
-    // Nodes: switches then CAs, in GUID order (stable ids for golden files).
-    std::map<std::uint64_t, engine::NodeId> ids;
-    std::map<std::string, std::int32_t> hostIndex;
-    std::map<std::string, int> caDescriptions;
+    std::vector<std::uint64_t> guids;
+    guids.reserve(nodes.size());
     for (const auto& [guid, n] : nodes)
-        if (n.type != 'S')
+        guids.push_back(guid);
+    std::sort(guids.begin(), guids.end());
+
+    // Switch-embedded CAs: a CA cabled to exactly one switch that is that switch's SHARP aggregation
+    // node (NVIDIA SHARP docs: Quantum switches expose the AN as a CA on an extra port) or its
+    // management port (same system image GUID or the same description as the switch).
+    std::unordered_map<std::uint64_t, std::pair<std::uint64_t, int>> caSwitch; // CA guid -> (switch, port); (0, 0) = not one switch
+    for (const LinkRecord& r : links) {
+        for (const auto& [ca, sw] : { std::pair { r.a, r.b }, std::pair { r.b, r.a } }) {
+            if (nodes[ca.guid].type == 'S' || nodes[sw.guid].type != 'S')
+                continue;
+            auto [it, inserted] = caSwitch.emplace(ca.guid, std::pair { sw.guid, sw.port });
+            if (!inserted && it->second.first != sw.guid)
+                it->second = { 0, 0 };
+        }
+    }
+    std::unordered_map<std::uint64_t, std::size_t> embeddedIndex;
+    for (std::uint64_t guid : guids) {
+        const NodeRecord& n = nodes[guid];
+        auto it = caSwitch.find(guid);
+        if (n.type == 'S' || it == caSwitch.end() || it->second.first == 0)
+            continue;
+        const NodeRecord& sw = nodes[it->second.first];
+        const bool sharp = contains(n.description, "Aggregation Node");
+        const bool management = !sharp
+            && ((n.systemGuid != 0 && n.systemGuid == sw.systemGuid) || (!n.description.empty() && n.description == sw.description));
+        if (!sharp && !management)
+            continue;
+        EmbeddedCa e;
+        e.kind = sharp ? EmbeddedCa::Kind::SharpAggregationNode : EmbeddedCa::Kind::SwitchManagement;
+        e.guid = guid;
+        e.description = n.description;
+        e.switchPort = it->second.second;
+        embeddedIndex[guid] = out.structure.embedded.size();
+        out.structure.embedded.push_back(std::move(e));
+    }
+
+    // Nodes: switches then CAs, in GUID order (stable ids for golden files).
+    std::unordered_map<std::uint64_t, engine::NodeId> ids;
+    ids.reserve(nodes.size());
+    std::unordered_map<std::string, std::int32_t> hostIndex;
+    std::unordered_map<std::string, int> caDescriptions;
+    for (const auto& [guid, n] : nodes)
+        if (n.type != 'S' && !embeddedIndex.count(guid))
             ++caDescriptions[n.description];
+    int headerless = 0;
     for (char pass : { 'S', 'H', 'R' }) {
-        for (const auto& [guid, n] : nodes) {
-            if (n.type != pass)
+        for (std::uint64_t guid : guids) {
+            const NodeRecord& n = nodes[guid];
+            if (n.type != pass || embeddedIndex.count(guid))
                 continue;
             engine::FabricNode fn;
             fn.guid = guid;
             fn.kind = n.type == 'S' ? engine::NodeKind::Switch : engine::NodeKind::Nic;
-            fn.ports = std::uint16_t(std::max(n.ports, 0));
+            fn.ports = std::uint16_t(std::clamp(n.ports, 0, 65535));
             if (n.type != 'S') {
                 // Host: the description's first word ("stage114 mlx4_0" -> "stage114"). A description
                 // several CAs share word for word is a default ("MT23108 InfiniHost Mellanox
@@ -160,74 +237,68 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
                 // per adapter, not per machine, so it cannot group a server's HCAs.)
                 std::string host = n.description.substr(0, n.description.find(' '));
                 if (host.empty() || caDescriptions[n.description] > 1)
-                    host = guidName('H', guid);
+                    host = ibGuidName('H', guid);
                 fn.host = hostIndex.emplace(host, std::int32_t(hostIndex.size())).first->second;
             }
-            if (!n.hasHeader)
-                out.diagnostics.add("ibnetdiscover.node_without_header", DiagnosticSeverity::Info,
-                    name + ": nodes only seen as a peer (no block of their own) were added from the peer's description.");
+            headerless += !n.hasHeader;
             const engine::NodeId id = out.graph.addNode(fn);
-            out.graph.setLabel(id, n.description.empty() ? guidName(n.type, guid) : n.description);
+            out.graph.setLabel(id, n.description.empty() ? ibGuidName(n.type, guid) : n.description);
             ids[guid] = id;
         }
     }
-    auto portName = [&](const PortKey& p) { return guidName(nodes[p.first].type, p.first) + "/P" + std::to_string(p.second); };
+    if (headerless > 0)
+        out.diagnostics.add("ibnetdiscover.node_without_header", DiagnosticSeverity::Info,
+            name + ": nodes only seen as a peer (no block of their own) were added from the peer's description.", headerless);
+    auto portName = [&](const PortKey& p) { return ibGuidName(nodes[p.guid].type, p.guid) + "/P" + std::to_string(p.port); };
 
-    // The fabric's usual width: links narrower than it are degraded.
-    std::map<int, int> widthCounts;
-    for (const auto& [key, r] : links)
-        ++widthCounts[std::max(r.lanesA, r.lanesB)];
-    int usualLanes = 0, best = -1;
-    for (const auto& [w, n] : widthCounts)
-        if (n > best && w > 0) {
-            best = n;
-            usualLanes = w;
+    std::sort(links.begin(), links.end(), [](const LinkRecord& x, const LinkRecord& y) { return std::tie(x.a, x.b) < std::tie(y.a, y.b); });
+    int unknownSpeeds = 0, firstUnknownSpeed = 0;
+    std::string unknownSpeed;
+    for (const LinkRecord& r : links) {
+        const auto ea = embeddedIndex.find(r.a.guid), eb = embeddedIndex.find(r.b.guid);
+        if (ea != embeddedIndex.end() || eb != embeddedIndex.end()) {
+            auto& e = out.structure.embedded[ea != embeddedIndex.end() ? ea->second : eb->second];
+            const auto sw = ids.find(ea != embeddedIndex.end() ? r.b.guid : r.a.guid);
+            if (sw != ids.end())
+                e.hostSwitch = sw->second;
+            continue;
         }
-
-    std::vector<engine::FabricLink> graphLinks;
-    for (const auto& [key, r] : links) {
-        if (r.a.first == r.b.first) {
-            out.flags.push_back({ FabricFlag::Kind::SelfLoop, { portName(r.a), portName(r.b) },
-                nodes[r.a.first].description + ": port " + std::to_string(r.a.second) + " is cabled to port "
-                    + std::to_string(r.b.second) + " of the same switch." });
+        if (r.a.guid == r.b.guid) {
+            FabricFlag f { FabricFlag::Kind::SelfLoop, { portName(r.a), portName(r.b) },
+                nodes[r.a.guid].description + ": port " + std::to_string(r.a.port) + " is cabled to port "
+                    + std::to_string(r.b.port) + " of the same switch.",
+                DiagnosticSeverity::Warning, "switch cabled to itself", { nodes[r.a.guid].description } };
+            out.flags.push_back(std::move(f));
             continue;
         }
         engine::FabricLink fl;
-        fl.a = ids[r.a.first];
-        fl.b = ids[r.b.first];
-        fl.portA = std::uint16_t(r.a.second);
-        fl.portB = std::uint16_t(r.b.second);
+        fl.a = ids[r.a.guid];
+        fl.b = ids[r.b.guid];
+        fl.portA = std::uint16_t(r.a.port);
+        fl.portB = std::uint16_t(r.b.port);
         const int lanesSeen = (r.lanesA > 0 && r.lanesB > 0) ? std::min(r.lanesA, r.lanesB) : std::max(r.lanesA, r.lanesB);
-        fl.lanes = std::uint8_t(lanesSeen > 0 ? lanesSeen : 4);
+        fl.lanes = std::uint8_t(lanesSeen > 0 ? std::min(lanesSeen, 255) : 4);
         fl.gbps = float(fl.lanes * infinibandLaneGbps(r.speed));
-        if (infinibandLaneGbps(r.speed) == 0.0)
-            out.diagnostics.add("ibnetdiscover.unknown_speed", DiagnosticSeverity::Warning,
-                name + ": line " + std::to_string(r.firstLine) + ": link speed \"" + r.speed + "\" is unknown; its rate is 0.");
-        const bool asymmetric = r.lanesA > 0 && r.lanesB > 0 && r.lanesA != r.lanesB;
-        if (asymmetric || (usualLanes > 0 && lanesSeen > 0 && lanesSeen < usualLanes)) {
+        if (infinibandLaneGbps(r.speed) == 0.0 && unknownSpeeds++ == 0) {
+            firstUnknownSpeed = r.firstLine;
+            unknownSpeed = r.speed;
+        }
+        if (r.lanesA > 0 && r.lanesB > 0 && r.lanesA != r.lanesB) {
+            // The two ends disagree on the width: a link that trained down on one side.
             fl.flags |= engine::kLinkDegraded;
-            std::string why = asymmetric
-                ? "the ends report " + std::to_string(r.lanesA) + "x and " + std::to_string(r.lanesB) + "x"
-                : "it runs at " + std::to_string(lanesSeen) + "x where the fabric's links are " + std::to_string(usualLanes) + "x";
             out.flags.push_back({ FabricFlag::Kind::Degraded, { portName(r.a), portName(r.b) },
-                "Link " + portName(r.a) + " - " + portName(r.b) + " is degraded: " + why + "." });
+                "Link " + portName(r.a) + " - " + portName(r.b) + " is degraded: the ends report " + std::to_string(r.lanesA)
+                    + "x and " + std::to_string(r.lanesB) + "x.",
+                DiagnosticSeverity::Warning, "ends report different widths",
+                { nodes[r.a.guid].description, nodes[r.b.guid].description } });
         }
-        graphLinks.push_back(fl);
-    }
-    for (const auto& fl : graphLinks)
         out.graph.addLink(fl);
-
-    inferSwitchTiers(out.graph, out.diagnostics, name);
-    // Orientation: the lower tier (NICs lowest) at end a.
-    auto rank = [&](engine::NodeId n) { return out.graph.node(n).kind == engine::NodeKind::Switch ? out.graph.node(n).tier + 1 : -1; };
-    for (engine::LinkId i = 0; i < out.graph.linkCount(); ++i) {
-        engine::FabricLink& l = out.graph.link(i);
-        if (rank(l.a) > rank(l.b)) {
-            std::swap(l.a, l.b);
-            std::swap(l.portA, l.portB);
-        }
     }
-    flagMissingUplinks(out, name);
+    if (unknownSpeeds > 0)
+        out.diagnostics.add("ibnetdiscover.unknown_speed", DiagnosticSeverity::Warning,
+            name + ": line " + std::to_string(firstUnknownSpeed) + ": link speed \"" + unknownSpeed + "\" is unknown; its rate is 0.",
+            unknownSpeeds);
+    analyseFabricStructure(out, name);
     return out;
 }
 

@@ -3,19 +3,23 @@
 #include "engine/core/status.h"
 #include "importers/ibnetdiscover/importedfabric.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace clusterscope::importers {
 
-/// Builds a fabric from an ibnetdiscover dump (notes/fabrics.md "ibnetdiscover"): links seen from
-/// both ends are merged on (GUID, port); ends reporting different widths keep the narrower one and
-/// are flagged degraded, as are links narrower than the fabric's usual width; self-loops are
-/// flagged; text before the first node header and whitespace-only lines are tolerated; switch tiers
-/// come from the hop distance to the channel adapters (leaf = adjacent to a CA); a leaf with fewer
-/// links to an upper-tier switch than its peers have gets missing links. `name` names the input in
+/// Builds a fabric from an ibnetdiscover dump: links seen from both ends are merged on (GUID,
+/// port); ends reporting different widths keep the narrower one and are flagged degraded;
+/// self-loops are flagged; switch-embedded CAs (SHARP aggregation nodes, switch management ports)
+/// are set apart from the hosts; then the structure is inferred (fabricstructure.h: parts, tiers,
+/// pods, chassis) and the defects flagged against it. Text before the first node header, CRLF,
+/// whitespace-only lines and a trailing terminal prompt are tolerated. `name` names the input in
 /// messages. Fails (with a line number) only when no node header can be read at all.
 engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const std::string& name);
+
+/// "S-<16 hex digits>" / "H-..." as ibnetdiscover names a node.
+std::string ibGuidName(char type, std::uint64_t guid);
 
 /// Reads and parses a dump file (gzip allowed).
 engine::Result<ImportedFabric> importIbnetdiscoverFile(const std::string& path);

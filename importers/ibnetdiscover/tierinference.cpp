@@ -1,9 +1,8 @@
 #include "importers/ibnetdiscover/tierinference.h"
 
-#include <cstdio>
+#include <algorithm>
+#include <cctype>
 #include <deque>
-#include <map>
-#include <set>
 
 namespace clusterscope::importers {
 
@@ -12,36 +11,61 @@ using engine::NodeKind;
 
 void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnostics, const std::string& name)
 {
-    // Leaves: switches with CAs on at least as many ports as switches, or with CAs and a single
-    // neighbouring switch (two chassis joined by a trunk). A switch that fans out to several switches
-    // and also hosts a few CAs (management hosts, a UFM appliance) stays above the leaves. When no
-    // switch qualifies, every switch with a CA is a leaf.
-    std::vector<int> distance(graph.nodeCount(), -1);
-    std::deque<engine::NodeId> queue;
-    for (int pass = 0; pass < 2 && queue.empty(); ++pass) {
-        for (engine::NodeId n = 0; n < graph.nodeCount(); ++n) {
-            if (graph.node(n).kind != NodeKind::Switch)
+    const std::size_t count = graph.nodeCount();
+    std::vector<int> toCa(count, 0), toSwitch(count, 0), switchNeighbours(count, 0);
+    for (engine::NodeId n = 0; n < count; ++n) {
+        if (graph.node(n).kind != NodeKind::Switch)
+            continue;
+        engine::NodeId last = engine::kNoId;
+        for (engine::LinkId l : graph.linksOf(n)) {
+            if (graph.link(l).flags & engine::kLinkMissing)
                 continue;
-            int toCa = 0, toSwitch = 0;
-            std::set<engine::NodeId> switchNeighbours;
-            for (engine::LinkId l : graph.linksOf(n)) {
-                if (graph.link(l).flags & engine::kLinkMissing)
-                    continue;
-                const engine::NodeId m = graph.otherEnd(l, n);
-                if (graph.node(m).kind == NodeKind::Switch) {
-                    ++toSwitch;
-                    switchNeighbours.insert(m);
-                } else {
-                    ++toCa;
-                }
-            }
-            if (toCa > 0 && (pass == 1 || toCa >= toSwitch || switchNeighbours.size() <= 1)) {
-                distance[n] = 0;
-                queue.push_back(n);
+            const engine::NodeId m = graph.otherEnd(l, n);
+            if (graph.node(m).kind == NodeKind::Switch) {
+                ++toSwitch[n];
+                if (m != last) // links of one node are listed in link order; count distinct peers roughly
+                    ++switchNeighbours[n];
+                last = m;
+            } else {
+                ++toCa[n];
             }
         }
     }
+    // Leaves (see the header); when no switch qualifies, every switch with a CA is a leaf.
+    std::vector<char> leaf(count, 0);
+    bool any = false;
+    for (engine::NodeId n = 0; n < count; ++n)
+        if (toCa[n] > 0 && (toCa[n] >= toSwitch[n] || switchNeighbours[n] <= 1 || toCa[n] >= 4))
+        {
+            leaf[n] = 1;
+            any = true;
+        }
+    if (!any)
+        for (engine::NodeId n = 0; n < count; ++n)
+            leaf[n] = graph.node(n).kind == NodeKind::Switch && toCa[n] > 0;
+    std::vector<engine::NodeId> demoted;
+    for (engine::NodeId n = 0; n < count; ++n) {
+        if (!leaf[n] || toSwitch[n] <= toCa[n] || switchNeighbours[n] <= 1)
+            continue;
+        int toLeaves = 0;
+        for (engine::LinkId l : graph.linksOf(n)) {
+            const engine::NodeId m = graph.otherEnd(l, n);
+            toLeaves += !(graph.link(l).flags & engine::kLinkMissing) && graph.node(m).kind == NodeKind::Switch && leaf[m];
+        }
+        if (2 * toLeaves > toSwitch[n])
+            demoted.push_back(n);
+    }
+    for (engine::NodeId n : demoted)
+        leaf[n] = 0;
+
     // Breadth-first over switch-to-switch links: tier = hops from the nearest leaf.
+    std::vector<int> distance(count, -1);
+    std::deque<engine::NodeId> queue;
+    for (engine::NodeId n = 0; n < count; ++n)
+        if (leaf[n]) {
+            distance[n] = 0;
+            queue.push_back(n);
+        }
     while (!queue.empty()) {
         const engine::NodeId n = queue.front();
         queue.pop_front();
@@ -56,79 +80,42 @@ void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnosti
         }
     }
     std::int64_t unreached = 0;
-    for (engine::NodeId n = 0; n < graph.nodeCount(); ++n) {
+    for (engine::NodeId n = 0; n < count; ++n) {
         if (graph.node(n).kind != NodeKind::Switch)
             continue;
         graph.node(n).tier = distance[n] >= 0 ? std::int8_t(std::min(distance[n], 100)) : engine::kTierUnknown;
-        if (distance[n] < 0)
-            ++unreached;
+        unreached += distance[n] < 0;
     }
     if (unreached > 0)
         diagnostics.add("ibnetdiscover.tier_unknown", DiagnosticSeverity::Warning,
             name + ": switches with no path to a channel adapter have no inferable tier.", unreached);
 }
 
-void flagMissingUplinks(ImportedFabric& fabric, const std::string& name)
+int tierNamedBy(const std::string& description)
 {
-    engine::FabricGraph& g = fabric.graph;
-    auto guidName = [&](engine::NodeId n) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "S-%016llx", static_cast<unsigned long long>(g.node(n).guid));
-        return std::string(buf);
-    };
-    // Links between each (lower, upper) switch pair of adjacent tiers.
-    std::map<int, std::map<std::pair<engine::NodeId, engine::NodeId>, int>> pairs; // lower tier -> pair -> links
-    std::map<int, std::vector<engine::NodeId>> byTier;
-    for (engine::NodeId n = 0; n < g.nodeCount(); ++n)
-        if (g.node(n).kind == NodeKind::Switch && g.node(n).tier >= 0)
-            byTier[g.node(n).tier].push_back(n);
-    for (const auto& l : g.links()) {
-        const auto& a = g.node(l.a);
-        const auto& b = g.node(l.b);
-        if (a.kind != NodeKind::Switch || b.kind != NodeKind::Switch || a.tier < 0 || b.tier != a.tier + 1)
-            continue;
-        ++pairs[a.tier][{ l.a, l.b }];
+    int named = -1;
+    std::size_t i = 0;
+    while (i < description.size()) {
+        while (i < description.size() && !std::isalpha(static_cast<unsigned char>(description[i])))
+            ++i;
+        std::string word;
+        while (i < description.size() && std::isalpha(static_cast<unsigned char>(description[i])))
+            word += char(std::tolower(static_cast<unsigned char>(description[i++])));
+        int t = -1;
+        if (word == "leaf" || word == "tor" || word == "edge")
+            t = 0;
+        else if (word == "spine" || word == "agg" || word == "aggregation")
+            t = 1;
+        else if (word == "core" || word == "superspine")
+            t = 2;
+        if (t >= 0 && word == "spine" && named == -2) // "super-spine"
+            t = 2;
+        if (word == "super")
+            named = -2;
+        else if (t >= 0)
+            return t;
     }
-    std::vector<engine::FabricLink> added;
-    for (const auto& [tier, counts] : pairs) {
-        // Usual multiplicity of a cabled pair.
-        std::map<int, int> histogram;
-        for (const auto& [p, n] : counts)
-            ++histogram[n];
-        int usual = 0, best = -1;
-        for (const auto& [k, n] : histogram)
-            if (n > best || (n == best && k > usual)) {
-                best = n;
-                usual = k;
-            }
-        // Only a clear majority defines the plan (a fabric built irregularly on purpose is left alone).
-        if (best * 2 <= int(counts.size()) || usual == 0)
-            continue;
-        for (engine::NodeId lower : byTier[tier]) {
-            for (engine::NodeId upper : byTier[tier + 1]) {
-                auto it = counts.find({ lower, upper });
-                const int have = it == counts.end() ? 0 : it->second;
-                if (have >= usual)
-                    continue;
-                for (int k = have; k < usual; ++k) {
-                    engine::FabricLink l;
-                    l.a = lower;
-                    l.b = upper;
-                    l.flags = engine::kLinkMissing;
-                    added.push_back(l);
-                }
-                fabric.flags.push_back({ FabricFlag::Kind::Missing, { guidName(lower) + "/P0", guidName(upper) + "/P0" },
-                    g.label(lower) + " (" + guidName(lower) + ") has " + std::to_string(have) + " link(s) to "
-                        + g.label(upper) + " (" + guidName(upper) + ") where its peers have " + std::to_string(usual)
-                        + ": " + std::to_string(usual - have) + " missing." });
-            }
-        }
-    }
-    for (const auto& l : added)
-        g.addLink(l);
-    if (!added.empty())
-        fabric.diagnostics.add("ibnetdiscover.missing_links", DiagnosticSeverity::Warning,
-            name + ": inter-switch links are missing compared with the fabric's regular pattern.", std::int64_t(added.size()));
+    return named == -2 ? -1 : named;
 }
 
 } // namespace clusterscope::importers

@@ -1,20 +1,24 @@
 #pragma once
 
-#include "importers/ibnetdiscover/importedfabric.h"
+#include "engine/fabric/fabricgraph.h"
+#include "engine/run/diagnostics.h"
 
 #include <string>
 
 namespace clusterscope::importers {
 
-/// Sets the tier of every switch from its hop distance to the leaves: switches with CAs on at
-/// least as many ports as switches, or with CAs and a single neighbouring switch (if none, any switch
-/// with a CA); their other neighbours are spines (1), then core (2)... Switches no leaf reaches keep
-/// kTierUnknown (with a diagnostic). Ignores links flagged missing.
+/// Sets the tier of every switch from its hop distance to the host-facing switches. Leaves are the
+/// switches with host CAs on at least as many ports as switches, with a single neighbouring switch,
+/// or with four or more host CAs; a switch whose cables mostly go to such leaves and which has more
+/// switch than CA cables (a spine or core that also carries a UFM appliance or a storage server) is
+/// not a leaf, unless it has a single neighbouring switch (two switches joined by a trunk). Other
+/// switches' tier = hops from the nearest leaf; switches no leaf reaches keep kTierUnknown (with a
+/// diagnostic). Ignores links flagged missing. CAs must already exclude switch-embedded ones (SHARP
+/// aggregation nodes), or every switch would look like a leaf.
 void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnostics, const std::string& name);
 
-/// For each pair of adjacent tiers: when most (lower, upper) switch pairs that are cabled at all are
-/// joined by k links, a pair with fewer gets the difference as links flagged missing (no ports
-/// known) and a `missing` flag. (A 3:1 fabric with 47 of its 48 uplinks: notes/fabrics.md.)
-void flagMissingUplinks(ImportedFabric& fabric, const std::string& name);
+/// The tier a switch's description names ("ib-leaf-07" -> 0, "spine" -> 1, "core" / "super-spine" ->
+/// 2), -1 when it names none.
+int tierNamedBy(const std::string& description);
 
 } // namespace clusterscope::importers

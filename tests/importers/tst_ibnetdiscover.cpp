@@ -5,6 +5,7 @@
 #include "importers/ibnetdiscover/ibnetdiscoverlexer.h"
 #include "importers/ibnetdiscover/ibnetdiscoverparser.h"
 #include "importers/ibnetdiscover/ibnlparser.h"
+#include "importers/ibnetdiscover/tierinference.h"
 
 #include <QtTest>
 
@@ -260,6 +261,84 @@ private Q_SLOTS:
         auto other = importIbnetdiscoverFile(dataPath("jabl_ibtopotool_tests_2.topo"));
         QVERIFY(other);
         QCOMPARE(countFlags(compareWithPlan(*other, *plan), FabricFlag::Kind::Missing), 8);
+    }
+
+    void directorChassisTerminalCapture()
+    {
+        // A director (leaf and spine blades listed as switches), captured through a terminal: CRLF,
+        // tabs lost, a shell prompt on the last line; plus a SHARP aggregation node on each blade.
+        std::string text = "ibnetdiscover output\r\n";
+        auto guid = [](int kind, int i) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%016llx", 0x0002c90300000000ull + (unsigned long long)(kind * 0x10000 + i * 16));
+            return std::string(buf);
+        };
+        auto leafDesc = [](int b) { return "MF0;ib-dir01:MCS8500/L0" + std::to_string(b + 1) + "/U1"; };
+        auto spineDesc = [](int s) { return "MF0;ib-dir01:MCS8500/S0" + std::to_string(s + 1) + "/U1"; };
+        const int leaves = 4, spines = 2, hostsPerLeaf = 6;
+        for (int b = 0; b < leaves; ++b) {
+            text += "Switch 41 \"S-" + guid(1, b) + "\" # \"" + leafDesc(b) + "\" enhanced port 0 lid 1 lmc 0\r\n";
+            for (int h = 0; h < hostsPerLeaf; ++h)
+                text += "[" + std::to_string(h + 1) + "] \"H-" + guid(3, b * hostsPerLeaf + h) + "\"[1](0) # \"gpu" + std::to_string(b * hostsPerLeaf + h)
+                    + " mlx5_0\" lid 5 4xHDR\r\n";
+            for (int s = 0; s < spines; ++s)
+                for (int m = 0; m < 2; ++m)
+                    text += "[" + std::to_string(21 + 2 * s + m) + "] \"S-" + guid(2, s) + "\"[" + std::to_string(1 + 2 * b + m) + "] # \""
+                        + spineDesc(s) + "\" lid 2 4xHDR\r\n";
+            text += "[41] \"H-" + guid(4, b) + "\"[1](0) # \"Mellanox Technologies Aggregation Node\" lid 9 4xHDR\r\n\r\n";
+        }
+        for (int s = 0; s < spines; ++s) {
+            text += "Switch 41 \"S-" + guid(2, s) + "\" # \"" + spineDesc(s) + "\" enhanced port 0 lid 1 lmc 0\r\n";
+            for (int b = 0; b < leaves; ++b)
+                for (int m = 0; m < 2; ++m)
+                    text += "[" + std::to_string(1 + 2 * b + m) + "] \"S-" + guid(1, b) + "\"[" + std::to_string(21 + 2 * s + m) + "] # \""
+                        + leafDesc(b) + "\" lid 2 4xHDR\r\n";
+            text += "\r\n";
+        }
+        text += "[admin@ufm01 ~]$ ";
+        auto f = parseIbnetdiscover(text, "director.txt");
+        QVERIFY2(f, f.message().c_str());
+        QCOMPARE(int(f->flags.size()), 0);
+        QCOMPARE(tiers(*f), (std::vector<std::size_t> { 4, 2 }));
+        QCOMPARE(f->graph.countNodes(engine::NodeKind::Nic), std::size_t(leaves * hostsPerLeaf));
+        QCOMPARE(int(f->structure.embedded.size()), leaves);
+        QCOMPARE(int(f->structure.chassis.size()), 1);
+        QCOMPARE(QString::fromStdString(f->structure.chassis[0].model), QStringLiteral("MCS8500"));
+        QCOMPARE(int(f->structure.chassis[0].leafBlades.size()), leaves);
+        QCOMPARE(int(f->structure.chassis[0].spineBlades.size()), spines);
+        QVERIFY(f->diagnostics.find("ibnetdiscover.trailing_prompt"));
+        QVERIFY(!f->diagnostics.find("ibnetdiscover.unrecognised_line"));
+        QCOMPARE(int(f->structure.groups.size()), 1);
+        QCOMPARE(f->structure.groups[0].linksPerPair, 2);
+        // One blade loses a cable to a spine: exactly one missing flag, on that pair.
+        const std::string cut = "[22] \"S-" + guid(2, 0) + "\"[2] # \"" + spineDesc(0) + "\" lid 2 4xHDR\r\n";
+        std::string damaged = text;
+        damaged.erase(damaged.find(cut), cut.size());
+        const std::string back = "[2] \"S-" + guid(1, 0) + "\"[22] # \"" + leafDesc(0) + "\" lid 2 4xHDR\r\n";
+        damaged.erase(damaged.find(back), back.size());
+        auto d = parseIbnetdiscover(damaged, "director.txt");
+        QVERIFY(d);
+        QCOMPARE(int(d->flags.size()), 1);
+        QCOMPARE(int(d->flags[0].kind), int(FabricFlag::Kind::Missing));
+        QCOMPARE(d->flags[0].ports, (std::vector<std::string> { "S-" + guid(1, 0) + "/P0", "S-" + guid(2, 0) + "/P0" }));
+    }
+
+    void tierNames_data()
+    {
+        QTest::addColumn<QString>("description");
+        QTest::addColumn<int>("tier");
+        QTest::addRow("leaf") << "MF0;ib-leaf-07:MQM8700/U1" << 0;
+        QTest::addRow("spine") << "MF0;spine12:MQM8700/U1" << 1;
+        QTest::addRow("super-spine") << "MF0;super-spine-3:MQM8790/U1" << 2;
+        QTest::addRow("core") << "core-01" << 2;
+        QTest::addRow("none") << "Quantum Mellanox Technologies" << -1;
+        QTest::addRow("director blade") << "MF0;ib-dir01:MCS8500/L05/U1" << -1;
+    }
+    void tierNames()
+    {
+        QFETCH(QString, description);
+        QFETCH(int, tier);
+        QCOMPARE(tierNamedBy(description.toStdString()), tier);
     }
 
     void golden_data()
