@@ -16,7 +16,8 @@ packages=(build-essential cmake ninja-build pkg-config ccache
     libvtk9-dev libsqlite3-dev libboost-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
     xvfb xauth libgl1-mesa-dri fonts-dejavu-core imagemagick x11-apps poppler-utils
     dpkg-dev file appstream desktop-file-utils
-    prometheus prometheus-node-exporter)
+    prometheus prometheus-node-exporter
+    libopenmpi-dev openmpi-bin)
 
 say() { printf '\033[1m[bootstrap]\033[0m %s\n' "$*"; }
 

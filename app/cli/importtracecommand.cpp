@@ -8,12 +8,14 @@
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
 #include "importers/kineto/runloader.h"
+#include "app/cli/distributedimport.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 #include <ostream>
 
 namespace clusterscope::app {
@@ -87,14 +89,24 @@ json toJson(const engine::Run& run, const engine::RunAnalysis& a, const engine::
     for (const auto& s : a.stragglers)
         stragglers.push_back({ { "rank", s.rank }, { "last_arrivals", s.lastArrivals }, { "wait_caused_us", s.waitCausedUs } });
     out["stragglers"] = stragglers;
+    // The dense matrix up to 4,096 ranks (as before the traffic became sparse); the pairs always.
     json matrix = json::array();
-    for (int i = 0; i < a.traffic.ranks; ++i) {
-        json row = json::array();
-        for (int j = 0; j < a.traffic.ranks; ++j)
-            row.push_back(a.traffic.at(i, j));
-        matrix.push_back(row);
-    }
+    if (a.traffic.ranks <= 4096)
+        for (int i = 0; i < a.traffic.ranks; ++i) {
+            json row = json::array();
+            std::vector<double> bytes(std::size_t(a.traffic.ranks), 0.0);
+            for (const auto& p : a.traffic.sentBy(i))
+                bytes[std::size_t(p.dst)] = p.bytes;
+            for (double b : bytes)
+                row.push_back(b);
+            matrix.push_back(row);
+        }
     out["traffic_bytes"] = matrix;
+    out["traffic_ranks"] = a.traffic.ranks;
+    json pairs = json::array();
+    for (const auto& p : a.traffic.pairs)
+        pairs.push_back(json::array({ p.src, p.dst, p.bytes }));
+    out["traffic_pairs"] = pairs;
     out["diagnostics"] = diagnosticsJson(all);
     return out;
 }
@@ -196,6 +208,8 @@ void printComparison(std::ostream& out, const engine::RunComparison& c)
 
 } // namespace
 
+int reportImport(const CommandLine& cl, CliIo io, const engine::Run& run, const engine::RunAnalysis& analysis, bool atomicProject);
+
 int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
 {
     auto cl = CommandLine::parse(args, { "json" }, { "threads", "project", "compare", "catalog" });
@@ -211,44 +225,115 @@ int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
             return cliUsageError(io, "import-trace", "--threads expects a number, got \"" + *t + "\"");
         }
     }
+    if (launchedUnderMpi()) {
+        // Under mpirun / srun: every process reduces its share of the rank files; process 0 reports
+        // and writes the project (into a temporary file renamed into place at the end).
+        DistributedImport distributed = importTracesDistributed(cl->positionals(), io);
+        int code = 0;
+        if (distributed.root) {
+            if (!distributed.run) {
+                io.err << distributed.run.message() << "\n";
+                code = 1;
+            } else {
+                code = reportImport(*cl, io, distributed.run->run, distributed.run->analysis, true);
+            }
+        }
+        endDistributedImport(io);
+        return code;
+    }
     auto run = importers::loadRun(cl->positionals(), options);
     if (!run) {
         io.err << run.message() << "\n";
         return 1;
     }
     const engine::RunAnalysis analysis = engine::analyzeRun(*run);
-    engine::Diagnostics all = run->diagnostics;
+    return reportImport(*cl, io, *run, analysis, false);
+}
+
+namespace {
+
+// Stores the run in a copy of the project (or a new one) beside it, then renames the copy into
+// place: a job that dies before the rename leaves the project as it was (no half-written file).
+bool storeRunAtomically(const std::string& project, const std::string& name, const std::vector<std::string>& sources,
+    const engine::Run& run, const engine::RunAnalysis& analysis, CliIo io, std::int64_t& id)
+{
+    namespace fs = std::filesystem;
+    const std::string temporary = project + ".importing-" + std::to_string(::getpid());
+    std::error_code ec;
+    {
+        engine::Result<engine::ProjectStore> store = engine::Status::error("");
+        if (fs::exists(project, ec)) {
+            store = engine::ProjectStore::open(project);
+            if (store)
+                if (auto copied = store->saveAs(temporary); !copied)
+                    store = copied;
+        } else {
+            store = engine::ProjectStore::create(temporary);
+        }
+        if (!store) {
+            io.err << store.message() << "\n";
+            fs::remove(temporary, ec);
+            return false;
+        }
+        auto added = engine::RunStore(*store).add(name, sources, run, analysis);
+        if (!added) {
+            io.err << added.message() << "\n";
+            store = engine::Status::error("closed");
+            fs::remove(temporary, ec);
+            return false;
+        }
+        id = *added;
+    } // closes the database: SQLite checkpoints its WAL into the file
+    fs::rename(temporary, project, ec);
+    if (ec) {
+        io.err << project << ": cannot move the imported project into place (" << ec.message() << ")\n";
+        fs::remove(temporary, ec);
+        return false;
+    }
+    return true;
+}
+
+}
+
+int reportImport(const CommandLine& cl, CliIo io, const engine::Run& run, const engine::RunAnalysis& analysis, bool atomicProject)
+{
+    engine::Diagnostics all = run.diagnostics;
     all.merge(analysis.diagnostics);
-    for (const auto& d : run->diagnostics.items())
+    for (const auto& d : run.diagnostics.items())
         if (d.severity == engine::DiagnosticSeverity::Error)
             io.err << d.message << "\n";
     // --project: the run goes into the project (created when absent) in one transaction, so the
     // GUI's Runs tab shows it without re-parsing the traces.
     std::int64_t storedId = 0;
     std::string storedName;
-    const auto project = cl->value("project");
+    const auto project = cl.value("project");
     if (project) {
-        auto store = openOrCreateProjectForCli(*project, io);
-        if (!store)
-            return 1;
         std::vector<std::string> sources;
-        for (const auto& p : cl->positionals()) {
+        for (const auto& p : cl.positionals()) {
             std::error_code ec;
             const auto absolute = std::filesystem::absolute(p, ec);
             sources.push_back(ec ? p : absolute.lexically_normal().string());
         }
-        storedName = runName(cl->positionals());
-        auto id = engine::RunStore(*store).add(storedName, sources, *run, analysis);
-        if (!id) {
-            io.err << id.message() << "\n";
-            return 1;
+        storedName = runName(cl.positionals());
+        if (atomicProject) {
+            if (!storeRunAtomically(*project, storedName, sources, run, analysis, io, storedId))
+                return 1;
+        } else {
+            auto store = openOrCreateProjectForCli(*project, io);
+            if (!store)
+                return 1;
+            auto id = engine::RunStore(*store).add(storedName, sources, run, analysis);
+            if (!id) {
+                io.err << id.message() << "\n";
+                return 1;
+            }
+            storedId = *id;
         }
-        storedId = *id;
     }
     // --compare SCENARIO: measured beside modelled (collective bus bandwidths, iteration split).
     std::optional<engine::RunComparison> comparison;
-    if (const auto scenarioPath = cl->value("compare")) {
-        auto catalog = loadCatalogForCli(*cl, io);
+    if (const auto scenarioPath = cl.value("compare")) {
+        auto catalog = loadCatalogForCli(cl, io);
         if (!catalog)
             return 1;
         auto scenario = loadValidScenarioForCli(*scenarioPath, *catalog, io);
@@ -265,15 +350,15 @@ int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
         const engine::ScenarioAnalysis modelled = engine::analyseScenario(*scenario, *catalog, *prices, options);
         comparison = engine::compareRunWithScenario(analysis, *scenario, *catalog, &modelled);
     }
-    if (cl->flag("json")) {
-        json out = toJson(*run, analysis, all);
+    if (cl.flag("json")) {
+        json out = toJson(run, analysis, all);
         if (project)
             out["stored"] = { { "project", *project }, { "run_id", storedId }, { "name", storedName } };
         if (comparison)
             out["model_comparison"] = comparisonJson(*comparison);
         io.out << out.dump(2) << "\n";
     } else {
-        printText(io.out, *run, analysis, all);
+        printText(io.out, run, analysis, all);
         if (comparison)
             printComparison(io.out, *comparison);
         if (project)

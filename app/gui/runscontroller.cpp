@@ -177,18 +177,17 @@ void RunsController::present(const engine::RunAnalysis& analysis, const engine::
     m_shown = std::make_shared<const engine::RunAnalysis>(analysis);
     // The measured traffic in the same heatmap widget as the model's. Traces do not say how ranks
     // share servers: ranks are grouped by 8 (one HGX/DGX board) for the node level.
-    const engine::MeasuredTrafficMatrix& m = analysis.traffic;
+    const engine::MeasuredTraffic& m = analysis.traffic;
     auto* heatmap = new views::TrafficHeatmapWidget;
-    if (m.ranks < 2 || m.bytes.size() != std::size_t(m.ranks) * std::size_t(m.ranks)) {
+    if (m.ranks < 2 || m.pairs.empty()) {
         heatmap->setEmptyState(tr("The traces hold no GPU-pair traffic to show."));
         m_view->setHeatmapWidget(heatmap);
         return;
     }
     std::vector<engine::MeasuredTrafficPair> pairs;
-    for (int src = 0; src < m.ranks; ++src)
-        for (int dst = 0; dst < m.ranks; ++dst)
-            if (src != dst && m.at(src, dst) > 0)
-                pairs.push_back({ src, dst, m.at(src, dst), engine::kTrafficUnknownDimension });
+    pairs.reserve(m.pairs.size());
+    for (const engine::RankTrafficPair& p : m.pairs)
+        pairs.push_back({ p.src, p.dst, p.bytes, engine::kTrafficUnknownDimension });
     engine::ClusterGeometry geometry;
     geometry.gpus = m.ranks;
     geometry.gpusPerNode = std::min(8, m.ranks);

@@ -6,7 +6,7 @@
 // together on all ranks (nobody finishes before the last rank's data arrived), while their starts
 // spread by the time the early ranks waited: notes/trace-formats.md "Cross-rank alignment".
 
-#include "engine/run/runanalysis.h"
+#include "engine/run/ranksummary.h"
 
 #include <algorithm>
 #include <map>
@@ -17,7 +17,7 @@ namespace clusterscope::engine {
 namespace {
 struct Member {
     std::size_t rankIndex;
-    const CollectiveCall* call;
+    const RankCollectiveArrival* call;
 };
 
 std::int64_t median(std::vector<std::int64_t> v)
@@ -37,23 +37,42 @@ int stepOfTime(const RankTrace& rank, std::int64_t t)
 }
 }
 
+std::vector<RankCollectiveArrival> rankCollectiveArrivals(const RankTrace& rank)
+{
+    std::vector<RankCollectiveArrival> out;
+    out.reserve(rank.collectives.size());
+    std::map<std::string, std::int64_t> counters;
+    for (const auto& c : rank.collectives) {
+        const std::int64_t n = counters[c.processGroup]++;
+        out.push_back({ c.op, c.processGroup, c.sequence >= 0 ? c.sequence : n, c.startNs, c.endNs, c.bytes, c.groupSize,
+            stepOfTime(rank, c.launchNs >= 0 ? c.launchNs : c.startNs) });
+    }
+    return out;
+}
+
 void matchCollectives(const Run& run, RunAnalysis& analysis)
+{
+    std::vector<RankSummary> ranks(run.ranks.size());
+    for (std::size_t i = 0; i < run.ranks.size(); ++i) {
+        ranks[i].info.rank = run.ranks[i].rank;
+        ranks[i].info.worldSize = run.ranks[i].worldSize;
+        ranks[i].collectives = rankCollectiveArrivals(run.ranks[i]);
+    }
+    matchCollectives(ranks, analysis);
+}
+
+void matchCollectives(const std::vector<RankSummary>& ranks, RunAnalysis& analysis)
 {
     // Group calls by (process group, sequence). Point-to-point calls are paired per group too; a
     // pairing whose operations disagree is reported and dropped from cross-rank statistics.
     std::map<std::pair<std::string, std::int64_t>, std::vector<Member>> groups;
-    for (std::size_t r = 0; r < run.ranks.size(); ++r) {
-        std::map<std::string, std::int64_t> counters;
-        for (const auto& c : run.ranks[r].collectives) {
-            const std::int64_t n = counters[c.processGroup]++;
-            const std::int64_t seq = c.sequence >= 0 ? c.sequence : n;
-            groups[{ c.processGroup, seq }].push_back({ r, &c });
-        }
-    }
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+        for (const auto& c : ranks[r].collectives)
+            groups[{ c.processGroup, c.sequence }].push_back({ r, &c });
 
     // Clock offsets from collective ends: per collective the median end over its ranks is the
     // consensus; a rank's offset is the median of its deviations (robust against a few outliers).
-    std::vector<std::vector<std::int64_t>> deviations(run.ranks.size());
+    std::vector<std::vector<std::int64_t>> deviations(ranks.size());
     for (const auto& [key, members] : groups) {
         if (members.size() < 2 || members.front().call->op == RunCollectiveOp::SendRecv)
             continue;
@@ -64,14 +83,14 @@ void matchCollectives(const Run& run, RunAnalysis& analysis)
         for (const auto& m : members)
             deviations[m.rankIndex].push_back(m.call->endNs - consensus);
     }
-    analysis.clockOffsetNs.assign(run.ranks.size(), 0);
-    for (std::size_t r = 0; r < run.ranks.size(); ++r)
+    analysis.clockOffsetNs.assign(ranks.size(), 0);
+    for (std::size_t r = 0; r < ranks.size(); ++r)
         analysis.clockOffsetNs[r] = median(deviations[r]);
 
     std::map<std::int32_t, Straggler> stragglers;
     std::int64_t mismatched = 0;
     for (const auto& [key, members] : groups) {
-        const CollectiveCall& first = *members.front().call;
+        const RankCollectiveArrival& first = *members.front().call;
         bool sameOp = true;
         for (const auto& m : members)
             sameOp = sameOp && m.call->op == first.op;
@@ -84,7 +103,7 @@ void matchCollectives(const Run& run, RunAnalysis& analysis)
         s.processGroup = first.processGroup;
         s.sequence = key.second;
         s.ranksSeen = std::int32_t(members.size());
-        s.step = stepOfTime(run.ranks[members.front().rankIndex], first.launchNs >= 0 ? first.launchNs : first.startNs);
+        s.step = first.step;
         std::int64_t lastStart = INT64_MIN, firstStart = INT64_MAX;
         const Member* last = nullptr;
         for (const auto& m : members) {
@@ -98,13 +117,13 @@ void matchCollectives(const Run& run, RunAnalysis& analysis)
             }
         }
         if (s.groupSize == 0) {
-            const std::int32_t world = run.ranks[members.front().rankIndex].worldSize;
+            const std::int32_t world = ranks[members.front().rankIndex].info.worldSize;
             s.groupSize = first.processGroup.empty() && world > 0 ? world : s.ranksSeen;
         }
         s.firstStartNs = firstStart;
         s.durationUs = double(last->call->endNs - last->call->startNs) / 1e3;
         if (members.size() >= 2) {
-            s.lastArrivalRank = run.ranks[last->rankIndex].rank;
+            s.lastArrivalRank = ranks[last->rankIndex].info.rank;
             s.waitUs = double(lastStart - firstStart) / 1e3;
             for (const auto& m : members)
                 s.totalWaitUs += double(lastStart - (m.call->startNs - analysis.clockOffsetNs[m.rankIndex])) / 1e3;
@@ -134,13 +153,38 @@ void matchCollectives(const Run& run, RunAnalysis& analysis)
         [](const Straggler& a, const Straggler& b) { return a.waitCausedUs > b.waitCausedUs; });
 }
 
-RunAnalysis analyzeRun(const Run& run)
+RankSummary summarizeRank(const RankTrace& rank)
+{
+    RankSummary s;
+    s.info.rank = rank.rank;
+    s.info.worldSize = rank.worldSize;
+    s.info.sourceFile = rank.sourceFile;
+    s.info.gpuName = rank.gpuName;
+    s.info.gpuMemoryBytes = rank.gpuMemoryBytes;
+    s.info.ncclVersion = rank.ncclVersion;
+    s.info.baseTimeNs = rank.baseTimeNs;
+    s.steps = rankStepBreakdowns(rank, s.diagnostics);
+    s.collectives = rankCollectiveArrivals(rank);
+    rankTraffic(rank, s);
+    return s;
+}
+
+RunAnalysis analyzeRankSummaries(const std::vector<RankSummary>& ranks)
 {
     RunAnalysis analysis;
-    analysis.steps = computeStepBreakdowns(run, analysis.diagnostics);
-    matchCollectives(run, analysis);
-    analysis.traffic = computeTrafficMatrix(run, analysis.diagnostics);
+    analysis.steps = mergeStepBreakdowns(ranks, analysis.diagnostics);
+    matchCollectives(ranks, analysis);
+    analysis.traffic = mergeTraffic(ranks, analysis.diagnostics);
     return analysis;
+}
+
+RunAnalysis analyzeRun(const Run& run)
+{
+    std::vector<RankSummary> ranks;
+    ranks.reserve(run.ranks.size());
+    for (const RankTrace& r : run.ranks)
+        ranks.push_back(summarizeRank(r));
+    return analyzeRankSummaries(ranks);
 }
 
 } // namespace clusterscope::engine

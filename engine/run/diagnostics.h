@@ -26,6 +26,8 @@ public:
     /// Adds an entry that is never merged with others of its id (e.g. one per failed file).
     void addSeparate(const std::string& id, DiagnosticSeverity severity, const std::string& message);
     void merge(const Diagnostics& other);
+    /// Appends `item` as it is, never merged (restores a list read back from storage or a message).
+    void append(const Diagnostic& item) { m_items.push_back(item); }
     const std::vector<Diagnostic>& items() const { return m_items; }
     const Diagnostic* find(const std::string& id) const;
     bool empty() const { return m_items.empty(); }

@@ -3,6 +3,7 @@
 // Analyses of an imported run: per-step, per-rank time breakdown; collectives matched across ranks
 // with bytes, time, algbw/busbw; cross-rank clock alignment; stragglers; GPU-pair traffic matrix.
 
+#include "engine/run/measuredtraffic.h"
 #include "engine/run/runmodel.h"
 
 #include <cstdint>
@@ -61,24 +62,18 @@ struct Straggler {
     double waitCausedUs = 0;       ///< sum of the totalWaitUs of those collectives
 };
 
-/// Bytes sent between global ranks: bytes[src * ranks + dst].
-struct MeasuredTrafficMatrix {
-    std::int32_t ranks = 0;
-    std::vector<double> bytes;
-    double at(int src, int dst) const { return bytes[std::size_t(src) * std::size_t(ranks) + std::size_t(dst)]; }
-};
-
 struct RunAnalysis {
     /// Per rank (index as in Run::ranks): estimated clock offset in ns; aligned = own - offset.
     std::vector<std::int64_t> clockOffsetNs;
     std::vector<StepBreakdown> steps;
     std::vector<CollectiveSummary> collectives; ///< in order of aligned first start
     std::vector<Straggler> stragglers;          ///< by waitCausedUs, largest first
-    MeasuredTrafficMatrix traffic;
+    MeasuredTraffic traffic; ///< bytes sent between global ranks (sparse pairs)
     Diagnostics diagnostics;
 };
 
-/// Runs every analysis. Deterministic; never fails (problems become diagnostics).
+/// Runs every analysis. Deterministic; never fails (problems become diagnostics). Reduces each rank
+/// to a RankSummary and runs the cross-rank analyses on those (ranksummary.h).
 RunAnalysis analyzeRun(const Run& run);
 
 // The parts, usable alone.
@@ -86,6 +81,6 @@ std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& di
 /// Matches the calls of all ranks, estimates clock offsets, fills collectives and stragglers.
 void matchCollectives(const Run& run, RunAnalysis& analysis);
 /// Exact for point-to-point and all-to-all (split sizes or even split); ring-modelled otherwise.
-MeasuredTrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics);
+MeasuredTraffic computeMeasuredTraffic(const Run& run, Diagnostics& diagnostics);
 
 } // namespace clusterscope::engine

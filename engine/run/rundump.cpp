@@ -71,10 +71,7 @@ std::string dumpRunCanonical(const Run& run, const RunAnalysis& a)
     for (const auto& s : a.stragglers)
         os << "straggler " << s.rank << " last_arrivals " << s.lastArrivals << " wait_caused_us " << fmt("%.3f", s.waitCausedUs)
            << "\n";
-    double total = 0;
-    for (double b : a.traffic.bytes)
-        total += b;
-    os << "traffic ranks " << a.traffic.ranks << " total_bytes " << fmt("%.1f", total) << "\n";
+    os << "traffic ranks " << a.traffic.ranks << " total_bytes " << fmt("%.1f", a.traffic.totalBytes()) << "\n";
     for (const auto& d : run.diagnostics.items())
         os << "diagnostic " << d.id << " " << toString(d.severity) << " x" << d.count << "\n";
     for (const auto& d : a.diagnostics.items())

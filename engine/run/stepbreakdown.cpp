@@ -1,7 +1,7 @@
 // Per-step, per-rank GPU time breakdown (compute, exposed/overlapped communication, copies, idle).
 
 #include "engine/run/intervals.h"
-#include "engine/run/runanalysis.h"
+#include "engine/run/ranksummary.h"
 
 #include <algorithm>
 #include <map>
@@ -28,10 +28,10 @@ int stepOf(const std::vector<ProfilerStepRange>& steps, const GpuActivity& a)
 }
 }
 
-std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& diagnostics)
+std::vector<RankStepSummary> rankStepBreakdowns(const RankTrace& rank, Diagnostics& diagnostics)
 {
-    std::map<std::int64_t, StepBreakdown> byStep;
-    for (const auto& rank : run.ranks) {
+    std::vector<RankStepSummary> out;
+    {
         std::vector<ProfilerStepRange> steps = rank.steps;
         if (steps.empty() && !rank.activities.empty()) {
             // No ProfilerStep annotations: the whole trace is one step, numbered 0.
@@ -116,9 +116,21 @@ std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& di
                 b.idleKernelWaitSeconds = double(kernelWaitNs) * kNsToSeconds;
                 b.idleHostWaitSeconds = double(idleNs - kernelWaitNs) * kNsToSeconds;
             }
-            auto& step = byStep[steps[s].step];
-            step.step = steps[s].step;
-            step.ranks.push_back(b);
+            out.push_back({ steps[s].step, b });
+        }
+    }
+    return out;
+}
+
+std::vector<StepBreakdown> mergeStepBreakdowns(const std::vector<RankSummary>& ranks, Diagnostics& diagnostics)
+{
+    std::map<std::int64_t, StepBreakdown> byStep;
+    for (const RankSummary& rank : ranks) {
+        diagnostics.merge(rank.diagnostics);
+        for (const RankStepSummary& s : rank.steps) {
+            auto& step = byStep[s.step];
+            step.step = s.step;
+            step.ranks.push_back(s.breakdown);
         }
     }
     std::vector<StepBreakdown> out;
@@ -128,6 +140,14 @@ std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& di
         out.push_back(std::move(step));
     }
     return out;
+}
+
+std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& diagnostics)
+{
+    std::vector<RankSummary> ranks(run.ranks.size());
+    for (std::size_t i = 0; i < run.ranks.size(); ++i)
+        ranks[i].steps = rankStepBreakdowns(run.ranks[i], ranks[i].diagnostics);
+    return mergeStepBreakdowns(ranks, diagnostics);
 }
 
 } // namespace clusterscope::engine

@@ -226,23 +226,21 @@ private:
         return true;
     }
 
-    // Only the non-zero pairs: a DLRM run fills most of its 8 x 8 matrix, a 1024-rank data-parallel
-    // ring only 2 of 1024 entries per row.
+    // The sparse pairs as they are: a 16,384-rank data-parallel ring is ~2 rows per rank.
     bool traffic(const RunAnalysis& a)
     {
         Statement st(m_db, "INSERT INTO run_traffic(run_id, src, dst, bytes) VALUES (?1, ?2, ?3, ?4)");
-        const std::size_t n = std::size_t(std::max(0, a.traffic.ranks));
-        if (a.traffic.bytes.size() != n * n)
-            return false;
-        for (std::size_t i = 0; i < a.traffic.bytes.size(); ++i) {
-            if (a.traffic.bytes[i] == 0)
-                continue;
+        for (std::size_t i = 0; i < a.traffic.pairs.size(); ++i) {
+            const RankTrafficPair& p = a.traffic.pairs[i];
+            if (p.src < 0 || p.dst < 0 || p.src >= a.traffic.ranks || p.dst >= a.traffic.ranks || p.src == p.dst
+                || (i > 0 && !(a.traffic.pairs[i - 1].src < p.src || (a.traffic.pairs[i - 1].src == p.src && a.traffic.pairs[i - 1].dst < p.dst))))
+                return false; // not a MeasuredTraffic (makeMeasuredTraffic keeps the invariant)
             row(i);
             st.reset();
             st.bind(1, m_runId);
-            st.bind(2, I64(i / n));
-            st.bind(3, I64(i % n));
-            st.bind(4, a.traffic.bytes[i]);
+            st.bind(2, I64(p.src));
+            st.bind(3, I64(p.dst));
+            st.bind(4, p.bytes);
             if (!st.run())
                 return false;
         }
@@ -401,15 +399,15 @@ Result<StoredRun> RunStore::load(std::int64_t id) const
         });
     query("SELECT rank, last_arrivals, wait_caused_us FROM run_stragglers WHERE run_id = ?1 ORDER BY position",
         [&](Statement& st) { a.stragglers.push_back({ st.columnInt(0), st.columnInt(1), st.columnDouble(2) }); });
+    // The primary key (run_id, src, dst) of the WITHOUT ROWID table returns the pairs sorted.
     a.traffic.ranks = trafficRanks;
-    a.traffic.bytes.assign(std::size_t(trafficRanks) * std::size_t(trafficRanks), 0.0);
-    query("SELECT src, dst, bytes FROM run_traffic WHERE run_id = ?1", [&](Statement& st) {
+    query("SELECT src, dst, bytes FROM run_traffic WHERE run_id = ?1 ORDER BY src, dst", [&](Statement& st) {
         const I64 src = st.columnInt64(0), dst = st.columnInt64(1);
         if (src < 0 || dst < 0 || src >= trafficRanks || dst >= trafficRanks) {
             ok = false;
             return;
         }
-        a.traffic.bytes[std::size_t(src * trafficRanks + dst)] = st.columnDouble(2);
+        a.traffic.pairs.push_back({ std::int32_t(src), std::int32_t(dst), st.columnDouble(2) });
     });
     query("SELECT origin, id, severity, count, message FROM run_diagnostics WHERE run_id = ?1 ORDER BY position",
         [&](Statement& st) {

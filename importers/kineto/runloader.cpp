@@ -38,11 +38,86 @@ bool isSqlite(const std::string& path)
     return n == sizeof magic && std::memcmp(magic, "SQLite format 3", 16) == 0;
 }
 
-struct FileResult {
-    std::vector<engine::RankTrace> ranks;
-    engine::Diagnostics diagnostics;
-    std::string error;
-};
+}
+
+TraceFileResult readTraceFile(const std::string& path, KinetoParser& parser)
+{
+    TraceFileResult r;
+    if (isSqlite(path)) {
+        auto ranks = importNsysDatabase(path, r.diagnostics);
+        if (ranks)
+            r.ranks = std::move(*ranks);
+        else
+            r.error = ranks.message();
+    } else {
+        auto rank = parser.parseFile(path, r.diagnostics);
+        if (rank)
+            r.ranks.push_back(std::move(*rank));
+        else
+            r.error = rank.message();
+    }
+    return r;
+}
+
+RankNumbering numberRanks(const std::vector<std::pair<std::int32_t, std::int32_t>>& stated)
+{
+    RankNumbering out;
+    out.ranks.resize(stated.size());
+    std::set<std::int32_t> used;
+    for (std::size_t i = 0; i < stated.size(); ++i) {
+        const std::int32_t rank = stated[i].first;
+        if (rank >= 0 && used.insert(rank).second) {
+            out.ranks[i] = rank;
+            continue;
+        }
+        out.renumbered = true;
+        out.ranks[i] = -1;
+    }
+    std::int32_t candidate = 0;
+    for (auto& rank : out.ranks) {
+        if (rank >= 0)
+            continue;
+        while (used.count(candidate))
+            ++candidate;
+        rank = candidate;
+        used.insert(candidate);
+    }
+    std::int32_t world = 0;
+    for (const auto& s : stated)
+        world = std::max(world, s.second);
+    out.worldSizes.resize(stated.size());
+    for (std::size_t i = 0; i < stated.size(); ++i)
+        out.worldSizes[i] = stated[i].second == 0 ? std::max<std::int32_t>(world, std::int32_t(stated.size())) : stated[i].second;
+    return out;
+}
+
+void addRunLevelDiagnostics(engine::Run& run, bool renumbered)
+{
+    if (renumbered)
+        run.diagnostics.add("import.rank_assigned", DiagnosticSeverity::Warning,
+            "Some traces state no rank or a rank another trace already has; they were numbered in file order.");
+    // Ranks the world size promises but no file holds (a missing, truncated or unreadable rank file).
+    std::int32_t world = 0;
+    for (const auto& t : run.ranks)
+        world = std::max(world, t.worldSize);
+    std::vector<bool> seen(std::size_t(std::max(world, 0)), false);
+    for (const auto& t : run.ranks)
+        if (t.rank >= 0 && t.rank < world)
+            seen[std::size_t(t.rank)] = true;
+    std::string first;
+    std::int64_t missing = 0;
+    for (std::int32_t r = 0; r < world; ++r) {
+        if (seen[std::size_t(r)])
+            continue;
+        if (++missing <= 8)
+            first += (first.empty() ? "" : ", ") + std::to_string(r);
+    }
+    if (missing > 0)
+        run.diagnostics.add("import.ranks_without_trace", DiagnosticSeverity::Warning,
+            "The traces state a world size of " + std::to_string(world) + " but " + std::to_string(missing)
+                + " ranks have no readable trace (" + first + (missing > 8 ? ", ..." : "")
+                + "); their collectives are seen from the other ranks only.",
+            missing);
 }
 
 engine::Result<std::vector<std::string>> expandTracePaths(const std::vector<std::string>& paths)
@@ -77,7 +152,7 @@ engine::Result<engine::Run> loadRun(const std::vector<std::string>& paths, const
         return files.status();
     if (files->empty())
         return Status::error("no trace files given");
-    std::vector<FileResult> results(files->size());
+    std::vector<TraceFileResult> results(files->size());
     std::atomic<std::size_t> next { 0 }, done { 0 };
     auto worker = [&]() {
         KinetoParser parser; // one simdjson parser per thread, reused across its files
@@ -85,25 +160,11 @@ engine::Result<engine::Run> loadRun(const std::vector<std::string>& paths, const
             const std::size_t i = next.fetch_add(1);
             if (i >= files->size())
                 break;
-            FileResult& r = results[i];
-            const std::string& path = (*files)[i];
             if (options.stop && options.stop->load()) {
-                r.error = "cancelled";
+                results[i].error = "cancelled";
                 continue;
             }
-            if (isSqlite(path)) {
-                auto ranks = importNsysDatabase(path, r.diagnostics);
-                if (ranks)
-                    r.ranks = std::move(*ranks);
-                else
-                    r.error = ranks.message();
-            } else {
-                auto rank = parser.parseFile(path, r.diagnostics);
-                if (rank)
-                    r.ranks.push_back(std::move(*rank));
-                else
-                    r.error = rank.message();
-            }
+            results[i] = readTraceFile((*files)[i], parser);
             const std::size_t n = ++done;
             if (options.progress)
                 options.progress(n, files->size());
@@ -136,34 +197,17 @@ engine::Result<engine::Run> loadRun(const std::vector<std::string>& paths, const
         return Status::error(firstError.empty() ? "no rank could be read" : firstError);
 
     // Ranks: keep the stated ones when unique, number the rest in file order.
-    std::set<std::int32_t> used;
-    bool renumbered = false;
-    for (auto& t : run.ranks) {
-        if (t.rank >= 0 && used.insert(t.rank).second)
-            continue;
-        renumbered = true;
-        t.rank = -1;
+    std::vector<std::pair<std::int32_t, std::int32_t>> stated;
+    for (const auto& t : run.ranks)
+        stated.push_back({ t.rank, t.worldSize });
+    const RankNumbering numbering = numberRanks(stated);
+    for (std::size_t i = 0; i < run.ranks.size(); ++i) {
+        run.ranks[i].rank = numbering.ranks[i];
+        run.ranks[i].worldSize = numbering.worldSizes[i];
     }
-    std::int32_t candidate = 0;
-    for (auto& t : run.ranks) {
-        if (t.rank >= 0)
-            continue;
-        while (used.count(candidate))
-            ++candidate;
-        t.rank = candidate;
-        used.insert(candidate);
-    }
-    if (renumbered)
-        run.diagnostics.add("import.rank_assigned", DiagnosticSeverity::Warning,
-            "Some traces state no rank or a rank another trace already has; they were numbered in file order.");
     std::stable_sort(run.ranks.begin(), run.ranks.end(),
         [](const engine::RankTrace& a, const engine::RankTrace& b) { return a.rank < b.rank; });
-    std::int32_t world = 0;
-    for (const auto& t : run.ranks)
-        world = std::max(world, t.worldSize);
-    for (auto& t : run.ranks)
-        if (t.worldSize == 0)
-            t.worldSize = std::max<std::int32_t>(world, std::int32_t(run.ranks.size()));
+    addRunLevelDiagnostics(run, numbering.renumbered);
     return run;
 }
 

@@ -5,6 +5,7 @@
 
 #include "engine/run/runanalysis.h"
 #include "importers/kineto/runloader.h"
+#include "tests/support/kinetotracegenerator.h"
 
 #include <QtTest>
 
@@ -23,65 +24,21 @@ using namespace clusterscope;
 
 namespace {
 constexpr int kRanks = 8;
-constexpr std::size_t kBytesPerRank = 25u << 20; // 8 x 25 MiB ~ 210 MB
+constexpr std::size_t kBytesPerRank = 25u << 20; // 8 x ~25 MiB ~ 210 MB
 
-// One rank's trace shaped like PyTorch 2.x output: CPU ops with args, launches, flows, kernels with
-// launch args, NCCL kernels with collective args every few kernels, ProfilerStep annotations.
+// One rank's trace shaped like PyTorch 2.x output (tests/support/kinetotracegenerator.h): CPU ops
+// with args, launches, flows, GEMM kernels, an NCCL kernel with collective args every ten kernels,
+// ProfilerStep annotations; about half of the bytes are CPU ops.
 std::string generateRank(int rank)
 {
-    std::string s;
-    s.reserve(kBytesPerRank + (1 << 20));
-    s += R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912, "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
- "distributedInfo": {"backend": "nccl", "rank": )J" + std::to_string(rank) + R"J(, "world_size": 8, "pg_count": 1, "pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "pg_size": 8, "ranks": [0, 1, 2, 3, 4, 5, 6, 7]}], "nccl_version": "2.21.5"},
- "traceEvents": [
-)J";
-    char buf[2048];
-    long long us = 4458676416788LL;
-    int frac = 66, step = 0, corr = 1000, ext = 1;
-    bool first = true;
-    auto add = [&](int n) {
-        if (!first)
-            s += ",\n";
-        first = false;
-        s.append(buf, std::size_t(n));
-    };
-    while (s.size() < kBytesPerRank) {
-        const long long stepStart = us;
-        add(std::snprintf(buf, sizeof buf,
-            R"J(  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 2910249, "tid": 2910249, "ts": %lld.%03d, "dur": 20000.5, "args": {"External id": %d, "Record function id": 0, "Ev Idx": %d}})J",
-            step, us, frac, ext++, ext));
-        for (int k = 0; k < 400 && s.size() < kBytesPerRank; ++k) {
-            us += 7;
-            frac = (frac * 7 + 13) % 1000;
-            add(std::snprintf(buf, sizeof buf,
-                R"J(  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 2910249, "tid": 2910249, "ts": %lld.%03d, "dur": 31.250, "args": {"External id": %d, "Record function id": 0, "Ev Idx": %d, "Input Dims": [[8, 4096, 4096], [4096, 4096], [4096]], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"], "Input Strides": [[16777216, 4096, 1], [4096, 1], [1]], "Concrete Inputs": ["", "", ""], "Fwd thread id": 0, "Sequence number": %d}})J",
-                us, frac, ext, ext, k));
-            add(std::snprintf(buf, sizeof buf,
-                R"J(  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 2910249, "tid": 2910249, "ts": %lld.%03d, "dur": 4.125, "args": {"External id": %d, "cbid": 211, "correlation": %d}})J",
-                us + 1, frac, ext++, corr));
-            add(std::snprintf(buf, sizeof buf,
-                R"J(  {"ph": "s", "id": %d, "pid": 2910249, "tid": 2910249, "ts": %lld.%03d, "cat": "ac2g", "name": "ac2g"})J", corr,
-                us + 1, frac));
-            const bool nccl = k % 10 == 9;
-            if (nccl)
-                add(std::snprintf(buf, sizeof buf,
-                    R"J(  {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7, "ts": %lld.%03d, "dur": 350.750, "args": {"External id": %d, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": %d, "registers per thread": 96, "shared memory": 87568, "blocks per SM": 0.074074, "warps per SM": 1.259259, "grid": [8, 1, 1], "block": [544, 1, 1], "est. achieved occupancy %%": 0, "Collective name": "allreduce", "In msg nelems": 6637568, "Out msg nelems": 6637568, "Group size": 8, "dtype": "BFloat16", "In split size": "[]", "Out split size": "[]", "Process Group Name": "0", "Process Group Description": "default_pg", "Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]", "Seq": %d}})J",
-                    us + 20, frac, ext, corr, step * 40 + k / 10));
-            else
-                add(std::snprintf(buf, sizeof buf,
-                    R"J(  {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", "pid": 0, "tid": 7, "ts": %lld.%03d, "dur": 25.375, "args": {"External id": %d, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": %d, "registers per thread": 168, "shared memory": 213248, "blocks per SM": 1.0, "warps per SM": 12.0, "grid": [132, 1, 1], "block": [384, 1, 1], "est. achieved occupancy %%": 19}})J",
-                    us + 20, frac, ext, corr));
-            add(std::snprintf(buf, sizeof buf,
-                R"J(  {"ph": "f", "id": %d, "pid": 0, "tid": 7, "ts": %lld.%03d, "cat": "ac2g", "name": "ac2g", "bp": "e"})J", corr, us + 20,
-                frac));
-            ++corr;
-            us += nccl ? 360 : 30;
-        }
-        us = std::max(us, stepStart + 20001);
-        ++step;
-    }
-    s += "\n ],\n \"baseTimeNanoseconds\": 1711964646000000000, \"traceName\": \"generated\"}\n";
-    return s;
+    testing::TraceGeneratorSpec spec;
+    spec.ranks = kRanks;
+    spec.steps = 35;
+    spec.allReducesPerStep = 40;
+    spec.computeKernelsPerCollective = 9;
+    spec.paddingBytesPerRank = kBytesPerRank / 2;
+    spec.stragglers = { { 5, 300 } };
+    return testing::generateRankTrace(spec, rank);
 }
 
 double seconds(std::chrono::steady_clock::time_point t0)

@@ -225,7 +225,7 @@ private Q_SLOTS:
             run.ranks.push_back(r);
         }
         Diagnostics d;
-        const MeasuredTrafficMatrix m = computeTrafficMatrix(run, d);
+        const MeasuredTraffic m = computeMeasuredTraffic(run, d);
         QCOMPARE(m.ranks, 4);
         QCOMPARE(m.at(0, 1), 6000.0 + 200.0);
         QCOMPARE(m.at(0, 2), 0.0);

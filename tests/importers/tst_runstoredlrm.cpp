@@ -53,7 +53,7 @@ private Q_SLOTS:
 
         QCOMPARE(dumpRunCanonical(Run {}, loaded->analysis), dumpRunCanonical(Run {}, m_analysis));
         QCOMPARE(loaded->analysis.clockOffsetNs, m_analysis.clockOffsetNs);
-        QVERIFY(loaded->analysis.traffic.bytes == m_analysis.traffic.bytes);
+        QVERIFY(loaded->analysis.traffic == m_analysis.traffic);
         QCOMPARE(loaded->analysis.stragglers[0].rank, 7);
         QCOMPARE(loaded->analysis.stragglers[1].rank, 5);
         QCOMPARE(loaded->analysis.stragglers[2].rank, 4);
