@@ -219,7 +219,9 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
             const auto& ids = groupLinks[key];
             for (std::size_t i = 0; i < averages.size(); ++i) {
                 const double z = (averages[i] - med) / sigma;
-                if (std::abs(z) > outlierRule->threshold && std::abs(averages[i] - med) > 0.05)
+                // Hot outliers only: a cold link among busy peers is usually an idle corner of the
+                // fabric (a leaf without servers), and dead paths show up as imbalance or gaps.
+                if (z > outlierRule->threshold && averages[i] - med > 0.05)
                     r.outliers.push_back({ ids[i].first, ids[i].second, t.level, averages[i], med, z });
             }
         }

@@ -165,13 +165,25 @@ AttemptResult runAttempt(const PromClientOptions& o, const std::string& host, co
                     stage = "cannot send the request";
                     return;
                 }
-                http::async_read(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
+                // Header first: a declared length above the cap is refused before any body is read.
+                http::async_read_header(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
                     if (ec4) {
                         failure = ec4;
                         stage = "the answer broke off";
                         return;
                     }
-                    done = true;
+                    if (parser.content_length() && *parser.content_length() > o.maxResponseBytes) {
+                        failure = http::error::body_limit;
+                        return;
+                    }
+                    http::async_read(stream, buffer, parser, [&](beast::error_code ec5, std::size_t) {
+                        if (ec5) {
+                            failure = ec5;
+                            stage = "the answer broke off";
+                            return;
+                        }
+                        done = true;
+                    });
                 });
             });
         });

@@ -151,15 +151,16 @@ std::string generatePrometheusRules(const FabricGraph& g, const std::vector<Sour
                 y << "      - record: clusterscope:switch_uplink_imbalance:ratio5m\n        expr: 'max by (" << p.nameLabels.front()
                   << ") (clusterscope:link_tx_util:rate5m{pod=\"" << pod << "\",tier=\"leaf_spine\",source=\"" << p.name
                   << "\"}) / avg by (" << p.nameLabels.front() << ") (clusterscope:link_tx_util:rate5m{pod=\"" << pod
-                  << "\",tier=\"leaf_spine\",source=\"" << p.name << "\"})'\n        labels: {pod: \"" << pod << "\"}\n";
+                  << "\",tier=\"leaf_spine\",source=\"" << p.name << "\"})'\n        labels: {pod: \"" << pod << "\", source: \"" << p.name << "\"}\n";
     }
 
     y << "  - name: clusterscope_alerts\n    interval: " << every << "\n    rules:\n";
-    auto alert = [&](const engine::AlertRule& r, const std::string& expr, const std::string& summary) {
+    // Rules of one alert name differ by the series they watch (promtool rejects duplicates).
+    auto alert = [&](const engine::AlertRule& r, const std::string& expr, const std::string& summary, const std::string& metric = {}) {
         y << "      - alert: ClusterScope" << r.name << "\n        expr: '" << expr << "'\n";
         if (r.forS > 0)
             y << "        for: " << duration(r.forS) << "\n";
-        y << "        labels: {severity: " << engine::toString(r.severity) << "}\n"
+        y << "        labels: {severity: " << engine::toString(r.severity) << (metric.empty() ? "" : ", metric: " + metric) << "}\n"
           << "        annotations: {summary: '" << summary << "'}\n";
     };
     for (const auto& r : rules.rules) {
@@ -185,17 +186,17 @@ std::string generatePrometheusRules(const FabricGraph& g, const std::vector<Sour
                     const bool down = s.measures == TelemetryMetric::LinkDowned;
                     const bool errors = engine::isErrorMetric(s.measures) && !discard && !down;
                     if (r.kind == AlertKind::CounterReset && s.measures == TelemetryMetric::TxBytes && !s.gauge)
-                        alert(r, "resets(" + s.metric + "[5m]) > 0", s.metric + " restarted");
+                        alert(r, "resets(" + s.metric + "[5m]) > 0", s.metric + " restarted", s.metric);
                     else if ((r.kind == AlertKind::LinkErrors && errors) || (r.kind == AlertKind::Discards && discard)
                         || (r.kind == AlertKind::LinkDown && down))
-                        alert(r, "increase(" + s.metric + "[5m]) > " + num(r.threshold), s.metric + " increased");
+                        alert(r, "increase(" + s.metric + "[5m]) > " + num(r.threshold), s.metric + " increased", s.metric);
                 }
             break;
         case AlertKind::TelemetryGap:
-            alert(r, "up == 0", "scrape target down: its series are gaps, not zeros");
+            alert(r, "up == 0", "scrape target down: its series are gaps, not zeros", "up");
             for (const auto& p : profiles)
                 for (const auto& h : p.health)
-                    alert(r, h.metric + " < " + num(h.unhealthyBelow), "collector failed: its series are missing");
+                    alert(r, h.metric + " < " + num(h.unhealthyBelow), "collector failed: its series are missing", h.metric);
             break;
         case AlertKind::Burst:
         case AlertKind::PeerOutlier:

@@ -147,7 +147,8 @@ inline PlantedFaults writeClusterOpenMetrics(const clusterscope::engine::FabricG
     auto comm = [&](int t) { return t % 6 >= 4; };
     std::vector<LinkId> nicLinks, upLinks;
     for (LinkId id = 0; id < g.linkCount(); ++id) {
-        if (g.level(id) == LinkLevel::NodeLeaf)
+        // NIC links only: a UFM appliance on a leaf port has no exporter (its links are gaps).
+        if (g.level(id) == LinkLevel::NodeLeaf && g.node(g.link(id).a).kind == NodeKind::Nic)
             nicLinks.push_back(id);
         else if (g.level(id) == LinkLevel::LeafSpine)
             upLinks.push_back(id);
@@ -230,7 +231,10 @@ inline PlantedFaults writeClusterOpenMetrics(const clusterscope::engine::FabricG
         if (id == f.gapLink)
             continue;
         const auto& l = g.link(id);
-        const auto& agg = leafUp.at(l.a);
+        // Leaves without servers (the appliance's scalable unit) carry nothing.
+        const std::vector<double> none(seconds, 0.0);
+        const auto it = leafUp.find(l.a);
+        const auto& agg = it != leafUp.end() ? it->second : none;
         const double cap = double(l.gbps) * 1e9 / 8.0;
         std::vector<double> up(seconds), down(seconds);
         for (int t = 0; t < seconds; ++t) {
@@ -248,9 +252,10 @@ inline PlantedFaults writeClusterOpenMetrics(const clusterscope::engine::FabricG
         std::fprintf(out, discardFamily ? "# TYPE PortXmitDiscardsExtended unknown\n" : "# TYPE SymbolErrorCounterExtended unknown\n");
         for (LinkId id = 0; id < g.linkCount(); ++id) {
             const LinkLevel lv = g.level(id);
-            if ((lv != LinkLevel::NodeLeaf && lv != LinkLevel::LeafSpine) || id == f.gapLink)
-                continue;
             const auto& l = g.link(id);
+            if ((lv != LinkLevel::NodeLeaf && lv != LinkLevel::LeafSpine) || id == f.gapLink
+                || (lv == LinkLevel::NodeLeaf && g.node(l.a).kind != NodeKind::Nic))
+                continue;
             for (int end = (lv == LinkLevel::NodeLeaf ? 1 : 0); end < 2; ++end) {
                 const NodeId sw = end == 0 ? l.a : l.b;
                 const int port = end == 0 ? l.portA : l.portB;
