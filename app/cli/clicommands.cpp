@@ -57,7 +57,7 @@ const CliCommand kCommands[] = {
         "  --project P        use the calibration stored in project P (import-nccl-tests --project)\n"
         "  --catalog DIR      use the catalog JSON files in DIR\n",
         runSearchCommand },
-    { "import-nccl-tests", "LOG... [--scenario FILE] [--op OP] [--algo A] [--save-calibration OUT] [--project P] [--catalog DIR] [--json]",
+    { "import-nccl-tests", "LOG... [--scenario FILE | --gpu ID [--nodes N] [--gpus-per-node G] [--nic COUNTxGBPS] [--transport T]] [--op OP] [--algo A] [--save-calibration OUT] [--project P] [--catalog DIR] [--json]",
         "Read nccl-tests logs, compare them with the collective model and calibrate it.",
         "Parses nccl-tests output (text, --tag-output/srun prefixes, gzip, or the -J JSON file), prints the\n"
         "header facts (ranks, nodes, GPU), then per size the measured busbw beside the model's busbw before\n"
@@ -65,6 +65,11 @@ const CliCommand kCommands[] = {
         "bandwidth scale per algorithm and tier) is fitted by weighted least squares over the sweep.\n"
         "  --scenario FILE        the cluster to model (default: built from the log header: the GPU name\n"
         "                         mapped to a catalog GPU, ranks and nodes from the device lines)\n"
+        "  --gpu ID               the catalog GPU (instead of --scenario; needed for table-only excerpts)\n"
+        "  --nodes N              nodes of the cluster (default: the log's hosts)\n"
+        "  --gpus-per-node G      GPUs per node (default: the log's ranks per host)\n"
+        "  --nic COUNTxGBPS       NICs per node and their rate, e.g. 8x400 (GBPS alone: one per GPU)\n"
+        "  --transport T          infiniband (default) or roce\n"
         "  --op OP                the collective when the log does not name its binary (allreduce, allgather,\n"
         "                         reducescatter, broadcast, reduce, alltoall, sendrecv)\n"
         "  --algo A               the algorithm the runs were pinned to (NCCL_ALGO), default auto\n"

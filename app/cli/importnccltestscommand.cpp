@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -77,6 +78,123 @@ std::optional<ClusterChoice> clusterFromLogs(const std::vector<NcclTestsLog>& lo
         c.assumptions.push_back(format("NICs assumed: %d x %.0f Gb/s %s per node (pass --scenario for your cluster)",
             cl.nic.perNode, cl.nic.gbps, engine::toString(cl.transport)));
     return c;
+}
+
+/// "8x400" -> 8 NICs of 400 Gb/s; "400" -> one NIC per GPU of 400 Gb/s (count 0: per GPU).
+std::optional<std::pair<int, double>> parseNicOption(const std::string& text)
+{
+    const auto x = text.find_first_of("xX");
+    try {
+        std::size_t used = 0;
+        if (x == std::string::npos) {
+            const double gbps = std::stod(text, &used);
+            if (used != text.size() || !(gbps > 0) || gbps > 1e5)
+                return std::nullopt;
+            return std::pair { 0, gbps };
+        }
+        const int count = std::stoi(text.substr(0, x), &used);
+        if (used != x || count < 1 || count > 1024)
+            return std::nullopt;
+        const std::string rate = text.substr(x + 1);
+        const double gbps = std::stod(rate, &used);
+        if (used != rate.size() || !(gbps > 0) || gbps > 1e5)
+            return std::nullopt;
+        return std::pair { count, gbps };
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<int> positiveOption(const CommandLine& cl, const char* name, CliIo io)
+{
+    const auto v = cl.value(name);
+    if (!v)
+        return 0;
+    try {
+        std::size_t used = 0;
+        const int n = std::stoi(*v, &used);
+        if (used == v->size() && n >= 1 && n <= 1'000'000)
+            return n;
+    } catch (const std::exception&) {
+    }
+    cliUsageError(io, kCommand, std::string("--") + name + ": expected a positive integer, got \"" + *v + "\"");
+    return std::nullopt;
+}
+
+/// The cluster from --gpu/--nodes/--gpus-per-node/--nic/--transport, the log filling what they leave out.
+std::optional<ClusterChoice> clusterFromOptions(const CommandLine& cl, const std::vector<NcclTestsLog>& logs,
+    const engine::Catalog& catalog, CliIo io)
+{
+    const auto nodesOption = positiveOption(cl, "nodes", io);
+    const auto perNodeOption = positiveOption(cl, "gpus-per-node", io);
+    if (!nodesOption || !perNodeOption)
+        return std::nullopt;
+    std::optional<ClusterChoice> c;
+    if (const auto id = cl.value("gpu")) {
+        const engine::GpuModel* gpu = catalog.findGpu(*id);
+        if (!gpu) {
+            cliUsageError(io, kCommand, "--gpu: unknown GPU \"" + *id + "\" (see clusterscope-cli catalog)");
+            return std::nullopt;
+        }
+        c.emplace();
+        c->scenario.name = "from the command line";
+        c->scenario.cluster.gpu = *id;
+        c->scenario.cluster.nic.gbps = gpu->arch == engine::GpuArch::Volta ? 100.0 : gpu->arch == engine::GpuArch::Ampere ? 200.0 : 400.0;
+        c->scenario.cluster.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
+        int nodes = 1, perNode = 1;
+        for (const auto& l : logs)
+            for (const auto& r : l.runs) {
+                nodes = std::max(nodes, r.nodes());
+                perNode = std::max(perNode, r.ranksPerNode() > 0 ? r.ranksPerNode() : r.ranks());
+            }
+        c->scenario.cluster.gpusPerNode = perNode;
+        c->scenario.cluster.gpus = nodes * perNode;
+    } else {
+        c = clusterFromLogs(logs, catalog, io);
+        if (!c)
+            return std::nullopt;
+    }
+    c->fromLog = false;
+    // Keep the GPU mapping note of a log-built cluster; the NIC assumption is restated below.
+    std::erase_if(c->assumptions, [](const std::string& a) { return a.rfind("NICs assumed", 0) == 0; });
+    auto& cl_ = c->scenario.cluster;
+    const int nodes = *nodesOption > 0 ? *nodesOption : std::max(1, cl_.gpus / std::max(1, cl_.gpusPerNode));
+    if (*perNodeOption > 0)
+        cl_.gpusPerNode = *perNodeOption;
+    cl_.gpus = nodes * cl_.gpusPerNode;
+    if (const auto nic = cl.value("nic")) {
+        const auto parsed = parseNicOption(*nic);
+        if (!parsed) {
+            cliUsageError(io, kCommand, "--nic: expected COUNTxGBPS per node (\"8x400\") or GBPS, got \"" + *nic + "\"");
+            return std::nullopt;
+        }
+        cl_.nic.perNode = parsed->first > 0 ? parsed->first : cl_.gpusPerNode;
+        cl_.nic.gbps = parsed->second;
+    } else {
+        c->assumptions.push_back(format("NICs assumed: %d x %.0f Gb/s per node (pass --nic COUNTxGBPS)", cl_.nic.perNode, cl_.nic.gbps));
+    }
+    if (const auto t = cl.value("transport")) {
+        if (*t == "roce")
+            cl_.transport = engine::Transport::RoCE;
+        else if (*t == "infiniband" || *t == "ib")
+            cl_.transport = engine::Transport::InfiniBand;
+        else {
+            cliUsageError(io, kCommand, "--transport: expected infiniband or roce, got \"" + *t + "\"");
+            return std::nullopt;
+        }
+    }
+    return c;
+}
+
+/// Three significant digits ("0.0123", "1.23", "12.3", "123", "4567").
+std::string sig3(double v)
+{
+    if (!(v > 0) || !std::isfinite(v))
+        return v == 0 ? "0" : "-";
+    if (v >= 100)
+        return format("%.0f", v);
+    const int decimals = std::min(9, 2 - static_cast<int>(std::floor(std::log10(v))));
+    return format("%.*f", decimals, v);
 }
 
 json runJson(const NcclTestsRun& r)
@@ -143,13 +261,14 @@ void printSweep(const engine::SweepCalibration& c, std::ostream& out)
     auto busbw = [&](double bytes, double seconds) { return seconds > 0 ? bytes / seconds * factor / 1e9 : 0.0; };
     out << "\n" << engine::toString(c.sweep.op) << ", " << c.sweep.ranks << " ranks on " << c.sweep.nodes << " node(s), algorithm "
         << engine::toString(c.sweep.algorithm) << ": busbw in GB/s, residual = model / measured time - 1\n";
-    out << format("%14s %10s %10s %10s %9s %9s  %s\n", "size (B)", "measured", "before", "after", "res.bef", "res.aft",
-        "model algorithm/protocol before -> after");
+    out << format("%14s %11s %8s | %11s %8s %8s | %11s %8s %8s  %s\n", "size (B)", "measured us", "busbw", "before us",
+        "busbw", "res.", "after us", "busbw", "res.", "model algorithm/protocol before -> after");
     for (const auto& r : c.rows) {
-        out << format("%14.0f %10.2f %10.2f %10.2f %8.1f%% %8.1f%%  %s/%s -> %s/%s\n", r.bytes, busbw(r.bytes, r.measuredSeconds),
-            busbw(r.bytes, r.beforeSeconds), busbw(r.bytes, r.afterSeconds), 100 * r.residualBefore(), 100 * r.residualAfter(),
-            engine::toString(r.algorithmBefore), engine::toString(r.protocolBefore), engine::toString(r.algorithmAfter),
-            engine::toString(r.protocolAfter));
+        out << format("%14.0f %11.1f %8s | %11.1f %8s %7.1f%% | %11.1f %8s %7.1f%%  %s/%s -> %s/%s\n", r.bytes,
+            r.measuredSeconds * 1e6, sig3(busbw(r.bytes, r.measuredSeconds)).c_str(), r.beforeSeconds * 1e6,
+            sig3(busbw(r.bytes, r.beforeSeconds)).c_str(), 100 * r.residualBefore(), r.afterSeconds * 1e6,
+            sig3(busbw(r.bytes, r.afterSeconds)).c_str(), 100 * r.residualAfter(), engine::toString(r.algorithmBefore),
+            engine::toString(r.protocolBefore), engine::toString(r.algorithmAfter), engine::toString(r.protocolAfter));
     }
     out << format("RMS relative residual: before %.1f%%, after %.1f%%\n", 100 * c.rmsBefore, 100 * c.rmsAfter);
     for (const auto& k : c.corrections) {
@@ -165,7 +284,8 @@ void printSweep(const engine::SweepCalibration& c, std::ostream& out)
 
 int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
 {
-    auto cl = CommandLine::parse(args, { "json" }, { "scenario", "op", "algo", "save-calibration", "catalog", "project" });
+    auto cl = CommandLine::parse(args, { "json" },
+        { "scenario", "op", "algo", "save-calibration", "catalog", "project", "gpu", "nodes", "gpus-per-node", "nic", "transport" });
     if (!cl)
         return cliUsageError(io, kCommand, cl.message());
     if (cl->positionals().empty())
@@ -197,7 +317,15 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
     }
 
     std::optional<ClusterChoice> cluster;
-    if (const auto path = cl->value("scenario")) {
+    const bool hardwareOptions = cl->value("gpu") || cl->value("nodes") || cl->value("gpus-per-node") || cl->value("nic")
+        || cl->value("transport");
+    if (hardwareOptions && cl->value("scenario"))
+        return cliUsageError(io, kCommand, "--scenario and --gpu/--nodes/--gpus-per-node/--nic/--transport both describe the cluster; pass one");
+    if (hardwareOptions) {
+        cluster = clusterFromOptions(*cl, logs, *catalog, io);
+        if (!cluster)
+            return 1;
+    } else if (const auto path = cl->value("scenario")) {
         auto scenario = loadValidScenarioForCli(*path, *catalog, io);
         if (!scenario)
             return 1;
@@ -283,7 +411,7 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         for (const auto& s : set.sweeps)
             sweeps.push_back(sweepJson(s));
         const json doc = { { "logs", jlogs },
-            { "cluster", { { "source", cluster->fromLog ? "log" : "scenario" }, { "gpu", cs.gpu }, { "gpus", cs.gpus },
+            { "cluster", { { "source", cluster->fromLog ? "log" : hardwareOptions ? "options" : "scenario" }, { "gpu", cs.gpu }, { "gpus", cs.gpus },
                              { "gpus_per_node", cs.gpusPerNode }, { "nic_gbps", cs.nic.gbps }, { "nics_per_node", cs.nic.perNode },
                              { "assumptions", cluster->assumptions } } },
             { "sweeps", sweeps }, { "skipped", skipped }, { "calibration", json::parse(calibrationText) } };
@@ -297,7 +425,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
             io.out << "  " << (d.severity == NcclTestsSeverity::Error ? "error: " : "warning: ") << d.message << "\n";
     }
     io.out << "cluster: " << cs.gpus << " x " << cs.gpu << " (" << cs.gpusPerNode << " per node), " << cs.nic.perNode << " x "
-           << cs.nic.gbps << " Gb/s NICs per node, " << (cluster->fromLog ? "built from the log header" : "from the scenario") << "\n";
+           << cs.nic.gbps << " Gb/s NICs per node, "
+           << (cluster->fromLog ? "built from the log header" : hardwareOptions ? "from the command line" : "from the scenario") << "\n";
     for (const auto& a : cluster->assumptions)
         io.out << "  " << a << "\n";
     for (const auto& s : skipped)

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <span>
 #include <map>
 #include <set>
 #include <utility>
@@ -45,7 +47,50 @@ bool latencyNonNegative(const std::vector<Sample>& samples, double scale, double
     return true;
 }
 
-/// Weighted (1/t^2) fit of t = x1 L + x2 + x3 W; see calibrateSweep() for the fallbacks.
+/// Robust weighted least squares: iteratively reweighted least squares with Huber's weights on the
+/// weighted residuals sqrt(w_i) r_i (here relative residuals, since w_i = 1/t_i^2), the tuning
+/// constant 1.345 x a robust scale (1.4826 x the median absolute residual, at least 1%) (Huber,
+/// "Robust Statistics", 1981; Holland and Welsch, 1977). A single wild point then pulls the fit with
+/// a bounded, not a squared, force.
+std::optional<std::vector<double>> solveHuber(std::span<const double> rows, int columns, std::span<const double> y,
+    std::span<const double> baseWeights)
+{
+    constexpr int kIterations = 12;
+    constexpr double kHuberK = 1.345;
+    std::vector<double> w(baseWeights.begin(), baseWeights.end());
+    std::optional<std::vector<double>> x = solveWeightedLeastSquares(rows, columns, y, w);
+    const std::size_t n = y.size();
+    if (!x || n <= static_cast<std::size_t>(columns) + 1)
+        return x;
+    std::vector<double> r(n), absR(n);
+    for (int it = 0; it < kIterations; ++it) {
+        for (std::size_t i = 0; i < n; ++i) {
+            double pred = 0;
+            for (int j = 0; j < columns; ++j)
+                pred += rows[i * columns + j] * (*x)[j];
+            r[i] = (pred - y[i]) * std::sqrt(baseWeights[i]);
+            absR[i] = std::abs(r[i]);
+        }
+        std::nth_element(absR.begin(), absR.begin() + static_cast<long>(n / 2), absR.end());
+        const double scale = std::max(0.01, 1.4826 * absR[n / 2]);
+        for (std::size_t i = 0; i < n; ++i) {
+            const double a = std::abs(r[i]) / scale;
+            w[i] = baseWeights[i] * (a <= kHuberK ? 1.0 : kHuberK / a);
+        }
+        auto next = solveWeightedLeastSquares(rows, columns, y, w);
+        if (!next)
+            break;
+        double change = 0;
+        for (int j = 0; j < columns; ++j)
+            change = std::max(change, std::abs((*next)[j] - (*x)[j]) / std::max(1e-300, std::abs((*x)[j])));
+        x = std::move(next);
+        if (change < 1e-6)
+            break;
+    }
+    return x;
+}
+
+/// Weighted (1/t^2) robust fit of t = x1 L + x2 + x3 W; see calibrateSweep() for the fallbacks.
 CollectiveTermCorrection fitGroup(const std::vector<Sample>& samples, int& parameters, const CollectiveTermCorrection& prior = {})
 {
     std::vector<double> y, w, a3, a2, yMinusL;
@@ -71,7 +116,7 @@ CollectiveTermCorrection fitGroup(const std::vector<Sample>& samples, int& param
     if (fitLatency && fitBandwidth) {
         // Three parameters only when L varies (several protocols) and enough sizes back them.
         if (samples.size() >= 4 && maxL > minL * (1 + 1e-9)) {
-            if (auto x = solveWeightedLeastSquares(a3, 3, y, w);
+            if (auto x = solveHuber(a3, 3, y, w);
                 x && (*x)[0] >= 0 && (*x)[2] > 0 && latencyNonNegative(samples, (*x)[0], (*x)[1])) {
                 c.latencyScale = (*x)[0];
                 c.latencyOffsetSeconds = (*x)[1];
@@ -82,7 +127,7 @@ CollectiveTermCorrection fitGroup(const std::vector<Sample>& samples, int& param
         }
         // Two: latency scale 1, fit t - L = offset + W / bandwidthScale.
         if (samples.size() >= 2) {
-            if (auto x = solveWeightedLeastSquares(a2, 2, yMinusL, w); x && (*x)[1] > 0) {
+            if (auto x = solveHuber(a2, 2, yMinusL, w); x && (*x)[1] > 0) {
                 double offset = (*x)[0];
                 double inverseBandwidth = (*x)[1];
                 if (!latencyNonNegative(samples, 1.0, offset)) {
@@ -159,6 +204,32 @@ std::vector<ResidualRow> compareSweep(const CollectiveModel& model, const Measur
     return rowsFor(model, model, sweep);
 }
 
+namespace {
+
+SweepCalibration fitSweep(const CollectiveModel& model, const MeasuredSweep& sweep, const CollectiveRequest& probe);
+
+MeasuredSweep withoutPoints(const MeasuredSweep& sweep, const std::vector<bool>& drop)
+{
+    MeasuredSweep out = sweep;
+    out.points.clear();
+    for (std::size_t i = 0; i < sweep.points.size(); ++i)
+        if (!drop[i])
+            out.points.push_back(sweep.points[i]);
+    return out;
+}
+
+double medianAbs(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    for (auto& x : v)
+        x = std::abs(x);
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
 Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const MeasuredSweep& sweep)
 {
     if (sweep.points.empty())
@@ -176,6 +247,96 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
     if (auto status = model.check(probe); !status.isOk())
         return Status::error("calibration: the model cannot evaluate this sweep: " + status.message());
 
+    // 1. Robust fit of every size, then outliers: a size whose residual is beyond 5 robust standard
+    // deviations of the others' (1.4826 x median |residual|) and beyond 20% is left out and the
+    // sweep refitted without it.
+    const std::size_t n = sweep.points.size();
+    SweepCalibration out = fitSweep(model, sweep, probe);
+    std::vector<bool> outlier(n, false);
+    if (n >= 6) {
+        std::vector<double> residuals;
+        for (const auto& r : out.rows)
+            residuals.push_back(r.residualAfter());
+        const double scale = 1.4826 * medianAbs(residuals);
+        const double limit = std::max(0.2, 5.0 * scale);
+        int count = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            if (std::abs(residuals[i]) > limit && ++count <= static_cast<int>(n / 4))
+                outlier[i] = true;
+        if (count > 0 && count <= static_cast<int>(n / 4)) {
+            SweepCalibration refit = fitSweep(model, withoutPoints(sweep, outlier), probe);
+            CollectiveModel calibrated = model;
+            calibrated.setCalibration(refit.calibration);
+            refit.sweep = sweep;
+            refit.rows = rowsFor(model, calibrated, sweep);
+            refit.rmsBefore = rmsOf(refit.rows, false);
+            refit.rmsAfter = rmsOf(refit.rows, true);
+            for (std::size_t i = 0; i < n; ++i) {
+                if (!outlier[i])
+                    continue;
+                refit.rows[i].outlier = true;
+                char reason[200];
+                std::snprintf(reason, sizeof reason,
+                    "residual %+.0f%% against the robust fit, beyond %.0f%% (5 x the sweep's robust spread of %.1f%%, "
+                    "at least 20%%): a noisy size, left out of the fit",
+                    100 * residuals[i], 100 * limit, 100 * scale);
+                refit.rows[i].outlierReason = reason;
+                ++refit.outliers;
+            }
+            out = std::move(refit);
+        } else {
+            std::fill(outlier.begin(), outlier.end(), false);
+        }
+    }
+
+    // 2. Cross-validation inside the sweep: 4 interleaved folds of the sizes (every 4th size held out
+    // in turn), each predicted by a calibration fitted on the others. If the calibrated model predicts
+    // held-out sizes worse than the model as given, the calibration is not kept.
+    constexpr std::size_t kFolds = 4;
+    if (n >= 2 * kFolds) {
+        double sumBefore = 0, sumAfter = 0;
+        int held = 0;
+        for (std::size_t f = 0; f < kFolds; ++f) {
+            std::vector<bool> drop = outlier;
+            for (std::size_t i = f; i < n; i += kFolds)
+                drop[i] = true;
+            const SweepCalibration fold = fitSweep(model, withoutPoints(sweep, drop), probe);
+            CollectiveModel calibrated = model;
+            calibrated.setCalibration(fold.calibration);
+            for (std::size_t i = f; i < n; i += kFolds) {
+                if (outlier[i])
+                    continue;
+                const double t = sweep.points[i].seconds;
+                const double before = (evaluate(model, sweep, sweep.points[i].bytes).seconds - t) / t;
+                const double after = (evaluate(calibrated, sweep, sweep.points[i].bytes).seconds - t) / t;
+                sumBefore += before * before;
+                sumAfter += after * after;
+                ++held;
+            }
+        }
+        if (held > 0) {
+            out.heldOutRmsBefore = std::sqrt(sumBefore / held);
+            out.heldOutRmsAfter = std::sqrt(sumAfter / held);
+            if (out.heldOutRmsAfter > out.heldOutRmsBefore) {
+                out.rejectedByCrossValidation = true;
+                out.calibration = model.calibration();
+                out.corrections.clear();
+                for (auto& r : out.rows) {
+                    r.afterSeconds = r.beforeSeconds;
+                    r.algorithmAfter = r.algorithmBefore;
+                    r.protocolAfter = r.protocolBefore;
+                }
+                out.rmsAfter = out.rmsBefore;
+            }
+        }
+    }
+    return out;
+}
+
+namespace {
+
+SweepCalibration fitSweep(const CollectiveModel& model, const MeasuredSweep& sweep, const CollectiveRequest& probe)
+{
     SweepCalibration out;
     out.sweep = sweep;
     out.calibration = model.calibration();
@@ -258,5 +419,7 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
     }
     return out;
 }
+
+} // namespace
 
 } // namespace clusterscope::engine

@@ -43,6 +43,10 @@ struct ResidualRow {
     double afterSeconds = 0;  ///< model with the fitted calibration
     CollectiveAlgorithm algorithmBefore = CollectiveAlgorithm::Ring, algorithmAfter = CollectiveAlgorithm::Ring;
     CollectiveProtocol protocolBefore = CollectiveProtocol::Simple, protocolAfter = CollectiveProtocol::Simple;
+    /// Left out of the fit as an outlier (its residual against the robust fit of the others is far
+    /// beyond their spread); `outlierReason` says by how much.
+    bool outlier = false;
+    std::string outlierReason;
     double residualBefore() const { return (beforeSeconds - measuredSeconds) / measuredSeconds; } ///< relative
     double residualAfter() const { return (afterSeconds - measuredSeconds) / measuredSeconds; }   ///< relative
 };
@@ -54,6 +58,13 @@ struct SweepCalibration {
     std::vector<ResidualRow> rows;                ///< one per measured point
     double rmsBefore = 0; ///< RMS of relative residuals, model as given
     double rmsAfter = 0;  ///< RMS of relative residuals, calibrated model
+    int outliers = 0;     ///< rows flagged as outliers (left out of the fit; still in the RMS above)
+    /// Cross-validation inside the sweep: RMS of relative residuals on held-out sizes (each size
+    /// predicted by a calibration fitted without its fold), uncalibrated and calibrated. When the
+    /// calibrated figure is worse, the calibration is dropped (`calibration` = the model's own).
+    double heldOutRmsBefore = 0;
+    double heldOutRmsAfter = 0;
+    bool rejectedByCrossValidation = false;
 };
 
 /// Several sweeps (one per nccl-tests run) calibrated in turn, each starting from the calibration

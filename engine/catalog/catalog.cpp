@@ -23,6 +23,14 @@ const char* toString(GpuArch arch)
     return "?";
 }
 
+int scaleUpDomainGpus(const GpuModel& gpu, int gpusPerNode, int gpus)
+{
+    const int node = std::max(1, gpusPerNode);
+    if (gpu.scaleUpSpansNodes && gpu.scaleUpSwitched && gpu.nvlinkDomainGpus > node)
+        return std::max(node, std::min(gpu.nvlinkDomainGpus, std::max(gpus, node)));
+    return std::min(node, std::max(1, gpu.nvlinkDomainGpus));
+}
+
 namespace {
 
 void readSource(JsonObjectReader& r, SourceInfo& s)
@@ -112,6 +120,7 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                 g.scaleUpLinks = up->positiveInt("links");
                 g.nvlinkDomainGpus = up->positiveInt("domain_gpus");
                 g.scaleUpSwitched = up->boolean("switched");
+                g.scaleUpSpansNodes = up->boolean("spans_nodes", false);
                 up->finish();
                 g.pcieBytesPerSecond = r.number("pcie_bytes_per_second", 1e9, 1e12);
                 g.tdpWatts = r.number("tdp_w", 1, 1e5);

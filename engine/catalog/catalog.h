@@ -31,10 +31,19 @@ struct GpuModel : SourceInfo {
     int scaleUpLinks = 0;                   ///< scale-up links per GPU
     int nvlinkDomainGpus = 8;               ///< GPUs in one scale-up domain
     bool scaleUpSwitched = true;            ///< NVSwitch (true) or point-to-point mesh (false)
+    bool scaleUpSpansNodes = false;         ///< the domain spans several servers through NVLink switch
+                                            ///< trays (GB200 NVL72); else it is at most one server
     double pcieBytesPerSecond = 0;          ///< host PCIe bandwidth per direction (B/s)
     double tdpWatts = 0;                    ///< board power (W)
     double priceUsd = 0;                    ///< editable default price (USD)
 };
+
+/// GPUs of one scale-up domain in a cluster of `gpusPerNode`-GPU servers and `gpus` GPUs in all:
+/// the server's GPUs, capped by the catalog domain (an HGX H100 board joins at most 8 GPUs, so a
+/// server with 1, 2 or 4 of them has a domain of 1, 2 or 4), except on multi-node NVLink systems
+/// (GB200 NVL72: 18 compute trays of 4 GPUs on one NVLink switch fabric, NVIDIA GB200 NVL72
+/// specifications) whose domain is the catalog's, capped by the cluster size.
+int scaleUpDomainGpus(const GpuModel& gpu, int gpusPerNode, int gpus);
 
 struct NicModel : SourceInfo {
     std::string id, name, transport; ///< transport: "infiniband" | "roce"

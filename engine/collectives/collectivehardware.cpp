@@ -14,7 +14,7 @@ namespace clusterscope::engine {
 
 namespace {
 
-// NCCL counts a 100 Gb/s NIC as 12 GB/s (notes/collectives.md): 96% of the 12.5 GB/s line rate.
+// NCCL counts a 100 Gb/s NIC as 12 GB/s (src/graph/topo.h NET_BW 12.0): 96% of the 12.5 GB/s line rate.
 constexpr double kNicEfficiency = 12.0 / 12.5;
 // NCCL's PCIe Gen3 x16 figure is 12 GB/s of the 16 GB/s raw rate.
 constexpr double kPcieEfficiency = 12.0 / 16.0;
@@ -69,9 +69,11 @@ Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, 
     hw.nicBytesPerSecond = c.nic.gbps * 1e9 / 8.0 * kNicEfficiency;
     hw.copyBytesPerSecond = gpu->hbmBytesPerSecond / 2.0; // read + write
     hw.gpusPerNode = c.gpusPerNode;
-    // Multi-node NVLink (NVL72): the scale-up domain is larger than a server.
-    hw.domainGpus = gpu->scaleUpSwitched && gpu->nvlinkDomainGpus > c.gpusPerNode ? gpu->nvlinkDomainGpus : c.gpusPerNode;
-    hw.domainGpus = std::min(hw.domainGpus, std::max(c.gpus, 1));
+    // The server's GPUs, capped by the catalog domain; only multi-node NVLink systems (NVL72) span
+    // servers (catalog.h scaleUpDomainGpus).
+    hw.domainGpus = std::min(scaleUpDomainGpus(*gpu, c.gpusPerNode, c.gpus), std::max(c.gpus, 1));
+    if (hw.domainGpus < 2)
+        hw.nvlsCapable = false; // one GPU per domain: no NVSwitch to reduce in
     const double serversPerDomain = double(hw.domainGpus) / c.gpusPerNode;
     hw.nicsPerNode = std::max(1, int(std::lround(c.nic.perNode * serversPerDomain)));
     hw.totalGpus = c.gpus;
@@ -123,7 +125,11 @@ GroupPlacement CollectiveModel::placementFor(int ranks) const
 GroupPlacement CollectiveModel::placementForNcclTests(int ranks, int nodes) const
 {
     const int n = std::max(1, nodes);
-    return placeOn(m_hardware, ranks, (std::max(1, ranks) + n - 1) / n);
+    const int perHost = (std::max(1, ranks) + n - 1) / n;
+    // On a multi-node NVLink system (NVL72) the hosts of one rack are one scale-up domain: the
+    // group's ranks of `domainGpus / gpusPerNode` hosts share NVLink.
+    const int hostsPerDomain = std::max(1, m_hardware.domainGpus / std::max(1, m_hardware.gpusPerNode));
+    return placeOn(m_hardware, ranks, perHost * hostsPerDomain);
 }
 
 CollectiveEstimate CollectiveModel::evaluateNcclTests(CollectiveOp op, double bytes, int ranks, int nodes,

@@ -46,9 +46,11 @@ struct Timed {
     double latency = 0;
 };
 
-Timed calibrated(const CollectiveCalibration& cal, CollectiveAlgorithm a, const CollectiveTerms& t)
+/// collectivecalibration.h: t = latencyScale L + latencyOffset + W / bandwidthScale, with W the
+/// tuner's bandwidth term (`ramped` false: what NCCL chooses the algorithm on) or the time the size
+/// takes on the channels NCCL launches for it (`ramped` true).
+Timed calibrated(const CollectiveCalibration& cal, CollectiveAlgorithm a, const CollectiveTerms& t, bool)
 {
-    // collectivecalibration.h: t = latencyScale L + latencyOffset + W / bandwidthScale.
     const CollectiveTermCorrection& c = cal.corrections[static_cast<int>(a)][t.tier];
     Timed r;
     r.latency = c.latencyScale * t.latencySeconds + c.latencyOffsetSeconds;
@@ -130,6 +132,7 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
         }
     }
     Timed best;
+    CollectiveTerms bestTerms;
     CollectiveAlgorithm bestAlgo = algos[0];
     CollectiveProtocol bestProto = CollectiveProtocol::Simple;
     for (int i = 0; i < algoCount; ++i) {
@@ -146,9 +149,11 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
             const CollectiveTerms t = costOf(m_hardware, ctx, request.op, bytes, algos[i], proto, nullptr, nullptr);
             if (!t.supported)
                 continue;
-            const Timed timed = calibrated(m_calibration, algos[i], t);
+            // Chosen on the tuner's time, as NCCL does (enqueue.cc topoGetAlgoInfo).
+            const Timed timed = calibrated(m_calibration, algos[i], t, false);
             if (timed.seconds < best.seconds) {
                 best = timed;
+                bestTerms = t;
                 bestAlgo = algos[i];
                 bestProto = proto;
             }
@@ -162,6 +167,8 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
         return e;
     }
     costOf(m_hardware, ctx, request.op, bytes, bestAlgo, bestProto, &e.perRankBytes, &e.hubBytes);
+    // The time it takes: on the channels NCCL launches for this size.
+    best = calibrated(m_calibration, bestAlgo, bestTerms, true);
     e.seconds = best.seconds;
     e.latencySeconds = best.latency;
     e.algbwBytesPerSecond = e.seconds > 0 ? bytes / e.seconds : 0;

@@ -1,7 +1,7 @@
-// NCCL's own cost model (src/graph/tuning.cc, NCCL 2.30; constants and refinements transcribed in
-// notes/collectives.md): time = latency + bytes / algBw, per (collective, algorithm, protocol).
-// Where the notes leave a gap (NVLS data volume, CollNet bandwidth, per-link-class bytes) the model
-// counts the bytes each rank puts on each link, as stated at each place.
+// NCCL's own cost model (NCCL 2.30 src/graph/tuning.cc, ncclTopoTuneModel; constants in
+// nccltuningtables.h): time = latency + bytes / algBw, per (collective, algorithm, protocol), one
+// cost function per algorithm. Where tuning.cc has no figure (NVLS data volume, CollNet bandwidth,
+// per-link-class bytes) the model counts the bytes each rank puts on each link, as stated at each place.
 
 #include "engine/collectives/collectivecost.h"
 #include "engine/collectives/nccltuningtables.h"
@@ -47,7 +47,7 @@ double ringSteps(CollectiveOp op, int n)
     return n;
 }
 
-// notes/collectives.md: nInter = 2(nNodes-1) for AllReduce, else nNodes-1.
+// tuning.cc: nInterSteps = 2(nNodes-1) for AllReduce, else nNodes-1.
 double ringInterSteps(CollectiveOp op, int nodes)
 {
     return op == CollectiveOp::AllReduce ? 2.0 * (nodes - 1) : nodes - 1.0;
@@ -78,6 +78,169 @@ void fillBytes(const GroupContext& ctx, double scaleUp, double nodeNic, bool nei
 
 } // namespace
 
+namespace {
+
+/// What one algorithm's cost function gives: the latency beyond NCCL's base latency and the
+/// algorithm bandwidth; algBw <= 0 means the algorithm cannot run this request.
+struct AlgorithmCost {
+    double latencyUs = 0;
+    double algBw = 0;
+};
+
+/// The request as every algorithm's cost function sees it.
+struct CostInput {
+    const CollectiveHardware& hw;
+    const GroupContext& ctx;
+    CollectiveOp op;
+    double bytes;
+    CollectiveProtocol protocol;
+    double intraLat; ///< hwLat[NVLink or PCI][algo][proto] (x 1.8 for LL across nodes), us
+    double interLat; ///< hwLat[NET][algo][proto], us
+    LinkClassBytes* linkBytes;
+    double n() const { return ctx.ranks; }
+    double ppn() const { return ctx.ranksPerNode; }
+    bool multiNode() const { return ctx.nodes > 1; }
+    double perChannelCap(const double (&table)[4][3]) const { return ctx.channels * table[hw.archIndex][ctx.capIndex] * kGBps; }
+};
+
+AlgorithmCost ringCost(const CostInput& in)
+{
+    if (in.op == CollectiveOp::AllToAll || in.op == CollectiveOp::SendRecv)
+        return {};
+    const GroupContext& ctx = in.ctx;
+    // busBw = nChannels x per-channel bw: the scale-up links on one node, the node's NICs beyond.
+    double busBw = in.multiNode() ? std::min(ctx.intraBytesPerSecond, ctx.interBytesPerSecond) : ctx.intraBytesPerSecond;
+    if (in.protocol == CollectiveProtocol::LL)
+        busBw = std::min(nccl::kLlMaxBwGBps[in.hw.archIndex][ctx.capIndex] * kGBps, nccl::kRingLlFactor * busBw);
+    else if (in.protocol == CollectiveProtocol::LL128)
+        busBw = std::min(busBw * (in.ppn() < 2 ? nccl::kRingLl128OneRankPerNodeFactor : nccl::kRingLl128Factor),
+            in.perChannelCap(nccl::kPerChMaxRingLL128GBps));
+    const double nsteps = ringSteps(in.op, ctx.ranks);
+    AlgorithmCost c;
+    c.algBw = busBw * in.n() / nsteps;
+    const double nInter = ringInterSteps(in.op, ctx.nodes);
+    double intraStepLat = in.intraLat;
+    if (in.multiNode()) {
+        // Network proxy overhead bounds every step (x3 for Simple).
+        const double netOverhead = nccl::kNetOverheadUs * (in.protocol == CollectiveProtocol::Simple ? 3.0 : 1.0);
+        intraStepLat = std::max(in.intraLat, netOverhead);
+    }
+    c.latencyUs = (nsteps - nInter) * intraStepLat + nInter * in.interLat;
+    // Every rank forwards nsteps/n of S (2(n-1)/n for AllReduce: (n-1)/n per phase); one hop of
+    // each ring per node leaves through a NIC.
+    const double n = in.n();
+    const double wire = in.op == CollectiveOp::Broadcast || in.op == CollectiveOp::Reduce ? in.bytes * (n - 1) / n
+                                                                                           : in.bytes * nsteps / n;
+    fillBytes(ctx, in.multiNode() ? wire * (in.ppn() - 1) / in.ppn() : wire, wire, true, in.linkBytes);
+    return c;
+}
+
+AlgorithmCost treeCost(const CostInput& in)
+{
+    if (in.op != CollectiveOp::AllReduce)
+        return {};
+    const GroupContext& ctx = in.ctx;
+    const double n = in.n();
+    // Double binary tree: a node's NIC moves 2(m-1)/m x S against the ring's 2(n-1)/n x S, so the
+    // NIC-limited busbw is higher by ((n-1)/n) / ((m-1)/m) (2x on two nodes: the tree halves it).
+    double busBw = ctx.intraBytesPerSecond;
+    if (in.multiNode()) {
+        const double m = ctx.nodes;
+        const double relief = ((n - 1) / n) / ((m - 1) / m);
+        busBw = std::min(busBw, ctx.interBytesPerSecond * relief);
+    }
+    busBw = std::min(busBw * nccl::kTreeFactor, in.perChannelCap(nccl::kPerChMaxTreeGBps));
+    if (in.protocol == CollectiveProtocol::LL)
+        busBw = std::min(busBw / nccl::kTreeLlDivisor, nccl::kLlMaxBwGBps[in.hw.archIndex][ctx.capIndex] * kGBps);
+    else if (in.protocol == CollectiveProtocol::LL128)
+        busBw = std::min(busBw * (in.multiNode() ? nccl::kTreeLl128Factor : nccl::kTreeLl128OneNodeFactor),
+            in.perChannelCap(nccl::kPerChMaxTreeLL128GBps));
+    AlgorithmCost c;
+    c.algBw = busBw * nccl::kTreeAlgorithmRatio;
+    const int logSize = log2Floor(in.bytes / 64.0);
+    if (logSize < nccl::kTreeCorrectionEntries)
+        c.algBw *= nccl::kTreeCorrection[static_cast<int>(in.protocol)][logSize];
+    c.latencyUs = 2.0 * ((in.ppn() - 1) * in.intraLat + log2Floor(ctx.nodes) * in.interLat);
+    // Chain inside the node (up then down), tree edges between nodes.
+    fillBytes(ctx, 2.0 * in.bytes * (in.ppn() - 1) / in.ppn(), in.bytes * nodeEgressFactor(in.op, ctx.nodes), false,
+        in.linkBytes);
+    return c;
+}
+
+AlgorithmCost nvlsCost(const CostInput& in, bool tree)
+{
+    const GroupContext& ctx = in.ctx;
+    if (!in.hw.nvlsCapable || in.ppn() < 2)
+        return {};
+    if (tree && (in.op != CollectiveOp::AllReduce || !in.multiNode()))
+        return {};
+    if (!tree && in.op != CollectiveOp::AllReduce && !isReduceScatterOrAllGather(in.op))
+        return {};
+    // Across nodes NCCL's NVLS runs over CollNet (SHARP, InfiniBand).
+    if (!tree && in.multiNode() && !in.hw.infiniband)
+        return {};
+    // NVLS bandwidth: bwIntra x efficiency x (nCh-1)/nCh. In AllReduce each GPU sends its whole
+    // buffer to the switch for the multimem reduction plus its reduced shard for the multicast:
+    // S (1 + 1/ppn) per direction, hence the division; AllGather/ReduceScatter move S.
+    const double intraFactor = in.op == CollectiveOp::AllReduce ? 1.0 + 1.0 / in.ppn() : 1.0;
+    const double nvlsBw
+        = ctx.intraBytesPerSecond * nccl::kNvlsEfficiency[in.hw.archIndex] * (kNvlsChannels - 1) / kNvlsChannels;
+    AlgorithmCost c;
+    c.algBw = nvlsBw / intraFactor;
+    // The switch reduces across nodes (SHARP): a node sends S once (x kCollNetFactor as CollNet);
+    // NVLSTree uses trees: 2(m-1)/m S per node.
+    const bool sharp = !tree && in.multiNode() && in.op == CollectiveOp::AllReduce;
+    const double egress = sharp ? 1.0 : nodeEgressFactor(in.op, ctx.nodes);
+    if (in.multiNode()) {
+        double interAlg = (sharp ? nccl::kCollNetFactor : 1.0) * ctx.interBytesPerSecond / egress;
+        if (tree)
+            interAlg = std::min(interAlg, nccl::kTreeAlgorithmRatio * in.perChannelCap(nccl::kPerChMaxNvlsTreeGBps));
+        c.algBw = std::min(c.algBw, interAlg);
+    }
+    c.latencyUs = tree ? in.intraLat + 2.0 * log2Floor(ctx.nodes) * in.interLat
+                       : in.intraLat + (in.multiNode() ? in.interLat : 0.0);
+    fillBytes(ctx, in.bytes * intraFactor, in.bytes * egress, !tree, in.linkBytes);
+    return c;
+}
+
+AlgorithmCost collNetCost(const CostInput& in, bool direct)
+{
+    const GroupContext& ctx = in.ctx;
+    // SHARP in-network reduction: InfiniBand only, AllReduce across nodes.
+    if (!in.hw.infiniband || !in.multiNode() || in.op != CollectiveOp::AllReduce)
+        return {};
+    const double ppn = in.ppn();
+    if (direct && ppn > 8) // NCCL: CollNetDirect supports up to 8 local GPUs
+        return {};
+    // The switch reduces: a node sends S once and receives S once (half the ring's 2S).
+    // Inside the node: Direct reduce-scatters and all-gathers among the ppn GPUs (2(ppn-1)/ppn S per
+    // rank); Chain passes the whole buffer up and down a chain (2 S through the middle GPUs).
+    const double intraWire = 2.0 * in.bytes * (ppn - 1) / ppn; // average per rank, both variants
+    const double intraAlg
+        = ppn > 1 ? ctx.intraBytesPerSecond * in.bytes / (direct ? intraWire : 2.0 * in.bytes) : kInf;
+    AlgorithmCost c;
+    c.algBw = std::min(intraAlg, nccl::kCollNetFactor * ctx.interBytesPerSecond);
+    c.latencyUs = direct ? 2.0 * (std::min(1.0, ppn - 1) * in.intraLat + nccl::kCollNetDirectPerPeerUs * (ppn - 1)) + in.interLat
+                         : 2.0 * (ppn - 1) * in.intraLat + in.interLat;
+    fillBytes(ctx, intraWire, in.bytes, false, in.linkBytes);
+    return c;
+}
+
+AlgorithmCost patCost(const CostInput& in)
+{
+    // PAT: AllGather/ReduceScatter with one rank per node; ring bandwidth x kPatFactor.
+    if (!isReduceScatterOrAllGather(in.op) || in.ppn() != 1 || !in.multiNode())
+        return {};
+    const double busBw = in.ctx.interBytesPerSecond * nccl::kPatFactor;
+    AlgorithmCost c;
+    c.algBw = busBw * in.n() / ringSteps(in.op, in.ctx.ranks);
+    c.latencyUs = log2Floor(in.ctx.nodes) * in.interLat / nccl::kPatInterLatDivisor + nccl::kPatPerRankUs * in.n();
+    fillBytes(in.ctx, 0.0, in.bytes * (in.n() - 1) / in.n(), false, in.linkBytes);
+    return c;
+}
+
+} // namespace
+
 CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
     CollectiveAlgorithm algorithm, CollectiveProtocol protocol, LinkClassBytes* linkBytes)
 {
@@ -86,149 +249,37 @@ CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, 
     const int p = static_cast<int>(protocol);
     if (a < 0)
         return t;
-    const double n = ctx.ranks;
-    const double ppn = ctx.ranksPerNode;
-    const bool multiNode = ctx.nodes > 1;
-    const int arch = hw.archIndex;
-    const int cap = ctx.capIndex;
-    const double nCh = ctx.channels;
-
     // Hardware latencies (tuning.cc hwLat); "-" entries are protocols NCCL does not run.
     double intraLat = nccl::kHwLatencyUs[ctx.intraHw][a][p];
     const double interLat = nccl::kHwLatencyUs[nccl::kNet][a][p];
     if (intraLat < 0 || interLat < 0)
         return t;
-    if (multiNode && protocol == CollectiveProtocol::LL)
+    if (ctx.nodes > 1 && protocol == CollectiveProtocol::LL)
         intraLat *= nccl::kMultiNodeLlIntraFactor;
-    double latUs = nccl::kBaseLatencyUs[a][p];
-    double algBw = 0;
-
+    const CostInput in { hw, ctx, op, bytes, protocol, intraLat, interLat, linkBytes };
+    AlgorithmCost c;
     switch (algorithm) {
-    case CollectiveAlgorithm::Ring: {
-        if (op == CollectiveOp::AllToAll || op == CollectiveOp::SendRecv)
-            return t;
-        // busBw = nChannels x per-channel bw: the scale-up links on one node, the node's NICs beyond.
-        double busBw = multiNode ? std::min(ctx.intraBytesPerSecond, ctx.interBytesPerSecond) : ctx.intraBytesPerSecond;
-        if (protocol == CollectiveProtocol::LL)
-            busBw = std::min(nccl::kLlMaxBwGBps[arch][cap] * kGBps, 0.5 * busBw);
-        else if (protocol == CollectiveProtocol::LL128)
-            busBw = std::min(busBw * (ppn < 2 ? 0.7 : 0.92), nCh * nccl::kPerChMaxRingLL128GBps[arch][cap] * kGBps);
-        const double nsteps = ringSteps(op, ctx.ranks);
-        algBw = busBw * n / nsteps;
-        const double nInter = ringInterSteps(op, ctx.nodes);
-        double intraStepLat = intraLat;
-        if (multiNode) {
-            // Network proxy overhead bounds every step (x3 for Simple).
-            const double netOverhead = nccl::kNetOverheadUs * (protocol == CollectiveProtocol::Simple ? 3.0 : 1.0);
-            intraStepLat = std::max(intraLat, netOverhead);
-        }
-        latUs += (nsteps - nInter) * intraStepLat + nInter * interLat;
-        if (multiNode && op == CollectiveOp::AllReduce && protocol == CollectiveProtocol::Simple
-            && bytes / (nCh * n) >= 64.0)
-            latUs *= arch == 0 ? nccl::kRingPlateauLatencyFactorPreAmpere : nccl::kRingPlateauLatencyFactor;
-        // Every rank forwards nsteps/n of S (2(n-1)/n for AllReduce: (n-1)/n per phase); one hop of
-        // each ring per node leaves through a NIC.
-        const double wire = op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? bytes * (n - 1) / n
-                                                                                         : bytes * nsteps / n;
-        fillBytes(ctx, multiNode ? wire * (ppn - 1) / ppn : wire, wire, true, linkBytes);
-        break;
-    }
-    case CollectiveAlgorithm::Tree: {
-        if (op != CollectiveOp::AllReduce)
-            return t;
-        // Double binary tree: a node's NIC moves 2(m-1)/m x S against the ring's 2(n-1)/n x S, so the
-        // NIC-limited busbw is higher by ((n-1)/n) / ((m-1)/m) (2x on two nodes, notes "tree halves").
-        double busBw = ctx.intraBytesPerSecond;
-        if (multiNode) {
-            const double m = ctx.nodes;
-            const double relief = ((n - 1) / n) / ((m - 1) / m);
-            busBw = std::min(busBw, ctx.interBytesPerSecond * relief);
-        }
-        busBw = std::min(busBw * 0.92, nCh * nccl::kPerChMaxTreeGBps[arch][cap] * kGBps);
-        if (protocol == CollectiveProtocol::LL)
-            busBw = std::min(busBw / 3.8, nccl::kLlMaxBwGBps[arch][cap] * kGBps);
-        else if (protocol == CollectiveProtocol::LL128)
-            busBw = std::min(busBw * (multiNode ? 120.0 / 128.0 : 7.0 / 9.0),
-                nCh * nccl::kPerChMaxTreeLL128GBps[arch][cap] * kGBps);
-        algBw = busBw * 0.5;
-        const int logSize = log2Floor(bytes / 64.0);
-        if (logSize < nccl::kTreeCorrectionEntries)
-            algBw *= nccl::kTreeCorrection[p][logSize];
-        latUs += 2.0 * ((ppn - 1) * intraLat + log2Floor(ctx.nodes) * interLat);
-        // Chain inside the node (up then down), tree edges between nodes.
-        fillBytes(ctx, 2.0 * bytes * (ppn - 1) / ppn, bytes * nodeEgressFactor(op, ctx.nodes), false, linkBytes);
-        break;
-    }
-    case CollectiveAlgorithm::Nvls:
-    case CollectiveAlgorithm::NvlsTree: {
-        if (!hw.nvlsCapable || ppn < 2)
-            return t;
-        const bool tree = algorithm == CollectiveAlgorithm::NvlsTree;
-        if (tree && (op != CollectiveOp::AllReduce || !multiNode))
-            return t;
-        if (!tree && op != CollectiveOp::AllReduce && !isReduceScatterOrAllGather(op))
-            return t;
-        // NVLS bandwidth: bwIntra x efficiency x (nCh-1)/nCh (notes). In AllReduce each GPU sends its
-        // whole buffer to the switch for the multimem reduction plus its reduced shard for the
-        // multicast: S (1 + 1/ppn) per direction, hence the division; AllGather/ReduceScatter move S.
-        const double intraFactor = op == CollectiveOp::AllReduce ? 1.0 + 1.0 / ppn : 1.0;
-        const double nvlsBw = ctx.intraBytesPerSecond * nccl::kNvlsEfficiency[arch] * (kNvlsChannels - 1) / kNvlsChannels;
-        algBw = nvlsBw / intraFactor;
-        // Across nodes NCCL's NVLS runs over CollNet (SHARP, InfiniBand): the switch reduces, so a
-        // node sends S once (0.9 as CollNet); NVLSTree uses trees: 2(m-1)/m S per node.
-        if (!tree && multiNode && !hw.infiniband)
-            return t;
-        const bool sharp = !tree && multiNode && op == CollectiveOp::AllReduce;
-        const double egress = sharp ? 1.0 : nodeEgressFactor(op, ctx.nodes);
-        if (multiNode) {
-            double interAlg = (sharp ? 0.9 : 1.0) * ctx.interBytesPerSecond / egress;
-            if (tree)
-                interAlg = std::min(interAlg, 0.5 * nCh * nccl::kPerChMaxNvlsTreeGBps[arch][cap] * kGBps);
-            algBw = std::min(algBw, interAlg);
-        }
-        latUs += tree ? intraLat + 2.0 * log2Floor(ctx.nodes) * interLat : intraLat + (multiNode ? interLat : 0.0);
-        fillBytes(ctx, bytes * intraFactor, bytes * egress, !tree, linkBytes);
-        break;
-    }
-    case CollectiveAlgorithm::CollNetDirect:
-    case CollectiveAlgorithm::CollNetChain: {
-        // SHARP in-network reduction: InfiniBand only, AllReduce across nodes.
-        if (!hw.infiniband || !multiNode || op != CollectiveOp::AllReduce)
-            return t;
-        const bool direct = algorithm == CollectiveAlgorithm::CollNetDirect;
-        if (direct && ppn > 8) // NCCL: CollNetDirect supports up to 8 local GPUs
-            return t;
-        // The switch reduces: a node sends S once and receives S once (half the ring's 2S). NCCL
-        // applies 0.9 to CollNet bandwidth (tuning.cc "if (a == COLLNET) busBw *= .9").
-        // Inside the node: Direct reduce-scatters and all-gathers among the ppn GPUs (2(ppn-1)/ppn S per
-        // rank); Chain passes the whole buffer up and down a chain (2 S through the middle GPUs).
-        const double intraWire = 2.0 * bytes * (ppn - 1) / ppn; // average per rank, both variants
-        const double intraAlg = ppn > 1 ? ctx.intraBytesPerSecond * bytes / (direct ? intraWire : 2.0 * bytes) : kInf;
-        algBw = std::min(intraAlg, 0.9 * ctx.interBytesPerSecond);
-        latUs += direct ? 2.0 * (std::min(1.0, ppn - 1) * intraLat + 0.4 * (ppn - 1)) + interLat
-                        : 2.0 * (ppn - 1) * intraLat + interLat;
-        fillBytes(ctx, intraWire, bytes, false, linkBytes);
-        break;
-    }
-    case CollectiveAlgorithm::Pat: {
-        // PAT: AllGather/ReduceScatter with one rank per node; ring bandwidth x 0.75.
-        if (!isReduceScatterOrAllGather(op) || ppn != 1 || !multiNode)
-            return t;
-        const double busBw = ctx.interBytesPerSecond * 0.75;
-        const double nsteps = ringSteps(op, ctx.ranks);
-        algBw = busBw * n / nsteps;
-        latUs += log2Floor(ctx.nodes) * interLat / 3.5 + 2.8 * n;
-        fillBytes(ctx, 0.0, bytes * (n - 1) / n, false, linkBytes);
-        break;
-    }
+    case CollectiveAlgorithm::Ring: c = ringCost(in); break;
+    case CollectiveAlgorithm::Tree: c = treeCost(in); break;
+    case CollectiveAlgorithm::Nvls: c = nvlsCost(in, false); break;
+    case CollectiveAlgorithm::NvlsTree: c = nvlsCost(in, true); break;
+    case CollectiveAlgorithm::CollNetDirect: c = collNetCost(in, true); break;
+    case CollectiveAlgorithm::CollNetChain: c = collNetCost(in, false); break;
+    case CollectiveAlgorithm::Pat: c = patCost(in); break;
     default: return t;
     }
-    if (!(algBw > 0))
+    if (!(c.algBw > 0))
         return t;
+    double latUs = nccl::kBaseLatencyUs[a][p] + c.latencyUs;
+    // Multi-node Ring Simple AllReduce: latency x 1.4 (x 1.9 before Ampere) once every channel and
+    // rank gets at least 64 bytes (tuning.cc plateau effect).
+    if (algorithm == CollectiveAlgorithm::Ring && ctx.nodes > 1 && op == CollectiveOp::AllReduce
+        && protocol == CollectiveProtocol::Simple && bytes / (ctx.channels * ctx.ranks) >= 64.0)
+        latUs *= hw.archIndex == 0 ? nccl::kRingPlateauLatencyFactorPreAmpere : nccl::kRingPlateauLatencyFactor;
     t.supported = true;
     t.latencySeconds = latUs * kMicro;
-    t.bandwidthSeconds = bytes / algBw;
-    t.tier = multiNode ? 1 : 0;
+    t.bandwidthSeconds = bytes / c.algBw;
+    t.tier = ctx.nodes > 1 ? 1 : 0;
     return t;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 
-// NCCL's default tuning constants (src/graph/tuning.cc of NCCL 2.30, as transcribed in
-// notes/collectives.md). Internal to engine/collectives.
+// NCCL's default tuning constants (NCCL 2.30 src/graph/tuning.cc: baseLat, hwLat, llMaxBws,
+// perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, perChMaxNVLSTreeBws, treeCorrectionFactor,
+// and the factors of ncclTopoTuneModel). Internal to engine/collectives.
 
 namespace clusterscope::engine::nccl {
 
@@ -88,5 +89,52 @@ inline constexpr double kRingPlateauLatencyFactorPreAmpere = 1.9;
 inline constexpr double kNetOverheadUs = 1.0;
 /// Multi-node LL: intra-node latency x 1.8 (tuning.cc: "if (nNodes > 1 && p == LL) intraLat *= 1.8").
 inline constexpr double kMultiNodeLlIntraFactor = 1.8;
+
+// Per-algorithm bandwidth factors of ncclTopoTuneModel (src/graph/tuning.cc), named here so that
+// every inline factor of the cost functions has one definition and one source.
+
+/// Ring LL128: busBw x (ppn < 2 ? 0.7 : 0.92) ("busBw * (ppn < 2 ? 0.7 : 0.92)", tuning.cc): one
+/// rank per node loses more to the 120-of-128-byte LL128 line than a ring through NVLink.
+inline constexpr double kRingLl128OneRankPerNodeFactor = 0.7;
+inline constexpr double kRingLl128Factor = 0.92;
+/// Ring and Tree LL: half the bus bandwidth (LL sends a 4-byte flag with every 4 bytes of data),
+/// tuning.cc "busBw = std::min(llMaxBw, busBw * .5)" for Ring.
+inline constexpr double kRingLlFactor = 0.5;
+/// Tree Simple: busBw x 0.92 capped by nChannels x perChMaxTreeBw (tuning.cc "busBw*.92").
+inline constexpr double kTreeFactor = 0.92;
+/// Tree LL: busBw / 3.8 capped by llMaxBw (tuning.cc "busBw*1.0/3.8").
+inline constexpr double kTreeLlDivisor = 3.8;
+/// Tree LL128: busBw x 7/9 on one node, x 120/128 across nodes (tuning.cc
+/// "nNodes == 1 ? 7.0/9.0 : 120.0/128.0"; 120 of every 128 bytes of an LL128 line carry data).
+inline constexpr double kTreeLl128OneNodeFactor = 7.0 / 9.0;
+inline constexpr double kTreeLl128Factor = 120.0 / 128.0;
+/// Tree and CollNet: algBw = busBw x 0.5 (tuning.cc "ratio = .5" for Tree/CollNet: each byte
+/// crosses the tree up and down).
+inline constexpr double kTreeAlgorithmRatio = 0.5;
+/// CollNet (SHARP) bandwidth x 0.9 (tuning.cc "if (a == NCCL_ALGO_COLLNET_*) busBw *= .9").
+inline constexpr double kCollNetFactor = 0.9;
+/// PAT: ring bandwidth x 0.75 (tuning.cc "if (a == NCCL_ALGO_PAT) busBw *= .75").
+inline constexpr double kPatFactor = 0.75;
+/// CollNetDirect latency: 2 x (min(1, ppn-1) x intraLat + 0.4 us x (ppn-1)) + interLat
+/// (tuning.cc "(nRanks/nNodes-1)*0.4": 0.4 us per local peer of the direct scatter/gather).
+inline constexpr double kCollNetDirectPerPeerUs = 0.4;
+/// PAT latency: log2(nNodes) x interLat / 3.5 + 2.8 us x nRanks (tuning.cc
+/// "log2i(nNodes) * (interLat/3.5) + nRanks * 2.8").
+inline constexpr double kPatInterLatDivisor = 3.5;
+inline constexpr double kPatPerRankUs = 2.8;
+
+// The size ramp: below nChannels x nThreads x threadThreshold bytes NCCL launches fewer channels,
+// then (once at one channel, or for NVLS whose channel count is fixed) fewer threads
+// (src/enqueue.cc, the channel/thread choice after the algorithm is picked: "while (nBytes < nc*nt*
+// threadThreshold) { if (nc >= 2) nc--; else if ((nt % 128) == 0) nt /= 2; else break; }"). The
+// bandwidth then shrinks with the channels (tuning.cc's own time uses "bw / nChannels * nc").
+/// threadThresholds[proto] (src/include/device.h NCCL_LL_THREAD_THRESHOLD 8, NCCL_LL128_THREAD_THRESHOLD 8,
+/// NCCL_SIMPLE_THREAD_THRESHOLD 64); Ring LL multiplies by nRanks; CollNet Simple uses 512 (tuning.cc).
+inline constexpr double kThreadThreshold[3] = { 8, 8, 64 };
+inline constexpr double kCollNetSimpleThreadThreshold = 512;
+/// maxThreads[proto]: NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512
+/// (src/include/device.h); NVLS runs NCCL_MAX_NTHREADS 640.
+inline constexpr int kMaxThreads[3] = { 512, 640, 512 };
+inline constexpr int kNvlsMaxThreads = 640;
 
 } // namespace clusterscope::engine::nccl

@@ -14,10 +14,10 @@ ClusterGeometry ClusterGeometry::fromScenario(const Scenario& scenario, const Gp
     ClusterGeometry g;
     g.gpus = c.gpus;
     g.gpusPerNode = c.gpusPerNode;
-    // A switched NVLink domain larger than a node (GB200 NVL72) makes several nodes one scale-up domain.
-    int domain = c.gpusPerNode;
-    if (gpu.scaleUpSwitched && gpu.nvlinkDomainGpus > c.gpusPerNode && gpu.nvlinkDomainGpus % c.gpusPerNode == 0)
-        domain = std::min(gpu.nvlinkDomainGpus, std::max(c.gpus, c.gpusPerNode));
+    // Only a multi-node NVLink system (GB200 NVL72) makes several nodes one scale-up domain.
+    int domain = ::clusterscope::engine::scaleUpDomainGpus(gpu, c.gpusPerNode, c.gpus);
+    if (domain % c.gpusPerNode != 0)
+        domain = c.gpusPerNode;
     g.scaleUpDomainGpus = domain;
     g.nicsPerDomain = std::max(1, c.nic.perNode * (domain / c.gpusPerNode));
     g.tiers = f.tiers;

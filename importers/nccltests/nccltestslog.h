@@ -81,6 +81,10 @@ struct NcclTestsRun {
     std::string ncclAlgo;                ///< NCCL_ALGO of the run when known (-J "env"), else empty
     std::vector<NcclTestsRow> rows;
     int bandwidthRanks = 0;              ///< ranks implied by busbw/algbw when there are no device lines
+    /// NCCL operations named by "NCCL INFO <Op>: opCount ..." lines inside the run (NCCL_DEBUG=INFO
+    /// with the COLL subsystem; NCCL src/enqueue.cc), e.g. "AllGather", "Send"; distinct, in order seen.
+    std::vector<std::string> ncclInfoOps;
+    bool elidedRows = false;             ///< the table has a literal "..." line (rows left out)
 
     /// Ranks: distinct rank numbers of the device lines, else those implied by busbw/algbw, else
     /// nThread x nGpus (right for one process), else 0.
@@ -95,6 +99,9 @@ struct NcclTestsRun {
 
 struct NcclTestsLog {
     std::string file;
+    /// Runs whose collective could not be told and that were left out because other runs of the
+    /// file could (their messages are Error diagnostics); empty when every run was kept.
+    int unresolvedRuns = 0;
     bool json = false; ///< read from -J JSON output
     std::vector<NcclTestsRun> runs;
     std::vector<NcclTestsDiagnostic> diagnostics;

@@ -3,6 +3,7 @@
 #include "importers/nccltests/nccltestsruncheck.h"
 #include "importers/nccltests/ncclteststokenizer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -84,6 +85,7 @@ private:
     void deviceLine(const NcclTestsLine& line);
     engine::Status columnTitles(const NcclTestsLine& line);
     void dataRow(const NcclTestsLine& line);
+    void otherLine(const NcclTestsLine& line);
     bool readHalf(const NcclTestsLine& line, std::size_t first, NcclTestsMeasurement& out);
 
     std::string m_file;
@@ -371,6 +373,35 @@ void TextParser::dataRow(const NcclTestsLine& line)
     current().rows.push_back(std::move(row));
 }
 
+void TextParser::otherLine(const NcclTestsLine& line)
+{
+    const auto& t = line.tokens;
+    // A pasted excerpt that left rows out: "...", "…", "[...]".
+    bool elision = true;
+    for (const auto token : t)
+        elision = elision && (token == "..." || token == "\xE2\x80\xA6" || token == "[...]" || token == "....");
+    if (elision) {
+        if (!current().elidedRows)
+            diag("elided-rows", line.number, "the table has a \"...\" line: rows were left out of this excerpt");
+        current().elidedRows = true;
+        return;
+    }
+    // "HOST:PID:TID [DEV] NCCL INFO AllGather: opCount 0 sendbuff ... count ... datatype ... op ... root ..."
+    // (NCCL src/enqueue.cc, NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL): names the operation the run times.
+    for (std::size_t i = 0; i + 3 < t.size(); ++i) {
+        if (t[i] != "NCCL" || t[i + 1] != "INFO")
+            continue;
+        const std::string_view op = t[i + 2];
+        if (op.size() < 2 || op.back() != ':' || t[i + 3] != "opCount")
+            break;
+        const std::string name(op.substr(0, op.size() - 1));
+        auto& ops = current().ncclInfoOps;
+        if (std::find(ops.begin(), ops.end(), name) == ops.end() && ops.size() < 16)
+            ops.push_back(name);
+        break;
+    }
+}
+
 engine::Result<NcclTestsLog> TextParser::run(std::string_view text)
 {
     NcclTestsTokenizer tokenizer(text);
@@ -390,6 +421,7 @@ engine::Result<NcclTestsLog> TextParser::run(std::string_view text)
             dataRow(line);
             break;
         case NcclTestsLineKind::Other:
+            otherLine(line);
             // nccl-tests reports a failed call as "HOST: Test NCCL failure FILE:LINE 'reason'".
             if (m_firstFailure.empty() && (line.text.find("NCCL failure") != std::string_view::npos
                                               || line.text.find("Test failure") != std::string_view::npos

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <utility>
 
 namespace clusterscope::importers {
 
@@ -63,6 +65,25 @@ int ranksFromBandwidthFactor(const NcclTestsRun& run, NcclTestsCollective collec
     return n;
 }
 
+namespace {
+
+/// Whether NCCL operation `op` (as named in "NCCL INFO <op>: opCount" lines) can be part of the
+/// nccl-tests benchmark `c`: alltoall, scatter, gather, sendrecv and hypercube are grouped
+/// ncclSend/ncclRecv calls; the others call the NCCL collective of the same name.
+bool ncclOpFits(const std::string& op, NcclTestsCollective c)
+{
+    switch (c) {
+    case NcclTestsCollective::AllReduce: return op == "AllReduce";
+    case NcclTestsCollective::AllGather: return op == "AllGather";
+    case NcclTestsCollective::ReduceScatter: return op == "ReduceScatter";
+    case NcclTestsCollective::Broadcast: return op == "Broadcast";
+    case NcclTestsCollective::Reduce: return op == "Reduce";
+    default: return op == "Send" || op == "Recv";
+    }
+}
+
+} // namespace
+
 std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, int ranks)
 {
     bool anyReductionOp = false, anyNoOp = false, anyRootNonNegative = false, anyRootMinusOne = false;
@@ -76,6 +97,11 @@ std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, in
     }
     std::vector<NcclTestsCollective> out;
     for (NcclTestsCollective c : kAll) {
+        bool fitsInfo = true;
+        for (const auto& op : run.ncclInfoOps)
+            fitsInfo = fitsInfo && ncclOpFits(op, c);
+        if (!fitsInfo)
+            continue;
         if (anyReductionOp && !isReduction(c))
             continue;
         if (anyNoOp && isReduction(c))
@@ -235,9 +261,56 @@ private:
 
 } // namespace
 
+namespace {
+
+/// `mpirun -np N` of a benchmark built without MPI support starts N independent one-rank jobs:
+/// N headers whose device lists each name only "Rank 0" (nccl-tests src/common.cu prints the ranks
+/// of its own communicator), and busbw 0 (the nccl-tests factor of one rank). Read as one run this
+/// would be an N-rank measurement; it is none.
+engine::Status checkSingletonLaunches(const NcclTestsLog& log)
+{
+    int headers = 0, rankZeroLines = 0;
+    bool otherRank = false, nonZeroBusbw = false;
+    std::set<std::pair<std::string, long long>> processes;
+    int firstLine = 0;
+    for (const auto& run : log.runs) {
+        if (run.threads)
+            ++headers;
+        for (const auto& d : run.devices) {
+            if (d.rank != 0) {
+                otherRank = true;
+                continue;
+            }
+            ++rankZeroLines;
+            processes.insert({ d.host, d.pid });
+            if (firstLine == 0)
+                firstLine = d.line;
+        }
+        if (run.avgBusBwGBps && *run.avgBusBwGBps > 0)
+            nonZeroBusbw = true;
+        for (const auto& row : run.rows) {
+            const NcclTestsMeasurement& m = row.outOfPlace ? *row.outOfPlace : row.inPlace;
+            if (m.busbwGBps && *m.busbwGBps > 0)
+                nonZeroBusbw = true;
+        }
+    }
+    if (otherRank || rankZeroLines < 2 || processes.size() < 2 || nonZeroBusbw)
+        return {};
+    return engine::Status::error(log.file + ":" + std::to_string(firstLine) + ": " + std::to_string(processes.size())
+        + " independent one-rank jobs, not one " + std::to_string(processes.size()) + "-rank run: "
+        + std::to_string(std::max(headers, rankZeroLines)) + " headers each list only Rank 0 (different processes) "
+        + "and busbw is 0. mpirun started copies of an nccl-tests binary built without MPI support; rebuild "
+          "nccl-tests with MPI=1, or run one process with -g GPUS");
+}
+
+} // namespace
+
 engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTestsParseOptions& options,
     const std::string& firstBadRow, const std::string& firstFailure)
 {
+    // Before empty runs are dropped: the jobs' headers may come first and their tables after.
+    if (auto status = checkSingletonLaunches(log); !status.isOk())
+        return status;
     std::vector<NcclTestsRun> kept;
     for (auto& run : log.runs) {
         if (!run.rows.empty()) {
@@ -257,11 +330,25 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
                                                 "\"  8589934592  2147483648  float  sum  -1  31356  273.95  479.41  0 ...\")");
     }
     RunChecker checker(log);
+    // A run whose collective cannot be told fails a file that holds only it; in a file of several
+    // runs it is left out with an error diagnostic and the others are kept.
+    std::vector<NcclTestsRun> resolved;
+    engine::Status firstFailureToResolve;
     for (auto& run : log.runs) {
-        if (auto status = checker.resolve(run, options); !status.isOk())
-            return status;
+        if (auto status = checker.resolve(run, options); !status.isOk()) {
+            if (firstFailureToResolve.isOk())
+                firstFailureToResolve = status;
+            log.diagnostics.push_back({ "run-unresolved", NcclTestsSeverity::Error, run.firstLine,
+                status.message() + " (this run is left out; the other runs of the file are kept)" });
+            ++log.unresolvedRuns;
+            continue;
+        }
         checker.checkRows(run);
+        resolved.push_back(std::move(run));
     }
+    if (resolved.empty())
+        return firstFailureToResolve;
+    log.runs = std::move(resolved);
     return log;
 }
 

@@ -48,6 +48,36 @@ std::size_t NcclTestsTokenizer::prefixLength(std::string_view line)
     return 0;
 }
 
+std::size_t NcclTestsTokenizer::loggerPrefixLength(std::string_view line)
+{
+    auto isIdent = [](char c) { return c == '_' || c == ':' || std::isalnum(static_cast<unsigned char>(c)); };
+    std::size_t i = 0;
+    while (i < line.size() && line[i] == ' ')
+        ++i;
+    const std::size_t nameStart = i;
+    while (i < line.size() && isIdent(line[i]))
+        ++i;
+    if (i == nameStart || line.substr(i, 4) != "(), ")
+        return 0;
+    i += 4;
+    // FILE:LINE, with FILE a path without spaces that has an extension.
+    const std::size_t fileStart = i;
+    bool dot = false;
+    while (i < line.size() && line[i] != ':' && line[i] != ' ' && line[i] != ',') {
+        dot = dot || line[i] == '.';
+        ++i;
+    }
+    if (i == fileStart || !dot || i >= line.size() || line[i] != ':')
+        return 0;
+    const std::size_t digitsEnd = skipDigits(line, i + 1);
+    if (digitsEnd == i + 1 || line.substr(digitsEnd, 1) != ",")
+        return 0;
+    i = digitsEnd + 1;
+    while (i < line.size() && line[i] == ' ')
+        ++i;
+    return i;
+}
+
 std::vector<std::string_view> NcclTestsTokenizer::split(std::string_view text)
 {
     std::vector<std::string_view> tokens;
@@ -82,6 +112,10 @@ bool NcclTestsTokenizer::next(NcclTestsLine& line)
         text.remove_prefix(prefix);
         line.prefixed = true;
     }
+    if (const std::size_t prefix = loggerPrefixLength(text); prefix > 0) {
+        text.remove_prefix(prefix);
+        line.loggerPrefixed = true;
+    }
     std::size_t first = 0;
     while (first < text.size() && isSpace(text[first]))
         ++first;
@@ -105,6 +139,8 @@ bool NcclTestsTokenizer::next(NcclTestsLine& line)
             allDigits = allDigits && isDigit(c);
         if (allDigits)
             line.kind = NcclTestsLineKind::Data;
+        else if (line.loggerPrefixed)
+            line.kind = NcclTestsLineKind::Comment; // the logger dropped the '#' of a header line
     }
     return true;
 }

@@ -22,6 +22,7 @@ struct NcclTestsLine {
     std::string_view text;               ///< the line without prefix and trailing CR/LF; for comments, after '#'
     std::vector<std::string_view> tokens; ///< whitespace-separated words of `text`
     bool prefixed = false;               ///< a launcher prefix was removed
+    bool loggerPrefixed = false;         ///< a "FUNCTION(), FILE:LINE, " logger prefix was removed
 };
 
 class NcclTestsTokenizer {
@@ -35,6 +36,11 @@ public:
     /// Removes one launcher prefix: Open MPI `--tag-output` ("[1,0]<stdout>:", "[1,0]<stderr>:"),
     /// Slurm `srun --label` ("0: ", "12: "). Returns how many characters the prefix spans (0 if none).
     static std::size_t prefixLength(std::string_view line);
+
+    /// Removes the prefix a patched nccl-tests logger puts before its header and summary lines:
+    /// "run(), common.cu:868, " (a function name, "(), ", a source file, ":", a line number, ", ").
+    /// Returns how many characters the prefix spans (0 if none).
+    static std::size_t loggerPrefixLength(std::string_view line);
 
     /// Splits on spaces and tabs.
     static std::vector<std::string_view> split(std::string_view text);

@@ -38,6 +38,13 @@ private Q_SLOTS:
         QTest::addRow("L40S log on a scenario") << QStringList { data("alltoall_tcp_slow.log"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") } << 0 << "";
         QTest::addRow("several logs, text and JSON") << QStringList { data("two_runs.log"), data("allreduce_bf16.json"), data("reducescatter_v100_old.log"), QStringLiteral("--scenario"), example("gpt3-175b-1024-a100.json") } << 0 << "";
         QTest::addRow("pinned algorithm") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--algo"), QStringLiteral("ring") } << 0 << "";
+        QTest::addRow("hardware on the command line") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nodes"), QStringLiteral("1"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--nic"), QStringLiteral("8x400") } << 0 << "";
+        QTest::addRow("table-only 2-node excerpt with --gpu") << QStringList { data("robust_srun_label.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"), QStringLiteral("4x400") } << 0 << "";
+        QTest::addRow("bad --nic") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"), QStringLiteral("8y400") } << 1 << "--nic: expected COUNTxGBPS";
+        QTest::addRow("unknown --gpu") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H900") } << 1 << "--gpu: unknown GPU \"H900\"";
+        QTest::addRow("--gpu with --scenario") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") } << 1 << "pass one";
+        QTest::addRow("independent one-rank jobs") << QStringList { data("robust_singleton_launches.log") } << 1 << "4 independent one-rank jobs";
+        QTest::addRow("logger prefix") << QStringList { data("robust_logger_prefix.log") } << 0 << "";
     }
     void exitCodes()
     {
@@ -58,8 +65,10 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QStringLiteral("all_reduce_perf (allreduce, from the binary_name), 8 ranks on 1 node(s), 8 per node, NVIDIA H100 80GB HBM3")));
         QVERIFY(r.out.contains(QStringLiteral("31 sizes (8 .. 8589934592 B), nThread 1 nGpus 1, 20 iters")));
         QVERIFY(r.out.contains(QStringLiteral("cluster: 8 x H100-SXM-80GB (8 per node)")));
-        // The public 8x H100 row: measured busbw 479.41 GB/s at 8 GiB.
-        QVERIFY(r.out.contains(QRegularExpression(QStringLiteral("\\n +8589934592 +479\\.41 "))));
+        // The public 8x H100 row: 31356 us, measured busbw 479.41 GB/s at 8 GiB (3 significant digits).
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\\n +8589934592 +31356\\.0 +479 \\|"))), qPrintable(r.out));
+        // Small sizes keep 3 significant digits instead of "0.00".
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\\n +8 +[0-9.]+ +0\\.0*[1-9][0-9]{2} \\|"))), qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("correction nvls tier 0:")));
     }
 

@@ -222,6 +222,67 @@ private Q_SLOTS:
         QCOMPARE(nvl72.placementFor(144).nicsPerNode, 72);
     }
 
+    void scaleUpDomainFromTheNode_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<int>("gpusPerNode");
+        QTest::addColumn<int>("nicsPerNode");
+        QTest::addColumn<int>("expectedDomain");
+        QTest::addColumn<double>("minBusbwGBps");
+        QTest::addColumn<double>("maxBusbwGBps");
+        // 8 GiB AllReduce over every GPU, one 400 Gb/s NIC per GPU. The domain is the server's GPUs
+        // (at most the catalog's 8 of an HGX board) unless the system is a multi-node NVLink rack.
+        // One GPU per node: the NIC bounds busbw (one NDR NIC: 46-48 GB/s), not NVLink (~370).
+        QTest::addRow("2 x H100, 1 GPU per node") << "H100-SXM-80GB" << 2 << 1 << 1 << 1 << 44.0 << 50.0;
+        QTest::addRow("8 x H100, 1 GPU per node") << "H100-SXM-80GB" << 8 << 1 << 1 << 1 << 40.0 << 50.0;
+        // Two GPUs per node: a ring crosses each node's NICs (2 x 48 GB/s, busbw <= 2 x 48).
+        QTest::addRow("8 x H100, 2 GPUs per node") << "H100-SXM-80GB" << 8 << 2 << 2 << 2 << 80.0 << 100.0;
+        QTest::addRow("16 x H100, 4 GPUs per node") << "H100-SXM-80GB" << 16 << 4 << 4 << 4 << 150.0 << 200.0;
+        QTest::addRow("16 x H100, 8 GPUs per node") << "H100-SXM-80GB" << 16 << 8 << 8 << 8 << 300.0 << 420.0;
+        // GB200 NVL72: 18 trays of 4 GPUs are one NVLink domain; 72 GPUs never touch a NIC.
+        QTest::addRow("GB200 NVL72, 4 GPUs per tray") << "GB200" << 72 << 4 << 4 << 72 << 600.0 << 1000.0;
+    }
+    void scaleUpDomainFromTheNode()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(int, gpus);
+        QFETCH(int, gpusPerNode);
+        QFETCH(int, nicsPerNode);
+        QFETCH(int, expectedDomain);
+        QFETCH(double, minBusbwGBps);
+        QFETCH(double, maxBusbwGBps);
+        const CollectiveModel m = modelFor(cluster(gpu.toUtf8().constData(), gpus, gpusPerNode, 400.0, nicsPerNode));
+        QCOMPARE(m.hardware().domainGpus, expectedDomain);
+        QCOMPARE(m.placementFor(gpus).ranksPerNode, expectedDomain);
+        CollectiveRequest r;
+        r.bytes = 8 * kGiB;
+        r.group = m.placementFor(gpus);
+        // Auto: one GPU per node has no NVLink to use, whatever the catalog says of the GPU.
+        if (gpusPerNode == 1) {
+            const CollectiveEstimate automatic = m.estimate(r);
+            QVERIFY(automatic.valid);
+            QVERIFY2(automatic.busbwBytesPerSecond / 1e9 <= maxBusbwGBps, qPrintable(QString::number(automatic.busbwBytesPerSecond / 1e9)));
+        }
+        // Ring: the NIC-bound (or NVLink-bound) figure (trees can exceed the NIC across two nodes).
+        r.algorithm = CollectiveAlgorithm::Ring;
+        const CollectiveEstimate e = m.estimate(r);
+        QVERIFY(e.valid);
+        const double busbw = e.busbwBytesPerSecond / 1e9;
+        if (busbw < minBusbwGBps || busbw > maxBusbwGBps)
+            QFAIL(qPrintable(QString("busbw %1 GB/s outside [%2, %3] (%4/%5)")
+                                 .arg(busbw)
+                                 .arg(minBusbwGBps)
+                                 .arg(maxBusbwGBps)
+                                 .arg(toString(e.algorithm))
+                                 .arg(toString(e.protocol))));
+        // The nccl-tests situation of the same run agrees (a header saying nNodes = gpus / gpusPerNode).
+        const CollectiveEstimate t = m.evaluateNcclTests(
+            CollectiveOp::AllReduce, 8 * kGiB, gpus, std::max(1, gpus / gpusPerNode), CollectiveAlgorithm::Ring);
+        if (expectedDomain == gpusPerNode)
+            QCOMPARE(t.seconds, e.seconds);
+    }
+
     void oneRank()
     {
         const CollectiveModel m = modelFor(cluster("H100-SXM-80GB", 8, 8, 400.0, 8));

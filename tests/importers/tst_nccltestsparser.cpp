@@ -246,6 +246,128 @@ private Q_SLOTS:
         QCOMPARE(log->runs[1].rows.size(), std::size_t(15));
     }
 
+    // The ways real logs reach users (robust_*.log, generate_robustness_fixtures.py): each imports
+    // with the right runs, collectives, ranks and rows.
+    void robustness_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("collectives"); ///< one per run, comma-separated
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("rows");           ///< rows of the first run
+        QTest::addColumn<QString>("diagnostic"); ///< a diagnostic id the log must produce ("" none)
+        QTest::addRow("run(), common.cu:NNN, logger prefix") << "robust_logger_prefix.log" << "allreduce" << 8 << 1 << 8 << "";
+        QTest::addRow("two runs, NCCL INFO and Open MPI warnings interleaved")
+            << "robust_two_runs_interleaved.log" << "allgather,allreduce" << 4 << 1 << 7 << "";
+        QTest::addRow("literal ... line, size-0 rows, trailing whitespace")
+            << "robust_excerpt_elided.log" << "allreduce" << 8 << 1 << 2 + 4 + 7 << "elided-rows";
+        QTest::addRow("srun --label 0: prefixes") << "robust_srun_label.log" << "allreduce" << 8 << 2 << 9 << "";
+        QTest::addRow("mpirun [1,0]<stdout>: prefixes") << "robust_tag_output.log" << "allreduce" << 8 << 2 << 9 << "";
+    }
+    void robustness()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, collectives);
+        QFETCH(QString, diagnostic);
+        auto log = importNcclTestsFile(dataFile(file.toUtf8().constData()));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        const QStringList expected = collectives.split(QLatin1Char(','));
+        QCOMPARE(int(log->runs.size()), int(expected.size()));
+        for (int i = 0; i < expected.size(); ++i) {
+            QVERIFY(log->runs[std::size_t(i)].collective.has_value());
+            QCOMPARE(QString::fromUtf8(toString(*log->runs[std::size_t(i)].collective)), expected[i]);
+        }
+        const NcclTestsRun& run = log->runs.front();
+        QTEST(run.ranks(), "ranks");
+        QTEST(run.nodes(), "nodes");
+        QTEST(int(run.rows.size()), "rows");
+        QCOMPARE(run.gpuName(), std::string("NVIDIA H100 80GB HBM3"));
+        QVERIFY(run.threads.has_value());
+        for (const auto& d : log->diagnostics) {
+            QVERIFY2(d.id != "busbw-mismatch" && d.id != "algbw-mismatch" && d.id != "row-size" && d.id != "row-columns"
+                    && d.id != "device-line" && d.id != "header-line",
+                d.message.c_str());
+        }
+        if (!diagnostic.isEmpty())
+            QVERIFY(hasDiagnostic(*log, diagnostic.toStdString(), file.toStdString()));
+    }
+
+    void loggerPrefixSummary()
+    {
+        auto log = importNcclTestsFile(dataFile("robust_logger_prefix.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        // "run(), common.cu:1127, Avg bus bandwidth : 120.5" lost its '#' and is still the summary.
+        QCOMPARE(log->runs.front().avgBusBwGBps.value_or(0), 120.5);
+        QCOMPARE(log->runs.front().minBytes.value_or(0), std::uint64_t(1048576));
+    }
+
+    void interleavedRunsNameTheirOperation()
+    {
+        auto log = importNcclTestsFile(dataFile("robust_two_runs_interleaved.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        // Without the NCCL INFO lines the columns fit allgather and alltoall alike.
+        QCOMPARE(log->runs[0].ncclInfoOps, std::vector<std::string> { "AllGather" });
+        QCOMPARE(log->runs[0].collectiveSource, NcclTestsCollectiveSource::ColumnLayout);
+        QCOMPARE(log->runs[1].rows.size(), std::size_t(7));
+        QCOMPARE(log->runs[1].ranks(), 4);
+    }
+
+    void sizeZeroRowsAreKeptAndSkippedByTheSweep()
+    {
+        auto log = importNcclTestsFile(dataFile("robust_excerpt_elided.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        const NcclTestsRun& run = log->runs.front();
+        QCOMPARE(run.rows.front().bytes, std::uint64_t(0));
+        QVERIFY(run.elidedRows);
+        QCOMPARE(run.devices.back().name, std::string("NVIDIA H100 80GB HBM3")); // trailing blanks trimmed
+    }
+
+    void singletonLaunchesAreFlagged()
+    {
+        auto log = importNcclTestsFile(dataFile("robust_singleton_launches.log"));
+        QVERIFY(!log.isOk());
+        const std::string m = log.message();
+        QVERIFY2(m.find("robust_singleton_launches.log:4: 4 independent one-rank jobs, not one 4-rank run") != std::string::npos, m.c_str());
+        QVERIFY2(m.find("MPI=1") != std::string::npos, m.c_str());
+    }
+
+    void unresolvedRunIsLeftOutOfASeveralRunFile()
+    {
+        // The all_gather run without its NCCL INFO lines cannot be told from alltoall: it is left out
+        // with an error diagnostic, the all_reduce run is kept.
+        std::string text;
+        {
+            QFile f(QString::fromStdString(dataFile("robust_two_runs_interleaved.log")));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            for (const QByteArray& line : f.readAll().split('\n'))
+                if (!line.contains("AllGather: opCount"))
+                    text += line.toStdString() + "\n";
+        }
+        auto log = parseNcclTestsText(text, "no_info.log");
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(1));
+        QCOMPARE(*log->runs[0].collective, NcclTestsCollective::AllReduce);
+        QCOMPARE(log->unresolvedRuns, 1);
+        QVERIFY(hasDiagnostic(*log, "run-unresolved", "fit allgather or alltoall"));
+    }
+
+    void loggerPrefixes_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<int>("length");
+        QTest::addRow("run(), common.cu") << "run(), common.cu:868, # nThread 1" << 22;
+        QTest::addRow("namespaced function") << "ns::run(), src/common.cu:12, #" << 29;
+        QTest::addRow("no file") << "run(), # nThread" << 0;
+        QTest::addRow("no line number") << "run(), common.cu:, #" << 0;
+        QTest::addRow("NCCL INFO line") << "node:1:1 [0] NCCL INFO x" << 0;
+    }
+    void loggerPrefixes()
+    {
+        QFETCH(QString, line);
+        const std::string l = line.toStdString();
+        QTEST(int(NcclTestsTokenizer::loggerPrefixLength(l)), "length");
+    }
+
     void jsonFacts()
     {
         auto log = importNcclTestsFile(dataFile("allreduce_bf16.json"));

@@ -1,0 +1,127 @@
+// Real public nccl-tests logs (tests/data/nccltests/public, origins in its README): each imports
+// without edits, its header facts are what the source states, and the collective model is compared
+// with it before and after calibration. The per-log figures are printed (qInfo) for the notes.
+
+#include "engine/calibration/collectivecalibrator.h"
+#include "engine/catalog/catalog.h"
+#include "engine/collectives/collectivemodel.h"
+#include "engine/scenario/scenario.h"
+#include "importers/nccltests/nccltestsimporter.h"
+#include "importers/nccltests/nccltestssweep.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace clusterscope;
+using namespace clusterscope::importers;
+
+namespace {
+
+std::string publicFile(const QString& name)
+{
+    return std::string(CLUSTERSCOPE_TEST_DATA_DIR) + "/nccltests/public/" + name.toStdString();
+}
+
+struct Errors {
+    double meanAbs = 0; ///< mean |relative time error| over sizes >= 1 MiB
+    double maxAbs = 0;
+    int sizes = 0;
+};
+
+Errors errorsFrom1MiB(const std::vector<engine::ResidualRow>& rows, bool after)
+{
+    Errors e;
+    for (const auto& r : rows) {
+        if (r.bytes < 1024.0 * 1024.0)
+            continue;
+        const double x = std::abs(after ? r.residualAfter() : r.residualBefore());
+        e.meanAbs += x;
+        e.maxAbs = std::max(e.maxAbs, x);
+        ++e.sizes;
+    }
+    if (e.sizes > 0)
+        e.meanAbs /= e.sizes;
+    return e;
+}
+
+} // namespace
+
+class TestNcclTestsPublic : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void publicLogs_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("gpu"); ///< catalog id of the stated GPU
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("sizes");
+        QTest::addColumn<int>("nicsPerNode");
+        QTest::addColumn<double>("nicGbps");
+        QTest::addColumn<bool>("roce");
+        // Stated hardware (README); A3 Mega: 8 x 200 Gb/s GPUDirect-TCPXO per VM (Ethernet, no SHARP).
+        QTest::addRow("2x8 H100 GCP A3 Mega") << "h100_2x8_gcp_a3mega_allreduce.log" << "H100-SXM-80GB" << 16 << 2 << 31 << 8
+                                              << 200.0 << true;
+        // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
+        QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log" << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << true;
+        QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log" << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0
+                                           << false;
+    }
+    void publicLogs()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, gpu);
+        QFETCH(int, ranks);
+        QFETCH(int, nodes);
+        QFETCH(int, nicsPerNode);
+        QFETCH(double, nicGbps);
+        QFETCH(bool, roce);
+        auto log = importNcclTestsFile(publicFile(file));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(1));
+        const NcclTestsRun& run = log->runs.front();
+        QCOMPARE(*run.collective, NcclTestsCollective::AllReduce);
+        QTEST(run.ranks(), "ranks");
+        QTEST(run.nodes(), "nodes");
+        QTEST(int(run.rows.size()), "sizes");
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id != "busbw-mismatch" && d.id != "row-size" && d.id != "row-columns", d.message.c_str());
+
+        static const engine::Catalog catalog = engine::Catalog::builtin().value();
+        QCOMPARE(catalogGpuIdForDeviceName(catalog, run.gpuName()).value_or(""), gpu.toStdString());
+        engine::Scenario s;
+        s.name = file.toStdString();
+        s.cluster.gpu = gpu.toStdString();
+        s.cluster.gpus = ranks;
+        s.cluster.gpusPerNode = ranks / nodes;
+        s.cluster.nic.perNode = nicsPerNode;
+        s.cluster.nic.gbps = nicGbps;
+        s.cluster.transport = roce ? engine::Transport::RoCE : engine::Transport::InfiniBand;
+        auto model = engine::CollectiveModel::fromScenario(s, catalog);
+        QVERIFY2(model.isOk(), model.message().c_str());
+        auto sweep = measuredSweepFromRun(*log, run);
+        QVERIFY2(sweep.isOk(), sweep.message().c_str());
+        auto cal = engine::calibrateSweep(*model, *sweep);
+        QVERIFY2(cal.isOk(), cal.message().c_str());
+
+        const Errors before = errorsFrom1MiB(cal->rows, false);
+        const Errors after = errorsFrom1MiB(cal->rows, true);
+        qInfo("%s: sizes >= 1 MiB: uncalibrated mean |error| %.1f%% max %.1f%%; calibrated mean %.1f%% max %.1f%%; "
+              "RMS all sizes %.1f%% -> %.1f%%; held-out RMS %.1f%% -> %.1f%%%s; %d outlier(s)",
+            qPrintable(file), 100 * before.meanAbs, 100 * before.maxAbs, 100 * after.meanAbs, 100 * after.maxAbs,
+            100 * cal->rmsBefore, 100 * cal->rmsAfter, 100 * cal->heldOutRmsBefore, 100 * cal->heldOutRmsAfter,
+            cal->rejectedByCrossValidation ? " (calibration rejected)" : "", cal->outliers);
+        for (const auto& r : cal->rows)
+            qInfo("  %12.0f B  measured %10.1f us  model %10.1f us (%+6.1f%%) %s/%s  calibrated %10.1f us (%+6.1f%%)%s", r.bytes,
+                r.measuredSeconds * 1e6, r.beforeSeconds * 1e6, 100 * r.residualBefore(), engine::toString(r.algorithmBefore),
+                engine::toString(r.protocolBefore), r.afterSeconds * 1e6, 100 * r.residualAfter(), r.outlier ? " outlier" : "");
+
+        // The calibration never makes held-out sizes worse (else it is rejected) and never raises the RMS.
+        QVERIFY(cal->rejectedByCrossValidation || cal->heldOutRmsAfter <= cal->heldOutRmsBefore);
+        QVERIFY2(cal->rmsAfter <= cal->rmsBefore + 1e-12, qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNcclTestsPublic)
+#include "tst_nccltestspublic.moc"
