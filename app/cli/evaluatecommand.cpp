@@ -1,6 +1,7 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
+#include "engine/analysis/fabriccontention.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/fabric/fabricbuilder.h"
 #include "engine/training/strategysearch.h"
@@ -112,14 +113,18 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
     // Route the iteration's traffic on the fabric and feed its contention back (issue: fabric
     // contention slows the collectives that cross spines and core).
     std::optional<FabricLoad> load;
+    std::optional<FabricDesign> fabric;
     std::string fabricNote;
     if (!cl->flag("no-fabric")) {
         auto design = buildFabric(*scenario, *catalog);
-        if (design)
-            load = loadFabric(*design, *scenario, *evaluator, estimate, false);
-        else
+        if (design) {
+            fabric = std::move(*design);
+            load = loadFabric(*fabric, *scenario, *evaluator, estimate, false);
+        } else {
             fabricNote = design.message();
+        }
     }
+    const auto busiest = load ? busiestLink(fabric->graph, load->linkUtilisation) : std::nullopt;
     if (cl->flag("json")) {
         nlohmann::json doc = nlohmann::json::parse(trainingEstimateToJson(estimate, *evaluator, source, detail));
         nlohmann::json contention = { { "routing", toString(scenario->communication.routing) },
@@ -128,6 +133,11 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
             contention["spine_slowdown"] = load->spineSlowdown;
             contention["core_slowdown"] = load->coreSlowdown;
             contention["uncontended_iteration_seconds"] = load->uncontendedIterationSeconds;
+            contention["core_tier"] = hasLinksAt(fabric->graph, LinkLevel::SpineCore);
+            if (busiest) {
+                contention["busiest_link_utilisation"] = busiest->utilisation;
+                contention["busiest_link_level"] = toString(busiest->level);
+            }
             if (!load->error.empty())
                 contention["error"] = load->error;
         } else {
@@ -141,10 +151,13 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
            << ")\n";
     printTrainingEstimate(io.out, estimate);
     if (load && load->error.empty()) {
-        io.out << "  fabric        " << toString(scenario->communication.routing) << " routing: spine links x"
-               << fixed(load->spineSlowdown, 2) << ", core x" << fixed(load->coreSlowdown, 2) << " slower than balanced; "
+        io.out << "  fabric        " << toString(scenario->communication.routing) << " routing: "
+               << describeContention(fabric->graph, load->spineSlowdown, load->coreSlowdown) << " slower than balanced; "
                << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs " << fixed(load->uncontendedIterationSeconds, 3)
                << " s without contention\n";
+        if (busiest)
+            io.out << "  busiest link  " << describeUtilisation(busiest->utilisation) << " over an iteration ("
+                   << toString(busiest->level) << ")\n";
     } else if (load) {
         io.out << "  fabric        traffic not routed: " << load->error << "\n";
     } else if (!fabricNote.empty()) {

@@ -1,5 +1,6 @@
 #include "app/gui/fabricpresenter.h"
 
+#include "engine/analysis/fabriccontention.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/fabriclayout.h"
@@ -46,7 +47,8 @@ QString linkDetails(const engine::ScenarioAnalysis& a, const engine::Catalog& ca
     text += tr("<br>rate %1 Gb/s per direction, %2 lanes").arg(double(link.gbps)).arg(int(link.lanes));
     text += tr("<br>medium %1, length %2 m").arg(QString::fromLatin1(toString(link.medium))).arg(double(link.lengthMetres), 0, 'f', 1);
     if (id < a.linkUtilisation.size())
-        text += tr("<br>utilisation %1% averaged over one iteration").arg(double(a.linkUtilisation[id]) * 100, 0, 'f', 1);
+        text += tr("<br>%1 averaged over one iteration")
+                    .arg(QString::fromStdString(describeUtilisation(double(a.linkUtilisation[id]))));
     if (link.flags & kLinkMissing)
         text += tr("<br><font color='#c00'>missing</font>");
     else if (link.flags & kLinkDegraded)
@@ -93,7 +95,9 @@ QString nodeDetails(const engine::ScenarioAnalysis& a, const views::FabricSceneD
             if (l < a.linkUtilisation.size())
                 busiest = std::max(busiest, a.linkUtilisation[l]);
         }
-        text += tr("<br>%1 links, the busiest %2% utilised").arg(links).arg(double(busiest) * 100, 0, 'f', 1);
+        text += tr("<br>%1 links, the busiest %2 over an iteration")
+                    .arg(links)
+                    .arg(QString::fromStdString(describeUtilisation(double(busiest))));
     }
     return text;
 }
@@ -123,12 +127,9 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
     static const char* names[] = { " leaf", " spine", " core" };
     for (std::size_t t = 0; t < perTier.size() && t < 3; ++t)
         title += ", " + std::to_string(perTier[t]) + names[t];
-    if (!analysis.linkUtilisation.empty()) {
-        const float busiest = *std::max_element(analysis.linkUtilisation.begin(), analysis.linkUtilisation.end());
-        char text[96];
-        std::snprintf(text, sizeof text, "; busiest link %.0f%% busy over an iteration", busiest * 100.0);
-        title += text;
-    }
+    // The same busiest-link figure as the CLI and the report (engine::busiestLink).
+    if (const auto busiest = engine::busiestLink(design.graph, analysis.linkUtilisation))
+        title += "; busiest link " + engine::describeUtilisation(busiest->utilisation) + " over an iteration";
     view.setSceneFactory([shared, title](views::SceneLayout layout) {
         return views::sceneFromGraph(shared->fabric->graph, layout, shared->linkUtilisation, title);
     });
@@ -151,14 +152,39 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
         why = tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(analysis.problems.front()));
     else if (!analysis.trainingError.empty())
         why = tr("No training estimate:\n%1").arg(QString::fromStdString(analysis.trainingError));
-    if (analysis.estimate)
-        chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate, analysis.search ? &*analysis.search : nullptr, 4));
-    else
+    // The scenario's own strategy cannot run: show the search's best instead of nothing, and say so.
+    const bool fallback = !analysis.invalidStrategy.empty();
+    // The search ranks strategies on the model alone; the shown strategy is then routed on the
+    // fabric and slowed by the contention its traffic meets. Both are said where they meet.
+    QString contention;
+    if (analysis.estimate && analysis.uncontendedIterationSeconds > 0
+        && analysis.estimate->iterationSeconds > analysis.uncontendedIterationSeconds * 1.005)
+        contention = tr("%1 includes fabric contention: %2 s per iteration, %3 s without (ranked times are without it).")
+                         .arg(fallback ? tr("\"Best valid\"") : tr("\"Current\""))
+                         .arg(analysis.estimate->iterationSeconds, 0, 'f', 3)
+                         .arg(analysis.uncontendedIterationSeconds, 0, 'f', 3);
+    if (analysis.estimate) {
+        chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate,
+            analysis.search ? &*analysis.search : nullptr, 4, fallback ? tr("Best valid") : QString()));
+        chart.setTitle(fallback ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
+                                : QString());
+    } else {
         chart.setEmptyState(why);
-    if (analysis.search)
+    }
+    if (analysis.search) {
         strategies.setResult(*analysis.search, QString::fromStdString(scenario.name));
-    else
+        QString notice;
+        if (fallback)
+            notice = tr("The scenario's strategy cannot run (%1). The other tabs show the best valid strategy below.")
+                         .arg(QString::fromStdString(analysis.invalidStrategy));
+        if (!contention.isEmpty())
+            notice += (notice.isEmpty() ? QString() : QStringLiteral(" ")) + tr("Times are ranked without fabric contention; ")
+                + contention;
+        strategies.setNotice(notice, fallback && !analysis.search->ranked.empty());
+    } else {
         strategies.setEmptyState(why.isEmpty() ? tr("No search was run.") : why);
+        strategies.setNotice({});
+    }
 }
 
 void presentTraffic(views::TrafficHeatmapWidget& heatmap, const engine::Scenario& scenario,

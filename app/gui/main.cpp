@@ -1,5 +1,6 @@
 // clusterscope: the desktop application.
-//   clusterscope [PROJECT.csproj | SCENARIO.json]   open a project or import a scenario
+//   clusterscope [PROJECT.csproj | SCENARIO.json]   open a project or import a scenario (none: the
+//                                                    project open at the last exit, else the example)
 //   clusterscope --screenshot OUT.png [...]          render the window once, save it, exit
 //   clusterscope --export-views DIR [...]            render every tab of the current scenario to DIR/*.png, exit
 
@@ -40,6 +41,10 @@ int main(int argc, char** argv)
     const bool batch = parser.isSet(screenshot) || parser.isSet(exportViews);
     clusterscope::app::MainWindow window;
     const QStringList files = parser.positionalArguments();
+    // Interactive starts carry on where the user left off; batch runs are reproducible.
+    // The example project comes with an example run (the Runs tab's post-mortem).
+    if (files.isEmpty() && (batch || !window.reopenLastProject()))
+        window.showExampleRun();
     for (const QString& f : files) {
         if (auto error = window.openPath(f, batch)) {
             std::fprintf(stderr, "%s\n", qPrintable(*error));

@@ -1,19 +1,24 @@
 #include "app/gui/mainwindow.h"
 
+#include "app/gui/analysisnotes.h"
 #include "app/gui/analysisrunner.h"
 #include "app/gui/comparedialog.h"
 #include "engine/analysis/runcomparison.h"
 #include "app/gui/fabricpresenter.h"
+#include "app/gui/gettingstarted.h"
 #include "app/gui/reportdialog.h"
 #include "app/gui/runscontroller.h"
 #include "app/gui/projectdocument.h"
+#include "app/gui/windowlayout.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
+#include "importers/common/fileformat.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
 #include "views/heatmap/trafficheatmapwidget.h"
+#include "views/runs/runlistmodel.h"
 #include "views/runs/runsview.h"
 #include "views/strategies/strategiesview.h"
 #include "views/editor/scenarioeditor.h"
@@ -25,11 +30,17 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QLocale>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QProgressBar>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QShowEvent>
 #include <QTimer>
 #include <QToolButton>
 #include <QDockWidget>
@@ -45,12 +56,16 @@
 #include <QTabWidget>
 #include <QUndoStack>
 
+// Q_INIT_RESOURCE must be called outside any namespace; the resources live in a static library.
+static void initExampleRunResources() { Q_INIT_RESOURCE(examplerun); }
+
 namespace clusterscope::app {
 
 namespace {
 const QString kProjectFilter = QStringLiteral("ClusterScope projects (*.csproj);;All files (*)");
 const QString kScenarioFilter = QStringLiteral("Scenario JSON (*.json);;All files (*)");
 constexpr int kMaxRecent = 8;
+constexpr int kLayoutVersion = 1; ///< saveState() version: raise when the docks change
 
 const engine::Catalog& builtinCatalog()
 {
@@ -108,13 +123,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
     connect(m_listModel, &views::ScenarioListModel::renameRequested, m_document, &ProjectDocument::renameScenario);
 
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry")))
-        resize(1400, 900);
-
     m_document->loadExample();
+    restoreLayout();
 }
 
 MainWindow::~MainWindow() = default;
@@ -156,6 +166,7 @@ void MainWindow::createCentre()
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::presentVisible);
 
     auto* dock = new QDockWidget(tr("Scenarios"), this);
+    m_scenariosDock = dock;
     dock->setObjectName(QStringLiteral("scenariosDock"));
     m_list = new QListView(dock);
     m_list->setModel(m_listModel);
@@ -166,10 +177,13 @@ void MainWindow::createCentre()
     connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { updateViews(); });
 
     auto* editorDock = new QDockWidget(tr("Scenario"), this);
+    m_editorDock = editorDock;
     editorDock->setObjectName(QStringLiteral("editorDock"));
     m_editor = new views::ScenarioEditor(*m_catalog, editorDock);
     editorDock->setWidget(m_editor);
     addDockWidget(Qt::RightDockWidgetArea, editorDock);
+    connect(m_editor, &views::ScenarioEditor::inputRejected, this,
+        [this](const QString& message) { statusBar()->showMessage(message, 8000); });
     connect(m_editor, &views::ScenarioEditor::edited, this, [this](const engine::Scenario& s, const QString& what) {
         const int index = currentScenario();
         if (index >= 0)
@@ -177,6 +191,9 @@ void MainWindow::createCentre()
     });
 
     m_statusScenario = new QLabel(this);
+    // The summary may be long (a validation message): it is cut at the window's edge (the full
+    // text is in the tooltip) instead of setting the window's minimum width.
+    m_statusScenario->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     statusBar()->addWidget(m_statusScenario, 1);
 
     // Progress with cancel, shown only when an analysis takes longer than 200 ms.
@@ -274,6 +291,8 @@ void MainWindow::createActions()
     });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Getting Started"), QKeySequence::HelpContents, this, [this] { showGettingStarted(this); });
+    help->addSeparator();
     help->addAction(tr("&About ClusterScope"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
@@ -314,6 +333,7 @@ std::optional<QStringList> MainWindow::exportViews(const QString& dir)
     if (!QDir().mkpath(dir))
         return std::nullopt;
     m_runner->waitUntilIdle();
+    m_runsController->waitUntilIdle();
     QStringList written;
     const int current = m_tabs->currentIndex();
     for (int i = 0; i < m_tabs->count(); ++i) {
@@ -350,6 +370,7 @@ void MainWindow::updateViews()
         status += tr(" — %1: %2").arg(QString::fromStdString(issues.front().pointer),
             QString::fromStdString(issues.front().message));
     m_statusScenario->setText(status);
+    m_statusScenario->setToolTip(status);
     m_runner->request(s);
 }
 
@@ -367,16 +388,33 @@ void MainWindow::useProjectCalibration()
 void MainWindow::compareRunWithScenario()
 {
     const auto run = m_runsController->shownRun();
-    const auto analysis = m_runner->latest();
-    const int index = currentScenario();
+    int index = currentScenario();
     if (!run || index < 0) {
         QMessageBox::information(this, tr("Compare run with scenario"),
-            tr("Show a run in the Runs tab and select the scenario of the cluster it ran on first."));
+            tr("Show a run in the Runs tab first (File > Import Traces, or select a stored run)."));
         return;
     }
+    // The run's cluster: which scenario models it is the user's call (the current one is offered).
+    if (m_document->scenarios().size() > 1) {
+        QStringList names;
+        for (const engine::Scenario& sc : m_document->scenarios())
+            names << QString::fromStdString(sc.name);
+        bool ok = false;
+        const QString picked = QInputDialog::getItem(this, tr("Compare run with scenario"),
+            tr("Scenario of the cluster the run ran on:"), names, index, false, &ok);
+        if (!ok)
+            return;
+        index = int(names.indexOf(picked));
+        if (index != currentScenario())
+            selectScenario(index);
+    }
+    m_runner->waitUntilIdle();
+    const auto analysis = m_runner->latest();
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
     const engine::RunComparison c = engine::compareRunWithScenario(*run, s, *m_catalog, analysis.get());
     QString html = tr("<h3>Measured run vs the model of \"%1\"</h3>").arg(QString::fromStdString(s.name).toHtmlEscaped());
+    for (const QString& w : runScenarioMismatches(s))
+        html += QStringLiteral("<p style=\"background:#fff4d6\"><b>%1</b></p>").arg(w.toHtmlEscaped());
     html += QStringLiteral("<ul>");
     for (const auto& f : c.findings)
         html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(f).toHtmlEscaped());
@@ -411,6 +449,33 @@ void MainWindow::compareRunWithScenario()
     dialog.exec();
 }
 
+QStringList MainWindow::runScenarioMismatches(const engine::Scenario& s) const
+{
+    QStringList out;
+    const views::RunListModel* runs = m_runs->runListModel();
+    const int row = runs->rowOf(m_runs->currentRunId());
+    if (row < 0)
+        return out;
+    const engine::StoredRunSummary& r = runs->runs()[std::size_t(row)];
+    const int ranks = r.worldSize > 0 ? r.worldSize : r.rankCount;
+    if (ranks > 0 && ranks != s.cluster.gpus)
+        out << tr("The run has %1 ranks and the scenario %2 GPUs: the iteration is not compared, and the collectives "
+                  "are modelled on the scenario's cluster, not the run's.")
+                   .arg(ranks)
+                   .arg(s.cluster.gpus);
+    if (!r.gpuName.empty()) {
+        // The catalog id's model token ("H100" of "H100-SXM-80GB") as a word of the trace's device name.
+        const QString model = QString::fromStdString(s.cluster.gpu).section(QLatin1Char('-'), 0, 0);
+        const QRegularExpression word(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(model)),
+            QRegularExpression::CaseInsensitiveOption);
+        if (!model.isEmpty() && !word.match(QString::fromStdString(r.gpuName)).hasMatch())
+            out << tr("The run ran on %1 and the scenario models %2: measured and modelled times differ by the GPUs "
+                      "as well as by the network.")
+                       .arg(QString::fromStdString(r.gpuName), QString::fromStdString(s.cluster.gpu));
+    }
+    return out;
+}
+
 void MainWindow::exportReport()
 {
     const int index = currentScenario();
@@ -436,6 +501,7 @@ void MainWindow::showAnalysis()
     const int index = currentScenario();
     if (!analysis || index < 0)
         return;
+    m_editor->setAnalysisNotes(editorNotesFor(m_document->scenarios()[std::size_t(index)], *analysis));
     // Only the visible tab is redrawn now; the others when they are shown (an edit must update
     // what the user looks at within tens of milliseconds: issue 6's target).
     m_stale = kStaleFabric | kStaleTraining | kStaleTraffic;
@@ -473,7 +539,16 @@ void MainWindow::updateTitle()
 std::optional<QString> MainWindow::openPath(const QString& path, bool quiet)
 {
     std::optional<QString> error;
-    if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+    // By content first, so a trace, a folder of traces or a fabric dump dropped on the window goes
+    // where it belongs (or says where), whatever its name.
+    const importers::FileFormat format = importers::detectFileFormatOf(path.toStdString());
+    if (format == importers::FileFormat::KinetoTrace || format == importers::FileFormat::Directory) {
+        m_runsController->importPaths({ path });
+        return std::nullopt;
+    }
+    if (format == importers::FileFormat::IbnetdiscoverDump || format == importers::FileFormat::NcclTestsLog) {
+        error = RunsController::notATrace({ path });
+    } else if (format == importers::FileFormat::ScenarioJson || path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
         auto scenario = engine::loadScenarioFile(path.toStdString());
         if (!scenario)
             error = QString::fromStdString(scenario.message());
@@ -586,8 +661,68 @@ void MainWindow::closeEvent(QCloseEvent* event)
     }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
+    if (m_document->path().isEmpty())
+        settings.remove(QStringLiteral("lastProject"));
+    else
+        settings.setValue(QStringLiteral("lastProject"), m_document->path());
     event->accept();
+}
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    const bool geometry = restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    // Layouts saved before the docks had sensible widths (version 0) are not restored.
+    const bool state = restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    const FirstLayout first = firstLayoutFor(screen ? screen->availableGeometry().size() : QSize(1366, 768));
+    if (!geometry)
+        resize(first.window);
+    m_dockWidthsPending = !state;
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_dockWidthsPending)
+        return;
+    m_dockWidthsPending = false;
+    const FirstLayout first = firstLayoutFor(size());
+    resizeDocks({ m_scenariosDock, m_editorDock }, { first.scenariosWidth, first.editorWidth }, Qt::Horizontal);
+}
+
+bool MainWindow::showExampleRun()
+{
+    initExampleRunResources();
+    m_exampleRunDir = std::make_unique<QTemporaryDir>();
+    if (!m_exampleRunDir->isValid())
+        return false;
+    // The folder's name is the run's name in the Runs tab.
+    const QString folder = m_exampleRunDir->filePath(QStringLiteral("DLRM, 8 ranks on V100 (example run)"));
+    if (!QDir().mkpath(folder))
+        return false;
+    const QDir resources(QStringLiteral(":/examplerun"));
+    const QStringList files = resources.entryList(QDir::Files);
+    for (const QString& f : files)
+        if (!QFile::copy(resources.filePath(f), QDir(folder).filePath(f)))
+            return false;
+    if (files.isEmpty())
+        return false;
+    m_runsController->importPaths({ folder });
+    return true;
+}
+
+bool MainWindow::reopenLastProject()
+{
+    const QString path = QSettings().value(QStringLiteral("lastProject")).toString();
+    if (path.isEmpty() || !QFileInfo::exists(path))
+        return false;
+    if (auto error = openPath(path, true)) {
+        statusBar()->showMessage(tr("The last project (%1) cannot be opened: %2").arg(path, *error), 10000);
+        return false;
+    }
+    return true;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

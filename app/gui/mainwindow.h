@@ -2,10 +2,13 @@
 
 #include <QMainWindow>
 
+#include <memory>
 #include <optional>
 
 #include <QStringList>
 
+class QDockWidget;
+class QTemporaryDir;
 class QListView;
 class QMenu;
 class QTabWidget;
@@ -13,6 +16,7 @@ class QLabel;
 
 namespace clusterscope::engine {
 class Catalog;
+struct Scenario;
 class PriceBook;
 }
 namespace clusterscope::views {
@@ -61,6 +65,14 @@ public:
     /// Renders every tab of the current scenario to `dir`/<nn>-<tab>.png (creating `dir`).
     /// Returns the files written, or nothing when a file cannot be written.
     std::optional<QStringList> exportViews(const QString& dir);
+    /// Opens the project that was open when the application last closed (none: the example stays).
+    /// Returns whether a project was opened.
+    bool reopenLastProject();
+    /// Imports the example run (8 DLRM rank traces, compiled in) into the Runs tab, so the example
+    /// project shows the post-mortem half too. Returns false when it cannot be unpacked.
+    bool showExampleRun();
+    QDockWidget* scenariosDock() const { return m_scenariosDock; }
+    QDockWidget* editorDock() const { return m_editorDock; }
 
 public Q_SLOTS:
     void newProject();
@@ -77,11 +89,14 @@ public Q_SLOTS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
 private:
     void createActions();
+    /// Restores the last window geometry and dock layout, or fits a first layout to the screen.
+    void restoreLayout();
     void createCentre();
     void updateTitle();
     void updateViews();
@@ -92,10 +107,17 @@ private:
     void rebuildRecentMenu();
     bool maybeSave();
     void showError(const QString& title, const QString& message);
+    /// Warnings when the run shown in the Runs tab did not run on the cluster `s` models (GPU
+    /// count, GPU type); empty when they match or are unknown.
+    QStringList runScenarioMismatches(const engine::Scenario& s) const;
 
     ProjectDocument* m_document;
     views::ScenarioListModel* m_listModel;
     QListView* m_list = nullptr;
+    QDockWidget* m_scenariosDock = nullptr;
+    QDockWidget* m_editorDock = nullptr;
+    bool m_dockWidthsPending = false; ///< first layout: dock widths are set when first shown
+    std::unique_ptr<QTemporaryDir> m_exampleRunDir; ///< the unpacked example run
     QTabWidget* m_tabs = nullptr;
     views::FabricView* m_fabric = nullptr;
     views::ScenarioEditor* m_editor = nullptr;

@@ -23,7 +23,42 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace clusterscope::app {
+
+namespace {
+
+// `image` cut to the box of pixels that differ from its background (the top-left pixel), with a
+// small margin.
+QImage cropToContent(const QImage& image)
+{
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    const QRgb background = rgb.pixel(0, 0);
+    const auto differs = [background](QRgb p) {
+        return std::abs(qRed(p) - qRed(background)) + std::abs(qGreen(p) - qGreen(background))
+            + std::abs(qBlue(p) - qBlue(background)) > 24;
+    };
+    int left = rgb.width(), right = -1, top = rgb.height(), bottom = -1;
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x)
+            if (differs(line[x])) {
+                left = std::min(left, x);
+                right = std::max(right, x);
+                top = std::min(top, y);
+                bottom = std::max(bottom, y);
+            }
+    }
+    if (right < left || bottom < top)
+        return image;
+    const int margin = std::max(8, rgb.width() / 100);
+    return image.copy(QRect(QPoint(left, top), QPoint(right, bottom)).adjusted(-margin, -margin, margin, margin)
+                          .intersected(image.rect()));
+}
+
+} // namespace
 
 namespace {
 struct BuildResult {
@@ -126,7 +161,8 @@ void ReportDialog::build()
     input.calibration = m_calibration;
     input.calibrationName = QStringLiteral("nccl-tests");
     if (!m_fabricPicture.isNull()) {
-        const QImage picture = m_fabricPicture;
+        // The 3D view's empty margins would shrink the fabric and its labels on the page.
+        const QImage picture = cropToContent(m_fabricPicture);
         const std::string subject = m_subject.name;
         input.fabricPicture = [picture, subject](const engine::Scenario& s, const engine::FabricDesign&) {
             return s.name == subject ? picture : QImage();

@@ -1,5 +1,7 @@
 #include "app/gui/runscontroller.h"
 
+#include "importers/common/fileformat.h"
+
 #include "app/gui/projectdocument.h"
 #include "engine/run/runanalysis.h"
 #include "engine/store/projectstore.h"
@@ -91,10 +93,41 @@ void RunsController::importInteractively()
         importPaths(files);
 }
 
+QString RunsController::notATrace(const QStringList& paths)
+{
+    // Files are recognised by their content, not their name: a fabric dump fed to the trace import
+    // is told where it goes instead of failing in the JSON parser.
+    for (const QString& p : paths) {
+        const importers::FileFormat format = importers::detectFileFormatOf(p.toStdString());
+        QString where;
+        switch (format) {
+        case importers::FileFormat::IbnetdiscoverDump:
+            where = tr("import it as a fabric (File > Import Fabric, or clusterscope-cli import-fabric FILE)");
+            break;
+        case importers::FileFormat::ScenarioJson:
+            where = tr("open it with File > Import Scenario JSON");
+            break;
+        case importers::FileFormat::NcclTestsLog:
+            where = tr("it calibrates the collective model: clusterscope-cli import-nccl-tests FILE --project PROJECT");
+            break;
+        default:
+            continue;
+        }
+        return tr("%1 is %2, not a profiler trace: %3.")
+            .arg(QFileInfo(p).fileName(), QString::fromLatin1(importers::describe(format)), where);
+    }
+    return {};
+}
+
 void RunsController::importPaths(const QStringList& paths)
 {
     if (m_importing || paths.isEmpty())
         return;
+    if (const QString wrong = notATrace(paths); !wrong.isEmpty()) {
+        m_view->setImportStatus(wrong);
+        Q_EMIT importFinished(false, wrong);
+        return;
+    }
     m_importing = true;
     m_stop = std::make_shared<std::atomic<bool>>(false);
     m_view->setImporting(true);

@@ -33,6 +33,9 @@ public:
     bool isImporting() const { return m_importing; }
     /// Blocks (processing events) until no import runs; for tests.
     void waitUntilIdle();
+    /// Why `paths` are not profiler traces (a fabric dump, a scenario, an nccl-tests log: their
+    /// content says so, whatever their names) and where they go; empty when they may be traces.
+    static QString notATrace(const QStringList& paths);
     /// The analysis of the run shown in the tab (null when none).
     std::shared_ptr<const engine::RunAnalysis> shownRun() const { return m_shown; }
 

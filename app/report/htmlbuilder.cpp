@@ -59,9 +59,14 @@ void HtmlBuilder::beginTable(const QStringList& headers, const QString& alignmen
 void HtmlBuilder::row(const QStringList& cells, const QString& cssClass)
 {
     m_html += QStringLiteral("<tr") + classAttribute(cssClass) + QLatin1Char('>');
-    for (qsizetype i = 0; i < cells.size(); ++i)
-        m_html += QStringLiteral("<td") + alignAttribute(i < m_alignments.size() ? m_alignments[i] : QLatin1Char('l'))
-            + QLatin1Char('>') + cells[i].toHtmlEscaped() + QStringLiteral("</td>");
+    for (qsizetype i = 0; i < cells.size(); ++i) {
+        const QChar align = i < m_alignments.size() ? m_alignments[i] : QLatin1Char('l');
+        // Right-aligned cells hold numbers: a number broken over two lines ("$121,083,46" / "4")
+        // reads as another number.
+        m_html += QStringLiteral("<td") + alignAttribute(align)
+            + (align == QLatin1Char('r') ? QStringLiteral(" nowrap=\"nowrap\"") : QString()) + QLatin1Char('>')
+            + cells[i].toHtmlEscaped() + QStringLiteral("</td>");
+    }
     m_html += QStringLiteral("</tr>\n");
 }
 
@@ -82,7 +87,10 @@ void HtmlBuilder::keyValueTable(const QList<QPair<QString, QString>>& pairs, int
         for (int c = 0; c < columns; ++c) {
             if (i + c < pairs.size())
                 m_html += QStringLiteral("<td class=\"key\">") + pairs[i + c].first.toHtmlEscaped()
-                    + QStringLiteral("</td><td class=\"value\">") + pairs[i + c].second.toHtmlEscaped()
+                    + QStringLiteral("</td><td class=\"value\"")
+                    // Short values are figures ("$121,083,464"): never broken inside.
+                    + (pairs[i + c].second.size() <= 24 ? QStringLiteral(" nowrap=\"nowrap\"") : QString())
+                    + QLatin1Char('>') + pairs[i + c].second.toHtmlEscaped()
                     + QStringLiteral("</td>");
             else
                 m_html += QStringLiteral("<td></td><td></td>");

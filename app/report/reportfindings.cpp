@@ -3,6 +3,8 @@
 #include "app/report/breakdownchart.h"
 #include "app/report/reportformat.h"
 #include "app/report/reportsections.h"
+#include "engine/analysis/fabriccontention.h"
+#include "engine/analysis/memoryheadroom.h"
 #include "engine/collectives/collectivemodel.h"
 #include "engine/training/computeefficiency.h"
 
@@ -70,7 +72,10 @@ void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QStrin
                                                      : QStringLiteral(" (within the 25% guideline)")))
           << qMakePair(QStringLiteral("Memory per GPU"), QString::number(e.memory.totalBytes() / 1e9, 'f', 1)
                      + QStringLiteral(" GB of ") + QString::number(e.memory.capacityBytes / 1e9, 'f', 1)
-                     + (e.memory.fits() ? QStringLiteral(" GB: fits") : QStringLiteral(" GB: does NOT fit")))
+                     + (!e.memory.fits()            ? QStringLiteral(" GB: does NOT fit")
+                           : lowMemoryHeadroom(e.memory) ? QStringLiteral(" GB: fits with under 5% headroom (the allocator, "
+                                                                         "NCCL buffers and the CUDA context need a few GB)")
+                                                         : QStringLiteral(" GB: fits")))
           << qMakePair(QStringLiteral("Token budget"), s.training.tokens > 0
                      ? QString::number(s.training.tokens / 1e12, 'f', 2) + QStringLiteral(" T tokens")
                      : QStringLiteral("not stated"))
@@ -132,18 +137,20 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
             + QStringLiteral(" of the iteration: ")
             + (e.networkShareAboveGuideline ? QStringLiteral("above") : QStringLiteral("within"))
             + QStringLiteral(" the 25% guideline.");
-    if (a.trafficTiming) {
-        const CollectiveTiming& t = *a.trafficTiming;
-        findings << QStringLiteral("Contention: when all of one iteration's transfers start together on the fabric ("
-                                   "routing ")
-                + QLatin1String(toString(rs.scenario.communication.routing)) + QStringLiteral("), they take ")
-                + QString::number(t.slowdown, 'f', 2) + QStringLiteral("× their uncontended time; the busiest link runs at ")
-                + formatPercent(t.maxUtilisation, 0) + QStringLiteral(" and links carrying traffic average ")
-                + formatPercent(t.meanUtilisation, 0) + QStringLiteral(" while they transfer")
-                + (t.unroutableFlows > 0 ? QStringLiteral("; ") + formatCount((long long)t.unroutableFlows)
-                            + QStringLiteral(" transfers have no path")
-                                         : QString())
-                + QLatin1Char('.');
+    // One busiest-link figure, the same as the 3D view's and the CLI's (engine::busiestLink), and
+    // the contention the iteration time includes, naming only the tiers the fabric has.
+    if (const auto busiest = busiestLink(g, a.linkUtilisation)) {
+        findings << QStringLiteral("Busiest link: ") + qs(describeUtilisation(busiest->utilisation))
+                + QStringLiteral(" averaged over one iteration (") + levelText(busiest->level) + QStringLiteral(").");
+        findings << QStringLiteral("Contention (routing ") + QLatin1String(toString(rs.scenario.communication.routing))
+                + QStringLiteral("): collectives crossing the switches run ")
+                + qs(describeContention(g, a.spineSlowdown, a.coreSlowdown))
+                + QStringLiteral(" slower than on a balanced fabric; the iteration takes ")
+                + formatSeconds(e.iterationSeconds) + QStringLiteral(" with it, ")
+                + formatSeconds(a.uncontendedIterationSeconds) + QStringLiteral(" without.");
+        if (a.trafficTiming && a.trafficTiming->unroutableFlows > 0)
+            findings << formatCount((long long)a.trafficTiming->unroutableFlows)
+                    + QStringLiteral(" transfers have no path on this fabric.");
     } else if (!a.routingError.empty()) {
         findings << QStringLiteral("The iteration's traffic could not be routed: ") + qs(a.routingError);
     }
@@ -167,7 +174,7 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
             ++n;
         }
         if (n > 0)
-            html.row({ levelText(level), formatCount(n), formatPercent(sum / n), formatPercent(max) });
+            html.row({ levelText(level), formatCount(n), formatPercent(sum / n), max > 1 ? QString::number(max, 'f', 1) + QStringLiteral("× capacity") : formatPercent(max) });
     }
     html.endTable();
 
@@ -205,7 +212,7 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
                                   "price book)."));
     html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration"),
                         QStringLiteral("Tokens/s"), QStringLiteral("Network $ per GPU"), QStringLiteral("Cluster cost"),
-                        QStringLiteral("Slowdown"), QStringLiteral("Strategy") },
+                        QStringLiteral("Contention"), QStringLiteral("Strategy") },
         QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 21, 7, 10, 10, 11, 13, 11, 17 });
     for (const SensitivityRow& row : rs.sensitivity) {
         if (!row.error.isEmpty()) {
@@ -225,8 +232,8 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
     }
     html.endTable();
     html.paragraph(QStringLiteral("Iteration time counts only communication that compute does not hide, so a change "
-                                  "of fabric can leave it unchanged. Slowdown: one iteration's transfers routed together on "
-                                  "the variant's fabric take this multiple of their uncontended time (1.00× = no contention). Network $ per GPU "
+                                  "of fabric can leave it unchanged. Contention: the iteration time with the contention of its traffic "
+                                  "routed on the variant's fabric, divided by the time without it (1.00× = none). Network $ per GPU "
                                   "is the network's cost divided by the GPUs."),
         QStringLiteral("caption"));
 }

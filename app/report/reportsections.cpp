@@ -69,7 +69,8 @@ QString strategyText(const TrainingStrategy& s)
         QStringLiteral("sequence parallel ") + (p.sequenceParallel ? QStringLiteral("on") : QStringLiteral("off")),
         QLatin1String(toString(p.schedule)) + QStringLiteral(" schedule"),
         QStringLiteral("micro-batch ") + QString::number(s.microBatch),
-        QLatin1String(toString(s.recompute)) + QStringLiteral(" recomputation") };
+        s.recompute == Recompute::None ? QStringLiteral("no recomputation")
+                                       : QLatin1String(toString(s.recompute)) + QStringLiteral(" recomputation") };
     return parts.join(QStringLiteral(" · "));
 }
 

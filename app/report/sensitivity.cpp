@@ -72,8 +72,9 @@ SensitivityRow sensitivityRow(const QString& variant, const Scenario& scenario, 
         row.iterationSeconds = analysis.estimate->iterationSeconds;
         row.tokensPerSecond = analysis.estimate->tokensPerSecond;
     }
-    if (analysis.trafficTiming)
-        row.contentionSlowdown = analysis.trafficTiming->slowdown;
+    // The contention the iteration time includes (the same figure as the analysis feeds back).
+    if (analysis.estimate && analysis.uncontendedIterationSeconds > 0 && !analysis.linkUtilisation.empty())
+        row.contentionSlowdown = analysis.estimate->iterationSeconds / analysis.uncontendedIterationSeconds;
     if (!analysis.bom || !analysis.estimate)
         row.error = errors.isEmpty() ? QStringLiteral("not computed") : errors.join(QStringLiteral("; "));
     return row;
@@ -98,9 +99,19 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
             continue;
         Scenario variant = scenario;
         variant.cluster.fabric.oversubscription = ratio;
+        // A fat-tree is non-blocking by definition: the oversubscribed equivalent is a leaf-spine
+        // of the same switches (radix, tiers, planes), as Clos fabrics are tapered in practice.
+        QString equivalent;
+        if (ratio > 1.0 && variant.cluster.fabric.type == FabricType::FatTree) {
+            variant.cluster.fabric.type = FabricType::LeafSpine;
+            equivalent = QStringLiteral("; as a leaf-spine of the same radix-") + QString::number(c.fabric.switchRadix)
+                + QStringLiteral(" switches");
+        } else if (ratio == 1.0 && variant.cluster.fabric.type == FabricType::LeafSpine) {
+            equivalent = QStringLiteral("; a non-blocking leaf-spine");
+        }
         SensitivityRow row = sensitivityRow(QStringLiteral("Oversubscription ") + formatRatio(ratio), variant,
             analyse(variant, catalog, prices, stop, calibration));
-        row.note = first.note;
+        row.note = first.note + equivalent;
         rows.push_back(row);
     }
     if (!stop.stop_requested()) {

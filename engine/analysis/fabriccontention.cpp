@@ -3,6 +3,7 @@
 #include "engine/fabric/fabricgraph.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 namespace clusterscope::engine {
@@ -52,6 +53,50 @@ TierContention contentionFromLinkLoads(
     c.spineSlowdown = levelSlowdown(graph, directedBytes, largestFlowBytes, LinkLevel::LeafSpine);
     c.coreSlowdown = std::max(c.spineSlowdown, levelSlowdown(graph, directedBytes, largestFlowBytes, LinkLevel::SpineCore));
     return c;
+}
+
+std::optional<BusiestLink> busiestLink(const FabricGraph& graph, std::span<const float> utilisation)
+{
+    if (utilisation.empty() || utilisation.size() < graph.linkCount())
+        return std::nullopt;
+    std::optional<BusiestLink> best;
+    for (LinkId l = 0; l < graph.linkCount(); ++l) {
+        if (graph.link(l).flags & kLinkMissing)
+            continue;
+        if (!best || utilisation[l] > best->utilisation)
+            best = BusiestLink { l, double(utilisation[l]), graph.level(l) };
+    }
+    return best;
+}
+
+bool hasLinksAt(const FabricGraph& graph, LinkLevel level)
+{
+    for (LinkId l = 0; l < graph.linkCount(); ++l)
+        if (graph.level(l) == level && !(graph.link(l).flags & kLinkMissing))
+            return true;
+    return false;
+}
+
+std::string describeUtilisation(double utilisation)
+{
+    char text[64];
+    if (utilisation > 1.0)
+        std::snprintf(text, sizeof text, "%.1fx over capacity", utilisation);
+    else if (utilisation > 0 && utilisation < 0.01)
+        std::snprintf(text, sizeof text, "%.1f%% busy", utilisation * 100);
+    else
+        std::snprintf(text, sizeof text, "%.0f%% busy", utilisation * 100);
+    return text;
+}
+
+std::string describeContention(const FabricGraph& graph, double spineSlowdown, double coreSlowdown)
+{
+    char text[96];
+    if (hasLinksAt(graph, LinkLevel::SpineCore))
+        std::snprintf(text, sizeof text, "spine links x%.2f, core links x%.2f", spineSlowdown, coreSlowdown);
+    else
+        std::snprintf(text, sizeof text, "spine links x%.2f", spineSlowdown);
+    return text;
 }
 
 } // namespace clusterscope::engine

@@ -9,11 +9,13 @@
 // of few long flows gives ~2.6x on 8 uplinks (1 - (1-1/n)^n usage); adaptive routing and
 // spraying come out near 1.
 
+#include "engine/fabric/fabricgraph.h"
+
+#include <optional>
 #include <span>
+#include <string>
 
 namespace clusterscope::engine {
-
-class FabricGraph;
 
 struct TierContention {
     double spineSlowdown = 1.0; ///< leaf <-> spine links (>= 1)
@@ -25,5 +27,27 @@ struct TierContention {
 /// the largest single (sub-)flow on each directed link. Links flagged missing are ignored.
 TierContention contentionFromLinkLoads(
     const FabricGraph& graph, std::span<const double> directedBytes, std::span<const double> largestFlowBytes = {});
+
+/// The one "busiest link" figure every view states (3D view, CLI, report, compare): the link with
+/// the highest utilisation averaged over one iteration (ScenarioAnalysis::linkUtilisation, the
+/// busier direction), ignoring links flagged missing.
+struct BusiestLink {
+    LinkId link = 0;
+    double utilisation = 0; ///< bytes carried / (capacity x iteration time); above 1: over capacity
+    LinkLevel level = LinkLevel::Other;
+};
+/// Null when `utilisation` is empty or does not cover the graph's links.
+std::optional<BusiestLink> busiestLink(const FabricGraph& graph, std::span<const float> utilisation);
+
+/// Whether the fabric has at least one (present) link at `level`: a core tier exists only when
+/// spine-core links do.
+bool hasLinksAt(const FabricGraph& graph, LinkLevel level);
+
+/// "16% busy", or "7.2x over capacity" above 100% (an average above capacity means the traffic
+/// needs that many iterations' worth of time on this link).
+std::string describeUtilisation(double utilisation);
+
+/// "spine links x2.46" plus ", core links x2.50" only when the fabric has a core tier.
+std::string describeContention(const FabricGraph& graph, double spineSlowdown, double coreSlowdown);
 
 } // namespace clusterscope::engine

@@ -105,15 +105,19 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     // The fabric depends on the cluster section only: a strategy that does not fit the GPU count
     // must not hide the fabric the architect is sizing.
     bool clusterProblem = false;
+    bool otherProblem = false; // beyond the fixed strategy: the model or training cannot be evaluated
     for (const ValidationIssue& issue : findScenarioIssues(scenario, catalog)) {
         out.problems.push_back(issue.pointer + ": " + issue.message);
         clusterProblem = clusterProblem || issue.pointer.rfind("/cluster", 0) == 0;
+        otherProblem = otherProblem || issue.pointer.rfind("/parallelism", 0) != 0;
     }
     report(options, 0.0);
     if (clusterProblem)
         return finish();
     analyseFabric(out, scenario, catalog, prices);
-    if (!out.problems.empty())
+    // A strategy that does not fit (say after changing the GPU count) must not hide the search
+    // that finds one that does.
+    if (otherProblem)
         return finish();
     if (options.stop.stop_requested()) {
         out.cancelled = true;
@@ -141,8 +145,14 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     }
     if (scenario.parallelism) {
         const TrainingStrategy strategy = TrainingStrategy::fromScenario(scenario);
-        if (const char* reason = evaluator->invalidReason(strategy)) {
-            out.trainingError = reason;
+        const char* reason = evaluator->invalidReason(strategy);
+        if (reason || !out.problems.empty()) {
+            out.invalidStrategy = out.problems.empty() ? std::string(reason) : out.problems.front();
+            out.trainingError = out.invalidStrategy;
+            if (out.search && !out.search->ranked.empty()) {
+                out.estimate = out.search->ranked.front();
+                out.estimateSource = "search";
+            }
         } else {
             out.estimate = evaluator->evaluate(strategy);
             out.estimateSource = "scenario";

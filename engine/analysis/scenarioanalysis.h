@@ -55,6 +55,10 @@ struct ScenarioAnalysis {
     std::optional<TrainingEstimate> estimate; ///< null when no strategy can run
     std::string estimateSource;               ///< "scenario" or "search"
     std::string trainingError;
+    /// Why the scenario's own strategy cannot run, when it fixes one and every problem is under
+    /// /parallelism: the search still runs and `estimate` is its best strategy ("search"), so the
+    /// views can show and offer a valid strategy instead of nothing. Empty otherwise.
+    std::string invalidStrategy;
     std::optional<SearchResult> search;
     std::shared_ptr<const TrafficMatrix> traffic;
     std::shared_ptr<const TrafficSource> trafficSource; ///< the same traffic, for block/window queries (heatmap)

@@ -80,14 +80,33 @@ std::vector<RankStepSummary> rankStepBreakdowns(const RankTrace& rank, Diagnosti
             diagnostics.add("run.activity_outside_steps", DiagnosticSeverity::Info,
                 rank.sourceFile + ": GPU activities launched outside every ProfilerStep are left out of the step breakdown.",
                 outside);
+        // Latest end of the GPU work that started before each point: activities are sorted by start.
+        std::vector<std::int64_t> endSoFar(rank.activities.size());
+        for (std::size_t i = 0; i < rank.activities.size(); ++i)
+            endSoFar[i] = std::max(i ? endSoFar[i - 1] : INT64_MIN, rank.activities[i].endNs);
+        const auto latestEndBefore = [&](std::int64_t t) {
+            const auto it = std::lower_bound(rank.activities.begin(), rank.activities.end(), t,
+                [](const GpuActivity& a, std::int64_t v) { return a.startNs < v; });
+            return it == rank.activities.begin() ? INT64_MIN : endSoFar[std::size_t(it - rank.activities.begin()) - 1];
+        };
         std::int64_t previousEnd = INT64_MIN;
         for (std::size_t s = 0; s < steps.size(); ++s) {
             Acc& x = acc[s];
-            // The step's GPU window: from the step's host start (or its first GPU work, if earlier,
-            // but never before the previous step's window ended) to the later of the host end and
-            // the end of the step's last GPU work.
-            std::int64_t lo = std::max(std::min(steps[s].startNs, x.lo), previousEnd);
-            std::int64_t hi = std::max(steps[s].endNs, x.hi == INT64_MIN ? steps[s].endNs : x.hi);
+            // The step's GPU window. A step's GPU work is what was launched inside its ProfilerStep
+            // range (the CUDA launch matched to its kernel by correlation id, stepOf); the GPU runs
+            // behind the CPU, so at the range's start it may still be busy with work launched
+            // before (an unprofiled step): that time is not this step's. The window starts at the
+            // later of the range's start and the end of that earlier GPU work (never after the
+            // step's own first GPU work; the idle time before it is host-wait), and ends at the
+            // later of the range's end and the end of the step's last GPU work. Without GPU work
+            // the window is the host range. Windows never overlap.
+            std::int64_t lo = steps[s].startNs;
+            std::int64_t hi = steps[s].endNs;
+            if (x.hi != INT64_MIN) {
+                lo = std::min(std::max(lo, latestEndBefore(x.lo)), x.lo);
+                hi = std::max(hi, x.hi);
+            }
+            lo = std::max(lo, previousEnd);
             if (hi < lo)
                 hi = lo;
             previousEnd = hi;

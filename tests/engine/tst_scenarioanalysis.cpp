@@ -116,7 +116,18 @@ private Q_SLOTS:
         const ScenarioAnalysis a = analyseScenario(s, m_catalog, m_prices);
         QCOMPARE(a.problems.size(), std::size_t(1));
         QVERIFY(a.fabric && a.bom);
-        QVERIFY(!a.estimate);
+        // The search still runs: the views show its best strategy and offer to apply it.
+        QVERIFY2(a.invalidStrategy.rfind("/parallelism: tp x pp x dp x cp", 0) == 0, a.invalidStrategy.c_str());
+        QVERIFY(a.search && !a.search->ranked.empty());
+        QVERIFY(a.estimate);
+        QCOMPARE(a.estimateSource, std::string("search"));
+        QVERIFY(a.estimate->strategy.parallelism == a.search->ranked.front().strategy.parallelism);
+        QVERIFY(a.trafficSource);
+
+        // A problem beyond the strategy still stops the training analysis.
+        s.model.kvHeads = 7;
+        const ScenarioAnalysis b = analyseScenario(s, m_catalog, m_prices);
+        QVERIFY(!b.estimate && !b.search && b.invalidStrategy.empty());
     }
 
     void fabricFailureKeepsTheEstimate()

@@ -66,7 +66,6 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     d->stack = new QStackedWidget(this);
-    // Kept to one line: EmptyStateWidget (views/widgets) clips text that wraps.
     d->empty = new EmptyStateWidget(tr("Iteration breakdown"),
         tr("Evaluate the scenario to see where each iteration's time goes."),
         d->stack);
@@ -106,12 +105,17 @@ LabelledBreakdown BreakdownChart::fromEstimate(const QString& label, const engin
     return { label, estimate.breakdown, estimate.networkShare };
 }
 
+void BreakdownChart::setTitle(const QString& title)
+{
+    d->chart->setTitle(title.isEmpty() ? tr("Iteration breakdown") : title);
+}
+
 std::vector<LabelledBreakdown> BreakdownChart::fromEstimates(
-    const engine::TrainingEstimate& current, const engine::SearchResult* search, int topCount)
+    const engine::TrainingEstimate& current, const engine::SearchResult* search, int topCount, const QString& currentName)
 {
     std::vector<LabelledBreakdown> bars;
     if (current.valid)
-        bars.push_back(fromEstimate(tr("Current") + QLatin1Char('\n') + StrategyTableModel::summary(current.strategy)
+        bars.push_back(fromEstimate((currentName.isEmpty() ? tr("Current") : currentName) + QLatin1Char('\n') + StrategyTableModel::summary(current.strategy)
                 + QLatin1Char('\n') + recomputeLabel(current.strategy.recompute),
             current));
     if (!search)

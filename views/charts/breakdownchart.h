@@ -45,8 +45,11 @@ public:
 
     /// The usual content: the current strategy first, then the search's `topCount` fastest
     /// strategies (labelled "#1 TP.. PP.."), skipping a ranked strategy equal to the current one.
+    /// `currentName` names the first bar (empty: "Current").
     static std::vector<LabelledBreakdown> fromEstimates(const engine::TrainingEstimate& current,
-        const engine::SearchResult* search, int topCount = 4);
+        const engine::SearchResult* search, int topCount = 4, const QString& currentName = {});
+    /// The chart's title (default "Iteration breakdown"; empty restores it).
+    void setTitle(const QString& title);
     static LabelledBreakdown fromEstimate(const QString& label, const engine::TrainingEstimate& estimate);
 
     const std::vector<LabelledBreakdown>& breakdowns() const { return m_breakdowns; }

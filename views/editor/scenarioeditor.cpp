@@ -2,6 +2,7 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariovalidator.h"
+#include "views/editor/rangespinbox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -10,6 +11,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QRegularExpressionValidator>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -50,6 +52,12 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_problems->setStyleSheet(QStringLiteral("QLabel { color: #b00020; }"));
     m_problems->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_problems);
+    m_notes = new QLabel(content);
+    m_notes->setWordWrap(true);
+    m_notes->setTextFormat(Qt::RichText);
+    m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notes->hide();
+    layout->addWidget(m_notes);
 
     QStringList gpuIds;
     for (const GpuModel& g : catalog.gpus())
@@ -79,7 +87,8 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_radix = intField(f, QStringLiteral("/cluster/fabric/switch_radix"), tr("Switch radix"), 4, 1024,
         tr("Ports per switch at the NIC rate (64 for a 51.2 Tb/s NDR switch)."), tr(" ports"));
     m_tiers = intField(f, QStringLiteral("/cluster/fabric/tiers"), tr("Tiers"), 1, 3,
-        tr("Switching tiers above the nodes (raised automatically when the endpoints do not fit)."));
+        tr("Switching tiers above the nodes. When this many tiers of the chosen radix cannot connect every "
+           "node, the fabric is built with more and the editor says so."));
     m_oversub = realField(f, QStringLiteral("/cluster/fabric/oversubscription"), tr("Oversubscription"), 1.0, 64.0, 2,
         tr("Leaf down:up port ratio; 1 is non-blocking, 3 means 3:1 (the usual cost trade-off)."), tr(" : 1"));
     m_planes = intField(f, QStringLiteral("/cluster/fabric/planes"), tr("Planes"), 1, 8,
@@ -175,10 +184,12 @@ void ScenarioEditor::register_(const QString& pointer, const QString& label, QWi
 QSpinBox* ScenarioEditor::intField(QFormLayout* form, const QString& pointer, const QString& label, int min, int max,
     const QString& tip, const QString& suffix)
 {
-    auto* w = new QSpinBox(form->parentWidget());
+    auto* w = new RangeSpinBox(label, form->parentWidget());
     w->setRange(min, max);
     w->setSuffix(suffix);
-    w->setToolTip(tip);
+    const QLocale l;
+    w->setToolTip(tip + QLatin1Char(' ') + tr("Range %1 to %2%3.").arg(l.toString(min), l.toString(max), suffix));
+    connect(w, &RangeSpinBox::inputRejected, this, &ScenarioEditor::inputRejected);
     w->setKeyboardTracking(false);
     w->setGroupSeparatorShown(true);
     form->addRow(label, w);
@@ -194,7 +205,9 @@ QDoubleSpinBox* ScenarioEditor::realField(QFormLayout* form, const QString& poin
     w->setDecimals(decimals);
     w->setRange(min, max);
     w->setSuffix(suffix);
-    w->setToolTip(tip);
+    const QLocale l;
+    w->setToolTip(tip + QLatin1Char(' ')
+        + tr("Range %1 to %2%3.").arg(l.toString(min, 'g', 6), l.toString(max, 'g', 6), suffix));
     w->setKeyboardTracking(false);
     form->addRow(label, w);
     register_(pointer, label, w);
@@ -232,10 +245,25 @@ QWidget* ScenarioEditor::fieldFor(const QString& pointer) const
 
 QString ScenarioEditor::problemsText() const { return m_problems->text(); }
 
+QString ScenarioEditor::notesText() const
+{
+    QStringList lines;
+    for (const EditorNote& n : m_analysisNotes)
+        lines << n.message;
+    return lines.join(QLatin1Char('\n'));
+}
+
+void ScenarioEditor::setAnalysisNotes(const QList<EditorNote>& notes)
+{
+    m_analysisNotes = notes;
+    showProblems(m_base);
+}
+
 void ScenarioEditor::setScenario(const Scenario& s)
 {
     m_loading = true;
     m_base = s;
+    m_analysisNotes.clear();
     const auto setCombo = [](QComboBox* c, const QString& text) {
         int i = c->findText(text);
         if (i < 0) {
@@ -386,6 +414,7 @@ void ScenarioEditor::emitEdit(const QString& what)
     if (s == m_base)
         return;
     m_base = s;
+    m_analysisNotes.clear(); // they describe the scenario before this edit
     showProblems(s);
     Q_EMIT edited(s, what);
 }
@@ -421,8 +450,26 @@ void ScenarioEditor::showProblems(const Scenario& s)
         const QString label = w ? m_labels.at(w) : QString::fromStdString(issue.pointer);
         lines << QStringLiteral("• %1: %2").arg(label, QString::fromStdString(issue.message));
     }
+    // Findings of the analysis: errors highlighted like validation problems, warnings in amber.
+    QStringList notes;
+    for (const EditorNote& note : std::as_const(m_analysisNotes)) {
+        QString pointer = note.pointer;
+        QWidget* w = nullptr;
+        while (!pointer.isEmpty() && !(w = fieldFor(pointer)))
+            pointer.truncate(pointer.lastIndexOf(QLatin1Char('/')));
+        if (w && note.error)
+            w->setStyleSheet(QStringLiteral("background: #fde7ea;"));
+        else if (w && w->styleSheet().isEmpty())
+            w->setStyleSheet(QStringLiteral("background: #fff4d6;"));
+        const QString label = w ? m_labels.at(w) : note.pointer;
+        notes << QStringLiteral("<span style=\"color:%1\">• %2: %3</span>")
+                     .arg(note.error ? QStringLiteral("#b00020") : QStringLiteral("#8a5a00"), label.toHtmlEscaped(),
+                         note.message.toHtmlEscaped());
+    }
     m_problems->setText(lines.join(QLatin1Char('\n')));
     m_problems->setVisible(!lines.isEmpty());
+    m_notes->setText(notes.join(QStringLiteral("<br>")));
+    m_notes->setVisible(!notes.isEmpty());
 }
 
 } // namespace clusterscope::views

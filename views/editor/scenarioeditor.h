@@ -26,6 +26,15 @@ class Catalog;
 
 namespace clusterscope::views {
 
+/// A finding about the scenario that only its analysis reveals (the fabric cannot be built, no
+/// strategy fits, tiers were raised, little memory headroom), shown in the editor like a validation
+/// problem: beside the field at `pointer`.
+struct EditorNote {
+    QString pointer;  ///< JSON pointer of the field it concerns ("/cluster/fabric/tiers")
+    QString message;
+    bool error = true; ///< false: a warning or an explanation (not red)
+};
+
 class ScenarioEditor : public QWidget {
     Q_OBJECT
 public:
@@ -40,10 +49,16 @@ public:
     QWidget* fieldFor(const QString& pointer) const;
     /// Text of the inline problem list (empty when valid).
     QString problemsText() const;
+    /// Findings of the analysis of the scenario shown (cleared by setScenario() and by edits).
+    void setAnalysisNotes(const QList<EditorNote>& notes);
+    /// Text of the analysis notes (empty when none).
+    QString notesText() const;
 
 Q_SIGNALS:
     /// The user changed a field. `what` names it for the undo stack ("GPUs", "Oversubscription").
     void edited(const engine::Scenario& scenario, const QString& what);
+    /// A field refused what was typed; `message` says why and what was kept.
+    void inputRejected(const QString& message);
 
 private:
     QSpinBox* intField(QFormLayout* form, const QString& pointer, const QString& label, int min, int max,
@@ -64,6 +79,8 @@ private:
     std::map<QString, QWidget*> m_fields;
     std::map<QWidget*, QString> m_labels;
     QLabel* m_problems = nullptr;
+    QLabel* m_notes = nullptr;
+    QList<EditorNote> m_analysisNotes;
 
     // Cluster
     QComboBox* m_gpu; QSpinBox* m_gpus; QSpinBox* m_gpusPerNode; QComboBox* m_nicGbps; QSpinBox* m_nicsPerNode;

@@ -79,6 +79,7 @@ QLabel* timelineLegend(QWidget* parent)
     auto* label = new QLabel(html, parent);
     label->setTextFormat(Qt::RichText);
     label->setForegroundRole(QPalette::PlaceholderText);
+    label->setWordWrap(true);
     return label;
 }
 }
@@ -120,6 +121,8 @@ RunsView::RunsView(QWidget* parent)
     m_title->setFont(bold);
     header->addWidget(m_title);
     m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_caption->setWordWrap(true); // long captions wrap rather than widen the window
+    m_importStatus->setWordWrap(true);
     header->addWidget(m_caption, 1);
     m_progress->setRange(0, 1000);
     m_progress->setFormat(tr("Importing… %p%"));

@@ -114,10 +114,12 @@ ParetoChart::ParetoChart(QWidget* parent)
     d->view->viewport()->installEventFilter(this);
     d->costLegend = new QLabel(this);
     d->costLegend->setTextFormat(Qt::RichText);
+    d->costLegend->setWordWrap(true);
+    d->costLegend->setAlignment(Qt::AlignHCenter);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view, 1);
-    layout->addWidget(d->costLegend, 0, Qt::AlignHCenter);
+    layout->addWidget(d->costLegend);
     clear();
 }
 

@@ -35,10 +35,12 @@ StrategiesView::StrategiesView(QWidget* parent)
     , m_applyAction(new QAction(tr("Apply strategy to scenario"), this))
     , m_stack(new QStackedWidget(this))
     , m_empty(new EmptyStateWidget(tr("Strategies"),
-          // One line: EmptyStateWidget (views/widgets) clips text that wraps.
           tr("Run a strategy search to rank every valid parallelism layout."),
           this))
     , m_content(new QWidget(this))
+    , m_notice(new QWidget(this))
+    , m_noticeText(new QLabel(m_notice))
+    , m_applyBest(new QPushButton(tr("Apply the best valid strategy"), m_notice))
 {
     auto* layout = new QVBoxLayout(this);
     auto* header = new QHBoxLayout;
@@ -48,6 +50,7 @@ StrategiesView::StrategiesView(QWidget* parent)
     m_title->setFont(bold);
     header->addWidget(m_title);
     m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_caption->setWordWrap(true); // a long caption must not set the window's minimum width
     header->addWidget(m_caption, 1);
     m_progress->setRange(0, 1000);
     m_progress->setFormat(tr("Searching... %p%"));
@@ -57,6 +60,23 @@ StrategiesView::StrategiesView(QWidget* parent)
     header->addWidget(m_cancel);
     layout->addLayout(header);
     connect(m_cancel, &QPushButton::clicked, this, &StrategiesView::cancelRequested);
+
+    auto* notice = new QHBoxLayout(m_notice);
+    notice->setContentsMargins(8, 4, 8, 4);
+    m_notice->setAutoFillBackground(true);
+    QPalette amber = m_notice->palette();
+    amber.setColor(QPalette::Window, QColor(0xFF, 0xF4, 0xD6));
+    m_notice->setPalette(amber);
+    m_noticeText->setWordWrap(true);
+    m_noticeText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    notice->addWidget(m_noticeText, 1);
+    notice->addWidget(m_applyBest);
+    layout->addWidget(m_notice);
+    m_notice->hide();
+    connect(m_applyBest, &QPushButton::clicked, this, [this] {
+        if (m_model->rowCount() > 0)
+            Q_EMIT applyRequested(m_model->estimate(0).strategy);
+    });
 
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(StrategyTableModel::kSortRole);
@@ -86,6 +106,7 @@ StrategiesView::StrategiesView(QWidget* parent)
                                "scenario's parallelism, micro-batch and recomputation."),
         m_content);
     hint->setForegroundRole(QPalette::PlaceholderText);
+    hint->setWordWrap(true);
     footer->addWidget(hint, 1);
     footer->addWidget(m_apply);
     auto* contentLayout = new QVBoxLayout(m_content);
@@ -165,6 +186,15 @@ void StrategiesView::selectRow(int row)
 }
 
 QString StrategiesView::captionText() const { return m_caption->text(); }
+
+void StrategiesView::setNotice(const QString& text, bool offerBest)
+{
+    m_noticeText->setText(text);
+    m_applyBest->setVisible(offerBest);
+    m_notice->setVisible(!text.isEmpty());
+}
+
+QString StrategiesView::noticeText() const { return m_notice->isHidden() ? QString() : m_noticeText->text(); }
 bool StrategiesView::isShowingEmptyState() const { return m_stack->currentWidget() == m_empty; }
 
 void StrategiesView::onSelectionChanged()

@@ -37,6 +37,11 @@ public:
     void setResult(const engine::SearchResult& result, const QString& title = {});
     /// Shows `message` instead of the table and chart.
     void setEmptyState(const QString& message);
+    /// A notice above the ranking (empty: none). With `offerBest`, a button applies the fastest
+    /// ranked strategy (used when the scenario's own strategy cannot run).
+    void setNotice(const QString& text, bool offerBest = false);
+    QString noticeText() const;
+    QPushButton* applyBestButton() const { return m_applyBest; }
 
     /// While busy the progress bar and the Cancel button are shown (results stay visible).
     void setBusy(bool busy);
@@ -81,6 +86,9 @@ private:
     QStackedWidget* m_stack;
     EmptyStateWidget* m_empty;
     QWidget* m_content;
+    QWidget* m_notice;
+    QLabel* m_noticeText;
+    QPushButton* m_applyBest;
 };
 
 } // namespace clusterscope::views

@@ -1,5 +1,6 @@
 #include "views/widgets/emptystatewidget.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -19,10 +20,19 @@ EmptyStateWidget::EmptyStateWidget(const QString& title, const QString& text, QW
     m_title->setAlignment(Qt::AlignCenter);
     m_text->setAlignment(Qt::AlignCenter);
     m_text->setWordWrap(true);
-    m_text->setMaximumWidth(640);
+    m_text->setMaximumWidth(720);
     m_text->setForegroundRole(QPalette::PlaceholderText);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setWordWrap(true);
     layout->addWidget(m_title);
-    layout->addWidget(m_text, 0, Qt::AlignHCenter);
+    // A wrapped label placed with an alignment gets the row height the layout computed for the
+    // full width, but is drawn narrower (more lines): its text is cut top and bottom. Centring it
+    // between stretches instead lets the row's height follow the label's real width.
+    auto* row = new QHBoxLayout;
+    row->addStretch(1);
+    row->addWidget(m_text, 8);
+    row->addStretch(1);
+    layout->addLayout(row);
     layout->addStretch(2);
 }
 

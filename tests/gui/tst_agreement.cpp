@@ -1,0 +1,108 @@
+// One number, one definition: for every example scenario the GUI (the analysis its views show and
+// the breakdown chart), the CLI (evaluate --json) and the report (its document and text) state the
+// same iteration time, the same busiest link and the same memory per GPU.
+
+#include "app/gui/analysisrunner.h"
+#include "app/gui/mainwindow.h"
+#include "app/report/reportbuilder.h"
+#include "app/report/reportformat.h"
+#include "app/report/reporthtml.h"
+#include "engine/analysis/fabriccontention.h"
+#include "engine/analysis/scenarioanalysis.h"
+#include "engine/catalog/catalog.h"
+#include "engine/fabric/pricebook.h"
+#include "engine/scenario/scenariojson.h"
+#include "views/charts/breakdownchart.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTabWidget>
+#include <QtTest>
+
+using namespace clusterscope;
+
+namespace {
+QString example(const QString& name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + name; }
+
+bool close(double a, double b, double relative = 1e-9) { return std::abs(a - b) <= relative * std::max(std::abs(a), std::abs(b)); }
+}
+
+class TestAgreement : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void examples_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char* f : { "llama3-70b-1024-h100.json", "gpt3-175b-1024-a100.json", "mixtral-8x7b-256-h200-roce.json" })
+            QTest::addRow("%s", f) << QString::fromLatin1(f);
+    }
+    void examples()
+    {
+        QFETCH(QString, file);
+        const QString path = example(file);
+
+        // The GUI: the analysis the views present, and the breakdown chart's first bar.
+        app::MainWindow w;
+        QVERIFY(!w.openPath(path, true).has_value());
+        w.tabs()->setCurrentWidget(w.breakdownChart());
+        w.analysisRunner()->waitUntilIdle();
+        QCoreApplication::processEvents();
+        const auto gui = w.analysisRunner()->latest();
+        QVERIFY(gui && gui->estimate && gui->fabric);
+        const double guiSeconds = gui->estimate->iterationSeconds;
+        QVERIFY(!w.breakdownChart()->breakdowns().empty());
+        QVERIFY2(close(w.breakdownChart()->breakdowns().front().breakdown.total(), guiSeconds, 1e-6),
+            qPrintable(QString::number(w.breakdownChart()->breakdowns().front().breakdown.total())));
+        const auto guiBusiest = engine::busiestLink(gui->fabric->graph, gui->linkUtilisation);
+        QVERIFY(guiBusiest);
+        const double guiMemory = gui->estimate->memory.totalBytes();
+
+        // The CLI.
+        QProcess cli;
+        cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), { QStringLiteral("evaluate"), path, QStringLiteral("--json") });
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        const QJsonObject json = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        const double cliSeconds = json.value(QStringLiteral("iteration_seconds")).toDouble();
+        QVERIFY2(close(cliSeconds, guiSeconds), qPrintable(QStringLiteral("CLI %1 s, GUI %2 s").arg(cliSeconds).arg(guiSeconds)));
+        const QJsonObject contention = json.value(QStringLiteral("fabric_contention")).toObject();
+        const double cliBusiest = contention.value(QStringLiteral("busiest_link_utilisation")).toDouble(-1);
+        QVERIFY2(close(cliBusiest, guiBusiest->utilisation, 1e-6), qPrintable(QString::number(cliBusiest)));
+        QCOMPARE(contention.value(QStringLiteral("busiest_link_level")).toString(), QString::fromLatin1(engine::toString(guiBusiest->level)));
+        QCOMPARE(contention.value(QStringLiteral("core_tier")).toBool(), engine::hasLinksAt(gui->fabric->graph, engine::LinkLevel::SpineCore));
+        QVERIFY(close(json.value(QStringLiteral("memory_bytes_per_gpu")).toDouble(), guiMemory));
+
+        // The report.
+        auto catalog = engine::Catalog::builtin();
+        auto prices = engine::PriceBook::builtin();
+        QVERIFY(catalog && prices);
+        auto scenario = engine::loadScenarioFile(path.toStdString());
+        QVERIFY(scenario);
+        app::ReportInput input;
+        input.scenarios = { *scenario };
+        input.catalog = &*catalog;
+        input.prices = &*prices;
+        input.sensitivity = false;
+        auto doc = app::buildReport(input);
+        QVERIFY2(doc, doc.message().c_str());
+        const engine::ScenarioAnalysis& report = doc->scenarios.front().analysis;
+        QVERIFY(report.estimate);
+        QVERIFY2(close(report.estimate->iterationSeconds, guiSeconds),
+            qPrintable(QStringLiteral("report %1 s, GUI %2 s").arg(report.estimate->iterationSeconds).arg(guiSeconds)));
+        QVERIFY(close(report.estimate->memory.totalBytes(), guiMemory));
+        const QString html = app::reportHtml(*doc, app::ReportImageMode::DataUris);
+        const QString busiestText = QStringLiteral("Busiest link: ") + QString::fromStdString(engine::describeUtilisation(guiBusiest->utilisation));
+        QVERIFY2(html.contains(busiestText), qPrintable(busiestText));
+        QVERIFY2(html.contains(app::formatSeconds(guiSeconds)), qPrintable(app::formatSeconds(guiSeconds)));
+        // Tiers are named only when the fabric has them.
+        if (!engine::hasLinksAt(gui->fabric->graph, engine::LinkLevel::SpineCore))
+            QVERIFY(!html.contains(QStringLiteral("core links x")));
+        w.close();
+    }
+};
+
+QTEST_MAIN(TestAgreement)
+#include "tst_agreement.moc"

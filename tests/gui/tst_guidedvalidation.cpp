@@ -1,0 +1,148 @@
+// Validation that guides: an invalid strategy keeps the search (and the tabs) usable and offers
+// the best valid strategy; findings only the analysis reveals are shown beside the editor's fields;
+// rejected input is explained in the status line; tooltips state the ranges.
+
+#include "app/gui/analysisrunner.h"
+#include "app/gui/mainwindow.h"
+#include "app/gui/projectdocument.h"
+#include "views/charts/breakdownchart.h"
+#include "views/editor/rangespinbox.h"
+#include "views/editor/scenarioeditor.h"
+#include "views/heatmap/trafficheatmapwidget.h"
+#include "views/strategies/strategiesview.h"
+
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace clusterscope;
+
+namespace {
+void settle(app::MainWindow& w)
+{
+    w.analysisRunner()->waitUntilIdle();
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+}
+QSpinBox* spin(app::MainWindow& w, const char* pointer)
+{
+    return qobject_cast<QSpinBox*>(w.editor()->fieldFor(QString::fromLatin1(pointer)));
+}
+}
+
+class TestGuidedValidation : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    // 2,048 GPUs under the example's TP 8 x PP 4 x DP 32 strategy: the tabs show the best valid
+    // strategy, and one click makes it the scenario's.
+    void invalidStrategyOffersTheBest()
+    {
+        app::MainWindow w;
+        w.selectScenario(0);
+        settle(w);
+        spin(w, "/cluster/gpus")->setValue(2048);
+        settle(w);
+        QVERIFY(w.editor()->problemsText().contains(QStringLiteral("does not equal cluster.gpus = 2048")));
+        // The offending field is highlighted.
+        QVERIFY(!w.editor()->fieldFor(QStringLiteral("/parallelism/tp"))->styleSheet().isEmpty()
+            || !w.editor()->fieldFor(QStringLiteral("/parallelism/dp"))->styleSheet().isEmpty()
+            || w.editor()->problemsText().contains(QStringLiteral("Parallelism")));
+        for (QWidget* tab : { static_cast<QWidget*>(w.breakdownChart()), static_cast<QWidget*>(w.strategiesView()),
+                 static_cast<QWidget*>(w.trafficView()) }) {
+            w.tabs()->setCurrentWidget(tab);
+            QCoreApplication::processEvents();
+        }
+        QVERIFY(!w.breakdownChart()->isShowingEmptyState());
+        QVERIFY(!w.trafficView()->isShowingEmptyState());
+        QVERIFY(!w.strategiesView()->isShowingEmptyState());
+        QVERIFY2(w.strategiesView()->noticeText().contains(QStringLiteral("cannot run")),
+            qPrintable(w.strategiesView()->noticeText()));
+        QPushButton* best = w.strategiesView()->applyBestButton();
+        QVERIFY(best->isVisibleTo(w.strategiesView()));
+        best->click();
+        settle(w);
+        const engine::Scenario& s = w.document()->scenarios()[0];
+        QVERIFY(s.parallelism);
+        QCOMPARE(1LL * s.parallelism->tp * s.parallelism->pp * s.parallelism->dp * s.parallelism->cp, 2048LL);
+        QVERIFY2(w.editor()->problemsText().isEmpty(), qPrintable(w.editor()->problemsText()));
+        // Undo brings the invalid strategy back (one undoable edit).
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->scenarios()[0].parallelism->dp, 32);
+    }
+
+    // Findings only building the fabric or searching reveal are said in the editor.
+    void analysisFindingsInTheEditor()
+    {
+        app::MainWindow w;
+        w.selectScenario(0);
+        settle(w);
+        spin(w, "/cluster/fabric/tiers")->setValue(1); // 128 servers do not fit under one switch tier
+        settle(w);
+        const QString notes = w.editor()->notesText();
+        QVERIFY2(notes.contains(QStringLiteral("tier")), qPrintable(notes));
+        QVERIFY(!w.editor()->fieldFor(QStringLiteral("/cluster/fabric/tiers"))->styleSheet().isEmpty());
+
+        w.document()->undoStack()->undo();
+        settle(w);
+        spin(w, "/cluster/gpus")->setValue(1000000);
+        settle(w);
+        QVERIFY2(!w.editor()->notesText().isEmpty() || !w.editor()->problemsText().isEmpty(),
+            "1,000,000 GPUs: the editor says what is wrong");
+        QVERIFY2(w.editor()->notesText().contains(QStringLiteral("cannot be built"))
+                || w.editor()->notesText().contains(QStringLiteral("no strategy"))
+                || w.editor()->problemsText().contains(QStringLiteral("GPUs")),
+            qPrintable(w.editor()->notesText() + QLatin1Char('|') + w.editor()->problemsText()));
+    }
+
+    void rejectedInputIsExplained_data()
+    {
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<QString>("said");
+        QTest::addColumn<int>("kept");
+        QTest::addRow("minus") << QStringLiteral("-") << QStringLiteral("cannot be negative") << 1024;
+        // The last digit is refused: 1,000,000 stays.
+        QTest::addRow("too large") << QStringLiteral("10000000") << QStringLiteral("above the maximum") << 1000000;
+        QTest::addRow("zero") << QStringLiteral("0") << QStringLiteral("below the minimum") << 1024;
+    }
+    void rejectedInputIsExplained()
+    {
+        QFETCH(QString, typed);
+        QFETCH(QString, said);
+        QFETCH(int, kept);
+        app::MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        settle(w);
+        auto* gpus = qobject_cast<views::RangeSpinBox*>(spin(w, "/cluster/gpus"));
+        QVERIFY(gpus);
+        QVERIFY(gpus->toolTip().contains(QStringLiteral("Range 1 to")));
+        gpus->setFocus();
+        gpus->selectAll();
+        QTest::keyClicks(gpus, typed);
+        QTest::keyClick(gpus, Qt::Key_Tab); // editing finished
+        QVERIFY2(w.statusBar()->currentMessage().contains(said), qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("GPUs")));
+        QCOMPARE(w.document()->scenarios()[0].cluster.gpus, kept);
+        settle(w);
+        w.close();
+    }
+
+    void rangeMessages()
+    {
+        views::RangeSpinBox box(QStringLiteral("Tiers"));
+        box.setRange(1, 3);
+        box.setValue(2);
+        QVERIFY(box.rejectionFor(QStringLiteral("2")).isEmpty());
+        QVERIFY(box.rejectionFor(QStringLiteral("7")).contains(QStringLiteral("above the maximum 3; kept 2")));
+        QVERIFY(box.rejectionFor(QStringLiteral("0")).contains(QStringLiteral("below the minimum 1")));
+        QVERIFY(box.rejectionFor(QStringLiteral("-1")).contains(QStringLiteral("cannot be negative")));
+        QVERIFY(box.rejectionFor(QStringLiteral("x")).contains(QStringLiteral("not a whole number")));
+    }
+};
+
+QTEST_MAIN(TestGuidedValidation)
+#include "tst_guidedvalidation.moc"

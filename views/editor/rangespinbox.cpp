@@ -1,0 +1,66 @@
+#include "views/editor/rangespinbox.h"
+
+#include <QLocale>
+
+namespace clusterscope::views {
+
+RangeSpinBox::RangeSpinBox(const QString& label, QWidget* parent)
+    : QSpinBox(parent)
+    , m_label(label)
+{
+}
+
+QString RangeSpinBox::rejectionFor(const QString& text) const
+{
+    QString digits = text;
+    if (!suffix().isEmpty() && digits.endsWith(suffix()))
+        digits.chop(suffix().size());
+    if (!prefix().isEmpty() && digits.startsWith(prefix()))
+        digits.remove(0, prefix().size());
+    digits = digits.trimmed();
+    if (digits.isEmpty())
+        return {};
+    const QLocale l = locale();
+    const QString range = tr("%1 to %2").arg(l.toString(minimum()), l.toString(maximum()));
+    digits.remove(l.groupSeparator());
+    if (digits.startsWith(QLatin1Char('-')) || digits.startsWith(l.negativeSign())) {
+        if (minimum() >= 0)
+            return tr("%1 cannot be negative (range %2); kept %3.").arg(m_label, range, l.toString(value()));
+        digits.remove(0, 1);
+        if (digits.isEmpty())
+            return {};
+        digits.prepend(QLatin1Char('-'));
+    }
+    bool ok = false;
+    const qlonglong v = digits.toLongLong(&ok);
+    if (!ok)
+        return tr("%1: \"%2\" is not a whole number (range %3); kept %4.").arg(m_label, text.trimmed(), range, l.toString(value()));
+    if (v > maximum())
+        return tr("%1: %2 is above the maximum %3; kept %4.").arg(m_label, l.toString(v), l.toString(maximum()), l.toString(value()));
+    if (v < minimum())
+        return tr("%1: %2 is below the minimum %3; kept %4.").arg(m_label, l.toString(v), l.toString(minimum()), l.toString(value()));
+    return {};
+}
+
+QValidator::State RangeSpinBox::validate(QString& input, int& pos) const
+{
+    const QValidator::State state = QSpinBox::validate(input, pos);
+    // Invalid: the keystroke is refused; say why (QSpinBox would drop it without a word).
+    if (state == QValidator::Invalid) {
+        const QString why = rejectionFor(input);
+        if (!why.isEmpty())
+            Q_EMIT const_cast<RangeSpinBox*>(this)->inputRejected(why);
+    }
+    return state;
+}
+
+void RangeSpinBox::fixup(QString& input) const
+{
+    // Editing ended on an intermediate value (below the minimum): QSpinBox restores the previous one.
+    const QString why = rejectionFor(input);
+    if (!why.isEmpty())
+        Q_EMIT const_cast<RangeSpinBox*>(this)->inputRejected(why);
+    QSpinBox::fixup(input);
+}
+
+} // namespace clusterscope::views

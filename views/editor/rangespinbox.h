@@ -1,0 +1,33 @@
+#pragma once
+
+// A QSpinBox that says why it refuses input. QSpinBox silently drops a keystroke that takes the
+// value out of range (10,000,000 GPUs is truncated, a minus sign ignored) and silently puts back the
+// previous value when editing ends below the minimum (0 GPUs): this one emits inputRejected() with a
+// sentence the status line can show.
+
+#include <QSpinBox>
+
+namespace clusterscope::views {
+
+class RangeSpinBox : public QSpinBox {
+    Q_OBJECT
+public:
+    /// `label` names the field in the messages ("GPUs").
+    RangeSpinBox(const QString& label, QWidget* parent = nullptr);
+
+    /// Why `text` (as typed, with group separators, suffix) is not a value of this box, or empty
+    /// when it is one.
+    QString rejectionFor(const QString& text) const;
+
+Q_SIGNALS:
+    void inputRejected(const QString& message);
+
+protected:
+    QValidator::State validate(QString& input, int& pos) const override;
+    void fixup(QString& input) const override;
+
+private:
+    QString m_label;
+};
+
+} // namespace clusterscope::views
