@@ -15,7 +15,8 @@ packages=(build-essential cmake ninja-build pkg-config ccache
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite libqt6opengl6-dev
     libvtk9-dev libsqlite3-dev libboost-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
     xvfb xauth libgl1-mesa-dri fonts-dejavu-core imagemagick x11-apps poppler-utils
-    dpkg-dev file appstream desktop-file-utils)
+    dpkg-dev file appstream desktop-file-utils
+    clang libclang-rt-14-dev clang-format clang-tidy)
 
 say() { printf '\033[1m[bootstrap]\033[0m %s\n' "$*"; }
 
