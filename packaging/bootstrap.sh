@@ -17,7 +17,8 @@ packages=(build-essential cmake ninja-build pkg-config ccache
     xvfb xauth libgl1-mesa-dri fonts-dejavu-core imagemagick x11-apps poppler-utils
     dpkg-dev file appstream desktop-file-utils
     prometheus prometheus-node-exporter
-    libopenmpi-dev openmpi-bin)
+    libopenmpi-dev openmpi-bin
+    clang libclang-rt-14-dev clang-format clang-tidy)
 
 say() { printf '\033[1m[bootstrap]\033[0m %s\n' "$*"; }
 

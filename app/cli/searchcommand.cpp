@@ -35,10 +35,8 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io)
     auto context = loadTrainingContextForCli(*cl, path, io);
     if (!context)
         return 1;
-    Catalog* catalog = &context->catalog;
     Scenario* scenario = &context->scenario;
     TrainingEvaluator* evaluator = &*context->evaluator;
-    const std::optional<CollectiveCalibration>& calibration = context->calibration;
     SearchOptions options;
     options.topK = top;
     const SearchResult result = StrategySearch::run(*evaluator, options);

@@ -88,13 +88,14 @@ AlgorithmCorrection readCorrection(JsonObjectReader& r)
     c.algorithm = readAlgorithm(r, "algorithm");
     if (c.algorithm == CollectiveAlgorithm::Auto)
         throw JsonFieldError(r.pointerOf("algorithm"), "a correction belongs to a concrete algorithm, not \"auto\"");
-    c.tier = static_cast<int>(r.integer("tier", 0));
-    if (c.tier >= CollectiveCalibration::kTiers)
-        throw JsonFieldError(r.pointerOf("tier"), "expected tier 0 (intra-node) or 1 (inter-node), got " + std::to_string(c.tier));
+    const long long tier = r.integer("tier", 0);
+    if (tier >= CollectiveCalibration::kTiers)
+        throw JsonFieldError(r.pointerOf("tier"), "expected tier 0 (intra-node) or 1 (inter-node), got " + std::to_string(tier));
+    c.tier = static_cast<int>(tier);
     c.correction.latencyScale = r.number("latency_scale", 0.0, kHuge);
     c.correction.latencyOffsetSeconds = r.number("latency_offset_us", -kHuge, kHuge) * 1e-6;
     c.correction.bandwidthScale = r.number("bandwidth_scale", 1e-12, kHuge);
-    c.parameters = static_cast<int>(r.integer("parameters", 1));
+    c.parameters = r.positiveInt("parameters");
     c.points = r.positiveInt("points");
     c.minBytes = r.number("min_bytes", 0.0, kHuge);
     c.maxBytes = r.number("max_bytes", c.minBytes, kHuge);
@@ -222,17 +223,10 @@ std::string calibrationToJson(const CalibrationSet& set)
 
 Result<CalibrationSet> calibrationFromJson(std::string_view text, const std::string& origin)
 {
-    json root;
-    try {
-        root = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        return Status::error(origin + ": byte " + std::to_string(e.byte) + ": not valid JSON");
-    }
-    try {
-        return readCalibration(root);
-    } catch (const JsonFieldError& e) {
-        return Status::error(origin + ": " + (e.pointer.empty() ? "/" : e.pointer) + ": " + e.what());
-    }
+    auto root = parseJsonText(text, origin);
+    if (!root)
+        return root.status();
+    return guardJsonRead(origin, [&]() -> Result<CalibrationSet> { return readCalibration(*root); });
 }
 
 } // namespace clusterscope::engine

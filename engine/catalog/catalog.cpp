@@ -75,13 +75,17 @@ struct NamedText {
     std::string name;
 };
 
+// Thrown by parseJson: the text is not JSON; the Status already names the file and the byte.
+struct NotJson {
+    Status status;
+};
+
 json parseJson(const NamedText& doc)
 {
-    try {
-        return json::parse(doc.text);
-    } catch (const json::parse_error& e) {
-        throw JsonFieldError("byte " + std::to_string(e.byte), "not valid JSON");
-    }
+    auto parsed = parseJsonText(doc.text, doc.name);
+    if (!parsed)
+        throw NotJson { parsed.status() };
+    return std::move(*parsed);
 }
 
 } // namespace
@@ -93,7 +97,7 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
     std::string current = "gpus.json";
     try {
         {
-            json doc = parseJson({ gpusJson, current });
+            json doc = parseJson({ gpusJson, origin + "/" + current });
             auto root = openDocument(doc, "clusterscope-catalog-gpus");
             forEachEntry(root, "gpus", [&c](JsonObjectReader& r) {
                 GpuModel g;
@@ -133,7 +137,7 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
         }
         current = "nics.json";
         {
-            json doc = parseJson({ nicsJson, current });
+            json doc = parseJson({ nicsJson, origin + "/" + current });
             auto root = openDocument(doc, "clusterscope-catalog-nics");
             forEachEntry(root, "nics", [&c](JsonObjectReader& r) {
                 NicModel n;
@@ -151,7 +155,7 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
         }
         current = "switches.json";
         {
-            json doc = parseJson({ switchesJson, current });
+            json doc = parseJson({ switchesJson, origin + "/" + current });
             auto root = openDocument(doc, "clusterscope-catalog-switches");
             forEachEntry(root, "switches", [&c](JsonObjectReader& r) {
                 SwitchModel s;
@@ -171,7 +175,7 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
         }
         current = "cables.json";
         {
-            json doc = parseJson({ cablesJson, current });
+            json doc = parseJson({ cablesJson, origin + "/" + current });
             auto root = openDocument(doc, "clusterscope-catalog-cables");
             forEachEntry(root, "cables", [&c](JsonObjectReader& r) {
                 CableModel m;
@@ -212,6 +216,10 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
         }
     } catch (const JsonFieldError& e) {
         return Status::error(origin + "/" + current + ": " + e.pointer + ": " + e.what());
+    } catch (const NotJson& e) {
+        return e.status;
+    } catch (const json::exception& e) {
+        return Status::error(jsonExceptionMessage(origin + "/" + current, e));
     }
     return c;
 }

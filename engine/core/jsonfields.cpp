@@ -8,6 +8,79 @@
 
 namespace clusterscope::engine {
 
+namespace {
+
+// A SAX consumer that accepts everything and remembers where the parser gave up and why. Used only
+// after a failed parse, to locate the error whatever exception type nlohmann would have thrown.
+struct ErrorLocator : nlohmann::json_sax<nlohmann::json> {
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override
+    {
+        failed = true;
+        byte = position;
+        reason = ex.what();
+        return false;
+    }
+    bool failed = false;
+    std::size_t byte = 0;
+    std::string reason;
+};
+
+// nlohmann's what() reads "[json.exception.parse_error.101] parse error at line 1, column 5: syntax
+// error ..."; keep the part after the location (or after the bracket) for our own message.
+std::string reasonOf(const std::string& what)
+{
+    std::string reason = what;
+    if (const auto bracket = reason.find("] "); reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos)
+        reason.erase(0, bracket + 2);
+    if (reason.rfind("parse error", 0) == 0)
+        if (const auto colon = reason.find(": "); colon != std::string::npos)
+            reason.erase(0, colon + 2);
+    return reason;
+}
+
+} // namespace
+
+Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& fileName)
+{
+    nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_discarded())
+        return doc;
+    ErrorLocator locator;
+    try {
+        nlohmann::json::sax_parse(text.begin(), text.end(), &locator);
+    } catch (const nlohmann::json::exception& e) {
+        locator.failed = true;
+        locator.reason = e.what();
+    }
+    // position is the number of bytes read when the parser stopped, i.e. the 1-based offset of the
+    // offending byte (one past the end when the text ends too early).
+    const std::size_t byte = locator.byte;
+    const std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const std::size_t lineStart = at == 0 ? std::string_view::npos : text.rfind('\n', at - 1);
+    const std::size_t column = at - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1;
+    return Status::error(fileName + ": byte " + std::to_string(byte) + ": not valid JSON (line " + std::to_string(line)
+        + ", column " + std::to_string(column) + ": "
+        + (locator.failed ? reasonOf(locator.reason) : std::string("rejected by the parser")) + ")");
+}
+
+std::string jsonExceptionMessage(const std::string& fileName, const nlohmann::json::exception& e)
+{
+    return fileName + ": " + reasonOf(e.what());
+}
+
 std::string describeJsonValue(const nlohmann::json& value)
 {
     std::string text = value.dump();

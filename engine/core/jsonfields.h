@@ -5,6 +5,8 @@
 // rejects any key that was not read, so typos never pass silently. Problems are thrown as
 // JsonFieldError inside the library and turned into a Status at its boundary.
 
+#include "engine/core/status.h"
+
 #include <nlohmann/json.hpp>
 
 #include <initializer_list>
@@ -12,9 +14,22 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace clusterscope::engine {
+
+/// Parses `text` as one JSON document (RFC 8259). Never throws: a syntax error, a number that does
+/// not fit a double (`1e99999`, which nlohmann reports as out_of_range.406) or any other parser
+/// exception becomes `<fileName>: byte <N>: not valid JSON (line <L>, column <C>: <reason>)`,
+/// where N is the 1-based byte offset at which the parser stopped.
+Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& fileName);
+
+/// Runs `read` (a reader that may throw JsonFieldError or nlohmann exceptions, e.g. a type_error
+/// from an unchecked get<>) and turns every such exception into `<fileName>: <pointer>: <what>`.
+/// Use it at each library boundary that reads a parsed JSON document.
+template <typename Fn>
+auto guardJsonRead(const std::string& fileName, Fn&& read) -> decltype(read());
 
 /// A problem at a JSON pointer. Caught at the library boundary and reported as
 /// "<file>: <pointer>: <message>".
@@ -64,5 +79,21 @@ private:
     std::string m_pointer;
     std::set<std::string> m_known;
 };
+
+/// Message for an nlohmann exception that escaped a reader (no pointer is known, so the reason is
+/// given as nlohmann states it, without its "[json.exception...]" prefix).
+std::string jsonExceptionMessage(const std::string& fileName, const nlohmann::json::exception& e);
+
+template <typename Fn>
+auto guardJsonRead(const std::string& fileName, Fn&& read) -> decltype(read())
+{
+    try {
+        return read();
+    } catch (const JsonFieldError& e) {
+        return Status::error(fileName + ": " + (e.pointer.empty() ? "/" : e.pointer) + ": " + e.what());
+    } catch (const nlohmann::json::exception& e) {
+        return Status::error(jsonExceptionMessage(fileName, e));
+    }
+}
 
 } // namespace clusterscope::engine

@@ -234,7 +234,7 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
             current = anchor;
         }
         const Flow& f = flows[p.flowOf[sf]];
-        const NodeId gs = m_design.gpus[f.src], gd = m_design.gpus[f.dst];
+        const NodeId gs = m_design.gpus[f.src];
         const NodeId nicS = m_design.nics[m_design.nicOfGpu[f.src]];
         const NodeId nicD = m_design.nics[m_design.nicOfGpu[f.dst]];
         const std::uint64_t key = mix(o.hashSeed ^ mix(p.flowOf[sf] * 0x100000001B3ull + (sf % q)));

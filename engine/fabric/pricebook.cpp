@@ -13,12 +13,10 @@ using nlohmann::json;
 
 Result<PriceBook> PriceBook::parse(const std::string& text, const std::string& origin)
 {
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        return Status::error(origin + ": byte " + std::to_string(e.byte) + ": invalid JSON");
-    }
+    auto parsed = parseJsonText(text, origin);
+    if (!parsed)
+        return parsed.status();
+    const json& doc = *parsed;
     PriceBook book;
     try {
         JsonObjectReader root(doc, "");
@@ -53,6 +51,8 @@ Result<PriceBook> PriceBook::parse(const std::string& text, const std::string& o
         root.finish();
     } catch (const JsonFieldError& e) {
         return Status::error(origin + ": " + e.pointer + ": " + e.what());
+    } catch (const json::exception& e) {
+        return Status::error(jsonExceptionMessage(origin, e));
     }
     return book;
 }

@@ -263,18 +263,11 @@ Scenario readScenario(const json& root)
 
 Result<Scenario> parseScenarioJson(std::string_view text, std::string_view fileName)
 {
-    json root;
-    try {
-        root = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        return Status::error(std::string(fileName) + ": byte " + std::to_string(e.byte) + ": not valid JSON ("
-            + std::string(e.what()).substr(std::string(e.what()).find(':') + 2) + ")");
-    }
-    try {
-        return readScenario(root);
-    } catch (const JsonFieldError& e) {
-        return Status::error(std::string(fileName) + ": " + (e.pointer.empty() ? "/" : e.pointer) + ": " + e.what());
-    }
+    const std::string file(fileName);
+    auto root = parseJsonText(text, file);
+    if (!root)
+        return root.status();
+    return guardJsonRead(file, [&]() -> Result<Scenario> { return readScenario(*root); });
 }
 
 Result<Scenario> loadScenarioFile(const std::string& path)

@@ -75,21 +75,38 @@ bool readSummaryJson(const std::string& text, StoredRunSummary& s, std::int32_t&
     const auto j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object())
         return false;
-    try {
-        s.sources = j.at("sources").get<std::vector<std::string>>();
-        s.rankCount = j.at("rank_count").get<std::int32_t>();
-        s.worldSize = j.at("world_size").get<std::int32_t>();
-        s.gpuName = j.at("gpu").get<std::string>();
-        s.ncclVersion = j.at("nccl_version").get<std::string>();
-        s.stepCount = j.at("step_count").get<std::int32_t>();
-        s.collectiveCount = j.at("collective_count").get<std::int32_t>();
-        s.errorCount = j.at("error_count").get<std::int32_t>();
-        s.warningCount = j.at("warning_count").get<std::int32_t>();
-        trafficRanks = j.at("traffic_ranks").get<std::int32_t>();
-    } catch (const nlohmann::json::exception&) {
+    // A damaged project may hold any JSON here: check every type and range before converting (a
+    // get<int32_t>() of 1e300 would be undefined behaviour, not an exception).
+    const auto int32 = [&j](const char* key, std::int32_t& field) {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_number_integer())
+            return false;
+        if (it->is_number_unsigned() ? it->get<std::uint64_t>() > std::uint64_t(INT32_MAX)
+                                     : it->get<std::int64_t>() < INT32_MIN || it->get<std::int64_t>() > INT32_MAX)
+            return false;
+        field = static_cast<std::int32_t>(it->get<std::int64_t>());
+        return true;
+    };
+    const auto string = [&j](const char* key, std::string& field) {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_string())
+            return false;
+        field = it->get<std::string>();
+        return true;
+    };
+    const auto sources = j.find("sources");
+    if (sources == j.end() || !sources->is_array())
         return false;
+    s.sources.clear();
+    for (const auto& source : *sources) {
+        if (!source.is_string())
+            return false;
+        s.sources.push_back(source.get<std::string>());
     }
-    return true;
+    return int32("rank_count", s.rankCount) && int32("world_size", s.worldSize) && string("gpu", s.gpuName)
+        && string("nccl_version", s.ncclVersion) && int32("step_count", s.stepCount)
+        && int32("collective_count", s.collectiveCount) && int32("error_count", s.errorCount)
+        && int32("warning_count", s.warningCount) && int32("traffic_ranks", trafficRanks);
 }
 
 // Writes the rows of one run; throws Cancelled when asked to stop, returns false on a SQLite error.
@@ -348,7 +365,8 @@ Result<StoredRun> RunStore::load(std::int64_t id) const
         out.summary.id = st.columnInt64(0);
         out.summary.name = st.columnText(1);
         out.summary.importedUtc = st.columnText(2);
-        if (!readSummaryJson(st.columnText(3), out.summary, trafficRanks))
+        // The dense matrix below has traffic_ranks^2 cells: a damaged count must not become a huge allocation.
+        if (!readSummaryJson(st.columnText(3), out.summary, trafficRanks) || trafficRanks < 0 || trafficRanks > (1 << 15))
             return Status::error(path + ": run " + std::to_string(id) + " has a damaged summary");
     }
     RunAnalysis& a = out.analysis;

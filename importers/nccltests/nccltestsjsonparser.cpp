@@ -2,10 +2,13 @@
 
 #include "importers/nccltests/nccltestsruncheck.h"
 
+#include "engine/core/jsonfields.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 namespace clusterscope::importers {
 
@@ -36,6 +39,36 @@ public:
         if (it->is_string() && (it->get<std::string>() == "nan" || it->get<std::string>() == "N/A"))
             return std::optional<double> {};
         return fail(pointer + "/" + key, "expected a number, got " + it->dump());
+    }
+
+    /// An optional integer that must fit `field`; absent or null leaves `field` unchanged.
+    template <typename Int>
+    engine::Status optionalInt(const json& object, const char* key, const std::string& pointer, Int& field) const
+    {
+        const auto it = object.find(key);
+        if (it == object.end() || it->is_null())
+            return {};
+        if (it->is_number_integer()) {
+            const long long v = it->get<long long>();
+            if ((it->is_number_unsigned() && it->get<unsigned long long>() > static_cast<unsigned long long>(std::numeric_limits<Int>::max()))
+                || v < static_cast<long long>(std::numeric_limits<Int>::min()) || v > static_cast<long long>(std::numeric_limits<Int>::max()))
+                return fail(pointer + "/" + key, "integer out of range: " + it->dump());
+            field = static_cast<Int>(v);
+            return {};
+        }
+        return fail(pointer + "/" + key, "expected an integer, got " + it->dump());
+    }
+
+    /// An optional string; absent or null leaves `field` unchanged.
+    engine::Status optionalString(const json& object, const char* key, const std::string& pointer, std::string& field) const
+    {
+        const auto it = object.find(key);
+        if (it == object.end() || it->is_null())
+            return {};
+        if (!it->is_string())
+            return fail(pointer + "/" + key, "expected a string, got " + it->dump());
+        field = it->get<std::string>();
+        return {};
     }
 
     engine::Result<NcclTestsMeasurement> measurement(const json& half, const std::string& pointer) const
@@ -90,12 +123,16 @@ public:
                 return fail(pointer, "expected an object with an integer \"rank\"");
             NcclTestsDevice device;
             device.rank = d["rank"].get<int>();
-            device.group = d.value("group", 0);
-            device.pid = d.value("pid", 0LL);
-            device.host = d.value("hostname", std::string());
-            device.device = d.value("device", 0);
-            device.busId = d.value("device_hex", std::string());
-            device.name = d.value("device_info", std::string());
+            if (auto s = optionalInt(d, "group", pointer, device.group); !s.isOk())
+                return s;
+            if (auto s = optionalInt(d, "pid", pointer, device.pid); !s.isOk())
+                return s;
+            if (auto s = optionalInt(d, "device", pointer, device.device); !s.isOk())
+                return s;
+            for (auto [key, field] : { std::pair { "hostname", &device.host }, std::pair { "device_hex", &device.busId },
+                     std::pair { "device_info", &device.name } })
+                if (auto s = optionalString(d, key, pointer, *field); !s.isOk())
+                    return s;
             run.devices.push_back(std::move(device));
         }
         return {};
@@ -118,8 +155,9 @@ public:
             }
             row.bytes = r["size"].get<std::uint64_t>();
             row.count = r["count"].get<std::uint64_t>();
-            row.type = r.value("type", std::string());
-            row.redop = r.value("redop", std::string());
+            for (auto [key, field] : { std::pair { "type", &row.type }, std::pair { "redop", &row.redop } })
+                if (auto s = optionalString(r, key, pointer, *field); !s.isOk())
+                    return s;
             // util.cu writes the root as the printed "%6i" text ("    -1").
             if (const auto it = r.find("root"); it != r.end()) {
                 if (it->is_number_integer()) {
@@ -156,28 +194,25 @@ private:
     std::string m_file;
 };
 
+engine::Result<NcclTestsLog> parseDocument(json& doc, const std::string& fileName, const NcclTestsParseOptions& options);
+
 } // namespace
 
 engine::Result<NcclTestsLog> NcclTestsJsonParser::parse(std::string_view text, const std::string& fileName,
     const NcclTestsParseOptions& options)
 {
-    json doc = json::parse(text.begin(), text.end(), nullptr, false);
-    if (doc.is_discarded()) {
-        // Re-parse with exceptions confined here to learn where the syntax breaks.
-        std::size_t byte = 0;
-        try {
-            const json again = json::parse(text.begin(), text.end());
-            (void)again;
-        } catch (const json::parse_error& e) {
-            byte = e.byte;
-        }
-        const std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());
-        const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
-        const auto lineStart = text.rfind('\n', at == 0 ? 0 : at - 1);
-        const std::size_t column = at - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1;
-        return engine::Status::error(fileName + ":" + std::to_string(line) + ":" + std::to_string(column)
-            + ": not valid JSON (nccl-tests -J output is one JSON object; the file may be truncated)");
-    }
+    auto parsed = engine::parseJsonText(text, fileName);
+    if (!parsed)
+        return engine::Status::error(parsed.message() + " (nccl-tests -J output is one JSON object; the file may be truncated)");
+    // Every access below checks the type first; the guard turns anything that slipped through into
+    // an error naming the file rather than an exception.
+    return engine::guardJsonRead(fileName, [&]() { return parseDocument(*parsed, fileName, options); });
+}
+
+namespace {
+
+engine::Result<NcclTestsLog> parseDocument(json& doc, const std::string& fileName, const NcclTestsParseOptions& options)
+{
     JsonReader reader(fileName);
     if (!doc.is_object() || !doc.contains("results"))
         return reader.fail("", "expected the nccl-tests -J object with \"config\" and \"results\"");
@@ -218,5 +253,7 @@ engine::Result<NcclTestsLog> NcclTestsJsonParser::parse(std::string_view text, c
     log.runs.push_back(std::move(run));
     return finishNcclTestsLog(std::move(log), options, {}, {});
 }
+
+} // namespace
 
 } // namespace clusterscope::importers

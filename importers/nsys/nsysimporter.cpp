@@ -82,8 +82,11 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
         return it == strings.end() ? std::string() : it->second;
     };
     std::int64_t base = 0;
-    if (db.hasTable("TARGET_INFO_SESSION_START_TIME"))
-        db.forEach("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", [&](const SqliteRow& row) { base = row.integer(0); });
+    if (db.hasTable("TARGET_INFO_SESSION_START_TIME")) {
+        auto st = db.forEach("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", [&](const SqliteRow& row) { base = row.integer(0); });
+        if (!st)
+            return st;
+    }
 
     // Launch calls: correlationId -> (thread, start).
     std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> launches;
@@ -101,10 +104,12 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
     if (db.hasTable("NVTX_EVENTS")) {
         std::int64_t ncclDomain = -1;
         // eventType 75 = NvtxDomainCreate: text is the domain's name.
-        db.forEach("SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = 75", [&](const SqliteRow& row) {
+        auto domains = db.forEach("SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = 75", [&](const SqliteRow& row) {
             if (row.text(1) == "NCCL")
                 ncclDomain = row.integer(0);
         });
+        if (!domains)
+            return domains;
         const bool hasJson = db.hasColumn("NVTX_EVENTS", "jsonText");
         const std::string sql = std::string("SELECT start, end, globalTid, text, textId, domainId, ")
             + (hasJson ? "jsonText" : "NULL") + " FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND end IS NOT NULL";
@@ -221,10 +226,13 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
             return s2;
     }
     std::map<std::int64_t, std::pair<std::string, std::int64_t>> gpus;
-    if (db.hasTable("TARGET_INFO_GPU"))
-        db.forEach("SELECT id, name, totalMemory FROM TARGET_INFO_GPU", [&](const SqliteRow& row) {
+    if (db.hasTable("TARGET_INFO_GPU")) {
+        auto st = db.forEach("SELECT id, name, totalMemory FROM TARGET_INFO_GPU", [&](const SqliteRow& row) {
             gpus[row.integer(0)] = { row.text(1), row.integer(2) };
         });
+        if (!st)
+            return st;
+    }
     if (unknownSize > 0)
         diagnostics.add("nsys.nccl_size_unknown", DiagnosticSeverity::Warning,
             path + ": NCCL kernels without an enclosing NCCL NVTX range with a message size have no bandwidth.", unknownSize);

@@ -52,11 +52,11 @@ bool SqliteReader::hasTable(const std::string& table) const
 bool SqliteReader::hasColumn(const std::string& table, const std::string& column) const
 {
     bool found = false;
-    forEach("PRAGMA table_info(\"" + table + "\")", [&](const SqliteRow& row) {
+    const engine::Status status = forEach("PRAGMA table_info(\"" + table + "\")", [&](const SqliteRow& row) {
         if (row.text(1) == column)
             found = true;
     });
-    return found;
+    return status.isOk() && found; // a table whose columns cannot be listed has none we can read
 }
 
 engine::Status SqliteReader::forEach(const std::string& sql, const std::function<void(const SqliteRow&)>& row) const

@@ -56,7 +56,7 @@ private Q_SLOTS:
         QTest::addRow("NVLink-like, exact") << 12.0 << 480.0 << 0.0 << 1e-9;
         QTest::addRow("NIC-like, exact") << 30.0 << 46.0 << 0.0 << 1e-9;
         QTest::addRow("TCP-like, exact") << 900.0 << 0.6 << 0.0 << 1e-9;
-        QTest::addRow("NVLink-like, 2% noise") << 12.0 << 480.0 << 0.02 << 0.05;
+        QTest::newRow("NVLink-like, 2% noise") << 12.0 << 480.0 << 0.02 << 0.05;
     }
     void latencyBandwidthFit()
     {

@@ -142,6 +142,38 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(result.message()).startsWith(expected), result.message().c_str());
     }
 
+    // Damaged text never throws: numbers beyond the double range (nlohmann's out_of_range.406),
+    // huge integers, deep nesting and bad UTF-8 each give one error naming the file and the place.
+    void damagedText_data()
+    {
+        QTest::addColumn<QByteArray>("from");
+        QTest::addColumn<QByteArray>("to");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("global_batch 1e99999") << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":1e99999")
+                                              << "llama.json: byte ";
+        QTest::addRow("negative overflow") << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":-1e400")
+                                           << "number overflow parsing '-1e400'";
+        QTest::addRow("integer beyond 64 bits") << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":123456789012345678901234567890")
+                                                << "llama.json: /training/global_batch: expected a positive integer";
+        QTest::addRow("1e300 for an int") << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":1e300")
+                                          << "llama.json: /training/global_batch: expected a positive integer";
+        QTest::addRow("bad UTF-8") << QByteArray("\"name\":\"") << QByteArray("\"name\":\"\xff") << "llama.json: byte ";
+        QTest::addRow("deep nesting") << QByteArray("\"moe\":null") << QByteArray("\"moe\":") + QByteArray(100000, '[') << "llama.json: byte ";
+    }
+    void damagedText()
+    {
+        QFETCH(QByteArray, from);
+        QFETCH(QByteArray, to);
+        QFETCH(QString, expected);
+        QByteArray text = QByteArray::fromStdString(baseScenario().dump());
+        QVERIFY2(text.contains(from), text.constData());
+        text.replace(from, to);
+        auto result = parseScenarioJson(std::string_view(text.constData(), std::size_t(text.size())), "llama.json");
+        QVERIFY(!result.isOk());
+        QVERIFY2(QString::fromStdString(result.message()).contains(expected), result.message().c_str());
+        QVERIFY2(QString::fromStdString(result.message()).startsWith(QStringLiteral("llama.json: ")), result.message().c_str());
+    }
+
     void syntaxErrorNamesByte()
     {
         auto result = parseScenarioJson("{\"format\": \"clusterscope-scenario\",, }", "broken.json");

@@ -173,12 +173,12 @@ private Q_SLOTS:
         QTest::addColumn<double>("ratioVsFp32");
         QTest::addColumn<double>("runReduction");
         // Seed: "top-1% ~100x" -- with 4-byte indices next to 4-byte values it is 50x.
-        QTest::addRow("top-1% with indices: 50x, not 100x") << int(CompressionMethod::TopK) << 0.01 << 0.0 << 0.02 << 0.98;
+        QTest::newRow("top-1% with indices: 50x, not 100x") << int(CompressionMethod::TopK) << 0.01 << 0.0 << 0.02 << 0.98;
         QTest::addRow("int8: 4x") << int(CompressionMethod::Int8) << 0.0 << 0.0 << 0.25049 << 0.74951;
         QTest::addRow("fp8: 4x") << int(CompressionMethod::Fp8) << 0.0 << 0.0 << 0.25049 << 0.74951;
         QTest::addRow("1-bit: 32x") << int(CompressionMethod::OneBit) << 0.0 << 0.0 << 0.03174 << 0.96826;
         // Seed: 1-bit Adam "94% less" -- matches an uncompressed warm-up of ~3% of the steps.
-        QTest::addRow("1-bit Adam, 3% warm-up: 94%") << int(CompressionMethod::OneBit) << 0.0 << 0.03 << 0.03174 << 0.93921;
+        QTest::newRow("1-bit Adam, 3% warm-up: 94%") << int(CompressionMethod::OneBit) << 0.0 << 0.03 << 0.03174 << 0.93921;
         QTest::addRow("none") << int(CompressionMethod::None) << 0.0 << 0.0 << 1.0 << 0.0;
     }
     void compressionVolumes()

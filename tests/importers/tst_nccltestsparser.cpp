@@ -77,7 +77,7 @@ private Q_SLOTS:
                                                            << 1 << "NVIDIA A100-SXM4-80GB" << true << true << 0 << 268435456ULL;
         QTest::addRow("sendrecv with -I statistics") << "sendrecv_istats.log" << "" << "sendrecv" << "binary_name" << 28 << 2 << 2
                                                      << "NVIDIA H100 80GB HBM3" << true << true << 4 << 1073741824ULL;
-        QTest::addRow("alltoall %e times, cputime, timestamps") << "alltoall_tcp_slow.log" << "" << "alltoall" << "binary_name" << 14 << 4
+        QTest::newRow("alltoall %e times, cputime, timestamps") << "alltoall_tcp_slow.log" << "" << "alltoall" << "binary_name" << 14 << 4
                                                                << 4 << "NVIDIA L40S" << true << true << 0 << 8589934592ULL;
         QTest::addRow("hypercube with empty redop") << "hypercube_8gpu.log" << "" << "hypercube" << "binary_name" << 18 << 8 << 1
                                                     << "NVIDIA H100 80GB HBM3" << true << true << 0 << 134217728ULL;
@@ -414,7 +414,36 @@ private Q_SLOTS:
         auto log = importNcclTestsFile(dataFile("malformed_truncated.json"));
         QVERIFY(!log.isOk());
         const QString m = QString::fromStdString(log.message());
-        QVERIFY2(m.contains(QRegularExpression(QStringLiteral("malformed_truncated\\.json:\\d+:\\d+: not valid JSON"))), log.message().c_str());
+        QVERIFY2(m.contains(QRegularExpression(QStringLiteral("malformed_truncated\\.json: byte \\d+: not valid JSON \\(line \\d+, column \\d+: "))),
+            log.message().c_str());
+    }
+
+    // Damaged -J files: each one an error naming the file and the place, never an exception
+    // (a number literal beyond the double range used to abort the process with out_of_range.406).
+    void damagedJson_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("number overflow") << QByteArray(R"({"version":1,"results":[{"size":1e99999}]})")
+                                         << "d.json: byte 39: not valid JSON (line 1, column 39: number overflow parsing '1e99999')";
+        QTest::addRow("negative overflow") << QByteArray("{\"results\": [{\"size\": 1, \"count\": 1,\n \"in_place\": {\"time\": -1e400}}]}")
+                                           << "d.json: byte 65: not valid JSON (line 2, column 28: number overflow parsing '-1e400')";
+        QTest::addRow("hostname not a string") << QByteArray(R"({"config": {"devices": [{"rank": 0, "hostname": 7}]}, "results": []})")
+                                               << "d.json: /config/devices/0/hostname: expected a string, got 7";
+        QTest::addRow("group not an integer") << QByteArray(R"({"config": {"devices": [{"rank": 0, "group": "a"}]}, "results": []})")
+                                              << "d.json: /config/devices/0/group: expected an integer, got \"a\"";
+        QTest::addRow("device out of range") << QByteArray(R"({"config": {"devices": [{"rank": 0, "device": 99999999999}]}, "results": []})")
+                                             << "d.json: /config/devices/0/device: integer out of range: 99999999999";
+        QTest::addRow("type not a string") << QByteArray(R"({"results": [{"size": 8, "count": 2, "type": 5}]})")
+                                           << "d.json: /results/0/type: expected a string, got 5";
+    }
+    void damagedJson()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, message);
+        auto log = parseNcclTestsText(std::string_view(text.constData(), std::size_t(text.size())), "d.json");
+        QVERIFY(!log.isOk());
+        QCOMPARE(QString::fromStdString(log.message()).left(message.size()), message);
     }
 
     void rowDiagnostics()
@@ -466,11 +495,11 @@ private Q_SLOTS:
         QTest::addColumn<bool>("isNumber");
         QTest::addColumn<bool>("hasValue");
         QTest::addColumn<double>("value");
-        QTest::addRow("%.2f") << "273.95" << true << true << 273.95;
-        QTest::addRow("%.1f") << "15828.7" << true << true << 15828.7;
-        QTest::addRow("%.0f") << "31356" << true << true << 31356.0;
-        QTest::addRow("%.1e") << "1.1e+07" << true << true << 1.1e7;
-        QTest::addRow("old error %.0e") << "2e-07" << true << true << 2e-7;
+        QTest::newRow("%.2f") << "273.95" << true << true << 273.95;
+        QTest::newRow("%.1f") << "15828.7" << true << true << 15828.7;
+        QTest::newRow("%.0f") << "31356" << true << true << 31356.0;
+        QTest::newRow("%.1e") << "1.1e+07" << true << true << 1.1e7;
+        QTest::newRow("old error %.0e") << "2e-07" << true << true << 2e-7;
         QTest::addRow("N/A") << "N/A" << true << false << 0.0;
         QTest::addRow("nan") << "-nan" << true << false << 0.0;
         QTest::addRow("word") << "zero" << false << false << 0.0;

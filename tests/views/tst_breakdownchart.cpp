@@ -2,6 +2,7 @@
 // from real evaluations of the example scenarios; under Xvfb the grabbed picture must show bars
 // whose pixel heights are proportional to the seconds of a hand-built breakdown.
 
+#include "tests/common/screenshots.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/strategysearch.h"
@@ -327,7 +328,7 @@ void TestBreakdownChart::barHeightsAreProportional()
     const int computeB = coloredRun(image, columnX(1), compute);
     const int dpA = coloredRun(image, columnX(0), dp);
     const int dpB = coloredRun(image, columnX(1), dp);
-    image.save(QStringLiteral("/tmp/gui-charts-breakdown-proportions.png"));
+    image.save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-proportions.png")));
     qInfo("compute %d vs %d px, dp %d vs %d px, %.1f px/s", computeA, computeB, dpA, dpB, pixelsPerSecond);
     QVERIFY(computeB > 20);
     QVERIFY2(std::abs(double(computeA) / computeB - 2.0) <= 0.2, "compute bars must be in a 2:1 ratio");
@@ -340,9 +341,9 @@ void TestBreakdownChart::screenshots()
 {
     if (!canGrab())
         QSKIP("needs a real display (run under xvfb-run)");
-    const std::pair<const Evaluated*, QString> cases[] = { { &*m_llama, QStringLiteral("/tmp/gui-charts-breakdown-llama3.png") },
-        { &*m_mixtral, QStringLiteral("/tmp/gui-charts-breakdown-mixtral.png") },
-        { &*m_gpt3, QStringLiteral("/tmp/gui-charts-breakdown-gpt3.png") } };
+    const std::pair<const Evaluated*, QString> cases[] = { { &*m_llama, clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-llama3.png")) },
+        { &*m_mixtral, clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-mixtral.png")) },
+        { &*m_gpt3, clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-gpt3.png")) } };
     for (const auto& [evaluated, path] : cases) {
         BreakdownChart chart;
         chart.resize(1200, 700);
@@ -365,7 +366,7 @@ void TestBreakdownChart::screenshots()
     narrow.setBreakdowns(BreakdownChart::fromEstimates(m_llama->current, &m_llama->search, 4));
     narrow.show();
     QVERIFY(QTest::qWaitForWindowExposed(&narrow));
-    QVERIFY(narrow.grab().save(QStringLiteral("/tmp/gui-charts-breakdown-narrow.png")));
+    QVERIFY(narrow.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-narrow.png"))));
     QVERIFY(narrow.labelDetail() > 0); // 820 px cannot hold "TP1 DP256 CP4 Z3 mb1" five times
     BreakdownChart wide;
     wide.resize(1400, 700);
@@ -377,7 +378,7 @@ void TestBreakdownChart::screenshots()
     empty.resize(900, 500);
     empty.show();
     QVERIFY(QTest::qWaitForWindowExposed(&empty));
-    QVERIFY(empty.grab().save(QStringLiteral("/tmp/gui-charts-breakdown-empty.png")));
+    QVERIFY(empty.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-empty.png"))));
 }
 
 QTEST_MAIN(TestBreakdownChart)

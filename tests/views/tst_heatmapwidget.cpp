@@ -2,8 +2,9 @@
 // inside a node brighter than DP pairs across nodes in the Llama example; three known measured
 // values give three ordered colours), a legend, hover text for a known cell, filters that change
 // the picture, zoom that switches the aggregation level, and bounded memory for 16,384 GPUs.
-// Screenshots go to /tmp/gui-heatmap-*.png.
+// Screenshots go to gui-heatmap-*.png in tests/common/screenshots.h's folder.
 
+#include "tests/common/screenshots.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/trafficblocks.h"
@@ -86,7 +87,7 @@ long long peakRssKiB()
 
 void save(QWidget& w, const char* name)
 {
-    const QString path = QStringLiteral("/tmp/gui-heatmap-") + QLatin1String(name) + QStringLiteral(".png");
+    const QString path = clusterscope::testsupport::screenshotPath(QStringLiteral("gui-heatmap-") + QLatin1String(name) + QStringLiteral(".png"));
     if (!w.grab().save(path))
         qWarning("could not save %s", qPrintable(path));
 }
@@ -415,14 +416,14 @@ private Q_SLOTS:
         QVERIFY(QToolTip::isVisible());
         QVERIFY2(QToolTip::text().contains(QStringLiteral("Source: GPU 4000 (node 500)\nDestination: GPU 4001 (node 500)")),
             qPrintable(QToolTip::text()));
-        QGuiApplication::primaryScreen()->grabWindow(0).copy(w.geometry()).save(QStringLiteral("/tmp/gui-heatmap-hover.png"));
+        QGuiApplication::primaryScreen()->grabWindow(0).copy(w.geometry()).save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-heatmap-hover.png")));
         QToolTip::hideText();
         const Example moe = example("examples/mixtral-8x7b-256-h200-roce.json");
         w.setTitle(QStringLiteral("Mixtral 8x7B on 256 H200 (TP 2, EP 8, DP 128): model traffic"));
         w.setSource(moe.source, moe.geometry);
         w.canvas()->setViewWindow(0, 0, 64);
         save(w, "mixtral-zoom");
-        QVERIFY(QFile::exists(QStringLiteral("/tmp/gui-heatmap-mixtral-zoom.png")));
+        QVERIFY(QFile::exists(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-heatmap-mixtral-zoom.png"))));
     }
 };
 

@@ -3,6 +3,7 @@
 // events (every rank's lanes drawn; zoomed out the image shows occupancy, zoomed in the kernels and
 // the gaps), zoom/pan keeping the time under the cursor, and the hover text of an event.
 
+#include "tests/common/screenshots.h"
 #include "views/runs/runpalette.h"
 #include "views/runs/timelinedata.h"
 #include "views/runs/timelinewidget.h"
@@ -97,8 +98,8 @@ private Q_SLOTS:
         QTest::addRow("1 us columns, inside a kernel") << 0.0 << 1'000.0 << 10 << 1.0;
         QTest::addRow("1 us columns, in a gap") << 0.0 << 1'000.0 << 45 << 0.0;
         QTest::addRow("column straddling a kernel end") << 39'500.0 << 1'000.0 << 0 << 0.5;
-        QTest::addRow("50 us columns: 80% busy") << 0.0 << 50'000.0 << 3 << 0.8;
-        QTest::addRow("1 ms columns: 80% busy") << 0.0 << 1'000'000.0 << 20 << 0.8;
+        QTest::newRow("50 us columns: 80% busy") << 0.0 << 50'000.0 << 3 << 0.8;
+        QTest::newRow("1 ms columns: 80% busy") << 0.0 << 1'000'000.0 << 20 << 0.8;
         QTest::addRow("1 ms column in the idle tail") << 0.0 << 1'000'000.0 << 95 << 0.0;
         QTest::addRow("10 ms columns: 89 ms x 0.8 / 100") << 0.0 << 10'000'000.0 << 8 << 0.8 * 0.9;
     }
@@ -145,7 +146,7 @@ private Q_SLOTS:
               "%.1f ms (%.1f M events/s; one bare pass over the events %.1f ms, ratio %.1f)",
             data->eventCount(), int(data->lanes().size()), generateMs, buildMs, size.width(), size.height(), renderMs,
             double(data->eventCount()) / renderMs / 1e3, baselineMs, renderMs / std::max(0.001, baselineMs));
-        image.save(QStringLiteral("/tmp/gui-runs-timeline-2M-lanes.png"));
+        image.save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-2M-lanes.png")));
 
         // Every rank's lanes are drawn; the compute lanes show ~72% occupancy when zoomed out.
         const QColor base = widget.palette().color(QPalette::Base);
@@ -250,11 +251,11 @@ private Q_SLOTS:
         widget.setData(TimelineData::fromRun(run, {}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
-        QVERIFY(widget.grab().save(QStringLiteral("/tmp/gui-runs-timeline-zoomed-out.png")));
+        QVERIFY(widget.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-zoomed-out.png"))));
         widget.setViewRange(88'000'000, 101'000'000);
-        QVERIFY(widget.grab().save(QStringLiteral("/tmp/gui-runs-timeline-step-tail.png")));
+        QVERIFY(widget.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-step-tail.png"))));
         widget.setViewRange(0, 600'000);
-        QVERIFY(widget.grab().save(QStringLiteral("/tmp/gui-runs-timeline-kernels.png")));
+        QVERIFY(widget.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-kernels.png"))));
     }
 };
 

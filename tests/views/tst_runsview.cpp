@@ -3,8 +3,9 @@
 // (no re-parse, as when a project is reopened) and shown: the straggler table starts with the
 // ground truth 7, 5, 4; the per-rank chart has one bar per rank whose segment heights in pixels
 // are proportional to the breakdown; collectives sort by number. A generated run with events
-// fills the timeline. Signals, progress area, drop and the heatmap slot. Screenshots in /tmp.
+// fills the timeline. Signals, progress area, drop and the heatmap slot. Screenshots in tests/common/screenshots.h's folder.
 
+#include "tests/common/screenshots.h"
 #include "engine/run/runanalysis.h"
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
@@ -217,7 +218,7 @@ void TestRunsView::barHeightsAreProportional()
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
     QCoreApplication::processEvents();
     const QImage image = chart.grab().toImage();
-    image.save(QStringLiteral("/tmp/gui-runs-breakdown-dlrm.png"));
+    image.save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-breakdown-dlrm.png")));
     QChart* c = chart.chart();
     QStackedBarSeries* series = barSeries(chart);
     auto* axis = qobject_cast<QValueAxis*>(c->axes(Qt::Vertical, series).value(0));
@@ -391,7 +392,7 @@ void TestRunsView::screenshots()
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QCoreApplication::processEvents();
-        QVERIFY(view.grab().save(QStringLiteral("/tmp/gui-runs-view-dlrm.png")));
+        QVERIFY(view.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-view-dlrm.png"))));
     }
     {
         RunsView view;
@@ -407,14 +408,14 @@ void TestRunsView::screenshots()
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QCoreApplication::processEvents();
-        QVERIFY(view.grab().save(QStringLiteral("/tmp/gui-runs-view-generated.png")));
+        QVERIFY(view.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-view-generated.png"))));
     }
     {
         RunsView view;
         view.resize(1200, 700);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QVERIFY(view.grab().save(QStringLiteral("/tmp/gui-runs-view-empty.png")));
+        QVERIFY(view.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-view-empty.png"))));
     }
 }
 

@@ -3,6 +3,7 @@
 // other, the Pareto series hold every ranked strategy and the front, the busy area, and (under
 // Xvfb) a picture with the front's colour and the cost colours.
 
+#include "tests/common/screenshots.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/strategysearch.h"
@@ -305,8 +306,8 @@ void TestStrategiesView::picture()
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         const QImage image = view.grab().toImage();
-        QVERIFY(image.save(QStringLiteral("/tmp/gui-charts-strategies-%1.png").arg(name)));
-        QVERIFY(view.paretoChart()->grab().save(QStringLiteral("/tmp/gui-charts-pareto-%1.png").arg(name)));
+        QVERIFY(image.save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-strategies-%1.png").arg(name))));
+        QVERIFY(view.paretoChart()->grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-pareto-%1.png").arg(name))));
         // The front's red outline and the cost colours of the points are drawn.
         const QImage chart = view.paretoChart()->chartView()->grab().toImage();
         QVERIFY2(countNear(chart, QColor(0xC0, 0x39, 0x2B), 20) > 20, "the Pareto front is drawn");
@@ -323,7 +324,7 @@ void TestStrategiesView::picture()
     empty.setProgress(0.3);
     empty.show();
     QVERIFY(QTest::qWaitForWindowExposed(&empty));
-    QVERIFY(empty.grab().save(QStringLiteral("/tmp/gui-charts-strategies-empty-busy.png")));
+    QVERIFY(empty.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-strategies-empty-busy.png"))));
 }
 
 QTEST_MAIN(TestStrategiesView)
