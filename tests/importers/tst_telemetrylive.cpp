@@ -226,7 +226,9 @@ private slots:
         const auto c = telemetrytest::client(m_prometheusPort);
         QVERIFY(telemetrytest::waitFor(
             [&] { auto r = c.query("node_scrape_collector_success{collector=\"infiniband\"} == 0"); return r && !r->series.empty(); }, 15));
-        const double end = std::floor(double(std::time(nullptr)));
+        // The window must end after the failed scrape: wait a scrape and end at the current second.
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+        const double end = double(std::time(nullptr));
         FabricGraph graph = fixtureFabric();
         FabricMapping mapping(graph, HostNaming {});
         auto profiles = builtinSourceProfiles();
