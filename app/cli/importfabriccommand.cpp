@@ -199,7 +199,7 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         s["names_agreeing"] = st.namesAgreeing;
         json parts = json::array();
         for (const auto& p : st.parts)
-            parts.push_back({ { "role", importers::toString(p.role) }, { "switches", p.switches.size() }, { "hcas", p.hostCas },
+            parts.push_back({ { "role", importers::toString(p.role) }, { "switches", p.switches.size() }, { "hca_links", p.hostCas },
                 { "tiers", p.tiers }, { "why", p.why } });
         s["parts"] = parts;
         json gj = json::array();
@@ -256,7 +256,7 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
     io.out << ")\n";
     for (const auto& p : st.parts)
         io.out << "part: " << importers::toString(p.role) << " fabric, " << p.switches.size() << " switches, " << p.hostCas
-               << " HCAs, " << p.tiers << " tier(s) (" << p.why << ")\n";
+               << " HCA links, " << p.tiers << " tier(s) (" << p.why << ")\n";
     for (const auto& [tier, list] : groupsByTier) {
         std::map<std::pair<std::size_t, std::size_t>, int> shapes;
         for (const auto* sg : list)
