@@ -105,7 +105,7 @@ const CliCommand kCommands[] = {
         "                      model on the scenario's cluster, and (when the ranks match its GPUs) the\n"
         "                      per-step time split against the model's iteration, with the differences named\n",
         runImportTraceCommand },
-    { "import-fabric", "FILE [--plan FILE | --plan-scenario S.json] [--details] [--json]",
+    { "import-fabric", "FILE [--plan FILE | --plan-scenario S.json] [--project P] [--details] [--json]",
         "Import an ibnetdiscover dump: parts, tiers, pods, chassis; missing, miswired, degraded links.",
         "Reads an ibnetdiscover dump (links seen from both ends merged; CRLF, text before the first node,\n"
         "a trailing shell prompt and lost tabs tolerated). Switch-embedded CAs (SHARP aggregation nodes,\n"
@@ -116,8 +116,11 @@ const CliCommand kCommands[] = {
         "extra cables, switches with fewer uplinks than their group, links narrower or slower than their\n"
         "level, ends reporting different widths, self-loops; one line per pattern.\n"
         "  --plan FILE           planned fabric (.ibnl): cabling is judged against it instead\n"
-        "  --plan-scenario FILE  the fabric a scenario builds is the plan (switches matched by name)\n"
+        "  --plan-scenario FILE  the fabric a scenario builds is the plan: switches matched by name, cables\n"
+        "                        port by port; when the dump names switches its own way, switches per tier\n"
+        "                        and cables per level are compared instead\n"
         "  --catalog DIR         catalog for --plan-scenario\n"
+        "  --project P           store the dump in project P (created if absent) beside its scenarios\n"
         "  --details             every flag, not one line per pattern\n"
         "  --json                {switches, hcas, links, tiers, structure {embedded_cas, tier_confidence, parts,\n"
         "                        groups, chassis}, flags [{kind, severity, pattern, ports, switches, message}],\n"

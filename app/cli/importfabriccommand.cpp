@@ -2,6 +2,8 @@
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
 #include "engine/fabric/fabricbuilder.h"
+#include "engine/store/fabricstore.h"
+#include "importers/common/inputfile.h"
 #include "importers/ibnetdiscover/fabriccomparison.h"
 #include "importers/ibnetdiscover/fabricstructure.h"
 #include "importers/ibnetdiscover/ibnetdiscoverparser.h"
@@ -62,7 +64,7 @@ std::string fixed(double v, int digits)
 int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
 {
     using nlohmann::json;
-    auto cl = CommandLine::parse(args, { "json", "details" }, { "plan", "plan-scenario", "catalog" });
+    auto cl = CommandLine::parse(args, { "json", "details" }, { "plan", "plan-scenario", "catalog", "project" });
     if (!cl)
         return cliUsageError(io, "import-fabric", cl.message());
     if (cl->positionals().size() != 1)
@@ -75,6 +77,7 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         return 1;
     }
     std::optional<importers::PlannedFabric> plan;
+    std::vector<FabricFlag> countFlags;
     std::string planNote;
     if (auto planPath = cl->value("plan")) {
         auto p = importers::importIbnlFile(*planPath);
@@ -95,20 +98,28 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
             io.err << *scenarioPath << ": " << design.message() << "\n";
             return 1;
         }
-        // Hosts are compared only when the dump names them as the plan does (a dump written from
-        // this design); a real fabric names its hosts its own way.
-        auto withHosts = importers::planFromGraph(design->graph, true);
-        const auto nameCheck = importers::compareWithPlan(*fabric, withHosts);
-        std::size_t caSystems = 0, caMissing = 0;
-        for (const auto& s : withHosts.systems)
-            caSystems += s.type == "ca";
-        for (const auto& f : nameCheck)
-            caMissing += f.kind == FabricFlag::Kind::Missing && f.ports.size() == 1 && f.message.find("(ca)") != std::string::npos;
-        const bool hostsNamed = caSystems > 0 && 2 * caMissing < caSystems;
-        plan = hostsNamed ? std::move(withHosts) : importers::planFromGraph(design->graph, false);
-        planNote = "plan: " + *scenarioPath + " (" + std::to_string(design->graph.countNodes(engine::NodeKind::Switch)) + " switches"
-            + (hostsNamed ? ", hosts compared by name" : ", switch cabling only: the dump names its hosts differently") + "; "
-            + fixed(100.0 * importers::planNameCoverage(*fabric, *plan), 0) + "% of planned switches found by name)";
+        const double coverage = importers::planNameCoverage(*fabric, importers::planFromGraph(design->graph, false));
+        const std::string planned = *scenarioPath + " (" + std::to_string(design->graph.countNodes(engine::NodeKind::Switch)) + " switches";
+        if (2 * coverage < 1.0) {
+            // Names do not match: compare counts per tier and level; cabling stays judged within pods.
+            countFlags = importers::compareCountsWithPlan(*fabric, design->graph);
+            planNote = "plan: " + planned + "; only " + fixed(100.0 * coverage, 0)
+                + "% of its switches found by name: switches per tier and cables per level compared, cabling judged within pods)";
+        } else {
+            // Hosts are compared only when the dump names them as the plan does (a dump written from
+            // this design); a real fabric names its hosts its own way.
+            auto withHosts = importers::planFromGraph(design->graph, true);
+            const auto nameCheck = importers::compareWithPlan(*fabric, withHosts);
+            std::size_t caSystems = 0, caMissing = 0;
+            for (const auto& s : withHosts.systems)
+                caSystems += s.type == "ca";
+            for (const auto& f : nameCheck)
+                caMissing += f.kind == FabricFlag::Kind::Missing && f.ports.size() == 1 && f.message.find("(ca)") != std::string::npos;
+            const bool hostsNamed = caSystems > 0 && 2 * caMissing < caSystems;
+            plan = hostsNamed ? std::move(withHosts) : importers::planFromGraph(design->graph, false);
+            planNote = "plan: " + planned + (hostsNamed ? ", hosts compared by name" : ", switch cabling only: the dump names its hosts differently")
+                + "; " + fixed(100.0 * coverage, 0) + "% of planned switches found by name)";
+        }
     }
     std::vector<FabricFlag> flags;
     for (const auto& f : fabric->flags)
@@ -122,8 +133,31 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         }
         flags.insert(flags.end(), planFlags.begin(), planFlags.end());
     }
+    flags.insert(flags.end(), countFlags.begin(), countFlags.end());
     const engine::FabricGraph& g = fabric->graph;
     const importers::FabricStructure& st = fabric->structure;
+    std::string storedNote;
+    if (auto projectPath = cl->value("project")) {
+        // The dump as read (gzip undone), so reopening the project re-runs the current importer.
+        auto project = openOrCreateProjectForCli(*projectPath, io);
+        if (!project)
+            return 1;
+        auto text = importers::readInputFile(cl->positionals().front());
+        if (!text) {
+            io.err << text.message() << "\n";
+            return 1;
+        }
+        const std::string& source = cl->positionals().front();
+        const std::string name = source.substr(source.find_last_of('/') == std::string::npos ? 0 : source.find_last_of('/') + 1);
+        const json summary = { { "switches", g.countNodes(engine::NodeKind::Switch) }, { "hcas", g.countNodes(engine::NodeKind::Nic) },
+            { "flags", flags.size() }, { "tier_confidence", st.tierConfidence } };
+        auto id = engine::storeImportedFabric(*project, name, source, *text, summary.dump());
+        if (!id) {
+            io.err << id.message() << "\n";
+            return 1;
+        }
+        storedNote = "stored in " + *projectPath + " as imported fabric " + std::to_string(*id) + " (\"" + name + "\")";
+    }
     std::size_t links = 0;
     for (const auto& l : g.links())
         links += (l.flags & engine::kLinkMissing) ? 0 : 1;
@@ -165,7 +199,7 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         s["names_agreeing"] = st.namesAgreeing;
         json parts = json::array();
         for (const auto& p : st.parts)
-            parts.push_back({ { "role", importers::toString(p.role) }, { "switches", p.switches.size() }, { "hcas", p.hostCas },
+            parts.push_back({ { "role", importers::toString(p.role) }, { "switches", p.switches.size() }, { "hca_links", p.hostCas },
                 { "tiers", p.tiers }, { "why", p.why } });
         s["parts"] = parts;
         json gj = json::array();
@@ -197,6 +231,8 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         out["flag_groups"] = fg;
         if (!planNote.empty())
             out["plan"] = planNote;
+        if (!storedNote.empty())
+            out["stored"] = storedNote;
         json d = json::array();
         for (const auto& x : fabric->diagnostics.items())
             d.push_back({ { "id", x.id }, { "severity", engine::toString(x.severity) }, { "count", x.count }, { "message", x.message } });
@@ -220,7 +256,7 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
     io.out << ")\n";
     for (const auto& p : st.parts)
         io.out << "part: " << importers::toString(p.role) << " fabric, " << p.switches.size() << " switches, " << p.hostCas
-               << " HCAs, " << p.tiers << " tier(s) (" << p.why << ")\n";
+               << " HCA links, " << p.tiers << " tier(s) (" << p.why << ")\n";
     for (const auto& [tier, list] : groupsByTier) {
         std::map<std::pair<std::size_t, std::size_t>, int> shapes;
         for (const auto* sg : list)
@@ -239,14 +275,16 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
                << " spine blades: one logical switch)\n";
     if (!planNote.empty())
         io.out << planNote << "\n";
+    if (!storedNote.empty())
+        io.out << storedNote << "\n";
     if (flags.empty())
         io.out << "no flagged links\n";
     else
         io.out << flags.size() << " flag(s) in " << groups.size() << " pattern(s)" << (cl->flag("details") ? "" : " (--details lists each)")
                << ":\n";
     for (const auto& gr : groups) {
-        io.out << importers::toString(gr.kind) << " [" << engine::toString(gr.severity) << "] " << gr.pattern << ": " << gr.flags.size()
-               << (gr.flags.size() == 1 ? " -- " + gr.flags.front()->message : ", e.g. " + gr.flags.front()->message) << "\n";
+        io.out << importers::toString(gr.kind) << ": " << gr.pattern << " (" << gr.flags.size() << ", " << engine::toString(gr.severity)
+               << ")" << (gr.flags.size() == 1 ? ": " : ", e.g.: ") << gr.flags.front()->message << "\n";
         if (cl->flag("details") && gr.flags.size() > 1)
             for (const auto* f : gr.flags)
                 io.out << "    " << f->message << "\n";

@@ -61,6 +61,11 @@ const char* const kMigrations[] = {
     // 4: the idle time of a rank's step split into host-wait and kernel-wait.
     "ALTER TABLE run_rank_steps ADD COLUMN idle_host_wait_s REAL NOT NULL DEFAULT 0;"
     "ALTER TABLE run_rank_steps ADD COLUMN idle_kernel_wait_s REAL NOT NULL DEFAULT 0;",
+    // 5: imported fabrics (ibnetdiscover dumps) beside the scenarios: the dump itself, so the
+    // analysis can be redone by a newer importer, and a JSON summary for listing.
+    "CREATE TABLE fabrics ("
+    "  id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, imported TEXT NOT NULL,"
+    "  dump TEXT NOT NULL, summary_json TEXT NOT NULL);",
 };
 
 } // namespace

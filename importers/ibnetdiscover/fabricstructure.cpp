@@ -163,6 +163,40 @@ void findChassis(ImportedFabric& fabric)
             fabric.structure.chassis.push_back(std::move(c));
 }
 
+// A switch whose description names a tier other than its distance from the hosts, when the named
+// tier keeps every one of its switch cables between adjacent tiers: the name wins. (A leaf without
+// hosts yet, such as the leaves of a scalable unit only the UFM appliance occupies, is two hops from
+// the nearest leaf and would otherwise pass for a core switch.)
+void applyNamedTiers(ImportedFabric& fabric, const std::string& name)
+{
+    engine::FabricGraph& g = fabric.graph;
+    std::vector<std::pair<NodeId, int>> changes;
+    for (NodeId n = 0; n < g.nodeCount(); ++n) {
+        if (g.node(n).kind != NodeKind::Switch)
+            continue;
+        const int named = tierNamedBy(g.label(n));
+        if (named < 0 || named == g.node(n).tier)
+            continue;
+        bool consistent = true, cabled = false;
+        for (LinkId l : g.linksOf(n)) {
+            const NodeId m = g.otherEnd(l, n);
+            if ((g.link(l).flags & engine::kLinkMissing) || g.node(m).kind != NodeKind::Switch)
+                continue;
+            cabled = true;
+            consistent = consistent && g.node(m).tier >= 0 && std::abs(g.node(m).tier - named) == 1;
+        }
+        if (cabled && consistent)
+            changes.push_back({ n, named });
+    }
+    for (const auto& [n, tier] : changes)
+        g.node(n).tier = std::int8_t(tier);
+    if (!changes.empty())
+        fabric.diagnostics.add("ibnetdiscover.tier_from_name", DiagnosticSeverity::Info,
+            name + ": switches take the tier their description names (" + g.label(changes.front().first)
+                + "): their distance from the hosts says otherwise, but every cable of theirs still joins adjacent tiers.",
+            std::int64_t(changes.size()));
+}
+
 void tierConfidence(ImportedFabric& fabric)
 {
     const engine::FabricGraph& g = fabric.graph;
@@ -172,8 +206,15 @@ void tierConfidence(ImportedFabric& fabric)
     for (const auto& n : g.nodes())
         if (n.kind == NodeKind::Switch)
             maxTier = std::max<int>(maxTier, n.tier);
+    // Only parts with more than one tier have an up/down hierarchy to be consistent with (a
+    // management fabric of two switches joined by a trunk has none).
+    std::vector<char> layered(g.nodeCount(), 0);
+    for (const auto& p : s.parts)
+        for (NodeId n : p.switches)
+            layered[n] = p.tiers > 1;
     for (const auto& l : g.links()) {
-        if ((l.flags & engine::kLinkMissing) || g.node(l.a).kind != NodeKind::Switch || g.node(l.b).kind != NodeKind::Switch)
+        if ((l.flags & engine::kLinkMissing) || g.node(l.a).kind != NodeKind::Switch || g.node(l.b).kind != NodeKind::Switch
+            || !layered[l.a])
             continue;
         ++switchLinks;
         adjacent += std::abs(g.node(l.a).tier - g.node(l.b).tier) == 1;
@@ -282,6 +323,7 @@ void analyseFabricStructure(ImportedFabric& fabric, const std::string& name)
 {
     engine::FabricGraph& g = fabric.graph;
     inferSwitchTiers(g, fabric.diagnostics, name);
+    applyNamedTiers(fabric, name);
     // Orientation: the lower tier (CAs lowest) at end a.
     auto rank = [&](NodeId n) { return g.node(n).kind == NodeKind::Switch ? g.node(n).tier + 1 : -1; };
     for (LinkId i = 0; i < g.linkCount(); ++i) {

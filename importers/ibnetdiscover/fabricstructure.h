@@ -11,7 +11,9 @@ namespace clusterscope::importers {
 /// - parts: switches joined by switch-to-switch cables; the part with the most host CAs is the
 ///   compute fabric, others are management or storage fabrics when their node descriptions say so
 ///   ("mgmt", "ufm", "stor", "lustre", ...), else "other";
-/// - tiers (tierinference.h), links oriented lower tier first; the tier confidence from up/down
+/// - tiers (tierinference.h); a switch whose description names another tier takes it when every
+///   one of its switch cables still joins adjacent tiers (a leaf with no hosts yet); links oriented
+///   lower tier first; the tier confidence from up/down
 ///   consistency and the agreement with tiers named in switch descriptions;
 /// - director chassis from blade descriptions ("MF0;<name>:<model>/L05/U1", "/S03/");
 /// - pods and cabling defects (podinference.h);

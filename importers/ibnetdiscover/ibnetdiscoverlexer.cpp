@@ -174,9 +174,8 @@ IbLine readLine(std::string_view raw, int number)
 }
 }
 
-std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text)
+void visitIbnetdiscoverLines(std::string_view text, const std::function<void(const IbLine&)>& visit)
 {
-    std::vector<IbLine> lines;
     std::uint64_t pendingSystemGuid = 0;
     int number = 0;
     std::size_t pos = 0;
@@ -205,12 +204,19 @@ std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text)
             }
             continue;
         }
-        lines.push_back(readLineOrUnrecognised(raw, number));
-        if (lines.back().kind == IbLine::Kind::NodeHeader) {
-            lines.back().systemGuid = pendingSystemGuid;
+        IbLine line = readLineOrUnrecognised(raw, number);
+        if (line.kind == IbLine::Kind::NodeHeader) {
+            line.systemGuid = pendingSystemGuid;
             pendingSystemGuid = 0;
         }
+        visit(line);
     }
+}
+
+std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text)
+{
+    std::vector<IbLine> lines;
+    visitIbnetdiscoverLines(text, [&](const IbLine& l) { lines.push_back(l); });
     return lines;
 }
 

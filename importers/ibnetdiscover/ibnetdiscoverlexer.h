@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,5 +33,9 @@ struct IbLine {
 /// Splits an ibnetdiscover dump into lines and reads each one; never fails (unreadable lines come
 /// back as Unrecognised with their line number). Handles CRLF, tabs and whitespace-only lines.
 std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text);
+
+/// The same lines, handed to `visit` one at a time and not kept (the parser's path: a 50,000-CA dump
+/// has half a million lines).
+void visitIbnetdiscoverLines(std::string_view text, const std::function<void(const IbLine&)>& visit);
 
 } // namespace clusterscope::importers

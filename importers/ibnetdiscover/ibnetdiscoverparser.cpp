@@ -96,19 +96,33 @@ bool looksLikePrompt(const std::string& line)
 engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const std::string& name)
 {
     ImportedFabric out;
-    const std::vector<IbLine> lines = tokenizeIbnetdiscover(text);
     std::unordered_map<std::uint64_t, NodeRecord> nodes;
     std::unordered_map<PortKey, PortKey, PortKeyHash> peerOf;
     std::unordered_map<PortKey, std::size_t, PortKeyHash> linkAt; // lower end -> index into `links`
     std::vector<LinkRecord> links;
-    nodes.reserve(lines.size() / 4 + 16);
-    peerOf.reserve(lines.size() * 2);
-    linkAt.reserve(lines.size());
+    // Rough sizes from the text (a port line is ~100 bytes) so the tables do not rehash as they grow.
+    const std::size_t expectedLines = text.size() / 100 + 16;
+    nodes.reserve(expectedLines / 8);
+    peerOf.reserve(expectedLines * 2);
+    linkAt.reserve(expectedLines);
+    links.reserve(expectedLines);
     std::uint64_t current = 0;
     bool inNode = false;
-    int unrecognised = 0, firstUnrecognised = 0, conflicts = 0, firstConflict = 0;
+    int unrecognised = 0, firstUnrecognised = 0, conflicts = 0, firstConflict = 0, firstLine = 0;
+    // An unrecognised line is counted when the next line arrives: the last one may be a shell prompt.
+    int pendingLine = 0;
+    std::string pendingText;
+    auto flushPending = [&] {
+        if (pendingLine > 0 && unrecognised++ == 0)
+            firstUnrecognised = pendingLine;
+        pendingLine = 0;
+    };
 
-    for (const IbLine& l : lines) {
+    // Lines are visited one at a time (not kept): a 50,000-CA dump has half a million of them.
+    visitIbnetdiscoverLines(text, [&](const IbLine& l) {
+        if (firstLine == 0)
+            firstLine = l.lineNumber;
+        flushPending();
         if (l.kind == IbLine::Kind::NodeHeader) {
             NodeRecord& n = nodes[l.guid];
             n.type = l.nodeType;
@@ -118,23 +132,18 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
             n.hasHeader = true;
             current = l.guid;
             inNode = true;
-            continue;
+            return;
         }
         if (l.kind == IbLine::Kind::Unrecognised || !inNode) {
             if (!inNode && l.kind == IbLine::Kind::Unrecognised) {
                 out.diagnostics.add("ibnetdiscover.leading_text", DiagnosticSeverity::Info,
                     name + ": line " + std::to_string(l.lineNumber) + ": text before the first node header was skipped (\""
                         + l.text.substr(0, 80) + "\").");
-                continue;
+                return;
             }
-            if (&l == &lines.back() && looksLikePrompt(l.text)) {
-                out.diagnostics.add("ibnetdiscover.trailing_prompt", DiagnosticSeverity::Info,
-                    name + ": line " + std::to_string(l.lineNumber) + ": a shell prompt after the dump was skipped ("" + l.text.substr(0, 80) + "").");
-                continue;
-            }
-            if (unrecognised++ == 0)
-                firstUnrecognised = l.lineNumber;
-            continue;
+            pendingLine = l.lineNumber;
+            pendingText = l.text;
+            return;
         }
         NodeRecord& peer = nodes[l.peerGuid];
         if (!peer.hasHeader) {
@@ -154,15 +163,22 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         if (fresh) {
             links.push_back({ lo, hi, 0, 0, {}, l.lineNumber });
         } else if (links[at->second].b != hi) {
-            continue; // the conflicting report is counted above; the first one stands
+            return; // the conflicting report is counted above; the first one stands
         }
         LinkRecord& r = links[at->second];
         (forward ? r.lanesA : r.lanesB) = l.lanes;
         if (r.speed.empty())
             r.speed = l.speed;
+    });
+    if (pendingLine > 0 && looksLikePrompt(pendingText)) {
+        out.diagnostics.add("ibnetdiscover.trailing_prompt", DiagnosticSeverity::Info,
+            name + ": line " + std::to_string(pendingLine) + ": a shell prompt after the dump was skipped (\"" + pendingText.substr(0, 80)
+                + "\").");
+        pendingLine = 0;
     }
+    flushPending();
     if (nodes.empty() || std::none_of(nodes.begin(), nodes.end(), [](const auto& n) { return n.second.hasHeader; }))
-        return Status::error(name + ": line " + std::to_string(lines.empty() ? 1 : lines.front().lineNumber)
+        return Status::error(name + ": line " + std::to_string(firstLine == 0 ? 1 : firstLine)
             + ": no Switch or Ca node header: not an ibnetdiscover dump");
     if (unrecognised > 0)
         out.diagnostics.add("ibnetdiscover.unrecognised_line", DiagnosticSeverity::Warning,

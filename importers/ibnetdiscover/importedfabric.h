@@ -75,7 +75,7 @@ struct FabricPart {
     enum class Role { Compute, Management, Storage, Other };
     Role role = Role::Compute;
     std::vector<engine::NodeId> switches;
-    std::int64_t hostCas = 0; ///< host channel adapters cabled to these switches
+    std::int64_t hostCas = 0; ///< cables from host channel adapters to these switches (an HCA with two ports counts twice)
     int tiers = 0;            ///< switch tiers found in the part
     std::string why;          ///< why the role was chosen (one phrase)
 };

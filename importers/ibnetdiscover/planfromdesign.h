@@ -5,6 +5,7 @@
 #include "importers/ibnetdiscover/importedfabric.h"
 
 #include <string>
+#include <vector>
 
 namespace clusterscope::importers {
 
@@ -17,5 +18,15 @@ PlannedFabric planFromGraph(const engine::FabricGraph& graph, bool withHosts);
 
 /// Share (0..1) of the planned switches that `actual` has under the same name.
 double planNameCoverage(const ImportedFabric& actual, const PlannedFabric& plan);
+
+} // namespace clusterscope::importers
+
+namespace clusterscope::importers {
+
+/// When the dump names its switches differently from the plan, compares what does not depend on
+/// names: switches per tier and cables per level (host-leaf, leaf-spine, spine-core) of the compute
+/// fabric against the planned graph. A tier or level with fewer than planned -> `missing`, with more
+/// -> `extra` (pattern "... vs plan"); nothing when they match.
+std::vector<FabricFlag> compareCountsWithPlan(const ImportedFabric& actual, const engine::FabricGraph& planned);
 
 } // namespace clusterscope::importers

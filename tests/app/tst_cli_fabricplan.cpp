@@ -3,6 +3,8 @@
 // management network), imported clean, then with one cable pulled and two swapped.
 
 #include "clirunner.h"
+#include "engine/store/fabricstore.h"
+#include "engine/store/projectstore.h"
 
 #include <QtTest>
 
@@ -95,16 +97,17 @@ private Q_SLOTS:
         Run r = runCli({ QStringLiteral("export-fabric"), kScenario, QStringLiteral("--ibnetdiscover"), dump, QStringLiteral("--sharp"),
             QStringLiteral("--management-switches"), QStringLiteral("2"), QStringLiteral("--management-hosts"), QStringLiteral("4") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QVERIFY(r.out.contains(QStringLiteral("48 switches, 1024 CAs")));
+        QVERIFY2(r.out.contains(QStringLiteral("72 switches, 1025 CAs")), qPrintable(r.out)); // 5 SUs of 8 rail leaves, 32 spines; UFM
 
         // Clean: no flags, SHARP nodes apart from the hosts, the management fabric found.
         QJsonObject o = importJson({ dump });
-        QCOMPARE(o.value(QStringLiteral("hcas")).toInt(), 1024 + 4);
-        QCOMPARE(o.value(QStringLiteral("tiers")).toObject().value(QStringLiteral("leaf")).toInt(), 32 + 2);
-        QCOMPARE(o.value(QStringLiteral("tiers")).toObject().value(QStringLiteral("spine")).toInt(), 16);
+        QCOMPARE(o.value(QStringLiteral("hcas")).toInt(), 1025 + 4);
+        QCOMPARE(o.value(QStringLiteral("tiers")).toObject().value(QStringLiteral("leaf")).toInt(), 40 + 2);
+        QCOMPARE(o.value(QStringLiteral("tiers")).toObject().value(QStringLiteral("spine")).toInt(), 32);
         QCOMPARE(o.value(QStringLiteral("flags")).toArray().size(), 0);
         const QJsonObject st = o.value(QStringLiteral("structure")).toObject();
-        QCOMPARE(st.value(QStringLiteral("embedded_cas")).toObject().value(QStringLiteral("sharp_aggregation_nodes")).toInt(), 50);
+        QCOMPARE(st.value(QStringLiteral("embedded_cas")).toObject().value(QStringLiteral("sharp_aggregation_nodes")).toInt(), 74);
+        QCOMPARE(st.value(QStringLiteral("tier_confidence")).toDouble(), 1.0); // host-less leaves of the last SU: tier from their names
         const QJsonArray parts = st.value(QStringLiteral("parts")).toArray();
         QCOMPARE(parts.size(), 2);
         QCOMPARE(parts[1].toObject().value(QStringLiteral("role")).toString(), QStringLiteral("management"));
@@ -152,7 +155,18 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains(QStringLiteral("2 flag(s) in 2 pattern(s)")), qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("leaf-spine cables swapped")));
-        QVERIFY(r.out.contains(QStringLiteral("50 SHARP aggregation nodes")));
+        QVERIFY(r.out.contains(QStringLiteral("74 SHARP aggregation nodes")));
+
+        // Stored in a project beside its scenarios, as read.
+        const QString project = dir.filePath(QStringLiteral("p.csproj"));
+        r = runCli({ QStringLiteral("import-fabric"), damaged, QStringLiteral("--project"), project });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("as imported fabric 1 (\"damaged.topo\")")), qPrintable(r.out));
+        auto store = clusterscope::engine::ProjectStore::open(project.toStdString());
+        QVERIFY(store);
+        const auto stored = clusterscope::engine::importedFabrics(*store);
+        QVERIFY(stored && stored->size() == 1);
+        QCOMPARE(QString::fromStdString(*clusterscope::engine::importedFabricDump(*store, (*stored)[0].id)), lines.join(QLatin1Char('\n')));
 
         // Bad input names the file.
         r = runCli({ QStringLiteral("import-fabric"), damaged, QStringLiteral("--plan-scenario"), dump });

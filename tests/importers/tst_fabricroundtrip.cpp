@@ -5,6 +5,7 @@
 #include "engine/fabric/fabricbuilder.h"
 #include "importers/ibnetdiscover/ibnetdiscoverparser.h"
 #include "importers/ibnetdiscover/ibnetdiscoverwriter.h"
+#include "importers/ibnetdiscover/planfromdesign.h"
 
 #include <QtTest>
 
@@ -238,6 +239,29 @@ private Q_SLOTS:
         for (const auto& l : f->graph.links())
             missing += (l.flags & engine::kLinkMissing) != 0;
         QCOMPARE(missing, 2);
+    }
+
+    void countsAgainstPlan()
+    {
+        // A dump whose names do not follow the plan is compared by counts: one pulled leaf-spine
+        // cable is one cable short at that level, nothing else.
+        const engine::FabricDesign d = build(false);
+        IbnetdiscoverWriteOptions o;
+        o.sharpAggregationNodes = true;
+        o.managementSwitches = 2;
+        o.managementHosts = 4;
+        auto clean = parseIbnetdiscover(writeIbnetdiscover(d.graph, o), "clean.topo");
+        QVERIFY(clean);
+        QCOMPARE(int(compareCountsWithPlan(*clean, d.graph).size()), 0);
+        engine::FabricGraph damaged = d.graph;
+        QVERIFY(plantDefects(damaged, { { PlantedDefect::Kind::Remove, linksAt(damaged, engine::LinkLevel::LeafSpine)[99], kNo } }));
+        auto f = parseIbnetdiscover(writeIbnetdiscover(damaged, o), "damaged.topo");
+        QVERIFY(f);
+        const auto flags = compareCountsWithPlan(*f, d.graph);
+        QCOMPARE(int(flags.size()), 1);
+        QCOMPARE(int(flags[0].kind), int(FabricFlag::Kind::Missing));
+        QCOMPARE(QString::fromStdString(flags[0].pattern), QStringLiteral("leaf-spine cables vs plan"));
+        QCOMPARE(planNameCoverage(*f, planFromGraph(d.graph, false)), 1.0);
     }
 
     void writerErrors()
