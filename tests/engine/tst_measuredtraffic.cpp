@@ -105,7 +105,23 @@ private Q_SLOTS:
         QVERIFY(loaded->analysis.traffic == analysis.traffic);
         QCOMPARE(dumpRunCanonical(Run {}, loaded->analysis), dumpRunCanonical(Run {}, analysis));
         QCOMPARE(int(loaded->ranks.size()), kWorld);
-        qInfo("16384 ranks: analyse %.0f ms, store %.0f ms, open+load %.0f ms", analyseMs, storeMs, loadMs);
+        // Paged reads: one screenful of the per-rank tables, by an index seek.
+        timer.restart();
+        auto page = RunStore(*store).stepRanks(id, 1, 8000, 100);
+        std::vector<std::int64_t> offsets;
+        auto files = RunStore(*store).rankFiles(id, 8000, 100, &offsets);
+        const double pageMs = double(timer.nsecsElapsed()) / 1e6;
+        QVERIFY(page && files);
+        QCOMPARE(int(page->size()), 100);
+        QCOMPARE(page->front().rank, 8000);
+        QCOMPARE(page->back().rank, 8099);
+        QCOMPARE(page->front().computeSeconds, analysis.steps[1].ranks[8000].computeSeconds);
+        QCOMPARE(int(files->size()), 100);
+        QCOMPARE(files->front().sourceFile, std::string("/traces/rank8000.json"));
+        QCOMPARE(offsets.size(), std::size_t(100));
+        QCOMPARE(int(RunStore(*store).stepRanks(id, 1, 16300, 100)->size()), 84);
+        qInfo("16384 ranks: analyse %.0f ms, store %.0f ms, open+load %.0f ms, one 100-rank page %.1f ms", analyseMs, storeMs,
+            loadMs, pageMs);
     }
 };
 
