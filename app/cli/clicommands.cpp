@@ -103,7 +103,10 @@ const CliCommand kCommands[] = {
         "  --project P         store the run in project P (created if absent); the GUI's Runs tab shows it\n"
         "  --compare SCENARIO  measured vs modelled: each collective's bus bandwidth against the collective\n"
         "                      model on the scenario's cluster, and (when the ranks match its GPUs) the\n"
-        "                      per-step time split against the model's iteration, with the differences named\n",
+        "                      per-step time split against the model's iteration, with the differences named\n"
+        "Under mpirun or srun (a build with MPI) every process of the job reads a share of the rank files\n"
+        "balanced by size and process 0 prints the results and writes the project (atomically), e.g.\n"
+        "  mpirun -np 64 clusterscope-cli import-trace /lustre/run/traces --project run.csproj\n",
         runImportTraceCommand },
     { "import-fabric", "FILE [--plan FILE | --plan-scenario S.json] [--project P] [--details] [--json]",
         "Import an ibnetdiscover dump: parts, tiers, pods, chassis; missing, miswired, degraded links.",

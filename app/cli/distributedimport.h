@@ -22,8 +22,8 @@ bool launchedUnderMpi();
 
 /// The outcome of a distributed import on this process.
 struct DistributedImport {
-    bool root = true;   ///< this process (MPI rank 0) holds the run and writes the results
-    int processes = 1;  ///< processes in the job
+    bool root = true; ///< this process (MPI rank 0) holds the run and writes the results
+    int processes = 1; ///< processes in the job
     engine::Result<importers::ReducedRun> run = engine::Status::error("the distributed import did not run");
 };
 

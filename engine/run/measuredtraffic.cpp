@@ -5,10 +5,10 @@
 namespace clusterscope::engine {
 
 namespace {
-bool before(const RankTrafficPair& a, const RankTrafficPair& b)
-{
-    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
-}
+    bool before(const RankTrafficPair& a, const RankTrafficPair& b)
+    {
+        return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+    }
 }
 
 double MeasuredTraffic::at(std::int32_t src, std::int32_t dst) const
@@ -20,10 +20,10 @@ double MeasuredTraffic::at(std::int32_t src, std::int32_t dst) const
 
 std::span<const RankTrafficPair> MeasuredTraffic::sentBy(std::int32_t src) const
 {
-    const auto lo = std::lower_bound(pairs.begin(), pairs.end(), src,
-        [](const RankTrafficPair& p, std::int32_t s) { return p.src < s; });
-    const auto hi = std::upper_bound(lo, pairs.end(), src,
-        [](std::int32_t s, const RankTrafficPair& p) { return s < p.src; });
+    const auto lo = std::lower_bound(
+        pairs.begin(), pairs.end(), src, [](const RankTrafficPair& p, std::int32_t s) { return p.src < s; });
+    const auto hi
+        = std::upper_bound(lo, pairs.end(), src, [](std::int32_t s, const RankTrafficPair& p) { return s < p.src; });
     return { pairs.data() + (lo - pairs.begin()), std::size_t(hi - lo) };
 }
 

@@ -21,9 +21,9 @@ struct RankCollectiveArrival {
     RunCollectiveOp op = RunCollectiveOp::Unknown;
     std::string processGroup;
     std::int64_t sequence = 0; ///< the trace's Seq, else the call's number within its group on this rank
-    std::int64_t startNs = 0;  ///< kernel start, this rank's clock (ns)
-    std::int64_t endNs = 0;    ///< kernel end (ns)
-    std::int64_t bytes = -1;   ///< S of the nccl-tests definitions, -1 unknown
+    std::int64_t startNs = 0; ///< kernel start, this rank's clock (ns)
+    std::int64_t endNs = 0; ///< kernel end (ns)
+    std::int64_t bytes = -1; ///< S of the nccl-tests definitions, -1 unknown
     std::int32_t groupSize = 0;
     std::int64_t step = -1; ///< ProfilerStep holding the launch (else the start), -1 outside every step
     bool operator==(const RankCollectiveArrival&) const = default;
@@ -46,10 +46,10 @@ struct RankSummary {
     std::vector<RankTrafficPair> sends;
     /// Point-to-point receives (src = the peer): counted only when the peer's own trace is absent.
     std::vector<RankTrafficPair> receives;
-    std::int32_t trafficRanks = 0;        ///< 1 + the highest global rank this rank's traffic refers to
+    std::int32_t trafficRanks = 0; ///< 1 + the highest global rank this rank's traffic refers to
     std::int64_t trafficUnknownBytes = 0; ///< calls left out of the traffic: no message size
     std::int64_t trafficUnknownPeers = 0; ///< calls left out of the traffic: group or peer unknown
-    Diagnostics diagnostics;              ///< of the step breakdown
+    Diagnostics diagnostics; ///< of the step breakdown
 };
 
 /// Reduces one rank's trace. Depends only on that trace (its rank and world size included).

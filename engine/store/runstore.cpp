@@ -4,6 +4,7 @@
 #include "engine/store/sqlitestatement.h"
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <sqlite3.h>
 
 namespace clusterscope::engine {
@@ -434,6 +435,46 @@ Result<StoredRun> RunStore::load(std::int64_t id) const
         });
     if (!ok)
         return Status::error(dbError(db, path, what));
+    return out;
+}
+
+Result<std::vector<RankStepBreakdown>> RunStore::stepRanks(std::int64_t id, std::int64_t step, std::int32_t firstRank, std::int32_t count) const
+{
+    sqlite3* db = m_project->handle();
+    // The primary key (run_id, step, rank) serves the seek and the order.
+    Statement st(db, "SELECT rank, duration_s, compute_s, comm_exposed_s, comm_overlapped_s, memcpy_s, idle_s,"
+                     " idle_host_wait_s, idle_kernel_wait_s FROM run_rank_steps WHERE run_id = ?1 AND step = ?2 AND rank >= ?3"
+                     " ORDER BY rank LIMIT ?4");
+    st.bind(1, id);
+    st.bind(2, step);
+    st.bind(3, I64(firstRank));
+    st.bind(4, I64(std::max(count, 0)));
+    std::vector<RankStepBreakdown> out;
+    while (st.step())
+        out.push_back({ st.columnInt(0), st.columnDouble(1), st.columnDouble(2), st.columnDouble(3), st.columnDouble(4),
+            st.columnDouble(5), st.columnDouble(6), st.columnDouble(7), st.columnDouble(8) });
+    if (!st.done())
+        return Status::error(dbError(db, m_project->path(), "cannot read the steps of run " + std::to_string(id)));
+    return out;
+}
+
+Result<std::vector<StoredRunRank>> RunStore::rankFiles(std::int64_t id, std::int32_t first, std::int32_t count,
+    std::vector<std::int64_t>* clockOffsetsNs) const
+{
+    sqlite3* db = m_project->handle();
+    Statement st(db, "SELECT rank, world_size, source_file, gpu, gpu_memory_bytes, nccl_version, clock_offset_ns FROM run_ranks"
+                     " WHERE run_id = ?1 AND position >= ?2 ORDER BY position LIMIT ?3");
+    st.bind(1, id);
+    st.bind(2, I64(first));
+    st.bind(3, I64(std::max(count, 0)));
+    std::vector<StoredRunRank> out;
+    while (st.step()) {
+        out.push_back({ st.columnInt(0), st.columnInt(1), st.columnText(2), st.columnText(3), st.columnInt64(4), st.columnText(5) });
+        if (clockOffsetsNs)
+            clockOffsetsNs->push_back(st.columnInt64(6));
+    }
+    if (!st.done())
+        return Status::error(dbError(db, m_project->path(), "cannot read the ranks of run " + std::to_string(id)));
     return out;
 }
 

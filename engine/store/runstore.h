@@ -76,6 +76,13 @@ public:
     Result<std::vector<StoredRunSummary>> list() const;
     /// One stored run with all its rows; an error naming the id when there is no such run.
     Result<StoredRun> load(std::int64_t id) const;
+    /// One page of a stored run's per-rank breakdown of step `step`: ranks >= `firstRank` in rank order,
+    /// at most `count` rows (an index seek: a 16,384-rank run is browsed without reading it whole).
+    Result<std::vector<RankStepBreakdown>> stepRanks(std::int64_t id, std::int64_t step, std::int32_t firstRank, std::int32_t count) const;
+    /// One page of a stored run's rank files: positions [first, first + count) of StoredRun::ranks,
+    /// with their clock offsets (ns) in `clockOffsetsNs` when given.
+    Result<std::vector<StoredRunRank>> rankFiles(std::int64_t id, std::int32_t first, std::int32_t count,
+        std::vector<std::int64_t>* clockOffsetsNs = nullptr) const;
     /// Deletes a run and all its rows (one transaction); an error when there is no such run.
     Status remove(std::int64_t id);
 

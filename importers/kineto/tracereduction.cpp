@@ -23,11 +23,12 @@ TraceFileReduction reduceTraceFile(const std::string& path, KinetoParser& parser
     return out;
 }
 
-engine::Result<ReducedRun> assembleReducedRun(const std::vector<std::string>& files, std::vector<TraceFileReduction> reductions)
+engine::Result<ReducedRun> assembleReducedRun(
+    const std::vector<std::string>& files, std::vector<TraceFileReduction> reductions)
 {
     if (reductions.size() != files.size())
-        return Status::error("trace import: " + std::to_string(reductions.size()) + " reductions for " + std::to_string(files.size())
-            + " files");
+        return Status::error("trace import: " + std::to_string(reductions.size()) + " reductions for "
+            + std::to_string(files.size()) + " files");
     // The same order as loadRun: per file its diagnostics, then its failure, then its ranks.
     ReducedRun out;
     struct Origin {
@@ -93,7 +94,8 @@ std::vector<int> partitionFilesBySize(const std::vector<std::uint64_t>& fileByte
     processes = std::max(processes, 1);
     std::vector<std::size_t> order(fileBytes.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return fileBytes[a] > fileBytes[b]; });
+    std::stable_sort(
+        order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return fileBytes[a] > fileBytes[b]; });
     std::vector<std::uint64_t> load(std::size_t(processes), 0);
     std::vector<int> owner(fileBytes.size(), 0);
     for (std::size_t f : order) {

@@ -40,7 +40,8 @@ struct ReducedRun {
 /// numberRanks. A rank whose number or world size changed is reduced again from its file (only
 /// traces without a unique stated rank or world size, i.e. damaged runs). Fails only when no rank
 /// could be read.
-engine::Result<ReducedRun> assembleReducedRun(const std::vector<std::string>& files, std::vector<TraceFileReduction> reductions);
+engine::Result<ReducedRun> assembleReducedRun(
+    const std::vector<std::string>& files, std::vector<TraceFileReduction> reductions);
 
 /// Which process reads each file: files sorted by size (largest first) go to the process with the
 /// least bytes so far (longest-processing-time-first; ties to the lower process). Returns the

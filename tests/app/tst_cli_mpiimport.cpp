@@ -20,7 +20,8 @@
 namespace {
 
 #ifdef CLUSTERSCOPE_MPIEXEC
-clitest::Run runMpi(int processes, const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+clitest::Run runMpi(
+    int processes, const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
     p.setProcessEnvironment(env);
@@ -86,9 +87,11 @@ private Q_SLOTS:
         QCOMPARE(single.exitCode, 0);
         QTemporaryDir out;
         const QString project = out.filePath(QStringLiteral("run.csproj"));
-        const auto mpi = runMpi(processes, { QStringLiteral("import-trace"), traces, QStringLiteral("--json"), QStringLiteral("--project"), project });
+        const auto mpi = runMpi(processes,
+            { QStringLiteral("import-trace"), traces, QStringLiteral("--json"), QStringLiteral("--project"), project });
         QVERIFY2(mpi.exitCode == 0, qPrintable(mpi.err));
-        QVERIFY2(mpi.err.contains(QStringLiteral("on %1 process").arg(processes)), qPrintable(mpi.err)); // progress by process 0
+        QVERIFY2(mpi.err.contains(QStringLiteral("on %1 process").arg(processes)),
+            qPrintable(mpi.err)); // progress by process 0
         const QJsonObject a = withoutStored(single.out), b = withoutStored(mpi.out);
         QVERIFY(!a.isEmpty());
         QVERIFY2(a == b, "the MPI import's JSON differs from the single-process import's");
@@ -107,7 +110,8 @@ private Q_SLOTS:
             QCOMPARE(b.value(QStringLiteral("collectives")).toArray().size(), truth.matchedCollectives);
         } else {
             const QJsonArray stragglers = b.value(QStringLiteral("stragglers")).toArray();
-            QCOMPARE(stragglers[0].toObject().value(QStringLiteral("rank")).toInt(), 7); // the DLRM sample's known last arrivals
+            QCOMPARE(stragglers[0].toObject().value(QStringLiteral("rank")).toInt(),
+                7); // the DLRM sample's known last arrivals
         }
     }
 
@@ -128,7 +132,8 @@ private Q_SLOTS:
         QVERIFY(withoutStored(single.out) == withoutStored(mpi.out));
         bool failed = false;
         for (const auto& d : withoutStored(mpi.out).value(QStringLiteral("diagnostics")).toArray())
-            failed = failed || d.toObject().value(QStringLiteral("id")).toString() == QLatin1String("import.file_failed");
+            failed
+                = failed || d.toObject().value(QStringLiteral("id")).toString() == QLatin1String("import.file_failed");
         QVERIFY(failed);
     }
 
@@ -138,7 +143,10 @@ private Q_SLOTS:
         const QString project = out.filePath(QStringLiteral("crash.csproj"));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("CLUSTERSCOPE_TEST_ABORT_PROCESS"), QStringLiteral("1"));
-        const auto mpi = runMpi(2, { QStringLiteral("import-trace"), m_dir.filePath(QStringLiteral("traces")), QStringLiteral("--project"), project }, env);
+        const auto mpi = runMpi(2,
+            { QStringLiteral("import-trace"), m_dir.filePath(QStringLiteral("traces")), QStringLiteral("--project"),
+                project },
+            env);
         QVERIFY(mpi.exitCode != 0);
         QVERIFY2(!mpi.err.isEmpty(), "mpirun says which process died");
         QVERIFY(!QFile::exists(project));

@@ -28,9 +28,9 @@ Outcome importWith(int processes, const QString& dir)
 #ifdef CLUSTERSCOPE_MPIEXEC
     QProcess p;
     p.start(QStringLiteral(CLUSTERSCOPE_MPIEXEC),
-        { QStringLiteral("--oversubscribe"), QStringLiteral("--allow-run-as-root"), QStringLiteral("--bind-to"), QStringLiteral("none"),
-            QStringLiteral("-np"), QString::number(processes), QStringLiteral(CLUSTERSCOPE_CLI_PATH), QStringLiteral("import-trace"), dir,
-            QStringLiteral("--json") });
+        { QStringLiteral("--oversubscribe"), QStringLiteral("--allow-run-as-root"), QStringLiteral("--bind-to"),
+            QStringLiteral("none"), QStringLiteral("-np"), QString::number(processes),
+            QStringLiteral(CLUSTERSCOPE_CLI_PATH), QStringLiteral("import-trace"), dir, QStringLiteral("--json") });
     const auto t0 = std::chrono::steady_clock::now();
     const bool finished = p.waitForFinished(1800000);
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -97,14 +97,16 @@ private Q_SLOTS:
         const double summaryMb = number(one.err, QStringLiteral("gathered ([0-9.e+]+) MB"));
         const double parseOne = number(one.err, QStringLiteral("in ([0-9.e+]+) s \\(slowest process\\)"));
         const double parseTwo = number(two.err, QStringLiteral("in ([0-9.e+]+) s \\(slowest process\\)"));
-        std::printf("\nDistributed import benchmark: %d rank files, %.2f GB of Kineto JSON (generated in %.1f s)\n", spec.ranks,
-            bytes / 1e9, generate);
-        std::printf("  mpirun -np 1 : %7.2f s wall, parse+reduce %6.2f s, peak MB per process: %s\n", one.seconds, parseOne,
-            qPrintable(peaks(one.err)));
-        std::printf("  mpirun -np 2 : %7.2f s wall, parse+reduce %6.2f s, peak MB per process: %s\n", two.seconds, parseTwo,
-            qPrintable(peaks(two.err)));
-        std::printf("  speed-up 1 -> 2 processes: %.2fx wall, %.2fx parse+reduce\n", one.seconds / two.seconds, parseOne / parseTwo);
-        std::printf("  parse+reduce cost: %.2f s per GB per process (%.0f MB/s)\n", parseOne / (bytes / 1e9), bytes / 1e6 / parseOne);
+        std::printf("\nDistributed import benchmark: %d rank files, %.2f GB of Kineto JSON (generated in %.1f s)\n",
+            spec.ranks, bytes / 1e9, generate);
+        std::printf("  mpirun -np 1 : %7.2f s wall, parse+reduce %6.2f s, peak MB per process: %s\n", one.seconds,
+            parseOne, qPrintable(peaks(one.err)));
+        std::printf("  mpirun -np 2 : %7.2f s wall, parse+reduce %6.2f s, peak MB per process: %s\n", two.seconds,
+            parseTwo, qPrintable(peaks(two.err)));
+        std::printf("  speed-up 1 -> 2 processes: %.2fx wall, %.2fx parse+reduce\n", one.seconds / two.seconds,
+            parseOne / parseTwo);
+        std::printf("  parse+reduce cost: %.2f s per GB per process (%.0f MB/s)\n", parseOne / (bytes / 1e9),
+            bytes / 1e6 / parseOne);
         std::printf("  rank summaries gathered: %.2f MB = %.1f kB per rank (%.5f of the input)\n", summaryMb,
             summaryMb * 1e3 / spec.ranks, summaryMb * 1e6 / bytes);
         std::fflush(stdout);

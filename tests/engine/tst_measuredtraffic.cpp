@@ -33,8 +33,8 @@ RankSummary dataParallelRank(std::int32_t rank, std::int32_t world)
         b.commExposedSeconds = 0.2;
         s.steps.push_back({ step, b });
         const std::int64_t t0 = std::int64_t(step) * 1'000'000'000 + (rank == 4242 ? 700'000 : 0);
-        s.collectives.push_back({ RunCollectiveOp::AllReduce, "0", step, t0, std::int64_t(step) * 1'000'000'000 + 5'000'000, bytes,
-            world, step });
+        s.collectives.push_back({ RunCollectiveOp::AllReduce, "0", step, t0,
+            std::int64_t(step) * 1'000'000'000 + 5'000'000, bytes, world, step });
     }
     s.sends.push_back({ rank, (rank + 1) % world, 2.0 * 2.0 * (world - 1) / world * double(bytes) });
     s.trafficRanks = world;
@@ -49,7 +49,8 @@ private Q_SLOTS:
     void invariantAndQueries()
     {
         const MeasuredTraffic m = makeMeasuredTraffic(4,
-            { { 2, 1, 5 }, { 0, 3, 1 }, { 2, 1, 7 }, { 1, 1, 9 }, { 0, 1, 0 }, { 3, 4, 2 }, { -1, 0, 2 }, { 0, 2, 4 } });
+            { { 2, 1, 5 }, { 0, 3, 1 }, { 2, 1, 7 }, { 1, 1, 9 }, { 0, 1, 0 }, { 3, 4, 2 }, { -1, 0, 2 },
+                { 0, 2, 4 } });
         QCOMPARE(m.ranks, 4);
         QCOMPARE(int(m.pairs.size()), 3); // self, zero and out-of-range pairs dropped; duplicates summed
         QCOMPARE(m.at(2, 1), 12.0);
@@ -105,7 +106,23 @@ private Q_SLOTS:
         QVERIFY(loaded->analysis.traffic == analysis.traffic);
         QCOMPARE(dumpRunCanonical(Run {}, loaded->analysis), dumpRunCanonical(Run {}, analysis));
         QCOMPARE(int(loaded->ranks.size()), kWorld);
-        qInfo("16384 ranks: analyse %.0f ms, store %.0f ms, open+load %.0f ms", analyseMs, storeMs, loadMs);
+        // Paged reads: one screenful of the per-rank tables, by an index seek.
+        timer.restart();
+        auto page = RunStore(*store).stepRanks(id, 1, 8000, 100);
+        std::vector<std::int64_t> offsets;
+        auto files = RunStore(*store).rankFiles(id, 8000, 100, &offsets);
+        const double pageMs = double(timer.nsecsElapsed()) / 1e6;
+        QVERIFY(page && files);
+        QCOMPARE(int(page->size()), 100);
+        QCOMPARE(page->front().rank, 8000);
+        QCOMPARE(page->back().rank, 8099);
+        QCOMPARE(page->front().computeSeconds, analysis.steps[1].ranks[8000].computeSeconds);
+        QCOMPARE(int(files->size()), 100);
+        QCOMPARE(files->front().sourceFile, std::string("/traces/rank8000.json"));
+        QCOMPARE(offsets.size(), std::size_t(100));
+        QCOMPARE(int(RunStore(*store).stepRanks(id, 1, 16300, 100)->size()), 84);
+        qInfo("16384 ranks: analyse %.0f ms, store %.0f ms, open+load %.0f ms, one 100-rank page %.1f ms", analyseMs,
+            storeMs, loadMs, pageMs);
     }
 };
 

@@ -109,7 +109,8 @@ private Q_SLOTS:
         for (int p : { 1, 2, 3, 4 })
             QTest::addRow("generated 16 ranks, %d processes", p) << QString() << p;
         for (int p : { 1, 2, 4 })
-            QTest::addRow("DLRM sample, %d processes", p) << QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/kineto/param_dlrm_8rank") << p;
+            QTest::addRow("DLRM sample, %d processes", p)
+                << QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/kineto/param_dlrm_8rank") << p;
         QTest::addRow("sampled 2 of 128 ranks, 2 processes")
             << QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/kineto/hta_sampled_2of128rank") << 2;
     }

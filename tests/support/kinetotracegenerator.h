@@ -23,25 +23,25 @@ struct PlantedStraggler {
 struct TraceGeneratorSpec {
     int ranks = 8;
     int steps = 3;
-    int allReducesPerStep = 2;                     ///< world-group AllReduce calls per step (pg "0")
-    std::int64_t allReduceBytes = 64LL << 20;      ///< S of each AllReduce (bf16 elements x 2 B)
-    int tensorParallel = 1;                        ///< > 1: one AllGather per step in each group of this many consecutive ranks
-    std::int64_t allGatherBytes = 8LL << 20;       ///< S of each AllGather (output bytes)
-    int computeKernelsPerCollective = 4;           ///< GEMM kernels before each collective
-    std::size_t paddingBytesPerRank = 0;           ///< extra CPU-op events until a file is about this large
+    int allReducesPerStep = 2; ///< world-group AllReduce calls per step (pg "0")
+    std::int64_t allReduceBytes = 64LL << 20; ///< S of each AllReduce (bf16 elements x 2 B)
+    int tensorParallel = 1; ///< > 1: one AllGather per step in each group of this many consecutive ranks
+    std::int64_t allGatherBytes = 8LL << 20; ///< S of each AllGather (output bytes)
+    int computeKernelsPerCollective = 4; ///< GEMM kernels before each collective
+    std::size_t paddingBytesPerRank = 0; ///< extra CPU-op events until a file is about this large
     std::vector<PlantedStraggler> stragglers;
-    double maxClockSkewUs = 800;                   ///< rank clocks are offset by up to this (deterministic)
-    double arrivalJitterUs = 20;                   ///< non-stragglers arrive within this spread
+    double maxClockSkewUs = 800; ///< rank clocks are offset by up to this (deterministic)
+    double arrivalJitterUs = 20; ///< non-stragglers arrive within this spread
     std::uint32_t seed = 1;
 };
 
 /// What the analyses must find.
 struct GeneratedTruth {
-    int collectivesPerRank = 0;                    ///< NCCL kernels in each rank's trace
-    int matchedCollectives = 0;                    ///< distinct (group, seq) collectives of the run
-    std::vector<int> worldLastArrival;             ///< per world AllReduce in time order: the last rank to arrive
-    std::vector<std::int64_t> clockSkewNs;         ///< per rank: its clock minus the reference clock
-    double allReduceRingBytesPerRank = 0;          ///< bytes each rank sends to the next over the run (AllReduce ring)
+    int collectivesPerRank = 0; ///< NCCL kernels in each rank's trace
+    int matchedCollectives = 0; ///< distinct (group, seq) collectives of the run
+    std::vector<int> worldLastArrival; ///< per world AllReduce in time order: the last rank to arrive
+    std::vector<std::int64_t> clockSkewNs; ///< per rank: its clock minus the reference clock
+    double allReduceRingBytesPerRank = 0; ///< bytes each rank sends to the next over the run (AllReduce ring)
 };
 
 GeneratedTruth generatedTruth(const TraceGeneratorSpec& spec);
@@ -51,6 +51,7 @@ std::string generateRankTrace(const TraceGeneratorSpec& spec, int rank);
 
 /// Writes rank<r>.pt.trace.json for every rank into `directory` (which must exist). Returns the
 /// paths, or an empty list with `error` set when a file cannot be written.
-std::vector<std::string> writeRunTraces(const TraceGeneratorSpec& spec, const std::string& directory, std::string& error);
+std::vector<std::string> writeRunTraces(
+    const TraceGeneratorSpec& spec, const std::string& directory, std::string& error);
 
 } // namespace clusterscope::testing

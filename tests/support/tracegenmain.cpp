@@ -25,7 +25,8 @@ int main(int argc, char** argv)
         char* end = nullptr;
         const long long v = std::strtoll(argv[++i], &end, 10);
         if (!end || *end != '\0' || v < 0) {
-            std::fprintf(stderr, "clusterscope-tracegen: %s expects a non-negative integer, got \"%s\"\n", argv[i - 1], argv[i]);
+            std::fprintf(
+                stderr, "clusterscope-tracegen: %s expects a non-negative integer, got \"%s\"\n", argv[i - 1], argv[i]);
             std::exit(1);
         }
         return v;
@@ -50,23 +51,29 @@ int main(int argc, char** argv)
             const std::string v = argv[++i];
             const auto colon = v.find(':');
             if (colon == std::string::npos) {
-                std::fprintf(stderr, "clusterscope-tracegen: --straggler expects RANK:MICROSECONDS, got \"%s\"\n", v.c_str());
+                std::fprintf(
+                    stderr, "clusterscope-tracegen: --straggler expects RANK:MICROSECONDS, got \"%s\"\n", v.c_str());
                 return 1;
             }
-            spec.stragglers.push_back({ std::atoi(v.substr(0, colon).c_str()), std::atof(v.substr(colon + 1).c_str()) });
+            spec.stragglers.push_back(
+                { std::atoi(v.substr(0, colon).c_str()), std::atof(v.substr(colon + 1).c_str()) });
         } else {
-            std::fprintf(stderr, "clusterscope-tracegen: unknown argument \"%s\" (see the comment at the top of tracegenmain.cpp)\n", a.c_str());
+            std::fprintf(stderr,
+                "clusterscope-tracegen: unknown argument \"%s\" (see the comment at the top of tracegenmain.cpp)\n",
+                a.c_str());
             return 1;
         }
     }
     if (out.empty() || spec.ranks < 1) {
-        std::fprintf(stderr, "usage: clusterscope-tracegen --out DIR --ranks N [--steps S] [--allreduces A] [--tp T] "
-                             "[--bytes-per-rank B] [--straggler RANK:US]... [--seed N]\n");
+        std::fprintf(stderr,
+            "usage: clusterscope-tracegen --out DIR --ranks N [--steps S] [--allreduces A] [--tp T] "
+            "[--bytes-per-rank B] [--straggler RANK:US]... [--seed N]\n");
         return 1;
     }
     for (const auto& s : spec.stragglers)
         if (s.rank < 0 || s.rank >= spec.ranks) {
-            std::fprintf(stderr, "clusterscope-tracegen: straggler rank %d is outside the %d ranks\n", s.rank, spec.ranks);
+            std::fprintf(
+                stderr, "clusterscope-tracegen: straggler rank %d is outside the %d ranks\n", s.rank, spec.ranks);
             return 1;
         }
     std::error_code ec;

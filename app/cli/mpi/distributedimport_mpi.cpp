@@ -31,78 +31,79 @@ namespace clusterscope::app {
 
 namespace {
 
-constexpr int kRoot = 0;
-constexpr std::size_t kBlockBytes = 4096;
+    constexpr int kRoot = 0;
+    constexpr std::size_t kBlockBytes = 4096;
 
-// The file list as bytes: [u8 ok][u64 count]{[u64 size][u32 length][path]}... or [u8 0][message].
-std::string encodeListing(const engine::Result<std::vector<std::string>>& files, std::vector<std::uint64_t>& sizes)
-{
-    std::string out;
-    if (!files) {
-        out.push_back('\0');
-        out += files.message();
+    // The file list as bytes: [u8 ok][u64 count]{[u64 size][u32 length][path]}... or [u8 0][message].
+    std::string encodeListing(const engine::Result<std::vector<std::string>>& files, std::vector<std::uint64_t>& sizes)
+    {
+        std::string out;
+        if (!files) {
+            out.push_back('\0');
+            out += files.message();
+            return out;
+        }
+        out.push_back('\1');
+        auto pod = [&](auto v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+        pod(std::uint64_t(files->size()));
+        for (const auto& f : *files) {
+            std::error_code ec;
+            const auto bytes = std::filesystem::file_size(f, ec);
+            sizes.push_back(ec ? 0 : std::uint64_t(bytes)); // unreadable: the reader reports it
+            pod(sizes.back());
+            pod(std::uint32_t(f.size()));
+            out += f;
+        }
         return out;
     }
-    out.push_back('\1');
-    auto pod = [&](auto v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
-    pod(std::uint64_t(files->size()));
-    for (const auto& f : *files) {
-        std::error_code ec;
-        const auto bytes = std::filesystem::file_size(f, ec);
-        sizes.push_back(ec ? 0 : std::uint64_t(bytes)); // unreadable: the reader reports it
-        pod(sizes.back());
-        pod(std::uint32_t(f.size()));
-        out += f;
-    }
-    return out;
-}
 
-engine::Status decodeListing(const std::string& in, std::vector<std::string>& files, std::vector<std::uint64_t>& sizes)
-{
-    if (in.empty())
-        return engine::Status::error("import-trace: process 0 sent no file list");
-    if (in[0] == '\0')
-        return engine::Status::error(in.substr(1));
-    std::size_t pos = 1;
-    auto pod = [&](auto& v) {
-        if (in.size() - pos < sizeof v)
-            return false;
-        std::memcpy(&v, in.data() + pos, sizeof v);
-        pos += sizeof v;
-        return true;
-    };
-    std::uint64_t count = 0;
-    if (!pod(count))
-        return engine::Status::error("import-trace: damaged file list");
-    for (std::uint64_t i = 0; i < count; ++i) {
-        std::uint64_t size = 0;
-        std::uint32_t length = 0;
-        if (!pod(size) || !pod(length) || in.size() - pos < length)
+    engine::Status decodeListing(
+        const std::string& in, std::vector<std::string>& files, std::vector<std::uint64_t>& sizes)
+    {
+        if (in.empty())
+            return engine::Status::error("import-trace: process 0 sent no file list");
+        if (in[0] == '\0')
+            return engine::Status::error(in.substr(1));
+        std::size_t pos = 1;
+        auto pod = [&](auto& v) {
+            if (in.size() - pos < sizeof v)
+                return false;
+            std::memcpy(&v, in.data() + pos, sizeof v);
+            pos += sizeof v;
+            return true;
+        };
+        std::uint64_t count = 0;
+        if (!pod(count))
             return engine::Status::error("import-trace: damaged file list");
-        files.push_back(in.substr(pos, length));
-        sizes.push_back(size);
-        pos += length;
+        for (std::uint64_t i = 0; i < count; ++i) {
+            std::uint64_t size = 0;
+            std::uint32_t length = 0;
+            if (!pod(size) || !pod(length) || in.size() - pos < length)
+                return engine::Status::error("import-trace: damaged file list");
+            files.push_back(in.substr(pos, length));
+            sizes.push_back(size);
+            pos += length;
+        }
+        return engine::Status::success();
     }
-    return engine::Status::success();
-}
 
-void broadcast(std::string& bytes, int rank)
-{
-    unsigned long long n = bytes.size();
-    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, kRoot, MPI_COMM_WORLD);
-    if (rank != kRoot)
-        bytes.resize(std::size_t(n));
-    // In blocks of at most 1 GiB: MPI counts are int.
-    for (std::size_t at = 0; at < bytes.size(); at += std::size_t(1) << 30) {
-        const int chunk = int(std::min<std::size_t>(bytes.size() - at, std::size_t(1) << 30));
-        MPI_Bcast(bytes.data() + at, chunk, MPI_BYTE, kRoot, MPI_COMM_WORLD);
+    void broadcast(std::string& bytes, int rank)
+    {
+        unsigned long long n = bytes.size();
+        MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, kRoot, MPI_COMM_WORLD);
+        if (rank != kRoot)
+            bytes.resize(std::size_t(n));
+        // In blocks of at most 1 GiB: MPI counts are int.
+        for (std::size_t at = 0; at < bytes.size(); at += std::size_t(1) << 30) {
+            const int chunk = int(std::min<std::size_t>(bytes.size() - at, std::size_t(1) << 30));
+            MPI_Bcast(bytes.data() + at, chunk, MPI_BYTE, kRoot, MPI_COMM_WORLD);
+        }
     }
-}
 
-double since(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+    double since(std::chrono::steady_clock::time_point t0)
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
 
 } // namespace
 
@@ -165,13 +166,14 @@ DistributedImport importTracesDistributed(const std::vector<std::string>& paths,
         // Progress of process 0's share (the shares are balanced by size, so it stands for the job).
         if (out.root && (since(lastReport) >= 2.0 || k + 1 == mine.size())) {
             lastReport = std::chrono::steady_clock::now();
-            io.err << "import-trace: process 0 reduced " << k + 1 << " of " << mine.size() << " files (" << int(since(t0))
-                   << " s)\n"
+            io.err << "import-trace: process 0 reduced " << k + 1 << " of " << mine.size() << " files ("
+                   << int(since(t0)) << " s)\n"
                    << std::flush;
         }
     }
     // Fault injection for the tests: the named process dies before the gather, like a crash would.
-    if (const char* abortRank = std::getenv("CLUSTERSCOPE_TEST_ABORT_PROCESS"); abortRank && std::atoi(abortRank) == rank)
+    if (const char* abortRank = std::getenv("CLUSTERSCOPE_TEST_ABORT_PROCESS");
+        abortRank && std::atoi(abortRank) == rank)
         std::abort();
     const double parseSeconds = since(t0);
 
@@ -191,7 +193,8 @@ DistributedImport importTracesDistributed(const std::vector<std::string>& paths,
 
     // Exact lengths first (the blocks are padded), then the blocks.
     std::vector<unsigned long long> lengths(out.root ? std::size_t(size) : 0);
-    MPI_Gather(&encodedBytes, 1, MPI_UNSIGNED_LONG_LONG, lengths.data(), 1, MPI_UNSIGNED_LONG_LONG, kRoot, MPI_COMM_WORLD);
+    MPI_Gather(
+        &encodedBytes, 1, MPI_UNSIGNED_LONG_LONG, lengths.data(), 1, MPI_UNSIGNED_LONG_LONG, kRoot, MPI_COMM_WORLD);
     MPI_Datatype block;
     MPI_Type_contiguous(int(kBlockBytes), MPI_BYTE, &block);
     MPI_Type_commit(&block);
@@ -214,8 +217,8 @@ DistributedImport importTracesDistributed(const std::vector<std::string>& paths,
     if (!out.root)
         return out;
 
-    io.err << "import-trace: parsed " << double(total[0]) / 1e6 << " MB in " << slowest << " s (slowest process); gathered "
-           << double(total[1]) / 1e6 << " MB of rank summaries\n"
+    io.err << "import-trace: parsed " << double(total[0]) / 1e6 << " MB in " << slowest
+           << " s (slowest process); gathered " << double(total[1]) / 1e6 << " MB of rank summaries\n"
            << std::flush;
     std::vector<importers::TraceFileReduction> byFile(files.size());
     std::vector<bool> seen(files.size(), false);
@@ -225,7 +228,8 @@ DistributedImport importTracesDistributed(const std::vector<std::string>& paths,
         std::vector<std::pair<std::int64_t, importers::TraceFileReduction>> decoded;
         const engine::Status status = importers::decodeReductions(part, decoded);
         if (!status) {
-            out.run = engine::Status::error("import-trace: the summaries of process " + std::to_string(p) + ": " + status.message());
+            out.run = engine::Status::error(
+                "import-trace: the summaries of process " + std::to_string(p) + ": " + status.message());
             return out;
         }
         for (auto& [index, reduction] : decoded) {
