@@ -42,7 +42,7 @@ MeasuredTrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnost
     // Dense storage: 4096 ranks are 128 MB of doubles. Larger runs would need a sparse matrix.
     constexpr std::int32_t kMaxRanks = 4096;
     if (m.ranks > kMaxRanks) {
-        diagnostics.add("run.traffic_too_large", DiagnosticSeverity::Warning,
+        diagnostics.add(diagnostic::kRunTrafficTooLarge,
             "The traffic matrix is not computed for more than 4096 ranks (" + std::to_string(m.ranks) + " here).");
         m.ranks = 0;
         return m;
@@ -121,10 +121,10 @@ MeasuredTrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnost
         }
     }
     if (unknownBytes > 0)
-        diagnostics.add("run.traffic_unknown_bytes", DiagnosticSeverity::Info,
+        diagnostics.add(diagnostic::kRunTrafficUnknownBytes,
             "Collectives without a message size are left out of the traffic matrix.", unknownBytes);
     if (unknownGroup > 0)
-        diagnostics.add("run.traffic_unknown_peers", DiagnosticSeverity::Info,
+        diagnostics.add(diagnostic::kRunTrafficUnknownPeers,
             "Collectives whose group members or peer are unknown are left out of the traffic matrix.", unknownGroup);
     return m;
 }

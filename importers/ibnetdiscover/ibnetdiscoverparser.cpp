@@ -94,7 +94,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         }
         if (l.kind == IbLine::Kind::Unrecognised || !inNode) {
             if (!inNode && l.kind == IbLine::Kind::Unrecognised) {
-                out.diagnostics.add("ibnetdiscover.leading_text", DiagnosticSeverity::Info,
+                out.diagnostics.add(engine::diagnostic::kIbLeadingText,
                     name + ": line " + std::to_string(l.lineNumber) + ": text before the first node header was skipped (\""
                         + l.text.substr(0, 80) + "\").");
                 continue;
@@ -131,11 +131,11 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         return Status::error(name + ": line " + std::to_string(lines.empty() ? 1 : lines.front().lineNumber)
             + ": no Switch or Ca node header: not an ibnetdiscover dump");
     if (unrecognised > 0)
-        out.diagnostics.add("ibnetdiscover.unrecognised_line", DiagnosticSeverity::Warning,
+        out.diagnostics.add(engine::diagnostic::kIbUnrecognisedLine,
             name + ": line " + std::to_string(firstUnrecognised) + ": lines that are neither a node header nor a port were skipped.",
             unrecognised);
     if (conflicts > 0)
-        out.diagnostics.add("ibnetdiscover.port_conflict", DiagnosticSeverity::Warning,
+        out.diagnostics.add(engine::diagnostic::kIbPortConflict,
             name + ": line " + std::to_string(firstConflict) + ": a port is reported connected to two different peers.", conflicts);
 
     // Nodes: switches then CAs, in GUID order (stable ids for golden files).
@@ -164,7 +164,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
                 fn.host = hostIndex.emplace(host, std::int32_t(hostIndex.size())).first->second;
             }
             if (!n.hasHeader)
-                out.diagnostics.add("ibnetdiscover.node_without_header", DiagnosticSeverity::Info,
+                out.diagnostics.add(engine::diagnostic::kIbNodeWithoutHeader,
                     name + ": nodes only seen as a peer (no block of their own) were added from the peer's description.");
             const engine::NodeId id = out.graph.addNode(fn);
             out.graph.setLabel(id, n.description.empty() ? guidName(n.type, guid) : n.description);
@@ -201,7 +201,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         fl.lanes = std::uint8_t(lanesSeen > 0 ? lanesSeen : 4);
         fl.gbps = float(fl.lanes * infinibandLaneGbps(r.speed));
         if (infinibandLaneGbps(r.speed) == 0.0)
-            out.diagnostics.add("ibnetdiscover.unknown_speed", DiagnosticSeverity::Warning,
+            out.diagnostics.add(engine::diagnostic::kIbUnknownSpeed,
                 name + ": line " + std::to_string(r.firstLine) + ": link speed \"" + r.speed + "\" is unknown; its rate is 0.");
         const bool asymmetric = r.lanesA > 0 && r.lanesB > 0 && r.lanesA != r.lanesB;
         if (asymmetric || (usualLanes > 0 && lanesSeen > 0 && lanesSeen < usualLanes)) {

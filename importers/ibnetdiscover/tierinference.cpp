@@ -64,7 +64,7 @@ void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnosti
             ++unreached;
     }
     if (unreached > 0)
-        diagnostics.add("ibnetdiscover.tier_unknown", DiagnosticSeverity::Warning,
+        diagnostics.add(engine::diagnostic::kIbTierUnknown,
             name + ": switches with no path to a channel adapter have no inferable tier.", unreached);
 }
 
@@ -127,7 +127,7 @@ void flagMissingUplinks(ImportedFabric& fabric, const std::string& name)
     for (const auto& l : added)
         g.addLink(l);
     if (!added.empty())
-        fabric.diagnostics.add("ibnetdiscover.missing_links", DiagnosticSeverity::Warning,
+        fabric.diagnostics.add(engine::diagnostic::kIbMissingLinks,
             name + ": inter-switch links are missing compared with the fabric's regular pattern.", std::int64_t(added.size()));
 }
 

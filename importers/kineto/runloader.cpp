@@ -125,7 +125,7 @@ engine::Result<engine::Run> loadRun(const std::vector<std::string>& paths, const
     for (auto& r : results) {
         run.diagnostics.merge(r.diagnostics);
         if (!r.error.empty()) {
-            run.diagnostics.addSeparate("import.file_failed", DiagnosticSeverity::Error, r.error);
+            run.diagnostics.addSeparate(engine::diagnostic::kImportFileFailed, r.error);
             if (firstError.empty())
                 firstError = r.error;
         }
@@ -154,7 +154,7 @@ engine::Result<engine::Run> loadRun(const std::vector<std::string>& paths, const
         used.insert(candidate);
     }
     if (renumbered)
-        run.diagnostics.add("import.rank_assigned", DiagnosticSeverity::Warning,
+        run.diagnostics.add(engine::diagnostic::kImportRankAssigned,
             "Some traces state no rank or a rank another trace already has; they were numbered in file order.");
     std::stable_sort(run.ranks.begin(), run.ranks.end(),
         [](const engine::RankTrace& a, const engine::RankTrace& b) { return a.rank < b.rank; });
