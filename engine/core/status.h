@@ -9,7 +9,8 @@ namespace clusterscope::engine {
 /// Outcome of an operation that can fail. Engine and importers report errors through Status and
 /// Result<T> (no exceptions across library boundaries). A failed Status carries one message that
 /// names the file and the place (JSON path, line, byte offset) where the problem is.
-class Status {
+/// [[nodiscard]]: a returned Status must be looked at (an ignored failure is a silent wrong result).
+class [[nodiscard]] Status {
 public:
     Status() = default;
     static Status success() { return {}; }
@@ -29,9 +30,9 @@ private:
     std::string m_message;
 };
 
-/// A value or the Status explaining why there is none.
+/// A value or the Status explaining why there is none. [[nodiscard]] like Status.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
 public:
     Result(T value)
         : m_value(std::move(value))

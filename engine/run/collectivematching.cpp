@@ -141,7 +141,7 @@ void matchCollectives(const std::vector<RankSummary>& ranks, RunAnalysis& analys
         analysis.collectives.push_back(std::move(s));
     }
     if (mismatched > 0)
-        analysis.diagnostics.add("run.collective_mismatch", DiagnosticSeverity::Warning,
+        analysis.diagnostics.add(diagnostic::kRunCollectiveMismatch,
             "Ranks disagree on the operation of a process group's n-th collective; those calls are left out of "
             "the cross-rank statistics.",
             mismatched);

@@ -2,19 +2,6 @@
 
 namespace clusterscope::engine {
 
-const char* toString(DiagnosticSeverity severity)
-{
-    switch (severity) {
-    case DiagnosticSeverity::Info:
-        return "info";
-    case DiagnosticSeverity::Warning:
-        return "warning";
-    case DiagnosticSeverity::Error:
-        return "error";
-    }
-    return "warning";
-}
-
 void Diagnostics::add(const std::string& id, DiagnosticSeverity severity, const std::string& message, std::int64_t count)
 {
     for (auto& d : m_items) {

@@ -41,7 +41,7 @@ std::vector<RankStepSummary> rankStepBreakdowns(const RankTrace& rank, Diagnosti
                 hi = std::max(hi, a.endNs);
             }
             steps.push_back({ 0, lo, hi });
-            diagnostics.add("run.no_profiler_steps", DiagnosticSeverity::Info,
+            diagnostics.add(diagnostic::kRunNoProfilerSteps,
                 rank.sourceFile + ": no ProfilerStep annotations; the whole trace is reported as step 0.");
         }
         struct Acc {
@@ -77,7 +77,7 @@ std::vector<RankStepSummary> rankStepBreakdowns(const RankTrace& rank, Diagnosti
             }
         }
         if (outside > 0)
-            diagnostics.add("run.activity_outside_steps", DiagnosticSeverity::Info,
+            diagnostics.add(diagnostic::kRunActivityOutsideSteps,
                 rank.sourceFile + ": GPU activities launched outside every ProfilerStep are left out of the step breakdown.",
                 outside);
         // Latest end of the GPU work that started before each point: activities are sorted by start.

@@ -140,10 +140,10 @@ MeasuredTraffic mergeTraffic(const std::vector<RankSummary>& ranks, Diagnostics&
                 all.push_back(p);
     }
     if (unknownBytes > 0)
-        diagnostics.add("run.traffic_unknown_bytes", DiagnosticSeverity::Info,
+        diagnostics.add(diagnostic::kRunTrafficUnknownBytes,
             "Collectives without a message size are left out of the traffic matrix.", unknownBytes);
     if (unknownGroup > 0)
-        diagnostics.add("run.traffic_unknown_peers", DiagnosticSeverity::Info,
+        diagnostics.add(diagnostic::kRunTrafficUnknownPeers,
             "Collectives whose group members or peer are unknown are left out of the traffic matrix.", unknownGroup);
     return makeMeasuredTraffic(bound, std::move(all));
 }

@@ -136,7 +136,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         }
         if (l.kind == IbLine::Kind::Unrecognised || !inNode) {
             if (!inNode && l.kind == IbLine::Kind::Unrecognised) {
-                out.diagnostics.add("ibnetdiscover.leading_text", DiagnosticSeverity::Info,
+                out.diagnostics.add(engine::diagnostic::kIbLeadingText,
                     name + ": line " + std::to_string(l.lineNumber) + ": text before the first node header was skipped (\""
                         + l.text.substr(0, 80) + "\").");
                 return;
@@ -181,11 +181,11 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         return Status::error(name + ": line " + std::to_string(firstLine == 0 ? 1 : firstLine)
             + ": no Switch or Ca node header: not an ibnetdiscover dump");
     if (unrecognised > 0)
-        out.diagnostics.add("ibnetdiscover.unrecognised_line", DiagnosticSeverity::Warning,
+        out.diagnostics.add(engine::diagnostic::kIbUnrecognisedLine,
             name + ": line " + std::to_string(firstUnrecognised) + ": lines that are neither a node header nor a port were skipped.",
             unrecognised);
     if (conflicts > 0)
-        out.diagnostics.add("ibnetdiscover.port_conflict", DiagnosticSeverity::Warning,
+        out.diagnostics.add(engine::diagnostic::kIbPortConflict,
             name + ": line " + std::to_string(firstConflict) + ": a port is reported connected to two different peers.", conflicts);
 
     std::vector<std::uint64_t> guids;

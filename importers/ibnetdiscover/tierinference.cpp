@@ -87,7 +87,7 @@ void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnosti
         unreached += distance[n] < 0;
     }
     if (unreached > 0)
-        diagnostics.add("ibnetdiscover.tier_unknown", DiagnosticSeverity::Warning,
+        diagnostics.add(engine::diagnostic::kIbTierUnknown,
             name + ": switches with no path to a channel adapter have no inferable tier.", unreached);
 }
 

@@ -196,12 +196,12 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
         t.activities.push_back(a);
     }
     if (unknownOp > 0)
-        diagnostics.add("kineto.nccl_op_unknown", DiagnosticSeverity::Warning,
+        diagnostics.add(engine::diagnostic::kKinetoNcclOpUnknown,
             name + ": NCCL kernels whose operation neither the name nor collective args tell (first: " + firstUnknownOp
                 + ") are counted as communication of unknown kind.",
             unknownOp);
     if (unknownSize > 0)
-        diagnostics.add("kineto.nccl_size_unknown", DiagnosticSeverity::Warning,
+        diagnostics.add(engine::diagnostic::kKinetoNcclSizeUnknown,
             name + ": NCCL kernels without a message size (no collective args, no record_param_comms or nccl:* input "
                    "dims) have no bandwidth.",
             unknownSize);
@@ -214,7 +214,7 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
             device = d;
         }
     if (deviceCounts.size() > 1)
-        diagnostics.add("kineto.multiple_devices", DiagnosticSeverity::Warning,
+        diagnostics.add(engine::diagnostic::kKinetoMultipleDevices,
             name + ": GPU work on more than one device in one rank file; all of it is attributed to the rank.");
     for (const auto& d : raw.devices)
         if (d.id == device || (device < 0 && t.gpuName.empty())) {

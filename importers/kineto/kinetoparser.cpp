@@ -496,7 +496,7 @@ engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const 
     if (!sawEvents && !splitter.sawEventsArray())
         return Status::error(name + ": no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace");
     if (d.badTimestamps > 0)
-        diagnostics.add("kineto.bad_timestamp", DiagnosticSeverity::Warning,
+        diagnostics.add(engine::diagnostic::kKinetoBadTimestamp,
             name + ": events with a missing, malformed or negative ts/dur were skipped.", d.badTimestamps);
     return kineto::assembleRankTrace(std::move(d.raw), name, diagnostics);
 }

@@ -186,7 +186,7 @@ engine::Result<engine::Run> loadRun(const std::vector<std::string>& paths, const
     for (auto& r : results) {
         run.diagnostics.merge(r.diagnostics);
         if (!r.error.empty()) {
-            run.diagnostics.addSeparate("import.file_failed", DiagnosticSeverity::Error, r.error);
+            run.diagnostics.addSeparate(engine::diagnostic::kImportFileFailed, r.error);
             if (firstError.empty())
                 firstError = r.error;
         }

@@ -234,7 +234,7 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
             return st;
     }
     if (unknownSize > 0)
-        diagnostics.add("nsys.nccl_size_unknown", DiagnosticSeverity::Warning,
+        diagnostics.add(engine::diagnostic::kNsysNcclSizeUnknown,
             path + ": NCCL kernels without an enclosing NCCL NVTX range with a message size have no bandwidth.", unknownSize);
 
     std::vector<engine::RankTrace> out;

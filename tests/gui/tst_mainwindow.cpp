@@ -15,6 +15,7 @@
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/store/projectdocuments.h"
+#include "engine/scenario/scenariojson.h"
 #include "engine/store/projectstore.h"
 #include "engine/training/trainingestimate.h"
 #include "views/runs/runlistmodel.h"
@@ -32,6 +33,8 @@
 #include <QTabWidget>
 #include <QUndoStack>
 #include <QtTest>
+
+#include <sqlite3.h>
 
 using namespace clusterscope;
 
@@ -145,6 +148,77 @@ private Q_SLOTS:
         const auto notProject = w.openPath(broken.left(broken.size() - 5) + QStringLiteral(".csproj"), true);
         QVERIFY(notProject.has_value());
         QVERIFY(notProject->contains(QStringLiteral("no such project file")));
+    }
+
+    // A damaged file opened in the window (File > Open, Import and drag-and-drop all go through
+    // openPath) gives one message naming the file and the place and leaves the project as it was,
+    // unsaved edits included (a number literal beyond the double range used to abort the whole
+    // application, losing them).
+    void damagedFilesLeaveTheProjectUntouched_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("expected");
+        QFile f(example("llama3-70b-1024-h100.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray llama = f.readAll();
+        QByteArray overflow = llama;
+        overflow.replace("\"global_batch\": 1024", "\"global_batch\": 1e99999");
+        QVERIFY(overflow != llama);
+        QByteArray wrongType = llama;
+        wrongType.replace("\"global_batch\": 1024", "\"global_batch\": {\"a\": [1e308]}");
+        QTest::addRow("scenario: number overflow") << "s.json" << overflow << "s.json: byte ";
+        QTest::addRow("scenario: wrong type") << "s.json" << wrongType << "s.json: /training/global_batch: expected a positive integer";
+        QTest::addRow("scenario: truncated") << "s.json" << llama.left(300) << "s.json: byte ";
+        QTest::addRow("project: not a database") << "p.csproj" << QByteArray(4096, 'x') << "p.csproj: not a ClusterScope project";
+        QTest::addRow("project: damaged scenario row") << "p.csproj" << QByteArray("<damaged row>") << "(scenario 1): byte ";
+    }
+    void damagedFilesLeaveTheProjectUntouched()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(name);
+        if (bytes == "<damaged row>") {
+            // A real project whose stored scenario JSON was damaged on disk.
+            auto store = engine::ProjectStore::create(path.toStdString());
+            QVERIFY2(store.isOk(), store.message().c_str());
+            auto scenario = engine::loadScenarioFile(example("llama3-70b-1024-h100.json").toStdString());
+            QVERIFY(scenario.isOk());
+            QVERIFY(store->saveScenarios({ { 0, *scenario } }).isOk());
+            QCOMPARE(sqlite3_exec(store->handle(), "UPDATE scenarios SET json = '{\"format\": 1e99999}'", nullptr, nullptr, nullptr),
+                SQLITE_OK);
+        } else {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        }
+
+        app::MainWindow w;
+        w.selectScenario(1);
+        w.deleteScenario(); // unsaved work that a crash would lose
+        const auto names = [&w] {
+            QStringList out;
+            for (const auto& s : w.document()->scenarios())
+                out << QString::fromStdString(s.name);
+            return out;
+        };
+        const QStringList before = names();
+        const int undoSteps = w.document()->undoStack()->count();
+        const auto untouched = [&] {
+            QCOMPARE(names(), before);
+            QVERIFY(w.document()->isModified());
+            QCOMPARE(w.document()->undoStack()->count(), undoSteps);
+            QVERIFY(w.document()->path().isEmpty());
+        };
+
+        const auto error = w.openPath(path, true);
+        QVERIFY(error.has_value());
+        QVERIFY2(error->startsWith(path) && error->contains(expected), qPrintable(*error));
+        untouched();
+
+        untouched();
     }
 
     // An edit in the editor changes the scenario and the 3D fabric; undo restores both; a value
