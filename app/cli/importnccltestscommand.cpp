@@ -241,7 +241,8 @@ json sweepJson(const engine::SweepCalibration& c)
             { "after_busbw_gbps", busbw(r.bytes, r.afterSeconds) }, { "residual_before", r.residualBefore() },
             { "residual_after", r.residualAfter() }, { "algorithm_before", engine::toString(r.algorithmBefore) },
             { "protocol_before", engine::toString(r.protocolBefore) }, { "algorithm_after", engine::toString(r.algorithmAfter) },
-            { "protocol_after", engine::toString(r.protocolAfter) } });
+            { "protocol_after", engine::toString(r.protocolAfter) }, { "outlier", r.outlier },
+            { "outlier_reason", r.outlierReason } });
     }
     json corrections = json::array();
     for (const auto& k : c.corrections)
@@ -252,7 +253,9 @@ json sweepJson(const engine::SweepCalibration& c)
             { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } });
     return { { "op", engine::toString(c.sweep.op) }, { "ranks", c.sweep.ranks }, { "nodes", c.sweep.nodes },
         { "algorithm", engine::toString(c.sweep.algorithm) }, { "sources", c.sweep.sources },
-        { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "sizes", sizes }, { "corrections", corrections } };
+        { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "outliers", c.outliers },
+        { "held_out_rms_before", c.heldOutRmsBefore }, { "held_out_rms_after", c.heldOutRmsAfter },
+        { "rejected_by_cross_validation", c.rejectedByCrossValidation }, { "sizes", sizes }, { "corrections", corrections } };
 }
 
 void printSweep(const engine::SweepCalibration& c, std::ostream& out)
@@ -270,7 +273,14 @@ void printSweep(const engine::SweepCalibration& c, std::ostream& out)
             sig3(busbw(r.bytes, r.afterSeconds)).c_str(), 100 * r.residualAfter(), engine::toString(r.algorithmBefore),
             engine::toString(r.protocolBefore), engine::toString(r.algorithmAfter), engine::toString(r.protocolAfter));
     }
+    for (const auto& r : c.rows)
+        if (r.outlier)
+            out << format("outlier %.0f B: ", r.bytes) << r.outlierReason << "\n";
     out << format("RMS relative residual: before %.1f%%, after %.1f%%\n", 100 * c.rmsBefore, 100 * c.rmsAfter);
+    if (c.heldOutRmsBefore > 0)
+        out << format("held-out sizes (4-fold cross-validation): RMS %.1f%% uncalibrated, %.1f%% calibrated%s\n",
+            100 * c.heldOutRmsBefore, 100 * c.heldOutRmsAfter,
+            c.rejectedByCrossValidation ? " -- calibration rejected, the model is kept as it is" : "");
     for (const auto& k : c.corrections) {
         out << format("correction %s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameters, %d sizes %.0f..%.0f B); "
                       "measured t = %.2f us + S / %.2f GB/s\n",

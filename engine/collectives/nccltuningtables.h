@@ -123,18 +123,4 @@ inline constexpr double kCollNetDirectPerPeerUs = 0.4;
 inline constexpr double kPatInterLatDivisor = 3.5;
 inline constexpr double kPatPerRankUs = 2.8;
 
-// The size ramp: below nChannels x nThreads x threadThreshold bytes NCCL launches fewer channels,
-// then (once at one channel, or for NVLS whose channel count is fixed) fewer threads
-// (src/enqueue.cc, the channel/thread choice after the algorithm is picked: "while (nBytes < nc*nt*
-// threadThreshold) { if (nc >= 2) nc--; else if ((nt % 128) == 0) nt /= 2; else break; }"). The
-// bandwidth then shrinks with the channels (tuning.cc's own time uses "bw / nChannels * nc").
-/// threadThresholds[proto] (src/include/device.h NCCL_LL_THREAD_THRESHOLD 8, NCCL_LL128_THREAD_THRESHOLD 8,
-/// NCCL_SIMPLE_THREAD_THRESHOLD 64); Ring LL multiplies by nRanks; CollNet Simple uses 512 (tuning.cc).
-inline constexpr double kThreadThreshold[3] = { 8, 8, 64 };
-inline constexpr double kCollNetSimpleThreadThreshold = 512;
-/// maxThreads[proto]: NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512
-/// (src/include/device.h); NVLS runs NCCL_MAX_NTHREADS 640.
-inline constexpr int kMaxThreads[3] = { 512, 640, 512 };
-inline constexpr int kNvlsMaxThreads = 640;
-
 } // namespace clusterscope::engine::nccl
