@@ -172,6 +172,7 @@ void MainWindow::createCentre()
     m_list->setModel(m_listModel);
     m_list->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::DoubleClicked);
     m_list->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_list->setMinimumWidth(140);
     dock->setWidget(m_list);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { updateViews(); });

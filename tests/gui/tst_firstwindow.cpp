@@ -5,6 +5,7 @@
 
 #include "app/gui/analysisrunner.h"
 #include "app/gui/mainwindow.h"
+#include "app/gui/projectdocument.h"
 #include "app/gui/windowlayout.h"
 #include "views/editor/scenarioeditor.h"
 
@@ -12,6 +13,7 @@
 #include <QLabel>
 #include <QListView>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QtTest>
 
