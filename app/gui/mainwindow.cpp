@@ -127,7 +127,11 @@ MainWindow::MainWindow(QWidget* parent)
     restoreLayout();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Destroying the editor ends its fields' editing; nothing may reach the half-destroyed window.
+    disconnect(m_editor, nullptr, this, nullptr);
+}
 
 void MainWindow::createCentre()
 {
