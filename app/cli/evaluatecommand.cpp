@@ -124,7 +124,13 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
             fabricNote = design.message();
         }
     }
-    const auto busiest = load ? busiestLink(fabric->graph, load->linkUtilisation) : std::nullopt;
+    BusiestLink busiest; // a plain value: GCC 12 misreads an optional here (-Wmaybe-uninitialized)
+    bool haveBusiest = false;
+    if (load)
+        if (const auto found = busiestLink(fabric->graph, load->linkUtilisation)) {
+            busiest = *found;
+            haveBusiest = true;
+        }
     if (cl->flag("json")) {
         nlohmann::json doc = nlohmann::json::parse(trainingEstimateToJson(estimate, *evaluator, source, detail));
         nlohmann::json contention = { { "routing", toString(scenario->communication.routing) },
@@ -134,9 +140,9 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
             contention["core_slowdown"] = load->coreSlowdown;
             contention["uncontended_iteration_seconds"] = load->uncontendedIterationSeconds;
             contention["core_tier"] = hasLinksAt(fabric->graph, LinkLevel::SpineCore);
-            if (busiest) {
-                contention["busiest_link_utilisation"] = busiest->utilisation;
-                contention["busiest_link_level"] = toString(busiest->level);
+            if (haveBusiest) {
+                contention["busiest_link_utilisation"] = busiest.utilisation;
+                contention["busiest_link_level"] = toString(busiest.level);
             }
             if (!load->error.empty())
                 contention["error"] = load->error;
@@ -155,9 +161,9 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
                << describeContention(fabric->graph, load->spineSlowdown, load->coreSlowdown) << " slower than balanced; "
                << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs " << fixed(load->uncontendedIterationSeconds, 3)
                << " s without contention\n";
-        if (busiest)
-            io.out << "  busiest link  " << describeUtilisation(busiest->utilisation) << " over an iteration ("
-                   << toString(busiest->level) << ")\n";
+        if (haveBusiest)
+            io.out << "  busiest link  " << describeUtilisation(busiest.utilisation) << " over an iteration ("
+                   << toString(busiest.level) << ")\n";
     } else if (load) {
         io.out << "  fabric        traffic not routed: " << load->error << "\n";
     } else if (!fabricNote.empty()) {

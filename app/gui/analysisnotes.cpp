@@ -36,6 +36,9 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
     if (!a.fabric && !a.fabricError.empty() && !clusterProblem)
     {
         views::EditorNote n = noteFrom(a.fabricError, QStringLiteral("/cluster/fabric"));
+        // "one switch of radix 64 cannot connect 1028 NIC ports; use 2 or 3 tiers": the tiers field.
+        if (n.pointer == QLatin1String("/cluster/fabric") && n.message.contains(QLatin1String(" tier")))
+            n.pointer = QStringLiteral("/cluster/fabric/tiers");
         n.message = tr("the fabric cannot be built: %1").arg(n.message);
         notes << n;
     }

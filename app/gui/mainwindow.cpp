@@ -127,7 +127,11 @@ MainWindow::MainWindow(QWidget* parent)
     restoreLayout();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Destroying the editor ends its fields' editing; nothing may reach the half-destroyed window.
+    disconnect(m_editor, nullptr, this, nullptr);
+}
 
 void MainWindow::createCentre()
 {
@@ -172,6 +176,7 @@ void MainWindow::createCentre()
     m_list->setModel(m_listModel);
     m_list->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::DoubleClicked);
     m_list->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_list->setMinimumWidth(140);
     dock->setWidget(m_list);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { updateViews(); });

@@ -54,6 +54,8 @@ double shareAxisMaxPercent(const std::vector<LabelledBreakdown>& bars)
 
 QString recomputeLabel(engine::Recompute r)
 {
+    if (r == engine::Recompute::None)
+        return BreakdownChart::tr("no recompute");
     return BreakdownChart::tr("recompute %1").arg(QString::fromLatin1(engine::toString(r)));
 }
 

@@ -1,6 +1,9 @@
 #include "views/editor/rangespinbox.h"
 
+#include <QLineEdit>
 #include <QLocale>
+
+#include <utility>
 
 namespace clusterscope::views {
 
@@ -8,6 +11,16 @@ RangeSpinBox::RangeSpinBox(const QString& label, QWidget* parent)
     : QSpinBox(parent)
     , m_label(label)
 {
+    // What was typed, to say why it was not taken when editing ends (QSpinBox puts the previous
+    // value back without a word when the text is out of range, e.g. 0 below a minimum of 1).
+    connect(lineEdit(), &QLineEdit::textEdited, this, [this](const QString& text) { m_typed = text; });
+    connect(this, &QAbstractSpinBox::editingFinished, this, [this] {
+        const QString typed = std::exchange(m_typed, QString());
+        if (typed.isEmpty() || typed == text())
+            return;
+        if (const QString why = rejectionFor(typed); !why.isEmpty())
+            Q_EMIT inputRejected(why);
+    });
 }
 
 QString RangeSpinBox::rejectionFor(const QString& text) const
@@ -54,13 +67,5 @@ QValidator::State RangeSpinBox::validate(QString& input, int& pos) const
     return state;
 }
 
-void RangeSpinBox::fixup(QString& input) const
-{
-    // Editing ended on an intermediate value (below the minimum): QSpinBox restores the previous one.
-    const QString why = rejectionFor(input);
-    if (!why.isEmpty())
-        Q_EMIT const_cast<RangeSpinBox*>(this)->inputRejected(why);
-    QSpinBox::fixup(input);
-}
 
 } // namespace clusterscope::views

@@ -24,10 +24,10 @@ Q_SIGNALS:
 
 protected:
     QValidator::State validate(QString& input, int& pos) const override;
-    void fixup(QString& input) const override;
 
 private:
     QString m_label;
+    QString m_typed; ///< the text as last typed (cleared when editing ends)
 };
 
 } // namespace clusterscope::views

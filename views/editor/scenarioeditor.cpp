@@ -169,8 +169,13 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_lossRate = realField(f, QStringLiteral("/communication/loss_rate"), tr("Packet loss"), 0, 0.5, 6,
         tr("Packet loss probability on the fabric (go-back-N retransmission cost)."));
 
+    // Problems about a whole section point at its first field.
+    m_fields[QStringLiteral("/cluster/fabric")] = m_fabricType;
+    m_fields[QStringLiteral("/parallelism")] = m_dp;
     layout->addStretch(1);
     scroll->setWidget(content);
+    // Readable by default: labels and fields side by side without scrolling sideways.
+    setMinimumWidth(300);
     outer->addWidget(scroll);
 }
 

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 #include <vtkCamera.h>
 #include <vtkRenderer.h>
@@ -107,11 +108,39 @@ void FabricView::resetCamera()
     camera->SetFocalPoint(0, 0, 0);
     camera->SetPosition(0.35, -1.0, 0.55);
     camera->SetViewUp(0, 0, 1);
-    m_vtk->renderer()->ResetCamera();
-    // ResetCamera fits the scene's bounding sphere vertically; a narrow view needs to back off so
-    // the wide tiers are not cut at the sides (1.6 is the aspect of the default tiers picture).
-    const double aspect = m_vtk->height() > 0 ? double(m_vtk->width()) / m_vtk->height() : 1.6;
-    camera->Zoom(std::clamp(aspect / 1.6 * 1.55, 0.6, 1.4));
+    vtkRenderer* renderer = m_vtk->renderer();
+    renderer->ResetCamera();
+    camera->SetWindowCenter(0, 0);
+    // ResetCamera fits the scene's bounding sphere; fit its projected box instead into the part of
+    // the view the overlays leave free (the colour bar takes the right ~12%, title and legend a
+    // strip at the top and bottom), whatever the view's aspect.
+    double b[6];
+    renderer->ComputeVisiblePropBounds(b);
+    const int* size = renderer->GetSize();
+    const double width = size[0], height = size[1];
+    if (b[0] <= b[1] && width > 0 && height > 0) {
+        const auto project = [&](double& x0, double& x1, double& y0, double& y1) {
+            x0 = y0 = std::numeric_limits<double>::max();
+            x1 = y1 = std::numeric_limits<double>::lowest();
+            for (int i = 0; i < 8; ++i) {
+                renderer->SetWorldPoint(b[i & 1], b[2 + ((i >> 1) & 1)], b[4 + ((i >> 2) & 1)], 1.0);
+                renderer->WorldToDisplay();
+                const double* d = renderer->GetDisplayPoint();
+                x0 = std::min(x0, d[0]);
+                x1 = std::max(x1, d[0]);
+                y0 = std::min(y0, d[1]);
+                y1 = std::max(y1, d[1]);
+            }
+        };
+        double x0, x1, y0, y1;
+        project(x0, x1, y0, y1);
+        if (x1 > x0 && y1 > y0) {
+            camera->Zoom(std::clamp(std::min(0.82 * width / (x1 - x0), 0.78 * height / (y1 - y0)), 0.2, 5.0));
+            project(x0, x1, y0, y1);
+            // Centre the box at 44% of the width and 47% of the height (display y grows upwards).
+            camera->SetWindowCenter(2.0 * ((x0 + x1) / 2 - 0.44 * width) / width, 2.0 * ((y0 + y1) / 2 - 0.47 * height) / height);
+        }
+    }
     m_cameraAuto = true;
     m_vtk->update();
 }

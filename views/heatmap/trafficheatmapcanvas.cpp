@@ -29,7 +29,7 @@ TrafficHeatmapCanvas::TrafficHeatmapCanvas(QWidget* parent)
 {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
-    setMinimumSize(360, 300);
+    setMinimumSize(240, 200); // a laptop's Runs tab holds it beside the per-rank chart
     setAttribute(Qt::WA_OpaquePaintEvent);
     setCursor(Qt::CrossCursor);
 }

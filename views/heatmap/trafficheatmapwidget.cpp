@@ -54,6 +54,11 @@ TrafficHeatmapWidget::TrafficHeatmapWidget(QWidget* parent)
     m_reset->setText(QStringLiteral("Reset view"));
     m_reset->setToolTip(QStringLiteral("Show all GPUs again (double-click, 0 or Home)"));
 
+    // The combos may shrink (eliding their text) rather than widen the window.
+    for (QComboBox* combo : { m_dimension, m_linkClass }) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(8);
+    }
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(QStringLiteral("Dimension:"), this));
     bar->addWidget(m_dimension);

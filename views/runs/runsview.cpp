@@ -119,11 +119,15 @@ RunsView::RunsView(QWidget* parent)
     bold.setBold(true);
     bold.setPointSizeF(bold.pointSizeF() * 1.2);
     m_title->setFont(bold);
-    header->addWidget(m_title);
+    // Title above caption, both wrapping: a long run name must not widen the window.
+    auto* titles = new QVBoxLayout;
+    m_title->setWordWrap(true);
+    titles->addWidget(m_title);
     m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_caption->setWordWrap(true); // long captions wrap rather than widen the window
+    m_caption->setWordWrap(true);
     m_importStatus->setWordWrap(true);
-    header->addWidget(m_caption, 1);
+    titles->addWidget(m_caption);
+    header->addLayout(titles, 1);
     m_progress->setRange(0, 1000);
     m_progress->setFormat(tr("Importing… %p%"));
     m_progress->setMinimumWidth(220);
@@ -166,7 +170,7 @@ RunsView::RunsView(QWidget* parent)
     m_heatmapPlaceholder->setFrameShape(QFrame::StyledPanel);
     m_heatmapPlaceholder->setText(tr("Measured traffic heatmap\n(bytes sent between ranks)"));
     m_heatmapLayout->addWidget(m_heatmapPlaceholder);
-    m_heatmapSlot->setMinimumSize(260, 220);
+    m_heatmapSlot->setMinimumSize(200, 200);
     auto* top = new QSplitter(Qt::Horizontal, m_content);
     top->addWidget(titled(tr("Where the time went"), m_chart, top, m_stepSelector));
     top->addWidget(m_heatmapSlot);
@@ -218,7 +222,7 @@ RunsView::RunsView(QWidget* parent)
     main->setStretchFactor(0, 1);
     main->setStretchFactor(1, 5);
     main->setSizes({ 320, 1280 });
-    left->setMinimumWidth(220);
+    left->setMinimumWidth(150);
     main->setChildrenCollapsible(false);
     layout->addWidget(main, 1);
 

@@ -27,7 +27,9 @@ struct ParetoChart::Private {
     QChart* chart = nullptr;
     QChartView* view = nullptr;
     QLabel* costLegend = nullptr;
-    QAbstractAxis* timeAxis = nullptr; ///< linear, or log2 when the times span more than 4x
+    QAbstractAxis* timeAxis = nullptr; ///< the one shown: linearTime, or logTime when the times span more than 4x
+    QValueAxis* linearTime = nullptr;
+    QLogValueAxis* logTime = nullptr;
     QValueAxis* memoryAxis = nullptr;
     QScatterSeries* ranked = nullptr;
     QScatterSeries* pareto = nullptr;
@@ -90,7 +92,19 @@ ParetoChart::ParetoChart(QWidget* parent)
     d->selected->setColor(QColor(0, 0, 0, 0));
     d->selected->setPen(QPen(Qt::black, 2.5));
 
-    d->timeAxis = new QValueAxis;
+    // Both time axes live as long as the chart; the one not used is hidden and detached. (Replacing
+    // the axis with removeAxis + delete left the old one drawn as a tiny inset axis.)
+    d->linearTime = new QValueAxis;
+    d->linearTime->setLabelFormat(QStringLiteral("%.3g"));
+    d->linearTime->setTitleText(tr("Iteration time (s)"));
+    d->logTime = new QLogValueAxis;
+    d->logTime->setBase(2);
+    d->logTime->setMinorTickCount(-1);
+    d->logTime->setLabelFormat(QStringLiteral("%g"));
+    d->logTime->setTitleText(tr("Iteration time (s, log scale)"));
+    d->logTime->setVisible(false);
+    d->chart->addAxis(d->logTime, Qt::AlignBottom);
+    d->timeAxis = d->linearTime;
     d->memoryAxis = new QValueAxis;
     d->memoryAxis->setTitleText(tr("Memory per GPU (GB)"));
     d->memoryAxis->setLabelFormat(QStringLiteral("%.0f"));
@@ -251,32 +265,28 @@ void ParetoChart::setResult(const engine::SearchResult& result)
     double timeMin = 0, timeMax = 1;
     QAbstractAxis* timeAxis = nullptr;
     if (!first && minTime > 0 && maxTime / minTime > 4) {
-        auto* log = new QLogValueAxis;
-        log->setBase(2);
-        log->setMinorTickCount(-1);
-        log->setLabelFormat(QStringLiteral("%g"));
         timeMin = minTime / 1.1;
         timeMax = maxTime * 1.1;
-        log->setRange(timeMin, timeMax);
-        log->setTitleText(tr("Iteration time (s, log scale)"));
-        timeAxis = log;
+        d->logTime->setRange(timeMin, timeMax);
+        timeAxis = d->logTime;
     } else {
-        auto* linear = new QValueAxis;
+        QValueAxis* linear = d->linearTime;
         const double pad = std::max((maxTime - minTime) * 0.05, maxTime * 0.01);
         linear->setRange(std::max(0.0, minTime - pad), maxTime + pad);
         linear->applyNiceNumbers();
-        linear->setLabelFormat(QStringLiteral("%.3g"));
-        linear->setTitleText(tr("Iteration time (s)"));
         timeMin = linear->min();
         timeMax = linear->max();
         timeAxis = linear;
     }
-    d->chart->removeAxis(d->timeAxis);
-    delete d->timeAxis;
-    d->timeAxis = timeAxis;
-    d->chart->addAxis(timeAxis, Qt::AlignBottom);
-    for (QAbstractSeries* s : d->chart->series())
-        s->attachAxis(timeAxis);
+    if (timeAxis != d->timeAxis) {
+        for (QAbstractSeries* s : d->chart->series()) {
+            s->detachAxis(d->timeAxis);
+            s->attachAxis(timeAxis);
+        }
+        d->timeAxis->setVisible(false);
+        timeAxis->setVisible(true);
+        d->timeAxis = timeAxis;
+    }
     d->memoryAxis->setRange(0, std::max(maxMemory, capacity) * 1.08);
     d->memoryAxis->applyNiceNumbers();
     d->capacity->clear();
