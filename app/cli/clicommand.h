@@ -37,5 +37,7 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io);
 int runImportTraceCommand(const std::vector<std::string>& args, CliIo io);
 int runImportFabricCommand(const std::vector<std::string>& args, CliIo io);
 int runReportCommand(const std::vector<std::string>& args, CliIo io);
+int runValidateModelCommand(const std::vector<std::string>& args, CliIo io);
+int runCalibrateComputeCommand(const std::vector<std::string>& args, CliIo io);
 
 } // namespace clusterscope::app
