@@ -47,7 +47,22 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     r.microBatchesPerPipeline = static_cast<int>(micro);
     PipelineSplit split;
     splitPipeline(static_cast<int>(m.layers), p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split);
-    const LayerTimes lt = layerTimes(s);
+    // layerTimes() depends only on tp, cp, ep, sequence parallelism and the micro-batch (and the
+    // evaluator): a small per-thread memo spares the kernel model for the strategies the search
+    // enumerates around them (pp, dp, vpp, ZeRO, recomputation). Results are identical.
+    struct LayerMemo {
+        unsigned long long tag = 0;
+        int tp = 0, cp = 0, ep = 0, micro = 0;
+        bool sp = false;
+        LayerTimes times;
+    };
+    thread_local LayerMemo memo[64];
+    const bool spOn = p.sequenceParallel && p.tp > 1;
+    LayerMemo& slot = memo[static_cast<unsigned>(p.tp * 131 + p.cp * 31 + p.ep * 7 + s.microBatch * 3 + spOn) % 64u];
+    if (!(slot.tag == m_cacheTag && slot.tp == p.tp && slot.cp == p.cp && slot.ep == p.ep && slot.micro == s.microBatch
+            && slot.sp == spOn))
+        slot = { m_cacheTag, p.tp, p.cp, p.ep, s.microBatch, spOn, layerTimes(s) };
+    const LayerTimes lt = slot.times;
     const StrategyGroups groups = m_placer.groups(p);
     const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
     const bool sp = p.sequenceParallel && p.tp > 1;
