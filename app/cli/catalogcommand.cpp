@@ -27,7 +27,9 @@ nlohmann::json catalogToJson(const engine::Catalog& c)
         gpus.push_back({ { "id", g.id }, { "name", g.name }, { "vendor", g.vendor }, { "arch", engine::toString(g.arch) },
             { "bf16_flops", g.bf16FlopsPerSecond },
             { "fp8_flops", g.fp8FlopsPerSecond ? json(*g.fp8FlopsPerSecond) : json(nullptr) },
-            { "hbm_bytes", g.hbmBytes }, { "hbm_bytes_per_second", g.hbmBytesPerSecond },
+            { "hbm_bytes", g.hbmBytes }, { "hbm_bytes_per_second", g.hbmBytesPerSecond }, { "sms", g.sms },
+            { "achievable", { { "gemm_bf16", g.gemmBf16Fraction }, { "gemm_fp8", g.gemmFp8Fraction },
+                                { "attention_bf16", g.attentionFraction } } },
             { "scaleup_link", g.scaleUpLink }, { "scaleup_bytes_per_second", g.scaleUpBytesPerSecond },
             { "scaleup_links", g.scaleUpLinks }, { "nvlink_domain_gpus", g.nvlinkDomainGpus },
             { "tdp_w", g.tdpWatts }, { "price_usd", g.priceUsd }, { "source", g.source }, { "date", g.date } });

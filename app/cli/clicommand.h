@@ -39,5 +39,7 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io);
 int runExportFabricCommand(const std::vector<std::string>& args, CliIo io);
 int runReportCommand(const std::vector<std::string>& args, CliIo io);
 int runTelemetryCommand(const std::vector<std::string>& args, CliIo io);
+int runValidateModelCommand(const std::vector<std::string>& args, CliIo io);
+int runCalibrateComputeCommand(const std::vector<std::string>& args, CliIo io);
 
 } // namespace clusterscope::app

@@ -177,6 +177,34 @@ const CliCommand kCommands[] = {
         "  --bearer-token-file F  --user U --password-file F   authentication     --timeout S  per request\n"
         "  --json                 machine-readable output\n",
         runTelemetryCommand },
+    { "validate-model", "[--json] [--tables DIR] [--catalog DIR]",
+        "Check the training model against public measurements (per-row errors, per-table MAPE and bias).",
+        "Runs the public tables shipped with ClusterScope (SC21 Table 1 on A100, Megatron-LM's H100 scaling\n"
+        "table, NeMo 24.07's DGX-H100 fp8 summary, a cuBLAS GEMM sweep on H200) through the training model\n"
+        "exactly as published, uncalibrated, and prints per row the measured and predicted figure and the\n"
+        "error (predicted / measured - 1), and per table the MAPE, the bias and the limits the tests hold.\n"
+        "  --json         {calibrated, within_limits, tables: [{id, title, rows: [{label, metric, measured,\n"
+        "                 predicted, error, detail}], mape, bias, max_error, mape_limit, bias_limit}]}\n"
+        "  --tables DIR   run the tables of DIR/tables.json instead (same format as resources/validation/)\n"
+        "  --catalog DIR  read the catalog JSON files from DIR\n",
+        runValidateModelCommand },
+    { "calibrate-compute",
+        "[--gemm-csv FILE [--gpu ID] [--dtype D]] [--scenario FILE (--step-seconds S | --tokens-per-second T)] [--project P] [--save OUT] [--json]",
+        "Fit the training compute model to your GEMM sweep and/or a measured training step.",
+        "Fits calibration.compute constants to your own measurements and shows the residuals before and\n"
+        "after: a GEMM sweep CSV (columns m, n, k, seconds; '#' comments) fits the GEMM fraction of peak,\n"
+        "per-GEMM latency and half-efficiency K dimension; a measured step (the scenario as it ran, with its\n"
+        "parallelism, and its seconds per iteration or tokens/s) fits one efficiency scale shared by GEMMs\n"
+        "and attention. Both together: the sweep first, then the step. evaluate --project P then uses the\n"
+        "fit and its JSON says compute_calibration.calibrated = true.\n"
+        "  --gemm-csv FILE        GEMM sweep (e.g. from torch.matmul timed with CUDA events)\n"
+        "  --gpu ID / --dtype D   the sweep's catalog GPU and dtype (default: the scenario's, bf16)\n"
+        "  --scenario FILE        the scenario a measured step ran\n"
+        "  --step-seconds S       measured seconds per iteration   --tokens-per-second T  or its throughput\n"
+        "  --project P            store the fit in project P (created if absent)\n"
+        "  --save OUT             write the fit as JSON ({format: clusterscope-compute-calibration, compute})\n"
+        "  --json                 {fits: [{what, residuals, mean_abs_error_before/after}], calibration}\n",
+        runCalibrateComputeCommand },
 };
 } // namespace
 

@@ -7,6 +7,7 @@
 #include "engine/core/atomicfile.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
+#include "engine/training/computecalibration.h"
 
 #include <ostream>
 
@@ -64,6 +65,8 @@ bool loadCalibrationForCli(const CommandLine& cl, CliIo io, std::optional<engine
             return false;
         }
         auto doc = store->document(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName);
+        if (!doc && store->document(engine::kComputeCalibrationDocumentKind, engine::kComputeCalibrationDocumentName))
+            return true; // only a compute calibration (calibrate-compute --project): applied by the caller
         if (!doc) {
             io.err << *project << ": the project holds no calibration (run clusterscope-cli import-nccl-tests LOG... --project "
                    << *project << ")\n";
@@ -106,6 +109,21 @@ std::optional<TrainingContext> loadTrainingContextForCli(const CommandLine& cl, 
     context.scenario = std::move(*scenario);
     if (!loadCalibrationForCli(cl, io, context.calibration))
         return std::nullopt;
+    // A compute calibration stored by calibrate-compute --project overlays the scenario's keys.
+    if (const auto project = cl.value("project")) {
+        if (auto store = engine::ProjectStore::open(*project)) {
+            if (auto doc = store->document(engine::kComputeCalibrationDocumentKind, engine::kComputeCalibrationDocumentName)) {
+                auto fit = engine::parseComputeCalibrationJson(*doc, *project + " (compute calibration)");
+                if (!fit) {
+                    io.err << fit.message() << "\n";
+                    return std::nullopt;
+                }
+                if (fit->calibratedFrom.empty())
+                    fit->calibratedFrom = "project " + *project;
+                engine::applyComputeCalibration(*fit, context.scenario.computeCalibration);
+            }
+        }
+    }
     auto evaluator = engine::TrainingEvaluator::create(context.scenario, context.catalog);
     if (!evaluator) {
         io.err << path << ": " << evaluator.message() << "\n";

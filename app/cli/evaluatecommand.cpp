@@ -59,7 +59,9 @@ void printTrainingEstimate(std::ostream& out, const engine::TrainingEstimate& e)
         << gigabytes(m.optimizerBytes) << ", activations " << gigabytes(m.activationsBytes);
     if (m.compressionBytes > 0)
         out << ", compression " << gigabytes(m.compressionBytes);
-    out << ", other " << gigabytes(m.otherBytes) << (m.fits() ? " -> fits\n" : " -> OUT OF MEMORY\n");
+    out << ", other " << gigabytes(m.otherBytes) << ", CUDA/NCCL/allocator reserve "
+        << gigabytes(m.cudaContextBytes + m.ncclBytes + m.allocatorReserveBytes)
+        << (m.fits() ? " -> fits\n" : " -> OUT OF MEMORY\n");
 }
 
 int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)

@@ -24,7 +24,7 @@ struct GpuModel : SourceInfo {
     GpuArch arch = GpuArch::Hopper;
     double bf16FlopsPerSecond = 0;          ///< peak dense BF16 (FLOP/s)
     std::optional<double> fp8FlopsPerSecond; ///< peak dense FP8 (FLOP/s); none when unsupported
-    double hbmBytes = 0;                    ///< HBM capacity (bytes)
+    double hbmBytes = 0;                    ///< HBM capacity as the device reports it (bytes; 80 GiB = 85.9e9)
     double hbmBytesPerSecond = 0;           ///< HBM bandwidth (B/s)
     std::string scaleUpLink;                ///< "nvlink4", "infinity-fabric", ...
     double scaleUpBytesPerSecond = 0;       ///< scale-up bandwidth per GPU per direction (B/s)
@@ -36,6 +36,17 @@ struct GpuModel : SourceInfo {
     double pcieBytesPerSecond = 0;          ///< host PCIe bandwidth per direction (B/s)
     double tdpWatts = 0;                    ///< board power (W)
     double priceUsd = 0;                    ///< editable default price (USD)
+    int sms = 132;                          ///< streaming multiprocessors (AMD: compute units); GEMM waves
+    /// Sustained fraction of the dense peak that large GEMMs reach in a training step, per dtype
+    /// ("achievable": "gemm_bf16" / "gemm_fp8"), and that fused (flash) attention reaches forward at
+    /// head_dim 128 on long sequences ("attention_bf16"). fp8 is not 2x bf16 in practice.
+    double gemmBf16Fraction = 0.75;
+    double gemmFp8Fraction = 0.60;
+    double attentionFraction = 0.55;
+    /// Tensor-core clock held through a training step relative to the clock the peak is quoted at
+    /// ("achievable": "sustained_clock"): a step keeps the board at its power limit, so the SM clock
+    /// sits below the boost clock that short benchmarks (and the GEMM fractions above) see.
+    double sustainedClockFraction = 1.0;
 };
 
 /// GPUs of one scale-up domain in a cluster of `gpusPerNode`-GPU servers and `gpus` GPUs in all:

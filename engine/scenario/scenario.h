@@ -53,6 +53,11 @@ struct MoeSpec {
     int experts = 8;          ///< "experts"
     int topK = 2;             ///< "top_k"
     int expertFfnHidden = 0;  ///< "expert_ffn_hidden"
+    int sharedExperts = 0;    ///< "shared_experts": experts every token goes through (DeepSeek, Qwen2-MoE)
+    int sharedExpertFfnHidden = 0; ///< "shared_expert_ffn_hidden": 0 = expert_ffn_hidden
+    int denseLayers = 0;      ///< "dense_layers": leading layers with a dense MLP (DeepSeek-V3: 3)
+    double capacityFactor = 0.0; ///< "capacity_factor": tokens per expert cap / mean; 0 = dropless
+    double loadImbalance = 1.1;  ///< "load_imbalance": busiest expert's tokens / mean (with aux-loss balancing)
     bool operator==(const MoeSpec&) const = default;
 };
 
@@ -62,6 +67,16 @@ struct ModelSpec {
     int heads = 32;        ///< "heads"
     int kvHeads = 32;      ///< "kv_heads" (GQA when < heads)
     int ffnHidden = 16384; ///< "ffn_hidden"
+    int headDim = 0;       ///< "head_dim": per-head dimension; 0 = hidden / heads (Qwen3 and GPT-OSS differ)
+    int slidingWindow = 0; ///< "sliding_window": keys a token attends in windowed layers (0 = none)
+    double slidingWindowFraction = 0.0; ///< "sliding_window_fraction": share of layers windowed (GPT-OSS: 0.5)
+    /// Multi-head latent attention (DeepSeek-V2/V3): "q_lora_rank", "kv_lora_rank" (0 = plain attention),
+    /// "qk_rope_head_dim" (decoupled rotary part of q/k heads), "v_head_dim" (0 = head_dim).
+    int qLoraRank = 0;
+    int kvLoraRank = 0;
+    int qkRopeHeadDim = 0;
+    int vHeadDim = 0;
+    bool tiedEmbeddings = false; ///< "tied_embeddings": output layer shares the input embedding
     int vocab = 32000;     ///< "vocab"
     int seqLen = 4096;     ///< "seq_len": tokens per sequence
     std::optional<MoeSpec> moe; ///< "moe": null for a dense model
@@ -93,6 +108,11 @@ struct ParallelismSpec {
     /// "placement_order": rank order from innermost to outermost, a permutation of tp, cp, dp, pp
     /// joined by '-' (EP groups are formed inside dp, right after cp).
     std::string placementOrder = "tp-cp-dp-pp";
+    /// "first_stage_layers" / "last_stage_layers": transformer layers of the first / last pipeline
+    /// stage (Megatron-LM --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers);
+    /// 0 = not stated (even split when layers divide pp x vpp, else Megatron's uneven splits).
+    int firstStageLayers = 0;
+    int lastStageLayers = 0;
     bool operator==(const ParallelismSpec&) const = default;
 };
 
@@ -133,6 +153,19 @@ struct ComputeCalibrationSpec {
     std::optional<bool> flashAttention;                ///< "flash_attention"
     std::optional<double> flashPeakFraction;           ///< "flash_peak_fraction" (0, 1]
     std::optional<double> overlapInterferenceFraction; ///< "overlap_interference_fraction" [0, 1]
+    std::optional<double> gemmFixedSeconds;            ///< "gemm_fixed_seconds" >= 0
+    std::optional<double> attentionBackwardEfficiency; ///< "attention_backward_efficiency" (0, 2]
+    std::optional<double> fp8CastBytesPerElement;      ///< "fp8_cast_bytes_per_element" >= 0
+    std::optional<double> optimizerBytesPerParam;      ///< "optimizer_bytes_per_param" >= 0
+    std::optional<double> kernelLaunchSeconds;         ///< "kernel_launch_seconds" >= 0
+    std::optional<double> hostSecondsPerKernel;        ///< "host_seconds_per_kernel" >= 0
+    std::optional<double> sustainedClockFraction;      ///< "sustained_clock_fraction" (0, 1]
+    std::optional<double> cudaContextBytes;            ///< "cuda_context_bytes" >= 0
+    std::optional<double> ncclBufferBytes;             ///< "nccl_buffer_bytes": per communicator, >= 0
+    std::optional<double> allocatorReserveFraction;    ///< "allocator_reserve_fraction" [0, 1]
+    /// "calibrated_from": where a fitted calibration came from (set by calibrate-compute); empty
+    /// when the keys were typed by hand.
+    std::string calibratedFrom;
     bool operator==(const ComputeCalibrationSpec&) const = default;
 };
 

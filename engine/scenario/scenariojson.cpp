@@ -96,6 +96,14 @@ ModelSpec readModel(JsonObjectReader r)
     m.heads = r.positiveInt("heads");
     m.kvHeads = r.positiveInt("kv_heads", m.heads);
     m.ffnHidden = r.positiveInt("ffn_hidden", 4 * m.hidden);
+    m.headDim = static_cast<int>(std::min<long long>(r.integer("head_dim", 0, 0), 1 << 20));
+    m.slidingWindow = static_cast<int>(std::min<long long>(r.integer("sliding_window", 0, 0), 1 << 30));
+    m.slidingWindowFraction = r.number("sliding_window_fraction", 0.0, 1.0, m.slidingWindow > 0 ? 1.0 : 0.0);
+    m.qLoraRank = static_cast<int>(std::min<long long>(r.integer("q_lora_rank", 0, 0), 1 << 20));
+    m.kvLoraRank = static_cast<int>(std::min<long long>(r.integer("kv_lora_rank", 0, 0), 1 << 20));
+    m.qkRopeHeadDim = static_cast<int>(std::min<long long>(r.integer("qk_rope_head_dim", 0, 0), 1 << 20));
+    m.vHeadDim = static_cast<int>(std::min<long long>(r.integer("v_head_dim", 0, 0), 1 << 20));
+    m.tiedEmbeddings = r.boolean("tied_embeddings", false);
     m.vocab = r.positiveInt("vocab");
     m.seqLen = r.positiveInt("seq_len");
     // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
@@ -105,7 +113,15 @@ ModelSpec readModel(JsonObjectReader r)
         s.experts = moe->positiveInt("experts");
         s.topK = moe->positiveInt("top_k");
         s.expertFfnHidden = moe->positiveInt("expert_ffn_hidden", m.ffnHidden);
+        s.sharedExperts = static_cast<int>(std::min<long long>(moe->integer("shared_experts", 0, 0), 1 << 16));
+        s.sharedExpertFfnHidden = static_cast<int>(std::min<long long>(moe->integer("shared_expert_ffn_hidden", 0, 0), 1 << 24));
+        s.denseLayers = static_cast<int>(std::min<long long>(moe->integer("dense_layers", 0, 0), 1 << 20));
+        s.capacityFactor = moe->number("capacity_factor", 0.0, 1e3, 0.0);
+        s.loadImbalance = moe->number("load_imbalance", 1.0, 1e3, 1.1);
         moe->finish();
+        if (s.denseLayers >= m.layers)
+            throw JsonFieldError(moe->pointerOf("dense_layers"), "dense_layers (" + std::to_string(s.denseLayers)
+                    + ") must leave at least one MoE layer of the " + std::to_string(m.layers));
         if (s.topK > s.experts)
             throw JsonFieldError(moe->pointerOf("top_k"), "top_k (" + std::to_string(s.topK)
                     + ") cannot exceed experts (" + std::to_string(s.experts) + ")");
@@ -153,6 +169,8 @@ ParallelismSpec readParallelism(JsonObjectReader r)
     p.cpKind = r.choice("cp_kind", { "ring", "ulysses" }, "ring") == "ring" ? ContextParallelKind::Ring
                                                                          : ContextParallelKind::Ulysses;
     p.placementOrder = r.string("placement_order", "tp-cp-dp-pp");
+    p.firstStageLayers = static_cast<int>(std::min<long long>(r.integer("first_stage_layers", 0, 0), 1 << 20));
+    p.lastStageLayers = static_cast<int>(std::min<long long>(r.integer("last_stage_layers", 0, 0), 1 << 20));
     {
         // A permutation of the four rank dimensions, innermost first (e.g. "tp-cp-dp-pp").
         std::size_t start = 0;
@@ -225,8 +243,49 @@ ComputeCalibrationSpec readComputeCalibration(JsonObjectReader r)
         c.flashAttention = r.boolean("flash_attention");
     c.flashPeakFraction = optionalNumber("flash_peak_fraction", 1e-3, 1.0);
     c.overlapInterferenceFraction = optionalNumber("overlap_interference_fraction", 0.0, 1.0);
+    c.gemmFixedSeconds = optionalNumber("gemm_fixed_seconds", 0.0, 1.0);
+    c.attentionBackwardEfficiency = optionalNumber("attention_backward_efficiency", 1e-3, 2.0);
+    c.fp8CastBytesPerElement = optionalNumber("fp8_cast_bytes_per_element", 0.0, 100.0);
+    c.optimizerBytesPerParam = optionalNumber("optimizer_bytes_per_param", 0.0, 1000.0);
+    c.kernelLaunchSeconds = optionalNumber("kernel_launch_seconds", 0.0, 1.0);
+    c.hostSecondsPerKernel = optionalNumber("host_seconds_per_kernel", 0.0, 1.0);
+    c.sustainedClockFraction = optionalNumber("sustained_clock_fraction", 1e-3, 1.0);
+    c.cudaContextBytes = optionalNumber("cuda_context_bytes", 0.0, 1e12);
+    c.ncclBufferBytes = optionalNumber("nccl_buffer_bytes", 0.0, 1e12);
+    c.allocatorReserveFraction = optionalNumber("allocator_reserve_fraction", 0.0, 1.0);
+    c.calibratedFrom = r.string("calibrated_from", "");
     r.finish();
     return c;
+}
+
+json computeCalibrationObject(const ComputeCalibrationSpec& c)
+{
+    json compute = json::object();
+    if (c.gemmPeakFraction)
+        compute["gemm_peak_fraction"] = *c.gemmPeakFraction;
+    if (c.gemmHalfDimension)
+        compute["gemm_half_dimension"] = *c.gemmHalfDimension;
+    if (c.memoryBandwidthFraction)
+        compute["memory_bandwidth_fraction"] = *c.memoryBandwidthFraction;
+    if (c.flashAttention)
+        compute["flash_attention"] = *c.flashAttention;
+    if (c.flashPeakFraction)
+        compute["flash_peak_fraction"] = *c.flashPeakFraction;
+    if (c.overlapInterferenceFraction)
+        compute["overlap_interference_fraction"] = *c.overlapInterferenceFraction;
+    const std::pair<const char*, const std::optional<double>*> more[] = { { "gemm_fixed_seconds", &c.gemmFixedSeconds },
+        { "attention_backward_efficiency", &c.attentionBackwardEfficiency },
+        { "fp8_cast_bytes_per_element", &c.fp8CastBytesPerElement },
+        { "optimizer_bytes_per_param", &c.optimizerBytesPerParam }, { "kernel_launch_seconds", &c.kernelLaunchSeconds },
+        { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
+        { "sustained_clock_fraction", &c.sustainedClockFraction }, { "cuda_context_bytes", &c.cudaContextBytes },
+        { "nccl_buffer_bytes", &c.ncclBufferBytes }, { "allocator_reserve_fraction", &c.allocatorReserveFraction } };
+    for (const auto& [key, value] : more)
+        if (*value)
+            compute[key] = **value;
+    if (!c.calibratedFrom.empty())
+        compute["calibrated_from"] = c.calibratedFrom;
+    return compute;
 }
 
 Scenario readScenario(const json& root)
@@ -302,9 +361,35 @@ std::string scenarioToJson(const Scenario& s)
         { "ffn_hidden", m.ffnHidden }, { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "moe", nullptr } };
     if (m.gatedMlp != (m.ffnHidden != 4 * m.hidden))
         root["model"]["gated_mlp"] = m.gatedMlp;
+    if (m.headDim > 0)
+        root["model"]["head_dim"] = m.headDim;
+    if (m.slidingWindow > 0) {
+        root["model"]["sliding_window"] = m.slidingWindow;
+        root["model"]["sliding_window_fraction"] = m.slidingWindowFraction;
+    }
+    const std::pair<const char*, int> mla[] = { { "q_lora_rank", m.qLoraRank }, { "kv_lora_rank", m.kvLoraRank },
+        { "qk_rope_head_dim", m.qkRopeHeadDim }, { "v_head_dim", m.vHeadDim } };
+    for (const auto& [key, value] : mla)
+        if (value > 0)
+            root["model"][key] = value;
+    if (m.tiedEmbeddings)
+        root["model"]["tied_embeddings"] = true;
     if (m.moe)
+    {
         root["model"]["moe"] = { { "experts", m.moe->experts }, { "top_k", m.moe->topK },
             { "expert_ffn_hidden", m.moe->expertFfnHidden } };
+        const MoeSpec& e = *m.moe;
+        if (e.sharedExperts > 0)
+            root["model"]["moe"]["shared_experts"] = e.sharedExperts;
+        if (e.sharedExpertFfnHidden > 0)
+            root["model"]["moe"]["shared_expert_ffn_hidden"] = e.sharedExpertFfnHidden;
+        if (e.denseLayers > 0)
+            root["model"]["moe"]["dense_layers"] = e.denseLayers;
+        if (e.capacityFactor > 0)
+            root["model"]["moe"]["capacity_factor"] = e.capacityFactor;
+        if (e.loadImbalance != 1.1)
+            root["model"]["moe"]["load_imbalance"] = e.loadImbalance;
+    }
     root["training"] = { { "global_batch", s.training.globalBatch }, { "micro_batch", s.training.microBatch },
         { "dtype", toString(s.training.dtype) }, { "recompute", toString(s.training.recompute) },
         { "tokens", s.training.tokens } };
@@ -317,6 +402,10 @@ std::string scenarioToJson(const Scenario& s)
             { "pipeline_schedule", toString(p.schedule) }, { "cp_kind", toString(p.cpKind) } };
         if (p.placementOrder != "tp-cp-dp-pp")
             root["parallelism"]["placement_order"] = p.placementOrder;
+        if (p.firstStageLayers > 0)
+            root["parallelism"]["first_stage_layers"] = p.firstStageLayers;
+        if (p.lastStageLayers > 0)
+            root["parallelism"]["last_stage_layers"] = p.lastStageLayers;
     }
     if (s.communication != CommunicationSpec {}) {
         const CommunicationSpec& c = s.communication;
@@ -334,24 +423,38 @@ std::string scenarioToJson(const Scenario& s)
         root["layout"] = { { "nodes_per_rack", l.nodesPerRack }, { "racks_per_row", l.racksPerRow },
             { "rack_pitch_m", l.rackPitchMetres }, { "row_pitch_m", l.rowPitchMetres }, { "slack_m", l.slackMetres } };
     }
-    if (s.computeCalibration != ComputeCalibrationSpec {}) {
-        const ComputeCalibrationSpec& c = s.computeCalibration;
-        json compute = json::object();
-        if (c.gemmPeakFraction)
-            compute["gemm_peak_fraction"] = *c.gemmPeakFraction;
-        if (c.gemmHalfDimension)
-            compute["gemm_half_dimension"] = *c.gemmHalfDimension;
-        if (c.memoryBandwidthFraction)
-            compute["memory_bandwidth_fraction"] = *c.memoryBandwidthFraction;
-        if (c.flashAttention)
-            compute["flash_attention"] = *c.flashAttention;
-        if (c.flashPeakFraction)
-            compute["flash_peak_fraction"] = *c.flashPeakFraction;
-        if (c.overlapInterferenceFraction)
-            compute["overlap_interference_fraction"] = *c.overlapInterferenceFraction;
-        root["calibration"] = { { "compute", compute } };
-    }
+    if (s.computeCalibration != ComputeCalibrationSpec {})
+        root["calibration"] = { { "compute", computeCalibrationObject(s.computeCalibration) } };
     return root.dump(2) + "\n";
+}
+
+std::string computeCalibrationToJson(const ComputeCalibrationSpec& calibration)
+{
+    const json doc = { { "format", "clusterscope-compute-calibration" }, { "version", 1 },
+        { "compute", computeCalibrationObject(calibration) } };
+    return doc.dump(2) + "\n";
+}
+
+Result<ComputeCalibrationSpec> parseComputeCalibrationJson(std::string_view text, std::string_view origin)
+{
+    json root;
+    try {
+        root = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        return Status::error(std::string(origin) + ": byte " + std::to_string(e.byte) + ": not valid JSON");
+    }
+    try {
+        JsonObjectReader r(root, "");
+        if (r.string("format") != "clusterscope-compute-calibration")
+            throw JsonFieldError("/format", "expected \"clusterscope-compute-calibration\"");
+        if (r.integer("version", 1) != 1)
+            throw JsonFieldError("/version", "this ClusterScope reads version 1");
+        ComputeCalibrationSpec c = readComputeCalibration(*r.object("compute", true));
+        r.finish();
+        return c;
+    } catch (const JsonFieldError& e) {
+        return Status::error(std::string(origin) + ": " + e.pointer + ": " + e.what());
+    }
 }
 
 Status saveScenarioFile(const Scenario& scenario, const std::string& path)

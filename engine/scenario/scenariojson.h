@@ -21,6 +21,12 @@ Result<Scenario> loadScenarioFile(const std::string& path);
 /// the result gives back an equal Scenario.
 std::string scenarioToJson(const Scenario& scenario);
 
+/// A compute calibration as its own document ({"format": "clusterscope-compute-calibration",
+/// "version": 1, "compute": {the calibration.compute keys}}), e.g. stored in a project by
+/// calibrate-compute; and back (errors: "<origin>: <JSON pointer>: <what>").
+std::string computeCalibrationToJson(const ComputeCalibrationSpec& calibration);
+Result<ComputeCalibrationSpec> parseComputeCalibrationJson(std::string_view text, std::string_view origin);
+
 /// Writes scenarioToJson() to `path` atomically (temporary file + rename).
 Status saveScenarioFile(const Scenario& scenario, const std::string& path);
 

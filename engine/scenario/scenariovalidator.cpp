@@ -2,6 +2,7 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenario.h"
+#include "engine/training/pipelinesplit.h"
 
 namespace clusterscope::engine {
 
@@ -43,7 +44,7 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
     }
 
     const ModelSpec& m = s.model;
-    if (m.hidden % m.heads != 0)
+    if (m.headDim == 0 && m.hidden % m.heads != 0)
         add("/model/heads", "hidden (" + str(m.hidden) + ") is not a multiple of heads (" + str(m.heads) + ")");
     if (m.heads % m.kvHeads != 0)
         add("/model/kv_heads", "heads (" + str(m.heads) + ") is not a multiple of kv_heads (" + str(m.kvHeads) + ")");
@@ -64,9 +65,15 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
             add("/parallelism", "tp x pp x dp x cp = " + str(product) + " does not equal cluster.gpus = " + str(c.gpus));
         if (m.heads % p.tp != 0)
             add("/parallelism/tp", "heads (" + str(m.heads) + ") are not divisible by tp (" + str(p.tp) + ")");
-        if (m.layers % (p.pp * p.vpp) != 0)
-            add("/parallelism/pp", "layers (" + str(m.layers) + ") are not divisible by pp x vpp ("
-                    + str(p.pp * p.vpp) + ")");
+        PipelineSplit split;
+        if (p.pp > m.layers)
+            add("/parallelism/pp", "pp (" + str(p.pp) + ") exceeds the layers (" + str(m.layers) + ")");
+        else if (const char* reason = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split)) {
+            const std::string text = reason;
+            const std::size_t colon = text.find(": ");
+            add(text.substr(0, colon), text.substr(colon + 2) + " (layers " + str(m.layers) + ", pp " + str(p.pp)
+                    + ", first " + str(p.firstStageLayers) + ", last " + str(p.lastStageLayers) + ")");
+        }
         if (t.globalBatch % (1LL * p.dp * t.microBatch) != 0)
             add("/parallelism/dp", "global_batch (" + str(t.globalBatch) + ") is not divisible by dp x micro_batch ("
                     + str(1LL * p.dp * t.microBatch) + ")");

@@ -1,48 +1,89 @@
 #pragma once
 
-// How fast one GPU runs the kernels of a transformer layer: a GEMM-shape-dependent efficiency
-// model for tensor-core work plus a bandwidth model for memory-bound (element-wise) work.
-// Every constant is a documented default that calibration may replace.
+// How fast one GPU runs the kernels of a training step: GEMMs by shape and dtype with tile and
+// wave quantization against a per-GPU, per-dtype achievable peak; fused (flash) attention by
+// head_dim, sequence, causal mask; memory-bound kernels from the bytes they move over HBM; and a
+// per-kernel launch/host overhead. Every constant is a documented default that calibration may replace.
+
+#include "engine/core/status.h"
 
 namespace clusterscope::engine {
 
-/// Calibratable constants of the per-GPU compute model. Defaults and their sources:
-/// - gemmPeakFraction 0.72: sustained fraction of peak of large 16-bit GEMMs inside a training step
-///   (cuBLAS reaches ~75-85% in isolation on A100/H100: NVIDIA "Matrix multiplication background"
-///   guide; clocks drop under sustained load). gemmPeakFraction, gemmHalfDimension and
-///   scoreBytesPerElement were fitted once, jointly, on SC21 Table 1 as a whole (A100).
-/// - gemmHalfDimension 40: a GEMM dimension of this size halves efficiency (tile quantisation and
-///   wave effects; the factor is x / (x + half) per dimension M, N and K).
-/// - memoryBandwidthFraction 0.80: element-wise kernels reach ~75-85% of HBM bandwidth (STREAM-like).
-/// - elementwiseBytesPerTokenPerHidden 32: bytes each token moves per unit of hidden size in one
-///   layer's forward element-wise kernels: two LayerNorms (read + write, 8), bias + GeLU on the 4h
-///   FFN activation (fused, 14, scaled by the FFN width), two fused
-///   bias-dropout-add (10) (Korthikanti et al. 2022 activation accounting; Megatron fused kernels).
+struct GpuModel;
+enum class DType;
+
+/// Calibratable constants of the per-GPU compute model ("calibration": {"compute": {...}} keys in
+/// brackets). Defaults and their sources:
+/// - gemmPeakFraction [gemm_peak_fraction] 0 = the catalog's sustained fraction of the dense peak for
+///   the GPU and the training dtype (GpuModel::gemmBf16Fraction / gemmFp8Fraction); a value
+///   replaces it for the training dtype.
+/// - gemmHalfDimension [gemm_half_dimension] 40: a reduction dimension K of this size halves GEMM
+///   efficiency (k / (k + half): prologue, epilogue and pipeline fill of each output tile; NVIDIA
+///   Deep Learning Performance Guide, "Matrix multiplication background").
+/// - Tile and wave quantization: cuBLAS / CUTLASS compute a GEMM as output tiles of 128 x 256,
+///   128 x 128 or 64 x 128 (Hopper warp-specialised kernels; CUTLASS 3 profiler defaults), one per
+///   SM at a time; partial tiles and a partial last wave leave SMs idle. The heuristic picks the
+///   tile with the best utilisation; smaller tiles run at 0.92 / 0.80 of the large tile's rate.
+/// - gemmFixedSeconds [gemm_fixed_seconds] 3e-6: per-GEMM latency besides the math (launch on the
+///   stream, prologue, epilogue and the tail of the last wave; a 2048^3 bf16 GEMM on H200 takes
+///   ~3 us more than its math at the sustained rate: resources/validation/h200_bf16_gemm.csv).
+/// - memoryBandwidthFraction [memory_bandwidth_fraction] 0.80: element-wise kernels reach ~75-85% of
+///   HBM bandwidth (STREAM-like; NVIDIA's Hopper tuning guide).
 /// - scoreBytesPerElement 7: without fused (flash) attention each attention score element is
 ///   written by Q K^T (2 B), read and written by Megatron's fused scale-mask-softmax (4 B) and gets
 ///   a 1-byte dropout mask; the V product reads it mostly from L2: ~7 bytes per element.
-/// - flashAttention: attention computed by a fused kernel (Dao et al. 2022): no score traffic, the
-///   core runs at flashPeakFraction of peak (FlashAttention-2 reports 50-73% on A100/H100).
-/// - backwardElementwiseFactor 2: backward element-wise kernels move about twice the forward bytes.
-/// - optimizerBytesPerParam 28: Adam reads/writes fp32 master weights, m and v (24 B), reads the
-///   gradient (2 B) and writes the 16-bit weights (2 B) (Rajbhandari et al., ZeRO, 2020 Sec. 3).
-/// - overlapInterferenceFraction 0.15: share of communication hidden behind compute that still
-///   lengthens the step, because NCCL kernels take SMs (one per channel) and HBM bandwidth from the
-///   GEMMs they overlap (Megatron-LM and TorchTitan overlap studies report 10-20% slow-downs).
-/// - kernelLaunchSeconds 4e-6 x kernelsPerLayer 24: fixed launch cost of one layer's forward pass.
+/// - flashAttention [flash_attention]: attention computed by a fused kernel (Dao et al. 2022).
+/// - flashPeakFraction [flash_peak_fraction] 0 = the catalog's attention fraction of the bf16 peak
+///   (forward, head_dim 128, long sequences); efficiency scales with d / (d + 32) relative to
+///   d = 128 and with s / (s + 512) in the sequence (FlashAttention-2/3 papers, Fig. 4-5: head_dim
+///   64 runs ~25% slower than 128; short sequences cannot fill the SMs). Attention runs in bf16
+///   even in fp8 training (Transformer Engine keeps dot-product attention in bf16 by default,
+///   NVTE_FP8_DPA=0).
+/// - attentionBackwardFlopsFactor 2.5 and attentionBackwardEfficiency [attention_backward_efficiency]
+///   0.80: the backward pass recomputes the scores and runs five GEMMs to the forward's two, at
+///   ~80% of the forward's rate (Dao 2023, Sec. 3.2 and Fig. 6).
+/// - backwardElementwiseFactor 2: backward element-wise kernels read the saved input and the
+///   incoming gradient and write the outgoing gradient: about twice the forward bytes.
+/// - fp8CastBytesPerElement [fp8_cast_bytes_per_element] 3: fp8 training casts every GEMM input
+///   (activations forward, gradients backward): read 2 B, write 1 B fp8 plus 1 B transposed copy
+///   for the weight gradient, partly fused with the norm (Transformer Engine LayerNormLinear); amax
+///   reductions ride along.
+/// - optimizerBytesPerParam [optimizer_bytes_per_param] 28: Adam reads/writes fp32 master weights, m
+///   and v (24 B), reads the gradient (2 B) and writes the 16-bit weights (2 B) (Rajbhandari et al.,
+///   ZeRO, 2020 Sec. 3).
+/// - overlapInterferenceFraction [overlap_interference_fraction] 0.15: share of communication hidden
+///   behind compute that still lengthens the step, because NCCL kernels take SMs (one per channel)
+///   and HBM bandwidth from the GEMMs they overlap (Megatron-LM and TorchTitan overlap studies).
+/// - sustainedClockFraction [sustained_clock_fraction] 0 = the catalog's (GpuModel::
+///   sustainedClockFraction): the tensor-core clock a training step holds at the board's power
+///   limit relative to the boost clock the peak and the GEMM fractions are measured at (H100 SXM:
+///   ~1.5-1.6 GHz under sustained load against 1.98 GHz boost, NVIDIA H100 datasheet; nvidia-smi
+///   clocks.sm during training). Applies to tensor-core work in training steps, not to isolated
+///   GEMM benchmarks.
+/// - kernelLaunchSeconds [kernel_launch_seconds] 2e-6: GPU idle gap between dependent kernels
+///   (launch latency on the stream; CUDA C++ Best Practices Guide).
+/// - hostSecondsPerKernel [host_seconds_per_kernel] 17e-6: CPU time PyTorch and Transformer Engine
+///   spend per launched kernel (Python, dispatcher, autograd, module hooks). When a layer's kernels
+///   are shorter than this the GPU waits for the host (small models, high TP): a layer takes at
+///   least its kernel count times this. PyTorch eager dispatch costs 10-20 us per op; the H200 sweep
+///   in resources/validation times a 1024^3 GEMM call at 17 us against ~3 us of GPU work.
 struct ComputeEfficiencyParams {
-    double gemmPeakFraction = 0.72;
+    double gemmPeakFraction = 0.0;
     double gemmHalfDimension = 40.0;
+    double gemmFixedSeconds = 3e-6;
     double memoryBandwidthFraction = 0.80;
-    double elementwiseBytesPerTokenPerHidden = 32.0;
     double scoreBytesPerElement = 7.0;
     bool flashAttention = true;
-    double flashPeakFraction = 0.55;
+    double flashPeakFraction = 0.0;
+    double attentionBackwardFlopsFactor = 2.5;
+    double attentionBackwardEfficiency = 0.80;
     double backwardElementwiseFactor = 2.0;
+    double fp8CastBytesPerElement = 3.0;
     double optimizerBytesPerParam = 28.0;
     double overlapInterferenceFraction = 0.15;
-    double kernelLaunchSeconds = 4e-6;
-    double kernelsPerLayer = 24.0;
+    double sustainedClockFraction = 0.0;
+    double kernelLaunchSeconds = 2e-6;
+    double hostSecondsPerKernel = 17e-6;
 };
 
 /// Per-GPU kernel timing for one scenario's GPU and dtype.
@@ -50,29 +91,52 @@ class ComputeEfficiency {
 public:
     ComputeEfficiency() = default;
     /// `peakFlopsPerSecond`: dense tensor-core peak for the training dtype (FLOP/s);
-    /// `hbmBytesPerSecond`: HBM bandwidth (B/s); `elementBytes`: bytes per activation element.
+    /// `hbmBytesPerSecond`: HBM bandwidth (B/s); `elementBytes`: bytes per GEMM operand element.
+    /// `gemmFraction`: sustained fraction of that peak for large GEMMs; `bf16Peak` / `bf16Fraction`:
+    /// the same for 16-bit GEMMs (output layer and attention stay 16-bit under fp8);
+    /// `attentionFraction`: flash attention forward at head_dim 128 of the bf16 peak; `sms`: SMs;
+    /// `clockFraction`: the clock held relative to the one the peaks are quoted at.
     ComputeEfficiency(const ComputeEfficiencyParams& params, double peakFlopsPerSecond, double hbmBytesPerSecond,
-        double elementBytes);
+        double elementBytes, double gemmFraction = 0.72, double bf16Peak = 0.0, double bf16Fraction = 0.0,
+        double attentionFraction = 0.55, int sms = 132, double clockFraction = 1.0);
+
+    /// The model of `gpu` training in `dtype` (peak and achievable fraction of that dtype's tensor
+    /// cores, element bytes of the dtype); fails when the GPU has no tensor cores for the dtype.
+    /// `sustained`: at the clock a training step holds (true), or at the boost clock of short
+    /// benchmarks (false: isolated GEMM sweeps).
+    static Result<ComputeEfficiency> forGpu(
+        const ComputeEfficiencyParams& params, const GpuModel& gpu, DType dtype, bool sustained = true);
 
     const ComputeEfficiencyParams& params() const { return m_params; }
-    double peakFlopsPerSecond() const { return m_peak; }
+    /// The datasheet dense peak of the training dtype (FLOP/s; MFU is measured against it).
+    double peakFlopsPerSecond() const { return m_quotedPeak; }
     double hbmBytesPerSecond() const { return m_hbm; }
+    bool lowPrecision() const { return m_elementBytes < 2.0; }
 
-    /// Fraction of peak a GEMM of shape (m x k) * (k x n) reaches on tensor cores.
-    double gemmEfficiency(double m, double n, double k) const;
-    /// Seconds of `count` GEMMs (m x k) * (k x n): max of tensor-core time and HBM traffic (roofline).
-    double gemmSeconds(double m, double n, double k, double count = 1.0) const;
+    /// Fraction of peak a GEMM of shape (m x k) * (k x n) reaches on tensor cores (training dtype,
+    /// or 16-bit when `sixteenBit`); `batch` GEMMs launched together share the waves.
+    double gemmEfficiency(double m, double n, double k, bool sixteenBit = false, double batch = 1.0) const;
+    /// Seconds of a batched (or grouped) launch of `count` GEMMs (m x k) * (k x n): max of
+    /// tensor-core time and HBM traffic (roofline) plus the fixed per-launch latency.
+    double gemmSeconds(double m, double n, double k, double count = 1.0, bool sixteenBit = false) const;
     /// Seconds to move `bytes` through HBM in element-wise kernels.
     double memoryBoundSeconds(double bytes) const { return bytes / m_effectiveHbm; }
-    /// Seconds of fused (flash) attention doing `flops`.
-    double flashAttentionSeconds(double flops) const { return flops / (m_peak * m_params.flashPeakFraction); }
+    /// Seconds of fused (flash) attention forward doing `flops` (already causal-halved) at `headDim`
+    /// over sequences of `seqLen` keys.
+    double flashAttentionSeconds(double flops, double headDim = 128.0, double seqLen = 1e9) const;
 
 private:
     ComputeEfficiencyParams m_params;
-    double m_peak = 1.0;
+    double m_peak = 1.0;       ///< at the sustained clock
+    double m_quotedPeak = 1.0; ///< datasheet
     double m_hbm = 1.0;
     double m_effectiveHbm = 1.0;
     double m_elementBytes = 2.0;
+    double m_gemmFraction = 0.72;
+    double m_bf16Peak = 1.0;
+    double m_bf16Fraction = 0.72;
+    double m_attentionFraction = 0.55;
+    double m_sms = 132.0;
 };
 
 } // namespace clusterscope::engine

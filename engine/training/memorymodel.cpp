@@ -1,5 +1,6 @@
 #include "engine/training/memorymodel.h"
 
+#include "engine/training/pipelinesplit.h"
 #include "engine/training/transformershape.h"
 
 #include <algorithm>
@@ -8,18 +9,36 @@ namespace clusterscope::engine {
 
 LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p)
 {
+    PipelineSplit split;
+    if (splitPipeline(static_cast<int>(shape.layers), p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split))
+        split.first = split.middle = split.last = static_cast<int>(shape.layers / p.pp);
+    return localParams(shape, p, split);
+}
+
+LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split)
+{
     const double t = p.tp;
-    const double layersPerStage = shape.layers / p.pp;
-    LocalParams local;
-    const double layerDense = (shape.attentionParamsPerLayer + shape.denseMlpParamsPerLayer) / t
+    const double layerDense
+        = (shape.attentionParamsPerLayer + shape.denseMlpParamsPerLayer + shape.sharedExpertParamsPerLayer) / t
         + shape.normParamsPerLayer + shape.routerParamsPerLayer;
-    // Embedding on the first stage, output layer on the last; one GPU holds both when pp = 1.
-    const double vocabParams = p.pp == 1 ? (shape.embeddingParams + shape.outputLayerParams) / t
-                                         : std::max(shape.embeddingParams, shape.outputLayerParams) / t;
-    local.dense = layersPerStage * layerDense + vocabParams;
     // Experts are split over ep GPUs and each expert over the tensor-parallel group.
-    local.expert = layersPerStage * shape.expertParamsPerLayer / (static_cast<double>(p.ep) * t);
-    return local;
+    const double layerExpert = shape.expertParamsPerLayer / (static_cast<double>(p.ep) * t);
+    const auto stage = [&](double layers, double vocabParams) {
+        return LocalParams { layers * layerDense + vocabParams, layers * layerExpert };
+    };
+    // Embedding on the first stage, output layer on the last; one GPU holds both when pp = 1.
+    if (p.pp == 1)
+        return stage(shape.layers, (shape.embeddingParams + shape.outputLayerParams) / t);
+    LocalParams best = stage(split.first, shape.embeddingParams / t);
+    const LocalParams last = stage(split.last, shape.outputLayerParams / t);
+    if (last.total() > best.total())
+        best = last;
+    if (p.pp > 2) {
+        const LocalParams middle = stage(split.middle, 0.0);
+        if (middle.total() > best.total())
+            best = middle;
+    }
+    return best;
 }
 
 double activationBytesPerLayer(const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in)
@@ -64,7 +83,10 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
 MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in)
 {
     const ParallelismSpec& p = s.parallelism;
-    const LocalParams local = localParams(shape, p);
+    PipelineSplit split;
+    if (splitPipeline(static_cast<int>(shape.layers), p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split))
+        split.first = split.middle = split.last = static_cast<int>(shape.layers / p.pp);
+    const LocalParams local = localParams(shape, p, split);
     const double denseShards = static_cast<double>(p.dp) * p.cp;
     const double expertShards = std::max(1.0, denseShards / p.ep);
     const auto sharded = [&](double bytesPerParam, bool shard) {
@@ -77,19 +99,24 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     m.weightsBytes = sharded(2.0, p.zero >= 3);
     m.gradientsBytes = sharded(2.0, p.zero >= 2);
     m.optimizerBytes = sharded(12.0, p.zero >= 1);
+    const double maxLayers = std::max(1, split.maxLayers());
     if (p.zero >= 3) // two layers gathered at a time (current + prefetched), ZeRO-3 / FSDP
-        m.weightsBytes += 2.0 * 2.0 * local.total() / std::max(1.0, shape.layers / p.pp);
+        m.weightsBytes += 2.0 * 2.0 * local.total() / maxLayers;
 
     const int microBatches = std::max(1, in.globalBatch / (p.dp * s.microBatch));
-    const double layersPerStage = shape.layers / p.pp;
-    double inFlight; // micro-batches whose activations the first stage holds
-    if (p.schedule == PipelineSchedule::GPipe)
-        inFlight = microBatches;
-    else if (p.vpp > 1) // interleaved 1F1B: Korthikanti et al. Sec. 4.2.3
-        inFlight = std::min<double>(p.pp, microBatches) * (1.0 + (p.pp - 1.0) / (p.pp * p.vpp));
-    else
-        inFlight = std::min(p.pp, microBatches);
-    m.activationsBytes = layersPerStage * inFlight * activationBytesPerLayer(shape, s, in);
+    // Micro-batches whose activations stage i holds: all of them under GPipe; under 1F1B pp - i (the
+    // first stage the most), times 1 + (pp - 1) / (pp vpp) when interleaved (Korthikanti et al. 2022
+    // Sec. 4.2.3). The first stage holds the most unless it has fewer layers (uneven splits).
+    const auto inFlight = [&](int stage) -> double {
+        if (p.schedule == PipelineSchedule::GPipe)
+            return microBatches;
+        const double oneFOneB = std::min(p.pp - stage, microBatches);
+        return p.vpp > 1 ? oneFOneB * (1.0 + (p.pp - 1.0) / (p.pp * p.vpp)) : oneFOneB;
+    };
+    double layersInFlight = split.first * inFlight(0);
+    if (p.pp > 1)
+        layersInFlight = std::max(layersInFlight, (p.pp > 2 ? split.middle : split.last) * inFlight(1));
+    m.activationsBytes = layersInFlight * activationBytesPerLayer(shape, s, in);
     if (s.recompute == Recompute::Full) { // working set of the one layer being recomputed
         TrainingStrategy none = s;
         none.recompute = Recompute::Selective;
@@ -99,7 +126,13 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
         m.compressionBytes = 4.0 * local.total();
     // Logits of one micro-batch on the last stage in fp32 for the cross-entropy, split over TP.
     const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp;
-    m.otherBytes = 4.0 * tokens * shape.vocab / p.tp + in.frameworkReserveBytes;
+    m.otherBytes = 4.0 * tokens * shape.vocab / p.tp;
+    m.cudaContextBytes = in.cudaContextBytes;
+    const int communicators = (p.tp > 1) + (p.pp > 1) + (static_cast<long long>(p.dp) * p.cp > 1) + (p.cp > 1)
+        + (p.ep > 1);
+    m.ncclBytes = communicators * in.ncclBytesPerCommunicator;
+    m.allocatorReserveBytes = in.allocatorReserveFraction
+        * (m.weightsBytes + m.gradientsBytes + m.optimizerBytes + m.activationsBytes + m.compressionBytes + m.otherBytes);
     return m;
 }
 

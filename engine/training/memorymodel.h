@@ -7,6 +7,7 @@
 namespace clusterscope::engine {
 
 struct TransformerShape;
+struct PipelineSplit;
 
 /// Parameters one GPU holds before ZeRO sharding (the busiest pipeline stage: the first or last,
 /// which also hold the embedding or the output layer).
@@ -16,6 +17,8 @@ struct LocalParams {
     double total() const { return dense + expert; }
 };
 LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p);
+/// The same for a known split of the layers over the stages (the stage with the most parameters).
+LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split);
 
 /// Bytes per GPU (1 GB = 1e9 B).
 struct MemoryBreakdown {
@@ -24,11 +27,15 @@ struct MemoryBreakdown {
     double optimizerBytes = 0;   ///< fp32 master weights, Adam m and v (sharded by ZeRO-1/2/3)
     double activationsBytes = 0; ///< stored activations of the micro-batches in flight
     double compressionBytes = 0; ///< error-feedback residuals of gradient compression (fp32)
-    double otherBytes = 0;       ///< logits of one micro-batch (fp32) + framework reserve
-    double capacityBytes = 0;    ///< HBM of the GPU
+    double otherBytes = 0;       ///< logits of one micro-batch (fp32) on the last stage
+    double cudaContextBytes = 0; ///< CUDA context, kernel images and cuBLAS / cuDNN workspaces
+    double ncclBytes = 0;        ///< NCCL communicator buffers (one communicator per parallel group)
+    double allocatorReserveBytes = 0; ///< PyTorch caching-allocator fragmentation and reserve
+    double capacityBytes = 0;    ///< HBM as the device reports it (cudaMemGetInfo total)
     double totalBytes() const
     {
-        return weightsBytes + gradientsBytes + optimizerBytes + activationsBytes + compressionBytes + otherBytes;
+        return weightsBytes + gradientsBytes + optimizerBytes + activationsBytes + compressionBytes + otherBytes
+            + cudaContextBytes + ncclBytes + allocatorReserveBytes;
     }
     bool fits() const { return totalBytes() <= capacityBytes; }
 };
@@ -38,10 +45,20 @@ struct MemoryInputs {
     double activationElementBytes = 2.0; ///< 16-bit activations (also under FP8 GEMMs)
     bool flashAttention = true;          ///< fused attention stores no s x s scores
     bool errorFeedback = false;          ///< compression with an error-feedback residual
-    double capacityBytes = 80e9;
-    /// CUDA context, cuBLAS workspace, NCCL buffers and allocator fragmentation: 2 GB, the margin
-    /// Megatron-LM and DeepSpeed users report between model estimates and nvidia-smi.
-    double frameworkReserveBytes = 2e9;
+    double capacityBytes = 85.9e9; ///< as the device reports it (80 GiB A100)
+    /// Memory the framework holds besides tensors (calibration.compute overrides each):
+    /// - cudaContextBytes 0.6 GB: CUDA 12 context with lazy module loading plus cuBLAS (32 MiB per
+    ///   stream on Hopper) and Transformer Engine workspaces (CUDA C++ Programming Guide "Lazy
+    ///   Loading"; cuBLAS docs "cublasSetWorkspace": 32 MiB recommended on Hopper).
+    /// - ncclBytesPerCommunicator 0.2 GB: NCCL buffers of one communicator: NCCL_BUFFSIZE 4 MiB per
+    ///   channel and peer for each protocol (Simple 4 MiB, LL128 ~4.6 MiB, LL 256 KiB), with 16-32
+    ///   channels on NVLink (NCCL docs, Environment Variables, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
+    /// - allocatorReserveFraction 0.05: the PyTorch caching allocator keeps ~5% above the tensors'
+    ///   peak in partly used blocks (PyTorch docs "CUDA semantics: memory management";
+    ///   torch.cuda.memory_reserved vs memory_allocated in Megatron-LM's memory report).
+    double cudaContextBytes = 0.6e9;
+    double ncclBytesPerCommunicator = 0.2e9;
+    double allocatorReserveFraction = 0.05;
 };
 
 /// Korthikanti et al. 2022 ("Reducing activation recomputation in large transformer models")

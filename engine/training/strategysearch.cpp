@@ -103,13 +103,14 @@ SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const Searc
         }
         const auto [tp, cp] = outer[o];
         for (int pp : divisorsOf(gpus / (tp * cp))) {
-            if (model.layers % pp != 0)
+            if (pp > model.layers) // uneven splits are fine (PipelineSplit); empty stages are not
                 continue;
             const int dp = gpus / (tp * cp * pp);
             if (batch % dp != 0)
                 continue;
             const std::vector<int> microBatches = divisorsOf(batch / dp);
-            const std::vector<int> virtualStages = pp > 1 ? divisorsOf(model.layers / pp) : std::vector<int> { 1 };
+            const std::vector<int> virtualStages
+                = pp > 1 ? divisorsOf((model.layers + pp - 1) / pp) : std::vector<int> { 1 };
             for (int vpp : virtualStages)
                 for (int ep : expertCounts) {
                     if ((1LL * dp * cp) % ep != 0)

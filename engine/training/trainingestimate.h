@@ -28,6 +28,18 @@ struct IterationBreakdown {
     double exposedCommunication() const { return tpExposed + ppExposed + dpExposed + cpExposed + epExposed; }
 };
 
+/// Where compute + recompute of the critical pipeline stage goes, by kernel kind (seconds per
+/// iteration; the parts add up to IterationBreakdown::compute + recompute).
+struct ComputeBreakdown {
+    double gemm = 0;        ///< linear layers, MoE experts and router on tensor cores
+    double attention = 0;   ///< attention core
+    double elementwise = 0; ///< norms, residual adds, rotary, activations, MoE permutation
+    double fp8Casts = 0;    ///< fp8 casts and amax (fp8 training)
+    double overhead = 0;    ///< kernel launch gaps and host-bound time
+    double logits = 0;      ///< output layer and softmax cross-entropy (last stage)
+    double kernels = 0;     ///< kernels launched per iteration on one GPU
+};
+
 /// Total (exposed or not) seconds of communication per iteration, per dimension.
 struct CommunicationSeconds {
     double tp = 0, pp = 0, dp = 0, cp = 0, ep = 0;
@@ -43,6 +55,9 @@ struct TrainingEstimate {
     TrainingStrategy strategy;
     bool valid = false;
     IterationBreakdown breakdown;
+    ComputeBreakdown computeBreakdown;
+    const char* pipelineSplitRule = "even"; ///< PipelineSplit::rule of the strategy
+    int firstStageLayers = 0, middleStageLayers = 0, lastStageLayers = 0;
     CommunicationSeconds communication;
     CommunicationBytes bytesSent;
     MemoryBreakdown memory;

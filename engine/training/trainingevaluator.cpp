@@ -2,6 +2,7 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/training/gradientcompression.h"
+#include "engine/training/pipelinesplit.h"
 
 #include <algorithm>
 #include <atomic>
@@ -80,28 +81,37 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     efficiency.flashPeakFraction = cal.flashPeakFraction.value_or(efficiency.flashPeakFraction);
     efficiency.overlapInterferenceFraction
         = cal.overlapInterferenceFraction.value_or(efficiency.overlapInterferenceFraction);
+    efficiency.gemmFixedSeconds = cal.gemmFixedSeconds.value_or(efficiency.gemmFixedSeconds);
+    efficiency.attentionBackwardEfficiency
+        = cal.attentionBackwardEfficiency.value_or(efficiency.attentionBackwardEfficiency);
+    efficiency.fp8CastBytesPerElement = cal.fp8CastBytesPerElement.value_or(efficiency.fp8CastBytesPerElement);
+    efficiency.optimizerBytesPerParam = cal.optimizerBytesPerParam.value_or(efficiency.optimizerBytesPerParam);
+    efficiency.kernelLaunchSeconds = cal.kernelLaunchSeconds.value_or(efficiency.kernelLaunchSeconds);
+    efficiency.hostSecondsPerKernel = cal.hostSecondsPerKernel.value_or(efficiency.hostSecondsPerKernel);
+    efficiency.sustainedClockFraction = cal.sustainedClockFraction.value_or(efficiency.sustainedClockFraction);
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");
-    double peak = gpu->bf16FlopsPerSecond;
-    if (scenario.training.dtype == DType::FP8) {
-        if (!gpu->fp8FlopsPerSecond)
-            return Status::error("/training/dtype: GPU " + gpu->id + " has no FP8 tensor cores");
-        peak = *gpu->fp8FlopsPerSecond;
-    }
+    auto compute = ComputeEfficiency::forGpu(efficiency, *gpu, scenario.training.dtype);
+    if (!compute)
+        return compute.status();
     auto collectives = CollectiveModel::fromScenario(scenario, catalog);
     if (!collectives)
         return collectives.status();
     TrainingEvaluator e(scenario, *collectives);
     e.m_shape = TransformerShape::fromModel(scenario.model);
     e.m_elementBytes = bytesPerElement(scenario.training.dtype);
-    e.m_efficiency = ComputeEfficiency(efficiency, peak, gpu->hbmBytesPerSecond, e.m_elementBytes);
+    e.m_efficiency = *compute;
     e.m_placer = GroupPlacer(ClusterGeometry::fromScenario(scenario, *gpu));
     e.m_memoryInputs.globalBatch = scenario.training.globalBatch;
     e.m_memoryInputs.flashAttention = efficiency.flashAttention;
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
+    e.m_memoryInputs.cudaContextBytes = cal.cudaContextBytes.value_or(e.m_memoryInputs.cudaContextBytes);
+    e.m_memoryInputs.ncclBytesPerCommunicator = cal.ncclBufferBytes.value_or(e.m_memoryInputs.ncclBytesPerCommunicator);
+    e.m_memoryInputs.allocatorReserveFraction
+        = cal.allocatorReserveFraction.value_or(e.m_memoryInputs.allocatorReserveFraction);
     e.m_algorithm = algorithmFromName(scenario.communication.algorithm);
     e.m_cacheTag = g_nextCacheTag.fetch_add(1);
     e.m_gpuHourUsd = scenario.training.gpuHourUsd > 0
@@ -177,8 +187,11 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
         return "/parallelism/tp: heads must be divisible by tp";
     if (m.kvHeads % p.tp != 0 && p.tp % m.kvHeads != 0)
         return "/parallelism/tp: kv_heads and tp must divide one another";
-    if (m.layers % (p.pp * p.vpp) != 0)
-        return "/parallelism/pp: layers must be divisible by pp x vpp";
+    if (p.pp > m.layers)
+        return "/parallelism/pp: pp cannot exceed the layers";
+    PipelineSplit split;
+    if (const char* reason = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split))
+        return reason;
     if (batch % (p.dp * s.microBatch) != 0)
         return "/parallelism/dp: global_batch must be divisible by dp x micro_batch";
     if (m.seqLen % p.cp != 0)
@@ -220,55 +233,153 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     const ComputeEfficiency& e = m_efficiency;
     const ComputeEfficiencyParams& k = e.params();
     const TransformerShape& m = m_shape;
-    const double t = p.tp, h = m.hidden, a = m.heads, g = m.kvHeads, seq = m.seqLen;
+    const double t = p.tp, h = m.hidden, d = m.headDim, seq = m.seqLen;
+    const double q = m.heads * d, kv = m.kvHeads * d; // query and key/value widths
     const double seqLocal = seq / p.cp;
     const double tokens = s.microBatch * seqLocal;
     const bool sp = p.sequenceParallel && p.tp > 1;
+    const bool fp8 = e.lowPrecision();
+    const double act = 2.0; // activations stay 16-bit (fp8 only feeds the GEMMs)
 
     LayerTimes lt;
-    // Tensor-parallel GEMMs (Megatron: column-parallel QKV / FC1, row-parallel projection / FC2).
-    double gemm = e.gemmSeconds(tokens, (h + 2.0 * h * g / a) / t, h) + e.gemmSeconds(tokens, h, h / t);
-    const double fc1Matrices = m.gatedMlp ? 2.0 : 1.0;
-    double ffnPerToken = m.ffnHidden; // FFN width a token goes through (for element-wise traffic)
-    if (m.moe) {
-        const double localExperts = m.experts / p.ep;
-        const double tokensPerExpert = tokens * m.topK * p.ep / m.experts; // balanced routing
-        gemm += e.gemmSeconds(tokens, m.experts, h); // router
-        gemm += e.gemmSeconds(tokensPerExpert, fc1Matrices * m.expertFfnHidden / t, h, localExperts);
-        gemm += e.gemmSeconds(tokensPerExpert, h, m.expertFfnHidden / t, localExperts);
-        ffnPerToken = m.topK * m.expertFfnHidden;
+    KernelTimes& f = lt.forwardKernels;
+    KernelTimes& b = lt.backwardKernels;
+    // A linear layer (m x k) * (k x n): forward one GEMM; backward the data gradient (m x n) * (n x k)
+    // and the weight gradient (k x m) * (m x n) (Megatron ColumnParallel / RowParallelLinear).
+    const auto linear = [&](double rows, double out, double in, double count = 1.0, bool sixteenBit = false) {
+        f.gemm += e.gemmSeconds(rows, out, in, count, sixteenBit);
+        b.gemm += e.gemmSeconds(rows, in, out, count, sixteenBit) + e.gemmSeconds(in, out, rows, count, sixteenBit);
+        f.kernels += count > 1 ? 1.0 : count; // grouped GEMMs launch once
+        b.kernels += 2.0 * (count > 1 ? 1.0 : count);
+    };
+    // Attention block (column-parallel QKV, row-parallel output projection); multi-head latent
+    // attention projects through its low-rank latents (DeepSeek-V2 Sec. 2.1).
+    if (m.mla) {
+        const double qk = d + m.qkRopeHeadDim;
+        if (m.qLoraRank > 0) {
+            linear(tokens, m.qLoraRank, h);
+            linear(tokens, m.heads * qk / t, m.qLoraRank);
+        } else {
+            linear(tokens, m.heads * qk / t, h);
+        }
+        linear(tokens, m.kvLoraRank + m.qkRopeHeadDim, h);
+        linear(tokens, m.heads * (d + m.vHeadDim) / t, m.kvLoraRank);
+        linear(tokens, h, m.heads * m.vHeadDim / t);
     } else {
-        gemm += e.gemmSeconds(tokens, fc1Matrices * m.ffnHidden / t, h) + e.gemmSeconds(tokens, h, m.ffnHidden / t);
+        linear(tokens, (q + 2.0 * kv) / t, h);
+        linear(tokens, h, q / t);
     }
-    // Attention core: fused kernels skip the causal half of the scores; unfused attention runs two
-    // batched GEMMs per head plus the score traffic (scale-mask-softmax, dropout).
-    const double headsLocal = a / t, headDim = h / a;
-    double attention;
+    const double fc1Matrices = m.gatedMlp ? 2.0 : 1.0;
+    double ffnPerToken = m.ffnHidden; // FFN width a token goes through
+    double fp8Elements = h + q / t + h; // GEMM inputs cast to fp8 per token: QKV, projection, FC1
+    if (m.moe) {
+        // Per-layer averages over the model's layers: a share of them are dense (dense_layers).
+        const double moeShare = (m.layers - m.denseLayers) / m.layers;
+        KernelTimes fSaved = f, bSaved = b;
+        // Dense MLP of the leading dense layers.
+        linear(tokens, fc1Matrices * m.ffnHidden / t, h);
+        linear(tokens, h, m.ffnHidden / t);
+        const KernelTimes fDense = f, bDense = b;
+        f = fSaved;
+        b = bSaved;
+        // MoE MLP: router, routed experts as grouped GEMMs over this rank's experts, shared experts.
+        // The busiest expert sets the pace: load_imbalance x the mean tokens, capped by the
+        // capacity factor when tokens beyond it are dropped (Switch Transformer, Fedus et al. 2021).
+        const double localExperts = m.experts / p.ep;
+        const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
+        const double tokensPerExpert = tokens * m.topK * p.ep / m.experts * imbalance;
+        linear(tokens, m.experts, h, 1.0, true); // router (kept in 16/32-bit)
+        // Grouped GEMMs: efficiency falls with the tokens per expert through tile and wave quantization.
+        linear(tokensPerExpert, fc1Matrices * m.expertFfnHidden / t, h, localExperts);
+        linear(tokensPerExpert, h, m.expertFfnHidden / t, localExperts);
+        if (m.sharedExperts > 0) {
+            linear(tokens, fc1Matrices * m.sharedExperts * m.sharedExpertFfnHidden / t, h);
+            linear(tokens, h, m.sharedExperts * m.sharedExpertFfnHidden / t);
+        }
+        // Router softmax / top-k and the token permutation and un-permutation (gather / scatter of
+        // top-k copies of each token's hidden state: read + write each way).
+        f.elementwise += e.memoryBoundSeconds(tokens * (m.topK * 2.0 * 2.0 * act * h / (sp ? t : 1.0) + 4.0 * m.experts));
+        f.kernels += 4.0;
+        b.kernels += 4.0;
+        const auto blend = [&](KernelTimes& moe, const KernelTimes& dense, const KernelTimes& saved) {
+            moe.gemm = saved.gemm + moeShare * (moe.gemm - saved.gemm) + (1.0 - moeShare) * (dense.gemm - saved.gemm);
+            moe.elementwise = saved.elementwise + moeShare * (moe.elementwise - saved.elementwise);
+            moe.kernels = saved.kernels + moeShare * (moe.kernels - saved.kernels) + (1.0 - moeShare) * (dense.kernels - saved.kernels);
+        };
+        blend(f, fDense, fSaved);
+        blend(b, bDense, bSaved);
+        ffnPerToken = moeShare * (m.topK * m.expertFfnHidden + m.sharedExperts * m.sharedExpertFfnHidden)
+            + (1.0 - moeShare) * m.ffnHidden;
+    } else {
+        linear(tokens, fc1Matrices * m.ffnHidden / t, h);
+        linear(tokens, h, m.ffnHidden / t);
+    }
+    fp8Elements += ffnPerToken / t;
+    // Attention core. Fused (flash) attention skips the masked half of the causal scores and runs in
+    // bf16; unfused attention runs two batched GEMMs per head plus the score traffic.
+    const double headsLocal = m.heads / t;
+    // Keys attended: windowed layers (sliding_window) see at most the window.
+    const double window = m.slidingWindow > 0 ? std::min(m.slidingWindow, seq) : seq;
+    const double attended = (1.0 - m.slidingWindowFraction) * seq + m.slidingWindowFraction * window;
+    const double qkDim = m.mla ? d + m.qkRopeHeadDim : d, vDim = m.mla ? m.vHeadDim : d;
     if (k.flashAttention) {
-        attention = e.flashAttentionSeconds(0.5 * 4.0 * tokens * seq * h / t);
+        // Share of the s x s scores computed: causal half of a full sequence; a causal window w < s
+        // covers w/s (1 - w/2s) of them.
+        const double w = window / seq;
+        const double computed = (1.0 - m.slidingWindowFraction) * 0.5 + m.slidingWindowFraction * w * (1.0 - 0.5 * w);
+        const double flops = computed * 2.0 * tokens * seq * m.heads * (qkDim + vDim) / t;
+        f.attention = e.flashAttentionSeconds(flops, qkDim, attended);
+        b.attention = k.attentionBackwardFlopsFactor * f.attention / k.attentionBackwardEfficiency;
+        f.kernels += 1.0;
+        b.kernels += 2.0; // preprocess (dO . O) + the backward kernel
     } else {
         const double batched = s.microBatch * headsLocal;
-        attention = e.gemmSeconds(seqLocal, seq, headDim, batched) + e.gemmSeconds(seqLocal, headDim, seq, batched)
-            + e.memoryBoundSeconds(k.scoreBytesPerElement * batched * seqLocal * seq);
+        f.attention = e.gemmSeconds(seqLocal, attended, qkDim, batched, true)
+            + e.gemmSeconds(seqLocal, vDim, attended, batched, true)
+            + e.memoryBoundSeconds(k.scoreBytesPerElement * batched * seqLocal * attended);
+        b.attention = 2.0 * f.attention;
+        f.kernels += 3.0;
+        b.kernels += 5.0;
     }
-    // Element-wise traffic: of the default 32 h bytes per token, 18 (LayerNorms, dropout, residual)
-    // are replicated across TP unless sequence parallelism splits them; 14 (bias + activation) scale
-    // with the FFN width and are split by TP.
-    const double replicatedShare = 18.0 / 32.0;
-    const double ffnScale = ffnPerToken / (4.0 * h) * (m.gatedMlp ? 1.5 : 1.0);
-    const double replicated = k.elementwiseBytesPerTokenPerHidden * replicatedShare * h;
-    const double split = k.elementwiseBytesPerTokenPerHidden * (1.0 - replicatedShare) * h * ffnScale;
-    const double elementwise = e.memoryBoundSeconds(tokens * ((sp ? replicated / t : replicated) + split / t));
-    const double launch = k.kernelLaunchSeconds * k.kernelsPerLayer;
-
-    lt.attentionCore = attention;
-    lt.forward = gemm + attention + elementwise + launch;
-    lt.backward = 2.0 * gemm + 2.0 * attention + k.backwardElementwiseFactor * elementwise + 2.0 * launch;
-    lt.selectiveRecompute = k.flashAttention ? 0.0 : attention;
-    // Output layer (vocabulary split over TP) and fp32 softmax cross-entropy (write, read, write grad).
+    // Memory-bound kernels, bytes per token of one layer forward (16-bit activations):
+    //   two norms (read + write h each), two residual adds (read 2 h, write h each): replicated
+    //   across TP unless sequence parallelism splits them;
+    //   rotary embedding on q and k (read + write), the MLP activation (SwiGLU reads 2 f and writes f,
+    //   GeLU reads and writes f): split by TP.
+    const double replicated = act * (2.0 * 2.0 * h + 2.0 * 3.0 * h);
+    const double split = act * (2.0 * (q + kv) + (m.gatedMlp ? 3.0 : 2.0) * ffnPerToken) / t;
+    f.elementwise += e.memoryBoundSeconds(tokens * ((sp ? replicated / t : replicated) + split));
+    f.kernels += 6.0; // 2 norms, 2 residual adds, rotary, activation
+    b.kernels += 6.0;
+    if (fp8) {
+        // fp8 casts (and amax) of every GEMM input forward and of every output gradient backward.
+        f.fp8Casts = e.memoryBoundSeconds(tokens * k.fp8CastBytesPerElement * fp8Elements);
+        b.fp8Casts = f.fp8Casts;
+        f.kernels += 4.0;
+        b.kernels += 4.0;
+    }
+    b.elementwise = k.backwardElementwiseFactor * f.elementwise;
+    if (p.tp > 1) { // the TP collectives are kernels too (2 forward, 2 backward per layer)
+        f.kernels += 2.0;
+        b.kernels += 2.0;
+    }
+    // Per-kernel overhead: the GPU idles kernelLaunchSeconds between dependent kernels, and a layer
+    // cannot run faster than the host launches its kernels (PyTorch / Transformer Engine dispatch).
+    const auto finish = [&](KernelTimes& kt) {
+        const double gpu = kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.kernels * k.kernelLaunchSeconds;
+        kt.overhead = kt.kernels * k.kernelLaunchSeconds + std::max(0.0, kt.kernels * k.hostSecondsPerKernel - gpu);
+        return kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.overhead;
+    };
+    lt.forward = finish(f);
+    lt.backward = finish(b);
+    lt.attentionCore = f.attention;
+    lt.selectiveRecompute = k.flashAttention ? 0.0 : f.attention;
+    // Output layer (vocabulary split over TP; 16-bit even in fp8 training: Megatron's output layer is
+    // not a Transformer Engine module) and fp32 softmax cross-entropy (write, read, write grad).
     const double vocabLocal = m.vocab / t;
-    lt.logitsForward = e.gemmSeconds(tokens, vocabLocal, h) + e.memoryBoundSeconds(8.0 * tokens * vocabLocal);
-    lt.logitsBackward = 2.0 * e.gemmSeconds(tokens, vocabLocal, h) + e.memoryBoundSeconds(6.0 * tokens * vocabLocal);
+    lt.logitsForward = e.gemmSeconds(tokens, vocabLocal, h, 1.0, true) + e.memoryBoundSeconds(8.0 * tokens * vocabLocal);
+    lt.logitsBackward = e.gemmSeconds(tokens, h, vocabLocal, 1.0, true) + e.gemmSeconds(h, vocabLocal, tokens, 1.0, true)
+        + e.memoryBoundSeconds(6.0 * tokens * vocabLocal);
     return lt;
 }
 

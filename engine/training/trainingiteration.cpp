@@ -2,6 +2,7 @@
 // collectives, the pipeline schedule and the optimizer step (notes/training-model.md).
 
 #include "engine/training/gradientcompression.h"
+#include "engine/training/pipelinesplit.h"
 #include "engine/training/trainingevaluator.h"
 
 #include <algorithm>
@@ -44,8 +45,24 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     const int batch = m_scenario.training.globalBatch;
     const double micro = batch / (p.dp * s.microBatch); // m
     r.microBatchesPerPipeline = static_cast<int>(micro);
-    const double layersPerStage = m.layers / p.pp;
-    const LayerTimes lt = layerTimes(s);
+    PipelineSplit split;
+    splitPipeline(static_cast<int>(m.layers), p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split);
+    // layerTimes() depends only on tp, cp, ep, sequence parallelism and the micro-batch (and the
+    // evaluator): a small per-thread memo spares the kernel model for the strategies the search
+    // enumerates around them (pp, dp, vpp, ZeRO, recomputation). Results are identical.
+    struct LayerMemo {
+        unsigned long long tag = 0;
+        int tp = 0, cp = 0, ep = 0, micro = 0;
+        bool sp = false;
+        LayerTimes times;
+    };
+    thread_local LayerMemo memo[64];
+    const bool spOn = p.sequenceParallel && p.tp > 1;
+    LayerMemo& slot = memo[static_cast<unsigned>(p.tp * 131 + p.cp * 31 + p.ep * 7 + s.microBatch * 3 + spOn) % 64u];
+    if (!(slot.tag == m_cacheTag && slot.tp == p.tp && slot.cp == p.cp && slot.ep == p.ep && slot.micro == s.microBatch
+            && slot.sp == spOn))
+        slot = { m_cacheTag, p.tp, p.cp, p.ep, s.microBatch, spOn, layerTimes(s) };
+    const LayerTimes lt = slot.times;
     const StrategyGroups groups = m_placer.groups(p);
     const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
     const bool sp = p.sequenceParallel && p.tp > 1;
@@ -54,14 +71,57 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
 
     IterationBreakdown& b = r.breakdown;
     const double overlapInterference = m_efficiency.params().overlapInterferenceFraction;
-    // Compute on the busiest (last) stage: its layers plus the output layer and loss.
+    // The slowest pipeline stage sets the pace of every micro-batch (and of the fill and drain): the
+    // first stage runs its layers (and the embedding lookup), a middle stage its layers, the last its
+    // layers plus the output layer and loss; uneven splits (PipelineSplit) make them differ.
+    const double perLayerRecompute
+        = full ? lt.forward : (s.recompute == Recompute::Selective ? lt.selectiveRecompute : 0.0);
+    const double logitsTime = lt.logitsForward + lt.logitsBackward;
+    const auto stageTime = [&](double layers, bool hasLogits) {
+        return layers * (lt.forward + lt.backward + perLayerRecompute) + (hasLogits ? logitsTime : 0.0);
+    };
+    double layersPerStage = split.last; // the critical stage's layers
+    bool criticalHasLogits = true;
+    if (p.pp > 1) {
+        double slowest = stageTime(split.last, true);
+        if (stageTime(split.first, false) > slowest) {
+            slowest = stageTime(split.first, false);
+            layersPerStage = split.first;
+            criticalHasLogits = false;
+        }
+        if (p.pp > 2 && stageTime(split.middle, false) > slowest) {
+            layersPerStage = split.middle;
+            criticalHasLogits = false;
+        }
+    } else {
+        layersPerStage = m.layers;
+    }
     const double stageForward = layersPerStage * lt.forward;
     const double stageBackward = layersPerStage * lt.backward;
-    const double logits = lt.logitsForward + lt.logitsBackward;
-    const double recomputePerMicro
-        = layersPerStage * (full ? lt.forward : (s.recompute == Recompute::Selective ? lt.selectiveRecompute : 0.0));
+    const double logits = criticalHasLogits ? logitsTime : 0.0;
+    const double recomputePerMicro = layersPerStage * perLayerRecompute;
     b.compute = micro * (stageForward + stageBackward + logits);
     b.recompute = micro * recomputePerMicro;
+    {
+        // The same time by kernel kind: forward + backward (+ the recomputed forward) of the stage's layers.
+        const KernelTimes& f = lt.forwardKernels;
+        const KernelTimes& w = lt.backwardKernels;
+        const double recomputeShare = full ? 1.0 : 0.0;
+        const double selectiveAttention = full ? 0.0 : recomputePerMicro / std::max(1.0, layersPerStage);
+        const double n = micro * layersPerStage;
+        ComputeBreakdown& cb = r.computeBreakdown;
+        cb.gemm = n * (f.gemm * (1.0 + recomputeShare) + w.gemm);
+        cb.attention = n * (f.attention * (1.0 + recomputeShare) + w.attention + selectiveAttention);
+        cb.elementwise = n * (f.elementwise * (1.0 + recomputeShare) + w.elementwise);
+        cb.fp8Casts = n * (f.fp8Casts * (1.0 + recomputeShare) + w.fp8Casts);
+        cb.overhead = n * (f.overhead * (1.0 + recomputeShare) + w.overhead);
+        cb.kernels = n * (f.kernels * (1.0 + recomputeShare) + w.kernels);
+        cb.logits = micro * logits;
+        r.pipelineSplitRule = split.rule;
+        r.firstStageLayers = split.first;
+        r.middleStageLayers = split.middle;
+        r.lastStageLayers = split.last;
+    }
 
     // Tensor parallelism: per layer 2 all-reduces forward and 2 backward of b s h (with sequence
     // parallelism an all-gather + reduce-scatter pair each; Korthikanti et al. 2022 Sec. 4.2.2).
@@ -113,12 +173,16 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         b.cpExposed += overlapInterference * std::max(0.0, c.cp - b.cpExposed);
     }
 
-    // Expert parallelism: dispatch + combine all-to-all per MoE layer, forward and backward.
+    // Expert parallelism: dispatch + combine all-to-all per MoE layer, forward and backward. The
+    // rank receiving the most tokens sets the pace: load_imbalance x the mean (capped by the capacity
+    // factor when tokens beyond it are dropped); dense leading layers have none.
     if (p.ep > 1 && m.moe) {
         const double bytes = tokens * m.topK * m.hidden * kActivationBytes / (sp ? p.tp : 1.0);
-        const double a2a = collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
-        c.ep = micro * layersPerStage * 2.0 * a2a * (1.0 + forwardPasses);
-        r.bytesSent.ep = micro * layersPerStage * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
+        const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
+        const double moeLayers = layersPerStage * (m.layers - m.denseLayers) / m.layers;
+        const double a2a = imbalance * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
+        c.ep = micro * moeLayers * 2.0 * a2a * (1.0 + forwardPasses);
+        r.bytesSent.ep = micro * moeLayers * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
         b.epExposed = c.ep;
     }
 

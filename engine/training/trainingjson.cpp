@@ -35,15 +35,30 @@ json estimateJson(const TrainingEstimate& e, const TrainingEvaluator& evaluator)
     j["memory_bytes_per_gpu"] = m.totalBytes();
     j["memory"] = { { "weights", m.weightsBytes }, { "gradients", m.gradientsBytes }, { "optimizer", m.optimizerBytes },
         { "activations", m.activationsBytes }, { "compression", m.compressionBytes }, { "other", m.otherBytes },
-        { "capacity", m.capacityBytes }, { "out_of_memory", !m.fits() } };
+        { "cuda_context", m.cudaContextBytes }, { "nccl_buffers", m.ncclBytes },
+        { "allocator_reserve", m.allocatorReserveBytes }, { "capacity", m.capacityBytes },
+        { "out_of_memory", !m.fits() } };
     j["breakdown"] = { { "compute", b.compute }, { "recompute", b.recompute }, { "tp_exposed", b.tpExposed },
         { "pp_exposed", b.ppExposed }, { "dp_exposed", b.dpExposed }, { "cp_exposed", b.cpExposed },
         { "ep_exposed", b.epExposed }, { "bubble", b.bubble }, { "optimizer", b.optimizer }, { "other", b.other } };
+    const ComputeCalibrationSpec& cal = evaluator.scenario().computeCalibration;
+    const bool calibrated = cal != ComputeCalibrationSpec {};
+    j["compute_calibration"] = { { "calibrated", calibrated },
+        { "source", !calibrated ? "documented defaults and the catalog's achievable fractions (uncalibrated)"
+                : cal.calibratedFrom.empty() ? "scenario calibration.compute keys"
+                                              : cal.calibratedFrom } };
+    const ComputeBreakdown& cb = e.computeBreakdown;
+    j["compute_breakdown"] = { { "gemm", cb.gemm }, { "attention", cb.attention }, { "elementwise", cb.elementwise },
+        { "fp8_casts", cb.fp8Casts }, { "kernel_overhead", cb.overhead }, { "logits", cb.logits },
+        { "kernels", cb.kernels } };
+    j["pipeline_split"] = { { "rule", e.pipelineSplitRule }, { "first_stage_layers", e.firstStageLayers },
+        { "middle_stage_layers", e.middleStageLayers }, { "last_stage_layers", e.lastStageLayers } };
     const CommunicationSeconds& c = e.communication;
     j["communication_seconds"] = { { "tp", c.tp }, { "pp", c.pp }, { "dp", c.dp }, { "cp", c.cp }, { "ep", c.ep } };
     j["parallelism"] = { { "tp", p.tp }, { "pp", p.pp }, { "dp", p.dp }, { "cp", p.cp }, { "ep", p.ep }, { "vpp", p.vpp },
         { "zero", p.zero }, { "sequence_parallel", p.sequenceParallel }, { "pipeline_schedule", toString(p.schedule) },
-        { "cp_kind", toString(p.cpKind) }, { "placement_order", p.placementOrder } };
+        { "cp_kind", toString(p.cpKind) }, { "placement_order", p.placementOrder },
+        { "first_stage_layers", p.firstStageLayers }, { "last_stage_layers", p.lastStageLayers } };
     const double tokens = evaluator.scenario().training.tokens;
     j["training"] = { { "micro_batch", e.strategy.microBatch }, { "recompute", toString(e.strategy.recompute) },
         { "micro_batches_per_pipeline", e.microBatchesPerPipeline }, { "tokens", tokens },

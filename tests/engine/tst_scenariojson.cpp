@@ -191,7 +191,10 @@ private Q_SLOTS:
         QTest::addRow("partial node") << "/cluster/gpus" << "1020" << "v.json: /cluster/gpus: 1020 GPUs do not fill whole nodes of 8";
         QTest::addRow("product mismatch") << "/parallelism/dp" << "16" << "v.json: /parallelism: tp x pp x dp x cp = 512 does not equal cluster.gpus = 1024";
         QTest::addRow("heads vs tp") << "/model/heads" << "60" << "v.json: /model/heads: hidden (8192) is not a multiple of heads (60)";
-        QTest::addRow("layers vs pp") << "/model/layers" << "81" << "v.json: /parallelism/pp: layers (81) are not divisible by pp x vpp (4)";
+        // Any layer count is accepted (Megatron's uneven splits); a stated split it would refuse is not.
+        QTest::addRow("stated first stage too big") << "/parallelism/first_stage_layers" << "90" << "v.json: /parallelism/first_stage_layers: first and last stage layers exceed the model's layers";
+        QTest::addRow("stated first stage uneven rest") << "/parallelism/first_stage_layers" << "19" << "v.json: /parallelism/first_stage_layers: the layers left for the other stages do not divide evenly among them";
+        QTest::addRow("pp above layers") << "/model/layers" << "3" << "v.json: /parallelism/pp: pp (4) exceeds the layers (3)";
         QTest::addRow("batch vs dp") << "/training/global_batch" << "1000" << "v.json: /parallelism/dp: global_batch (1000) is not divisible by dp x micro_batch (32)";
         QTest::addRow("micro batch") << "/training/micro_batch" << "3" << "v.json: /training/micro_batch: global_batch (1024) is not a multiple of micro_batch (3)";
         QTest::addRow("ep without moe") << "/parallelism/ep" << "2" << "v.json: /parallelism/ep: ep > 1 needs a mixture-of-experts model";

@@ -148,7 +148,10 @@ private Q_SLOTS:
         QTest::addRow("product") << llama << "dp=16" << "/parallelism: tp x pp x dp x cp";
         QTest::addRow("tp divides heads") << llama << "tp=16,dp=16,pp=4,heads" << "/parallelism/tp: heads";
         QTest::addRow("kv heads") << llama << "tp=16,dp=16,kv=6" << "/parallelism/tp: kv_heads";
-        QTest::addRow("layers") << llama << "pp=8,dp=16,vpp=3" << "/parallelism/pp";
+        // Layer counts that do not divide pp x vpp are split the way Megatron does (uneven stages);
+        // what is refused is a pipeline deeper than the layers and a stated split that cannot hold.
+        QTest::addRow("pp above layers") << llama << "pp=128,dp=1" << "/parallelism/pp: pp cannot exceed";
+        QTest::addRow("stated first stage") << llama << "first=90" << "/parallelism/first_stage_layers";
         QTest::addRow("batch") << llama << "mb=3" << "/parallelism/dp";
         QTest::addRow("seq") << llama << "cp=2,seq=8191" << "/parallelism/cp: seq_len";
         QTest::addRow("ulysses heads") << llama << "cp=16,dp=2,ulysses" << "/parallelism/cp: Ulysses";
@@ -184,6 +187,8 @@ private Q_SLOTS:
                 p.vpp = v, p.schedule = PipelineSchedule::Interleaved;
             else if (kv[0] == QStringLiteral("zero"))
                 p.zero = v;
+            else if (kv[0] == QStringLiteral("first"))
+                p.firstStageLayers = v;
             else if (kv[0] == QStringLiteral("mb"))
                 t.microBatch = v;
             else if (kv[0] == QStringLiteral("heads"))

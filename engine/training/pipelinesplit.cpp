@@ -1,0 +1,76 @@
+#include "engine/training/pipelinesplit.h"
+
+namespace clusterscope::engine {
+
+const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int lastStated, PipelineSplit& out)
+{
+    out = PipelineSplit {};
+    if (pp <= 1) {
+        if (firstStated > 0 || lastStated > 0)
+            return "/parallelism/first_stage_layers: uneven stages need pp > 1";
+        out.first = out.middle = out.last = layers;
+        return nullptr;
+    }
+    if (firstStated > 0 || lastStated > 0) {
+        // Megatron-Core (transformer_block.py get_num_layers_to_build with
+        // --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers): the stated
+        // stages take their counts and the other stages split the remaining layers evenly.
+        int rest = layers, stages = pp;
+        if (firstStated > 0) {
+            rest -= firstStated;
+            --stages;
+        }
+        if (lastStated > 0) {
+            rest -= lastStated;
+            --stages;
+        }
+        if (rest < 0)
+            return "/parallelism/first_stage_layers: first and last stage layers exceed the model's layers";
+        if (stages == 0 && rest != 0)
+            return "/parallelism/first_stage_layers: with pp = 2 first and last stage layers must add up to the layers";
+        if (stages > 0 && rest % stages != 0)
+            return "/parallelism/first_stage_layers: the layers left for the other stages do not divide evenly among them";
+        const int each = stages > 0 ? rest / stages : 0;
+        out.first = firstStated > 0 ? firstStated : each;
+        out.last = lastStated > 0 ? lastStated : each;
+        out.middle = pp > 2 ? each : 0;
+        out.rule = "stated";
+        return nullptr;
+    }
+    const int chunks = pp * vpp;
+    if (layers % chunks == 0) {
+        out.first = out.middle = out.last = layers / pp;
+        return nullptr;
+    }
+    if ((layers + 2) % chunks == 0) {
+        // Megatron-LM --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split
+        // (e.g. Llama 3.1 405B's 126 layers on pp 8 x vpp 8 in NeMo's recipe): the embedding takes one
+        // layer slot of the first stage and the loss one of the last.
+        const int slots = (layers + 2) / pp;
+        out.first = out.last = slots - 1;
+        out.middle = slots;
+        out.rule = "embedding-and-loss";
+        return nullptr;
+    }
+    // Otherwise the middle stages take ceil(layers / pp) rounded up to whole virtual chunks and the
+    // first and last stages share what is left (the last, which also runs the output layer and
+    // loss, takes the smaller part), as a user sets --decoder-first/last-pipeline-num-layers.
+    int middle = (layers + pp - 1) / pp;
+    middle = (middle + vpp - 1) / vpp * vpp;
+    while (middle > 0 && (pp - 2) * middle > layers)
+        middle -= vpp > 1 ? vpp : 1;
+    if (middle < 0)
+        middle = 0;
+    const int rest = layers - (pp - 2) * middle;
+    out.middle = pp > 2 ? middle : 0;
+    out.last = rest / 2;
+    out.first = rest - out.last;
+    if (pp == 2) {
+        out.first = (layers + 1) / 2;
+        out.last = layers - out.first;
+    }
+    out.rule = "balanced";
+    return nullptr;
+}
+
+} // namespace clusterscope::engine

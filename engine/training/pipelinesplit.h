@@ -1,0 +1,31 @@
+#pragma once
+
+// How Megatron-LM distributes the transformer layers over pipeline stages, including uneven
+// splits: any layer count with any pp and virtual-stage count is accepted. Plain data, no allocation.
+
+namespace clusterscope::engine {
+
+/// Transformer layers held by the first, each middle and the last pipeline stage (all virtual
+/// chunks of a physical stage together). The first stage also runs the embedding, the last the
+/// output layer and loss. With pp = 1 the single stage is `first` (= all layers) and holds both.
+struct PipelineSplit {
+    int first = 0;
+    int middle = 0; ///< per middle stage (pp - 2 of them)
+    int last = 0;
+    /// The rule used: "even" (layers divisible by pp x vpp, Megatron's default), "stated" (the
+    /// scenario's first_stage_layers / last_stage_layers), "embedding-and-loss" (Megatron's
+    /// --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split: each of the
+    /// embedding and the loss takes one layer's slot) or "balanced" (the remainder taken off the
+    /// first and last stages, as with --decoder-first/last-pipeline-num-layers).
+    const char* rule = "even";
+    /// The most layers any stage holds.
+    int maxLayers() const { return first > middle ? (first > last ? first : last) : (middle > last ? middle : last); }
+};
+
+/// Splits `layers` over `pp` stages of `vpp` virtual chunks. `firstStated` / `lastStated` are the
+/// scenario's first_stage_layers / last_stage_layers (0 = not stated). Returns nullptr and fills
+/// `out`, or a one-sentence reason naming the parallelism key (static string) when the stated
+/// counts cannot be honoured (Megatron asserts the same: the middle stages split the rest evenly).
+const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int lastStated, PipelineSplit& out);
+
+} // namespace clusterscope::engine

@@ -1,0 +1,102 @@
+// clusterscope-cli validate-model and calibrate-compute as a user runs them: the validation report
+// (text and JSON), and a GEMM sweep calibration stored in a project that evaluate then reports.
+
+#include "clirunner.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace clitest;
+
+class TestCliValidateModel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void validateModelJson()
+    {
+        const Run r = runCli({ QStringLiteral("validate-model"), QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j.value(QStringLiteral("calibrated")).toBool(true), false);
+        const QJsonArray tables = j.value(QStringLiteral("tables")).toArray();
+        QVERIFY(tables.size() >= 4);
+        for (const QJsonValue& t : tables) {
+            const QJsonObject o = t.toObject();
+            QVERIFY2(o.value(QStringLiteral("within_limits")).toBool(), qPrintable(o.value(QStringLiteral("id")).toString()));
+            QVERIFY(o.value(QStringLiteral("rows")).toArray().size() > 0);
+            QVERIFY(o.contains(QStringLiteral("mape")) && o.contains(QStringLiteral("bias")));
+        }
+    }
+
+    void validateModelText()
+    {
+        const Run r = runCli({ QStringLiteral("validate-model") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("MAPE")));
+        QVERIFY(r.out.contains(QStringLiteral("LLAMA3-70B x64")));
+        QVERIFY(r.out.contains(QStringLiteral("every table is within its limits")));
+    }
+
+    void calibrateComputeIntoProject()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString project = dir.filePath(QStringLiteral("p.csproj"));
+        const QString sweep = QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/validation/h200_bf16_gemm.csv");
+        const Run fit = runCli({ QStringLiteral("calibrate-compute"), QStringLiteral("--gemm-csv"), sweep, QStringLiteral("--gpu"),
+            QStringLiteral("H200-SXM-141GB"), QStringLiteral("--project"), project, QStringLiteral("--json") });
+        QVERIFY2(fit.exitCode == 0, qPrintable(fit.err));
+        const QJsonObject j = QJsonDocument::fromJson(fit.out.toUtf8()).object();
+        QVERIFY(j.value(QStringLiteral("calibration")).toObject().contains(QStringLiteral("gemm_peak_fraction")));
+        const QJsonObject gemm = j.value(QStringLiteral("fits")).toArray().at(0).toObject();
+        QVERIFY(gemm.value(QStringLiteral("mean_abs_error_after")).toDouble() < 0.05);
+        QCOMPARE(gemm.value(QStringLiteral("residuals")).toArray().size(), 13);
+
+        const Run before = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"), QStringLiteral("--json"), QStringLiteral("--no-fabric") });
+        QCOMPARE(before.exitCode, 0);
+        const QJsonObject b = QJsonDocument::fromJson(before.out.toUtf8()).object();
+        QCOMPARE(b.value(QStringLiteral("compute_calibration")).toObject().value(QStringLiteral("calibrated")).toBool(true), false);
+        const Run after = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"), QStringLiteral("--json"),
+            QStringLiteral("--no-fabric"), QStringLiteral("--project"), project });
+        QVERIFY2(after.exitCode == 0, qPrintable(after.err));
+        const QJsonObject a = QJsonDocument::fromJson(after.out.toUtf8()).object();
+        const QJsonObject cal = a.value(QStringLiteral("compute_calibration")).toObject();
+        QVERIFY(cal.value(QStringLiteral("calibrated")).toBool());
+        QVERIFY(cal.value(QStringLiteral("source")).toString().contains(QStringLiteral("GEMM sweep")));
+        QVERIFY(a.value(QStringLiteral("iteration_seconds")).toDouble() != b.value(QStringLiteral("iteration_seconds")).toDouble());
+    }
+
+    void calibrateComputeMeasuredStep()
+    {
+        const Run r = runCli({ QStringLiteral("calibrate-compute"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json"),
+            QStringLiteral("--tokens-per-second"), QStringLiteral("700000"), QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject step = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("fits")).toArray().at(0).toObject();
+        QVERIFY(step.value(QStringLiteral("mean_abs_error_after")).toDouble() < 0.01);
+    }
+
+    void calibrateComputeBadInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("nothing to fit") << QStringList { QStringLiteral("calibrate-compute") } << "give --gemm-csv FILE and/or --scenario FILE";
+        QTest::addRow("step without scenario") << QStringList { QStringLiteral("calibrate-compute"), QStringLiteral("--step-seconds"), QStringLiteral("3") }
+                                               << "needs the --scenario";
+        QTest::addRow("bad number") << QStringList { QStringLiteral("calibrate-compute"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json"),
+            QStringLiteral("--step-seconds"), QStringLiteral("fast") } << "--step-seconds expects a positive number";
+    }
+    void calibrateComputeBadInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const Run r = runCli(args);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliValidateModel)
+#include "tst_cli_validatemodel.moc"

@@ -1,0 +1,98 @@
+// The built-in validation report (resources/validation/): every public table runs through the
+// training model uncalibrated, no row is refused, and each table's MAPE and bias stay within the
+// limits its manifest states. A change that worsens fidelity on any table fails here.
+
+#include "engine/catalog/catalog.h"
+#include "engine/training/modelvalidation.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace clusterscope::engine;
+
+class TestModelValidation : public QObject {
+    Q_OBJECT
+
+    Catalog m_catalog;
+    std::vector<ValidationTable> m_tables;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_catalog = *Catalog::builtin();
+        auto tables = runBuiltinModelValidation(m_catalog);
+        QVERIFY2(tables.isOk(), tables.message().c_str());
+        m_tables = *tables;
+        QVERIFY(m_tables.size() >= 4);
+    }
+
+    void tableWithinLimits_data()
+    {
+        QTest::addColumn<int>("index");
+        for (std::size_t i = 0; i < m_tables.size(); ++i)
+            QTest::addRow("%s", m_tables[i].id.c_str()) << int(i);
+    }
+    void tableWithinLimits()
+    {
+        QFETCH(int, index);
+        const ValidationTable& t = m_tables[std::size_t(index)];
+        for (const ValidationRow& r : t.rows)
+            qInfo("%-26s measured %10.4g predicted %10.4g error %+6.1f%%  %s", r.label.c_str(), r.measured, r.predicted,
+                100 * r.error, r.detail.c_str());
+        qInfo("%s: %zu rows, MAPE %.1f%% (limit %.0f%%), bias %+.1f%% (limit %.0f%%), max %.1f%%", t.id.c_str(),
+            t.rows.size(), 100 * t.mape, 100 * t.mapeLimit, 100 * t.bias, 100 * t.biasLimit, 100 * t.maxError);
+        QVERIFY(!t.rows.empty());
+        QCOMPARE(t.refused, 0);
+        QVERIFY2(t.mape <= t.mapeLimit, qPrintable(QStringLiteral("MAPE %1%").arg(100 * t.mape, 0, 'f', 1)));
+        QVERIFY2(std::abs(t.bias) <= t.biasLimit, qPrintable(QStringLiteral("bias %1%").arg(100 * t.bias, 0, 'f', 1)));
+    }
+
+    // The statistics are what they claim: MAPE is the mean |error|, bias the mean error.
+    void statisticsAreMeans()
+    {
+        for (const ValidationTable& t : m_tables) {
+            double sumAbs = 0, sum = 0;
+            for (const ValidationRow& r : t.rows) {
+                QVERIFY(r.evaluated);
+                QVERIFY(std::abs(r.error - (r.predicted / r.measured - 1.0)) < 1e-12);
+                sumAbs += std::abs(r.error);
+                sum += r.error;
+            }
+            QVERIFY(std::abs(t.mape - sumAbs / t.rows.size()) < 1e-12);
+            QVERIFY(std::abs(t.bias - sum / t.rows.size()) < 1e-12);
+        }
+    }
+
+    // Errors in a user's table name the file and the place.
+    void badTablesNameThePlace_data()
+    {
+        QTest::addColumn<QString>("manifest");
+        QTest::addColumn<QString>("csv");
+        QTest::addColumn<QString>("expected");
+        const QString head = QStringLiteral(R"({"format": "clusterscope-validation", "version": 1, "tables": [{"id": "t", "title": "t", "file": "t.csv", "kind": "training", "metric": "measured_tokens_per_s_per_gpu", "mape_limit": 0.1, "bias_limit": 0.05}]})");
+        QTest::addRow("not a number") << head
+                                      << QStringLiteral("model,gpus,gpu,layers,hidden,heads,vocab,seq,global_batch,measured_tokens_per_s_per_gpu\nm,8,H100,32,4096,32,32000,4096,128,abc\n")
+                                      << QStringLiteral("t.csv: line 2, column measured_tokens_per_s_per_gpu: expected a number");
+        QTest::addRow("short row") << head << QStringLiteral("a,b\n1\n") << QStringLiteral("tables.json: /tables/0/file: t.csv: line 2: expected 2 fields");
+        QTest::addRow("unknown key") << QString(head).replace(QStringLiteral("\"kind\""), QStringLiteral("\"kindd\": 1, \"kind\""))
+                                     << QString() << QStringLiteral("tables.json: /tables/0/kindd");
+        QTest::addRow("missing layers") << head
+                                        << QStringLiteral("model,gpus,gpu,hidden,heads,vocab,seq,global_batch,measured_tokens_per_s_per_gpu\nm,8,H100,4096,32,32000,4096,128,100\n")
+                                        << QStringLiteral("t.csv: line 2, column layers: a value is required");
+    }
+    void badTablesNameThePlace()
+    {
+        QFETCH(QString, manifest);
+        QFETCH(QString, csv);
+        QFETCH(QString, expected);
+        const std::string text = csv.toStdString();
+        auto result = runModelValidation(manifest.toStdString(),
+            [&text](const std::string&) -> Result<std::string> { return text; }, m_catalog);
+        QVERIFY(!result.isOk());
+        QVERIFY2(QString::fromStdString(result.message()).startsWith(expected), result.message().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelValidation)
+#include "tst_modelvalidation.moc"

@@ -1,0 +1,374 @@
+// The kernel-level compute model, uneven pipeline splits and device memory:
+// - Megatron-LM's layer splits (even, --account-for-embedding/loss-in-pipeline-split, the
+//   --decoder-first/last-pipeline-num-layers kind) for layer counts that do not divide pp x vpp;
+// - memory capacity as the device reports it minus CUDA context, NCCL buffers and allocator reserve;
+// - GEMM tile/wave quantization, fp8 not 2x bf16, attention by head_dim, and the compute breakdown.
+
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
+#include "engine/scenario/scenariovalidator.h"
+#include "engine/training/pipelinesplit.h"
+#include "engine/training/strategysearch.h"
+#include "engine/training/trainingevaluator.h"
+#include "resources/embeddedresources.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace clusterscope::engine;
+
+namespace {
+
+Scenario llama70b()
+{
+    return *parseScenarioJson(clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json"), "llama");
+}
+
+bool near(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
+
+} // namespace
+
+class TestTrainingKernels : public QObject {
+    Q_OBJECT
+
+    Catalog m_catalog;
+
+    TrainingEvaluator evaluator(const Scenario& s)
+    {
+        auto r = TrainingEvaluator::create(s, m_catalog);
+        if (!r)
+            qFatal("%s", r.message().c_str());
+        return *r;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { m_catalog = *Catalog::builtin(); }
+
+    // --- pipeline splits ----------------------------------------------------------------------------
+    void megatronSplits_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<int>("firstStated");
+        QTest::addColumn<int>("lastStated");
+        QTest::addColumn<int>("first");
+        QTest::addColumn<int>("middle");
+        QTest::addColumn<int>("last");
+        QTest::addColumn<QString>("rule");
+        QTest::addRow("even 80 / pp4") << 80 << 4 << 1 << 0 << 0 << 20 << 20 << 20 << "even";
+        // Llama 3.1 405B in NeMo: 126 layers on pp 8 x vpp 8 with the embedding and the loss each
+        // taking one layer slot: 128 slots, 16 per stage.
+        QTest::addRow("405B 126 / pp8 vpp8") << 126 << 8 << 8 << 0 << 0 << 15 << 16 << 15 << "embedding-and-loss";
+        // DeepSeek-V3's 61 layers on pp 16: 14 middle stages of 4, first 3 (with the embedding), last 2.
+        QTest::addRow("DeepSeek-V3 61 / pp16") << 61 << 16 << 1 << 0 << 0 << 3 << 4 << 2 << "balanced";
+        // Qwen3-235B's 94 layers on pp 8: 94 + 2 slots divide by 8: 6 x 12 in the middle, 11 + 11 at the ends.
+        QTest::addRow("Qwen3-235B 94 / pp8") << 94 << 8 << 1 << 0 << 0 << 11 << 12 << 11 << "embedding-and-loss";
+        QTest::addRow("93 / pp8") << 93 << 8 << 1 << 0 << 0 << 11 << 12 << 10 << "balanced";
+        QTest::addRow("81 / pp2") << 81 << 2 << 1 << 0 << 0 << 41 << 0 << 40 << "balanced";
+        // Stated like --decoder-first-pipeline-num-layers 13 --decoder-last-pipeline-num-layers 12 (61 layers, pp 8).
+        QTest::addRow("stated 13 + 6x6 + 12") << 61 << 8 << 1 << 13 << 12 << 13 << 6 << 12 << "stated";
+        QTest::addRow("stated last only") << 94 << 8 << 1 << 0 << 10 << 12 << 12 << 10 << "stated";
+    }
+    void megatronSplits()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, pp);
+        QFETCH(int, vpp);
+        QFETCH(int, firstStated);
+        QFETCH(int, lastStated);
+        QFETCH(int, first);
+        QFETCH(int, middle);
+        QFETCH(int, last);
+        QFETCH(QString, rule);
+        PipelineSplit split;
+        const char* reason = splitPipeline(layers, pp, vpp, firstStated, lastStated, split);
+        QVERIFY2(!reason, reason);
+        QCOMPARE(split.first, first);
+        QCOMPARE(split.middle, middle);
+        QCOMPARE(split.last, last);
+        QCOMPARE(QString::fromLatin1(split.rule), rule);
+        QCOMPARE(split.first + (pp - 2) * split.middle + split.last, layers); // every layer placed once
+    }
+
+    // The configurations the issue lists as refused now evaluate, and the slowest stage sets the pace.
+    void unevenPipelinesEvaluate_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("vpp");
+        QTest::addRow("126 on pp8 vpp8") << 126 << 8 << 8;
+        QTest::addRow("61 on pp4") << 61 << 4 << 1;
+        QTest::addRow("94 on pp8") << 94 << 8 << 1;
+    }
+    void unevenPipelinesEvaluate()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, pp);
+        QFETCH(int, vpp);
+        Scenario s = llama70b();
+        s.model.layers = layers;
+        s.parallelism->pp = pp;
+        s.parallelism->vpp = vpp;
+        s.parallelism->dp = 1024 / (8 * pp);
+        s.parallelism->schedule = vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
+        QVERIFY(validateScenario(s, m_catalog, "uneven.json").isOk());
+        const TrainingEvaluator ev = evaluator(s);
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const char* reason = ev.invalidReason(strategy);
+        QVERIFY2(!reason, reason);
+        const TrainingEstimate e = ev.evaluate(strategy);
+        QVERIFY(e.valid && e.iterationSeconds > 0);
+        // Stage compute: the busiest stage's layers (ceil(layers / pp) or more) set the compute.
+        const LayerTimes lt = ev.layerTimes(strategy);
+        const double perLayer = lt.forward + lt.backward;
+        const int critical = std::max({ e.firstStageLayers, e.middleStageLayers, e.lastStageLayers });
+        QVERIFY(e.breakdown.compute >= e.microBatchesPerPipeline * critical * perLayer * 0.999);
+        QVERIFY(critical >= (layers + pp - 1) / pp);
+    }
+
+    // The search considers pipeline sizes that do not divide the layers.
+    void searchOffersUnevenPipelines()
+    {
+        Scenario s = llama70b();
+        s.model.layers = 61;
+        s.parallelism.reset();
+        const TrainingEvaluator ev = evaluator(s);
+        SearchOptions options;
+        options.topK = 2000;
+        const SearchResult r = StrategySearch::run(ev, options);
+        QVERIFY(!r.ranked.empty());
+        bool uneven = false;
+        for (const TrainingEstimate& e : r.ranked)
+            uneven = uneven || (e.strategy.parallelism.pp > 1 && 61 % e.strategy.parallelism.pp != 0);
+        QVERIFY(uneven);
+    }
+
+    // --- memory --------------------------------------------------------------------------------------
+    void capacityAsTheDeviceReports_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<double>("bytes");
+        QTest::addRow("A100 80 GiB") << "A100-SXM-80GB" << 81920.0 * 1048576.0;
+        QTest::addRow("H100 81559 MiB") << "H100-SXM-80GB" << 81559.0 * 1048576.0;
+        QTest::addRow("H200") << "H200-SXM-141GB" << 150.1e9;
+    }
+    void capacityAsTheDeviceReports()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(double, bytes);
+        QVERIFY(near(m_catalog.findGpu(gpu.toStdString())->hbmBytes, bytes, 0.001));
+        Scenario s = llama70b();
+        s.cluster.gpu = gpu.toStdString();
+        const TrainingEstimate e = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QCOMPARE(e.memory.capacityBytes, m_catalog.findGpu(gpu.toStdString())->hbmBytes);
+        // Reserves: CUDA context, one NCCL communicator per parallel group (tp, pp, dp here), allocator share.
+        const MemoryInputs defaults;
+        QCOMPARE(e.memory.cudaContextBytes, defaults.cudaContextBytes);
+        QCOMPARE(e.memory.ncclBytes, 3.0 * defaults.ncclBytesPerCommunicator);
+        const double tensors = e.memory.weightsBytes + e.memory.gradientsBytes + e.memory.optimizerBytes
+            + e.memory.activationsBytes + e.memory.compressionBytes + e.memory.otherBytes;
+        QVERIFY(near(e.memory.allocatorReserveBytes, defaults.allocatorReserveFraction * tensors, 1e-12));
+    }
+
+    // GPT-3 175B on 64 A100 (Megatron: t 8, p 8, b 1, full recomputation) fits once capacity is
+    // what the device reports (it did not against "80.0 GB").
+    void gpt3On64A100Fits()
+    {
+        auto s = parseScenarioJson(clusterscope::resources::embeddedFile("examples/gpt3-175b-1024-a100.json"), "gpt3");
+        QVERIFY(s.isOk());
+        s->cluster.gpus = 64;
+        s->training.globalBatch = 64;
+        s->training.microBatch = 1;
+        s->training.recompute = Recompute::Full;
+        s->parallelism = ParallelismSpec {};
+        s->parallelism->tp = 8;
+        s->parallelism->pp = 8;
+        s->parallelism->dp = 1;
+        s->parallelism->sequenceParallel = true;
+        const TrainingEstimate e = evaluator(*s).evaluate(TrainingStrategy::fromScenario(*s));
+        QVERIFY(e.valid);
+        qInfo("%.1f of %.1f GB", e.memory.totalBytes() / 1e9, e.memory.capacityBytes / 1e9);
+        QVERIFY(e.memory.fits());
+    }
+
+    void memoryReservesOverridable()
+    {
+        Scenario s = llama70b();
+        s.computeCalibration.cudaContextBytes = 1e9;
+        s.computeCalibration.ncclBufferBytes = 0.5e9;
+        s.computeCalibration.allocatorReserveFraction = 0.0;
+        const TrainingEstimate e = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QCOMPARE(e.memory.cudaContextBytes, 1e9);
+        QCOMPARE(e.memory.ncclBytes, 1.5e9);
+        QCOMPARE(e.memory.allocatorReserveBytes, 0.0);
+    }
+
+    // --- kernels ----------------------------------------------------------------------------------------
+    // Tile and wave quantization: one more row than a full wave of tiles costs a whole extra wave.
+    void gemmWaveQuantization()
+    {
+        const GpuModel& h100 = *m_catalog.findGpu("H100-SXM-80GB");
+        const ComputeEfficiency e = *ComputeEfficiency::forGpu({}, h100, DType::BF16);
+        // 132 SMs x (128 x 256) tiles: M = 128 x 12, N = 256 x 11 is exactly one wave.
+        const double full = e.gemmEfficiency(128 * 12, 256 * 11, 8192);
+        const double plusOne = e.gemmEfficiency(128 * 12 + 1, 256 * 11, 8192);
+        QVERIFY(full > 0.9 * h100.gemmBf16Fraction);
+        QVERIFY(plusOne < 0.75 * full);
+        // Small K loses efficiency (prologue / epilogue per tile).
+        QVERIFY(e.gemmEfficiency(8192, 8192, 64) < 0.7 * e.gemmEfficiency(8192, 8192, 8192));
+    }
+
+    // fp8 is not 2x bf16: the GEMMs gain the catalog's fp8 / bf16 ratio, attention and the output
+    // layer stay 16-bit and fp8 adds cast kernels, so a layer speeds up well under 2x.
+    void fp8IsNotTwiceBf16()
+    {
+        Scenario s = llama70b();
+        const TrainingEvaluator bf16 = evaluator(s);
+        s.training.dtype = DType::FP8;
+        const TrainingEvaluator fp8 = evaluator(s);
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const LayerTimes a = bf16.layerTimes(strategy), b = fp8.layerTimes(strategy);
+        const double speedup = (a.forward + a.backward) / (b.forward + b.backward);
+        qInfo("fp8 layer speed-up %.2fx (GEMMs %.2fx)", speedup,
+            (a.forwardKernels.gemm + a.backwardKernels.gemm) / (b.forwardKernels.gemm + b.backwardKernels.gemm));
+        QVERIFY(speedup > 1.2 && speedup < 1.8);
+        QVERIFY(b.forwardKernels.fp8Casts > 0 && a.forwardKernels.fp8Casts == 0);
+        QCOMPARE(a.forwardKernels.attention, b.forwardKernels.attention); // bf16 attention in both
+        QCOMPARE(a.logitsForward, b.logitsForward);
+    }
+
+    // Flash attention slows down at small head_dim (same FLOPs, lower efficiency).
+    void attentionByHeadDim()
+    {
+        Scenario s = llama70b(); // head_dim 128
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const LayerTimes d128 = evaluator(s).layerTimes(strategy);
+        s.model.heads = 128;
+        s.model.kvHeads = 16;
+        s.model.headDim = 64; // same q width (8192), half the head size
+        const LayerTimes d64 = evaluator(s).layerTimes(strategy);
+        QVERIFY(d64.forwardKernels.attention > 1.15 * d128.forwardKernels.attention);
+        QVERIFY(near(d64.forwardKernels.gemm, d128.forwardKernels.gemm, 1e-9)); // same projections
+    }
+
+    // The compute breakdown adds up to compute + recompute, and the JSON-facing parts are all set.
+    void computeBreakdownAddsUp_data()
+    {
+        QTest::addColumn<int>("recompute");
+        QTest::addRow("none") << int(Recompute::None);
+        QTest::addRow("selective") << int(Recompute::Selective);
+        QTest::addRow("full") << int(Recompute::Full);
+    }
+    void computeBreakdownAddsUp()
+    {
+        QFETCH(int, recompute);
+        Scenario s = llama70b();
+        s.training.recompute = Recompute(recompute);
+        const TrainingEstimate e = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        const ComputeBreakdown& c = e.computeBreakdown;
+        const double sum = c.gemm + c.attention + c.elementwise + c.fp8Casts + c.overhead + c.logits;
+        QVERIFY2(near(sum, e.breakdown.compute + e.breakdown.recompute, 1e-9),
+            qPrintable(QString::number(sum / (e.breakdown.compute + e.breakdown.recompute))));
+        QVERIFY(c.gemm > c.attention && c.attention > 0 && c.elementwise > 0 && c.kernels > 0);
+    }
+
+    // --- real model shapes and MoE as it runs --------------------------------------------------------
+    // DeepSeek-V3 (DeepSeek-AI 2024, Table 1 / config.json): MLA with q/kv LoRA ranks 1536 / 512,
+    // 128 heads of 128 (+64 rotary), 3 dense leading layers, 256 routed experts (top 8) of 2048 plus
+    // one shared expert: 671 B parameters, 37 B active.
+    void deepseekV3Shape()
+    {
+        const char* json = R"({"format": "clusterscope-scenario", "version": 1, "name": "DeepSeek-V3",
+            "cluster": {"gpu": "H100-SXM-80GB", "gpus": 2048, "nic": {"gbps": 400, "per_node": 8}, "transport": "infiniband",
+                        "fabric": {"type": "rail-optimized", "switch_radix": 64, "tiers": 2}},
+            "model": {"layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128, "head_dim": 128, "ffn_hidden": 18432,
+                      "vocab": 129280, "seq_len": 4096, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                      "v_head_dim": 128,
+                      "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3}},
+            "training": {"global_batch": 1920, "dtype": "fp8"},
+            "parallelism": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "zero": 1}})";
+        auto s = parseScenarioJson(json, "dsv3.json");
+        QVERIFY2(s.isOk(), s.message().c_str());
+        QVERIFY(validateScenario(*s, m_catalog, "dsv3.json").isOk());
+        const TransformerShape shape = TransformerShape::fromModel(s->model);
+        qInfo("DeepSeek-V3: %.1f B total, %.1f B active", shape.totalParams() / 1e9, shape.activeParams() / 1e9);
+        QVERIFY(near(shape.totalParams(), 671e9, 0.01));
+        QVERIFY(near(shape.activeParams(), 37e9, 0.03));
+        // 61 layers on pp 16 evaluate (uneven), and the round trip keeps every new key.
+        const TrainingEstimate e = evaluator(*s).evaluate(TrainingStrategy::fromScenario(*s));
+        QVERIFY(e.valid && e.breakdown.epExposed > 0);
+        auto again = parseScenarioJson(scenarioToJson(*s), "again.json");
+        QVERIFY2(again.isOk(), again.message().c_str());
+        QVERIFY(*again == *s);
+    }
+
+    // The busiest expert sets the pace: a higher load imbalance slows the all-to-all and the grouped
+    // GEMMs; a capacity factor caps it (tokens beyond it are dropped).
+    void moeLoadImbalance()
+    {
+        auto s = parseScenarioJson(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "mixtral");
+        QVERIFY(s.isOk());
+        if (!s->parallelism || s->parallelism->ep == 1) {
+            s->parallelism = ParallelismSpec {};
+            s->parallelism->tp = 2;
+            s->parallelism->ep = 8;
+            s->parallelism->dp = s->cluster.gpus / 2;
+            s->parallelism->sequenceParallel = true;
+        }
+        s->model.moe->loadImbalance = 1.0;
+        const TrainingEstimate even = evaluator(*s).evaluate(TrainingStrategy::fromScenario(*s));
+        s->model.moe->loadImbalance = 1.5;
+        const TrainingEstimate skewed = evaluator(*s).evaluate(TrainingStrategy::fromScenario(*s));
+        s->model.moe->capacityFactor = 1.25;
+        const TrainingEstimate capped = evaluator(*s).evaluate(TrainingStrategy::fromScenario(*s));
+        QVERIFY(even.valid && skewed.valid && capped.valid);
+        QVERIFY(near(skewed.communication.ep, 1.5 * even.communication.ep, 1e-9));
+        QVERIFY(skewed.computeBreakdown.gemm > even.computeBreakdown.gemm);
+        QVERIFY(near(capped.communication.ep, 1.25 * even.communication.ep, 1e-9));
+    }
+
+    // Sliding-window layers attend at most the window: attention time and FLOPs fall.
+    void slidingWindowAttention()
+    {
+        Scenario s = llama70b();
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const LayerTimes full = evaluator(s).layerTimes(strategy);
+        const double fullFlops = TransformerShape::fromModel(s.model).modelFlopsPerIteration(1);
+        s.model.slidingWindow = 128;
+        s.model.slidingWindowFraction = 0.5; // GPT-OSS: every other layer
+        const LayerTimes windowed = evaluator(s).layerTimes(strategy);
+        QVERIFY(windowed.forwardKernels.attention < 0.6 * full.forwardKernels.attention);
+        QVERIFY(TransformerShape::fromModel(s.model).modelFlopsPerIteration(1) < fullFlops);
+        QCOMPARE(windowed.forwardKernels.gemm, full.forwardKernels.gemm);
+    }
+
+    // Tied embeddings count the vocabulary matrix once.
+    void tiedEmbeddings()
+    {
+        Scenario s = llama70b();
+        const double untied = TransformerShape::fromModel(s.model).totalParams();
+        s.model.tiedEmbeddings = true;
+        QVERIFY(near(untied - TransformerShape::fromModel(s.model).totalParams(), double(s.model.vocab) * s.model.hidden, 1e-12));
+    }
+
+    // Small layers become host-bound: the layer cannot run faster than its kernels are launched.
+    void hostBoundSmallLayers()
+    {
+        Scenario s = llama70b();
+        s.model.hidden = 512;
+        s.model.heads = 8;
+        s.model.kvHeads = 8;
+        s.model.ffnHidden = 1536;
+        s.model.seqLen = 256;
+        const TrainingEvaluator ev = evaluator(s);
+        const LayerTimes lt = ev.layerTimes(TrainingStrategy::fromScenario(s));
+        const double floor = lt.forwardKernels.kernels * ev.efficiency().params().hostSecondsPerKernel;
+        QVERIFY(lt.forward >= floor * 0.999);
+        QVERIFY(lt.forwardKernels.overhead > 0.5 * lt.forward);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainingKernels)
+#include "tst_trainingkernels.moc"
