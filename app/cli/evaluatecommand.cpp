@@ -2,8 +2,7 @@
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
 #include "engine/analysis/scenarioanalysis.h"
-#include "engine/fabric/fabricbuilder.h"
-#include "engine/training/strategysearch.h"
+#include "engine/fabric/pricebook.h"
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/trainingjson.h"
 
@@ -79,59 +78,47 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
             return cliUsageError(io, "evaluate", "--traffic expects summary, nodes or racks, got \"" + *traffic + "\"");
     }
     const std::string path = cl->positionals().front();
-    auto context = loadTrainingContextForCli(*cl, path, io);
-    if (!context)
+    auto catalog = loadCatalogForCli(*cl, io);
+    if (!catalog)
         return 1;
-    Catalog* catalog = &context->catalog;
-    Scenario* scenario = &context->scenario;
-    TrainingEvaluator* evaluator = &*context->evaluator;
-    const std::optional<CollectiveCalibration>& calibration = context->calibration;
+    auto scenario = loadValidScenarioForCli(path, *catalog, io);
+    if (!scenario)
+        return 1;
+    std::optional<CollectiveCalibration> calibration;
+    if (!loadCalibrationForCli(*cl, io, calibration))
+        return 1;
 
-    TrainingStrategy strategy;
-    std::string source = "scenario";
-    if (scenario->parallelism) {
-        strategy = TrainingStrategy::fromScenario(*scenario);
-        if (const char* reason = evaluator->invalidReason(strategy)) {
-            io.err << path << ": " << reason << "\n";
-            return 1;
-        }
-    } else {
-        SearchOptions options;
-        options.topK = 1;
-        const SearchResult found = StrategySearch::run(*evaluator, options);
-        if (found.ranked.empty()) {
-            io.err << path << ": /parallelism: absent, and none of the " << found.valid
-                   << " valid strategies fits in GPU memory\n";
-            return 1;
-        }
-        strategy = found.ranked.front().strategy;
-        source = "search";
-    }
-    TrainingEstimate estimate = evaluator->evaluate(strategy);
-
-    // Route the iteration's traffic on the fabric and feed its contention back (issue: fabric
+    // The analysis the GUI and the report run: the scenario's strategy (else the search's best),
+    // the fabric built and the iteration's traffic routed on it, its contention fed back (fabric
     // contention slows the collectives that cross spines and core).
-    std::optional<FabricLoad> load;
-    std::string fabricNote;
-    if (!cl->flag("no-fabric")) {
-        auto design = buildFabric(*scenario, *catalog);
-        if (design)
-            load = loadFabric(*design, *scenario, *evaluator, estimate, false);
-        else
-            fabricNote = design.message();
+    AnalysisOptions options;
+    options.runSearch = false;
+    options.buildFabric = !cl->flag("no-fabric");
+    options.priceFabric = false;
+    options.timeContention = false;
+    options.knownIssues.emplace(); // loadValidScenarioForCli validated it
+    options.calibration = calibration ? &*calibration : nullptr;
+    const ScenarioAnalysis a = analyseScenario(*scenario, *catalog, PriceBook {}, options);
+    if (!a.estimate) {
+        io.err << path << ": " << a.trainingError << "\n";
+        return 1;
     }
+    const TrainingEstimate& estimate = *a.estimate;
+    const std::string source = toString(a.estimateSource);
+    const FabricLoad& load = a.load;
+    const std::string fabricNote = cl->flag("no-fabric") ? "not computed (--no-fabric)" : a.fabricError;
     if (cl->flag("json")) {
-        nlohmann::json doc = nlohmann::json::parse(trainingEstimateToJson(estimate, *evaluator, source, detail));
+        nlohmann::json doc = nlohmann::json::parse(trainingEstimateToJson(estimate, *a.evaluator, source, detail));
         nlohmann::json contention = { { "routing", toString(scenario->communication.routing) },
             { "calibrated", calibration.has_value() } };
-        if (load) {
-            contention["spine_slowdown"] = load->spineSlowdown;
-            contention["core_slowdown"] = load->coreSlowdown;
-            contention["uncontended_iteration_seconds"] = load->uncontendedIterationSeconds;
-            if (!load->error.empty())
-                contention["error"] = load->error;
+        if (a.fabric) {
+            contention["spine_slowdown"] = load.spineSlowdown;
+            contention["core_slowdown"] = load.coreSlowdown;
+            contention["uncontended_iteration_seconds"] = load.uncontendedIterationSeconds;
+            if (!load.error.empty())
+                contention["error"] = load.error;
         } else {
-            contention["error"] = cl->flag("no-fabric") ? "not computed (--no-fabric)" : fabricNote;
+            contention["error"] = fabricNote;
         }
         doc["fabric_contention"] = contention;
         io.out << doc.dump(2) << "\n";
@@ -140,14 +127,14 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
     io.out << scenario->name << " (strategy from the " << source << (calibration ? "; collective model calibrated" : "")
            << ")\n";
     printTrainingEstimate(io.out, estimate);
-    if (load && load->error.empty()) {
+    if (a.fabric && load.error.empty()) {
         io.out << "  fabric        " << toString(scenario->communication.routing) << " routing: spine links x"
-               << fixed(load->spineSlowdown, 2) << ", core x" << fixed(load->coreSlowdown, 2) << " slower than balanced; "
-               << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs " << fixed(load->uncontendedIterationSeconds, 3)
+               << fixed(load.spineSlowdown, 2) << ", core x" << fixed(load.coreSlowdown, 2) << " slower than balanced; "
+               << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs " << fixed(load.uncontendedIterationSeconds, 3)
                << " s without contention\n";
-    } else if (load) {
-        io.out << "  fabric        traffic not routed: " << load->error << "\n";
-    } else if (!fabricNote.empty()) {
+    } else if (a.fabric) {
+        io.out << "  fabric        traffic not routed: " << load.error << "\n";
+    } else if (!cl->flag("no-fabric")) {
         io.out << "  fabric        not built: " << fabricNote << "\n";
     }
     if (estimate.trainingSeconds > 0)

@@ -45,8 +45,8 @@ QString linkDetails(const engine::ScenarioAnalysis& a, const engine::Catalog& ca
         text += tr("<br>%1 parallel cables (the busiest shown)").arg(line.members);
     text += tr("<br>rate %1 Gb/s per direction, %2 lanes").arg(double(link.gbps)).arg(int(link.lanes));
     text += tr("<br>medium %1, length %2 m").arg(QString::fromLatin1(toString(link.medium))).arg(double(link.lengthMetres), 0, 'f', 1);
-    if (id < a.linkUtilisation.size())
-        text += tr("<br>utilisation %1% averaged over one iteration").arg(double(a.linkUtilisation[id]) * 100, 0, 'f', 1);
+    if (id < a.load.linkUtilisation.size())
+        text += tr("<br>utilisation %1% averaged over one iteration").arg(double(a.load.linkUtilisation[id]) * 100, 0, 'f', 1);
     if (link.flags & kLinkMissing)
         text += tr("<br><font color='#c00'>missing</font>");
     else if (link.flags & kLinkDegraded)
@@ -90,8 +90,8 @@ QString nodeDetails(const engine::ScenarioAnalysis& a, const views::FabricSceneD
         int links = 0;
         for (LinkId l : d.graph.linksOf(NodeId(n.graphNode))) {
             ++links;
-            if (l < a.linkUtilisation.size())
-                busiest = std::max(busiest, a.linkUtilisation[l]);
+            if (l < a.load.linkUtilisation.size())
+                busiest = std::max(busiest, a.load.linkUtilisation[l]);
         }
         text += tr("<br>%1 links, the busiest %2% utilised").arg(links).arg(double(busiest) * 100, 0, 'f', 1);
     }
@@ -104,9 +104,9 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
     std::shared_ptr<const engine::ScenarioAnalysis> shared, const engine::Catalog& catalog)
 {
     const engine::ScenarioAnalysis& analysis = *shared;
-    if (!analysis.problems.empty() && !analysis.fabric) {
+    if (!analysis.issues.empty() && !analysis.fabric) {
         const QString message = tr("The scenario has problems to fix first:\n%1")
-                                    .arg(QString::fromStdString(analysis.problems.front()));
+                                    .arg(QString::fromStdString(engine::issuesText(analysis.issues, true)));
         view.setEmptyState(message);
         bomView.setEmptyState(message);
         return;
@@ -123,14 +123,14 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
     static const char* names[] = { " leaf", " spine", " core" };
     for (std::size_t t = 0; t < perTier.size() && t < 3; ++t)
         title += ", " + std::to_string(perTier[t]) + names[t];
-    if (!analysis.linkUtilisation.empty()) {
-        const float busiest = *std::max_element(analysis.linkUtilisation.begin(), analysis.linkUtilisation.end());
+    if (!analysis.load.linkUtilisation.empty()) {
+        const float busiest = *std::max_element(analysis.load.linkUtilisation.begin(), analysis.load.linkUtilisation.end());
         char text[96];
         std::snprintf(text, sizeof text, "; busiest link %.0f%% busy over an iteration", busiest * 100.0);
         title += text;
     }
     view.setSceneFactory([shared, title](views::SceneLayout layout) {
-        return views::sceneFromGraph(shared->fabric->graph, layout, shared->linkUtilisation, title);
+        return views::sceneFromGraph(shared->fabric->graph, layout, shared->load.linkUtilisation, title);
     });
     view.setDetailsProvider([shared, &catalog](const views::FabricSceneData& scene, const views::ScenePick& pick) {
         return pick.isLink ? linkDetails(*shared, catalog, scene, scene.links[std::size_t(pick.index)])
@@ -147,8 +147,8 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
     const engine::ScenarioAnalysis& analysis)
 {
     QString why;
-    if (!analysis.problems.empty())
-        why = tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(analysis.problems.front()));
+    if (!analysis.issues.empty())
+        why = tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(engine::issuesText(analysis.issues, true)));
     else if (!analysis.trainingError.empty())
         why = tr("No training estimate:\n%1").arg(QString::fromStdString(analysis.trainingError));
     if (analysis.estimate)
@@ -165,14 +165,14 @@ void presentTraffic(views::TrafficHeatmapWidget& heatmap, const engine::Scenario
     const engine::ScenarioAnalysis& analysis)
 {
     if (!analysis.trafficSource) {
-        heatmap.setEmptyState(analysis.problems.empty()
+        heatmap.setEmptyState(analysis.issues.empty()
                 ? tr("No traffic to show:\n%1").arg(QString::fromStdString(analysis.trainingError))
-                : tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(analysis.problems.front())));
+                : tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(engine::issuesText(analysis.issues, true))));
         return;
     }
     heatmap.setTitle(tr("%1 — bytes per iteration between GPUs (%2)")
                          .arg(QString::fromStdString(scenario.name),
-                             QString::fromStdString(analysis.estimateSource == "search" ? "best strategy found" : "scenario strategy")));
+                             QString::fromStdString(analysis.estimateSource == engine::EstimateSource::Search ? "best strategy found" : "scenario strategy")));
     heatmap.setSource(analysis.trafficSource, views::heatmapGeometryFor(scenario, analysis.geometry));
 }
 

@@ -1,6 +1,7 @@
 // Report sections about predicted performance, link loads, sensitivity and assumptions.
 
 #include "app/report/breakdownchart.h"
+#include "views/presentation/tiernames.h"
 #include "app/report/reportformat.h"
 #include "app/report/reportsections.h"
 #include "engine/collectives/collectivemodel.h"
@@ -37,21 +38,7 @@ QString nodeName(const FabricDesign& d, NodeId n)
     }
 }
 
-QString levelText(LinkLevel level)
-{
-    switch (level) {
-    case LinkLevel::Internal:
-        return QStringLiteral("inside a server");
-    case LinkLevel::NodeLeaf:
-        return QStringLiteral("server to leaf");
-    case LinkLevel::LeafSpine:
-        return QStringLiteral("leaf to spine");
-    case LinkLevel::SpineCore:
-        return QStringLiteral("spine to core");
-    default:
-        return QStringLiteral("other");
-    }
-}
+QString levelText(LinkLevel level) { return views::linkLevelLabel(level); }
 
 } // namespace
 
@@ -89,10 +76,10 @@ void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QStrin
     html.beginTable({ QStringLiteral("Component"), QStringLiteral("Time"), QStringLiteral("Share") },
         QStringLiteral("lrr"));
     const double total = e.breakdown.total();
-    for (const BreakdownComponent& c : breakdownComponents(e.breakdown)) {
+    for (const views::BreakdownSlice& c : views::BreakdownPalette::slices(e.breakdown)) {
         if (c.seconds <= 0)
             continue;
-        html.raw(QStringLiteral("<tr><td align=\"left\"><span style=\"color: ") + c.colour.name()
+        html.raw(QStringLiteral("<tr><td align=\"left\"><span style=\"color: ") + c.color.name()
             + QStringLiteral("\">■</span> ") + c.name.toHtmlEscaped() + QStringLiteral("</td><td align=\"right\">")
             + formatSeconds(c.seconds) + QStringLiteral("</td><td align=\"right\">")
             + formatPercent(total > 0 ? c.seconds / total : 0) + QStringLiteral("</td></tr>\n"));
@@ -132,8 +119,8 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
             + QStringLiteral(" of the iteration: ")
             + (e.networkShareAboveGuideline ? QStringLiteral("above") : QStringLiteral("within"))
             + QStringLiteral(" the 25% guideline.");
-    if (a.trafficTiming) {
-        const CollectiveTiming& t = *a.trafficTiming;
+    if (a.load.timing) {
+        const CollectiveTiming& t = *a.load.timing;
         findings << QStringLiteral("Contention: when all of one iteration's transfers start together on the fabric ("
                                    "routing ")
                 + QLatin1String(toString(rs.scenario.communication.routing)) + QStringLiteral("), they take ")
@@ -144,12 +131,12 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
                             + QStringLiteral(" transfers have no path")
                                          : QString())
                 + QLatin1Char('.');
-    } else if (!a.routingError.empty()) {
-        findings << QStringLiteral("The iteration's traffic could not be routed: ") + qs(a.routingError);
+    } else if (!a.load.error.empty()) {
+        findings << QStringLiteral("The iteration's traffic could not be routed: ") + qs(a.load.error);
     }
     html.bullets(findings);
 
-    if (a.linkUtilisation.empty())
+    if (a.load.linkUtilisation.empty())
         return;
     // Utilisation averaged over the iteration, per tier boundary.
     html.heading(3, QStringLiteral("Average utilisation over one iteration"));
@@ -162,8 +149,8 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
         for (LinkId l = 0; l < g.linkCount(); ++l) {
             if (g.level(l) != level || g.link(l).flags & kLinkMissing)
                 continue;
-            sum += a.linkUtilisation[l];
-            max = std::max(max, double(a.linkUtilisation[l]));
+            sum += a.load.linkUtilisation[l];
+            max = std::max(max, double(a.load.linkUtilisation[l]));
             ++n;
         }
         if (n > 0)
@@ -174,10 +161,10 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
     std::vector<LinkId> links(g.linkCount());
     std::iota(links.begin(), links.end(), 0);
     links.erase(std::remove_if(links.begin(), links.end(), [&](LinkId l) {
-        return g.level(l) == LinkLevel::Internal || a.linkUtilisation[l] <= 0;
+        return g.level(l) == LinkLevel::Internal || a.load.linkUtilisation[l] <= 0;
     }), links.end());
     std::stable_sort(links.begin(), links.end(),
-        [&](LinkId x, LinkId y) { return a.linkUtilisation[x] > a.linkUtilisation[y]; });
+        [&](LinkId x, LinkId y) { return a.load.linkUtilisation[x] > a.load.linkUtilisation[y]; });
     if (links.size() > 8)
         links.resize(8);
     if (links.empty())
@@ -189,7 +176,7 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
     for (const LinkId l : links)
         html.row({ nodeName(d, g.link(l).a) + QStringLiteral(" – ") + nodeName(d, g.link(l).b), levelText(g.level(l)),
             QString::number(double(g.link(l).gbps), 'f', 0) + QStringLiteral(" Gb/s"),
-            formatPercent(a.linkUtilisation[l]) });
+            formatPercent(a.load.linkUtilisation[l]) });
     html.endTable();
     html.paragraph(QStringLiteral("Utilisation is the busier direction's bytes over one iteration divided by what the "
                                   "link can carry in the iteration time."),

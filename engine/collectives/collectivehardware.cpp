@@ -14,7 +14,7 @@ namespace clusterscope::engine {
 
 namespace {
 
-// NCCL counts a 100 Gb/s NIC as 12 GB/s (notes/collectives.md): 96% of the 12.5 GB/s line rate.
+// NCCL counts a 100 Gb/s NIC as 12 GB/s (NVIDIA/nccl src/graph/topo.cc): 96% of the 12.5 GB/s line rate.
 constexpr double kNicEfficiency = 12.0 / 12.5;
 // NCCL's PCIe Gen3 x16 figure is 12 GB/s of the 16 GB/s raw rate.
 constexpr double kPcieEfficiency = 12.0 / 16.0;

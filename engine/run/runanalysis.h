@@ -3,6 +3,7 @@
 // Analyses of an imported run: per-step, per-rank time breakdown; collectives matched across ranks
 // with bytes, time, algbw/busbw; cross-rank clock alignment; stragglers; GPU-pair traffic matrix.
 
+#include "engine/run/latencystats.h"
 #include "engine/run/runmodel.h"
 
 #include <cstdint>
@@ -59,6 +60,9 @@ struct Straggler {
     std::int32_t rank = 0;
     std::int32_t lastArrivals = 0; ///< collectives it arrived last at
     double waitCausedUs = 0;       ///< sum of the totalWaitUs of those collectives
+    /// The waits it caused (each collective's waitUs: last minus first arrival, us): mean, p50,
+    /// p99, max. Stragglers are ranked by this tail (p99, then max, then waitCausedUs).
+    LatencyStats waitTailUs {};
 };
 
 /// Bytes sent between global ranks: bytes[src * ranks + dst].
@@ -73,7 +77,7 @@ struct RunAnalysis {
     std::vector<std::int64_t> clockOffsetNs;
     std::vector<StepBreakdown> steps;
     std::vector<CollectiveSummary> collectives; ///< in order of aligned first start
-    std::vector<Straggler> stragglers;          ///< by waitCausedUs, largest first
+    std::vector<Straggler> stragglers;          ///< by the tail of the waits they cause, largest first
     MeasuredTrafficMatrix traffic;
     Diagnostics diagnostics;
 };
@@ -85,6 +89,9 @@ RunAnalysis analyzeRun(const Run& run);
 std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& diagnostics);
 /// Matches the calls of all ranks, estimates clock offsets, fills collectives and stragglers.
 void matchCollectives(const Run& run, RunAnalysis& analysis);
+/// The ranks the others waited for, from matched collectives (lastArrivalRank, waitUs,
+/// totalWaitUs), ranked by the tail of the waits they caused (Straggler::waitTailUs).
+std::vector<Straggler> rankStragglers(const std::vector<CollectiveSummary>& collectives);
 /// Exact for point-to-point and all-to-all (split sizes or even split); ring-modelled otherwise.
 MeasuredTrafficMatrix computeTrafficMatrix(const Run& run, Diagnostics& diagnostics);
 

@@ -401,6 +401,9 @@ Result<StoredRun> RunStore::load(std::int64_t id) const
         });
     query("SELECT rank, last_arrivals, wait_caused_us FROM run_stragglers WHERE run_id = ?1 ORDER BY position",
         [&](Statement& st) { a.stragglers.push_back({ st.columnInt(0), st.columnInt(1), st.columnDouble(2) }); });
+    // The tail each straggler causes is derived from the stored collectives (the table predates it).
+    if (!a.collectives.empty())
+        a.stragglers = rankStragglers(a.collectives);
     a.traffic.ranks = trafficRanks;
     a.traffic.bytes.assign(std::size_t(trafficRanks) * std::size_t(trafficRanks), 0.0);
     query("SELECT src, dst, bytes FROM run_traffic WHERE run_id = ?1", [&](Statement& st) {

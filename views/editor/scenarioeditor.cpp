@@ -232,7 +232,7 @@ QWidget* ScenarioEditor::fieldFor(const QString& pointer) const
 
 QString ScenarioEditor::problemsText() const { return m_problems->text(); }
 
-void ScenarioEditor::setScenario(const Scenario& s)
+void ScenarioEditor::setScenario(const Scenario& s, const std::vector<ValidationIssue>& issues)
 {
     m_loading = true;
     m_base = s;
@@ -305,7 +305,7 @@ void ScenarioEditor::setScenario(const Scenario& s)
     m_lossRate->setValue(c.lossRate);
     m_loading = false;
     updateEnabled();
-    showProblems(s);
+    showProblems(issues);
 }
 
 Scenario ScenarioEditor::scenario() const
@@ -386,7 +386,7 @@ void ScenarioEditor::emitEdit(const QString& what)
     if (s == m_base)
         return;
     m_base = s;
-    showProblems(s);
+    // The document applies the edit and reloads the forms with the validation issues (setScenario).
     Q_EMIT edited(s, what);
 }
 
@@ -404,11 +404,10 @@ void ScenarioEditor::updateEnabled()
     m_topkFraction->setEnabled(enumAt<CompressionMethod>(m_compression) == CompressionMethod::TopK);
 }
 
-void ScenarioEditor::showProblems(const Scenario& s)
+void ScenarioEditor::showProblems(const std::vector<ValidationIssue>& issues)
 {
     for (const auto& [pointer, w] : m_fields)
         w->setStyleSheet({});
-    const auto issues = findScenarioIssues(s, m_catalog);
     QStringList lines;
     for (const ValidationIssue& issue : issues) {
         // Highlight the field at the pointer, or the closest enclosing one that has a field.
