@@ -44,6 +44,9 @@ private Q_SLOTS:
         // The GUI chart, as the Iteration breakdown tab fills it.
         views::BreakdownChart gui;
         gui.setBreakdowns(views::BreakdownChart::fromEstimates(*a.estimate, a.search ? &*a.search : nullptr));
+        gui.resize(1200, 700);
+        gui.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&gui)); // legend markers report visibility once shown
         QStackedBarSeries* bars = nullptr;
         for (QAbstractSeries* s : gui.chart()->series())
             if (auto* b = qobject_cast<QStackedBarSeries*>(s))
