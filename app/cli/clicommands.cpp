@@ -38,7 +38,7 @@ const CliCommand kCommands[] = {
         "The iteration's traffic is then routed on the scenario's fabric (communication.routing: ecmp,\n"
         "adaptive or spray) and the contention found on spine and core links slows the collectives\n"
         "that cross them (reported as fabric_contention).\n"
-        "  --json             machine-readable output (keys of notes/scenario-format.md and more)\n"
+        "  --json             machine-readable output (the scenario's keys and more)\n"
         "  --traffic LEVEL    with --json: add the GPU-pair traffic matrix aggregated to nodes or racks\n"
         "  --calibration FILE use a collective calibration (import-nccl-tests --save-calibration)\n"
         "  --project P        use the calibration stored in project P (import-nccl-tests --project)\n"

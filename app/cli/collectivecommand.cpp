@@ -4,6 +4,7 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
+#include "engine/core/linkclass.h"
 #include "engine/collectives/collectivemodel.h"
 #include "engine/core/units.h"
 
@@ -46,8 +47,11 @@ double alignedCount(CollectiveOp op, double bytes, int ranks)
 
 nlohmann::json linkBytesJson(const engine::LinkClassBytes& b)
 {
-    return { { "scale_up", b.scaleUpBytes }, { "nic", b.nicBytes }, { "leaf", b.tierBytes[1] },
-        { "spine", b.tierBytes[2] }, { "core", b.tierBytes[3] } };
+    using namespace engine;
+    return { { "scale_up", b.scaleUpBytes }, { "nic", b.nicBytes },
+        { linkClassName(kLinkClassLeaf), b.tierBytes[kLinkClassLeaf] },
+        { linkClassName(kLinkClassSpine), b.tierBytes[kLinkClassSpine] },
+        { linkClassName(kLinkClassCore), b.tierBytes[kLinkClassCore] } };
 }
 
 nlohmann::json estimateJson(const engine::CollectiveEstimate& e, double bytes)

@@ -3,8 +3,7 @@
 #include "app/cli/commandline.h"
 #include "engine/analysis/fabriccontention.h"
 #include "engine/analysis/scenarioanalysis.h"
-#include "engine/fabric/fabricbuilder.h"
-#include "engine/training/strategysearch.h"
+#include "engine/fabric/pricebook.h"
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/trainingjson.h"
 
@@ -82,74 +81,57 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
             return cliUsageError(io, "evaluate", "--traffic expects summary, nodes or racks, got \"" + *traffic + "\"");
     }
     const std::string path = cl->positionals().front();
+    // Catalog, validated scenario (with a project's compute calibration applied) and collective calibration.
     auto context = loadTrainingContextForCli(*cl, path, io);
     if (!context)
         return 1;
-    Catalog* catalog = &context->catalog;
-    Scenario* scenario = &context->scenario;
-    TrainingEvaluator* evaluator = &*context->evaluator;
+    const Catalog* catalog = &context->catalog;
+    const Scenario* scenario = &context->scenario;
     const std::optional<CollectiveCalibration>& calibration = context->calibration;
 
-    TrainingStrategy strategy;
-    std::string source = "scenario";
-    if (scenario->parallelism) {
-        strategy = TrainingStrategy::fromScenario(*scenario);
-        if (const char* reason = evaluator->invalidReason(strategy)) {
-            io.err << path << ": " << reason << "\n";
-            return 1;
-        }
-    } else {
-        SearchOptions options;
-        options.topK = 1;
-        const SearchResult found = StrategySearch::run(*evaluator, options);
-        if (found.ranked.empty()) {
-            io.err << path << ": /parallelism: absent, and none of the " << found.valid
-                   << " valid strategies fits in GPU memory\n";
-            return 1;
-        }
-        strategy = found.ranked.front().strategy;
-        source = "search";
-    }
-    TrainingEstimate estimate = evaluator->evaluate(strategy);
-
-    // Route the iteration's traffic on the fabric and feed its contention back (issue: fabric
+    // The analysis the GUI and the report run: the scenario's strategy (else the search's best),
+    // the fabric built and the iteration's traffic routed on it, its contention fed back (fabric
     // contention slows the collectives that cross spines and core).
-    std::optional<FabricLoad> load;
-    std::optional<FabricDesign> fabric;
-    std::string fabricNote;
-    if (!cl->flag("no-fabric")) {
-        auto design = buildFabric(*scenario, *catalog);
-        if (design) {
-            fabric = std::move(*design);
-            load = loadFabric(*fabric, *scenario, *evaluator, estimate, false);
-        } else {
-            fabricNote = design.message();
-        }
+    AnalysisOptions options;
+    options.runSearch = false;
+    options.buildFabric = !cl->flag("no-fabric");
+    options.priceFabric = false;
+    options.timeContention = false;
+    options.knownIssues.emplace(); // loadValidScenarioForCli validated it
+    options.calibration = calibration ? &*calibration : nullptr;
+    const ScenarioAnalysis a = analyseScenario(*scenario, *catalog, PriceBook {}, options);
+    if (!a.estimate) {
+        io.err << path << ": " << a.trainingError << "\n";
+        return 1;
     }
+    const TrainingEstimate& estimate = *a.estimate;
+    const std::string source = toString(a.estimateSource);
+    const FabricLoad& load = a.load;
+    const std::string fabricNote = cl->flag("no-fabric") ? "not computed (--no-fabric)" : a.fabricError;
     BusiestLink busiest; // a plain value: GCC 12 misreads an optional here (-Wmaybe-uninitialized)
     bool haveBusiest = false;
-    if (load)
-        if (const auto found = busiestLink(fabric->graph, load->linkUtilisation)) {
+    if (a.fabric && load.routed)
+        if (const auto found = busiestLink(a.fabric->graph, load.linkUtilisation)) {
             busiest = *found;
             haveBusiest = true;
         }
     if (cl->flag("json")) {
-        nlohmann::json doc = nlohmann::json::parse(trainingEstimateToJson(estimate, *evaluator, source, detail));
+        nlohmann::json doc = nlohmann::json::parse(trainingEstimateToJson(estimate, *a.evaluator, source, detail));
         nlohmann::json contention = { { "routing", toString(scenario->communication.routing) },
             { "calibrated", calibration.has_value() } };
-        if (load) {
-            contention["spine_slowdown"] = load->spineSlowdown;
-            contention["core_slowdown"] = load->coreSlowdown;
-            contention["uncontended_iteration_seconds"] = load->uncontendedIterationSeconds;
-            contention["core_tier"] = hasLinksAt(fabric->graph, LinkLevel::SpineCore);
+        if (a.fabric) {
+            contention["spine_slowdown"] = load.spineSlowdown;
+            contention["core_slowdown"] = load.coreSlowdown;
+            contention["uncontended_iteration_seconds"] = load.uncontendedIterationSeconds;
+            contention["core_tier"] = hasLinksAt(a.fabric->graph, LinkLevel::SpineCore);
             if (haveBusiest) {
                 contention["busiest_link_utilisation"] = busiest.utilisation;
                 contention["busiest_link_level"] = toString(busiest.level);
             }
-            if (!load->error.empty())
-                contention["error"] = load->error;
+            if (!load.error.empty())
+                contention["error"] = load.error;
         } else {
-            contention["error"] = cl->flag("no-fabric") ? "not computed (--no-fabric)" : fabricNote;
+            contention["error"] = fabricNote;
         }
         doc["fabric_contention"] = contention;
         io.out << doc.dump(2) << "\n";
@@ -158,17 +140,17 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
     io.out << scenario->name << " (strategy from the " << source << (calibration ? "; collective model calibrated" : "")
            << ")\n";
     printTrainingEstimate(io.out, estimate);
-    if (load && load->error.empty()) {
+    if (a.fabric && load.error.empty()) {
         io.out << "  fabric        " << toString(scenario->communication.routing) << " routing: "
-               << describeContention(fabric->graph, load->spineSlowdown, load->coreSlowdown) << " slower than balanced; "
-               << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs " << fixed(load->uncontendedIterationSeconds, 3)
+               << describeContention(a.fabric->graph, load.spineSlowdown, load.coreSlowdown) << " slower than balanced; "
+               << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs " << fixed(load.uncontendedIterationSeconds, 3)
                << " s without contention\n";
         if (haveBusiest)
             io.out << "  busiest link  " << describeUtilisation(busiest.utilisation) << " over an iteration ("
                    << toString(busiest.level) << ")\n";
-    } else if (load) {
-        io.out << "  fabric        traffic not routed: " << load->error << "\n";
-    } else if (!fabricNote.empty()) {
+    } else if (a.fabric) {
+        io.out << "  fabric        traffic not routed: " << load.error << "\n";
+    } else if (!cl->flag("no-fabric")) {
         io.out << "  fabric        not built: " << fabricNote << "\n";
     }
     if (estimate.trainingSeconds > 0)

@@ -1,6 +1,7 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
 #include "engine/analysis/runcomparison.h"
+#include "engine/run/collectivefold.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/fabric/pricebook.h"
 #include "app/cli/commandline.h"
@@ -51,6 +52,11 @@ json diagnosticsJson(const engine::Diagnostics& d)
     return list;
 }
 
+json statsJson(const engine::LatencyStats& s)
+{
+    return { { "count", s.count }, { "mean", s.mean }, { "p50", s.p50 }, { "p99", s.p99 }, { "max", s.max } };
+}
+
 json toJson(const engine::Run& run, const engine::RunAnalysis& a, const engine::Diagnostics& all)
 {
     json out;
@@ -73,6 +79,8 @@ json toJson(const engine::Run& run, const engine::RunAnalysis& a, const engine::
         steps.push_back({ { "step", s.step }, { "ranks", ranks } });
     }
     out["steps"] = steps;
+    // Mean and tail: each step lasts as long as its slowest rank (engine/run/collectivefold.h).
+    out["step_time_s"] = statsJson(engine::stepDurationStats(a));
     json colls = json::array();
     for (const auto& c : a.collectives) {
         json j = { { "op", engine::toString(c.op) }, { "process_group", c.processGroup.empty() ? "default" : c.processGroup },
@@ -85,9 +93,22 @@ json toJson(const engine::Run& run, const engine::RunAnalysis& a, const engine::
         colls.push_back(j);
     }
     out["collectives"] = colls;
+    // The calls folded per kind with the one measured-busbw definition (the Runs tab's rows).
+    json kinds = json::array();
+    for (const engine::CollectiveFold& f : engine::foldCollectives(a.collectives)) {
+        json j = { { "op", engine::toString(f.op) }, { "process_group", f.processGroup.empty() ? "default" : f.processGroup },
+            { "ranks", f.groupSize }, { "calls", f.calls }, { "duration_us", statsJson(f.durationUs) },
+            { "total_wait_us", f.totalWaitUs } };
+        j["bytes"] = f.bytes >= 0 ? json(f.bytes) : json(nullptr);
+        j["algbw_gbps"] = f.bytes >= 0 ? json(f.algbwGbps) : json(nullptr);
+        j["busbw_gbps"] = f.bytes >= 0 ? json(f.busbwGbps) : json(nullptr);
+        kinds.push_back(j);
+    }
+    out["collective_kinds"] = kinds;
     json stragglers = json::array();
     for (const auto& s : a.stragglers)
-        stragglers.push_back({ { "rank", s.rank }, { "last_arrivals", s.lastArrivals }, { "wait_caused_us", s.waitCausedUs } });
+        stragglers.push_back({ { "rank", s.rank }, { "last_arrivals", s.lastArrivals }, { "wait_caused_us", s.waitCausedUs },
+            { "wait_p50_us", s.waitTailUs.p50 }, { "wait_p99_us", s.waitTailUs.p99 }, { "wait_max_us", s.waitTailUs.max } });
     out["stragglers"] = stragglers;
     // The dense matrix up to 4,096 ranks (as before the traffic became sparse); the pairs always.
     json matrix = json::array();
@@ -125,6 +146,19 @@ void printText(std::ostream& os, const engine::Run& run, const engine::RunAnalys
                << fixed(r.memcpySeconds * 1e3, 3) << "  " << fixed(r.idleSeconds * 1e3, 3) << " ("
                << fixed(r.idleHostWaitSeconds * 1e3, 3) << " " << fixed(r.idleKernelWaitSeconds * 1e3, 3) << ")\n";
     }
+    const engine::LatencyStats stepTail = engine::stepDurationStats(a);
+    if (stepTail.count > 0)
+        os << "\nStep time (slowest rank, ms): mean " << fixed(stepTail.mean * 1e3, 3) << "  p50 " << fixed(stepTail.p50 * 1e3, 3)
+           << "  p99 " << fixed(stepTail.p99 * 1e3, 3) << "  max " << fixed(stepTail.max * 1e3, 3) << " over " << stepTail.count
+           << " steps\n";
+    os << "\nCollective kinds: op group bytes ranks calls duration_us (mean p50 p99 max) algbw_GB/s busbw_GB/s "
+          "(busbw of the mean duration, as nccl-tests)\n";
+    for (const engine::CollectiveFold& f : engine::foldCollectives(a.collectives))
+        os << "  " << engine::toString(f.op) << "  " << (f.processGroup.empty() ? "default" : f.processGroup) << "  "
+           << (f.bytes >= 0 ? std::to_string(f.bytes) : "?") << "  " << f.groupSize << "  " << f.calls << "  ("
+           << fixed(f.durationUs.mean, 1) << " " << fixed(f.durationUs.p50, 1) << " " << fixed(f.durationUs.p99, 1) << " "
+           << fixed(f.durationUs.max, 1) << ")  " << (f.bytes >= 0 ? fixed(f.algbwGbps, 2) : "?") << "  "
+           << (f.bytes >= 0 ? fixed(f.busbwGbps, 2) : "?") << "\n";
     os << "\nCollectives: op group bytes ranks duration_us algbw_GB/s busbw_GB/s last_arrival wait_us\n";
     for (const auto& c : a.collectives)
         os << "  " << engine::toString(c.op) << "  " << (c.processGroup.empty() ? "default" : c.processGroup) << "  "
@@ -146,9 +180,10 @@ void printText(std::ostream& os, const engine::Run& run, const engine::RunAnalys
             os << "\n";
         }
     }
-    os << "\nStragglers (rank: last arrivals, wait caused us)\n";
+    os << "\nStragglers, by the tail they cause (rank: last arrivals, wait caused us, p99 / max wait us)\n";
     for (const auto& s : a.stragglers)
-        os << "  " << s.rank << ": " << s.lastArrivals << ", " << fixed(s.waitCausedUs, 1) << "\n";
+        os << "  " << s.rank << ": " << s.lastArrivals << ", " << fixed(s.waitCausedUs, 1) << ", " << fixed(s.waitTailUs.p99, 1)
+           << " / " << fixed(s.waitTailUs.max, 1) << "\n";
     if (!all.empty()) {
         os << "\nDiagnostics\n";
         for (const auto& d : all.items())
@@ -172,7 +207,7 @@ json comparisonJson(const engine::RunComparison& c)
         collectives.push_back({ { "op", row.op }, { "process_group", row.processGroup }, { "bytes", row.bytes },
             { "ranks", row.ranks }, { "calls", row.calls }, { "measured_busbw_gbps", row.measuredBusbwGbps },
             { "modelled_busbw_gbps", row.modelledBusbwGbps }, { "model_algorithm", row.algorithm },
-            { "ratio", row.ratio } });
+            { "ratio", row.ratio }, { "measured_duration_us", statsJson(row.measuredDurationUs) } });
     json out = { { "collectives", collectives }, { "measured", splitJson(c.measured) }, { "findings", c.findings },
         { "notes", c.notes } };
     out["modelled"] = c.modelled ? splitJson(*c.modelled) : json(nullptr);

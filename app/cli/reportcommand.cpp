@@ -1,5 +1,5 @@
 // `clusterscope-cli report`: runs clusterscope-report, the Qt program that draws and writes the
-// reports, so that the CLI itself links no GUI library (issue 2). The program is looked up beside
+// reports, so that the CLI itself links no GUI library. The program is looked up beside
 // this executable first (installed together in bin/, and in the build tree), then on PATH.
 
 #include "app/cli/clicommand.h"

@@ -35,8 +35,10 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io)
     auto context = loadTrainingContextForCli(*cl, path, io);
     if (!context)
         return 1;
-    Scenario* scenario = &context->scenario;
-    TrainingEvaluator* evaluator = &*context->evaluator;
+    const Scenario* scenario = &context->scenario;
+    const TrainingEvaluator* evaluator = &*context->evaluator;
+    // Only the search: the ranking is before fabric contention (evaluate and the GUI's "Current"
+    // route the chosen strategy's traffic on the fabric).
     SearchOptions options;
     options.topK = top;
     const SearchResult result = StrategySearch::run(*evaluator, options);

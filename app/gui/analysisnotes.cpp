@@ -30,8 +30,8 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
     QList<views::EditorNote> notes;
     const QLocale l;
     bool clusterProblem = false;
-    for (const std::string& p : a.problems)
-        clusterProblem = clusterProblem || p.rfind("/cluster", 0) == 0;
+    for (const engine::ValidationIssue& issue : a.issues)
+        clusterProblem = clusterProblem || issue.pointer.rfind("/cluster", 0) == 0;
     // The validator's problems are already in the editor; these are the ones only building reveals.
     if (!a.fabric && !a.fabricError.empty() && !clusterProblem)
     {
@@ -71,7 +71,7 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
             tr("the views show the best valid strategy the search found instead; Strategies > \"Apply the best valid "
                "strategy\" makes it the scenario's."),
             false };
-    if (a.problems.empty() && a.search && a.search->ranked.empty() && !a.cancelled) {
+    if (a.issues.empty() && a.search && a.search->ranked.empty() && !a.cancelled) {
         const engine::SearchResult& r = *a.search;
         QString why;
         if (r.candidates == 0)
@@ -86,7 +86,7 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
             why = tr("none of the %1 valid strategies (of %2 enumerated) fits in GPU memory.")
                       .arg(l.toString(r.valid), l.toString(r.candidates));
         notes << views::EditorNote { QStringLiteral("/training/global_batch"), tr("no strategy can run: %1").arg(why), true };
-    } else if (a.problems.empty() && !a.estimate && !a.trainingError.empty() && !a.cancelled) {
+    } else if (a.issues.empty() && !a.estimate && !a.trainingError.empty() && !a.cancelled) {
         notes << noteFrom(a.trainingError, QStringLiteral("/parallelism"));
     }
     if (a.estimate) {
@@ -102,9 +102,9 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
                     .arg(qRound((1 - engine::kMemoryHeadroomWarningFraction) * 100)),
                 false };
     }
-    if (!a.routingError.empty())
+    if (!a.load.error.empty())
         notes << views::EditorNote { QStringLiteral("/communication/routing"),
-            tr("the iteration's traffic could not be routed: %1").arg(QString::fromStdString(a.routingError)), false };
+            tr("the iteration's traffic could not be routed: %1").arg(QString::fromStdString(a.load.error)), false };
     return notes;
 }
 

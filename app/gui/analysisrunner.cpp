@@ -35,7 +35,7 @@ void AnalysisRunner::setCalibration(std::optional<engine::CollectiveCalibration>
     m_calibration = calibration ? std::make_shared<const engine::CollectiveCalibration>(std::move(*calibration)) : nullptr;
 }
 
-void AnalysisRunner::request(const engine::Scenario& scenario)
+void AnalysisRunner::request(const engine::Scenario& scenario, std::optional<std::vector<engine::ValidationIssue>> issues)
 {
     m_stop.request_stop();
     m_stop = std::stop_source();
@@ -45,6 +45,7 @@ void AnalysisRunner::request(const engine::Scenario& scenario)
 
     engine::AnalysisOptions options;
     options.stop = m_stop.get_token();
+    options.knownIssues = std::move(issues);
     options.timeContention = false; // the views colour links by load; max-min timing is for reports
     QPointer<AnalysisRunner> self(this);
     options.progress = [self, generation](double fraction) {

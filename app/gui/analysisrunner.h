@@ -31,7 +31,9 @@ public:
     void setCalibration(std::optional<engine::CollectiveCalibration> calibration);
 
     /// Starts analysing `scenario` (a copy is taken), cancelling any analysis still running.
-    void request(const engine::Scenario& scenario);
+    /// `issues`, when given, are the scenario's validation issues already found by the caller
+    /// (validation runs once per edit).
+    void request(const engine::Scenario& scenario, std::optional<std::vector<engine::ValidationIssue>> issues = std::nullopt);
     /// Cancels the running analysis (nothing is delivered for it).
     void cancel();
     bool isBusy() const { return m_running > 0; }

@@ -46,7 +46,7 @@ const std::vector<Figure>& figures()
         { "Model TFLOP/s per GPU", "", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::tflopsPerGpu); } },
         { "MFU", "%", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::mfu, 100); } },
         { "Exposed communication", "% of iteration", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::networkShare, 100); } },
-        { "Fabric contention (spine)", "x", 2, [](const auto& a) -> std::optional<double> { return a.spineSlowdown; } },
+        { "Fabric contention (spine)", "x", 2, [](const auto& a) -> std::optional<double> { return a.load.spineSlowdown; } },
         { "Time to train the budget", "days", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::trainingSeconds, 1.0 / 86400); } },
         { "Cost to train the budget", "M$", 2, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::trainingCostUsd, 1e-6); } },
         { "Network cost", "M$", 2, [](const auto& a) -> std::optional<double> { if (!a.bom) return std::nullopt; return a.bom->networkCostUsd / 1e6; } },
@@ -175,7 +175,7 @@ void CompareDialog::showComparison(const Analyses& analyses)
             bars.push_back(views::BreakdownChart::fromEstimate(names[c], *a.estimate));
         else
             problems << names[c] + QStringLiteral(": ")
-                    + QString::fromStdString(a.problems.empty() ? a.trainingError : a.problems.front());
+                    + QString::fromStdString(a.issues.empty() ? a.trainingError : engine::issuesText(a.issues, true));
     }
     if (bars.empty())
         m_chart->setEmptyState(problems.join(QLatin1Char('\n')));

@@ -46,9 +46,9 @@ QString linkDetails(const engine::ScenarioAnalysis& a, const engine::Catalog& ca
         text += tr("<br>%1 parallel cables (the busiest shown)").arg(line.members);
     text += tr("<br>rate %1 Gb/s per direction, %2 lanes").arg(double(link.gbps)).arg(int(link.lanes));
     text += tr("<br>medium %1, length %2 m").arg(QString::fromLatin1(toString(link.medium))).arg(double(link.lengthMetres), 0, 'f', 1);
-    if (id < a.linkUtilisation.size())
+    if (id < a.load.linkUtilisation.size())
         text += tr("<br>%1 averaged over one iteration")
-                    .arg(QString::fromStdString(describeUtilisation(double(a.linkUtilisation[id]))));
+                    .arg(QString::fromStdString(describeUtilisation(double(a.load.linkUtilisation[id]))));
     if (link.flags & kLinkMissing)
         text += tr("<br><font color='#c00'>missing</font>");
     else if (link.flags & kLinkDegraded)
@@ -92,8 +92,8 @@ QString nodeDetails(const engine::ScenarioAnalysis& a, const views::FabricSceneD
         int links = 0;
         for (LinkId l : d.graph.linksOf(NodeId(n.graphNode))) {
             ++links;
-            if (l < a.linkUtilisation.size())
-                busiest = std::max(busiest, a.linkUtilisation[l]);
+            if (l < a.load.linkUtilisation.size())
+                busiest = std::max(busiest, a.load.linkUtilisation[l]);
         }
         text += tr("<br>%1 links, the busiest %2 over an iteration")
                     .arg(links)
@@ -108,9 +108,9 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
     std::shared_ptr<const engine::ScenarioAnalysis> shared, const engine::Catalog& catalog)
 {
     const engine::ScenarioAnalysis& analysis = *shared;
-    if (!analysis.problems.empty() && !analysis.fabric) {
+    if (!analysis.issues.empty() && !analysis.fabric) {
         const QString message = tr("The scenario has problems to fix first:\n%1")
-                                    .arg(QString::fromStdString(analysis.problems.front()));
+                                    .arg(QString::fromStdString(engine::issuesText(analysis.issues, true)));
         view.setEmptyState(message);
         bomView.setEmptyState(message);
         return;
@@ -128,10 +128,10 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
     for (std::size_t t = 0; t < perTier.size() && t < 3; ++t)
         title += ", " + std::to_string(perTier[t]) + names[t];
     // The same busiest-link figure as the CLI and the report (engine::busiestLink).
-    if (const auto busiest = engine::busiestLink(design.graph, analysis.linkUtilisation))
+    if (const auto busiest = engine::busiestLink(design.graph, analysis.load.linkUtilisation))
         title += "; busiest link " + engine::describeUtilisation(busiest->utilisation) + " over an iteration";
     view.setSceneFactory([shared, title](views::SceneLayout layout) {
-        return views::sceneFromGraph(shared->fabric->graph, layout, shared->linkUtilisation, title);
+        return views::sceneFromGraph(shared->fabric->graph, layout, shared->load.linkUtilisation, title);
     });
     view.setDetailsProvider([shared, &catalog](const views::FabricSceneData& scene, const views::ScenePick& pick) {
         return pick.isLink ? linkDetails(*shared, catalog, scene, scene.links[std::size_t(pick.index)])
@@ -148,8 +148,8 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
     const engine::ScenarioAnalysis& analysis)
 {
     QString why;
-    if (!analysis.problems.empty())
-        why = tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(analysis.problems.front()));
+    if (!analysis.issues.empty())
+        why = tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(engine::issuesText(analysis.issues, true)));
     else if (!analysis.trainingError.empty())
         why = tr("No training estimate:\n%1").arg(QString::fromStdString(analysis.trainingError));
     // The scenario's own strategy cannot run: show the search's best instead of nothing, and say so.
@@ -157,12 +157,12 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
     // The search ranks strategies on the model alone; the shown strategy is then routed on the
     // fabric and slowed by the contention its traffic meets. Both are said where they meet.
     QString contention;
-    if (analysis.estimate && analysis.uncontendedIterationSeconds > 0
-        && analysis.estimate->iterationSeconds > analysis.uncontendedIterationSeconds * 1.005)
+    if (analysis.estimate && analysis.load.uncontendedIterationSeconds > 0
+        && analysis.estimate->iterationSeconds > analysis.load.uncontendedIterationSeconds * 1.005)
         contention = tr("%1 includes fabric contention: %2 s per iteration, %3 s without (ranked times are without it).")
                          .arg(fallback ? tr("\"Best valid\"") : tr("\"Current\""))
                          .arg(analysis.estimate->iterationSeconds, 0, 'f', 3)
-                         .arg(analysis.uncontendedIterationSeconds, 0, 'f', 3);
+                         .arg(analysis.load.uncontendedIterationSeconds, 0, 'f', 3);
     if (analysis.estimate) {
         chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate,
             analysis.search ? &*analysis.search : nullptr, 4, fallback ? tr("Best valid") : QString()));
@@ -191,14 +191,14 @@ void presentTraffic(views::TrafficHeatmapWidget& heatmap, const engine::Scenario
     const engine::ScenarioAnalysis& analysis)
 {
     if (!analysis.trafficSource) {
-        heatmap.setEmptyState(analysis.problems.empty()
+        heatmap.setEmptyState(analysis.issues.empty()
                 ? tr("No traffic to show:\n%1").arg(QString::fromStdString(analysis.trainingError))
-                : tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(analysis.problems.front())));
+                : tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(engine::issuesText(analysis.issues, true))));
         return;
     }
     heatmap.setTitle(tr("%1 — bytes per iteration between GPUs (%2)")
                          .arg(QString::fromStdString(scenario.name),
-                             QString::fromStdString(analysis.estimateSource == "search" ? "best strategy found" : "scenario strategy")));
+                             QString::fromStdString(analysis.estimateSource == engine::EstimateSource::Search ? "best strategy found" : "scenario strategy")));
     heatmap.setSource(analysis.trafficSource, views::heatmapGeometryFor(scenario, analysis.geometry));
 }
 

@@ -3,6 +3,7 @@
 #include "importers/common/fileformat.h"
 
 #include "app/gui/projectdocument.h"
+#include "engine/analysis/rungeometry.h"
 #include "engine/run/runanalysis.h"
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
@@ -27,7 +28,12 @@ struct ImportResult {
     std::shared_ptr<engine::Run> run;
     engine::RunAnalysis analysis;
     std::string error;
+    std::int64_t storedId = -1; ///< -1: not stored (no project file, or the store failed: storeError)
+    std::string storeError;
 };
+
+// Reading and analysing the traces is this share of the progress bar; storing the run the rest.
+constexpr double kLoadShare = 0.7;
 
 } // namespace
 
@@ -60,29 +66,37 @@ RunsController::~RunsController()
     }
 }
 
-void RunsController::refresh()
+qint64 RunsController::listRuns()
 {
     engine::ProjectStore* store = m_document->store();
     if (!store) {
         m_view->setRuns({});
         m_view->clearRun(tr("Import profiler traces (PyTorch/Kineto JSON, Nsight Systems SQLite) with File > Import "
                             "Traces or by dropping files or folders here. Save the project to keep imported runs."));
-        return;
+        return -1;
     }
     auto runs = engine::RunStore(*store).list();
     if (!runs) {
         m_view->setRuns({});
         m_view->clearRun(QString::fromStdString(runs.message()));
-        return;
+        return -1;
     }
     m_view->setRuns(*runs);
     if (runs->empty()) {
         m_view->clearRun(tr("No runs in this project yet: File > Import Traces, or drop trace files or folders here."));
-        return;
+        return -1;
     }
+    return runs->back().id;
+}
+
+void RunsController::refresh()
+{
     // Show the newest run (from the store: no re-parse).
-    m_view->setCurrentRunId(runs->back().id);
-    showStored(runs->back().id);
+    const qint64 newest = listRuns();
+    if (newest < 0)
+        return;
+    m_view->setCurrentRunId(newest);
+    showStored(newest);
 }
 
 void RunsController::importInteractively()
@@ -145,13 +159,27 @@ void RunsController::importPaths(const QStringList& paths)
             view.data(),
             [view, done, total] {
                 if (view)
-                    view->setImportProgress(total ? double(done) / double(total) : 0.0);
+                    view->setImportProgress(kLoadShare * (total ? double(done) / double(total) : 0.0));
             },
             Qt::QueuedConnection);
     };
     auto stop = m_stop; // keeps the flag alive for the worker
+    engine::ProjectStore* openStore = m_document->store();
+    const std::string projectPath = openStore ? openStore->path() : std::string();
+    const QString name = QFileInfo(paths.front()).fileName();
+    engine::RunStoreOptions storeOptions;
+    storeOptions.stop = m_stop.get();
+    storeOptions.progress = [view](double fraction) {
+        QMetaObject::invokeMethod(
+            view.data(),
+            [view, fraction] {
+                if (view)
+                    view->setImportProgress(kLoadShare + (1.0 - kLoadShare) * fraction);
+            },
+            Qt::QueuedConnection);
+    };
     auto* watcher = new QFutureWatcher<ImportResult>(this);
-    connect(watcher, &QFutureWatcher<ImportResult>::finished, this, [this, watcher, sources, paths] {
+    connect(watcher, &QFutureWatcher<ImportResult>::finished, this, [this, watcher, name] {
         ImportResult result = watcher->result();
         watcher->deleteLater();
         m_importing = false;
@@ -161,27 +189,24 @@ void RunsController::importPaths(const QStringList& paths)
             Q_EMIT importFinished(false, QString::fromStdString(result.error));
             return;
         }
-        m_lastEvents = result.run;
-        const QString name = QFileInfo(paths.front()).fileName();
-        engine::ProjectStore* store = m_document->store();
-        if (!store) {
+        if (result.storedId < 0 && result.storeError.empty()) {
             present(result.analysis, result.run.get(), tr("%1 (not stored: save the project to keep runs)").arg(name));
             Q_EMIT importFinished(false, tr("imported %1, not stored (the project has no file yet)").arg(name));
             return;
         }
-        auto id = engine::RunStore(*store).add(name.toStdString(), sources, *result.run, result.analysis);
-        if (!id) {
-            QMessageBox::warning(m_dialogParent, tr("Cannot store the run"), QString::fromStdString(id.message()));
+        if (result.storedId < 0) {
+            QMessageBox::warning(m_dialogParent, tr("Cannot store the run"), QString::fromStdString(result.storeError));
             present(result.analysis, result.run.get(), name);
-            Q_EMIT importFinished(false, QString::fromStdString(id.message()));
+            Q_EMIT importFinished(false, QString::fromStdString(result.storeError));
             return;
         }
-        refresh();
-        m_view->setCurrentRunId(*id);
+        // Listed from the store, shown once from memory (the events give the timeline).
+        listRuns();
+        m_view->setCurrentRunId(result.storedId);
         present(result.analysis, result.run.get(), name);
         Q_EMIT importFinished(true, tr("run \"%1\" stored in the project").arg(name));
     });
-    watcher->setFuture(QtConcurrent::run([sources, options, stop]() -> ImportResult {
+    watcher->setFuture(QtConcurrent::run([sources, options, storeOptions, stop, projectPath, name]() -> ImportResult {
         ImportResult out;
         auto run = importers::loadRun(sources, options);
         if (!run) {
@@ -194,6 +219,21 @@ void RunsController::importPaths(const QStringList& paths)
         }
         out.analysis = engine::analyzeRun(*run);
         out.run = std::make_shared<engine::Run>(std::move(*run));
+        if (projectPath.empty())
+            return out;
+        // The worker's own connection: SQLite serialises it with the GUI's (WAL, busy timeout).
+        auto project = engine::ProjectStore::open(projectPath);
+        if (!project) {
+            out.storeError = project.message();
+            return out;
+        }
+        auto id = engine::RunStore(*project).add(name.toStdString(), sources, *out.run, out.analysis, storeOptions);
+        if (id)
+            out.storedId = *id;
+        else if (stop->load())
+            out.error = "the import was cancelled";
+        else
+            out.storeError = id.message();
         return out;
     }));
 }
@@ -208,8 +248,8 @@ void RunsController::present(const engine::RunAnalysis& analysis, const engine::
 {
     m_view->showRun(analysis, events, title);
     m_shown = std::make_shared<const engine::RunAnalysis>(analysis);
-    // The measured traffic in the same heatmap widget as the model's. Traces do not say how ranks
-    // share servers: ranks are grouped by 8 (one HGX/DGX board) for the node level.
+    // The measured traffic in the same heatmap widget as the model's, on the run's geometry
+    // (engine/analysis/rungeometry.h: traces do not say how ranks share servers).
     const engine::MeasuredTraffic& m = analysis.traffic;
     auto* heatmap = new views::TrafficHeatmapWidget;
     if (m.ranks < 2 || m.pairs.empty()) {
@@ -221,21 +261,14 @@ void RunsController::present(const engine::RunAnalysis& analysis, const engine::
     pairs.reserve(m.pairs.size());
     for (const engine::RankTrafficPair& p : m.pairs)
         pairs.push_back({ p.src, p.dst, p.bytes, engine::kTrafficUnknownDimension });
-    engine::ClusterGeometry geometry;
-    geometry.gpus = m.ranks;
-    geometry.gpusPerNode = std::min(8, m.ranks);
-    geometry.scaleUpDomainGpus = geometry.gpusPerNode;
-    geometry.nicsPerDomain = geometry.gpusPerNode;
-    geometry.nodesPerLeaf = std::max(1, m.ranks / geometry.gpusPerNode);
-    geometry.nodesPerPod = geometry.nodesPerLeaf;
-    const engine::GroupPlacer placer(geometry);
-    auto source = engine::MeasuredTrafficSource::create(m.ranks, std::move(pairs), placer);
+    const engine::ClusterGeometry geometry = engine::measuredRunGeometry(m.ranks);
+    auto source = engine::MeasuredTrafficSource::create(m.ranks, std::move(pairs), engine::GroupPlacer(geometry));
     if (!source) {
         heatmap->setEmptyState(QString::fromStdString(source.message()));
     } else {
         heatmap->setTitle(tr("%1 — measured bytes between ranks over the imported steps").arg(title));
         heatmap->setSource(std::make_shared<const engine::MeasuredTrafficSource>(std::move(*source)),
-            views::TrafficHeatmapGeometry { geometry.gpusPerNode, 4, 8 });
+            views::heatmapGeometryFor(geometry));
     }
     m_view->setHeatmapWidget(heatmap);
 }

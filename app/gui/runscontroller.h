@@ -1,8 +1,9 @@
 #pragma once
 
-// Drives the Runs tab: imports traces on a worker (progress, cancel), stores the run in the open
-// project (one transaction: a failed or cancelled import leaves the project as it was), lists the
-// stored runs and shows the one selected, without re-parsing.
+// Drives the Runs tab: imports traces and stores the run in the open project on a worker (its own
+// connection to the project file; progress and cancel over both; one transaction: a failed or
+// cancelled import leaves the project as it was), lists the stored runs and shows the one
+// selected, without re-parsing. A fresh import is shown once, from memory (with its timeline).
 
 #include <QObject>
 #include <QStringList>
@@ -50,6 +51,8 @@ Q_SIGNALS:
 
 private:
     void showStored(qint64 id);
+    /// Lists the stored runs; returns the newest one's id (-1 when none or no store).
+    qint64 listRuns();
     /// Shows an analysis in the view, with the measured GPU-pair heatmap in its slot.
     void present(const engine::RunAnalysis& analysis, const engine::Run* events, const QString& title);
     void removeStored(qint64 id);
@@ -59,7 +62,6 @@ private:
     QWidget* m_dialogParent;
     bool m_importing = false;
     std::shared_ptr<std::atomic<bool>> m_stop;
-    std::shared_ptr<const engine::Run> m_lastEvents; ///< the last import's events, for the timeline
     std::shared_ptr<const engine::RunAnalysis> m_shown;
 };
 

@@ -8,20 +8,17 @@
 
 namespace clusterscope::app {
 
-std::vector<BreakdownComponent> breakdownComponents(const engine::IterationBreakdown& b)
+std::vector<views::BreakdownSlice> breakdownLegend(const std::vector<BreakdownBar>& bars)
 {
-    return {
-        { QStringLiteral("Compute"), QColor(0x00, 0x72, 0xB2), b.compute },
-        { QStringLiteral("Recompute"), QColor(0x56, 0xB4, 0xE9), b.recompute },
-        { QStringLiteral("TP exposed"), QColor(0xE6, 0x9F, 0x00), b.tpExposed },
-        { QStringLiteral("PP exposed"), QColor(0x00, 0x9E, 0x73), b.ppExposed },
-        { QStringLiteral("DP exposed"), QColor(0xD5, 0x5E, 0x00), b.dpExposed },
-        { QStringLiteral("CP exposed"), QColor(0xCC, 0x79, 0xA7), b.cpExposed },
-        { QStringLiteral("EP exposed"), QColor(0xF0, 0xE4, 0x42), b.epExposed },
-        { QStringLiteral("Pipeline bubble"), QColor(0x99, 0x99, 0x99), b.bubble },
-        { QStringLiteral("Optimizer"), QColor(0x8C, 0x56, 0x4B), b.optimizer },
-        { QStringLiteral("Other"), QColor(0xCC, 0xCC, 0xCC), b.other },
-    };
+    std::vector<views::BreakdownSlice> legend;
+    for (const views::BreakdownSlice& slice : views::BreakdownPalette::slices({})) {
+        for (const BreakdownBar& bar : bars)
+            if (views::BreakdownPalette::seconds(bar.breakdown, slice.component) > 0) {
+                legend.push_back(slice);
+                break;
+            }
+    }
+    return legend;
 }
 
 namespace {
@@ -59,20 +56,12 @@ QImage drawBreakdownChart(const std::vector<BreakdownBar>& bars, int widthPx)
     const double axisY = top + bars.size() * (barHeight + barGap);
 
     // Legend: only components that occur in some bar, in breakdown order.
-    std::vector<BreakdownComponent> legend;
-    const std::vector<BreakdownComponent> all = breakdownComponents({});
-    for (std::size_t c = 0; c < all.size(); ++c) {
-        for (const BreakdownBar& bar : bars)
-            if (breakdownComponents(bar.breakdown)[c].seconds > 0) {
-                legend.push_back(all[c]);
-                break;
-            }
-    }
+    const std::vector<views::BreakdownSlice> legend = breakdownLegend(bars);
     // Legend items flow left to right: swatch, name, gap; a new row when the next one does not fit.
     std::vector<QPointF> legendAt;
     {
         double x = 14 * unit, y = 0;
-        for (const BreakdownComponent& c : legend) {
+        for (const views::BreakdownSlice& c : legend) {
             const double w = 20 * unit + fm.horizontalAdvance(c.name) + 28 * unit;
             if (x + w > widthPx - 14 * unit && x > 14 * unit) {
                 x = 14 * unit;
@@ -119,11 +108,11 @@ QImage drawBreakdownChart(const std::vector<BreakdownBar>& bars, int widthPx)
         p.drawText(QRectF(0, y, left - 10 * unit, barHeight), Qt::AlignRight | Qt::AlignVCenter,
             fm.elidedText(bars[i].label, Qt::ElideRight, left - 14 * unit));
         double start = 0;
-        for (const BreakdownComponent& c : breakdownComponents(bars[i].breakdown)) {
+        for (const views::BreakdownSlice& c : views::BreakdownPalette::slices(bars[i].breakdown)) {
             if (c.seconds <= 0)
                 continue;
             const QRectF r(QPointF(xOf(start), y), QPointF(xOf(start + c.seconds), y + barHeight));
-            p.fillRect(r, c.colour);
+            p.fillRect(r, c.color);
             start += c.seconds;
         }
         p.setPen(QPen(Qt::white, unit));
@@ -138,7 +127,7 @@ QImage drawBreakdownChart(const std::vector<BreakdownBar>& bars, int widthPx)
     for (std::size_t k = 0; k < legend.size(); ++k) {
         const double x = legendAt[k].x();
         const double y = legendTop + legendAt[k].y();
-        p.fillRect(QRectF(x, y + 3 * unit, 14 * unit, 14 * unit), legend[k].colour);
+        p.fillRect(QRectF(x, y + 3 * unit, 14 * unit, 14 * unit), legend[k].color);
         p.setPen(QColor(0x22, 0x22, 0x22));
         p.drawText(QRectF(x + 20 * unit, y, fm.horizontalAdvance(legend[k].name) + 8 * unit, 20 * unit), Qt::AlignLeft | Qt::AlignVCenter,
             legend[k].name);

@@ -1,13 +1,11 @@
 #pragma once
 
-// The iteration breakdown chart: one horizontal stacked bar per scenario, components in the order
-// of engine::IterationBreakdown, with a legend. Drawn with QPainter into a QImage.
-//
-// Palette (views/charts did not exist when the report was written, so the report documents its
-// own): the colour-blind-safe Okabe-Ito set (Okabe & Ito 2008, "Color Universal Design") for the
-// first eight components, then brown and light grey for the two small ones.
+// The iteration breakdown chart of the report: one horizontal stacked bar per scenario, with a
+// legend. Drawn with QPainter into a QImage. Components, names and colours are the GUI's
+// (views/presentation/breakdownpalette.h), so the report and the Breakdown tab agree.
 
 #include "engine/training/trainingestimate.h"
+#include "views/presentation/breakdownpalette.h"
 
 #include <QColor>
 #include <QImage>
@@ -17,19 +15,13 @@
 
 namespace clusterscope::app {
 
-struct BreakdownComponent {
-    QString name;
-    QColor colour;
-    double seconds = 0;
-};
-
-/// The ten components of `b` in IterationBreakdown order with their colours (zeros included).
-std::vector<BreakdownComponent> breakdownComponents(const engine::IterationBreakdown& b);
-
 struct BreakdownBar {
     QString label;                        ///< scenario name
     engine::IterationBreakdown breakdown; ///< seconds per component
 };
+
+/// The legend of a chart of `bars`: the components that occur in some bar, in stacking order.
+std::vector<views::BreakdownSlice> breakdownLegend(const std::vector<BreakdownBar>& bars);
 
 /// Chart of `bars` (all on one time axis) at `widthPx` pixels wide; the height follows the bar count.
 QImage drawBreakdownChart(const std::vector<BreakdownBar>& bars, int widthPx = 1800);

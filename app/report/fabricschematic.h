@@ -1,6 +1,7 @@
 #pragma once
 
-// A 2D schematic of a fabric for reports: switching tiers as rows of switch boxes (top: highest
+// A 2D schematic of a fabric for reports, painted from the blocks model of
+// engine/fabric/fabricschematic.h: switching tiers as rows of switch boxes (top: highest
 // tier), GPU servers aggregated per leaf block at the bottom, and link bundles between the blocks
 // labelled with their cable count and rate and coloured by the busiest link's modelled utilisation.
 // Switches are grouped into blocks by (tier, group, plane): a pod or scalable unit's leaves form

@@ -68,8 +68,8 @@ Result<ReportDocument> buildReport(const ReportInput& input)
         if (rs.analysis.cancelled || input.stop.stop_requested())
             return Status::error("the report was cancelled");
         const ScenarioAnalysis& a = rs.analysis;
-        if (!a.problems.empty())
-            return Status::error("scenario \"" + scenario.name + "\": " + a.problems.front());
+        if (!a.issues.empty())
+            return Status::error("scenario \"" + scenario.name + "\": " + engine::issuesText(a.issues, true));
         if (!a.fabric)
             return Status::error("scenario \"" + scenario.name + "\": the fabric cannot be built: " + a.fabricError);
         if (!a.bom)
@@ -80,7 +80,7 @@ Result<ReportDocument> buildReport(const ReportInput& input)
         if (input.fabricPicture)
             rs.fabricPicture = input.fabricPicture(scenario, *a.fabric);
         if (rs.fabricPicture.isNull())
-            rs.fabricPicture = drawFabricSchematic(*a.fabric, a.linkUtilisation);
+            rs.fabricPicture = drawFabricSchematic(*a.fabric, a.load.linkUtilisation);
         bars.push_back({ name, a.estimate->breakdown });
         doc.scenarios.push_back(std::move(rs));
     }

@@ -1,6 +1,7 @@
 // Report sections about predicted performance, link loads, sensitivity and assumptions.
 
 #include "app/report/breakdownchart.h"
+#include "views/presentation/tiernames.h"
 #include "app/report/reportformat.h"
 #include "app/report/reportsections.h"
 #include "engine/analysis/fabriccontention.h"
@@ -39,21 +40,7 @@ QString nodeName(const FabricDesign& d, NodeId n)
     }
 }
 
-QString levelText(LinkLevel level)
-{
-    switch (level) {
-    case LinkLevel::Internal:
-        return QStringLiteral("inside a server");
-    case LinkLevel::NodeLeaf:
-        return QStringLiteral("server to leaf");
-    case LinkLevel::LeafSpine:
-        return QStringLiteral("leaf to spine");
-    case LinkLevel::SpineCore:
-        return QStringLiteral("spine to core");
-    default:
-        return QStringLiteral("other");
-    }
-}
+QString levelText(LinkLevel level) { return views::linkLevelLabel(level); }
 
 } // namespace
 
@@ -94,10 +81,10 @@ void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QStrin
     html.beginTable({ QStringLiteral("Component"), QStringLiteral("Time"), QStringLiteral("Share") },
         QStringLiteral("lrr"));
     const double total = e.breakdown.total();
-    for (const BreakdownComponent& c : breakdownComponents(e.breakdown)) {
+    for (const views::BreakdownSlice& c : views::BreakdownPalette::slices(e.breakdown)) {
         if (c.seconds <= 0)
             continue;
-        html.raw(QStringLiteral("<tr><td align=\"left\"><span style=\"color: ") + c.colour.name()
+        html.raw(QStringLiteral("<tr><td align=\"left\"><span style=\"color: ") + c.color.name()
             + QStringLiteral("\">■</span> ") + c.name.toHtmlEscaped() + QStringLiteral("</td><td align=\"right\">")
             + formatSeconds(c.seconds) + QStringLiteral("</td><td align=\"right\">")
             + formatPercent(total > 0 ? c.seconds / total : 0) + QStringLiteral("</td></tr>\n"));
@@ -139,24 +126,24 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
             + QStringLiteral(" the 25% guideline.");
     // One busiest-link figure, the same as the 3D view's and the CLI's (engine::busiestLink), and
     // the contention the iteration time includes, naming only the tiers the fabric has.
-    if (const auto busiest = busiestLink(g, a.linkUtilisation)) {
+    if (const auto busiest = busiestLink(g, a.load.linkUtilisation)) {
         findings << QStringLiteral("Busiest link: ") + qs(describeUtilisation(busiest->utilisation))
                 + QStringLiteral(" averaged over one iteration (") + levelText(busiest->level) + QStringLiteral(").");
         findings << QStringLiteral("Contention (routing ") + QLatin1String(toString(rs.scenario.communication.routing))
                 + QStringLiteral("): collectives crossing the switches run ")
-                + qs(describeContention(g, a.spineSlowdown, a.coreSlowdown))
+                + qs(describeContention(g, a.load.spineSlowdown, a.load.coreSlowdown))
                 + QStringLiteral(" slower than on a balanced fabric; the iteration takes ")
                 + formatSeconds(e.iterationSeconds) + QStringLiteral(" with it, ")
-                + formatSeconds(a.uncontendedIterationSeconds) + QStringLiteral(" without.");
-        if (a.trafficTiming && a.trafficTiming->unroutableFlows > 0)
-            findings << formatCount((long long)a.trafficTiming->unroutableFlows)
+                + formatSeconds(a.load.uncontendedIterationSeconds) + QStringLiteral(" without.");
+        if (a.load.timing && a.load.timing->unroutableFlows > 0)
+            findings << formatCount((long long)a.load.timing->unroutableFlows)
                     + QStringLiteral(" transfers have no path on this fabric.");
-    } else if (!a.routingError.empty()) {
-        findings << QStringLiteral("The iteration's traffic could not be routed: ") + qs(a.routingError);
+    } else if (!a.load.error.empty()) {
+        findings << QStringLiteral("The iteration's traffic could not be routed: ") + qs(a.load.error);
     }
     html.bullets(findings);
 
-    if (a.linkUtilisation.empty())
+    if (a.load.linkUtilisation.empty())
         return;
     // Utilisation averaged over the iteration, per tier boundary.
     html.heading(3, QStringLiteral("Average utilisation over one iteration"));
@@ -169,8 +156,8 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
         for (LinkId l = 0; l < g.linkCount(); ++l) {
             if (g.level(l) != level || g.link(l).flags & kLinkMissing)
                 continue;
-            sum += a.linkUtilisation[l];
-            max = std::max(max, double(a.linkUtilisation[l]));
+            sum += a.load.linkUtilisation[l];
+            max = std::max(max, double(a.load.linkUtilisation[l]));
             ++n;
         }
         if (n > 0)
@@ -181,10 +168,10 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
     std::vector<LinkId> links(g.linkCount());
     std::iota(links.begin(), links.end(), 0);
     links.erase(std::remove_if(links.begin(), links.end(), [&](LinkId l) {
-        return g.level(l) == LinkLevel::Internal || a.linkUtilisation[l] <= 0;
+        return g.level(l) == LinkLevel::Internal || a.load.linkUtilisation[l] <= 0;
     }), links.end());
     std::stable_sort(links.begin(), links.end(),
-        [&](LinkId x, LinkId y) { return a.linkUtilisation[x] > a.linkUtilisation[y]; });
+        [&](LinkId x, LinkId y) { return a.load.linkUtilisation[x] > a.load.linkUtilisation[y]; });
     if (links.size() > 8)
         links.resize(8);
     if (links.empty())
@@ -196,7 +183,7 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
     for (const LinkId l : links)
         html.row({ nodeName(d, g.link(l).a) + QStringLiteral(" – ") + nodeName(d, g.link(l).b), levelText(g.level(l)),
             QString::number(double(g.link(l).gbps), 'f', 0) + QStringLiteral(" Gb/s"),
-            formatPercent(a.linkUtilisation[l]) });
+            formatPercent(a.load.linkUtilisation[l]) });
     html.endTable();
     html.paragraph(QStringLiteral("Utilisation is the busier direction's bytes over one iteration divided by what the "
                                   "link can carry in the iteration time."),

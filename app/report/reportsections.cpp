@@ -1,4 +1,7 @@
 #include "app/report/reportsections.h"
+#include "views/presentation/tiernames.h"
+
+#include "views/presentation/strategylabel.h"
 
 #include "app/report/reportformat.h"
 #include "engine/training/transformershape.h"
@@ -58,22 +61,6 @@ QString modelText(const ModelSpec& m)
 
 } // namespace
 
-QString strategyText(const TrainingStrategy& s)
-{
-    const ParallelismSpec& p = s.parallelism;
-    QStringList parts { QStringLiteral("TP ") + QString::number(p.tp), QStringLiteral("PP ") + QString::number(p.pp),
-        QStringLiteral("DP ") + QString::number(p.dp), QStringLiteral("CP ") + QString::number(p.cp) + QStringLiteral(" (")
-            + QLatin1String(toString(p.cpKind)) + QLatin1Char(')'),
-        QStringLiteral("EP ") + QString::number(p.ep), QStringLiteral("VPP ") + QString::number(p.vpp),
-        QStringLiteral("ZeRO ") + QString::number(p.zero),
-        QStringLiteral("sequence parallel ") + (p.sequenceParallel ? QStringLiteral("on") : QStringLiteral("off")),
-        QLatin1String(toString(p.schedule)) + QStringLiteral(" schedule"),
-        QStringLiteral("micro-batch ") + QString::number(s.microBatch),
-        s.recompute == Recompute::None ? QStringLiteral("no recomputation")
-                                       : QLatin1String(toString(s.recompute)) + QStringLiteral(" recomputation") };
-    return parts.join(QStringLiteral(" · "));
-}
-
 void appendTitle(HtmlBuilder& html, const ReportDocument& doc)
 {
     html.raw(QStringLiteral("<p class=\"kicker\">ClusterScope network procurement report</p>\n"));
@@ -115,8 +102,8 @@ void appendSummary(HtmlBuilder& html, const ReportDocument& doc, const ReportIma
             + QStringLiteral(") per server; ") + formatCount(cablesOf(bom)) + QStringLiteral(" cables; bisection ")
             + formatGbps(rs.bisectionGbps));
     facts << qMakePair(QStringLiteral("Model"), modelText(s.model));
-    facts << qMakePair(QStringLiteral("Strategy"), strategyText(e.strategy)
-            + (a.estimateSource == "search" ? QStringLiteral(" (fastest found by the search)")
+    facts << qMakePair(QStringLiteral("Strategy"), views::strategyDescription(e.strategy)
+            + (a.estimateSource == engine::EstimateSource::Search ? QStringLiteral(" (fastest found by the search)")
                                             : QStringLiteral(" (from the scenario)")));
     facts << qMakePair(QStringLiteral("Training"), QStringLiteral("global batch ") + formatCount(s.training.globalBatch)
             + QStringLiteral(" sequences, ") + QString::fromLatin1(toString(s.training.dtype))
@@ -210,12 +197,9 @@ void appendFabric(HtmlBuilder& html, const ReportScenario& rs, const QString& im
         QStringLiteral("caption"));
 
     html.beginTable({ QStringLiteral("Tier boundary"), QStringLiteral("Cables") }, QStringLiteral("lr"));
-    const std::pair<LinkLevel, const char*> levels[] = { { LinkLevel::NodeLeaf, "Server to leaf" },
-        { LinkLevel::LeafSpine, "Leaf to spine" }, { LinkLevel::SpineCore, "Spine to core" },
-        { LinkLevel::Other, "Other (same tier, direct)" } };
-    for (const auto& [level, label] : levels)
+    for (const LinkLevel level : { LinkLevel::NodeLeaf, LinkLevel::LeafSpine, LinkLevel::SpineCore, LinkLevel::Other })
         if (const std::size_t n = g.countLinks(level); n > 0)
-            html.row({ QLatin1String(label), formatCount((long long)n) });
+            html.row({ views::capitalised(views::linkLevelLabel(level)), formatCount((long long)n) });
     for (const auto& [medium, count] : rs.analysis.bom->cablesByMedium)
         html.row({ QStringLiteral("Medium: ") + qs(medium), formatCount(count) });
     html.endTable();

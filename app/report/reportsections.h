@@ -26,7 +26,5 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs);
 void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs);
 void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc);
 
-/// "TP 8 · PP 4 · DP 32 · ..." of a strategy.
-QString strategyText(const engine::TrainingStrategy& s);
 
 } // namespace clusterscope::app

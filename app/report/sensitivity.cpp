@@ -56,8 +56,8 @@ SensitivityRow sensitivityRow(const QString& variant, const Scenario& scenario, 
     row.variant = variant;
     row.gpus = scenario.cluster.gpus;
     QStringList errors;
-    if (!analysis.problems.empty())
-        errors << QString::fromStdString(analysis.problems.front());
+    if (!analysis.issues.empty())
+        errors << QString::fromStdString(engine::issuesText(analysis.issues, true));
     if (!analysis.fabricError.empty())
         errors << QString::fromStdString(analysis.fabricError);
     if (!analysis.bomError.empty())
@@ -73,8 +73,8 @@ SensitivityRow sensitivityRow(const QString& variant, const Scenario& scenario, 
         row.tokensPerSecond = analysis.estimate->tokensPerSecond;
     }
     // The contention the iteration time includes (the same figure as the analysis feeds back).
-    if (analysis.estimate && analysis.uncontendedIterationSeconds > 0 && !analysis.linkUtilisation.empty())
-        row.contentionSlowdown = analysis.estimate->iterationSeconds / analysis.uncontendedIterationSeconds;
+    if (analysis.estimate && analysis.load.uncontendedIterationSeconds > 0 && !analysis.load.linkUtilisation.empty())
+        row.contentionSlowdown = analysis.estimate->iterationSeconds / analysis.load.uncontendedIterationSeconds;
     if (!analysis.bom || !analysis.estimate)
         row.error = errors.isEmpty() ? QStringLiteral("not computed") : errors.join(QStringLiteral("; "));
     return row;
@@ -90,7 +90,7 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
             + QStringLiteral(" GPUs)"),
         scenario, base);
     first.base = true;
-    first.note = base.estimateSource == "search" ? QStringLiteral("best strategy found by the search")
+    first.note = base.estimateSource == engine::EstimateSource::Search ? QStringLiteral("best strategy found by the search")
                                                  : QStringLiteral("strategy from the scenario");
     rows.push_back(first);
 

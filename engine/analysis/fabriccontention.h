@@ -2,7 +2,7 @@
 
 // How much slower traffic crossing the spines (and the core) runs than it would on a perfectly
 // balanced fabric, from the per-link loads of a routed traffic matrix. A synchronous collective
-// runs at the pace of its most loaded link (notes/fabrics.md, "Routing and contention"), and a
+// runs at the pace of its most loaded link (max-min fairness: Bertsekas and Gallager 1992), and a
 // perfectly balanced placement would spread each switch's upward traffic evenly over its uplinks,
 // except that one flow cannot be split (without spraying): so slowdown = (most loaded uplink) /
 // (largest, over switches, of max(mean uplink load, largest single flow on its uplinks)). Static ECMP hashing

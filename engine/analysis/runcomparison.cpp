@@ -2,14 +2,13 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/collectives/collectivemodel.h"
+#include "engine/run/collectivefold.h"
 #include "engine/run/collectiveop.h"
 #include "engine/scenario/scenario.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
-#include <tuple>
 
 namespace clusterscope::engine {
 
@@ -89,40 +88,35 @@ RunComparison compareRunWithScenario(const RunAnalysis& run, const Scenario& sce
     if (!model) {
         out.notes.push_back("the scenario's cluster cannot be modelled: " + model.message());
     } else {
-        std::map<std::tuple<std::string, std::string, std::int64_t, int>, CollectiveComparison> folded;
+        // The Runs tab's folds, with its measured busbw (engine/run/collectivefold.h).
         int unknown = 0, unsupported = 0;
-        for (const CollectiveSummary& c : run.collectives) {
-            const auto op = modelOpOf(c.op);
-            if (c.bytes <= 0 || c.groupSize < 2 || c.busbwGbps <= 0) {
-                ++unknown;
+        for (const CollectiveFold& f : foldCollectives(run.collectives)) {
+            const auto op = modelOpOf(f.op);
+            if (f.bytes <= 0 || f.groupSize < 2 || f.busbwGbps <= 0) {
+                unknown += f.calls;
                 continue;
             }
-            if (!op || c.groupSize > scenario.cluster.gpus) {
-                ++unsupported;
+            if (!op || f.groupSize > scenario.cluster.gpus) {
+                unsupported += f.calls;
                 continue;
             }
-            const auto key = std::make_tuple(std::string(toString(*op)), c.processGroup, c.bytes, int(c.groupSize));
-            CollectiveComparison& row = folded[key];
-            if (row.calls == 0) {
-                row.op = toString(*op);
-                row.processGroup = c.processGroup;
-                row.bytes = c.bytes;
-                row.ranks = c.groupSize;
-                // nccl-tests placement: the fewest nodes that hold the group.
-                const int nodes = std::max(1, (c.groupSize + scenario.cluster.gpusPerNode - 1) / scenario.cluster.gpusPerNode);
-                const CollectiveEstimate e = model->evaluateNcclTests(*op, double(c.bytes), c.groupSize, nodes);
-                row.modelledBusbwGbps = e.valid ? e.busbwBytesPerSecond / 1e9 : 0.0;
-                row.algorithm = std::string(toString(e.algorithm)) + "/" + toString(e.protocol);
-            }
-            row.measuredBusbwGbps += c.busbwGbps;
-            row.calls += 1;
-        }
-        for (auto& [key, row] : folded) {
-            row.measuredBusbwGbps /= row.calls;
+            CollectiveComparison row;
+            row.op = toString(*op);
+            row.processGroup = f.processGroup;
+            row.bytes = f.bytes;
+            row.ranks = f.groupSize;
+            row.calls = f.calls;
+            row.measuredBusbwGbps = f.busbwGbps;
+            row.measuredDurationUs = f.durationUs;
+            // nccl-tests placement: the fewest nodes that hold the group.
+            const int nodes = std::max(1, (f.groupSize + scenario.cluster.gpusPerNode - 1) / scenario.cluster.gpusPerNode);
+            const CollectiveEstimate e = model->evaluateNcclTests(*op, double(f.bytes), f.groupSize, nodes);
+            row.modelledBusbwGbps = e.valid ? e.busbwBytesPerSecond / 1e9 : 0.0;
+            row.algorithm = std::string(toString(e.algorithm)) + "/" + toString(e.protocol);
             row.ratio = row.modelledBusbwGbps > 0 ? row.measuredBusbwGbps / row.modelledBusbwGbps : 0.0;
             out.collectives.push_back(row);
         }
-        std::sort(out.collectives.begin(), out.collectives.end(),
+        std::stable_sort(out.collectives.begin(), out.collectives.end(),
             [](const CollectiveComparison& a, const CollectiveComparison& b) { return a.bytes * a.calls > b.bytes * b.calls; });
         if (unknown > 0)
             out.notes.push_back(std::to_string(unknown) + " collective call(s) without a known size or group were not compared");

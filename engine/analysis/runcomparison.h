@@ -7,6 +7,7 @@
 // differences named in words.
 
 #include "engine/analysis/scenarioanalysis.h"
+#include "engine/run/latencystats.h"
 #include "engine/run/runanalysis.h"
 
 #include <string>
@@ -23,7 +24,8 @@ struct CollectiveComparison {
     std::int64_t bytes = 0;       ///< nccl-tests S
     int ranks = 0;
     int calls = 0;                ///< measured calls folded into this row (same op, group, size, ranks)
-    double measuredBusbwGbps = 0; ///< mean over the calls (GB/s)
+    double measuredBusbwGbps = 0; ///< the fold's measured busbw (engine/run/collectivefold.h), GB/s
+    LatencyStats measuredDurationUs; ///< the calls' durations: mean, p50, p99, max (us)
     double modelledBusbwGbps = 0; ///< the collective model on the scenario's cluster (GB/s)
     std::string algorithm;        ///< what the model chose
     double ratio = 0;             ///< measured / modelled

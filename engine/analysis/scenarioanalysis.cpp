@@ -30,11 +30,15 @@ void report(const AnalysisOptions& options, double fraction)
         options.progress(fraction);
 }
 
-void analyseFabric(ScenarioAnalysis& out, const Scenario& scenario, const Catalog& catalog, const PriceBook& prices)
+void analyseFabric(ScenarioAnalysis& out, const Scenario& scenario, const Catalog& catalog, const PriceBook& prices, bool price)
 {
     auto design = buildFabric(scenario, catalog);
     if (!design) {
         out.fabricError = design.message();
+        return;
+    }
+    if (!price) {
+        out.fabric = std::make_shared<const FabricDesign>(std::move(*design));
         return;
     }
     const LayoutSpec layout = scenario.layout ? *scenario.layout : defaultLayout(*design);
@@ -50,28 +54,58 @@ void analyseFabric(ScenarioAnalysis& out, const Scenario& scenario, const Catalo
 
 } // namespace
 
-FabricLoad loadFabric(const FabricDesign& fabric, const Scenario& scenario, TrainingEvaluator& evaluator,
-    TrainingEstimate& estimate, bool timeContention)
+const char* toString(EstimateSource source)
+{
+    switch (source) {
+    case EstimateSource::Scenario:
+        return "scenario";
+    case EstimateSource::Search:
+        return "search";
+    case EstimateSource::None:
+        break;
+    }
+    return "none";
+}
+
+std::string issuesText(const std::vector<ValidationIssue>& issues, bool firstOnly)
+{
+    std::string text;
+    for (const ValidationIssue& issue : issues) {
+        if (!text.empty())
+            text += '\n';
+        text += issue.pointer + ": " + issue.message;
+        if (firstOnly)
+            break;
+    }
+    return text;
+}
+
+FabricLoad loadFabric(const FabricDesign& fabric, const Scenario& scenario, const TrafficMatrix& traffic,
+    TrainingEvaluator& evaluator, TrainingEstimate& estimate, bool timeContention)
 {
     FabricLoad load;
     load.uncontendedIterationSeconds = estimate.iterationSeconds;
-    const TrafficMatrix traffic = TrafficMatrix::fromEstimate(estimate, evaluator.placer());
     const std::vector<Flow> flows = flowsOfTraffic(traffic);
-    if (flows.empty())
+    if (flows.empty()) {
+        load.routed = true; // nothing crosses the fabric
+        load.linkUtilisation.assign(fabric.graph.linkCount(), 0.0f);
         return load;
+    }
     const FlowModel model(fabric);
     auto placement = model.route(flows, flowOptionsFor(scenario));
     if (!placement) {
         load.error = placement.message();
         return load;
     }
+    load.routed = true;
     const std::vector<double> bytes = model.linkBytes(*placement);
     std::vector<double> largestFlow(bytes.size(), 0.0);
     const FlowPlacement& p = *placement;
     for (std::size_t sf = 0; sf < p.bytes.size(); ++sf)
         for (std::uint32_t e = p.start[sf]; e < p.start[sf] + p.length[sf]; ++e)
             largestFlow[p.dlinks[e]] = std::max(largestFlow[p.dlinks[e]], p.bytes[sf] * p.weights[e]);
-    // Feed contention back: re-time the estimate with spine/core collectives slowed down.
+    // Feed contention back: re-time the estimate with spine/core collectives slowed down. The bytes
+    // each GPU sends do not depend on time, so the traffic matrix stays the one routed here.
     const TierContention contention = contentionFromLinkLoads(fabric.graph, bytes, largestFlow);
     load.spineSlowdown = contention.spineSlowdown;
     load.coreSlowdown = contention.coreSlowdown;
@@ -104,17 +138,17 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     };
     // The fabric depends on the cluster section only: a strategy that does not fit the GPU count
     // must not hide the fabric the architect is sizing.
-    bool clusterProblem = false;
-    bool otherProblem = false; // beyond the fixed strategy: the model or training cannot be evaluated
-    for (const ValidationIssue& issue : findScenarioIssues(scenario, catalog)) {
-        out.problems.push_back(issue.pointer + ": " + issue.message);
-        clusterProblem = clusterProblem || issue.pointer.rfind("/cluster", 0) == 0;
-        otherProblem = otherProblem || issue.pointer.rfind("/parallelism", 0) != 0;
-    }
+    out.issues = options.knownIssues ? *options.knownIssues : findScenarioIssues(scenario, catalog);
+    const bool clusterProblem = std::any_of(out.issues.begin(), out.issues.end(),
+        [](const ValidationIssue& issue) { return issue.pointer.rfind("/cluster", 0) == 0; });
+    // Beyond the fixed strategy: the model or training cannot be evaluated.
+    const bool otherProblem = std::any_of(out.issues.begin(), out.issues.end(),
+        [](const ValidationIssue& issue) { return issue.pointer.rfind("/parallelism", 0) != 0; });
     report(options, 0.0);
     if (clusterProblem)
         return finish();
-    analyseFabric(out, scenario, catalog, prices);
+    if (options.buildFabric)
+        analyseFabric(out, scenario, catalog, prices, options.priceFabric);
     // A strategy that does not fit (say after changing the GPU count) must not hide the search
     // that finds one that does.
     if (otherProblem)
@@ -125,16 +159,17 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     }
     report(options, 0.15);
 
-    auto evaluator = TrainingEvaluator::create(scenario, catalog);
-    if (!evaluator) {
-        out.trainingError = evaluator.message();
+    auto created = TrainingEvaluator::create(scenario, catalog);
+    if (!created) {
+        out.trainingError = created.message();
         return finish();
     }
+    auto evaluator = std::make_shared<TrainingEvaluator>(std::move(*created));
     if (options.calibration)
         evaluator->setCollectiveCalibration(*options.calibration);
     if (options.runSearch || !scenario.parallelism) {
         SearchOptions search;
-        search.topK = std::max(1, options.searchTopK);
+        search.topK = std::max(1, options.runSearch ? options.searchTopK : 1);
         search.stop = options.stop;
         search.progress = [&options](double f) { report(options, 0.15 + 0.7 * f); };
         out.search = StrategySearch::run(*evaluator, search);
@@ -146,40 +181,35 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     if (scenario.parallelism) {
         const TrainingStrategy strategy = TrainingStrategy::fromScenario(scenario);
         const char* reason = evaluator->invalidReason(strategy);
-        if (reason || !out.problems.empty()) {
-            out.invalidStrategy = out.problems.empty() ? std::string(reason) : out.problems.front();
+        if (reason || !out.issues.empty()) {
+            out.invalidStrategy = out.issues.empty() ? std::string(reason)
+                                                     : out.issues.front().pointer + ": " + out.issues.front().message;
             out.trainingError = out.invalidStrategy;
             if (out.search && !out.search->ranked.empty()) {
                 out.estimate = out.search->ranked.front();
-                out.estimateSource = "search";
+                out.estimateSource = EstimateSource::Search;
             }
         } else {
             out.estimate = evaluator->evaluate(strategy);
-            out.estimateSource = "scenario";
+            out.estimateSource = EstimateSource::Scenario;
         }
     } else if (!out.search->ranked.empty()) {
         out.estimate = out.search->ranked.front();
-        out.estimateSource = "search";
+        out.estimateSource = EstimateSource::Search;
     } else {
-        out.trainingError = "no strategy fits in GPU memory (" + std::to_string(out.search->valid)
-            + " valid strategies were tried)";
+        out.trainingError = "/parallelism: absent, and none of the " + std::to_string(out.search->valid)
+            + " valid strategies fits in GPU memory";
     }
     report(options, 0.9);
     if (out.estimate) {
-        out.uncontendedIterationSeconds = out.estimate->iterationSeconds;
+        out.load.uncontendedIterationSeconds = out.estimate->iterationSeconds;
         out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
-        if (options.routeTraffic && out.fabric && !options.stop.stop_requested()) {
-            FabricLoad load = loadFabric(*out.fabric, scenario, *evaluator, *out.estimate, options.timeContention);
-            out.linkUtilisation = std::move(load.linkUtilisation);
-            out.spineSlowdown = load.spineSlowdown;
-            out.coreSlowdown = load.coreSlowdown;
-            out.trafficTiming = load.timing;
-            out.routingError = load.error;
-            out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
-        }
+        if (options.routeTraffic && out.fabric && !options.stop.stop_requested())
+            out.load = loadFabric(*out.fabric, scenario, *out.traffic, *evaluator, *out.estimate, options.timeContention);
         out.trafficSource = std::make_shared<const ModelTrafficSource>(*out.traffic, evaluator->placer());
         out.geometry = evaluator->placer().geometry();
     }
+    out.evaluator = std::move(evaluator);
     out.cancelled = options.stop.stop_requested();
     report(options, 1.0);
     return finish();

@@ -49,8 +49,8 @@ const char* toString(CollectiveProtocol protocol);
 std::optional<CollectiveOp> parseCollectiveOp(std::string_view text);
 std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view text);
 
-/// nccl-tests busbw factor (notes/collectives.md table): busbw = algbw x factor, n = ranks.
-/// AllReduce 2(n-1)/n; ReduceScatter, AllGather, AlltoAll (n-1)/n; Broadcast, Reduce, SendRecv 1.
+/// The one busbw factor (NVIDIA/nccl-tests doc/PERFORMANCE.md; runs and nccl-tests logs map onto it):
+/// AllReduce 2(n-1)/n; ReduceScatter, AllGather, AlltoAll (n-1)/n; Broadcast, Reduce, SendRecv 1; n<1: 0.
 double busBandwidthFactor(CollectiveOp op, int ranks);
 
 /// Where a group's ranks sit on the cluster.
@@ -75,7 +75,7 @@ struct LinkClassBytes {
 
 struct CollectiveRequest {
     CollectiveOp op = CollectiveOp::AllReduce;
-    double bytes = 0; ///< nccl-tests "size": the S of notes/collectives.md (bytes)
+    double bytes = 0; ///< nccl-tests "size" S (bytes; NVIDIA/nccl-tests doc/PERFORMANCE.md)
     GroupPlacement group;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
 };

@@ -94,7 +94,8 @@ std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view tex
 
 double busBandwidthFactor(CollectiveOp op, int ranks)
 {
-    // notes/collectives.md, "algbw and busbw" (nccl-tests src/*.cu getBw()).
+    // nccl-tests' definitions (NVIDIA/nccl-tests src/*.cu, the *GetBw functions; doc/PERFORMANCE.md
+    // "Bus bandwidth"). No bandwidth is defined without ranks.
     const double n = ranks;
     if (ranks < 1)
         return 0;

@@ -1,7 +1,7 @@
 #pragma once
 
 // Unit-carrying quantities. SI prefixes throughout: 1 GB = 1e9 bytes, 1 Gb/s = 1e9 bit/s,
-// 1 GB/s = 1e9 B/s (see notes/collectives.md, "Units"). GiB only appear in nccl-tests size suffixes
+// 1 GB/s = 1e9 B/s (as nccl-tests reports bandwidth: NVIDIA/nccl-tests doc/PERFORMANCE.md). GiB only appear in nccl-tests size suffixes
 // (K, M, G = powers of 1024), parsed by parseByteSize().
 //
 // Each quantity is a thin wrapper over a double so that hot loops pay nothing; arithmetic that

@@ -45,7 +45,8 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
     const int portsPerNic = co.planes * sides;
     const float linkGbps = static_cast<float>(ho.nicGbps / portsPerNic);
 
-    // Leaf ports: d down + u up = k with d:u = oversubscription (notes/fabrics.md, leaf-spine).
+    // Leaf ports: d down + u up = k with d:u = oversubscription (leaf-spine Clos: Al-Fares, Loukissas
+    // and Vahdat, "A Scalable, Commodity Data Center Network Architecture", SIGCOMM 2008).
     int up = co.tiers == 1 ? 0 : static_cast<int>(std::lround(k / (1.0 + co.oversubscription)));
     up = co.tiers == 1 ? 0 : std::clamp(up, 1, k - 1);
     const int down = k - up;

@@ -20,7 +20,7 @@ Result<FabricDesign> buildDragonfly(const HostOptions& ho, int p, int a, int h)
     const long long endpoints = static_cast<long long>(d.nics.size());
     const long long perGroup = 1LL * a * p;
     const long long groups = (endpoints + perGroup - 1) / perGroup;
-    const long long maxGroups = 1LL * a * h + 1; // notes/fabrics.md: groups <= a h + 1
+    const long long maxGroups = 1LL * a * h + 1; // Kim, Dally, Scott and Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008: groups <= a h + 1
     if (groups > maxGroups)
         return Status::error(std::to_string(endpoints) + " NIC ports need " + std::to_string(groups)
             + " dragonfly groups of a p = " + std::to_string(perGroup) + ", more than a h + 1 = " + std::to_string(maxGroups));

@@ -2,7 +2,7 @@
 
 // Builders for every topology the scenario can name. Each returns a FabricDesign whose graph holds
 // GPUs, NICs (with the GPU-to-NIC rail mapping), scale-up domains and the switched or direct network.
-// Sizing formulas: notes/fabrics.md ("Sizing formulas", "DGX SuperPOD reference").
+// Sizing: Al-Fares et al., SIGCOMM 2008 (fat-tree); Kim et al., ISCA 2008 (dragonfly); NVIDIA DGX SuperPOD RA.
 
 #include "engine/core/status.h"
 #include "engine/fabric/fabricdesign.h"

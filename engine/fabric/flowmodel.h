@@ -3,7 +3,7 @@
 // Flow-level network model: a traffic matrix of (source GPU, destination GPU, bytes) placed on the
 // fabric's shortest paths by static ECMP hashing, adaptive (least-loaded) routing or packet
 // spraying; per-link loads; max-min fair rates by progressive filling (the method of flow-level
-// simulators such as SimGrid, notes/fabrics.md "Routing and contention"); the completion time and
+// simulators such as SimGrid: Velho et al., ACM TOMACS 23(4), 2013); the completion time and
 // slowdown of a synchronous collective. Links flagged kLinkMissing are not used.
 
 #include "engine/core/status.h"

@@ -62,7 +62,7 @@ FabricDesign buildHosts(const HostOptions& o)
 
     if (domain > 1) {
         // Scale-up domains of `domain` consecutive ranks (HGX: one server; NVL72: 18 trays of 4).
-        // notes/fabrics.md: H100 900 GB/s per GPU over 18 NVLink4 links; GB200 NVL72 1.8 TB/s.
+        // NVIDIA H100 and GB200 NVL72 datasheets: H100 900 GB/s per GPU over 18 NVLink4 links; GB200 NVL72 1.8 TB/s.
         const std::uint8_t lanes = static_cast<std::uint8_t>(std::clamp(o.nvlinkLanes, 1, 255));
         for (long long first = 0; first < totalGpus; first += domain) {
             const long long last = std::min<long long>(totalGpus, first + domain);

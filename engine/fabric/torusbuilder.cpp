@@ -1,4 +1,4 @@
-// Direct torus of servers, as TPU v4 pods (notes/fabrics.md: 4x4x4 cubes, 3D torus): every server
+// Direct torus of servers, as TPU v4 pods (Jouppi et al., "TPU v4", ISCA 2023: 4x4x4 cubes, 3D torus): every server
 // links to its two neighbours in each dimension with wrap-around; NICs forward transit traffic.
 
 #include "engine/fabric/fabricbuilder.h"

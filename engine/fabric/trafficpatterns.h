@@ -1,8 +1,8 @@
 #pragma once
 
 // Classic traffic matrices of distributed training, as flows between ranks for FlowModel. Byte
-// counts are the totals each transfer carries over the whole collective (notes/collectives.md:
-// ring AllReduce moves 2 (N-1)/N of the buffer per rank).
+// counts are the totals each transfer carries over the whole collective (NVIDIA/nccl-tests
+// doc/PERFORMANCE.md: ring AllReduce moves 2 (N-1)/N of the buffer per rank).
 
 #include "engine/fabric/flowmodel.h"
 

@@ -4,9 +4,12 @@
 // rank a is the n-th call of G on rank b (NCCL requires every member to issue a communicator's
 // collectives in the same order), or the same "Seq" when the trace gives it. Its kernels end almost
 // together on all ranks (nobody finishes before the last rank's data arrived), while their starts
-// spread by the time the early ranks waited: notes/trace-formats.md "Cross-rank alignment".
+// spread by the time the early ranks waited (NCCL user guide, "Collective Operations": a collective
+// completes on a rank only once every rank has contributed).
 
 #include "engine/run/ranksummary.h"
+#include "engine/run/runanalysis.h"
+#include "engine/run/collectivefold.h"
 
 #include <algorithm>
 #include <map>
@@ -87,7 +90,6 @@ void matchCollectives(const std::vector<RankSummary>& ranks, RunAnalysis& analys
     for (std::size_t r = 0; r < ranks.size(); ++r)
         analysis.clockOffsetNs[r] = median(deviations[r]);
 
-    std::map<std::int32_t, Straggler> stragglers;
     std::int64_t mismatched = 0;
     for (const auto& [key, members] : groups) {
         const RankCollectiveArrival& first = *members.front().call;
@@ -127,17 +129,10 @@ void matchCollectives(const std::vector<RankSummary>& ranks, RunAnalysis& analys
             s.waitUs = double(lastStart - firstStart) / 1e3;
             for (const auto& m : members)
                 s.totalWaitUs += double(lastStart - (m.call->startNs - analysis.clockOffsetNs[m.rankIndex])) / 1e3;
-            auto& st = stragglers[s.lastArrivalRank];
-            st.rank = s.lastArrivalRank;
-            st.lastArrivals += 1;
-            st.waitCausedUs += s.totalWaitUs;
         }
-        // algbw = S / t and busbw = algbw x factor: nccl-tests src/common.cu and the *_perf.cu
-        // GetBw functions (notes/collectives.md "algbw and busbw").
-        if (s.bytes >= 0 && s.durationUs > 0) {
-            s.algbwGbps = double(s.bytes) / (s.durationUs * 1e-6) / 1e9;
-            s.busbwGbps = s.algbwGbps * busBandwidthFactor(s.op, s.groupSize);
-        }
+        // algbw = S / t and busbw = algbw x factor of this call (collectivefold.h states the definition).
+        s.algbwGbps = measuredAlgbwGbps(s.bytes, s.durationUs);
+        s.busbwGbps = measuredBusbwGbps(s.op, s.bytes, s.groupSize, s.durationUs);
         analysis.collectives.push_back(std::move(s));
     }
     if (mismatched > 0)
@@ -147,10 +142,33 @@ void matchCollectives(const std::vector<RankSummary>& ranks, RunAnalysis& analys
             mismatched);
     std::stable_sort(analysis.collectives.begin(), analysis.collectives.end(),
         [](const CollectiveSummary& a, const CollectiveSummary& b) { return a.firstStartNs < b.firstStartNs; });
-    for (auto& [rank, st] : stragglers)
-        analysis.stragglers.push_back(st);
-    std::stable_sort(analysis.stragglers.begin(), analysis.stragglers.end(),
-        [](const Straggler& a, const Straggler& b) { return a.waitCausedUs > b.waitCausedUs; });
+    analysis.stragglers = rankStragglers(analysis.collectives);
+}
+
+std::vector<Straggler> rankStragglers(const std::vector<CollectiveSummary>& collectives)
+{
+    std::map<std::int32_t, Straggler> stragglers;
+    std::map<std::int32_t, std::vector<double>> waitsCaused; // waitUs of each call a rank arrived last at
+    for (const CollectiveSummary& c : collectives) {
+        if (c.lastArrivalRank < 0)
+            continue;
+        Straggler& st = stragglers[c.lastArrivalRank];
+        st.rank = c.lastArrivalRank;
+        st.lastArrivals += 1;
+        st.waitCausedUs += c.totalWaitUs;
+        waitsCaused[c.lastArrivalRank].push_back(c.waitUs);
+    }
+    std::vector<Straggler> out;
+    for (auto& [rank, st] : stragglers) {
+        st.waitTailUs = latencyStats(std::move(waitsCaused[rank]));
+        out.push_back(st);
+    }
+    // Ranked by the tail they cause: the p99 of the waits (the collective's own tail), then the
+    // longest one, then the sum.
+    std::stable_sort(out.begin(), out.end(), [](const Straggler& a, const Straggler& b) {
+        return std::tie(a.waitTailUs.p99, a.waitTailUs.max, a.waitCausedUs) > std::tie(b.waitTailUs.p99, b.waitTailUs.max, b.waitCausedUs);
+    });
+    return out;
 }
 
 RankSummary summarizeRank(const RankTrace& rank)

@@ -103,15 +103,13 @@ std::optional<CollectiveOp> modelOpOf(RunCollectiveOp op)
 
 double busBandwidthFactor(RunCollectiveOp op, int ranks)
 {
-    if (ranks < 1)
-        return 1.0;
-    // One formula for the model and the measurements (collectivemodel.h); Gather and Scatter move
-    // data like AllGather ((n-1)/n, nccl-tests scatter_perf/gather_perf).
+    // One formula for the model, the measurements and nccl-tests logs (collectivemodel.h); Gather
+    // and Scatter move data like AllGather ((n-1)/n: nccl-tests src/gather.cu, src/scatter.cu).
     if (op == RunCollectiveOp::Gather || op == RunCollectiveOp::Scatter)
         return busBandwidthFactor(CollectiveOp::AllGather, ranks);
     if (const auto model = modelOpOf(op))
         return busBandwidthFactor(*model, ranks);
-    return 1.0;
+    return ranks < 1 ? 0.0 : 1.0; // a barrier or an unknown operation: busbw = algbw
 }
 
 int dtypeSizeBytes(std::string_view dtype)

@@ -33,9 +33,9 @@ const char* toString(RunCollectiveOp op);
 /// "send", "recv", "AllReduce", "ncclAllReduce", "SendRecv"... Unknown for anything else.
 RunCollectiveOp parseRunCollectiveOp(std::string_view name);
 
-/// busbw / algbw factor for n ranks (nccl-tests definitions, notes/collectives.md "algbw and
-/// busbw"; nccl-tests src/*.cu GetBw): AllReduce 2(n-1)/n; AllGather, ReduceScatter, AlltoAll,
-/// Gather, Scatter (n-1)/n; Broadcast, Reduce, SendRecv 1. Returns 1 when n < 1 or op is unknown.
+/// busbw / algbw factor for n ranks: the model's busBandwidthFactor(CollectiveOp, n) (nccl-tests'
+/// definitions, NVIDIA/nccl-tests src/*.cu GetBw; 0 when n < 1), with Gather and Scatter as
+/// AllGather ((n-1)/n) and 1 for a barrier or an unknown operation.
 double busBandwidthFactor(RunCollectiveOp op, int ranks);
 
 /// The collective model's operation for a traced one (none for Gather, Scatter, Barrier, Unknown).

@@ -4,6 +4,7 @@
 // with bytes, time, algbw/busbw; cross-rank clock alignment; stragglers; GPU-pair traffic matrix.
 
 #include "engine/run/measuredtraffic.h"
+#include "engine/run/latencystats.h"
 #include "engine/run/runmodel.h"
 
 #include <cstdint>
@@ -60,6 +61,9 @@ struct Straggler {
     std::int32_t rank = 0;
     std::int32_t lastArrivals = 0; ///< collectives it arrived last at
     double waitCausedUs = 0;       ///< sum of the totalWaitUs of those collectives
+    /// The waits it caused (each collective's waitUs: last minus first arrival, us): mean, p50,
+    /// p99, max. Stragglers are ranked by this tail (p99, then max, then waitCausedUs).
+    LatencyStats waitTailUs {};
 };
 
 struct RunAnalysis {
@@ -69,6 +73,8 @@ struct RunAnalysis {
     std::vector<CollectiveSummary> collectives; ///< in order of aligned first start
     std::vector<Straggler> stragglers;          ///< by waitCausedUs, largest first
     MeasuredTraffic traffic; ///< bytes sent between global ranks (sparse pairs)
+    std::vector<Straggler> stragglers;          ///< by the tail of the waits they cause, largest first
+    MeasuredTrafficMatrix traffic;
     Diagnostics diagnostics;
 };
 
@@ -80,6 +86,9 @@ RunAnalysis analyzeRun(const Run& run);
 std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& diagnostics);
 /// Matches the calls of all ranks, estimates clock offsets, fills collectives and stragglers.
 void matchCollectives(const Run& run, RunAnalysis& analysis);
+/// The ranks the others waited for, from matched collectives (lastArrivalRank, waitUs,
+/// totalWaitUs), ranked by the tail of the waits they caused (Straggler::waitTailUs).
+std::vector<Straggler> rankStragglers(const std::vector<CollectiveSummary>& collectives);
 /// Exact for point-to-point and all-to-all (split sizes or even split); ring-modelled otherwise.
 MeasuredTraffic computeMeasuredTraffic(const Run& run, Diagnostics& diagnostics);
 

@@ -76,10 +76,10 @@ struct Run {
     Diagnostics diagnostics;
 };
 
-// Storage note for the project store: a run maps onto tables run(id, name, world_size),
-// rank(run, rank, source_file, gpu, nccl_version), step(run, rank, step, start_ns, end_ns),
-// collective(run, rank, index, op, start_ns, end_ns, bytes, group_size, process_group, seq, peer),
-// activity(run, rank, start_ns, end_ns, stream, kind, collective) and diagnostic(run, id, severity,
-// count, message); the RunAnalysis results (runanalysis.h) are derived and can be cached per run.
+// Storage: engine/store/runstore.h keeps an imported run in the project's tables runs (name,
+// sources, summary), run_ranks, run_rank_steps, run_collectives, run_stragglers, run_traffic
+// (non-zero pairs) and run_diagnostics (schema in engine/store/projectschema.cpp). The GPU events
+// themselves (RankTrace::activities) are not stored: the timeline needs the trace files. The
+// analysis (runanalysis.h) is stored with the run, so reopening a project needs no re-parse.
 
 } // namespace clusterscope::engine

@@ -2,8 +2,9 @@
 //
 // Exact where the trace says who sends what: point-to-point calls with a peer, all-to-all with
 // split sizes (or an even split of the input). Other collectives are modelled with NCCL's ring
-// algorithm over the group's ranks in order (notes/collectives.md, "Ring AllReduce: each link
-// carries (N-1)/N of the data per phase; 2(N-1)/N in total per rank").
+// algorithm over the group's ranks in order (ring AllReduce: each rank sends (N-1)/N of the data
+// per phase, 2(N-1)/N in total; Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for
+// clusters of workstations", JPDC 69(2), 2009; NVIDIA/nccl-tests doc/PERFORMANCE.md).
 
 #include "engine/run/ranksummary.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
 // The scenario an architect edits: a cluster, a model and how it is trained. Field names follow
-// the JSON contract of notes/scenario-format.md (the JSON keys are given beside each field).
+// the JSON contract of README.md "Scenario files" (the JSON keys are given beside each field).
 
 #include <optional>
 #include <string>

@@ -419,6 +419,9 @@ Result<StoredRun> RunStore::load(std::int64_t id) const
     query("SELECT rank, last_arrivals, wait_caused_us FROM run_stragglers WHERE run_id = ?1 ORDER BY position",
         [&](Statement& st) { a.stragglers.push_back({ st.columnInt(0), st.columnInt(1), st.columnDouble(2) }); });
     // The primary key (run_id, src, dst) of the WITHOUT ROWID table returns the pairs sorted.
+    // The tail each straggler causes is derived from the stored collectives (the table predates it).
+    if (!a.collectives.empty())
+        a.stragglers = rankStragglers(a.collectives);
     a.traffic.ranks = trafficRanks;
     query("SELECT src, dst, bytes FROM run_traffic WHERE run_id = ?1 ORDER BY src, dst", [&](Statement& st) {
         const I64 src = st.columnInt64(0), dst = st.columnInt64(1);

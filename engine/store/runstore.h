@@ -1,6 +1,6 @@
 #pragma once
 
-// Imported profiler runs stored in the project (issue 7 item 6): the summary, the per-rank
+// Imported profiler runs stored in the project: the summary, the per-rank
 // per-step breakdowns, the matched collectives, the stragglers, the measured traffic matrix (only
 // its non-zero pairs) and the diagnostics, so that reopening a project shows a run without
 // re-parsing its traces. The raw GPU events are not stored (the timeline needs the trace files).

@@ -1,8 +1,11 @@
 #include "engine/training/trafficmatrix.h"
+#include "engine/core/linkclass.h"
 
 #include "engine/training/trainingestimate.h"
 
 namespace clusterscope::engine {
+
+static_assert(kLinkClasses == kLinkClassCount, "one numbering of link classes (engine/core/linkclass.h)");
 
 const char* toString(TrafficDimension d)
 {
@@ -19,12 +22,6 @@ const char* toString(TrafficDimension d)
         return "pp";
     }
     return "?";
-}
-
-const char* linkClassName(int linkClass)
-{
-    static const char* const names[] = { "scale_up", "leaf", "spine", "core" };
-    return linkClass >= 0 && linkClass < kLinkClasses ? names[linkClass] : "?";
 }
 
 TrafficMatrix TrafficMatrix::fromEstimate(const TrainingEstimate& e, const GroupPlacer& placer)

@@ -70,14 +70,14 @@ struct TrainingEstimate {
     double mfu = 0;                    ///< model FLOPs utilisation (fraction of peak)
     double tokensPerSecond = 0;
     double networkShare = 0;           ///< exposed communication / iteration time
-    bool networkShareAboveGuideline = false; ///< > 25% (the seed's guideline)
+    bool networkShareAboveGuideline = false; ///< > kNetworkShareGuideline
     double trainingSeconds = 0;        ///< time for training.tokens (0 when no budget), warm-up included
     double trainingCostUsd = 0;        ///< GPU-hours x gpu_hour_usd for that budget
     double gpuHourUsd = 0;             ///< price used (USD per GPU-hour)
     double costPerIterationUsd = 0;
 };
 
-/// Guideline of the seed text: the network's share of the iteration should stay under 25%.
+/// Planning rule of thumb (a design target, not a physical limit): exposed communication under 25%.
 inline constexpr double kNetworkShareGuideline = 0.25;
 
 } // namespace clusterscope::engine

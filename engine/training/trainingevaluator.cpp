@@ -1,6 +1,7 @@
 #include "engine/training/trainingevaluator.h"
 
 #include "engine/catalog/catalog.h"
+#include "engine/core/linkclass.h"
 #include "engine/training/gradientcompression.h"
 #include "engine/training/pipelinesplit.h"
 
@@ -167,9 +168,9 @@ double TrainingEvaluator::estimateCollective(CollectiveOp op, double bytes, cons
         request.algorithm = CollectiveAlgorithm::Auto;
         estimate = m_collectives.estimate(request);
     }
-    if (group.spanTier >= 3)
+    if (group.spanTier >= kLinkClassCore)
         return estimate.seconds * m_coreSlowdown;
-    if (group.spanTier >= 2)
+    if (group.spanTier >= kLinkClassSpine)
         return estimate.seconds * m_spineSlowdown;
     return estimate.seconds;
 }

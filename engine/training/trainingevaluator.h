@@ -67,8 +67,8 @@ public:
     double gpuHourUsd() const { return m_gpuHourUsd; }
     /// Seconds of one collective on a placed group (0 for a group of one rank).
     double collectiveSeconds(CollectiveOp op, double bytes, const GroupPlacement& group) const;
-    /// Slowdown of collectives whose traffic crosses the spines (spanTier >= 2) and the core
-    /// (spanTier >= 3) from contention on the fabric (the flow model's ECMP imbalance; 1 = none).
+    /// Slowdown of collectives crossing the spines (spanTier >= kLinkClassSpine, engine/core/linkclass.h)
+    /// and the core (>= kLinkClassCore) from contention on the fabric (the flow model's ECMP imbalance; 1 = none).
     /// Multiplies those collectives' times, so fabric contention feeds back into iteration time.
     void setFabricContention(double spineSlowdown, double coreSlowdown);
     double spineSlowdown() const { return m_spineSlowdown; }

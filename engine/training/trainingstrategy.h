@@ -18,6 +18,15 @@ struct TrainingStrategy {
         return { scenario.parallelism.value_or(ParallelismSpec {}), scenario.training.microBatch,
             scenario.training.recompute };
     }
+
+    /// The inverse of fromScenario(): states this strategy in `scenario` (its parallelism section,
+    /// training.micro_batch and training.recompute), e.g. to apply a strategy the search found.
+    void applyTo(Scenario& scenario) const
+    {
+        scenario.parallelism = parallelism;
+        scenario.training.microBatch = microBatch;
+        scenario.training.recompute = recompute;
+    }
 };
 
 } // namespace clusterscope::engine

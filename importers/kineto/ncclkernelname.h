@@ -8,7 +8,7 @@
 
 namespace clusterscope::importers {
 
-/// What an NCCL kernel's name says (notes/trace-formats.md, "NCCL kernel names").
+/// What an NCCL kernel's name says (NVIDIA/nccl src/device/generate.py names the kernels).
 struct NcclKernelName {
     engine::RunCollectiveOp op = engine::RunCollectiveOp::Unknown; ///< Unknown for ncclDevKernel_Generic
     bool newScheme = false;  ///< ncclDevKernel_* (NCCL >= 2.19)

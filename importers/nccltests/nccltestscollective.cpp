@@ -1,5 +1,7 @@
 #include "importers/nccltests/nccltestscollective.h"
 
+#include "engine/collectives/collectivemodel.h"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -59,21 +61,27 @@ std::optional<NcclTestsCollective> ncclTestsCollectiveFromName(std::string_view 
 
 double busBandwidthFactor(NcclTestsCollective collective, int ranks)
 {
-    const double n = std::max(ranks, 1);
+    // The engine's one formula (collectivemodel.h); Scatter and Gather move data like AllGather
+    // (scatter.cu, gather.cu), HyperCube's busbw equals its algbw (hypercube.cu).
+    const int n = std::max(ranks, 1);
     switch (collective) {
     case NcclTestsCollective::AllReduce:
-        return 2.0 * (n - 1.0) / n; // all_reduce.cu AllReduceGetBw
+        return engine::busBandwidthFactor(engine::CollectiveOp::AllReduce, n);
     case NcclTestsCollective::AllGather:
-    case NcclTestsCollective::ReduceScatter:
-    case NcclTestsCollective::AllToAll:
     case NcclTestsCollective::Scatter:
     case NcclTestsCollective::Gather:
-        return (n - 1.0) / n; // all_gather.cu, reduce_scatter.cu, alltoall.cu, scatter.cu, gather.cu
+        return engine::busBandwidthFactor(engine::CollectiveOp::AllGather, n);
+    case NcclTestsCollective::ReduceScatter:
+        return engine::busBandwidthFactor(engine::CollectiveOp::ReduceScatter, n);
+    case NcclTestsCollective::AllToAll:
+        return engine::busBandwidthFactor(engine::CollectiveOp::AllToAll, n);
     case NcclTestsCollective::Broadcast:
+        return engine::busBandwidthFactor(engine::CollectiveOp::Broadcast, n);
     case NcclTestsCollective::Reduce:
+        return engine::busBandwidthFactor(engine::CollectiveOp::Reduce, n);
     case NcclTestsCollective::SendRecv:
     case NcclTestsCollective::HyperCube:
-        return 1.0; // broadcast.cu, reduce.cu, sendrecv.cu, hypercube.cu
+        return engine::busBandwidthFactor(engine::CollectiveOp::SendRecv, n);
     }
     return 1.0;
 }

@@ -21,7 +21,7 @@ enum class NcclTestsCollective {
     HyperCube,     ///< hypercube_perf (an AllGather made of ncclSend/ncclRecv along hypercube edges)
 };
 
-/// "allreduce", "allgather", ... (the --op spelling of notes/scenario-format.md; "scatter", "gather",
+/// "allreduce", "allgather", ... (the CLI's --op spelling; "scatter", "gather",
 /// "hypercube" for the three binaries the collective model has no counterpart for).
 const char* toString(NcclTestsCollective collective);
 
@@ -30,7 +30,7 @@ const char* toString(NcclTestsCollective collective);
 std::optional<NcclTestsCollective> ncclTestsCollectiveFromName(std::string_view name);
 
 /// nccl-tests' busbw / algbw factor for `ranks` ranks (the *GetBw functions of NVIDIA/nccl-tests
-/// src/*.cu, tabulated in notes/collectives.md): AllReduce 2(n-1)/n; AllGather, ReduceScatter,
+/// src/*.cu), mapped onto the engine's one formula (collectivemodel.h): AllReduce 2(n-1)/n; AllGather, ReduceScatter,
 /// AlltoAll, Scatter, Gather (n-1)/n; Broadcast, Reduce, SendRecv 1. HyperCube: 1, but its algbw
 /// already counts only (n-1)/n of the printed size (hypercube.cu: baseBw = count x size x (n-1) / t).
 double busBandwidthFactor(NcclTestsCollective collective, int ranks);

@@ -48,7 +48,7 @@ struct NcclTestsMeasurement {
 struct NcclTestsRow {
     int line = 0;            ///< 1-based line of a text log (0 for JSON)
     std::string pointer;     ///< JSON pointer of the record in -J output ("/results/3"), empty for text
-    std::uint64_t bytes = 0; ///< "size" column: the S of notes/collectives.md (bytes)
+    std::uint64_t bytes = 0; ///< "size" column: S of NVIDIA/nccl-tests doc/PERFORMANCE.md (bytes)
     std::uint64_t count = 0; ///< "count" column (elements per rank as nccl-tests passes them)
     std::string type;        ///< "float", "bfloat16", ...
     std::string redop;       ///< "sum", "none", ... (empty when the binary prints none)

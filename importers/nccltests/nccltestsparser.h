@@ -1,7 +1,7 @@
 #pragma once
 
 // Parser of nccl-tests text output (all_reduce_perf, all_gather_perf, ... from NVIDIA/nccl-tests).
-// Reads the lines NcclTestsTokenizer classifies; accepts every layout notes/trace-formats.md lists:
+// Reads the lines NcclTestsTokenizer classifies; accepts every layout NVIDIA/nccl-tests src/common.cu has printed:
 // with or without the root column, "#wrong" or the older float "error", -I statistics columns,
 // mpirun --tag-output and srun --label prefixes, numbers in %.2f/%.1f/%.0f/%e, "N/A" values, several
 // runs in one file. Columns are located by the column-title line when the log has one.

@@ -187,7 +187,7 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
                     c.groupSize = r->nranks;
                     c.processGroup = r->comm;
                     // NCCL reports its own count x type size: the per-rank share for AllGather and
-                    // ReduceScatter, so S = n x that (notes/collectives.md table).
+                    // ReduceScatter, so S = n x that (NVIDIA/nccl-tests doc/PERFORMANCE.md).
                     c.bytes = r->bytes;
                     if (c.bytes >= 0 && (c.op == RunCollectiveOp::AllGather || c.op == RunCollectiveOp::ReduceScatter))
                         c.bytes = r->nranks > 0 ? c.bytes * r->nranks : -1;

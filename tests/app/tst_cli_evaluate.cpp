@@ -1,7 +1,12 @@
-// clusterscope-cli evaluate and search as a user runs them: JSON keys of notes/scenario-format.md,
-// strategy search when parallelism is absent, out-of-memory verdict and error messages.
+// clusterscope-cli evaluate and search as a user runs them: the JSON keys of the scenario contract,
+// strategy search when parallelism is absent, out-of-memory verdict and error messages; evaluate
+// gives the numbers of the analysis the GUI runs (one orchestration: engine::analyseScenario).
 
 #include "clirunner.h"
+#include "engine/analysis/scenarioanalysis.h"
+#include "engine/catalog/catalog.h"
+#include "engine/fabric/pricebook.h"
+#include "engine/scenario/scenariojson.h"
 
 #include <QtTest>
 
@@ -78,6 +83,31 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("network share")));
         QVERIFY(r.out.contains(QStringLiteral("memory/GPU")));
+    }
+
+    void evaluateAgreesWithTheGuiAnalysis_data() { evaluateExamples_data(); }
+    void evaluateAgreesWithTheGuiAnalysis()
+    {
+        QFETCH(QString, name);
+        const QString path = example(name.toLatin1().constData());
+        const Run r = runCli({ QStringLiteral("evaluate"), path, QStringLiteral("--json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = parse(r.out);
+        // The GUI's analysis (app/gui/analysisrunner.cpp): search on, routing without max-min timing.
+        auto scenario = clusterscope::engine::loadScenarioFile(path.toStdString());
+        QVERIFY2(scenario, scenario.message().c_str());
+        const auto catalog = clusterscope::engine::Catalog::builtin().value();
+        const auto prices = clusterscope::engine::PriceBook::builtin().value();
+        clusterscope::engine::AnalysisOptions options;
+        options.timeContention = false;
+        const auto a = clusterscope::engine::analyseScenario(*scenario, catalog, prices, options);
+        QVERIFY2(a.estimate, a.trainingError.c_str());
+        QCOMPARE(o.value(QStringLiteral("iteration_seconds")).toDouble(), a.estimate->iterationSeconds);
+        QCOMPARE(o.value(QStringLiteral("mfu")).toDouble(), a.estimate->mfu);
+        const QJsonObject c = o.value(QStringLiteral("fabric_contention")).toObject();
+        QCOMPARE(c.value(QStringLiteral("spine_slowdown")).toDouble(), a.load.spineSlowdown);
+        QCOMPARE(c.value(QStringLiteral("core_slowdown")).toDouble(), a.load.coreSlowdown);
+        QCOMPARE(c.value(QStringLiteral("uncontended_iteration_seconds")).toDouble(), a.load.uncontendedIterationSeconds);
     }
 
     void evaluateTrafficMatrix()

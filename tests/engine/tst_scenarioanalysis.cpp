@@ -42,22 +42,22 @@ private Q_SLOTS:
         AnalysisOptions options;
         options.progress = [&fractions](double f) { fractions.push_back(f); };
         const ScenarioAnalysis a = analyseScenario(example("llama3-70b-1024-h100.json"), m_catalog, m_prices, options);
-        QVERIFY(a.problems.empty());
+        QVERIFY(a.issues.empty());
         QVERIFY2(a.fabric, a.fabricError.c_str());
         QVERIFY2(a.bom, a.bomError.c_str());
         QVERIFY2(a.estimate, a.trainingError.c_str());
-        QCOMPARE(a.estimateSource, std::string("scenario"));
+        QCOMPARE(a.estimateSource, EstimateSource::Scenario);
         QCOMPARE(a.estimate->strategy.parallelism.tp, 8);
         QVERIFY(a.search && !a.search->ranked.empty());
         // The search's best is at least as fast as the scenario's own strategy (both before contention).
-        QVERIFY(a.search->ranked.front().iterationSeconds <= a.uncontendedIterationSeconds * 1.000001);
+        QVERIFY(a.search->ranked.front().iterationSeconds <= a.load.uncontendedIterationSeconds * 1.000001);
         QVERIFY(a.traffic);
         QCOMPARE(a.traffic->gpus(), 1024LL);
-        QVERIFY2(a.routingError.empty(), a.routingError.c_str());
-        QCOMPARE(a.linkUtilisation.size(), a.fabric->graph.linkCount());
-        const float busiest = *std::max_element(a.linkUtilisation.begin(), a.linkUtilisation.end());
+        QVERIFY2(a.load.error.empty(), a.load.error.c_str());
+        QCOMPARE(a.load.linkUtilisation.size(), a.fabric->graph.linkCount());
+        const float busiest = *std::max_element(a.load.linkUtilisation.begin(), a.load.linkUtilisation.end());
         QVERIFY(busiest > 0.0f);
-        QVERIFY(a.trafficTiming.has_value());
+        QVERIFY(a.load.timing.has_value());
         QVERIFY(!a.cancelled);
         QVERIFY(fractions.size() >= 3);
         QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
@@ -92,11 +92,11 @@ private Q_SLOTS:
         s.parallelism.reset();
         const ScenarioAnalysis a = analyseScenario(s, m_catalog, m_prices);
         QVERIFY2(a.estimate, a.trainingError.c_str());
-        QCOMPARE(a.estimateSource, std::string("search"));
+        QCOMPARE(a.estimateSource, EstimateSource::Search);
         // The search's best, before fabric contention was fed back into it.
-        QCOMPARE(a.uncontendedIterationSeconds, a.search->ranked.front().iterationSeconds);
+        QCOMPARE(a.load.uncontendedIterationSeconds, a.search->ranked.front().iterationSeconds);
         QCOMPARE(a.estimate->strategy.parallelism.tp, a.search->ranked.front().strategy.parallelism.tp);
-        QVERIFY(a.estimate->iterationSeconds >= a.uncontendedIterationSeconds);
+        QVERIFY(a.estimate->iterationSeconds >= a.load.uncontendedIterationSeconds);
     }
 
     void invalidScenarioStopsEarly()
@@ -104,8 +104,8 @@ private Q_SLOTS:
         Scenario s = example("llama3-70b-1024-h100.json");
         s.cluster.gpu = "H900";
         const ScenarioAnalysis a = analyseScenario(s, m_catalog, m_prices);
-        QCOMPARE(a.problems.size(), std::size_t(1));
-        QVERIFY(a.problems.front().rfind("/cluster/gpu: unknown GPU", 0) == 0);
+        QCOMPARE(a.issues.size(), std::size_t(1));
+        QVERIFY(issuesText(a.issues, true).rfind("/cluster/gpu: unknown GPU", 0) == 0);
         QVERIFY(!a.fabric && !a.estimate);
     }
 
@@ -114,7 +114,7 @@ private Q_SLOTS:
         Scenario s = example("llama3-70b-1024-h100.json");
         s.parallelism->dp = 16;
         const ScenarioAnalysis a = analyseScenario(s, m_catalog, m_prices);
-        QCOMPARE(a.problems.size(), std::size_t(1));
+        QCOMPARE(a.issues.size(), std::size_t(1));
         QVERIFY(a.fabric && a.bom);
         // The search still runs: the views show its best strategy and offer to apply it.
         QVERIFY2(a.invalidStrategy.rfind("/parallelism: tp x pp x dp x cp", 0) == 0, a.invalidStrategy.c_str());
@@ -140,7 +140,54 @@ private Q_SLOTS:
         QVERIFY(a.estimate.has_value());
         s.cluster.fabric.torusDims = { 4, 4 }; // 16 != 128 nodes: a validation problem, not a crash
         a = analyseScenario(s, m_catalog, m_prices);
-        QVERIFY(!a.problems.empty());
+        QVERIFY(!a.issues.empty());
+    }
+
+    void knownIssuesAreNotFoundAgain()
+    {
+        // The caller's validation is taken as is (the GUI validates each edit once).
+        Scenario s = example("llama3-70b-1024-h100.json");
+        s.cluster.gpu = "H900";
+        AnalysisOptions options;
+        options.knownIssues = std::vector<ValidationIssue> { { "/cluster/gpu", "unknown GPU" } };
+        ScenarioAnalysis a = analyseScenario(s, m_catalog, m_prices, options);
+        QCOMPARE(a.issues.size(), std::size_t(1));
+        QCOMPARE(a.issues.front().pointer, std::string("/cluster/gpu"));
+        QCOMPARE(issuesText(a.issues), std::string("/cluster/gpu: unknown GPU"));
+        QVERIFY(!a.fabric);
+    }
+
+    void strategyRoundTripsThroughTheScenario()
+    {
+        Scenario s = example("llama3-70b-1024-h100.json");
+        TrainingStrategy t = TrainingStrategy::fromScenario(s);
+        t.parallelism.tp = 4;
+        t.parallelism.dp *= 2;
+        t.microBatch = 2;
+        t.recompute = Recompute::Full;
+        t.applyTo(s);
+        const TrainingStrategy back = TrainingStrategy::fromScenario(s);
+        QCOMPARE(back.parallelism, t.parallelism);
+        QCOMPARE(back.microBatch, 2);
+        QCOMPARE(back.recompute, Recompute::Full);
+    }
+
+    void optionsLeaveOutTheFabric()
+    {
+        AnalysisOptions options;
+        options.buildFabric = false;
+        options.runSearch = false;
+        const ScenarioAnalysis a = analyseScenario(example("llama3-70b-1024-h100.json"), m_catalog, m_prices, options);
+        QVERIFY(!a.fabric && !a.bom && !a.search);
+        QVERIFY(a.estimate && a.evaluator);
+        QVERIFY(!a.load.routed);
+        QCOMPARE(a.load.uncontendedIterationSeconds, a.estimate->iterationSeconds);
+        options.buildFabric = true;
+        options.priceFabric = false;
+        const ScenarioAnalysis b = analyseScenario(example("llama3-70b-1024-h100.json"), m_catalog, m_prices, options);
+        QVERIFY(b.fabric && !b.bom && b.load.routed);
+        QCOMPARE(b.estimateSource, EstimateSource::Scenario);
+        QCOMPARE(std::string(toString(b.estimateSource)), std::string("scenario"));
     }
 
     void cancellation()

@@ -126,8 +126,8 @@ private Q_SLOTS:
 
         const engine::IterationBreakdown& b = m_report.scenarios.front().analysis.estimate->breakdown;
         const QImage chart = drawBreakdownChart({ { QStringLiteral("x"), b } }, 1800);
-        const auto components = breakdownComponents(b);
-        const QRgb compute = components[0].colour.rgb() & 0xFFFFFF, tp = components[2].colour.rgb() & 0xFFFFFF;
+        const auto components = views::BreakdownPalette::slices(b);
+        const QRgb compute = components[0].color.rgb() & 0xFFFFFF, tp = components[2].color.rgb() & 0xFFFFFF;
         const int y = int((14 + 15) * 1800 / 900.0); // middle of the first bar
         int computePixels = 0, tpPixels = 0;
         for (int x = 0; x < chart.width(); ++x) {

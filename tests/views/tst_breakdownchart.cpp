@@ -8,7 +8,7 @@
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
 #include "views/charts/breakdownchart.h"
-#include "views/charts/breakdownpalette.h"
+#include "views/presentation/breakdownpalette.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

@@ -2,7 +2,7 @@
 // collectives grouped per (op, group, bytes, ranks) with nccl-tests algbw/busbw of the mean
 // duration, sorting through the proxy by raw numbers, the stored-run list; the run palette.
 
-#include "views/charts/breakdownpalette.h"
+#include "views/presentation/breakdownpalette.h"
 #include "views/runs/collectivetablemodel.h"
 #include "views/runs/runlistmodel.h"
 #include "views/runs/runpalette.h"
@@ -15,6 +15,8 @@
 #include <set>
 
 using namespace clusterscope::views;
+using clusterscope::engine::CollectiveFold;
+using clusterscope::engine::foldCollectives;
 using namespace clusterscope::engine;
 
 namespace {
@@ -61,7 +63,7 @@ private Q_SLOTS:
         QTest::addColumn<double>("algbw");
         QTest::addColumn<double>("busbw");
         // nccl-tests: algbw = S / t (t = mean of the two calls), busbw = algbw x 2(n-1)/n for
-        // all-reduce, (n-1)/n for all-gather, 1 for send/recv (notes/collectives.md).
+        // all-reduce, (n-1)/n for all-gather, 1 for send/recv (NVIDIA/nccl-tests doc/PERFORMANCE.md).
         QTest::addRow("allreduce 8 ranks, 1 GB in 10 ms mean") << int(RunCollectiveOp::AllReduce) << 1'000'000'000LL << 8
                                                                << 8000.0 << 12000.0 << 100.0 << 175.0;
         QTest::addRow("allgather 4 ranks, 64 MB in 1 ms") << int(RunCollectiveOp::AllGather) << 64'000'000LL << 4 << 1000.0
@@ -79,16 +81,20 @@ private Q_SLOTS:
         QFETCH(double, durationB);
         QFETCH(double, algbw);
         QFETCH(double, busbw);
-        const auto rows = CollectiveTableModel::summarize({ coll(RunCollectiveOp(op), "", bytes, ranks, durationA, 5),
+        const auto rows = foldCollectives({ coll(RunCollectiveOp(op), "", bytes, ranks, durationA, 5),
             coll(RunCollectiveOp::Broadcast, "pp", 100, 2, 1.0), coll(RunCollectiveOp(op), "", bytes, ranks, durationB, 7) });
         QCOMPARE(int(rows.size()), 2);
-        const CollectiveRow& r = rows[0];
-        QCOMPARE(r.count, 2);
-        QCOMPARE(r.meanDurationUs, (durationA + durationB) / 2);
+        const CollectiveFold& r = rows[0];
+        QCOMPARE(r.calls, 2);
+        QCOMPARE(r.durationUs.mean, (durationA + durationB) / 2);
+        // Nearest rank of two calls: p50 the shorter, p99 and max the longer.
+        QCOMPARE(r.durationUs.p50, std::min(durationA, durationB));
+        QCOMPARE(r.durationUs.p99, std::max(durationA, durationB));
+        QCOMPARE(r.durationUs.max, std::max(durationA, durationB));
         QVERIFY2(std::abs(r.algbwGbps - algbw) <= 1e-9 * std::max(1.0, algbw), qPrintable(QString::number(r.algbwGbps)));
         QVERIFY2(std::abs(r.busbwGbps - busbw) <= 1e-9 * std::max(1.0, busbw), qPrintable(QString::number(r.busbwGbps)));
         QCOMPARE(r.totalWaitUs, 12.0);
-        QCOMPARE(rows[1].processGroup, QStringLiteral("pp"));
+        QCOMPARE(rows[1].processGroup, std::string("pp"));
     }
 
     void collectiveModelSortsByNumbers()

@@ -2,6 +2,7 @@
 // model contract (QAbstractItemModelTester), the value of every column, and numeric sorting through
 // a QSortFilterProxyModel.
 
+#include "views/presentation/strategylabel.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/strategysearch.h"
@@ -232,7 +233,7 @@ void TestStrategiesModel::summary()
     s.parallelism.ep = ep;
     s.parallelism.zero = zero;
     s.microBatch = microBatch;
-    QCOMPARE(StrategyTableModel::summary(s), expected);
+    QCOMPARE(strategyLabel(s), expected);
 }
 
 void TestStrategiesModel::resetEmpties()

@@ -4,6 +4,7 @@
 // Xvfb) a picture with the front's colour and the cost colours.
 
 #include "tests/common/screenshots.h"
+#include "views/presentation/strategylabel.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/strategysearch.h"
@@ -249,7 +250,7 @@ void TestStrategiesView::hoverDescribesThePoint()
     Q_EMIT chart.rankedSeries()->hovered(ParetoChart::pointOf(e), true);
     QTRY_VERIFY(QToolTip::isVisible());
     QCOMPARE(QToolTip::text(), ParetoChart::describe(e));
-    QVERIFY(QToolTip::text().contains(StrategyTableModel::summary(e.strategy)));
+    QVERIFY(QToolTip::text().contains(strategyLabel(e.strategy)));
     QVERIFY(QToolTip::text().contains(QLocale().toString(e.iterationSeconds, 'f', 3) + QLatin1String(" s")));
     const TrainingEstimate& slowest = m_llama.pareto.back();
     Q_EMIT chart.paretoSeries()->hovered(ParetoChart::pointOf(slowest), true);

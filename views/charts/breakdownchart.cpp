@@ -1,7 +1,8 @@
+#include "views/presentation/strategylabel.h"
 #include "views/charts/breakdownchart.h"
 
 #include "engine/training/strategysearch.h"
-#include "views/charts/breakdownpalette.h"
+#include "views/presentation/breakdownpalette.h"
 #include "views/models/strategytablemodel.h"
 #include "views/widgets/emptystatewidget.h"
 
@@ -117,7 +118,7 @@ std::vector<LabelledBreakdown> BreakdownChart::fromEstimates(
 {
     std::vector<LabelledBreakdown> bars;
     if (current.valid)
-        bars.push_back(fromEstimate((currentName.isEmpty() ? tr("Current") : currentName) + QLatin1Char('\n') + StrategyTableModel::summary(current.strategy)
+        bars.push_back(fromEstimate((currentName.isEmpty() ? tr("Current") : currentName) + QLatin1Char('\n') + strategyLabel(current.strategy)
                 + QLatin1Char('\n') + recomputeLabel(current.strategy.recompute),
             current));
     if (!search)
@@ -127,7 +128,7 @@ std::vector<LabelledBreakdown> BreakdownChart::fromEstimates(
         const engine::TrainingEstimate& e = search->ranked[i];
         if (current.valid && sameStrategy(e.strategy, current.strategy))
             continue;
-        bars.push_back(fromEstimate(QStringLiteral("#%1\n").arg(i + 1) + StrategyTableModel::summary(e.strategy)
+        bars.push_back(fromEstimate(QStringLiteral("#%1\n").arg(i + 1) + strategyLabel(e.strategy)
                 + QLatin1Char('\n') + recomputeLabel(e.strategy.recompute),
             e));
         ++added;

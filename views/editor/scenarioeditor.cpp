@@ -261,13 +261,14 @@ QString ScenarioEditor::notesText() const
 void ScenarioEditor::setAnalysisNotes(const QList<EditorNote>& notes)
 {
     m_analysisNotes = notes;
-    showProblems(m_base);
+    showProblems(m_issues);
 }
 
-void ScenarioEditor::setScenario(const Scenario& s)
+void ScenarioEditor::setScenario(const Scenario& s, const std::vector<ValidationIssue>& issues)
 {
     m_loading = true;
     m_base = s;
+    m_issues = issues;
     m_analysisNotes.clear();
     const auto setCombo = [](QComboBox* c, const QString& text) {
         int i = c->findText(text);
@@ -338,7 +339,7 @@ void ScenarioEditor::setScenario(const Scenario& s)
     m_lossRate->setValue(c.lossRate);
     m_loading = false;
     updateEnabled();
-    showProblems(s);
+    showProblems(issues);
 }
 
 Scenario ScenarioEditor::scenario() const
@@ -420,7 +421,7 @@ void ScenarioEditor::emitEdit(const QString& what)
         return;
     m_base = s;
     m_analysisNotes.clear(); // they describe the scenario before this edit
-    showProblems(s);
+    // The document applies the edit and reloads the forms with the validation issues (setScenario).
     Q_EMIT edited(s, what);
 }
 
@@ -438,11 +439,10 @@ void ScenarioEditor::updateEnabled()
     m_topkFraction->setEnabled(enumAt<CompressionMethod>(m_compression) == CompressionMethod::TopK);
 }
 
-void ScenarioEditor::showProblems(const Scenario& s)
+void ScenarioEditor::showProblems(const std::vector<ValidationIssue>& issues)
 {
     for (const auto& [pointer, w] : m_fields)
         w->setStyleSheet({});
-    const auto issues = findScenarioIssues(s, m_catalog);
     QStringList lines;
     for (const ValidationIssue& issue : issues) {
         // Highlight the field at the pointer, or the closest enclosing one that has a field.

@@ -6,6 +6,7 @@
 // emitting. Problems found by the engine's validator are shown inline beside the offending field.
 
 #include "engine/scenario/scenario.h"
+#include "engine/scenario/scenariovalidator.h"
 
 #include <QWidget>
 
@@ -41,7 +42,8 @@ public:
     explicit ScenarioEditor(const engine::Catalog& catalog, QWidget* parent = nullptr);
 
     /// Shows `scenario` in the forms (no edited() signal).
-    void setScenario(const engine::Scenario& scenario);
+    /// `issues` are the scenario's validation issues (findScenarioIssues), highlighted at their fields.
+    void setScenario(const engine::Scenario& scenario, const std::vector<engine::ValidationIssue>& issues);
     /// The scenario the forms describe now.
     engine::Scenario scenario() const;
 
@@ -70,11 +72,12 @@ private:
     QCheckBox* boolField(QFormLayout* form, const QString& pointer, const QString& label, const QString& tip);
     void register_(const QString& pointer, const QString& label, QWidget* w);
     void emitEdit(const QString& what);
-    void showProblems(const engine::Scenario& s);
+    void showProblems(const std::vector<engine::ValidationIssue>& issues);
     void updateEnabled();
 
     const engine::Catalog& m_catalog;
     engine::Scenario m_base; ///< fields the forms do not show are kept from here
+    std::vector<engine::ValidationIssue> m_issues; ///< m_base's validation issues (given by setScenario)
     bool m_loading = false;
     std::map<QString, QWidget*> m_fields;
     std::map<QWidget*, QString> m_labels;

@@ -1,4 +1,5 @@
 #include "views/fabric/fabricscene.h"
+#include "views/presentation/tiernames.h"
 
 #include <vtkActor.h>
 #include <vtkActor2D.h>
@@ -50,13 +51,13 @@ std::array<double, 3> FabricScene::kindColour(SceneNodeKind kind)
 
 namespace {
 
-const char* kindName(SceneNodeKind kind)
+std::string kindName(SceneNodeKind kind)
 {
     switch (kind) {
     case SceneNodeKind::Node: return "GPU nodes";
-    case SceneNodeKind::Leaf: return "Leaf switches";
-    case SceneNodeKind::Spine: return "Spine switches";
-    case SceneNodeKind::Core: return "Core switches";
+    case SceneNodeKind::Leaf: return switchTierLabel(engine::kTierLeaf).toStdString();
+    case SceneNodeKind::Spine: return switchTierLabel(engine::kTierSpine).toStdString();
+    case SceneNodeKind::Core: return switchTierLabel(engine::kTierCore).toStdString();
     case SceneNodeKind::Other: return "Appliances, other";
     }
     return "";
@@ -195,7 +196,7 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         double colour[3] = { c[0], c[1], c[2] };
         vtkNew<vtkCubeSource> symbol;
         symbol->Update();
-        std::string text = std::string(kindName(kind)) + " (" + std::to_string(m_glyphCounts[k]) + ")";
+        std::string text = kindName(kind) + " (" + std::to_string(m_glyphCounts[k]) + ")";
         if (kind == SceneNodeKind::Node && data.serversPerGlyph > 1) // level of detail: say what a glyph is
             text = "Server groups of up to " + std::to_string(data.serversPerGlyph) + " (" + std::to_string(m_glyphCounts[k]) + ")";
         legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);

@@ -1,6 +1,7 @@
 // TrafficHeatmapCanvas: layout, painting (plot, axes, legend, header) and the texts it shows.
 
 #include "views/heatmap/trafficheatmapcanvas.h"
+#include "views/presentation/tiernames.h"
 
 #include <QPainter>
 #include <QPainterPath>
@@ -25,11 +26,6 @@ QString dimensionLabel(int d)
     return QLatin1String(names[std::clamp(d, 0, engine::kTrafficSourceDimensions - 1)]);
 }
 
-QString linkClassLabel(int c)
-{
-    static const char* const names[] = { "scale-up", "leaf", "spine", "core" };
-    return QLatin1String(names[std::clamp(c, 0, engine::kLinkClasses - 1)]);
-}
 
 QString maskLabel(unsigned mask, int count, unsigned all, QString (*label)(int))
 {

@@ -25,6 +25,15 @@ TrafficHeatmapGeometry heatmapGeometryFor(const engine::Scenario& scenario, cons
     return out;
 }
 
+TrafficHeatmapGeometry heatmapGeometryFor(const engine::ClusterGeometry& g)
+{
+    TrafficHeatmapGeometry out;
+    out.gpusPerNode = std::max(1, g.gpusPerNode);
+    out.nodesPerRack = std::max(1, engine::LayoutSpec {}.nodesPerRack);
+    out.racksPerPod = std::max(1, (g.nodesPerPod + out.nodesPerRack - 1) / out.nodesPerRack);
+    return out;
+}
+
 TrafficHeatmapWidget::TrafficHeatmapWidget(QWidget* parent)
     : QWidget(parent)
     , m_dimension(new QComboBox(this))

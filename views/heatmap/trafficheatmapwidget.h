@@ -29,6 +29,9 @@ class TrafficHeatmapCanvas;
 /// Node, rack and pod sizes of a scenario: nodes per rack from its layout section (4 when absent,
 /// the LayoutSpec default), pods from the fabric geometry (nodes reachable without the core).
 TrafficHeatmapGeometry heatmapGeometryFor(const engine::Scenario& scenario, const engine::ClusterGeometry& geometry);
+/// The same for a cluster known only by its geometry (an imported run): servers in racks of the
+/// default layout's size (engine::LayoutSpec).
+TrafficHeatmapGeometry heatmapGeometryFor(const engine::ClusterGeometry& geometry);
 
 class TrafficHeatmapWidget : public QWidget {
     Q_OBJECT

@@ -1,5 +1,7 @@
 #include "views/models/strategytablemodel.h"
 
+#include "views/presentation/strategylabel.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QLocale>
@@ -40,22 +42,6 @@ void StrategyTableModel::setEstimates(const std::vector<engine::TrainingEstimate
     beginResetModel();
     m_estimates = estimates;
     endResetModel();
-}
-
-QString StrategyTableModel::summary(const engine::TrainingStrategy& s)
-{
-    const engine::ParallelismSpec& p = s.parallelism;
-    QString text = QStringLiteral("TP%1").arg(p.tp);
-    if (p.pp > 1)
-        text += QStringLiteral(" PP%1").arg(p.pp) + (p.vpp > 1 ? QStringLiteral("x%1").arg(p.vpp) : QString());
-    text += QStringLiteral(" DP%1").arg(p.dp);
-    if (p.cp > 1)
-        text += QStringLiteral(" CP%1").arg(p.cp);
-    if (p.ep > 1)
-        text += QStringLiteral(" EP%1").arg(p.ep);
-    if (p.zero > 0)
-        text += QStringLiteral(" Z%1").arg(p.zero);
-    return text + QStringLiteral(" mb%1").arg(s.microBatch);
 }
 
 int StrategyTableModel::rowCount(const QModelIndex& parent) const
@@ -141,7 +127,7 @@ QVariant StrategyTableModel::data(const QModelIndex& index, int role) const
                 .arg((e.memory.otherBytes + e.memory.compressionBytes) / 1e9, 0, 'f', 1);
         if (index.column() == NetworkShare)
             return tr("Exposed communication / iteration time (guideline: under %1%)").arg(engine::kNetworkShareGuideline * 100);
-        return summary(e.strategy);
+        return strategyLabel(e.strategy);
     default: return {};
     }
 }

@@ -29,8 +29,6 @@ public:
     const std::vector<engine::TrainingEstimate>& estimates() const { return m_estimates; }
     const engine::TrainingEstimate& estimate(int row) const { return m_estimates[std::size_t(row)]; }
 
-    /// One line naming the parallelism, e.g. "TP8 PP4 DP32 mb1" (only dimensions > 1 besides TP and DP).
-    static QString summary(const engine::TrainingStrategy& s);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

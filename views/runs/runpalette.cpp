@@ -1,7 +1,7 @@
 #include "views/runs/runpalette.h"
 
 #include "engine/run/runanalysis.h"
-#include "views/charts/breakdownpalette.h"
+#include "views/presentation/breakdownpalette.h"
 
 #include <QCoreApplication>
 
@@ -44,7 +44,11 @@ QColor RunPalette::color(RunComponent c)
     switch (c) {
     case RunComponent::Compute: return BreakdownPalette::color(BreakdownComponent::Compute);
     case RunComponent::CommExposed: return BreakdownPalette::color(BreakdownComponent::TpExposed);
-    case RunComponent::CommOverlapped: return QColor(0xF0, 0xC2, 0xA6); // Exposed TP blended halfway to white
+    case RunComponent::CommOverlapped: {
+        // The exposed-communication hue blended halfway to white: the same family, lighter.
+        const QColor exposed = BreakdownPalette::color(BreakdownComponent::TpExposed);
+        return QColor((exposed.red() + 255) / 2, (exposed.green() + 255) / 2, (exposed.blue() + 255) / 2);
+    }
     case RunComponent::Memcpy: return BreakdownPalette::color(BreakdownComponent::Other);
     case RunComponent::Idle: return BreakdownPalette::color(BreakdownComponent::Bubble);
     }

@@ -1,5 +1,7 @@
 #include "views/runs/runsview.h"
 
+#include "engine/run/collectivefold.h"
+
 #include "views/runs/collectivetablemodel.h"
 #include "views/runs/runbreakdownchart.h"
 #include "views/runs/runlistmodel.h"
@@ -298,6 +300,12 @@ void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* e
     m_title->setText(title.isEmpty() ? tr("Runs") : tr("Run: %1").arg(title));
     QString caption = tr("%n rank(s), %1 step(s), %2 collectives", nullptr, ranks)
                           .arg(l.toString(qlonglong(m_steps.size())), l.toString(qlonglong(analysis.collectives.size())));
+    // The tail beside the mean: a synchronous step lasts as long as its slowest rank.
+    const engine::LatencyStats stepTail = engine::stepDurationStats(analysis);
+    if (stepTail.count > 0)
+        caption += tr("; step time mean %1 ms, p50 %2, p99 %3, max %4 ms")
+                       .arg(l.toString(stepTail.mean * 1e3, 'f', 2), l.toString(stepTail.p50 * 1e3, 'f', 2),
+                           l.toString(stepTail.p99 * 1e3, 'f', 2), l.toString(stepTail.max * 1e3, 'f', 2));
     if (!analysis.stragglers.empty())
         caption += tr("; slowest to arrive: rank %1").arg(analysis.stragglers.front().rank);
     if (events)

@@ -34,6 +34,8 @@ QVariant StragglerTableModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case Rank: return s.rank;
         case LastArrivals: return s.lastArrivals;
+        case P99Wait: return l.toString(s.waitTailUs.p99 / 1e3, 'f', 3);
+        case MaxWait: return l.toString(s.waitTailUs.max / 1e3, 'f', 3);
         case WaitCaused: return l.toString(s.waitCausedUs / 1e3, 'f', 3);
         }
         break;
@@ -41,6 +43,8 @@ QVariant StragglerTableModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case Rank: return s.rank;
         case LastArrivals: return s.lastArrivals;
+        case P99Wait: return s.waitTailUs.p99;
+        case MaxWait: return s.waitTailUs.max;
         case WaitCaused: return s.waitCausedUs;
         }
         break;
@@ -57,11 +61,16 @@ QVariant StragglerTableModel::data(const QModelIndex& index, int role) const
 
 QVariant StragglerTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && (section == P99Wait || section == MaxWait))
+        return tr("The waits this rank caused, one per collective it arrived last at (last minus first arrival): "
+                  "the tail it adds to synchronised operations. Rows are ranked by p99, then max.");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
     case Rank: return tr("Rank");
     case LastArrivals: return tr("Last arrivals");
+    case P99Wait: return tr("p99 wait (ms)");
+    case MaxWait: return tr("Max wait (ms)");
     case WaitCaused: return tr("Wait caused (ms)");
     }
     return {};

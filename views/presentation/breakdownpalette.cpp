@@ -1,4 +1,4 @@
-#include "views/charts/breakdownpalette.h"
+#include "views/presentation/breakdownpalette.h"
 
 #include "engine/training/trainingestimate.h"
 
@@ -51,20 +51,19 @@ QString BreakdownPalette::description(BreakdownComponent c)
 
 QColor BreakdownPalette::color(BreakdownComponent c)
 {
-    // Based on the "deep" qualitative palette of seaborn (Waskom 2021), chosen for distinct hues
-    // that stay distinguishable for common colour-vision deficiencies; recompute is a lighter
-    // compute blue so that the two read as one family.
+    // Okabe-Ito: blue, sky blue, orange, bluish green, vermillion, reddish purple, yellow; the
+    // overheads in neutral grey, brown and light grey.
     switch (c) {
-    case BreakdownComponent::Compute: return QColor(0x4C, 0x72, 0xB0);
-    case BreakdownComponent::Recompute: return QColor(0xA1, 0xB8, 0xE0);
-    case BreakdownComponent::TpExposed: return QColor(0xDD, 0x84, 0x52);
-    case BreakdownComponent::PpExposed: return QColor(0xC4, 0x4E, 0x52);
-    case BreakdownComponent::DpExposed: return QColor(0x55, 0xA8, 0x68);
-    case BreakdownComponent::CpExposed: return QColor(0x81, 0x72, 0xB3);
-    case BreakdownComponent::EpExposed: return QColor(0xDA, 0x8B, 0xC3);
-    case BreakdownComponent::Bubble: return QColor(0xCC, 0xB9, 0x74);
-    case BreakdownComponent::Optimizer: return QColor(0x64, 0xB5, 0xCD);
-    case BreakdownComponent::Other: return QColor(0x8C, 0x8C, 0x8C);
+    case BreakdownComponent::Compute: return QColor(0x00, 0x72, 0xB2);
+    case BreakdownComponent::Recompute: return QColor(0x56, 0xB4, 0xE9);
+    case BreakdownComponent::TpExposed: return QColor(0xE6, 0x9F, 0x00);
+    case BreakdownComponent::PpExposed: return QColor(0x00, 0x9E, 0x73);
+    case BreakdownComponent::DpExposed: return QColor(0xD5, 0x5E, 0x00);
+    case BreakdownComponent::CpExposed: return QColor(0xCC, 0x79, 0xA7);
+    case BreakdownComponent::EpExposed: return QColor(0xF0, 0xE4, 0x42);
+    case BreakdownComponent::Bubble: return QColor(0x99, 0x99, 0x99);
+    case BreakdownComponent::Optimizer: return QColor(0x8C, 0x56, 0x4B);
+    case BreakdownComponent::Other: return QColor(0xCC, 0xCC, 0xCC);
     }
     return Qt::black;
 }
@@ -84,6 +83,15 @@ double BreakdownPalette::seconds(const engine::IterationBreakdown& b, BreakdownC
     case BreakdownComponent::Other: return b.other;
     }
     return 0;
+}
+
+std::vector<BreakdownSlice> BreakdownPalette::slices(const engine::IterationBreakdown& b)
+{
+    std::vector<BreakdownSlice> out;
+    out.reserve(kBreakdownComponentCount);
+    for (const BreakdownComponent c : components())
+        out.push_back({ c, name(c), color(c), seconds(b, c) });
+    return out;
 }
 
 QColor BreakdownPalette::networkShareColor() { return QColor(0x22, 0x22, 0x22); }
