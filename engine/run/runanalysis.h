@@ -71,10 +71,8 @@ struct RunAnalysis {
     std::vector<std::int64_t> clockOffsetNs;
     std::vector<StepBreakdown> steps;
     std::vector<CollectiveSummary> collectives; ///< in order of aligned first start
-    std::vector<Straggler> stragglers;          ///< by waitCausedUs, largest first
-    MeasuredTraffic traffic; ///< bytes sent between global ranks (sparse pairs)
     std::vector<Straggler> stragglers;          ///< by the tail of the waits they cause, largest first
-    MeasuredTrafficMatrix traffic;
+    MeasuredTraffic traffic; ///< bytes sent between global ranks (sparse pairs)
     Diagnostics diagnostics;
 };
 
