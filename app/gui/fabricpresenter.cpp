@@ -47,7 +47,7 @@ QString linkDetails(const engine::ScenarioAnalysis& a, const engine::Catalog& ca
     text += tr("<br>rate %1 Gb/s per direction, %2 lanes").arg(double(link.gbps)).arg(int(link.lanes));
     text += tr("<br>medium %1, length %2 m").arg(QString::fromLatin1(toString(link.medium))).arg(double(link.lengthMetres), 0, 'f', 1);
     if (id < a.load.linkUtilisation.size())
-        text += tr("<br>%1 averaged over one iteration")
+        text += tr("<br>utilisation: %1 averaged over one iteration")
                     .arg(QString::fromStdString(describeUtilisation(double(a.load.linkUtilisation[id]))));
     if (link.flags & kLinkMissing)
         text += tr("<br><font color='#c00'>missing</font>");

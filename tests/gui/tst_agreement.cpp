@@ -100,7 +100,6 @@ private Q_SLOTS:
         // Tiers are named only when the fabric has them.
         if (!engine::hasLinksAt(gui->fabric->graph, engine::LinkLevel::SpineCore))
             QVERIFY(!html.contains(QStringLiteral("core links x")));
-        w.close();
     }
 };
 
