@@ -29,6 +29,7 @@
 #include <QRegularExpression>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QtConcurrent/QtConcurrentRun>
@@ -425,6 +426,13 @@ void FabricImportController::reload()
         item->setToolTip(tr("%1, imported %2 UTC").arg(e.source, QString::fromStdString(s.imported)));
         m_entries.push_back(std::move(e));
     }
+    // A project of imported fabrics only (import-fabric --project): show the newest once the
+    // window has shown its (empty) scenario views.
+    if (m_document.scenarios().empty() && !m_entries.empty())
+        QTimer::singleShot(0, this, [this] {
+            if (m_document.scenarios().empty() && !m_entries.empty() && !m_shown)
+                (void)showFabric(int(m_entries.size()) - 1); // an error leaves the list as it is
+        });
 }
 
 void FabricImportController::storePending()
@@ -496,8 +504,10 @@ void FabricImportController::fillFlagTable(const importers::ImportedFabric& f)
         const QString pattern = first.pattern.empty() ? kindText(first.kind) : QString::fromStdString(first.pattern);
         auto* group = new QTreeWidgetItem(m_flags, { tr("%1: %2").arg(kindText(first.kind), pattern), QString::number(members.size()) });
         group->setForeground(0, QColor(200, 0, 70));
-        for (std::size_t i : members)
-            new QTreeWidgetItem(group, { QString::fromStdString(f.flags[i].message), {} });
+        for (std::size_t i : members) {
+            auto* row = new QTreeWidgetItem(group, { QString::fromStdString(f.flags[i].message), {} });
+            row->setToolTip(0, row->text(0));
+        }
         group->setExpanded(members.size() <= 4);
     }
     if (f.flags.empty())

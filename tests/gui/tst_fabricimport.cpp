@@ -30,7 +30,15 @@ bool glAvailable()
 
 // A 4,096-host fat tree of 40-port HDR switches (three tiers, pods of leaves and spines) written
 // as ibnetdiscover output with one missing, one degraded and two swapped leaf-spine cables.
-std::string plantedDump()
+std::string buildPlantedDump();
+
+const std::string& plantedDump()
+{
+    static const std::string dump = buildPlantedDump();
+    return dump;
+}
+
+std::string buildPlantedDump()
 {
     engine::HostOptions ho;
     ho.hosts = 4096;
@@ -182,6 +190,36 @@ private Q_SLOTS:
             QCOMPARE(c.flagTable()->topLevelItemCount(), 3);
             QVERIFY(c.showFabric(1).has_value()); // no second fabric: an error, not a crash
         }
+    }
+
+    void fabricOnlyProjectShownAndExported()
+    {
+        // A project holding only an imported fabric (as import-fabric --project leaves it): opening
+        // shows the fabric, --export-views renders it and its flag table.
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("fabric-only.csproj"));
+        {
+            auto store = engine::ProjectStore::create(project.toStdString());
+            QVERIFY2(store, store.message().c_str());
+            auto id = engine::storeImportedFabric(*store, "planted.topo", "planted.topo", plantedDump(), "{}");
+            QVERIFY2(id, id.message().c_str());
+        }
+        app::MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.openPath(project, true), std::nullopt);
+        QVERIFY(w.document()->scenarios().empty());
+        QTRY_VERIFY(w.fabricImport()->shownFabric() != nullptr);
+        QCOMPARE(int(w.fabricImport()->shownFabric()->flags.size()), 3);
+        const auto written = w.exportViews(dir.filePath(QStringLiteral("views")));
+        QVERIFY(written);
+        // After the scenario tabs (however many there are): <nn>-fabric-planted.png and its flags.
+        const QStringList pictures = written->filter(QRegularExpression(QStringLiteral("/[0-9]+-fabric-planted\\.png$")));
+        QCOMPARE(pictures.size(), 1);
+        QCOMPARE(written->filter(QRegularExpression(QStringLiteral("/[0-9]+-fabric-planted-flags\\.png$"))).size(), 1);
+        QImage picture(pictures.front());
+        QVERIFY(!picture.isNull() && picture.width() > 400);
     }
 
     void brokenDumpIsAnError()

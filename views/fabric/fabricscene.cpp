@@ -117,7 +117,7 @@ vtkSmartPointer<vtkActor> linkActor(const FabricSceneData& data, vtkPoints* poin
             actor->GetProperty()->SetLineWidth(1.0);
         } else {
             actor->GetProperty()->SetColor(kFlagColour[0], kFlagColour[1], kFlagColour[2]);
-            actor->GetProperty()->SetLineWidth(4.0);
+            actor->GetProperty()->SetLineWidth(5.0);
         }
     }
     actor->GetProperty()->LightingOff();
