@@ -231,6 +231,12 @@ FabricImportController::FabricImportController(QMainWindow& window, ProjectDocum
     m_list->setToolTip(tr("ibnetdiscover dumps kept in the project (File > Import Fabric, or drop a dump on the window)"));
     listDock->setWidget(m_list);
     window.addDockWidget(Qt::LeftDockWidgetArea, listDock);
+    // Below the scenario list once the window has made it.
+    QTimer::singleShot(0, this, [this, listDock] {
+        if (auto* scenarios = m_window.findChild<QDockWidget*>(QStringLiteral("scenariosDock")))
+            if (m_window.dockWidgetArea(scenarios) == Qt::LeftDockWidgetArea)
+                m_window.splitDockWidget(scenarios, listDock, Qt::Vertical);
+    });
     connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         if (auto error = showFabric(m_list->row(item)))
             QMessageBox::warning(&m_window, tr("Cannot show the fabric"), *error);

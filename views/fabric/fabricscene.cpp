@@ -199,9 +199,9 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         vtkNew<vtkPolyData> poly;
         poly->SetPoints(flaggedPoints);
         vtkNew<vtkCubeSource> box;
-        box->SetXLength(data.physicalSizes ? 0.56 : 1.2);
-        box->SetYLength(data.physicalSizes ? 0.9 : 1.2);
-        box->SetZLength(data.physicalSizes ? 0.08 : 0.4);
+        box->SetXLength(data.physicalSizes ? 0.56 : 1.3);
+        box->SetYLength(data.physicalSizes ? 0.9 : 1.3);
+        box->SetZLength(data.physicalSizes ? 0.08 : 0.45);
         vtkNew<vtkGlyph3DMapper> mapper;
         mapper->SetInputData(poly);
         mapper->SetSourceConnection(box->GetOutputPort());
@@ -210,7 +210,7 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         auto actor = vtkSmartPointer<vtkActor>::New();
         actor->SetMapper(mapper);
         actor->GetProperty()->SetColor(kFlagColour[0], kFlagColour[1], kFlagColour[2]);
-        actor->GetProperty()->SetOpacity(0.6);
+        actor->GetProperty()->SetOpacity(0.85);
         actor->GetProperty()->LightingOff();
         renderer->AddActor(actor);
         m_actors->props.push_back(actor);
@@ -236,7 +236,10 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         double colour[3] = { kFlagColour[0], kFlagColour[1], kFlagColour[2] };
         vtkNew<vtkCubeSource> symbol;
         symbol->Update();
-        const std::string text = "Flagged switches and links (" + std::to_string(m_flaggedNodes) + " switches)";
+        int flaggedLines = 0;
+        for (const SceneLink& l : data.links)
+            flaggedLines += l.flagged ? 1 : 0;
+        const std::string text = "Flagged: " + std::to_string(m_flaggedNodes) + " switches, " + std::to_string(flaggedLines) + " lines";
         legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);
     }
 
