@@ -13,6 +13,7 @@
 #include "importers/ibnetdiscover/importedfabric.h"
 #include "views/fabric/fabricscene.h"
 #include "views/fabric/fabricview.h"
+#include "views/widgets/vtkopenglwidget.h"
 
 #include <QListWidget>
 #include <QTreeWidget>
@@ -171,6 +172,27 @@ private Q_SLOTS:
                         flagPixels += p.red() > 150 && p.green() < 70 && p.blue() > 40 && p.blue() < 150;
                     }
                 QVERIFY2(flagPixels > 50, qPrintable(QString::number(flagPixels)));
+                // Clicking a flagged switch shows its flags among its details.
+                bool clicked = false;
+                for (std::size_t i = 0; i < scene.nodes.size() && !clicked; ++i) {
+                    if (!scene.nodes[i].flagged)
+                        continue;
+                    const QPoint p = w.fabricView()->screenPositionOf(int(i)).toPoint();
+                    const auto hit = w.fabricView()->pickAt(p);
+                    if (hit && !hit->isLink && hit->index == int(i)) {
+                        QTest::mouseClick(w.fabricView()->vtkWidget(), Qt::LeftButton, {}, p);
+                        clicked = true;
+                    }
+                }
+                if (clicked) {
+                    const QString details = w.fabricView()->detailsText();
+                    QVERIFY2(details.contains(QStringLiteral("switch")), qPrintable(details));
+                    QVERIFY2(details.contains(QStringLiteral("missing")) || details.contains(QStringLiteral("degraded"))
+                            || details.contains(QStringLiteral("miswired")),
+                        qPrintable(details));
+                } else {
+                    QWARN("every flagged switch is covered by another glyph from this camera");
+                }
             }
             // Stored in the project file beside the scenarios.
             auto stored = engine::importedFabrics(*w.document()->store());
