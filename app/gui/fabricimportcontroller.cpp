@@ -44,169 +44,175 @@ namespace clusterscope::app {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("FabricImportController", text); }
+    QString tr(const char* text) { return QCoreApplication::translate("FabricImportController", text); }
 
-const QString kDumpFilter = QStringLiteral("ibnetdiscover dumps (*.topo *.txt *.out *.ibnd *.gz);;All files (*)");
+    const QString kDumpFilter = QStringLiteral("ibnetdiscover dumps (*.topo *.txt *.out *.ibnd *.gz);;All files (*)");
 
-// What the importer's JSON summary holds (the same fields as `import-fabric --project`).
-std::string summaryOf(const importers::ImportedFabric& f)
-{
-    const nlohmann::json summary = { { "switches", f.graph.countNodes(engine::NodeKind::Switch) },
-        { "hcas", f.graph.countNodes(engine::NodeKind::Nic) }, { "flags", f.flags.size() },
-        { "tier_confidence", f.structure.tierConfidence } };
-    return summary.dump();
-}
-
-QString kindText(importers::FabricFlag::Kind kind)
-{
-    return QString::fromLatin1(importers::toString(kind)).replace(QLatin1Char('_'), QLatin1Char(' '));
-}
-
-// Graph nodes named by a flag (its switches, by description).
-std::vector<engine::NodeId> nodesOfFlag(const importers::FabricFlag& flag,
-    const std::unordered_map<std::string, std::vector<engine::NodeId>>& byLabel)
-{
-    std::vector<engine::NodeId> out;
-    for (const std::string& s : flag.switches)
-        if (auto it = byLabel.find(s); it != byLabel.end())
-            out.insert(out.end(), it->second.begin(), it->second.end());
-    return out;
-}
-
-// The flags per graph node (switches named by a flag or owning one of its ports) and the cables
-// its ports name in pairs ("S-<guid>/P<n>" of both ends: a swapped cable, a degraded one).
-struct FlagIndex {
-    std::unordered_map<engine::NodeId, std::vector<std::size_t>> flagsOfNode;
-    std::map<std::pair<engine::NodeId, engine::NodeId>, std::vector<std::size_t>> flagsOfCable; ///< (lower id, higher id)
-};
-
-FlagIndex indexFlags(const importers::ImportedFabric& f)
-{
-    std::unordered_map<std::string, std::vector<engine::NodeId>> byLabel;
-    std::unordered_map<std::string, engine::NodeId> byGuid;
-    for (engine::NodeId id = 0; id < f.graph.nodeCount(); ++id) {
-        const engine::FabricNode& n = f.graph.node(id);
-        if (n.kind != engine::NodeKind::Switch)
-            continue;
-        byLabel[f.graph.label(id)].push_back(id);
-        if (n.guid != 0)
-            byGuid.emplace(importers::ibGuidName('S', n.guid), id);
+    // What the importer's JSON summary holds (the same fields as `import-fabric --project`).
+    std::string summaryOf(const importers::ImportedFabric& f)
+    {
+        const nlohmann::json summary = { { "switches", f.graph.countNodes(engine::NodeKind::Switch) },
+            { "hcas", f.graph.countNodes(engine::NodeKind::Nic) }, { "flags", f.flags.size() },
+            { "tier_confidence", f.structure.tierConfidence } };
+        return summary.dump();
     }
-    FlagIndex index;
-    for (std::size_t i = 0; i < f.flags.size(); ++i) {
-        const importers::FabricFlag& flag = f.flags[i];
-        std::set<engine::NodeId> nodes;
-        for (engine::NodeId n : nodesOfFlag(flag, byLabel))
-            nodes.insert(n);
-        std::vector<engine::NodeId> ends;
-        for (const std::string& port : flag.ports) {
-            const auto it = byGuid.find(port.substr(0, port.find('/')));
-            ends.push_back(it == byGuid.end() ? engine::kNoId : it->second);
-            if (it != byGuid.end())
-                nodes.insert(it->second);
+
+    QString kindText(importers::FabricFlag::Kind kind)
+    {
+        return QString::fromLatin1(importers::toString(kind)).replace(QLatin1Char('_'), QLatin1Char(' '));
+    }
+
+    // Graph nodes named by a flag (its switches, by description).
+    std::vector<engine::NodeId> nodesOfFlag(
+        const importers::FabricFlag& flag, const std::unordered_map<std::string, std::vector<engine::NodeId>>& byLabel)
+    {
+        std::vector<engine::NodeId> out;
+        for (const std::string& s : flag.switches)
+            if (auto it = byLabel.find(s); it != byLabel.end())
+                out.insert(out.end(), it->second.begin(), it->second.end());
+        return out;
+    }
+
+    // The flags per graph node (switches named by a flag or owning one of its ports) and the cables
+    // its ports name in pairs ("S-<guid>/P<n>" of both ends: a swapped cable, a degraded one).
+    struct FlagIndex {
+        std::unordered_map<engine::NodeId, std::vector<std::size_t>> flagsOfNode;
+        std::map<std::pair<engine::NodeId, engine::NodeId>, std::vector<std::size_t>>
+            flagsOfCable; ///< (lower id, higher id)
+    };
+
+    FlagIndex indexFlags(const importers::ImportedFabric& f)
+    {
+        std::unordered_map<std::string, std::vector<engine::NodeId>> byLabel;
+        std::unordered_map<std::string, engine::NodeId> byGuid;
+        for (engine::NodeId id = 0; id < f.graph.nodeCount(); ++id) {
+            const engine::FabricNode& n = f.graph.node(id);
+            if (n.kind != engine::NodeKind::Switch)
+                continue;
+            byLabel[f.graph.label(id)].push_back(id);
+            if (n.guid != 0)
+                byGuid.emplace(importers::ibGuidName('S', n.guid), id);
         }
-        for (std::size_t k = 0; k + 1 < ends.size(); k += 2)
-            if (ends[k] != engine::kNoId && ends[k + 1] != engine::kNoId)
-                index.flagsOfCable[{ std::min(ends[k], ends[k + 1]), std::max(ends[k], ends[k + 1]) }].push_back(i);
-        for (engine::NodeId n : nodes)
-            index.flagsOfNode[n].push_back(i);
-    }
-    return index;
-}
-
-const std::vector<std::size_t>* flagsOfLine(const FlagIndex& index, const views::FabricSceneData& scene, const views::SceneLink& l)
-{
-    const int a = scene.nodes[std::size_t(l.from)].graphNode, b = scene.nodes[std::size_t(l.to)].graphNode;
-    if (a < 0 || b < 0)
-        return nullptr;
-    const auto it = index.flagsOfCable.find({ engine::NodeId(std::min(a, b)), engine::NodeId(std::max(a, b)) });
-    return it == index.flagsOfCable.end() ? nullptr : &it->second;
-}
-
-views::FabricSceneData sceneOf(const importers::ImportedFabric& f, const FlagIndex& index, views::SceneLayout layout,
-    const std::string& title)
-{
-    views::FabricSceneData scene = views::sceneFromGraph(f.graph, layout, {}, title);
-    for (views::SceneNode& n : scene.nodes)
-        if (n.graphNode >= 0 && n.kind != views::SceneNodeKind::Node && index.flagsOfNode.count(engine::NodeId(n.graphNode)))
-            n.flagged = true;
-    for (views::SceneLink& l : scene.links)
-        if (!l.flagged && flagsOfLine(index, scene, l))
-            l.flagged = true;
-    return scene;
-}
-
-std::string titleOf(const QString& name, const importers::ImportedFabric& f)
-{
-    const auto perTier = f.graph.switchesPerTier();
-    std::string title = name.toStdString() + " — imported: " + std::to_string(f.graph.countNodes(engine::NodeKind::Switch))
-        + " switches (";
-    for (std::size_t t = 0; t < perTier.size(); ++t)
-        title += (t ? ", " : "") + std::to_string(perTier[t]) + " " + engine::tierName(int(t));
-    title += "), " + std::to_string(f.graph.countNodes(engine::NodeKind::Nic)) + " HCAs, " + std::to_string(f.flags.size())
-        + " flag" + (f.flags.size() == 1 ? "" : "s");
-    return title;
-}
-
-QString flagLines(const importers::ImportedFabric& f, const std::vector<std::size_t>& which, std::size_t limit = 6)
-{
-    QString text;
-    for (std::size_t i = 0; i < which.size() && i < limit; ++i)
-        text += QStringLiteral("<br><font color='#c00'>%1</font>: %2")
-                    .arg(kindText(f.flags[which[i]].kind), QString::fromStdString(f.flags[which[i]].message).toHtmlEscaped());
-    if (which.size() > limit)
-        text += tr("<br>... and %1 more").arg(which.size() - limit);
-    return text;
-}
-
-QString details(const importers::ImportedFabric& f, const FlagIndex& index, const views::FabricSceneData& scene,
-    const views::ScenePick& pick)
-{
-    using namespace engine;
-    const FabricGraph& g = f.graph;
-    if (pick.isLink) {
-        const views::SceneLink& line = scene.links[std::size_t(pick.index)];
-        const auto name = [&](int n) { return QString::fromStdString(scene.nodes[std::size_t(n)].label).toHtmlEscaped(); };
-        QString text = tr("<b>link</b>: %1 – %2").arg(name(line.from), name(line.to));
-        if (line.members > 1)
-            text += tr("<br>%1 parallel cables").arg(line.members);
-        if (line.graphLink >= 0) {
-            const FabricLink& link = g.link(LinkId(line.graphLink));
-            text += tr("<br>level %1, %2 Gb/s per direction, %3 lanes")
-                        .arg(QString::fromLatin1(toString(g.level(LinkId(line.graphLink)))))
-                        .arg(double(link.gbps))
-                        .arg(int(link.lanes));
-            if (link.flags & kLinkMissing)
-                text += tr("<br><font color='#c00'>missing</font> (expected from the pod's cabling, not in the dump)");
-            else if (link.flags & kLinkDegraded)
-                text += tr("<br><font color='#c00'>degraded</font>");
+        FlagIndex index;
+        for (std::size_t i = 0; i < f.flags.size(); ++i) {
+            const importers::FabricFlag& flag = f.flags[i];
+            std::set<engine::NodeId> nodes;
+            for (engine::NodeId n : nodesOfFlag(flag, byLabel))
+                nodes.insert(n);
+            std::vector<engine::NodeId> ends;
+            for (const std::string& port : flag.ports) {
+                const auto it = byGuid.find(port.substr(0, port.find('/')));
+                ends.push_back(it == byGuid.end() ? engine::kNoId : it->second);
+                if (it != byGuid.end())
+                    nodes.insert(it->second);
+            }
+            for (std::size_t k = 0; k + 1 < ends.size(); k += 2)
+                if (ends[k] != engine::kNoId && ends[k + 1] != engine::kNoId)
+                    index.flagsOfCable[{ std::min(ends[k], ends[k + 1]), std::max(ends[k], ends[k + 1]) }].push_back(i);
+            for (engine::NodeId n : nodes)
+                index.flagsOfNode[n].push_back(i);
         }
-        const std::vector<std::size_t>* flags = flagsOfLine(index, scene, line);
-        const std::vector<std::size_t> shared = flags ? *flags : std::vector<std::size_t> {};
-        return text + flagLines(f, shared);
+        return index;
     }
-    const views::SceneNode& n = scene.nodes[std::size_t(pick.index)];
-    QString text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(n.label).toHtmlEscaped());
-    if (n.kind == views::SceneNodeKind::Node) {
-        text += tr("<br>%1 host(s)").arg(n.members);
+
+    const std::vector<std::size_t>* flagsOfLine(
+        const FlagIndex& index, const views::FabricSceneData& scene, const views::SceneLink& l)
+    {
+        const int a = scene.nodes[std::size_t(l.from)].graphNode, b = scene.nodes[std::size_t(l.to)].graphNode;
+        if (a < 0 || b < 0)
+            return nullptr;
+        const auto it = index.flagsOfCable.find({ engine::NodeId(std::min(a, b)), engine::NodeId(std::max(a, b)) });
+        return it == index.flagsOfCable.end() ? nullptr : &it->second;
+    }
+
+    views::FabricSceneData sceneOf(
+        const importers::ImportedFabric& f, const FlagIndex& index, views::SceneLayout layout, const std::string& title)
+    {
+        views::FabricSceneData scene = views::sceneFromGraph(f.graph, layout, {}, title);
+        for (views::SceneNode& n : scene.nodes)
+            if (n.graphNode >= 0 && n.kind != views::SceneNodeKind::Node
+                && index.flagsOfNode.count(engine::NodeId(n.graphNode)))
+                n.flagged = true;
+        for (views::SceneLink& l : scene.links)
+            if (!l.flagged && flagsOfLine(index, scene, l))
+                l.flagged = true;
+        return scene;
+    }
+
+    std::string titleOf(const QString& name, const importers::ImportedFabric& f)
+    {
+        const auto perTier = f.graph.switchesPerTier();
+        std::string title = name.toStdString()
+            + " — imported: " + std::to_string(f.graph.countNodes(engine::NodeKind::Switch)) + " switches (";
+        for (std::size_t t = 0; t < perTier.size(); ++t)
+            title += (t ? ", " : "") + std::to_string(perTier[t]) + " " + engine::tierName(int(t));
+        title += "), " + std::to_string(f.graph.countNodes(engine::NodeKind::Nic)) + " HCAs, "
+            + std::to_string(f.flags.size()) + " flag" + (f.flags.size() == 1 ? "" : "s");
+        return title;
+    }
+
+    QString flagLines(const importers::ImportedFabric& f, const std::vector<std::size_t>& which, std::size_t limit = 6)
+    {
+        QString text;
+        for (std::size_t i = 0; i < which.size() && i < limit; ++i)
+            text += QStringLiteral("<br><font color='#c00'>%1</font>: %2")
+                        .arg(kindText(f.flags[which[i]].kind),
+                            QString::fromStdString(f.flags[which[i]].message).toHtmlEscaped());
+        if (which.size() > limit)
+            text += tr("<br>... and %1 more").arg(which.size() - limit);
         return text;
     }
-    if (n.graphNode < 0)
+
+    QString details(const importers::ImportedFabric& f, const FlagIndex& index, const views::FabricSceneData& scene,
+        const views::ScenePick& pick)
+    {
+        using namespace engine;
+        const FabricGraph& g = f.graph;
+        if (pick.isLink) {
+            const views::SceneLink& line = scene.links[std::size_t(pick.index)];
+            const auto name
+                = [&](int n) { return QString::fromStdString(scene.nodes[std::size_t(n)].label).toHtmlEscaped(); };
+            QString text = tr("<b>link</b>: %1 – %2").arg(name(line.from), name(line.to));
+            if (line.members > 1)
+                text += tr("<br>%1 parallel cables").arg(line.members);
+            if (line.graphLink >= 0) {
+                const FabricLink& link = g.link(LinkId(line.graphLink));
+                text += tr("<br>level %1, %2 Gb/s per direction, %3 lanes")
+                            .arg(QString::fromLatin1(toString(g.level(LinkId(line.graphLink)))))
+                            .arg(double(link.gbps))
+                            .arg(int(link.lanes));
+                if (link.flags & kLinkMissing)
+                    text += tr(
+                        "<br><font color='#c00'>missing</font> (expected from the pod's cabling, not in the dump)");
+                else if (link.flags & kLinkDegraded)
+                    text += tr("<br><font color='#c00'>degraded</font>");
+            }
+            const std::vector<std::size_t>* flags = flagsOfLine(index, scene, line);
+            const std::vector<std::size_t> shared = flags ? *flags : std::vector<std::size_t> {};
+            return text + flagLines(f, shared);
+        }
+        const views::SceneNode& n = scene.nodes[std::size_t(pick.index)];
+        QString text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(n.label).toHtmlEscaped());
+        if (n.kind == views::SceneNodeKind::Node) {
+            text += tr("<br>%1 host(s)").arg(n.members);
+            return text;
+        }
+        if (n.graphNode < 0)
+            return text;
+        const FabricNode& node = g.node(NodeId(n.graphNode));
+        text += tr("<br>%1 switch, %2 ports").arg(QString::fromStdString(tierName(node.tier))).arg(node.ports);
+        if (node.group >= 0)
+            text += tr(", pod %1").arg(node.group + 1);
+        int links = 0, flaggedLinks = 0;
+        for (LinkId l : g.linksOf(NodeId(n.graphNode))) {
+            ++links;
+            flaggedLinks += g.link(l).flags != 0;
+        }
+        text += tr("<br>%1 links (%2 missing or degraded)").arg(links).arg(flaggedLinks);
+        if (auto it = index.flagsOfNode.find(NodeId(n.graphNode)); it != index.flagsOfNode.end())
+            text += flagLines(f, it->second);
         return text;
-    const FabricNode& node = g.node(NodeId(n.graphNode));
-    text += tr("<br>%1 switch, %2 ports").arg(QString::fromStdString(tierName(node.tier))).arg(node.ports);
-    if (node.group >= 0)
-        text += tr(", pod %1").arg(node.group + 1);
-    int links = 0, flaggedLinks = 0;
-    for (LinkId l : g.linksOf(NodeId(n.graphNode))) {
-        ++links;
-        flaggedLinks += g.link(l).flags != 0;
     }
-    text += tr("<br>%1 links (%2 missing or degraded)").arg(links).arg(flaggedLinks);
-    if (auto it = index.flagsOfNode.find(NodeId(n.graphNode)); it != index.flagsOfNode.end())
-        text += flagLines(f, it->second);
-    return text;
-}
 
 } // namespace
 
@@ -217,8 +223,8 @@ struct FabricImportController::Outcome {
     QString path;
 };
 
-FabricImportController::FabricImportController(QMainWindow& window, ProjectDocument& document, views::FabricView& view,
-    QTabWidget& tabs)
+FabricImportController::FabricImportController(
+    QMainWindow& window, ProjectDocument& document, views::FabricView& view, QTabWidget& tabs)
     : QObject(&window)
     , m_window(window)
     , m_document(document)
@@ -228,7 +234,8 @@ FabricImportController::FabricImportController(QMainWindow& window, ProjectDocum
     auto* listDock = new QDockWidget(tr("Imported fabrics"), &window);
     listDock->setObjectName(QStringLiteral("importedFabricsDock"));
     m_list = new QListWidget(listDock);
-    m_list->setToolTip(tr("ibnetdiscover dumps kept in the project (File > Import Fabric, or drop a dump on the window)"));
+    m_list->setToolTip(
+        tr("ibnetdiscover dumps kept in the project (File > Import Fabric, or drop a dump on the window)"));
     listDock->setWidget(m_list);
     window.addDockWidget(Qt::LeftDockWidgetArea, listDock);
     // Below the scenario list once the window has made it.
@@ -316,7 +323,8 @@ bool FabricImportController::looksLikeIbnetdiscover(const QString& path)
 
 void FabricImportController::importInteractively()
 {
-    const QString path = QFileDialog::getOpenFileName(&m_window, tr("Import fabric (ibnetdiscover dump)"), {}, kDumpFilter);
+    const QString path
+        = QFileDialog::getOpenFileName(&m_window, tr("Import fabric (ibnetdiscover dump)"), {}, kDumpFilter);
     if (!path.isEmpty())
         importFile(path, true);
 }
@@ -388,7 +396,8 @@ void FabricImportController::finishImport()
     e.source = out->path;
     e.fabric = out->fabric;
     if (engine::ProjectStore* store = m_document.store()) {
-        auto id = engine::storeImportedFabric(*store, e.name.toStdString(), e.source.toStdString(), out->dump, summaryOf(*e.fabric));
+        auto id = engine::storeImportedFabric(
+            *store, e.name.toStdString(), e.source.toStdString(), out->dump, summaryOf(*e.fabric));
         if (!id) {
             const QString message = QString::fromStdString(id.message());
             Q_EMIT failed(message);
@@ -405,7 +414,8 @@ void FabricImportController::finishImport()
     const int row = int(m_entries.size()) - 1;
     m_list->setCurrentRow(row);
     present(m_entries.back());
-    m_window.statusBar()->showMessage(tr("Imported %1: %2 flags").arg(m_entries.back().name).arg(m_entries.back().fabric->flags.size()), 6000);
+    m_window.statusBar()->showMessage(
+        tr("Imported %1: %2 flags").arg(m_entries.back().name).arg(m_entries.back().fabric->flags.size()), 6000);
     Q_EMIT imported(row);
 }
 
@@ -449,7 +459,8 @@ void FabricImportController::storePending()
     for (Entry& e : m_entries) {
         if (e.id != 0 || !e.fabric)
             continue;
-        auto id = engine::storeImportedFabric(*store, e.name.toStdString(), e.source.toStdString(), e.dump, summaryOf(*e.fabric));
+        auto id = engine::storeImportedFabric(
+            *store, e.name.toStdString(), e.source.toStdString(), e.dump, summaryOf(*e.fabric));
         if (!id) {
             m_window.statusBar()->showMessage(QString::fromStdString(id.message()), 8000);
             continue;
@@ -472,7 +483,8 @@ std::optional<QString> FabricImportController::showFabric(int row)
         if (!dump)
             return QString::fromStdString(dump.message());
         QApplication::setOverrideCursor(Qt::WaitCursor);
-        auto fabric = importers::parseIbnetdiscover(*dump, m_document.path().toStdString() + ": " + e.name.toStdString());
+        auto fabric
+            = importers::parseIbnetdiscover(*dump, m_document.path().toStdString() + ": " + e.name.toStdString());
         QApplication::restoreOverrideCursor();
         if (!fabric)
             return QString::fromStdString(fabric.message());
@@ -493,7 +505,8 @@ void FabricImportController::present(const Entry& entry)
     m_view.setDetailsProvider([fabric, index](const views::FabricSceneData& scene, const views::ScenePick& pick) {
         return details(*fabric, *index, scene, pick);
     });
-    m_view.setSceneFactory([fabric, index, title](views::SceneLayout layout) { return sceneOf(*fabric, *index, layout, title); });
+    m_view.setSceneFactory(
+        [fabric, index, title](views::SceneLayout layout) { return sceneOf(*fabric, *index, layout, title); });
     m_tabs.setCurrentWidget(&m_view);
     fillFlagTable(*fabric);
 }
@@ -508,7 +521,8 @@ void FabricImportController::fillFlagTable(const importers::ImportedFabric& f)
     for (const auto& [key, members] : groups) {
         const importers::FabricFlag& first = f.flags[members.front()];
         const QString pattern = first.pattern.empty() ? kindText(first.kind) : QString::fromStdString(first.pattern);
-        auto* group = new QTreeWidgetItem(m_flags, { tr("%1: %2").arg(kindText(first.kind), pattern), QString::number(members.size()) });
+        auto* group = new QTreeWidgetItem(
+            m_flags, { tr("%1: %2").arg(kindText(first.kind), pattern), QString::number(members.size()) });
         group->setForeground(0, QColor(200, 0, 70));
         for (std::size_t i : members) {
             auto* row = new QTreeWidgetItem(group, { QString::fromStdString(f.flags[i].message), {} });
@@ -537,7 +551,8 @@ std::optional<QStringList> FabricImportController::exportViews(const QString& di
             QCoreApplication::processEvents();
         QString name = QFileInfo(m_entries[std::size_t(row)].name).completeBaseName().toLower();
         name.replace(QRegularExpression(QStringLiteral("[^a-z0-9_-]+")), QStringLiteral("-"));
-        const QString stem = QDir(dir).filePath(QStringLiteral("%1-fabric-%2").arg(firstNumber + row, 2, 10, QLatin1Char('0')).arg(name));
+        const QString stem = QDir(dir).filePath(
+            QStringLiteral("%1-fabric-%2").arg(firstNumber + row, 2, 10, QLatin1Char('0')).arg(name));
         if (!m_view.grab().save(stem + QStringLiteral(".png"), "PNG"))
             return std::nullopt;
         written << stem + QStringLiteral(".png");

@@ -23,8 +23,7 @@ class QProgressBar;
 class QTabWidget;
 class QTreeWidget;
 class QWidget;
-template <typename T>
-class QFutureWatcher;
+template <typename T> class QFutureWatcher;
 
 namespace clusterscope::importers {
 struct ImportedFabric;
@@ -78,10 +77,10 @@ Q_SIGNALS:
 
 private:
     struct Entry {
-        std::int64_t id = 0;   ///< stored fabric id; 0 = not stored yet (untitled project)
+        std::int64_t id = 0; ///< stored fabric id; 0 = not stored yet (untitled project)
         QString name;
         QString source;
-        std::string dump;      ///< kept only while not stored
+        std::string dump; ///< kept only while not stored
         std::shared_ptr<const importers::ImportedFabric> fabric; ///< parsed (cached for the session)
     };
     struct Outcome;
@@ -103,7 +102,7 @@ private:
     std::shared_ptr<const importers::ImportedFabric> m_shown;
     QFutureWatcher<std::shared_ptr<Outcome>>* m_watcher = nullptr;
     bool m_cancelled = false;
-    bool m_pending = false;    ///< an import was started and its result not yet handled
+    bool m_pending = false; ///< an import was started and its result not yet handled
     bool m_showErrors = false;
 };
 

@@ -70,8 +70,9 @@ std::string buildPlantedDump()
             break;
         }
     using K = importers::PlantedDefect::Kind;
-    if (!importers::plantDefects(g, { { K::Remove, pod1[5], engine::kNoId }, { K::DegradeWidth, pod1[9], engine::kNoId },
-            { K::Swap, pod2[3], swapB } }))
+    if (!importers::plantDefects(g,
+            { { K::Remove, pod1[5], engine::kNoId }, { K::DegradeWidth, pod1[9], engine::kNoId },
+                { K::Swap, pod2[3], swapB } }))
         qFatal("cannot plant the defects");
     importers::IbnetdiscoverWriteOptions o;
     o.sharpAggregationNodes = true;
@@ -237,7 +238,8 @@ private Q_SLOTS:
         const auto written = w.exportViews(dir.filePath(QStringLiteral("views")));
         QVERIFY(written);
         // After the scenario tabs (however many there are): <nn>-fabric-planted.png and its flags.
-        const QStringList pictures = written->filter(QRegularExpression(QStringLiteral("/[0-9]+-fabric-planted\\.png$")));
+        const QStringList pictures
+            = written->filter(QRegularExpression(QStringLiteral("/[0-9]+-fabric-planted\\.png$")));
         QCOMPARE(pictures.size(), 1);
         QCOMPARE(written->filter(QRegularExpression(QStringLiteral("/[0-9]+-fabric-planted-flags\\.png$"))).size(), 1);
         QImage picture(pictures.front());
@@ -248,7 +250,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         // Looks like a dump (vendid/sysimgguid/switchguid lines) but has no readable node header.
-        const QString path = writeFile(dir, QStringLiteral("broken.topo"), "vendid=0x2c9\nsysimgguid=0x1\nswitchguid=0x1\n");
+        const QString path
+            = writeFile(dir, QStringLiteral("broken.topo"), "vendid=0x2c9\nsysimgguid=0x1\nswitchguid=0x1\n");
         app::MainWindow w;
         QSignalSpy failed(w.fabricImport(), &app::FabricImportController::failed);
         w.fabricImport()->importFile(path);
