@@ -16,6 +16,7 @@
 #include "views/widgets/vtkopenglwidget.h"
 
 #include <QListWidget>
+#include <QMimeData>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -244,6 +245,31 @@ private Q_SLOTS:
         QCOMPARE(written->filter(QRegularExpression(QStringLiteral("/[0-9]+-fabric-planted-flags\\.png$"))).size(), 1);
         QImage picture(pictures.front());
         QVERIFY(!picture.isNull() && picture.width() > 400);
+    }
+
+    void droppedDumpIsImported()
+    {
+        // A dump dropped on the window under a name that says nothing: recognised by content.
+        QTemporaryDir dir;
+        const QString dump = writeFile(dir, QStringLiteral("capture-from-ufm"), plantedDump());
+        app::MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* mime = new QMimeData;
+        mime->setUrls({ QUrl::fromLocalFile(dump) });
+        QDropEvent drop(QPointF(200, 200), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+        // QApplication delivers drops only during a real drag: call the window's handler as it does.
+        struct Access : app::MainWindow {
+            using app::MainWindow::dropEvent;
+        };
+        (w.*&Access::dropEvent)(&drop);
+        QVERIFY(w.fabricImport()->isBusy() || w.fabricImport()->fabricList()->count() == 1);
+        w.fabricImport()->waitUntilIdle();
+        QCOMPARE(w.fabricImport()->fabricList()->count(), 1);
+        QVERIFY(w.fabricImport()->shownFabric());
+        QCOMPARE(int(w.fabricImport()->shownFabric()->flags.size()), 3);
+        QCOMPARE(int(w.document()->scenarios().size()) > 0, true); // the scenarios are untouched
+        delete mime;
     }
 
     void brokenDumpIsAnError()
