@@ -3,6 +3,7 @@
 #include "app/gui/analysisnotes.h"
 #include "app/gui/analysisrunner.h"
 #include "app/gui/comparedialog.h"
+#include "app/gui/fabricimportcontroller.h"
 #include "engine/analysis/runcomparison.h"
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/gettingstarted.h"
@@ -160,6 +161,7 @@ void MainWindow::createCentre()
     m_runs = new views::RunsView(m_tabs);
     m_tabs->addTab(m_runs, tr("Runs"));
     m_runsController = new RunsController(m_runs, m_document, this);
+    m_fabricImport = new FabricImportController(*this, *m_document, *m_fabric, *m_tabs);
     connect(m_runsController, &RunsController::importFinished, this, [this](bool, const QString& message) {
         statusBar()->showMessage(message, 6000);
         m_tabs->setCurrentWidget(m_runs);
@@ -256,6 +258,7 @@ void MainWindow::createActions()
     file->addAction(tr("&Import Scenario JSON..."), QKeySequence(tr("Ctrl+I")), this, &MainWindow::importScenario);
     file->addAction(tr("&Export Scenario JSON..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportScenario);
     file->addAction(tr("Import &Traces..."), QKeySequence(tr("Ctrl+T")), m_runsController, &RunsController::importInteractively);
+    file->addAction(tr("Import &Fabric (ibnetdiscover)..."), m_fabricImport, &FabricImportController::importInteractively);
     file->addSeparator();
     file->addAction(tr("Export &Report..."), QKeySequence(tr("Ctrl+R")), this, &MainWindow::exportReport);
     file->addSeparator();
@@ -351,6 +354,11 @@ std::optional<QStringList> MainWindow::exportViews(const QString& dir)
         written << path;
     }
     m_tabs->setCurrentIndex(current);
+    // Imported fabrics of the project, after the tabs of the current scenario.
+    auto fabrics = m_fabricImport->exportViews(dir, int(written.size()) + 1);
+    if (!fabrics)
+        return std::nullopt;
+    written << *fabrics;
     return written;
 }
 
@@ -550,7 +558,12 @@ std::optional<QString> MainWindow::openPath(const QString& path, bool quiet)
         m_runsController->importPaths({ path });
         return std::nullopt;
     }
-    if (format == importers::FileFormat::IbnetdiscoverDump || format == importers::FileFormat::NcclTestsLog) {
+    if (format == importers::FileFormat::IbnetdiscoverDump
+        || (!path.endsWith(QLatin1String(".csproj"), Qt::CaseInsensitive) && FabricImportController::looksLikeIbnetdiscover(path))) {
+        m_fabricImport->importFile(path, !quiet); // an ibnetdiscover dump, recognised by its content
+        if (quiet) // batch use (--export-views, --screenshot): the picture needs the fabric
+            m_fabricImport->waitUntilIdle();
+    } else if (format == importers::FileFormat::NcclTestsLog) {
         error = RunsController::notATrace({ path });
     } else if (format == importers::FileFormat::ScenarioJson || path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
         auto scenario = engine::loadScenarioFile(path.toStdString());

@@ -33,6 +33,7 @@ class ScenarioListModel;
 namespace clusterscope::app {
 
 class AnalysisRunner;
+class FabricImportController;
 class RunsController;
 class ProjectDocument;
 
@@ -50,6 +51,7 @@ public:
     views::TrafficHeatmapWidget* trafficView() const { return m_traffic; }
     views::RunsView* runsView() const { return m_runs; }
     RunsController* runsController() const { return m_runsController; }
+    FabricImportController* fabricImport() const { return m_fabricImport; }
     AnalysisRunner* analysisRunner() const { return m_runner; }
     QTabWidget* tabs() const { return m_tabs; }
     QListView* scenarioList() const { return m_list; }
@@ -127,6 +129,7 @@ private:
     views::TrafficHeatmapWidget* m_traffic = nullptr;
     views::RunsView* m_runs = nullptr;
     RunsController* m_runsController = nullptr;
+    FabricImportController* m_fabricImport = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusScenario = nullptr;
     const engine::Catalog* m_catalog = nullptr;

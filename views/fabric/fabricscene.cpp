@@ -51,6 +51,8 @@ std::array<double, 3> FabricScene::kindColour(SceneNodeKind kind)
 
 namespace {
 
+constexpr double kFlagColour[3] = { 0.9, 0.0, 0.35 }; // flagged links and switches: magenta-red
+
 std::string kindName(SceneNodeKind kind)
 {
     switch (kind) {
@@ -115,8 +117,8 @@ vtkSmartPointer<vtkActor> linkActor(const FabricSceneData& data, vtkPoints* poin
             actor->GetProperty()->SetOpacity(0.55);
             actor->GetProperty()->SetLineWidth(1.0);
         } else {
-            actor->GetProperty()->SetColor(0.9, 0.0, 0.35);
-            actor->GetProperty()->SetLineWidth(4.0);
+            actor->GetProperty()->SetColor(kFlagColour[0], kFlagColour[1], kFlagColour[2]);
+            actor->GetProperty()->SetLineWidth(5.0);
         }
     }
     actor->GetProperty()->LightingOff();
@@ -132,6 +134,7 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
     m_actors->props.clear();
     m_glyphCounts = {};
     m_linkCount = 0;
+    m_flaggedNodes = 0;
 
     renderer->SetBackground(0.97, 0.97, 0.98);
     renderer->SetBackground2(0.85, 0.88, 0.92);
@@ -186,6 +189,34 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         m_actors->props.push_back(actor);
         ++legendEntries;
     }
+    // Flagged switches (an imported fabric's checks): a slightly larger box in the flag colour
+    // around the glyph, so it stands out whatever its tier colour.
+    vtkNew<vtkPoints> flaggedPoints;
+    for (const SceneNode& n : data.nodes)
+        if (n.flagged)
+            flaggedPoints->InsertNextPoint(n.x, n.y, n.z);
+    m_flaggedNodes = static_cast<int>(flaggedPoints->GetNumberOfPoints());
+    if (m_flaggedNodes > 0) {
+        vtkNew<vtkPolyData> poly;
+        poly->SetPoints(flaggedPoints);
+        vtkNew<vtkCubeSource> box;
+        box->SetXLength(data.physicalSizes ? 0.56 : 1.3);
+        box->SetYLength(data.physicalSizes ? 0.9 : 1.3);
+        box->SetZLength(data.physicalSizes ? 0.08 : 0.45);
+        vtkNew<vtkGlyph3DMapper> mapper;
+        mapper->SetInputData(poly);
+        mapper->SetSourceConnection(box->GetOutputPort());
+        mapper->ScalingOff();
+        mapper->OrientOff();
+        auto actor = vtkSmartPointer<vtkActor>::New();
+        actor->SetMapper(mapper);
+        actor->GetProperty()->SetColor(kFlagColour[0], kFlagColour[1], kFlagColour[2]);
+        actor->GetProperty()->SetOpacity(0.85);
+        actor->GetProperty()->LightingOff();
+        renderer->AddActor(actor);
+        m_actors->props.push_back(actor);
+        ++legendEntries;
+    }
     legend->SetNumberOfEntries(legendEntries);
     int entry = 0;
     for (int k = 0; k < 5; ++k) {
@@ -199,6 +230,17 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         std::string text = kindName(kind) + " (" + std::to_string(m_glyphCounts[k]) + ")";
         if (kind == SceneNodeKind::Node && data.serversPerGlyph > 1) // level of detail: say what a glyph is
             text = "Server groups of up to " + std::to_string(data.serversPerGlyph) + " (" + std::to_string(m_glyphCounts[k]) + ")";
+        legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);
+    }
+
+    if (m_flaggedNodes > 0) {
+        double colour[3] = { kFlagColour[0], kFlagColour[1], kFlagColour[2] };
+        vtkNew<vtkCubeSource> symbol;
+        symbol->Update();
+        int flaggedLines = 0;
+        for (const SceneLink& l : data.links)
+            flaggedLines += l.flagged ? 1 : 0;
+        const std::string text = "Flagged: " + std::to_string(m_flaggedNodes) + " switches, " + std::to_string(flaggedLines) + " lines";
         legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);
     }
 

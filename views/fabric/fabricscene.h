@@ -24,6 +24,8 @@ public:
     /// Glyphs drawn per kind, in SceneNodeKind order (for tests and the status line).
     const std::array<int, 5>& glyphCounts() const { return m_glyphCounts; }
     int linkCount() const { return m_linkCount; }
+    /// Switches drawn highlighted as flagged.
+    int flaggedNodeCount() const { return m_flaggedNodes; }
 
     /// RGB (0..1) used for each node kind.
     static std::array<double, 3> kindColour(SceneNodeKind kind);
@@ -33,6 +35,7 @@ private:
     std::unique_ptr<Actors> m_actors;
     std::array<int, 5> m_glyphCounts {};
     int m_linkCount = 0;
+    int m_flaggedNodes = 0;
 };
 
 } // namespace clusterscope::views

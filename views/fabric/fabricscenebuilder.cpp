@@ -61,7 +61,7 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
         const std::int64_t key = perGroup == 1 ? host : (byRack ? rack : std::int64_t(hostIndex / perGroup));
         auto [it, inserted] = groupScene.try_emplace(key, int(scene.nodes.size()));
         if (inserted) {
-            SceneNode node { 0, 0, 0, SceneNodeKind::Node, {}, -1, 0 };
+            SceneNode node { 0, 0, 0, SceneNodeKind::Node, {}, -1, 0, false };
             node.label = perGroup == 1 ? "server " + std::to_string(host)
                                        : (byRack ? "rack " + std::to_string(rack) : "servers from " + std::to_string(host));
             scene.nodes.push_back(node);
@@ -93,7 +93,7 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
     // Scale-up switches without a host (an NVL72 domain switch) and appliances.
     for (NodeId id : others) {
         sceneOf[id] = int(scene.nodes.size());
-        scene.nodes.push_back({ 0, 0, 0, SceneNodeKind::Other, graph.label(id), int(id), 1 });
+        scene.nodes.push_back({ 0, 0, 0, SceneNodeKind::Other, graph.label(id), int(id), 1, false });
     }
 
     // Positions: server glyphs on the floor in rows, each switch tier a block of rows above.
@@ -119,7 +119,7 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
         for (std::size_t i = 0; i < ids.size(); ++i) {
             const FabricNode& n = graph.node(ids[i]);
             sceneOf[ids[i]] = int(scene.nodes.size());
-            SceneNode s { 0, 0, 0, kindOfSwitch(tier), graph.label(ids[i]), int(ids[i]), 1 };
+            SceneNode s { 0, 0, 0, kindOfSwitch(tier), graph.label(ids[i]), int(ids[i]), 1, false };
             s.x = spread(i % inRow, inRow, float(inRow - 1) * 1.2f);
             s.y = depth / 2 + (float(i / inRow) - float(rows - 1) / 2) * 1.6f
                 + (planes > 1 ? (float(n.plane) - float(planes - 1) / 2) * float(rows) * 1.8f : 0.0f);

@@ -16,6 +16,7 @@ struct SceneNode {
     std::string label;
     int graphNode = -1;        ///< the graph node it stands for (a switch, or one node of a server); -1 none
     int members = 1;           ///< servers folded into this glyph (level of detail)
+    bool flagged = false;      ///< a switch an imported fabric's checks flagged: drawn highlighted
 };
 
 struct SceneLink {
