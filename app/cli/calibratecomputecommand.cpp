@@ -15,39 +15,40 @@ namespace clusterscope::app {
 
 namespace {
 
-bool positiveNumber(const std::string& text, double& out)
-{
-    char* end = nullptr;
-    out = std::strtod(text.c_str(), &end);
-    return !text.empty() && *end == '\0' && std::isfinite(out) && out > 0;
-}
-
-nlohmann::json fitJson(const engine::ComputeFit& fit, const char* what)
-{
-    nlohmann::json rows = nlohmann::json::array();
-    for (const engine::FitResidual& r : fit.residuals)
-        rows.push_back({ { "label", r.label }, { "measured_seconds", r.measured }, { "model_seconds_before", r.before },
-            { "model_seconds_after", r.after }, { "error_before", r.before / r.measured - 1.0 },
-            { "error_after", r.after / r.measured - 1.0 } });
-    return { { "what", what }, { "residuals", rows }, { "mean_abs_error_before", fit.meanAbsErrorBefore },
-        { "mean_abs_error_after", fit.meanAbsErrorAfter } };
-}
-
-void printFit(std::ostream& out, const engine::ComputeFit& fit, const char* what)
-{
-    out << what << ": measured vs model, before -> after the fit\n";
-    for (const engine::FitResidual& r : fit.residuals) {
-        char line[200];
-        std::snprintf(line, sizeof line, "  %-22s measured %10.4g s  model %10.4g s (%+6.1f%%) -> %10.4g s (%+6.1f%%)\n",
-            r.label.c_str(), r.measured, r.before, 100.0 * (r.before / r.measured - 1.0), r.after,
-            100.0 * (r.after / r.measured - 1.0));
-        out << line;
+    bool positiveNumber(const std::string& text, double& out)
+    {
+        char* end = nullptr;
+        out = std::strtod(text.c_str(), &end);
+        return !text.empty() && *end == '\0' && std::isfinite(out) && out > 0;
     }
-    char summary[120];
-    std::snprintf(summary, sizeof summary, "  mean |error| %.1f%% -> %.1f%%\n", 100.0 * fit.meanAbsErrorBefore,
-        100.0 * fit.meanAbsErrorAfter);
-    out << summary;
-}
+
+    nlohmann::json fitJson(const engine::ComputeFit& fit, const char* what)
+    {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const engine::FitResidual& r : fit.residuals)
+            rows.push_back({ { "label", r.label }, { "measured_seconds", r.measured },
+                { "model_seconds_before", r.before }, { "model_seconds_after", r.after },
+                { "error_before", r.before / r.measured - 1.0 }, { "error_after", r.after / r.measured - 1.0 } });
+        return { { "what", what }, { "residuals", rows }, { "mean_abs_error_before", fit.meanAbsErrorBefore },
+            { "mean_abs_error_after", fit.meanAbsErrorAfter } };
+    }
+
+    void printFit(std::ostream& out, const engine::ComputeFit& fit, const char* what)
+    {
+        out << what << ": measured vs model, before -> after the fit\n";
+        for (const engine::FitResidual& r : fit.residuals) {
+            char line[200];
+            std::snprintf(line, sizeof line,
+                "  %-22s measured %10.4g s  model %10.4g s (%+6.1f%%) -> %10.4g s (%+6.1f%%)\n", r.label.c_str(),
+                r.measured, r.before, 100.0 * (r.before / r.measured - 1.0), r.after,
+                100.0 * (r.after / r.measured - 1.0));
+            out << line;
+        }
+        char summary[120];
+        std::snprintf(summary, sizeof summary, "  mean |error| %.1f%% -> %.1f%%\n", 100.0 * fit.meanAbsErrorBefore,
+            100.0 * fit.meanAbsErrorAfter);
+        out << summary;
+    }
 
 } // namespace
 
@@ -67,7 +68,8 @@ int runCalibrateComputeCommand(const std::vector<std::string>& args, CliIo io)
     if ((stepText || tokensText) && !scenarioPath)
         return cliUsageError(io, "calibrate-compute", "a measured step needs the --scenario it ran");
     if (!gemmCsv && !scenarioPath)
-        return cliUsageError(io, "calibrate-compute", "give --gemm-csv FILE and/or --scenario FILE with a measured step");
+        return cliUsageError(
+            io, "calibrate-compute", "give --gemm-csv FILE and/or --scenario FILE with a measured step");
     if (scenarioPath && !stepText && !tokensText && !gemmCsv)
         return cliUsageError(io, "calibrate-compute", "--scenario needs --step-seconds S or --tokens-per-second T");
     if (stepText && tokensText)
@@ -95,7 +97,8 @@ int runCalibrateComputeCommand(const std::vector<std::string>& args, CliIo io)
             return cliUsageError(io, "calibrate-compute", "--gemm-csv needs --gpu ID (or --scenario) to know the GPU");
         const GpuModel* gpu = catalog->findGpu(gpuId);
         if (!gpu) {
-            io.err << "clusterscope-cli calibrate-compute: unknown GPU \"" << gpuId << "\" (see clusterscope-cli catalog)\n";
+            io.err << "clusterscope-cli calibrate-compute: unknown GPU \"" << gpuId
+                   << "\" (see clusterscope-cli catalog)\n";
             return 1;
         }
         DType dtype = scenario ? scenario->training.dtype : DType::BF16;
@@ -162,7 +165,8 @@ int runCalibrateComputeCommand(const std::vector<std::string>& args, CliIo io)
         auto store = openOrCreateProjectForCli(*project, io);
         if (!store)
             return 1;
-        if (auto status = store->putDocument(kComputeCalibrationDocumentKind, kComputeCalibrationDocumentName, document);
+        if (auto status
+            = store->putDocument(kComputeCalibrationDocumentKind, kComputeCalibrationDocumentName, document);
             !status) {
             io.err << *project << ": " << status.message() << "\n";
             return 1;

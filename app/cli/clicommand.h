@@ -18,8 +18,8 @@ struct CliIo {
 struct CliCommand {
     const char* name;
     const char* synopsis; ///< one line: arguments, e.g. "FILE [--json]"
-    const char* summary;  ///< one sentence for the command list
-    const char* help;     ///< full --help text after the synopsis
+    const char* summary; ///< one sentence for the command list
+    const char* help; ///< full --help text after the synopsis
     int (*run)(const std::vector<std::string>& args, CliIo io);
 };
 

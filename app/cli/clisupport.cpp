@@ -17,8 +17,8 @@ namespace clusterscope::app {
 
 std::optional<engine::Catalog> loadCatalogForCli(const CommandLine& cl, CliIo io)
 {
-    auto catalog = cl.value("catalog") ? engine::Catalog::loadFromDirectory(*cl.value("catalog"))
-                                       : engine::Catalog::builtin();
+    auto catalog
+        = cl.value("catalog") ? engine::Catalog::loadFromDirectory(*cl.value("catalog")) : engine::Catalog::builtin();
     if (!catalog) {
         io.err << catalog.message() << "\n";
         return std::nullopt;
@@ -26,7 +26,8 @@ std::optional<engine::Catalog> loadCatalogForCli(const CommandLine& cl, CliIo io
     return std::move(*catalog);
 }
 
-std::optional<engine::Scenario> loadValidScenarioForCli(const std::string& path, const engine::Catalog& catalog, CliIo io)
+std::optional<engine::Scenario> loadValidScenarioForCli(
+    const std::string& path, const engine::Catalog& catalog, CliIo io)
 {
     auto scenario = engine::loadScenarioFile(path);
     if (!scenario) {
@@ -68,7 +69,8 @@ bool loadCalibrationForCli(const CommandLine& cl, CliIo io, std::optional<engine
         if (!doc && store->document(engine::kComputeCalibrationDocumentKind, engine::kComputeCalibrationDocumentName))
             return true; // only a compute calibration (calibrate-compute --project): applied by the caller
         if (!doc) {
-            io.err << *project << ": the project holds no calibration (run clusterscope-cli import-nccl-tests LOG... --project "
+            io.err << *project
+                   << ": the project holds no calibration (run clusterscope-cli import-nccl-tests LOG... --project "
                    << *project << ")\n";
             return false;
         }
@@ -88,7 +90,8 @@ bool loadCalibrationForCli(const CommandLine& cl, CliIo io, std::optional<engine
 
 std::optional<engine::ProjectStore> openOrCreateProjectForCli(const std::string& path, CliIo io)
 {
-    auto store = ::access(path.c_str(), F_OK) == 0 ? engine::ProjectStore::open(path) : engine::ProjectStore::create(path);
+    auto store
+        = ::access(path.c_str(), F_OK) == 0 ? engine::ProjectStore::open(path) : engine::ProjectStore::create(path);
     if (!store) {
         io.err << store.message() << "\n";
         return std::nullopt;
@@ -112,7 +115,8 @@ std::optional<TrainingContext> loadTrainingContextForCli(const CommandLine& cl, 
     // A compute calibration stored by calibrate-compute --project overlays the scenario's keys.
     if (const auto project = cl.value("project")) {
         if (auto store = engine::ProjectStore::open(*project)) {
-            if (auto doc = store->document(engine::kComputeCalibrationDocumentKind, engine::kComputeCalibrationDocumentName)) {
+            if (auto doc
+                = store->document(engine::kComputeCalibrationDocumentKind, engine::kComputeCalibrationDocumentName)) {
                 auto fit = engine::parseComputeCalibrationJson(*doc, *project + " (compute calibration)");
                 if (!fit) {
                     io.err << fit.message() << "\n";

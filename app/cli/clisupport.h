@@ -4,9 +4,9 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/collectives/collectivecalibration.h"
+#include "engine/scenario/scenario.h"
 #include "engine/store/projectstore.h"
 #include "engine/training/trainingevaluator.h"
-#include "engine/scenario/scenario.h"
 
 #include <optional>
 #include <string>
@@ -21,7 +21,8 @@ std::optional<engine::Catalog> loadCatalogForCli(const CommandLine& cl, CliIo io
 
 /// Reads, parses and validates the scenario at `path` against `catalog`. Prints the error
 /// ("FILE: /pointer: message") and returns nothing on failure.
-std::optional<engine::Scenario> loadValidScenarioForCli(const std::string& path, const engine::Catalog& catalog, CliIo io);
+std::optional<engine::Scenario> loadValidScenarioForCli(
+    const std::string& path, const engine::Catalog& catalog, CliIo io);
 
 /// The collective calibration named by --calibration FILE (JSON from import-nccl-tests
 /// --save-calibration) or stored in --project P by import-nccl-tests --project. Sets `out` (left
@@ -31,7 +32,6 @@ bool loadCalibrationForCli(const CommandLine& cl, CliIo io, std::optional<engine
 /// Opens the project --project P, creating it when the file does not exist. Prints the error and
 /// returns nothing on failure.
 std::optional<engine::ProjectStore> openOrCreateProjectForCli(const std::string& path, CliIo io);
-
 
 /// What evaluate and search need: the catalog (--catalog), the validated scenario at `path`, the
 /// collective calibration (--calibration / --project) and a training evaluator using it.

@@ -4,8 +4,8 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
-#include "engine/core/linkclass.h"
 #include "engine/collectives/collectivemodel.h"
+#include "engine/core/linkclass.h"
 #include "engine/core/units.h"
 
 #include <nlohmann/json.hpp>
@@ -22,84 +22,86 @@ namespace clusterscope::app {
 
 namespace {
 
-using engine::CollectiveOp;
+    using engine::CollectiveOp;
 
-constexpr const char* kCommand = "collective";
-constexpr double kFloatBytes = 4.0; // nccl-tests -d float (the default)
+    constexpr const char* kCommand = "collective";
+    constexpr double kFloatBytes = 4.0; // nccl-tests -d float (the default)
 
-const char* redopOf(CollectiveOp op)
-{
-    return op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce ? "sum"
-                                                                                                              : "none";
-}
-
-int rootOf(CollectiveOp op) { return op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? 0 : -1; }
-
-// nccl-tests rounds the element count down to a multiple of the ranks for collectives that split
-// the buffer across ranks.
-double alignedCount(CollectiveOp op, double bytes, int ranks)
-{
-    double count = std::floor(bytes / kFloatBytes);
-    if (op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll)
-        count = std::floor(count / ranks) * ranks;
-    return count;
-}
-
-nlohmann::json linkBytesJson(const engine::LinkClassBytes& b)
-{
-    using namespace engine;
-    return { { "scale_up", b.scaleUpBytes }, { "nic", b.nicBytes },
-        { linkClassName(kLinkClassLeaf), b.tierBytes[kLinkClassLeaf] },
-        { linkClassName(kLinkClassSpine), b.tierBytes[kLinkClassSpine] },
-        { linkClassName(kLinkClassCore), b.tierBytes[kLinkClassCore] } };
-}
-
-nlohmann::json estimateJson(const engine::CollectiveEstimate& e, double bytes)
-{
-    nlohmann::json j { { "bytes", bytes }, { "time_us", e.seconds * 1e6 }, { "algbw_gbps", e.algbwBytesPerSecond / 1e9 },
-        { "busbw_gbps", e.busbwBytesPerSecond / 1e9 }, { "algorithm", engine::toString(e.algorithm) },
-        { "protocol", engine::toString(e.protocol) }, { "latency_us", e.latencySeconds * 1e6 },
-        { "bytes_per_rank", linkBytesJson(e.perRankBytes) }, { "flows", e.flows } };
-    if (e.algorithm == engine::CollectiveAlgorithm::ParameterServer)
-        j["hub_bytes"] = e.hubBytes;
-    return j;
-}
-
-std::string formatBytes(double b)
-{
-    char buf[64];
-    if (b >= 1e9)
-        std::snprintf(buf, sizeof buf, "%.3g GB", b / 1e9);
-    else if (b >= 1e6)
-        std::snprintf(buf, sizeof buf, "%.3g MB", b / 1e6);
-    else if (b >= 1e3)
-        std::snprintf(buf, sizeof buf, "%.3g kB", b / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%.0f B", b);
-    return buf;
-}
-
-void printSweepTable(std::ostream& out, CollectiveOp op, int ranks, const std::vector<double>& sizes,
-    const std::vector<engine::CollectiveEstimate>& rows)
-{
-    // Column layout of nccl-tests (src/common.cu), one modelled result set per row.
-    char line[256];
-    out << "#                                                      modelled\n";
-    std::snprintf(line, sizeof line, "#%12s %12s %8s %6s %6s %9s %7s %7s  %s\n", "size", "count", "type", "redop", "root",
-        "time", "algbw", "busbw", "algorithm");
-    out << line;
-    std::snprintf(line, sizeof line, "#%12s %12s %8s %6s %6s %9s %7s %7s\n", "(B)", "(elements)", "", "", "", "(us)",
-        "(GB/s)", "(GB/s)");
-    out << line;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-        const auto& e = rows[i];
-        const std::string algo = std::string(engine::toString(e.algorithm)) + "/" + engine::toString(e.protocol);
-        std::snprintf(line, sizeof line, " %12.0f %12.0f %8s %6s %6d %9.2f %7.2f %7.2f  %s\n", sizes[i],
-            alignedCount(op, sizes[i], ranks), "float", redopOf(op), rootOf(op), e.seconds * 1e6,
-            e.algbwBytesPerSecond / 1e9, e.busbwBytesPerSecond / 1e9, algo.c_str());
-        out << line;
+    const char* redopOf(CollectiveOp op)
+    {
+        return op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce
+            ? "sum"
+            : "none";
     }
-}
+
+    int rootOf(CollectiveOp op) { return op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? 0 : -1; }
+
+    // nccl-tests rounds the element count down to a multiple of the ranks for collectives that split
+    // the buffer across ranks.
+    double alignedCount(CollectiveOp op, double bytes, int ranks)
+    {
+        double count = std::floor(bytes / kFloatBytes);
+        if (op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll)
+            count = std::floor(count / ranks) * ranks;
+        return count;
+    }
+
+    nlohmann::json linkBytesJson(const engine::LinkClassBytes& b)
+    {
+        using namespace engine;
+        return { { "scale_up", b.scaleUpBytes }, { "nic", b.nicBytes },
+            { linkClassName(kLinkClassLeaf), b.tierBytes[kLinkClassLeaf] },
+            { linkClassName(kLinkClassSpine), b.tierBytes[kLinkClassSpine] },
+            { linkClassName(kLinkClassCore), b.tierBytes[kLinkClassCore] } };
+    }
+
+    nlohmann::json estimateJson(const engine::CollectiveEstimate& e, double bytes)
+    {
+        nlohmann::json j { { "bytes", bytes }, { "time_us", e.seconds * 1e6 },
+            { "algbw_gbps", e.algbwBytesPerSecond / 1e9 }, { "busbw_gbps", e.busbwBytesPerSecond / 1e9 },
+            { "algorithm", engine::toString(e.algorithm) }, { "protocol", engine::toString(e.protocol) },
+            { "latency_us", e.latencySeconds * 1e6 }, { "bytes_per_rank", linkBytesJson(e.perRankBytes) },
+            { "flows", e.flows } };
+        if (e.algorithm == engine::CollectiveAlgorithm::ParameterServer)
+            j["hub_bytes"] = e.hubBytes;
+        return j;
+    }
+
+    std::string formatBytes(double b)
+    {
+        char buf[64];
+        if (b >= 1e9)
+            std::snprintf(buf, sizeof buf, "%.3g GB", b / 1e9);
+        else if (b >= 1e6)
+            std::snprintf(buf, sizeof buf, "%.3g MB", b / 1e6);
+        else if (b >= 1e3)
+            std::snprintf(buf, sizeof buf, "%.3g kB", b / 1e3);
+        else
+            std::snprintf(buf, sizeof buf, "%.0f B", b);
+        return buf;
+    }
+
+    void printSweepTable(std::ostream& out, CollectiveOp op, int ranks, const std::vector<double>& sizes,
+        const std::vector<engine::CollectiveEstimate>& rows)
+    {
+        // Column layout of nccl-tests (src/common.cu), one modelled result set per row.
+        char line[256];
+        out << "#                                                      modelled\n";
+        std::snprintf(line, sizeof line, "#%12s %12s %8s %6s %6s %9s %7s %7s  %s\n", "size", "count", "type", "redop",
+            "root", "time", "algbw", "busbw", "algorithm");
+        out << line;
+        std::snprintf(line, sizeof line, "#%12s %12s %8s %6s %6s %9s %7s %7s\n", "(B)", "(elements)", "", "", "",
+            "(us)", "(GB/s)", "(GB/s)");
+        out << line;
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            const auto& e = rows[i];
+            const std::string algo = std::string(engine::toString(e.algorithm)) + "/" + engine::toString(e.protocol);
+            std::snprintf(line, sizeof line, " %12.0f %12.0f %8s %6s %6d %9.2f %7.2f %7.2f  %s\n", sizes[i],
+                alignedCount(op, sizes[i], ranks), "float", redopOf(op), rootOf(op), e.seconds * 1e6,
+                e.algbwBytesPerSecond / 1e9, e.busbwBytesPerSecond / 1e9, algo.c_str());
+            out << line;
+        }
+    }
 
 } // namespace
 
@@ -114,10 +116,12 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io)
 
     const auto opText = cl->value("op");
     if (!opText)
-        return cliUsageError(io, kCommand, "--op is required (allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv)");
+        return cliUsageError(
+            io, kCommand, "--op is required (allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv)");
     const auto op = engine::parseCollectiveOp(*opText);
     if (!op)
-        return cliUsageError(io, kCommand, "--op: unknown collective \"" + *opText
+        return cliUsageError(io, kCommand,
+            "--op: unknown collective \"" + *opText
                 + "\" (expected allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv)");
 
     std::vector<double> sizes;
@@ -126,15 +130,16 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io)
         const auto lo = colon == std::string::npos ? std::nullopt : engine::parseByteSize(sweep->substr(0, colon));
         const auto hi = colon == std::string::npos ? std::nullopt : engine::parseByteSize(sweep->substr(colon + 1));
         if (!lo || !hi || *lo < 1 || *lo > *hi)
-            return cliUsageError(io, kCommand, "--sweep: expected MIN:MAX sizes with MIN >= 1 and MIN <= MAX (e.g. 8:8G), got \""
-                    + *sweep + "\"");
+            return cliUsageError(io, kCommand,
+                "--sweep: expected MIN:MAX sizes with MIN >= 1 and MIN <= MAX (e.g. 8:8G), got \"" + *sweep + "\"");
         for (double s = double(*lo); s <= double(*hi); s *= 2.0)
             sizes.push_back(s);
     }
     if (const auto bytesText = cl->value("bytes")) {
         const auto bytes = engine::parseByteSize(*bytesText);
         if (!bytes)
-            return cliUsageError(io, kCommand, "--bytes: expected a size such as 1048576, 128K, 1M or 8G, got \"" + *bytesText + "\"");
+            return cliUsageError(
+                io, kCommand, "--bytes: expected a size such as 1048576, 128K, 1M or 8G, got \"" + *bytesText + "\"");
         if (sizes.empty())
             sizes.push_back(double(*bytes));
     }
@@ -154,7 +159,8 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io)
         const char* end = ranksText->data() + ranksText->size();
         const auto [ptr, ec] = std::from_chars(ranksText->data(), end, parsed);
         if (ec != std::errc() || ptr != end || parsed < 1 || parsed > scenario->cluster.gpus)
-            return cliUsageError(io, kCommand, "--ranks: expected an integer from 1 to the scenario's " + std::to_string(scenario->cluster.gpus)
+            return cliUsageError(io, kCommand,
+                "--ranks: expected an integer from 1 to the scenario's " + std::to_string(scenario->cluster.gpus)
                     + " GPUs, got \"" + *ranksText + "\"");
         ranks = int(parsed);
     }
@@ -162,9 +168,11 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io)
     std::string algoText = cl->value("algo").value_or(scenario->communication.algorithm);
     const auto algorithm = engine::parseCollectiveAlgorithm(algoText);
     if (!algorithm)
-        return cliUsageError(io, kCommand, (cl->value("algo") ? std::string("--algo") : path + ": /communication/algorithm")
-                + ": unknown algorithm \"" + algoText
-                + "\" (expected auto|ring|tree|nvls|nvlstree|collnet|pat|hierarchical|direct|halving_doubling|parameter_server)");
+        return cliUsageError(io, kCommand,
+            (cl->value("algo") ? std::string("--algo") : path + ": /communication/algorithm") + ": unknown algorithm \""
+                + algoText
+                + "\" (expected "
+                  "auto|ring|tree|nvls|nvlstree|collnet|pat|hierarchical|direct|halving_doubling|parameter_server)");
 
     auto model = engine::CollectiveModel::fromScenario(*scenario, *catalog);
     if (!model) {
@@ -180,7 +188,8 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io)
         request.bytes = s;
         if (auto status = model->check(request); !status)
             return cliUsageError(io, kCommand,
-                (cl->value("algo") ? path + ": --algo " + algoText : path + ": /communication/algorithm \"" + algoText + "\"")
+                (cl->value("algo") ? path + ": --algo " + algoText
+                                   : path + ": /communication/algorithm \"" + algoText + "\"")
                     + ": " + status.message());
         rows.push_back(model->estimate(request));
     }
@@ -208,24 +217,27 @@ int runCollectiveCommand(const std::vector<std::string>& args, CliIo io)
         io.out << j.dump(2) << "\n";
         return 0;
     }
-    io.out << "# " << engine::toString(*op) << " on " << g.ranks << " ranks (" << g.ranksPerNode << " per node, " << nodes
-           << (nodes == 1 ? " node" : " nodes") << ", " << g.nicsPerNode << " NICs per node) of " << path << "\n";
+    io.out << "# " << engine::toString(*op) << " on " << g.ranks << " ranks (" << g.ranksPerNode << " per node, "
+           << nodes << (nodes == 1 ? " node" : " nodes") << ", " << g.nicsPerNode << " NICs per node) of " << path
+           << "\n";
     if (cl->value("sweep")) {
         printSweepTable(io.out, *op, g.ranks, sizes, rows);
         return 0;
     }
     const auto& e = rows.front();
     char line[256];
-    std::snprintf(line, sizeof line, "size %.0f B: time %.2f us, algbw %.2f GB/s, busbw %.2f GB/s, algorithm %s, protocol %s\n",
-        sizes.front(), e.seconds * 1e6, e.algbwBytesPerSecond / 1e9, e.busbwBytesPerSecond / 1e9,
-        engine::toString(e.algorithm), engine::toString(e.protocol));
+    std::snprintf(line, sizeof line,
+        "size %.0f B: time %.2f us, algbw %.2f GB/s, busbw %.2f GB/s, algorithm %s, protocol %s\n", sizes.front(),
+        e.seconds * 1e6, e.algbwBytesPerSecond / 1e9, e.busbwBytesPerSecond / 1e9, engine::toString(e.algorithm),
+        engine::toString(e.protocol));
     io.out << line;
     const auto& b = e.perRankBytes;
     io.out << "bytes sent per rank: scale-up " << formatBytes(b.scaleUpBytes) << ", NIC " << formatBytes(b.nicBytes)
            << " (leaf " << formatBytes(b.tierBytes[1]) << ", spine " << formatBytes(b.tierBytes[2]) << ", core "
            << formatBytes(b.tierBytes[3]) << ")\n";
     if (e.algorithm == engine::CollectiveAlgorithm::ParameterServer)
-        io.out << "parameter-server hub load: " << formatBytes(e.hubBytes) << " (2N x " << formatBytes(sizes.front()) << ")\n";
+        io.out << "parameter-server hub load: " << formatBytes(e.hubBytes) << " (2N x " << formatBytes(sizes.front())
+               << ")\n";
     return 0;
 }
 

@@ -4,8 +4,8 @@ namespace clusterscope::app {
 
 using engine::Status;
 
-engine::Result<CommandLine> CommandLine::parse(const std::vector<std::string>& args,
-    const std::set<std::string>& flags, const std::set<std::string>& options)
+engine::Result<CommandLine> CommandLine::parse(
+    const std::vector<std::string>& args, const std::set<std::string>& flags, const std::set<std::string>& options)
 {
     CommandLine cl;
     bool onlyPositionals = false;

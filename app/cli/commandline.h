@@ -16,8 +16,8 @@ class CommandLine {
 public:
     /// Parses `args` (the words after the command name). `flags` and `options` list the accepted
     /// names without the leading dashes.
-    static engine::Result<CommandLine> parse(const std::vector<std::string>& args,
-        const std::set<std::string>& flags, const std::set<std::string>& options);
+    static engine::Result<CommandLine> parse(
+        const std::vector<std::string>& args, const std::set<std::string>& flags, const std::set<std::string>& options);
 
     bool flag(const std::string& name) const { return m_flags.count(name) > 0; }
     std::optional<std::string> value(const std::string& name) const;

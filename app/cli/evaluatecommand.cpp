@@ -18,15 +18,15 @@ namespace clusterscope::app {
 
 namespace {
 
-std::string fixed(double value, int decimals)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
+    std::string fixed(double value, int decimals)
+    {
+        char buffer[64];
+        std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+        return buffer;
+    }
 
-std::string percent(double share) { return fixed(100.0 * share, 1) + "%"; }
-std::string gigabytes(double bytes) { return fixed(bytes / 1e9, 1) + " GB"; }
+    std::string percent(double share) { return fixed(100.0 * share, 1) + "%"; }
+    std::string gigabytes(double bytes) { return fixed(bytes / 1e9, 1) + " GB"; }
 
 } // namespace
 
@@ -38,8 +38,8 @@ void printTrainingEstimate(std::ostream& out, const engine::TrainingEstimate& e)
     const IterationBreakdown& b = e.breakdown;
     out << "  parallelism   tp " << p.tp << "  pp " << p.pp << "  dp " << p.dp << "  cp " << p.cp << " ("
         << toString(p.cpKind) << ")  ep " << p.ep << "  vpp " << p.vpp << "  zero " << p.zero << "  sp "
-        << (p.sequenceParallel ? "on" : "off") << "  " << toString(p.schedule) << "  micro-batch " << e.strategy.microBatch
-        << "  recompute " << toString(e.strategy.recompute) << "\n";
+        << (p.sequenceParallel ? "on" : "off") << "  " << toString(p.schedule) << "  micro-batch "
+        << e.strategy.microBatch << "  recompute " << toString(e.strategy.recompute) << "\n";
     out << "  iteration     " << fixed(e.iterationSeconds, 3) << " s   tokens/s " << fixed(e.tokensPerSecond, 0)
         << "   model TFLOP/s per GPU " << fixed(e.tflopsPerGpu, 1) << "   MFU " << percent(e.mfu) << "\n";
     const double t = e.iterationSeconds;
@@ -117,8 +117,8 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
         }
     if (cl->flag("json")) {
         nlohmann::json doc = nlohmann::json::parse(trainingEstimateToJson(estimate, *a.evaluator, source, detail));
-        nlohmann::json contention = { { "routing", toString(scenario->communication.routing) },
-            { "calibrated", calibration.has_value() } };
+        nlohmann::json contention
+            = { { "routing", toString(scenario->communication.routing) }, { "calibrated", calibration.has_value() } };
         if (a.fabric) {
             contention["spine_slowdown"] = load.spineSlowdown;
             contention["core_slowdown"] = load.coreSlowdown;
@@ -141,10 +141,11 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
            << ")\n";
     printTrainingEstimate(io.out, estimate);
     if (a.fabric && load.error.empty()) {
-        io.out << "  fabric        " << toString(scenario->communication.routing) << " routing: "
-               << describeContention(a.fabric->graph, load.spineSlowdown, load.coreSlowdown) << " slower than balanced; "
-               << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs " << fixed(load.uncontendedIterationSeconds, 3)
-               << " s without contention\n";
+        io.out << "  fabric        " << toString(scenario->communication.routing)
+               << " routing: " << describeContention(a.fabric->graph, load.spineSlowdown, load.coreSlowdown)
+               << " slower than balanced; "
+               << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs "
+               << fixed(load.uncontendedIterationSeconds, 3) << " s without contention\n";
         if (haveBusiest)
             io.out << "  busiest link  " << describeUtilisation(busiest.utilisation) << " over an iteration ("
                    << toString(busiest.level) << ")\n";
@@ -154,9 +155,10 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
         io.out << "  fabric        not built: " << fabricNote << "\n";
     }
     if (estimate.trainingSeconds > 0)
-        io.out << "  training      " << fixed(scenario->training.tokens / 1e12, 2) << "T tokens: "
-               << fixed(estimate.trainingSeconds / 86400.0, 1) << " days, " << fixed(estimate.trainingCostUsd / 1e6, 2)
-               << " million USD at " << fixed(estimate.gpuHourUsd, 2) << " USD per GPU-hour\n";
+        io.out << "  training      " << fixed(scenario->training.tokens / 1e12, 2)
+               << "T tokens: " << fixed(estimate.trainingSeconds / 86400.0, 1) << " days, "
+               << fixed(estimate.trainingCostUsd / 1e6, 2) << " million USD at " << fixed(estimate.gpuHourUsd, 2)
+               << " USD per GPU-hour\n";
     const CommunicationBytes& sent = estimate.bytesSent;
     io.out << "  sent per GPU  tp " << gigabytes(sent.tp) << ", cp " << gigabytes(sent.cp) << ", dp "
            << gigabytes(sent.dp + sent.expertDp) << ", ep " << gigabytes(sent.ep) << ", pp " << gigabytes(sent.pp)

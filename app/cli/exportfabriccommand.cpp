@@ -12,7 +12,8 @@ namespace clusterscope::app {
 
 int runExportFabricCommand(const std::vector<std::string>& args, CliIo io)
 {
-    auto cl = CommandLine::parse(args, { "sharp", "crlf" }, { "ibnetdiscover", "management-switches", "management-hosts", "catalog" });
+    auto cl = CommandLine::parse(
+        args, { "sharp", "crlf" }, { "ibnetdiscover", "management-switches", "management-hosts", "catalog" });
     if (!cl)
         return cliUsageError(io, "export-fabric", cl.message());
     if (cl->positionals().size() != 1 || !cl->value("ibnetdiscover"))
@@ -20,12 +21,14 @@ int runExportFabricCommand(const std::vector<std::string>& args, CliIo io)
     importers::IbnetdiscoverWriteOptions o;
     o.sharpAggregationNodes = cl->flag("sharp");
     o.crlf = cl->flag("crlf");
-    for (const auto& [key, target] : { std::pair { "management-switches", &o.managementSwitches }, std::pair { "management-hosts", &o.managementHosts } }) {
+    for (const auto& [key, target] : { std::pair { "management-switches", &o.managementSwitches },
+             std::pair { "management-hosts", &o.managementHosts } }) {
         if (const auto v = cl->value(key)) {
             char* end = nullptr;
             const long n = std::strtol(v->c_str(), &end, 10);
             if (v->empty() || *end != '\0' || n < 0 || n > 1000)
-                return cliUsageError(io, "export-fabric", std::string("--") + key + " expects a count from 0 to 1000, got \"" + *v + "\"");
+                return cliUsageError(io, "export-fabric",
+                    std::string("--") + key + " expects a count from 0 to 1000, got \"" + *v + "\"");
             *target = int(n);
         }
     }
@@ -49,8 +52,8 @@ int runExportFabricCommand(const std::vector<std::string>& args, CliIo io)
         return 1;
     }
     io.out << out << ": " << design->graph.countNodes(engine::NodeKind::Switch) << " switches, "
-           << design->graph.countNodes(engine::NodeKind::Nic) + design->graph.countNodes(engine::NodeKind::Host) << " CAs"
-           << (o.sharpAggregationNodes ? " (+ one SHARP aggregation node per switch)" : "") << "\n";
+           << design->graph.countNodes(engine::NodeKind::Nic) + design->graph.countNodes(engine::NodeKind::Host)
+           << " CAs" << (o.sharpAggregationNodes ? " (+ one SHARP aggregation node per switch)" : "") << "\n";
     return 0;
 }
 

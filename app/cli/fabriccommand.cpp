@@ -7,8 +7,8 @@
 #include "engine/fabric/fabricbuilder.h"
 #include "engine/fabric/fabriclayout.h"
 #include "engine/fabric/flowmodel.h"
-#include "engine/fabric/trafficpatterns.h"
 #include "engine/fabric/pricebook.h"
+#include "engine/fabric/trafficpatterns.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,19 +19,19 @@ namespace clusterscope::app {
 
 namespace {
 
-std::string money(double usd)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.0f", usd);
-    std::string s = buf, out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        out += s[i];
-        const std::size_t left = s.size() - i - 1;
-        if (left > 0 && left % 3 == 0 && s[i] != '-')
-            out += ',';
+    std::string money(double usd)
+    {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0f", usd);
+        std::string s = buf, out;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            out += s[i];
+            const std::size_t left = s.size() - i - 1;
+            if (left > 0 && left % 3 == 0 && s[i] != '-')
+                out += ',';
+        }
+        return "$" + out;
     }
-    return "$" + out;
-}
 
 } // namespace
 
@@ -46,7 +46,8 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
     auto catalog = loadCatalogForCli(*cl, io);
     if (!catalog)
         return 1;
-    auto prices = cl->value("prices") ? engine::PriceBook::loadFile(*cl->value("prices")) : engine::PriceBook::builtin();
+    auto prices
+        = cl->value("prices") ? engine::PriceBook::loadFile(*cl->value("prices")) : engine::PriceBook::builtin();
     if (!prices) {
         io.err << prices.message() << "\n";
         return 1;
@@ -80,7 +81,8 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
     const engine::FlowOptions flowOptions = engine::flowOptionsFor(*scenario);
     const engine::FlowModel model(*design);
     auto ring = model.time(engine::ringAllReduceFlows(*design, 1e9), flowOptions);
-    auto shift = model.time(engine::shiftFlows(*design, static_cast<std::uint32_t>(design->gpus.size() / 2), 1e9), flowOptions);
+    auto shift = model.time(
+        engine::shiftFlows(*design, static_cast<std::uint32_t>(design->gpus.size() / 2), 1e9), flowOptions);
     if (!ring || !shift) {
         io.err << path << ": " << (ring ? shift.message() : ring.message()) << "\n";
         return 1;
@@ -102,8 +104,9 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
         for (const auto& l : bom->lines)
             lines.push_back({ { "category", l.category }, { "item", l.item }, { "description", l.description },
                 { "length_m", l.lengthMetres }, { "quantity", l.quantity }, { "unit_price_usd", l.unitPriceUsd },
-                { "total_usd", l.totalUsd() }, { "unit_power_w", l.unitPowerWatts }, { "total_power_w", l.totalWatts() },
-                { "price_source", l.priceSource }, { "price_date", l.priceDate } });
+                { "total_usd", l.totalUsd() }, { "unit_power_w", l.unitPowerWatts },
+                { "total_power_w", l.totalWatts() }, { "price_source", l.priceSource },
+                { "price_date", l.priceDate } });
         nlohmann::json cables = { { "node_leaf", g.countLinks(engine::LinkLevel::NodeLeaf) },
             { "leaf_spine", g.countLinks(engine::LinkLevel::LeafSpine) },
             { "spine_core", g.countLinks(engine::LinkLevel::SpineCore) } };
@@ -132,8 +135,10 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
             { "network_share", bom->networkShare() },
             { "contention",
                 { { "routing", routing }, { "link_efficiency", flowOptions.linkEfficiency },
-                    { "ring_allreduce", { { "slowdown", ring->slowdown }, { "max_utilisation", ring->maxUtilisation } } },
-                    { "half_shift", { { "slowdown", shift->slowdown }, { "max_utilisation", shift->maxUtilisation } } } } },
+                    { "ring_allreduce",
+                        { { "slowdown", ring->slowdown }, { "max_utilisation", ring->maxUtilisation } } },
+                    { "half_shift",
+                        { { "slowdown", shift->slowdown }, { "max_utilisation", shift->maxUtilisation } } } } },
             { "bom", lines },
             { "notes", design->notes },
         };
@@ -148,22 +153,23 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
     io.out << "\n  switches: " << tierCount(0) << " leaf, " << tierCount(1) << " spine, " << tierCount(2) << " core ("
            << (design->switchModel.empty() ? "none" : design->switchModel) << ")\n";
     io.out << "  cables: " << g.countLinks(engine::LinkLevel::NodeLeaf) << " node-leaf, "
-           << g.countLinks(engine::LinkLevel::LeafSpine) << " leaf-spine, " << g.countLinks(engine::LinkLevel::SpineCore)
-           << " spine-core";
+           << g.countLinks(engine::LinkLevel::LeafSpine) << " leaf-spine, "
+           << g.countLinks(engine::LinkLevel::SpineCore) << " spine-core";
     if (const auto other = g.countLinks(engine::LinkLevel::Other))
         io.out << ", " << other << " other";
     io.out << "\n  by medium:";
     for (const auto& [medium, n] : bom->cablesByMedium)
         io.out << " " << medium << " " << n << ";";
     char buf[256];
-    std::snprintf(buf, sizeof buf, "\n  bisection: %.1f Tb/s (%.0f%% of half the injection bandwidth)\n", bisection / 1000,
-        100 * bisection / std::max(1.0, engine::injectionHalfGbps(*design)));
+    std::snprintf(buf, sizeof buf, "\n  bisection: %.1f Tb/s (%.0f%% of half the injection bandwidth)\n",
+        bisection / 1000, 100 * bisection / std::max(1.0, engine::injectionHalfGbps(*design)));
     io.out << buf;
     io.out << "  network: " << money(bom->networkCostUsd) << " (" << money(bom->networkCostPerGpuUsd()) << " per GPU, ";
     std::snprintf(buf, sizeof buf, "%.1f%% of the cluster's %s), %.1f kW\n", 100 * bom->networkShare(),
         money(bom->clusterCostUsd).c_str(), bom->networkPowerWatts / 1000);
     io.out << buf;
-    std::snprintf(buf, sizeof buf, "  contention (%s, link efficiency %.3f): ring AllReduce slowdown %.2fx, half-shift permutation %.2fx\n",
+    std::snprintf(buf, sizeof buf,
+        "  contention (%s, link efficiency %.3f): ring AllReduce slowdown %.2fx, half-shift permutation %.2fx\n",
         routing, flowOptions.linkEfficiency, ring->slowdown, shift->slowdown);
     io.out << buf << "  bill of materials:\n";
     for (const auto& l : bom->lines) {

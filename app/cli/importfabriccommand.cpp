@@ -20,44 +20,44 @@ namespace clusterscope::app {
 
 namespace {
 
-using importers::FabricFlag;
+    using importers::FabricFlag;
 
-bool cablingFlag(FabricFlag::Kind k)
-{
-    return k == FabricFlag::Kind::Missing || k == FabricFlag::Kind::Miswired || k == FabricFlag::Kind::Extra
-        || k == FabricFlag::Kind::FewUplinks;
-}
-
-struct FlagGroup {
-    FabricFlag::Kind kind;
-    engine::DiagnosticSeverity severity;
-    std::string pattern;
-    std::vector<const FabricFlag*> flags;
-};
-
-// One group per (kind, pattern), in order of first appearance.
-std::vector<FlagGroup> groupFlags(const std::vector<FabricFlag>& flags)
-{
-    std::vector<FlagGroup> groups;
-    std::map<std::pair<int, std::string>, std::size_t> index;
-    for (const auto& f : flags) {
-        const std::string pattern = f.pattern.empty() ? importers::toString(f.kind) : f.pattern;
-        auto [it, fresh] = index.emplace(std::pair { int(f.kind), pattern }, groups.size());
-        if (fresh)
-            groups.push_back({ f.kind, f.severity, pattern, {} });
-        groups[it->second].flags.push_back(&f);
-        if (f.severity > groups[it->second].severity)
-            groups[it->second].severity = f.severity;
+    bool cablingFlag(FabricFlag::Kind k)
+    {
+        return k == FabricFlag::Kind::Missing || k == FabricFlag::Kind::Miswired || k == FabricFlag::Kind::Extra
+            || k == FabricFlag::Kind::FewUplinks;
     }
-    return groups;
-}
 
-std::string fixed(double v, int digits)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+    struct FlagGroup {
+        FabricFlag::Kind kind;
+        engine::DiagnosticSeverity severity;
+        std::string pattern;
+        std::vector<const FabricFlag*> flags;
+    };
+
+    // One group per (kind, pattern), in order of first appearance.
+    std::vector<FlagGroup> groupFlags(const std::vector<FabricFlag>& flags)
+    {
+        std::vector<FlagGroup> groups;
+        std::map<std::pair<int, std::string>, std::size_t> index;
+        for (const auto& f : flags) {
+            const std::string pattern = f.pattern.empty() ? importers::toString(f.kind) : f.pattern;
+            auto [it, fresh] = index.emplace(std::pair { int(f.kind), pattern }, groups.size());
+            if (fresh)
+                groups.push_back({ f.kind, f.severity, pattern, {} });
+            groups[it->second].flags.push_back(&f);
+            if (f.severity > groups[it->second].severity)
+                groups[it->second].severity = f.severity;
+        }
+        return groups;
+    }
+
+    std::string fixed(double v, int digits)
+    {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+        return buf;
+    }
 
 } // namespace
 
@@ -99,12 +99,14 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
             return 1;
         }
         const double coverage = importers::planNameCoverage(*fabric, importers::planFromGraph(design->graph, false));
-        const std::string planned = *scenarioPath + " (" + std::to_string(design->graph.countNodes(engine::NodeKind::Switch)) + " switches";
+        const std::string planned
+            = *scenarioPath + " (" + std::to_string(design->graph.countNodes(engine::NodeKind::Switch)) + " switches";
         if (2 * coverage < 1.0) {
             // Names do not match: compare counts per tier and level; cabling stays judged within pods.
             countFlags = importers::compareCountsWithPlan(*fabric, design->graph);
             planNote = "plan: " + planned + "; only " + fixed(100.0 * coverage, 0)
-                + "% of its switches found by name: switches per tier and cables per level compared, cabling judged within pods)";
+                + "% of its switches found by name: switches per tier and cables per level compared, cabling judged "
+                  "within pods)";
         } else {
             // Hosts are compared only when the dump names them as the plan does (a dump written from
             // this design); a real fabric names its hosts its own way.
@@ -114,10 +116,13 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
             for (const auto& s : withHosts.systems)
                 caSystems += s.type == "ca";
             for (const auto& f : nameCheck)
-                caMissing += f.kind == FabricFlag::Kind::Missing && f.ports.size() == 1 && f.message.find("(ca)") != std::string::npos;
+                caMissing += f.kind == FabricFlag::Kind::Missing && f.ports.size() == 1
+                    && f.message.find("(ca)") != std::string::npos;
             const bool hostsNamed = caSystems > 0 && 2 * caMissing < caSystems;
             plan = hostsNamed ? std::move(withHosts) : importers::planFromGraph(design->graph, false);
-            planNote = "plan: " + planned + (hostsNamed ? ", hosts compared by name" : ", switch cabling only: the dump names its hosts differently")
+            planNote = "plan: " + planned
+                + (hostsNamed ? ", hosts compared by name"
+                              : ", switch cabling only: the dump names its hosts differently")
                 + "; " + fixed(100.0 * coverage, 0) + "% of planned switches found by name)";
         }
     }
@@ -128,7 +133,8 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
     if (plan) {
         auto planFlags = importers::compareWithPlan(*fabric, *plan);
         for (auto& f : planFlags) {
-            f.severity = f.kind == FabricFlag::Kind::Extra ? engine::DiagnosticSeverity::Info : engine::DiagnosticSeverity::Warning;
+            f.severity = f.kind == FabricFlag::Kind::Extra ? engine::DiagnosticSeverity::Info
+                                                           : engine::DiagnosticSeverity::Warning;
             f.pattern = std::string("against the plan: ") + importers::toString(f.kind);
         }
         flags.insert(flags.end(), planFlags.begin(), planFlags.end());
@@ -148,9 +154,11 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
             return 1;
         }
         const std::string& source = cl->positionals().front();
-        const std::string name = source.substr(source.find_last_of('/') == std::string::npos ? 0 : source.find_last_of('/') + 1);
-        const json summary = { { "switches", g.countNodes(engine::NodeKind::Switch) }, { "hcas", g.countNodes(engine::NodeKind::Nic) },
-            { "flags", flags.size() }, { "tier_confidence", st.tierConfidence } };
+        const std::string name
+            = source.substr(source.find_last_of('/') == std::string::npos ? 0 : source.find_last_of('/') + 1);
+        const json summary
+            = { { "switches", g.countNodes(engine::NodeKind::Switch) }, { "hcas", g.countNodes(engine::NodeKind::Nic) },
+                  { "flags", flags.size() }, { "tier_confidence", st.tierConfidence } };
         auto id = engine::storeImportedFabric(*project, name, source, *text, summary.dump());
         if (!id) {
             io.err << id.message() << "\n";
@@ -199,8 +207,8 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         s["names_agreeing"] = st.namesAgreeing;
         json parts = json::array();
         for (const auto& p : st.parts)
-            parts.push_back({ { "role", importers::toString(p.role) }, { "switches", p.switches.size() }, { "hca_links", p.hostCas },
-                { "tiers", p.tiers }, { "why", p.why } });
+            parts.push_back({ { "role", importers::toString(p.role) }, { "switches", p.switches.size() },
+                { "hca_links", p.hostCas }, { "tiers", p.tiers }, { "why", p.why } });
         s["parts"] = parts;
         json gj = json::array();
         for (const auto& sg : st.groups) {
@@ -209,8 +217,9 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
                 lower.push_back(g.label(n));
             for (auto n : sg.upper)
                 upper.push_back(g.label(n));
-            gj.push_back({ { "tier", engine::tierName(sg.tier) }, { "index", sg.index }, { "lower", lower }, { "upper", upper },
-                { "links_per_pair", sg.linksPerPair }, { "uplinks_per_switch", sg.uplinksPerSwitch } });
+            gj.push_back(
+                { { "tier", engine::tierName(sg.tier) }, { "index", sg.index }, { "lower", lower }, { "upper", upper },
+                    { "links_per_pair", sg.linksPerPair }, { "uplinks_per_switch", sg.uplinksPerSwitch } });
         }
         s["groups"] = gj;
         json cj = json::array();
@@ -221,8 +230,8 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         out["structure"] = s;
         json f = json::array();
         for (const auto& x : flags)
-            f.push_back({ { "kind", importers::toString(x.kind) }, { "severity", engine::toString(x.severity) }, { "pattern", x.pattern },
-                { "ports", x.ports }, { "switches", x.switches }, { "message", x.message } });
+            f.push_back({ { "kind", importers::toString(x.kind) }, { "severity", engine::toString(x.severity) },
+                { "pattern", x.pattern }, { "ports", x.ports }, { "switches", x.switches }, { "message", x.message } });
         out["flags"] = f;
         json fg = json::array();
         for (const auto& gr : groups)
@@ -235,14 +244,17 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
             out["stored"] = storedNote;
         json d = json::array();
         for (const auto& x : fabric->diagnostics.items())
-            d.push_back({ { "id", x.id }, { "severity", engine::toString(x.severity) }, { "count", x.count }, { "message", x.message } });
+            d.push_back({ { "id", x.id }, { "severity", engine::toString(x.severity) }, { "count", x.count },
+                { "message", x.message } });
         out["diagnostics"] = d;
         io.out << out.dump(2) << "\n";
         return 0;
     }
-    io.out << cl->positionals().front() << ": " << switches << " switches, " << hcas << " HCAs, " << links << " links\n";
+    io.out << cl->positionals().front() << ": " << switches << " switches, " << hcas << " HCAs, " << links
+           << " links\n";
     if (!st.embedded.empty())
-        io.out << "switch-embedded CAs (not hosts): " << sharp << " SHARP aggregation nodes, " << mgmt << " switch management ports\n";
+        io.out << "switch-embedded CAs (not hosts): " << sharp << " SHARP aggregation nodes, " << mgmt
+               << " switch management ports\n";
     io.out << "tiers:";
     for (const auto& [tier, n] : tierCounts)
         io.out << " " << engine::tierName(tier) << " " << n;
@@ -255,8 +267,8 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         io.out << ", names agree for " << st.namesAgreeing << " of " << st.switchesNamingTier << " switches";
     io.out << ")\n";
     for (const auto& p : st.parts)
-        io.out << "part: " << importers::toString(p.role) << " fabric, " << p.switches.size() << " switches, " << p.hostCas
-               << " HCA links, " << p.tiers << " tier(s) (" << p.why << ")\n";
+        io.out << "part: " << importers::toString(p.role) << " fabric, " << p.switches.size() << " switches, "
+               << p.hostCas << " HCA links, " << p.tiers << " tier(s) (" << p.why << ")\n";
     for (const auto& [tier, list] : groupsByTier) {
         std::map<std::pair<std::size_t, std::size_t>, int> shapes;
         for (const auto* sg : list)
@@ -264,15 +276,15 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
         io.out << "groups of " << engine::tierName(tier) << " switches: " << list.size() << " (";
         bool first = true;
         for (const auto& [shape, n] : shapes) {
-            io.out << (first ? "" : ", ") << n << " x " << shape.first << " " << engine::tierName(tier) << " to " << shape.second << " "
-                   << engine::tierName(tier + 1);
+            io.out << (first ? "" : ", ") << n << " x " << shape.first << " " << engine::tierName(tier) << " to "
+                   << shape.second << " " << engine::tierName(tier + 1);
             first = false;
         }
         io.out << ")\n";
     }
     for (const auto& c : st.chassis)
-        io.out << "chassis: " << c.name << " (" << c.model << ", " << c.leafBlades.size() << " leaf and " << c.spineBlades.size()
-               << " spine blades: one logical switch)\n";
+        io.out << "chassis: " << c.name << " (" << c.model << ", " << c.leafBlades.size() << " leaf and "
+               << c.spineBlades.size() << " spine blades: one logical switch)\n";
     if (!planNote.empty())
         io.out << planNote << "\n";
     if (!storedNote.empty())
@@ -280,11 +292,12 @@ int runImportFabricCommand(const std::vector<std::string>& args, CliIo io)
     if (flags.empty())
         io.out << "no flagged links\n";
     else
-        io.out << flags.size() << " flag(s) in " << groups.size() << " pattern(s)" << (cl->flag("details") ? "" : " (--details lists each)")
-               << ":\n";
+        io.out << flags.size() << " flag(s) in " << groups.size() << " pattern(s)"
+               << (cl->flag("details") ? "" : " (--details lists each)") << ":\n";
     for (const auto& gr : groups) {
-        io.out << importers::toString(gr.kind) << ": " << gr.pattern << " (" << gr.flags.size() << ", " << engine::toString(gr.severity)
-               << ")" << (gr.flags.size() == 1 ? ": " : ", e.g.: ") << gr.flags.front()->message << "\n";
+        io.out << importers::toString(gr.kind) << ": " << gr.pattern << " (" << gr.flags.size() << ", "
+               << engine::toString(gr.severity) << ")" << (gr.flags.size() == 1 ? ": " : ", e.g.: ")
+               << gr.flags.front()->message << "\n";
         if (cl->flag("details") && gr.flags.size() > 1)
             for (const auto* f : gr.flags)
                 io.out << "    " << f->message << "\n";

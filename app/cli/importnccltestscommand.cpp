@@ -3,12 +3,12 @@
 
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
-#include "engine/store/projectdocuments.h"
 #include "app/cli/commandline.h"
 #include "engine/calibration/calibrationjson.h"
 #include "engine/calibration/collectivecalibrator.h"
 #include "engine/collectives/collectivemodel.h"
 #include "engine/core/atomicfile.h"
+#include "engine/store/projectdocuments.h"
 #include "importers/nccltests/nccltestsimporter.h"
 #include "importers/nccltests/nccltestssweep.h"
 
@@ -23,279 +23,298 @@ namespace clusterscope::app {
 
 namespace {
 
-using nlohmann::json;
-using namespace clusterscope::importers;
-constexpr const char* kCommand = "import-nccl-tests";
+    using nlohmann::json;
+    using namespace clusterscope::importers;
+    constexpr const char* kCommand = "import-nccl-tests";
 
-std::string format(const char* fmt, auto... values)
-{
-    char buffer[512];
-    std::snprintf(buffer, sizeof buffer, fmt, values...);
-    return buffer;
-}
-
-/// The cluster to model: --scenario, else one built from the first run's header.
-struct ClusterChoice {
-    engine::Scenario scenario;
-    bool fromLog = false;
-    std::vector<std::string> assumptions;
-};
-
-std::optional<ClusterChoice> clusterFromLogs(const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, CliIo io)
-{
-    const NcclTestsLog& log = logs.front();
-    const NcclTestsRun& run = log.runs.front();
-    const std::string gpuName = run.gpuName();
-    if (gpuName.empty()) {
-        cliUsageError(io, kCommand, log.file + ": the log has no device lines naming the GPU; pass --scenario FILE describing the cluster");
-        return std::nullopt;
+    std::string format(const char* fmt, auto... values)
+    {
+        char buffer[512];
+        std::snprintf(buffer, sizeof buffer, fmt, values...);
+        return buffer;
     }
-    const auto gpuId = catalogGpuIdForDeviceName(catalog, gpuName);
-    if (!gpuId) {
-        cliUsageError(io, kCommand, log.file + ":" + std::to_string(run.devices.front().line) + ": cannot map the GPU \"" + gpuName
-                + "\" to a catalog GPU (see clusterscope-cli catalog); pass --scenario FILE describing the cluster");
-        return std::nullopt;
-    }
-    ClusterChoice c;
-    c.fromLog = true;
-    int nodes = 1, perNode = 1;
-    for (const auto& l : logs)
-        for (const auto& r : l.runs) {
-            nodes = std::max(nodes, r.nodes());
-            perNode = std::max(perNode, r.ranksPerNode() > 0 ? r.ranksPerNode() : r.ranks());
-        }
-    auto& cl = c.scenario.cluster;
-    c.scenario.name = "from " + log.file;
-    cl.gpu = *gpuId;
-    cl.gpusPerNode = perNode;
-    cl.gpus = nodes * perNode;
-    const engine::GpuModel* gpu = catalog.findGpu(*gpuId);
-    // Typical NICs of the era's DGX/HGX systems; only an assumption, stated in the output.
-    cl.nic.gbps = gpu->arch == engine::GpuArch::Volta ? 100.0 : gpu->arch == engine::GpuArch::Ampere ? 200.0 : 400.0;
-    cl.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
-    c.assumptions.push_back("GPU \"" + gpuName + "\" taken as catalog " + *gpuId);
-    if (nodes > 1)
-        c.assumptions.push_back(format("NICs assumed: %d x %.0f Gb/s %s per node (pass --scenario for your cluster)",
-            cl.nic.perNode, cl.nic.gbps, engine::toString(cl.transport)));
-    return c;
-}
 
-/// "8x400" -> 8 NICs of 400 Gb/s; "400" -> one NIC per GPU of 400 Gb/s (count 0: per GPU).
-std::optional<std::pair<int, double>> parseNicOption(const std::string& text)
-{
-    const auto x = text.find_first_of("xX");
-    try {
-        std::size_t used = 0;
-        if (x == std::string::npos) {
-            const double gbps = std::stod(text, &used);
-            if (used != text.size() || !(gbps > 0) || gbps > 1e5)
-                return std::nullopt;
-            return std::pair { 0, gbps };
-        }
-        const int count = std::stoi(text.substr(0, x), &used);
-        if (used != x || count < 1 || count > 1024)
-            return std::nullopt;
-        const std::string rate = text.substr(x + 1);
-        const double gbps = std::stod(rate, &used);
-        if (used != rate.size() || !(gbps > 0) || gbps > 1e5)
-            return std::nullopt;
-        return std::pair { count, gbps };
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
+    /// The cluster to model: --scenario, else one built from the first run's header.
+    struct ClusterChoice {
+        engine::Scenario scenario;
+        bool fromLog = false;
+        std::vector<std::string> assumptions;
+    };
 
-std::optional<int> positiveOption(const CommandLine& cl, const char* name, CliIo io)
-{
-    const auto v = cl.value(name);
-    if (!v)
-        return 0;
-    try {
-        std::size_t used = 0;
-        const int n = std::stoi(*v, &used);
-        if (used == v->size() && n >= 1 && n <= 1'000'000)
-            return n;
-    } catch (const std::exception&) {
-    }
-    cliUsageError(io, kCommand, std::string("--") + name + ": expected a positive integer, got \"" + *v + "\"");
-    return std::nullopt;
-}
-
-/// The cluster from --gpu/--nodes/--gpus-per-node/--nic/--transport, the log filling what they leave out.
-std::optional<ClusterChoice> clusterFromOptions(const CommandLine& cl, const std::vector<NcclTestsLog>& logs,
-    const engine::Catalog& catalog, CliIo io)
-{
-    const auto nodesOption = positiveOption(cl, "nodes", io);
-    const auto perNodeOption = positiveOption(cl, "gpus-per-node", io);
-    if (!nodesOption || !perNodeOption)
-        return std::nullopt;
-    std::optional<ClusterChoice> c;
-    if (const auto id = cl.value("gpu")) {
-        const engine::GpuModel* gpu = catalog.findGpu(*id);
-        if (!gpu) {
-            cliUsageError(io, kCommand, "--gpu: unknown GPU \"" + *id + "\" (see clusterscope-cli catalog)");
+    std::optional<ClusterChoice> clusterFromLogs(
+        const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, CliIo io)
+    {
+        const NcclTestsLog& log = logs.front();
+        const NcclTestsRun& run = log.runs.front();
+        const std::string gpuName = run.gpuName();
+        if (gpuName.empty()) {
+            cliUsageError(io, kCommand,
+                log.file + ": the log has no device lines naming the GPU; pass --scenario FILE describing the cluster");
             return std::nullopt;
         }
-        c.emplace();
-        c->scenario.name = "from the command line";
-        c->scenario.cluster.gpu = *id;
-        c->scenario.cluster.nic.gbps = gpu->arch == engine::GpuArch::Volta ? 100.0 : gpu->arch == engine::GpuArch::Ampere ? 200.0 : 400.0;
-        c->scenario.cluster.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
+        const auto gpuId = catalogGpuIdForDeviceName(catalog, gpuName);
+        if (!gpuId) {
+            cliUsageError(io, kCommand,
+                log.file + ":" + std::to_string(run.devices.front().line) + ": cannot map the GPU \"" + gpuName
+                    + "\" to a catalog GPU (see clusterscope-cli catalog); pass --scenario FILE describing the "
+                      "cluster");
+            return std::nullopt;
+        }
+        ClusterChoice c;
+        c.fromLog = true;
         int nodes = 1, perNode = 1;
         for (const auto& l : logs)
             for (const auto& r : l.runs) {
                 nodes = std::max(nodes, r.nodes());
                 perNode = std::max(perNode, r.ranksPerNode() > 0 ? r.ranksPerNode() : r.ranks());
             }
-        c->scenario.cluster.gpusPerNode = perNode;
-        c->scenario.cluster.gpus = nodes * perNode;
-    } else {
-        c = clusterFromLogs(logs, catalog, io);
-        if (!c)
-            return std::nullopt;
+        auto& cl = c.scenario.cluster;
+        c.scenario.name = "from " + log.file;
+        cl.gpu = *gpuId;
+        cl.gpusPerNode = perNode;
+        cl.gpus = nodes * perNode;
+        const engine::GpuModel* gpu = catalog.findGpu(*gpuId);
+        // Typical NICs of the era's DGX/HGX systems; only an assumption, stated in the output.
+        cl.nic.gbps = gpu->arch == engine::GpuArch::Volta ? 100.0
+            : gpu->arch == engine::GpuArch::Ampere        ? 200.0
+                                                          : 400.0;
+        cl.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
+        c.assumptions.push_back("GPU \"" + gpuName + "\" taken as catalog " + *gpuId);
+        if (nodes > 1)
+            c.assumptions.push_back(
+                format("NICs assumed: %d x %.0f Gb/s %s per node (pass --scenario for your cluster)", cl.nic.perNode,
+                    cl.nic.gbps, engine::toString(cl.transport)));
+        return c;
     }
-    c->fromLog = false;
-    // Keep the GPU mapping note of a log-built cluster; the NIC assumption is restated below.
-    std::erase_if(c->assumptions, [](const std::string& a) { return a.rfind("NICs assumed", 0) == 0; });
-    auto& cl_ = c->scenario.cluster;
-    const int nodes = *nodesOption > 0 ? *nodesOption : std::max(1, cl_.gpus / std::max(1, cl_.gpusPerNode));
-    if (*perNodeOption > 0)
-        cl_.gpusPerNode = *perNodeOption;
-    cl_.gpus = nodes * cl_.gpusPerNode;
-    if (const auto nic = cl.value("nic")) {
-        const auto parsed = parseNicOption(*nic);
-        if (!parsed) {
-            cliUsageError(io, kCommand, "--nic: expected COUNTxGBPS per node (\"8x400\") or GBPS, got \"" + *nic + "\"");
+
+    /// "8x400" -> 8 NICs of 400 Gb/s; "400" -> one NIC per GPU of 400 Gb/s (count 0: per GPU).
+    std::optional<std::pair<int, double>> parseNicOption(const std::string& text)
+    {
+        const auto x = text.find_first_of("xX");
+        try {
+            std::size_t used = 0;
+            if (x == std::string::npos) {
+                const double gbps = std::stod(text, &used);
+                if (used != text.size() || !(gbps > 0) || gbps > 1e5)
+                    return std::nullopt;
+                return std::pair { 0, gbps };
+            }
+            const int count = std::stoi(text.substr(0, x), &used);
+            if (used != x || count < 1 || count > 1024)
+                return std::nullopt;
+            const std::string rate = text.substr(x + 1);
+            const double gbps = std::stod(rate, &used);
+            if (used != rate.size() || !(gbps > 0) || gbps > 1e5)
+                return std::nullopt;
+            return std::pair { count, gbps };
+        } catch (const std::exception&) {
             return std::nullopt;
         }
-        cl_.nic.perNode = parsed->first > 0 ? parsed->first : cl_.gpusPerNode;
-        cl_.nic.gbps = parsed->second;
-    } else {
-        c->assumptions.push_back(format("NICs assumed: %d x %.0f Gb/s per node (pass --nic COUNTxGBPS)", cl_.nic.perNode, cl_.nic.gbps));
     }
-    if (const auto t = cl.value("transport")) {
-        if (*t == "roce")
-            cl_.transport = engine::Transport::RoCE;
-        else if (*t == "infiniband" || *t == "ib")
-            cl_.transport = engine::Transport::InfiniBand;
-        else {
-            cliUsageError(io, kCommand, "--transport: expected infiniband or roce, got \"" + *t + "\"");
+
+    std::optional<int> positiveOption(const CommandLine& cl, const char* name, CliIo io)
+    {
+        const auto v = cl.value(name);
+        if (!v)
+            return 0;
+        try {
+            std::size_t used = 0;
+            const int n = std::stoi(*v, &used);
+            if (used == v->size() && n >= 1 && n <= 1'000'000)
+                return n;
+        } catch (const std::exception&) {
+        }
+        cliUsageError(io, kCommand, std::string("--") + name + ": expected a positive integer, got \"" + *v + "\"");
+        return std::nullopt;
+    }
+
+    /// The cluster from --gpu/--nodes/--gpus-per-node/--nic/--transport, the log filling what they leave out.
+    std::optional<ClusterChoice> clusterFromOptions(
+        const CommandLine& cl, const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, CliIo io)
+    {
+        const auto nodesOption = positiveOption(cl, "nodes", io);
+        const auto perNodeOption = positiveOption(cl, "gpus-per-node", io);
+        if (!nodesOption || !perNodeOption)
             return std::nullopt;
+        std::optional<ClusterChoice> c;
+        if (const auto id = cl.value("gpu")) {
+            const engine::GpuModel* gpu = catalog.findGpu(*id);
+            if (!gpu) {
+                cliUsageError(io, kCommand, "--gpu: unknown GPU \"" + *id + "\" (see clusterscope-cli catalog)");
+                return std::nullopt;
+            }
+            c.emplace();
+            c->scenario.name = "from the command line";
+            c->scenario.cluster.gpu = *id;
+            c->scenario.cluster.nic.gbps = gpu->arch == engine::GpuArch::Volta ? 100.0
+                : gpu->arch == engine::GpuArch::Ampere                         ? 200.0
+                                                                               : 400.0;
+            c->scenario.cluster.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
+            int nodes = 1, perNode = 1;
+            for (const auto& l : logs)
+                for (const auto& r : l.runs) {
+                    nodes = std::max(nodes, r.nodes());
+                    perNode = std::max(perNode, r.ranksPerNode() > 0 ? r.ranksPerNode() : r.ranks());
+                }
+            c->scenario.cluster.gpusPerNode = perNode;
+            c->scenario.cluster.gpus = nodes * perNode;
+        } else {
+            c = clusterFromLogs(logs, catalog, io);
+            if (!c)
+                return std::nullopt;
+        }
+        c->fromLog = false;
+        // Keep the GPU mapping note of a log-built cluster; the NIC assumption is restated below.
+        std::erase_if(c->assumptions, [](const std::string& a) { return a.rfind("NICs assumed", 0) == 0; });
+        auto& cl_ = c->scenario.cluster;
+        const int nodes = *nodesOption > 0 ? *nodesOption : std::max(1, cl_.gpus / std::max(1, cl_.gpusPerNode));
+        if (*perNodeOption > 0)
+            cl_.gpusPerNode = *perNodeOption;
+        cl_.gpus = nodes * cl_.gpusPerNode;
+        if (const auto nic = cl.value("nic")) {
+            const auto parsed = parseNicOption(*nic);
+            if (!parsed) {
+                cliUsageError(
+                    io, kCommand, "--nic: expected COUNTxGBPS per node (\"8x400\") or GBPS, got \"" + *nic + "\"");
+                return std::nullopt;
+            }
+            cl_.nic.perNode = parsed->first > 0 ? parsed->first : cl_.gpusPerNode;
+            cl_.nic.gbps = parsed->second;
+        } else {
+            c->assumptions.push_back(
+                format("NICs assumed: %d x %.0f Gb/s per node (pass --nic COUNTxGBPS)", cl_.nic.perNode, cl_.nic.gbps));
+        }
+        if (const auto t = cl.value("transport")) {
+            if (*t == "roce")
+                cl_.transport = engine::Transport::RoCE;
+            else if (*t == "infiniband" || *t == "ib")
+                cl_.transport = engine::Transport::InfiniBand;
+            else {
+                cliUsageError(io, kCommand, "--transport: expected infiniband or roce, got \"" + *t + "\"");
+                return std::nullopt;
+            }
+        }
+        return c;
+    }
+
+    /// Three significant digits ("0.0123", "1.23", "12.3", "123", "4567").
+    std::string sig3(double v)
+    {
+        if (!(v > 0) || !std::isfinite(v))
+            return v == 0 ? "0" : "-";
+        if (v >= 100)
+            return format("%.0f", v);
+        const int decimals = std::min(9, 2 - static_cast<int>(std::floor(std::log10(v))));
+        return format("%.*f", decimals, v);
+    }
+
+    json runJson(const NcclTestsRun& r)
+    {
+        auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+        return { { "binary", r.binary }, { "collective", r.collective ? toString(*r.collective) : "" },
+            { "collective_source", toString(r.collectiveSource) }, { "ranks", r.ranks() }, { "nodes", r.nodes() },
+            { "ranks_per_node", r.ranksPerNode() }, { "gpu", r.gpuName() }, { "nthreads", opt(r.threads) },
+            { "ngpus", opt(r.gpusPerThread) }, { "min_bytes", opt(r.minBytes) }, { "max_bytes", opt(r.maxBytes) },
+            { "step_factor", opt(r.stepFactor) }, { "step_bytes", opt(r.stepBytes) }, { "iters", opt(r.iters) },
+            { "warmup_iters", opt(r.warmupIters) }, { "nccl_tests_version", r.ncclTestsVersion },
+            { "nccl_version", opt(r.ncclVersionCode) }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) },
+            { "rows", r.rows.size() }, { "first_line", r.firstLine } };
+    }
+
+    void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)
+    {
+        out << log.file << ":" << r.firstLine << ": " << (r.binary.empty() ? "nccl-tests" : r.binary) << " ("
+            << (r.collective ? toString(*r.collective) : "?") << ", from the " << toString(r.collectiveSource) << "), "
+            << r.ranks() << " ranks on " << std::max(r.nodes(), 1) << " node(s)";
+        if (!r.gpuName().empty())
+            out << ", " << r.ranksPerNode() << " per node, " << r.gpuName();
+        out << "\n  " << r.rows.size() << " sizes";
+        if (r.minBytes && r.maxBytes)
+            out << " (" << *r.minBytes << " .. " << *r.maxBytes << " B)";
+        if (r.threads && r.gpusPerThread)
+            out << ", nThread " << *r.threads << " nGpus " << *r.gpusPerThread;
+        if (r.iters)
+            out << ", " << *r.iters << " iters";
+        if (r.avgBusBwGBps)
+            out << format(", avg busbw %.2f GB/s", *r.avgBusBwGBps);
+        out << "\n";
+    }
+
+    json sweepJson(const engine::SweepCalibration& c)
+    {
+        const double factor = engine::busBandwidthFactor(c.sweep.op, c.sweep.ranks);
+        auto busbw = [&](double bytes, double seconds) { return seconds > 0 ? bytes / seconds * factor / 1e9 : 0.0; };
+        json sizes = json::array();
+        for (const auto& r : c.rows) {
+            sizes.push_back({ { "bytes", r.bytes }, { "measured_us", r.measuredSeconds * 1e6 },
+                { "measured_busbw_gbps", busbw(r.bytes, r.measuredSeconds) }, { "before_us", r.beforeSeconds * 1e6 },
+                { "before_busbw_gbps", busbw(r.bytes, r.beforeSeconds) }, { "after_us", r.afterSeconds * 1e6 },
+                { "after_busbw_gbps", busbw(r.bytes, r.afterSeconds) }, { "residual_before", r.residualBefore() },
+                { "residual_after", r.residualAfter() }, { "algorithm_before", engine::toString(r.algorithmBefore) },
+                { "protocol_before", engine::toString(r.protocolBefore) },
+                { "algorithm_after", engine::toString(r.algorithmAfter) },
+                { "protocol_after", engine::toString(r.protocolAfter) }, { "outlier", r.outlier },
+                { "outlier_reason", r.outlierReason } });
+        }
+        json corrections = json::array();
+        for (const auto& k : c.corrections)
+            corrections.push_back({ { "algorithm", engine::toString(k.algorithm) }, { "tier", k.tier },
+                { "latency_scale", k.correction.latencyScale },
+                { "latency_offset_us", k.correction.latencyOffsetSeconds * 1e6 },
+                { "bandwidth_scale", k.correction.bandwidthScale }, { "parameters", k.parameters },
+                { "points", k.points }, { "measured_latency_us", k.measuredLaw.latencySeconds * 1e6 },
+                { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } });
+        return { { "op", engine::toString(c.sweep.op) }, { "ranks", c.sweep.ranks }, { "nodes", c.sweep.nodes },
+            { "algorithm", engine::toString(c.sweep.algorithm) }, { "sources", c.sweep.sources },
+            { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "outliers", c.outliers },
+            { "held_out_rms_before", c.heldOutRmsBefore }, { "held_out_rms_after", c.heldOutRmsAfter },
+            { "rejected_by_cross_validation", c.rejectedByCrossValidation }, { "sizes", sizes },
+            { "corrections", corrections } };
+    }
+
+    void printSweep(const engine::SweepCalibration& c, std::ostream& out)
+    {
+        const double factor = engine::busBandwidthFactor(c.sweep.op, c.sweep.ranks);
+        auto busbw = [&](double bytes, double seconds) { return seconds > 0 ? bytes / seconds * factor / 1e9 : 0.0; };
+        out << "\n"
+            << engine::toString(c.sweep.op) << ", " << c.sweep.ranks << " ranks on " << c.sweep.nodes
+            << " node(s), algorithm " << engine::toString(c.sweep.algorithm)
+            << ": busbw in GB/s, residual = model / measured time - 1\n";
+        out << format("%14s %11s %8s | %11s %8s %8s | %11s %8s %8s  %s\n", "size (B)", "measured us", "busbw",
+            "before us", "busbw", "res.", "after us", "busbw", "res.", "model algorithm/protocol before -> after");
+        for (const auto& r : c.rows) {
+            out << format("%14.0f %11.1f %8s | %11.1f %8s %7.1f%% | %11.1f %8s %7.1f%%  %s/%s -> %s/%s\n", r.bytes,
+                r.measuredSeconds * 1e6, sig3(busbw(r.bytes, r.measuredSeconds)).c_str(), r.beforeSeconds * 1e6,
+                sig3(busbw(r.bytes, r.beforeSeconds)).c_str(), 100 * r.residualBefore(), r.afterSeconds * 1e6,
+                sig3(busbw(r.bytes, r.afterSeconds)).c_str(), 100 * r.residualAfter(),
+                engine::toString(r.algorithmBefore), engine::toString(r.protocolBefore),
+                engine::toString(r.algorithmAfter), engine::toString(r.protocolAfter));
+        }
+        for (const auto& r : c.rows)
+            if (r.outlier)
+                out << format("outlier %.0f B: ", r.bytes) << r.outlierReason << "\n";
+        out << format("RMS relative residual: before %.1f%%, after %.1f%%\n", 100 * c.rmsBefore, 100 * c.rmsAfter);
+        if (c.heldOutRmsBefore > 0)
+            out << format("held-out sizes (4-fold cross-validation): RMS %.1f%% uncalibrated, %.1f%% calibrated%s\n",
+                100 * c.heldOutRmsBefore, 100 * c.heldOutRmsAfter,
+                c.rejectedByCrossValidation ? " -- calibration rejected, the model is kept as it is" : "");
+        for (const auto& k : c.corrections) {
+            out << format("correction %s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameters, %d sizes "
+                          "%.0f..%.0f B); "
+                          "measured t = %.2f us + S / %.2f GB/s\n",
+                engine::toString(k.algorithm), k.tier, k.correction.latencyScale,
+                k.correction.latencyOffsetSeconds * 1e6, k.correction.bandwidthScale, k.parameters, k.points,
+                k.minBytes, k.maxBytes, k.measuredLaw.latencySeconds * 1e6, k.measuredLaw.bytesPerSecond / 1e9);
         }
     }
-    return c;
-}
-
-/// Three significant digits ("0.0123", "1.23", "12.3", "123", "4567").
-std::string sig3(double v)
-{
-    if (!(v > 0) || !std::isfinite(v))
-        return v == 0 ? "0" : "-";
-    if (v >= 100)
-        return format("%.0f", v);
-    const int decimals = std::min(9, 2 - static_cast<int>(std::floor(std::log10(v))));
-    return format("%.*f", decimals, v);
-}
-
-json runJson(const NcclTestsRun& r)
-{
-    auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-    return { { "binary", r.binary }, { "collective", r.collective ? toString(*r.collective) : "" },
-        { "collective_source", toString(r.collectiveSource) }, { "ranks", r.ranks() }, { "nodes", r.nodes() },
-        { "ranks_per_node", r.ranksPerNode() }, { "gpu", r.gpuName() }, { "nthreads", opt(r.threads) },
-        { "ngpus", opt(r.gpusPerThread) }, { "min_bytes", opt(r.minBytes) }, { "max_bytes", opt(r.maxBytes) },
-        { "step_factor", opt(r.stepFactor) }, { "step_bytes", opt(r.stepBytes) }, { "iters", opt(r.iters) },
-        { "warmup_iters", opt(r.warmupIters) }, { "nccl_tests_version", r.ncclTestsVersion },
-        { "nccl_version", opt(r.ncclVersionCode) }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) },
-        { "rows", r.rows.size() }, { "first_line", r.firstLine } };
-}
-
-void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)
-{
-    out << log.file << ":" << r.firstLine << ": " << (r.binary.empty() ? "nccl-tests" : r.binary) << " ("
-        << (r.collective ? toString(*r.collective) : "?") << ", from the " << toString(r.collectiveSource) << "), "
-        << r.ranks() << " ranks on " << std::max(r.nodes(), 1) << " node(s)";
-    if (!r.gpuName().empty())
-        out << ", " << r.ranksPerNode() << " per node, " << r.gpuName();
-    out << "\n  " << r.rows.size() << " sizes";
-    if (r.minBytes && r.maxBytes)
-        out << " (" << *r.minBytes << " .. " << *r.maxBytes << " B)";
-    if (r.threads && r.gpusPerThread)
-        out << ", nThread " << *r.threads << " nGpus " << *r.gpusPerThread;
-    if (r.iters)
-        out << ", " << *r.iters << " iters";
-    if (r.avgBusBwGBps)
-        out << format(", avg busbw %.2f GB/s", *r.avgBusBwGBps);
-    out << "\n";
-}
-
-json sweepJson(const engine::SweepCalibration& c)
-{
-    const double factor = engine::busBandwidthFactor(c.sweep.op, c.sweep.ranks);
-    auto busbw = [&](double bytes, double seconds) { return seconds > 0 ? bytes / seconds * factor / 1e9 : 0.0; };
-    json sizes = json::array();
-    for (const auto& r : c.rows) {
-        sizes.push_back({ { "bytes", r.bytes }, { "measured_us", r.measuredSeconds * 1e6 },
-            { "measured_busbw_gbps", busbw(r.bytes, r.measuredSeconds) }, { "before_us", r.beforeSeconds * 1e6 },
-            { "before_busbw_gbps", busbw(r.bytes, r.beforeSeconds) }, { "after_us", r.afterSeconds * 1e6 },
-            { "after_busbw_gbps", busbw(r.bytes, r.afterSeconds) }, { "residual_before", r.residualBefore() },
-            { "residual_after", r.residualAfter() }, { "algorithm_before", engine::toString(r.algorithmBefore) },
-            { "protocol_before", engine::toString(r.protocolBefore) }, { "algorithm_after", engine::toString(r.algorithmAfter) },
-            { "protocol_after", engine::toString(r.protocolAfter) }, { "outlier", r.outlier },
-            { "outlier_reason", r.outlierReason } });
-    }
-    json corrections = json::array();
-    for (const auto& k : c.corrections)
-        corrections.push_back({ { "algorithm", engine::toString(k.algorithm) }, { "tier", k.tier },
-            { "latency_scale", k.correction.latencyScale }, { "latency_offset_us", k.correction.latencyOffsetSeconds * 1e6 },
-            { "bandwidth_scale", k.correction.bandwidthScale }, { "parameters", k.parameters }, { "points", k.points },
-            { "measured_latency_us", k.measuredLaw.latencySeconds * 1e6 },
-            { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } });
-    return { { "op", engine::toString(c.sweep.op) }, { "ranks", c.sweep.ranks }, { "nodes", c.sweep.nodes },
-        { "algorithm", engine::toString(c.sweep.algorithm) }, { "sources", c.sweep.sources },
-        { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "outliers", c.outliers },
-        { "held_out_rms_before", c.heldOutRmsBefore }, { "held_out_rms_after", c.heldOutRmsAfter },
-        { "rejected_by_cross_validation", c.rejectedByCrossValidation }, { "sizes", sizes }, { "corrections", corrections } };
-}
-
-void printSweep(const engine::SweepCalibration& c, std::ostream& out)
-{
-    const double factor = engine::busBandwidthFactor(c.sweep.op, c.sweep.ranks);
-    auto busbw = [&](double bytes, double seconds) { return seconds > 0 ? bytes / seconds * factor / 1e9 : 0.0; };
-    out << "\n" << engine::toString(c.sweep.op) << ", " << c.sweep.ranks << " ranks on " << c.sweep.nodes << " node(s), algorithm "
-        << engine::toString(c.sweep.algorithm) << ": busbw in GB/s, residual = model / measured time - 1\n";
-    out << format("%14s %11s %8s | %11s %8s %8s | %11s %8s %8s  %s\n", "size (B)", "measured us", "busbw", "before us",
-        "busbw", "res.", "after us", "busbw", "res.", "model algorithm/protocol before -> after");
-    for (const auto& r : c.rows) {
-        out << format("%14.0f %11.1f %8s | %11.1f %8s %7.1f%% | %11.1f %8s %7.1f%%  %s/%s -> %s/%s\n", r.bytes,
-            r.measuredSeconds * 1e6, sig3(busbw(r.bytes, r.measuredSeconds)).c_str(), r.beforeSeconds * 1e6,
-            sig3(busbw(r.bytes, r.beforeSeconds)).c_str(), 100 * r.residualBefore(), r.afterSeconds * 1e6,
-            sig3(busbw(r.bytes, r.afterSeconds)).c_str(), 100 * r.residualAfter(), engine::toString(r.algorithmBefore),
-            engine::toString(r.protocolBefore), engine::toString(r.algorithmAfter), engine::toString(r.protocolAfter));
-    }
-    for (const auto& r : c.rows)
-        if (r.outlier)
-            out << format("outlier %.0f B: ", r.bytes) << r.outlierReason << "\n";
-    out << format("RMS relative residual: before %.1f%%, after %.1f%%\n", 100 * c.rmsBefore, 100 * c.rmsAfter);
-    if (c.heldOutRmsBefore > 0)
-        out << format("held-out sizes (4-fold cross-validation): RMS %.1f%% uncalibrated, %.1f%% calibrated%s\n",
-            100 * c.heldOutRmsBefore, 100 * c.heldOutRmsAfter,
-            c.rejectedByCrossValidation ? " -- calibration rejected, the model is kept as it is" : "");
-    for (const auto& k : c.corrections) {
-        out << format("correction %s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameters, %d sizes %.0f..%.0f B); "
-                      "measured t = %.2f us + S / %.2f GB/s\n",
-            engine::toString(k.algorithm), k.tier, k.correction.latencyScale, k.correction.latencyOffsetSeconds * 1e6,
-            k.correction.bandwidthScale, k.parameters, k.points, k.minBytes, k.maxBytes, k.measuredLaw.latencySeconds * 1e6,
-            k.measuredLaw.bytesPerSecond / 1e9);
-    }
-}
 
 } // namespace
 
 int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
 {
     auto cl = CommandLine::parse(args, { "json" },
-        { "scenario", "op", "algo", "save-calibration", "catalog", "project", "gpu", "nodes", "gpus-per-node", "nic", "transport" });
+        { "scenario", "op", "algo", "save-calibration", "catalog", "project", "gpu", "nodes", "gpus-per-node", "nic",
+            "transport" });
     if (!cl)
         return cliUsageError(io, kCommand, cl.message());
     if (cl->positionals().empty())
@@ -304,7 +323,9 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
     if (const auto op = cl->value("op")) {
         options.collective = ncclTestsCollectiveFromName(*op);
         if (!options.collective)
-            return cliUsageError(io, kCommand, "--op: unknown collective \"" + *op + "\" (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv)");
+            return cliUsageError(io, kCommand,
+                "--op: unknown collective \"" + *op
+                    + "\" (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv)");
     }
     std::optional<engine::CollectiveAlgorithm> algorithm;
     if (const auto a = cl->value("algo")) {
@@ -327,10 +348,11 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
     }
 
     std::optional<ClusterChoice> cluster;
-    const bool hardwareOptions = cl->value("gpu") || cl->value("nodes") || cl->value("gpus-per-node") || cl->value("nic")
-        || cl->value("transport");
+    const bool hardwareOptions = cl->value("gpu") || cl->value("nodes") || cl->value("gpus-per-node")
+        || cl->value("nic") || cl->value("transport");
     if (hardwareOptions && cl->value("scenario"))
-        return cliUsageError(io, kCommand, "--scenario and --gpu/--nodes/--gpus-per-node/--nic/--transport both describe the cluster; pass one");
+        return cliUsageError(io, kCommand,
+            "--scenario and --gpu/--nodes/--gpus-per-node/--nic/--transport both describe the cluster; pass one");
     if (hardwareOptions) {
         cluster = clusterFromOptions(*cl, logs, *catalog, io);
         if (!cluster)
@@ -365,8 +387,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
             if (algorithm)
                 sweep->algorithm = *algorithm;
             if (sweep->ranks > cluster->scenario.cluster.gpus) {
-                io.err << log.file << ":" << run.firstLine << ": the run has " << sweep->ranks << " ranks but the cluster has "
-                       << cluster->scenario.cluster.gpus << " GPUs\n";
+                io.err << log.file << ":" << run.firstLine << ": the run has " << sweep->ranks
+                       << " ranks but the cluster has " << cluster->scenario.cluster.gpus << " GPUs\n";
                 return 1;
             }
             engine::CollectiveModel current = *model;
@@ -399,7 +421,9 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         auto store = openOrCreateProjectForCli(*project, io);
         if (!store)
             return 1;
-        if (auto status = store->putDocument(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName, calibrationText); !status) {
+        if (auto status
+            = store->putDocument(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName, calibrationText);
+            !status) {
             io.err << status.message() << "\n";
             return 1;
         }
@@ -413,17 +437,24 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
             for (const auto& r : log.runs)
                 runs.push_back(runJson(r));
             for (const auto& d : log.diagnostics)
-                diagnostics.push_back({ { "id", d.id }, { "severity", d.severity == NcclTestsSeverity::Error ? "error" : "warning" },
-                    { "line", d.line }, { "message", d.message } });
-            jlogs.push_back({ { "file", log.file }, { "format", log.json ? "json" : "text" }, { "runs", runs }, { "diagnostics", diagnostics } });
+                diagnostics.push_back(
+                    { { "id", d.id }, { "severity", d.severity == NcclTestsSeverity::Error ? "error" : "warning" },
+                        { "line", d.line }, { "message", d.message } });
+            jlogs.push_back({ { "file", log.file }, { "format", log.json ? "json" : "text" }, { "runs", runs },
+                { "diagnostics", diagnostics } });
         }
         json sweeps = json::array();
         for (const auto& s : set.sweeps)
             sweeps.push_back(sweepJson(s));
         const json doc = { { "logs", jlogs },
-            { "cluster", { { "source", cluster->fromLog ? "log" : hardwareOptions ? "options" : "scenario" }, { "gpu", cs.gpu }, { "gpus", cs.gpus },
-                             { "gpus_per_node", cs.gpusPerNode }, { "nic_gbps", cs.nic.gbps }, { "nics_per_node", cs.nic.perNode },
-                             { "assumptions", cluster->assumptions } } },
+            { "cluster",
+                { { "source",
+                      cluster->fromLog      ? "log"
+                          : hardwareOptions ? "options"
+                                            : "scenario" },
+                    { "gpu", cs.gpu }, { "gpus", cs.gpus }, { "gpus_per_node", cs.gpusPerNode },
+                    { "nic_gbps", cs.nic.gbps }, { "nics_per_node", cs.nic.perNode },
+                    { "assumptions", cluster->assumptions } } },
             { "sweeps", sweeps }, { "skipped", skipped }, { "calibration", json::parse(calibrationText) } };
         io.out << doc.dump(2) << "\n";
         return 0;
@@ -434,9 +465,12 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         for (const auto& d : log.diagnostics)
             io.out << "  " << (d.severity == NcclTestsSeverity::Error ? "error: " : "warning: ") << d.message << "\n";
     }
-    io.out << "cluster: " << cs.gpus << " x " << cs.gpu << " (" << cs.gpusPerNode << " per node), " << cs.nic.perNode << " x "
-           << cs.nic.gbps << " Gb/s NICs per node, "
-           << (cluster->fromLog ? "built from the log header" : hardwareOptions ? "from the command line" : "from the scenario") << "\n";
+    io.out << "cluster: " << cs.gpus << " x " << cs.gpu << " (" << cs.gpusPerNode << " per node), " << cs.nic.perNode
+           << " x " << cs.nic.gbps << " Gb/s NICs per node, "
+           << (cluster->fromLog         ? "built from the log header"
+                      : hardwareOptions ? "from the command line"
+                                        : "from the scenario")
+           << "\n";
     for (const auto& a : cluster->assumptions)
         io.out << "  " << a << "\n";
     for (const auto& s : skipped)
@@ -446,7 +480,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
     if (const auto out = cl->value("save-calibration"))
         io.out << "\ncalibration written to " << *out << "\n";
     if (const auto project = cl->value("project"))
-        io.out << "\ncalibration stored in the project " << *project << " (used by evaluate/search --project and the GUI)\n";
+        io.out << "\ncalibration stored in the project " << *project
+               << " (used by evaluate/search --project and the GUI)\n";
     return 0;
 }
 

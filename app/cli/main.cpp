@@ -46,8 +46,9 @@ int main(int argc, char** argv)
         std::vector<std::string> args(argv + 2, argv + argc);
         for (const std::string& a : args) {
             if (a == "--help" || a == "-h") {
-                std::cout << "Usage: clusterscope-cli " << c.name << " " << c.synopsis << "\n\n" << c.summary
-                          << "\n\n" << c.help;
+                std::cout << "Usage: clusterscope-cli " << c.name << " " << c.synopsis << "\n\n"
+                          << c.summary << "\n\n"
+                          << c.help;
                 return 0;
             }
         }

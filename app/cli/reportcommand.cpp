@@ -19,38 +19,38 @@ namespace clusterscope::app {
 
 namespace {
 
-constexpr const char* kProgram = "clusterscope-report";
+    constexpr const char* kProgram = "clusterscope-report";
 
-bool isExecutable(const std::filesystem::path& p)
-{
-    std::error_code ec;
-    return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-}
+    bool isExecutable(const std::filesystem::path& p)
+    {
+        std::error_code ec;
+        return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+    }
 
-/// The report program's path, or "" when neither beside the CLI nor on PATH; `searched` lists where.
-std::string findReportProgram(std::string& searched)
-{
-    std::error_code ec;
-    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        const std::filesystem::path beside = self.parent_path() / kProgram;
-        searched = self.parent_path().string();
-        if (isExecutable(beside))
-            return beside.string();
+    /// The report program's path, or "" when neither beside the CLI nor on PATH; `searched` lists where.
+    std::string findReportProgram(std::string& searched)
+    {
+        std::error_code ec;
+        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+        if (!ec) {
+            const std::filesystem::path beside = self.parent_path() / kProgram;
+            searched = self.parent_path().string();
+            if (isExecutable(beside))
+                return beside.string();
+        }
+        const char* path = std::getenv("PATH");
+        searched += searched.empty() ? "PATH" : " and PATH";
+        const std::string dirs = path ? path : "";
+        std::size_t start = 0;
+        while (start <= dirs.size()) {
+            const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+            const std::string dir = dirs.substr(start, end - start);
+            if (!dir.empty() && isExecutable(std::filesystem::path(dir) / kProgram))
+                return (std::filesystem::path(dir) / kProgram).string();
+            start = end + 1;
+        }
+        return {};
     }
-    const char* path = std::getenv("PATH");
-    searched += searched.empty() ? "PATH" : " and PATH";
-    const std::string dirs = path ? path : "";
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-        const std::string dir = dirs.substr(start, end - start);
-        if (!dir.empty() && isExecutable(std::filesystem::path(dir) / kProgram))
-            return (std::filesystem::path(dir) / kProgram).string();
-        start = end + 1;
-    }
-    return {};
-}
 
 } // namespace
 

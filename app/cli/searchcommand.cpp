@@ -55,10 +55,11 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io)
     }
     io.out << "Pareto front (iteration time vs memory per GPU vs cost): " << result.pareto.size() << " strategies\n";
     for (const TrainingEstimate& e : result.pareto)
-        io.out << "  " << e.iterationSeconds << " s, " << e.memory.totalBytes() / 1e9 << " GB, tp " << e.strategy.parallelism.tp
-               << " pp " << e.strategy.parallelism.pp << " dp " << e.strategy.parallelism.dp << " cp "
-               << e.strategy.parallelism.cp << " zero " << e.strategy.parallelism.zero << " mb " << e.strategy.microBatch
-               << " recompute " << toString(e.strategy.recompute) << "\n";
+        io.out << "  " << e.iterationSeconds << " s, " << e.memory.totalBytes() / 1e9 << " GB, tp "
+               << e.strategy.parallelism.tp << " pp " << e.strategy.parallelism.pp << " dp "
+               << e.strategy.parallelism.dp << " cp " << e.strategy.parallelism.cp << " zero "
+               << e.strategy.parallelism.zero << " mb " << e.strategy.microBatch << " recompute "
+               << toString(e.strategy.recompute) << "\n";
     return result.ranked.empty() ? 1 : 0;
 }
 

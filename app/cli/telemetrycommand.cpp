@@ -21,117 +21,120 @@ namespace clusterscope::app {
 
 namespace {
 
-using nlohmann::json;
+    using nlohmann::json;
 
-std::string pct(double v)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f%%", v * 100.0);
-    return b;
-}
+    std::string pct(double v)
+    {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1f%%", v * 100.0);
+        return b;
+    }
 
-bool parseSeconds(const std::string& s, double& out)
-{
-    char* end = nullptr;
-    out = std::strtod(s.c_str(), &end);
-    return end && *end == '\0' && !s.empty() && std::isfinite(out);
-}
+    bool parseSeconds(const std::string& s, double& out)
+    {
+        char* end = nullptr;
+        out = std::strtod(s.c_str(), &end);
+        return end && *end == '\0' && !s.empty() && std::isfinite(out);
+    }
 
-std::string trimmed(std::string s)
-{
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
-        s.pop_back();
-    return s;
-}
+    std::string trimmed(std::string s)
+    {
+        while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
+            s.pop_back();
+        return s;
+    }
 
-json reportJson(const engine::FabricGraph& g, const engine::TelemetryReport& r, const importers::TelemetryFetch& f)
-{
-    json out;
-    out["window_s"] = r.windowS;
-    out["sample_interval_s"] = r.sampleIntervalS;
-    out["server_version"] = f.build.version;
-    out["requests"] = f.requests;
-    out["series_mapped"] = f.seriesMapped;
-    out["series_unmatched"] = f.seriesUnmatched;
-    out["unmatched_examples"] = f.unmatchedExamples;
-    out["links_measured"] = r.linksMeasured;
-    out["links_without_data"] = r.linksWithoutData;
-    json gaps = json::array();
-    for (std::size_t i = 0; i < r.gaps.size() && i < 50; ++i)
-        gaps.push_back(engine::linkName(g, r.gaps[i]));
-    out["links_without_data_examples"] = gaps;
-    json tiers = json::array();
-    for (const auto& t : r.tiers)
-        tiers.push_back({ { "level", engine::toString(t.level) }, { "direction", t.direction == 0 ? "up" : "down" }, { "links", t.links },
-            { "average", t.average }, { "p99_of_averages", t.p99OfAverages }, { "peak", t.peak }, { "above_80", t.above80 },
-            { "peaks_at_or_above_95", t.peaksAbove95 } });
-    out["tiers"] = tiers;
-    json errors = json::array();
-    for (const auto& e : r.errors)
-        errors.push_back({ { "link", engine::linkName(g, e.link) }, { "metric", engine::toString(e.metric) },
-            { "increase_a", e.increase[0] }, { "increase_b", e.increase[1] }, { "measured_a", e.measured[0] },
-            { "measured_b", e.measured[1] }, { "saturated", e.saturated } });
-    out["errors"] = errors;
-    json period;
-    period["found"] = r.period.found;
-    period["period_s"] = r.period.periodS;
-    period["autocorrelation"] = r.period.autocorrelation;
-    period["message"] = r.period.message;
-    out["iteration_period"] = period;
-    json health = json::array();
-    for (const auto& h : r.health)
-        health.push_back({ { "target", h.target }, { "message", h.message } });
-    out["health"] = health;
-    out["stale_series"] = r.staleSeries;
-    json alerts = json::array();
-    for (const auto& a : r.alerts)
-        alerts.push_back({ { "rule", a.rule }, { "kind", engine::toString(a.kind) }, { "severity", engine::toString(a.severity) },
-            { "link", a.link == engine::kNoId ? json(nullptr) : json(engine::linkName(g, a.link)) },
-            { "node", a.node == engine::kNoId ? json(nullptr) : json(g.label(a.node)) }, { "direction", a.direction },
-            { "value", a.value }, { "message", a.message } });
-    out["alerts"] = alerts;
-    out["warnings"] = f.warnings;
-    return out;
-}
+    json reportJson(const engine::FabricGraph& g, const engine::TelemetryReport& r, const importers::TelemetryFetch& f)
+    {
+        json out;
+        out["window_s"] = r.windowS;
+        out["sample_interval_s"] = r.sampleIntervalS;
+        out["server_version"] = f.build.version;
+        out["requests"] = f.requests;
+        out["series_mapped"] = f.seriesMapped;
+        out["series_unmatched"] = f.seriesUnmatched;
+        out["unmatched_examples"] = f.unmatchedExamples;
+        out["links_measured"] = r.linksMeasured;
+        out["links_without_data"] = r.linksWithoutData;
+        json gaps = json::array();
+        for (std::size_t i = 0; i < r.gaps.size() && i < 50; ++i)
+            gaps.push_back(engine::linkName(g, r.gaps[i]));
+        out["links_without_data_examples"] = gaps;
+        json tiers = json::array();
+        for (const auto& t : r.tiers)
+            tiers.push_back({ { "level", engine::toString(t.level) }, { "direction", t.direction == 0 ? "up" : "down" },
+                { "links", t.links }, { "average", t.average }, { "p99_of_averages", t.p99OfAverages },
+                { "peak", t.peak }, { "above_80", t.above80 }, { "peaks_at_or_above_95", t.peaksAbove95 } });
+        out["tiers"] = tiers;
+        json errors = json::array();
+        for (const auto& e : r.errors)
+            errors.push_back({ { "link", engine::linkName(g, e.link) }, { "metric", engine::toString(e.metric) },
+                { "increase_a", e.increase[0] }, { "increase_b", e.increase[1] }, { "measured_a", e.measured[0] },
+                { "measured_b", e.measured[1] }, { "saturated", e.saturated } });
+        out["errors"] = errors;
+        json period;
+        period["found"] = r.period.found;
+        period["period_s"] = r.period.periodS;
+        period["autocorrelation"] = r.period.autocorrelation;
+        period["message"] = r.period.message;
+        out["iteration_period"] = period;
+        json health = json::array();
+        for (const auto& h : r.health)
+            health.push_back({ { "target", h.target }, { "message", h.message } });
+        out["health"] = health;
+        out["stale_series"] = r.staleSeries;
+        json alerts = json::array();
+        for (const auto& a : r.alerts)
+            alerts.push_back({ { "rule", a.rule }, { "kind", engine::toString(a.kind) },
+                { "severity", engine::toString(a.severity) },
+                { "link", a.link == engine::kNoId ? json(nullptr) : json(engine::linkName(g, a.link)) },
+                { "node", a.node == engine::kNoId ? json(nullptr) : json(g.label(a.node)) },
+                { "direction", a.direction }, { "value", a.value }, { "message", a.message } });
+        out["alerts"] = alerts;
+        out["warnings"] = f.warnings;
+        return out;
+    }
 
-void printReport(std::ostream& o, const engine::TelemetryReport& r, const importers::TelemetryFetch& f)
-{
-    char b[256];
-    std::snprintf(b, sizeof b, "window %.0f s, samples every %.3g s, Prometheus %s, %d requests\n", r.windowS, r.sampleIntervalS,
-        f.build.version.c_str(), f.requests);
-    o << b;
-    o << "series: " << f.seriesMapped << " mapped to link ends, " << f.seriesUnmatched << " unmatched\n";
-    for (const auto& u : f.unmatchedExamples)
-        o << "  unmatched: " << u << "\n";
-    o << "links: " << r.linksMeasured << " measured, " << r.linksWithoutData << " without data (gaps, not zeros)\n";
-    o << "utilisation (average of links / p99 of averages / largest 1-interval peak; guideline: average 60-80%, peaks < 95%):\n";
-    for (const auto& t : r.tiers)
-        o << "  " << engine::toString(t.level) << (t.direction == 0 ? " up  " : " down") << "  " << t.links << " links  avg "
-          << pct(t.average) << "  p99 " << pct(t.p99OfAverages) << "  peak " << pct(t.peak) << "  avg>80%: " << t.above80
-          << "  peak>=95%: " << t.peaksAbove95 << "\n";
-    o << r.period.message << "\n";
-    for (const auto& h : r.health)
-        o << "health: " << h.target << ": " << h.message << "\n";
-    o << "alerts: " << r.alerts.size() << "\n";
-    for (const auto& a : r.alerts)
-        o << "  [" << engine::toString(a.severity) << "] " << a.rule << ": " << a.message << "\n";
-    for (const auto& w : f.warnings)
-        o << "server warning: " << w << "\n";
-}
+    void printReport(std::ostream& o, const engine::TelemetryReport& r, const importers::TelemetryFetch& f)
+    {
+        char b[256];
+        std::snprintf(b, sizeof b, "window %.0f s, samples every %.3g s, Prometheus %s, %d requests\n", r.windowS,
+            r.sampleIntervalS, f.build.version.c_str(), f.requests);
+        o << b;
+        o << "series: " << f.seriesMapped << " mapped to link ends, " << f.seriesUnmatched << " unmatched\n";
+        for (const auto& u : f.unmatchedExamples)
+            o << "  unmatched: " << u << "\n";
+        o << "links: " << r.linksMeasured << " measured, " << r.linksWithoutData << " without data (gaps, not zeros)\n";
+        o << "utilisation (average of links / p99 of averages / largest 1-interval peak; guideline: average 60-80%, "
+             "peaks < 95%):\n";
+        for (const auto& t : r.tiers)
+            o << "  " << engine::toString(t.level) << (t.direction == 0 ? " up  " : " down") << "  " << t.links
+              << " links  avg " << pct(t.average) << "  p99 " << pct(t.p99OfAverages) << "  peak " << pct(t.peak)
+              << "  avg>80%: " << t.above80 << "  peak>=95%: " << t.peaksAbove95 << "\n";
+        o << r.period.message << "\n";
+        for (const auto& h : r.health)
+            o << "health: " << h.target << ": " << h.message << "\n";
+        o << "alerts: " << r.alerts.size() << "\n";
+        for (const auto& a : r.alerts)
+            o << "  [" << engine::toString(a.severity) << "] " << a.rule << ": " << a.message << "\n";
+        for (const auto& w : f.warnings)
+            o << "server warning: " << w << "\n";
+    }
 
 } // namespace
 
 int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
 {
     auto cl = CommandLine::parse(args, { "json" },
-        { "url", "scenario", "fabric", "start", "end", "live", "snapshot", "rules", "profile", "host-names", "device-prefix",
-            "bearer-token-file", "user", "password-file", "timeout", "catalog" });
+        { "url", "scenario", "fabric", "start", "end", "live", "snapshot", "rules", "profile", "host-names",
+            "device-prefix", "bearer-token-file", "user", "password-file", "timeout", "catalog" });
     if (!cl)
         return cliUsageError(io, "telemetry", cl.message());
     if (!cl->positionals().empty())
         return cliUsageError(io, "telemetry", "unexpected argument \"" + cl->positionals().front() + "\" (see --help)");
     if (!!cl->value("scenario") == !!cl->value("fabric"))
-        return cliUsageError(io, "telemetry", "give the fabric the telemetry belongs to: --scenario FILE or --fabric IBNETDISCOVER");
+        return cliUsageError(
+            io, "telemetry", "give the fabric the telemetry belongs to: --scenario FILE or --fabric IBNETDISCOVER");
 
     // The fabric: built from a scenario, or imported.
     engine::FabricGraph graph;
@@ -185,7 +188,8 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
             io.err << s.message() << "\n";
             return 1;
         }
-        io.out << "wrote " << *out << " (" << text.size() << " bytes); check it with: promtool check rules " << *out << "\n";
+        io.out << "wrote " << *out << " (" << text.size() << " bytes); check it with: promtool check rules " << *out
+               << "\n";
         if (!cl->value("url") && !cl->value("snapshot"))
             return 0;
     }
@@ -201,7 +205,8 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
     } else {
         const auto url = cl->value("url");
         if (!url)
-            return cliUsageError(io, "telemetry", "give --url URL (a Prometheus-compatible server), --snapshot FILE or --rules OUT");
+            return cliUsageError(
+                io, "telemetry", "give --url URL (a Prometheus-compatible server), --snapshot FILE or --rules OUT");
         importers::PromClientOptions o;
         o.url = *url;
         if (auto f = cl->value("bearer-token-file")) {
@@ -239,11 +244,13 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
             double seconds = 0;
             if (!parseSeconds(*live, seconds) || seconds < 1)
                 return cliUsageError(io, "telemetry", "--live wants a window in seconds >= 1, got \"" + *live + "\"");
-            end = std::floor(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+            end = std::floor(
+                std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
             start = end - seconds;
         } else {
             if (!cl->value("start") || !cl->value("end"))
-                return cliUsageError(io, "telemetry", "give the window: --start T --end T (Unix seconds) or --live SECONDS");
+                return cliUsageError(
+                    io, "telemetry", "give the window: --start T --end T (Unix seconds) or --live SECONDS");
             if (!parseSeconds(*cl->value("start"), start) || !parseSeconds(*cl->value("end"), end))
                 return cliUsageError(io, "telemetry", "--start and --end want Unix seconds");
         }
@@ -272,14 +279,14 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
             out["error_counters"] = audit;
             io.out << out.dump(2) << "\n";
         } else {
-            io.out << *cl->value("snapshot") << ": " << fetched.seriesMapped << " series mapped to link ends, " << fetched.seriesUnmatched
-                   << " unmatched\n";
+            io.out << *cl->value("snapshot") << ": " << fetched.seriesMapped << " series mapped to link ends, "
+                   << fetched.seriesUnmatched << " unmatched\n";
             for (const auto& u : fetched.unmatchedExamples)
                 io.out << "  unmatched: " << u << "\n";
             io.out << "non-zero error counters (since last cleared): " << audit.size() << "\n";
             for (const auto& a : audit)
-                io.out << "  " << a["link"].get<std::string>() << " (end " << a["end"].get<std::string>() << "): "
-                       << a["metric"].get<std::string>() << " = " << a["value"].get<double>() << "\n";
+                io.out << "  " << a["link"].get<std::string>() << " (end " << a["end"].get<std::string>()
+                       << "): " << a["metric"].get<std::string>() << " = " << a["value"].get<double>() << "\n";
         }
         return 0;
     }

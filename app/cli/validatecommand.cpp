@@ -27,7 +27,8 @@ int runValidateCommand(const std::vector<std::string>& args, CliIo io)
     if (!scenario) {
         // Syntax and key errors stop the reader at the first problem; report that one.
         if (cl->flag("json")) {
-            io.out << nlohmann::json { { "valid", false }, { "issues", { { { "message", scenario.message() } } } } }.dump(2)
+            io.out << nlohmann::json { { "valid", false }, { "issues", { { { "message", scenario.message() } } } } }
+                          .dump(2)
                    << "\n";
         }
         io.err << scenario.message() << "\n";

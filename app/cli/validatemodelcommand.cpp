@@ -13,26 +13,26 @@ namespace clusterscope::app {
 
 namespace {
 
-std::string format(const char* pattern, double a, double b = 0, double c = 0)
-{
-    char buffer[128];
-    std::snprintf(buffer, sizeof buffer, pattern, a, b, c);
-    return buffer;
-}
+    std::string format(const char* pattern, double a, double b = 0, double c = 0)
+    {
+        char buffer[128];
+        std::snprintf(buffer, sizeof buffer, pattern, a, b, c);
+        return buffer;
+    }
 
-nlohmann::json tableJson(const engine::ValidationTable& t)
-{
-    nlohmann::json rows = nlohmann::json::array();
-    for (const engine::ValidationRow& r : t.rows)
-        rows.push_back({ { "label", r.label }, { "metric", r.metric }, { "measured", r.measured },
-            { "predicted", r.evaluated ? nlohmann::json(r.predicted) : nlohmann::json(nullptr) },
-            { "error", r.evaluated ? nlohmann::json(r.error) : nlohmann::json(nullptr) }, { "evaluated", r.evaluated },
-            { "fits_memory", r.fitsMemory }, { "detail", r.detail } });
-    return { { "id", t.id }, { "title", t.title }, { "file", t.file }, { "kind", t.kind }, { "rows", rows },
-        { "evaluated", static_cast<int>(t.rows.size()) - t.refused }, { "refused", t.refused }, { "mape", t.mape },
-        { "bias", t.bias }, { "max_error", t.maxError }, { "mape_limit", t.mapeLimit }, { "bias_limit", t.biasLimit },
-        { "within_limits", t.withinLimits() } };
-}
+    nlohmann::json tableJson(const engine::ValidationTable& t)
+    {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const engine::ValidationRow& r : t.rows)
+            rows.push_back({ { "label", r.label }, { "metric", r.metric }, { "measured", r.measured },
+                { "predicted", r.evaluated ? nlohmann::json(r.predicted) : nlohmann::json(nullptr) },
+                { "error", r.evaluated ? nlohmann::json(r.error) : nlohmann::json(nullptr) },
+                { "evaluated", r.evaluated }, { "fits_memory", r.fitsMemory }, { "detail", r.detail } });
+        return { { "id", t.id }, { "title", t.title }, { "file", t.file }, { "kind", t.kind }, { "rows", rows },
+            { "evaluated", static_cast<int>(t.rows.size()) - t.refused }, { "refused", t.refused }, { "mape", t.mape },
+            { "bias", t.bias }, { "max_error", t.maxError }, { "mape_limit", t.mapeLimit },
+            { "bias_limit", t.biasLimit }, { "within_limits", t.withinLimits() } };
+    }
 
 } // namespace
 
@@ -55,8 +55,8 @@ int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
             return 1;
         }
         const std::string folder = *dir;
-        tables = runModelValidation(*manifest, [&folder](const std::string& file) { return readWholeFile(folder + "/" + file); },
-            *catalog);
+        tables = runModelValidation(
+            *manifest, [&folder](const std::string& file) { return readWholeFile(folder + "/" + file); }, *catalog);
     } else {
         tables = runBuiltinModelValidation(*catalog);
     }
@@ -83,8 +83,8 @@ int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
         for (const ValidationRow& r : t.rows) {
             char line[256];
             if (r.evaluated)
-                std::snprintf(line, sizeof line, "  %-26s measured %10.4g  predicted %10.4g  error %+6.1f%%  ", r.label.c_str(),
-                    r.measured, r.predicted, 100.0 * r.error);
+                std::snprintf(line, sizeof line, "  %-26s measured %10.4g  predicted %10.4g  error %+6.1f%%  ",
+                    r.label.c_str(), r.measured, r.predicted, 100.0 * r.error);
             else
                 std::snprintf(line, sizeof line, "  %-26s measured %10.4g  REFUSED  ", r.label.c_str(), r.measured);
             io.out << line << r.detail << "\n";
@@ -93,7 +93,8 @@ int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
                << ")" << (t.refused ? ", " + std::to_string(t.refused) + " refused" : std::string()) << ": MAPE "
                << format("%.1f%%", 100 * t.mape) << " (limit " << format("%.0f%%", 100 * t.mapeLimit) << "), bias "
                << format("%+.1f%%", 100 * t.bias) << " (limit +-" << format("%.0f%%", 100 * t.biasLimit) << "), max "
-               << format("%.1f%%", 100 * t.maxError) << (t.withinLimits() ? "  -> within limits\n" : "  -> OUTSIDE limits\n");
+               << format("%.1f%%", 100 * t.maxError)
+               << (t.withinLimits() ? "  -> within limits\n" : "  -> OUTSIDE limits\n");
     }
     io.out << "\n" << (allWithin ? "every table is within its limits\n" : "some tables are outside their limits\n");
     return 0;

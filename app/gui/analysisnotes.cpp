@@ -11,17 +11,17 @@ namespace clusterscope::app {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("AnalysisNotes", text); }
+    QString tr(const char* text) { return QCoreApplication::translate("AnalysisNotes", text); }
 
-// "/cluster/fabric: message" -> the pointer and the message; `fallback` when there is no pointer.
-views::EditorNote noteFrom(const std::string& text, const QString& fallback, bool error = true)
-{
-    const QString s = QString::fromStdString(text);
-    const int colon = s.indexOf(QStringLiteral(": "));
-    if (s.startsWith(QLatin1Char('/')) && colon > 0 && !s.left(colon).contains(QLatin1Char(' ')))
-        return { s.left(colon), s.mid(colon + 2), error };
-    return { fallback, s, error };
-}
+    // "/cluster/fabric: message" -> the pointer and the message; `fallback` when there is no pointer.
+    views::EditorNote noteFrom(const std::string& text, const QString& fallback, bool error = true)
+    {
+        const QString s = QString::fromStdString(text);
+        const int colon = s.indexOf(QStringLiteral(": "));
+        if (s.startsWith(QLatin1Char('/')) && colon > 0 && !s.left(colon).contains(QLatin1Char(' ')))
+            return { s.left(colon), s.mid(colon + 2), error };
+        return { fallback, s, error };
+    }
 
 } // namespace
 
@@ -33,8 +33,7 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
     for (const engine::ValidationIssue& issue : a.issues)
         clusterProblem = clusterProblem || issue.pointer.rfind("/cluster", 0) == 0;
     // The validator's problems are already in the editor; these are the ones only building reveals.
-    if (!a.fabric && !a.fabricError.empty() && !clusterProblem)
-    {
+    if (!a.fabric && !a.fabricError.empty() && !clusterProblem) {
         views::EditorNote n = noteFrom(a.fabricError, QStringLiteral("/cluster/fabric"));
         // "one switch of radix 64 cannot connect 1028 NIC ports; use 2 or 3 tiers": the tiers field.
         if (n.pointer == QLatin1String("/cluster/fabric") && n.message.contains(QLatin1String(" tier")))
@@ -47,7 +46,8 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
             notes << noteFrom(a.bomError, QStringLiteral("/cluster/fabric"));
         for (const std::string& n : a.fabric->notes) {
             const bool tiers = n.find("tier") != std::string::npos;
-            notes << views::EditorNote { tiers ? QStringLiteral("/cluster/fabric/tiers") : QStringLiteral("/cluster/fabric"),
+            notes << views::EditorNote { tiers ? QStringLiteral("/cluster/fabric/tiers")
+                                               : QStringLiteral("/cluster/fabric"),
                 QString::fromStdString(n), false };
         }
         if (a.fabric->tiers > 0 && scenario.cluster.fabric.tiers > 0 && a.fabric->tiers != scenario.cluster.fabric.tiers
@@ -81,11 +81,13 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
                       .arg(scenario.model.heads)
                       .arg(scenario.model.layers);
         else if (r.valid == 0)
-            why = tr("none of the %1 layouts enumerated is valid for this model and batch.").arg(l.toString(r.candidates));
+            why = tr("none of the %1 layouts enumerated is valid for this model and batch.")
+                      .arg(l.toString(r.candidates));
         else
             why = tr("none of the %1 valid strategies (of %2 enumerated) fits in GPU memory.")
                       .arg(l.toString(r.valid), l.toString(r.candidates));
-        notes << views::EditorNote { QStringLiteral("/training/global_batch"), tr("no strategy can run: %1").arg(why), true };
+        notes << views::EditorNote { QStringLiteral("/training/global_batch"), tr("no strategy can run: %1").arg(why),
+            true };
     } else if (a.issues.empty() && !a.estimate && !a.trainingError.empty() && !a.cancelled) {
         notes << noteFrom(a.trainingError, QStringLiteral("/parallelism"));
     }

@@ -32,10 +32,12 @@ AnalysisRunner::~AnalysisRunner()
 
 void AnalysisRunner::setCalibration(std::optional<engine::CollectiveCalibration> calibration)
 {
-    m_calibration = calibration ? std::make_shared<const engine::CollectiveCalibration>(std::move(*calibration)) : nullptr;
+    m_calibration
+        = calibration ? std::make_shared<const engine::CollectiveCalibration>(std::move(*calibration)) : nullptr;
 }
 
-void AnalysisRunner::request(const engine::Scenario& scenario, std::optional<std::vector<engine::ValidationIssue>> issues)
+void AnalysisRunner::request(
+    const engine::Scenario& scenario, std::optional<std::vector<engine::ValidationIssue>> issues)
 {
     m_stop.request_stop();
     m_stop = std::stop_source();

@@ -33,7 +33,8 @@ public:
     /// Starts analysing `scenario` (a copy is taken), cancelling any analysis still running.
     /// `issues`, when given, are the scenario's validation issues already found by the caller
     /// (validation runs once per edit).
-    void request(const engine::Scenario& scenario, std::optional<std::vector<engine::ValidationIssue>> issues = std::nullopt);
+    void request(
+        const engine::Scenario& scenario, std::optional<std::vector<engine::ValidationIssue>> issues = std::nullopt);
     /// Cancels the running analysis (nothing is delivered for it).
     void cancel();
     bool isBusy() const { return m_running > 0; }

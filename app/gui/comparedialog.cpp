@@ -22,46 +22,85 @@
 namespace clusterscope::app {
 
 namespace {
-using Analyses = std::array<std::shared_ptr<const engine::ScenarioAnalysis>, 2>;
+    using Analyses = std::array<std::shared_ptr<const engine::ScenarioAnalysis>, 2>;
 
-struct Figure {
-    const char* name;
-    const char* unit;
-    int decimals;
-    std::function<std::optional<double>(const engine::ScenarioAnalysis&)> value;
-};
-
-std::optional<double> fromEstimate(const engine::ScenarioAnalysis& a, double engine::TrainingEstimate::*field, double scale = 1)
-{
-    if (!a.estimate)
-        return std::nullopt;
-    return (*a.estimate).*field * scale;
-}
-
-const std::vector<Figure>& figures()
-{
-    static const std::vector<Figure> list = {
-        { "Iteration time", "s", 3, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::iterationSeconds); } },
-        { "Tokens per second", "", 0, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::tokensPerSecond); } },
-        { "Model TFLOP/s per GPU", "", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::tflopsPerGpu); } },
-        { "MFU", "%", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::mfu, 100); } },
-        { "Exposed communication", "% of iteration", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::networkShare, 100); } },
-        { "Fabric contention (spine)", "x", 2, [](const auto& a) -> std::optional<double> { return a.load.spineSlowdown; } },
-        { "Time to train the budget", "days", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::trainingSeconds, 1.0 / 86400); } },
-        { "Cost to train the budget", "M$", 2, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::trainingCostUsd, 1e-6); } },
-        { "Network cost", "M$", 2, [](const auto& a) -> std::optional<double> { if (!a.bom) return std::nullopt; return a.bom->networkCostUsd / 1e6; } },
-        { "Network cost per GPU", "$", 0, [](const auto& a) -> std::optional<double> { if (!a.bom) return std::nullopt; return a.bom->networkCostPerGpuUsd(); } },
-        { "Network share of cluster cost", "%", 1, [](const auto& a) -> std::optional<double> { if (!a.bom) return std::nullopt; return a.bom->networkShare() * 100; } },
-        { "Cluster cost", "M$", 2, [](const auto& a) -> std::optional<double> { if (!a.bom) return std::nullopt; return a.bom->clusterCostUsd / 1e6; } },
-        { "Network power", "kW", 1, [](const auto& a) -> std::optional<double> { if (!a.bom) return std::nullopt; return a.bom->networkPowerWatts / 1e3; } },
-        { "Switches", "", 0, [](const auto& a) -> std::optional<double> {
-             if (!a.fabric) return std::nullopt;
-             double n = 0;
-             for (auto c : a.fabric->graph.switchesPerTier()) n += double(c);
-             return n; } },
+    struct Figure {
+        const char* name;
+        const char* unit;
+        int decimals;
+        std::function<std::optional<double>(const engine::ScenarioAnalysis&)> value;
     };
-    return list;
-}
+
+    std::optional<double> fromEstimate(
+        const engine::ScenarioAnalysis& a, double engine::TrainingEstimate::*field, double scale = 1)
+    {
+        if (!a.estimate)
+            return std::nullopt;
+        return (*a.estimate).*field * scale;
+    }
+
+    const std::vector<Figure>& figures()
+    {
+        static const std::vector<Figure> list = {
+            { "Iteration time", "s", 3,
+                [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::iterationSeconds); } },
+            { "Tokens per second", "", 0,
+                [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::tokensPerSecond); } },
+            { "Model TFLOP/s per GPU", "", 1,
+                [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::tflopsPerGpu); } },
+            { "MFU", "%", 1, [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::mfu, 100); } },
+            { "Exposed communication", "% of iteration", 1,
+                [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::networkShare, 100); } },
+            { "Fabric contention (spine)", "x", 2,
+                [](const auto& a) -> std::optional<double> { return a.load.spineSlowdown; } },
+            { "Time to train the budget", "days", 1,
+                [](const auto& a) {
+                    return fromEstimate(a, &engine::TrainingEstimate::trainingSeconds, 1.0 / 86400);
+                } },
+            { "Cost to train the budget", "M$", 2,
+                [](const auto& a) { return fromEstimate(a, &engine::TrainingEstimate::trainingCostUsd, 1e-6); } },
+            { "Network cost", "M$", 2,
+                [](const auto& a) -> std::optional<double> {
+                    if (!a.bom)
+                        return std::nullopt;
+                    return a.bom->networkCostUsd / 1e6;
+                } },
+            { "Network cost per GPU", "$", 0,
+                [](const auto& a) -> std::optional<double> {
+                    if (!a.bom)
+                        return std::nullopt;
+                    return a.bom->networkCostPerGpuUsd();
+                } },
+            { "Network share of cluster cost", "%", 1,
+                [](const auto& a) -> std::optional<double> {
+                    if (!a.bom)
+                        return std::nullopt;
+                    return a.bom->networkShare() * 100;
+                } },
+            { "Cluster cost", "M$", 2,
+                [](const auto& a) -> std::optional<double> {
+                    if (!a.bom)
+                        return std::nullopt;
+                    return a.bom->clusterCostUsd / 1e6;
+                } },
+            { "Network power", "kW", 1,
+                [](const auto& a) -> std::optional<double> {
+                    if (!a.bom)
+                        return std::nullopt;
+                    return a.bom->networkPowerWatts / 1e3;
+                } },
+            { "Switches", "", 0,
+                [](const auto& a) -> std::optional<double> {
+                    if (!a.fabric)
+                        return std::nullopt;
+                    double n = 0;
+                    for (auto c : a.fabric->graph.switchesPerTier())
+                        n += double(c);
+                    return n;
+                } },
+        };
+        return list;
+    }
 } // namespace
 
 CompareDialog::CompareDialog(const std::vector<engine::Scenario>& scenarios, int first, int second,
@@ -149,7 +188,9 @@ void CompareDialog::showComparison(const Analyses& analyses)
     for (int row = 0; row < int(list.size()); ++row) {
         const Figure& f = list[std::size_t(row)];
         const QString unit = QString::fromLatin1(f.unit);
-        m_table->setItem(row, 0, new QTableWidgetItem(unit.isEmpty() ? tr(f.name) : tr(f.name) + QStringLiteral(" (") + unit + QLatin1Char(')')));
+        m_table->setItem(row, 0,
+            new QTableWidgetItem(
+                unit.isEmpty() ? tr(f.name) : tr(f.name) + QStringLiteral(" (") + unit + QLatin1Char(')')));
         std::optional<double> values[2];
         for (int c = 0; c < 2; ++c) {
             values[c] = f.value(*analyses[std::size_t(c)]);
@@ -159,7 +200,8 @@ void CompareDialog::showComparison(const Analyses& analyses)
         }
         QString diff = tr("n/a");
         if (values[0] && values[1] && std::abs(*values[0]) > 0)
-            diff = QStringLiteral("%1%2%").arg(*values[1] >= *values[0] ? QStringLiteral("+") : QString())
+            diff = QStringLiteral("%1%2%")
+                       .arg(*values[1] >= *values[0] ? QStringLiteral("+") : QString())
                        .arg(locale.toString((*values[1] / *values[0] - 1) * 100, 'f', 1));
         auto* item = new QTableWidgetItem(diff);
         item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

@@ -7,10 +7,10 @@
 #include "engine/scenario/scenario.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
-#include "views/heatmap/trafficheatmapwidget.h"
-#include "views/strategies/strategiesview.h"
 #include "views/fabric/fabricscenebuilder.h"
 #include "views/fabric/fabricview.h"
+#include "views/heatmap/trafficheatmapwidget.h"
+#include "views/strategies/strategiesview.h"
 
 #include <QCoreApplication>
 
@@ -19,88 +19,93 @@
 namespace clusterscope::app {
 
 namespace {
-QString tr(const char* text) { return QCoreApplication::translate("FabricPresenter", text); }
+    QString tr(const char* text) { return QCoreApplication::translate("FabricPresenter", text); }
 }
 
 namespace {
 
-double unitPrice(const engine::FabricBom& bom, const std::string& category, const std::string& item, double length)
-{
-    for (const engine::BomLine& line : bom.lines)
-        if (line.category == category && line.item == item && (length <= 0 || line.lengthMetres == length))
-            return line.unitPriceUsd;
-    return -1;
-}
-
-QString linkDetails(const engine::ScenarioAnalysis& a, const engine::Catalog& catalog, const views::FabricSceneData& scene,
-    const views::SceneLink& line)
-{
-    using namespace engine;
-    const FabricGraph& g = a.fabric->graph;
-    const LinkId id = LinkId(line.graphLink);
-    const FabricLink& link = g.link(id);
-    const auto name = [&](int sceneNode) { return QString::fromStdString(scene.nodes[std::size_t(sceneNode)].label).toHtmlEscaped(); };
-    const QString level = QString::fromLatin1(toString(g.level(id))).replace(QLatin1Char('_'), QLatin1Char('-'));
-    QString text = tr("<b>%1</b> link: %2 – %3").arg(level, name(line.from), name(line.to));
-    if (line.members > 1)
-        text += tr("<br>%1 parallel cables (the busiest shown)").arg(line.members);
-    text += tr("<br>rate %1 Gb/s per direction, %2 lanes").arg(double(link.gbps)).arg(int(link.lanes));
-    text += tr("<br>medium %1, length %2 m").arg(QString::fromLatin1(toString(link.medium))).arg(double(link.lengthMetres), 0, 'f', 1);
-    if (id < a.load.linkUtilisation.size())
-        text += tr("<br>utilisation: %1 averaged over one iteration")
-                    .arg(QString::fromStdString(describeUtilisation(double(a.load.linkUtilisation[id]))));
-    if (link.flags & kLinkMissing)
-        text += tr("<br><font color='#c00'>missing</font>");
-    else if (link.flags & kLinkDegraded)
-        text += tr("<br><font color='#c00'>degraded</font>");
-    if (a.bom && link.lengthMetres > 0) {
-        if (const CableModel* cable = cableFor(link, catalog)) {
-            const double cablePrice = unitPrice(*a.bom, "cable", cable->id, cableLengthBin(link.lengthMetres));
-            double optics = 0;
-            if (cable->needsTransceivers)
-                optics = 2 * std::max(0.0, unitPrice(*a.bom, "transceiver", cable->transceiver, 0));
-            if (cablePrice >= 0)
-                text += tr("<br>cost $%1 (%2%3)")
-                            .arg(cablePrice + optics, 0, 'f', 0)
-                            .arg(QString::fromStdString(cable->name).toHtmlEscaped())
-                            .arg(optics > 0 ? tr(" + 2 x %1 optics").arg(QString::fromStdString(cable->transceiver)) : QString());
-        }
+    double unitPrice(const engine::FabricBom& bom, const std::string& category, const std::string& item, double length)
+    {
+        for (const engine::BomLine& line : bom.lines)
+            if (line.category == category && line.item == item && (length <= 0 || line.lengthMetres == length))
+                return line.unitPriceUsd;
+        return -1;
     }
-    return text;
-}
 
-QString nodeDetails(const engine::ScenarioAnalysis& a, const views::FabricSceneData& scene, int index)
-{
-    using namespace engine;
-    const views::SceneNode& n = scene.nodes[std::size_t(index)];
-    QString text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(n.label).toHtmlEscaped());
-    const FabricDesign& d = *a.fabric;
-    if (n.kind == views::SceneNodeKind::Node) {
-        text += tr("<br>%1 server(s) x %2 GPUs (%3), %4 NICs of %5 Gb/s each")
-                    .arg(n.members)
-                    .arg(d.gpusPerNode)
-                    .arg(QString::fromStdString(d.gpuModel))
-                    .arg(d.nicsPerNode)
-                    .arg(d.nicGbps);
-    } else if (n.graphNode >= 0) {
-        const FabricNode& node = d.graph.node(NodeId(n.graphNode));
-        text += tr("<br>%1 switch, %2 ports (%3)")
-                    .arg(QString::fromStdString(tierName(node.tier)))
-                    .arg(node.ports)
-                    .arg(QString::fromStdString(d.switchModel));
-        float busiest = 0;
-        int links = 0;
-        for (LinkId l : d.graph.linksOf(NodeId(n.graphNode))) {
-            ++links;
-            if (l < a.load.linkUtilisation.size())
-                busiest = std::max(busiest, a.load.linkUtilisation[l]);
+    QString linkDetails(const engine::ScenarioAnalysis& a, const engine::Catalog& catalog,
+        const views::FabricSceneData& scene, const views::SceneLink& line)
+    {
+        using namespace engine;
+        const FabricGraph& g = a.fabric->graph;
+        const LinkId id = LinkId(line.graphLink);
+        const FabricLink& link = g.link(id);
+        const auto name = [&](int sceneNode) {
+            return QString::fromStdString(scene.nodes[std::size_t(sceneNode)].label).toHtmlEscaped();
+        };
+        const QString level = QString::fromLatin1(toString(g.level(id))).replace(QLatin1Char('_'), QLatin1Char('-'));
+        QString text = tr("<b>%1</b> link: %2 – %3").arg(level, name(line.from), name(line.to));
+        if (line.members > 1)
+            text += tr("<br>%1 parallel cables (the busiest shown)").arg(line.members);
+        text += tr("<br>rate %1 Gb/s per direction, %2 lanes").arg(double(link.gbps)).arg(int(link.lanes));
+        text += tr("<br>medium %1, length %2 m")
+                    .arg(QString::fromLatin1(toString(link.medium)))
+                    .arg(double(link.lengthMetres), 0, 'f', 1);
+        if (id < a.load.linkUtilisation.size())
+            text += tr("<br>utilisation: %1 averaged over one iteration")
+                        .arg(QString::fromStdString(describeUtilisation(double(a.load.linkUtilisation[id]))));
+        if (link.flags & kLinkMissing)
+            text += tr("<br><font color='#c00'>missing</font>");
+        else if (link.flags & kLinkDegraded)
+            text += tr("<br><font color='#c00'>degraded</font>");
+        if (a.bom && link.lengthMetres > 0) {
+            if (const CableModel* cable = cableFor(link, catalog)) {
+                const double cablePrice = unitPrice(*a.bom, "cable", cable->id, cableLengthBin(link.lengthMetres));
+                double optics = 0;
+                if (cable->needsTransceivers)
+                    optics = 2 * std::max(0.0, unitPrice(*a.bom, "transceiver", cable->transceiver, 0));
+                if (cablePrice >= 0)
+                    text += tr("<br>cost $%1 (%2%3)")
+                                .arg(cablePrice + optics, 0, 'f', 0)
+                                .arg(QString::fromStdString(cable->name).toHtmlEscaped())
+                                .arg(optics > 0 ? tr(" + 2 x %1 optics").arg(QString::fromStdString(cable->transceiver))
+                                                : QString());
+            }
         }
-        text += tr("<br>%1 links, the busiest %2 over an iteration")
-                    .arg(links)
-                    .arg(QString::fromStdString(describeUtilisation(double(busiest))));
+        return text;
     }
-    return text;
-}
+
+    QString nodeDetails(const engine::ScenarioAnalysis& a, const views::FabricSceneData& scene, int index)
+    {
+        using namespace engine;
+        const views::SceneNode& n = scene.nodes[std::size_t(index)];
+        QString text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(n.label).toHtmlEscaped());
+        const FabricDesign& d = *a.fabric;
+        if (n.kind == views::SceneNodeKind::Node) {
+            text += tr("<br>%1 server(s) x %2 GPUs (%3), %4 NICs of %5 Gb/s each")
+                        .arg(n.members)
+                        .arg(d.gpusPerNode)
+                        .arg(QString::fromStdString(d.gpuModel))
+                        .arg(d.nicsPerNode)
+                        .arg(d.nicGbps);
+        } else if (n.graphNode >= 0) {
+            const FabricNode& node = d.graph.node(NodeId(n.graphNode));
+            text += tr("<br>%1 switch, %2 ports (%3)")
+                        .arg(QString::fromStdString(tierName(node.tier)))
+                        .arg(node.ports)
+                        .arg(QString::fromStdString(d.switchModel));
+            float busiest = 0;
+            int links = 0;
+            for (LinkId l : d.graph.linksOf(NodeId(n.graphNode))) {
+                ++links;
+                if (l < a.load.linkUtilisation.size())
+                    busiest = std::max(busiest, a.load.linkUtilisation[l]);
+            }
+            text += tr("<br>%1 links, the busiest %2 over an iteration")
+                        .arg(links)
+                        .arg(QString::fromStdString(describeUtilisation(double(busiest))));
+        }
+        return text;
+    }
 
 } // namespace
 
@@ -116,7 +121,8 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
         return;
     }
     if (!analysis.fabric) {
-        const QString message = tr("This scenario's fabric cannot be built:\n%1").arg(QString::fromStdString(analysis.fabricError));
+        const QString message
+            = tr("This scenario's fabric cannot be built:\n%1").arg(QString::fromStdString(analysis.fabricError));
         view.setEmptyState(message);
         bomView.setEmptyState(message);
         return;
@@ -149,7 +155,8 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
 {
     QString why;
     if (!analysis.issues.empty())
-        why = tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(engine::issuesText(analysis.issues, true)));
+        why = tr("The scenario has problems to fix first:\n%1")
+                  .arg(QString::fromStdString(engine::issuesText(analysis.issues, true)));
     else if (!analysis.trainingError.empty())
         why = tr("No training estimate:\n%1").arg(QString::fromStdString(analysis.trainingError));
     // The scenario's own strategy cannot run: show the search's best instead of nothing, and say so.
@@ -159,15 +166,17 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
     QString contention;
     if (analysis.estimate && analysis.load.uncontendedIterationSeconds > 0
         && analysis.estimate->iterationSeconds > analysis.load.uncontendedIterationSeconds * 1.005)
-        contention = tr("%1 includes fabric contention: %2 s per iteration, %3 s without (ranked times are without it).")
-                         .arg(fallback ? tr("\"Best valid\"") : tr("\"Current\""))
-                         .arg(analysis.estimate->iterationSeconds, 0, 'f', 3)
-                         .arg(analysis.load.uncontendedIterationSeconds, 0, 'f', 3);
+        contention
+            = tr("%1 includes fabric contention: %2 s per iteration, %3 s without (ranked times are without it).")
+                  .arg(fallback ? tr("\"Best valid\"") : tr("\"Current\""))
+                  .arg(analysis.estimate->iterationSeconds, 0, 'f', 3)
+                  .arg(analysis.load.uncontendedIterationSeconds, 0, 'f', 3);
     if (analysis.estimate) {
         chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate,
             analysis.search ? &*analysis.search : nullptr, 4, fallback ? tr("Best valid") : QString()));
-        chart.setTitle(fallback ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
-                                : QString());
+        chart.setTitle(fallback
+                ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
+                : QString());
     } else {
         chart.setEmptyState(why);
     }
@@ -178,8 +187,8 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
             notice = tr("The scenario's strategy cannot run (%1). The other tabs show the best valid strategy below.")
                          .arg(QString::fromStdString(analysis.invalidStrategy));
         if (!contention.isEmpty())
-            notice += (notice.isEmpty() ? QString() : QStringLiteral(" ")) + tr("Times are ranked without fabric contention; ")
-                + contention;
+            notice += (notice.isEmpty() ? QString() : QStringLiteral(" "))
+                + tr("Times are ranked without fabric contention; ") + contention;
         strategies.setNotice(notice, fallback && !analysis.search->ranked.empty());
     } else {
         strategies.setEmptyState(why.isEmpty() ? tr("No search was run.") : why);
@@ -187,18 +196,21 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
     }
 }
 
-void presentTraffic(views::TrafficHeatmapWidget& heatmap, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis)
+void presentTraffic(
+    views::TrafficHeatmapWidget& heatmap, const engine::Scenario& scenario, const engine::ScenarioAnalysis& analysis)
 {
     if (!analysis.trafficSource) {
         heatmap.setEmptyState(analysis.issues.empty()
                 ? tr("No traffic to show:\n%1").arg(QString::fromStdString(analysis.trainingError))
-                : tr("The scenario has problems to fix first:\n%1").arg(QString::fromStdString(engine::issuesText(analysis.issues, true))));
+                : tr("The scenario has problems to fix first:\n%1")
+                      .arg(QString::fromStdString(engine::issuesText(analysis.issues, true))));
         return;
     }
     heatmap.setTitle(tr("%1 — bytes per iteration between GPUs (%2)")
                          .arg(QString::fromStdString(scenario.name),
-                             QString::fromStdString(analysis.estimateSource == engine::EstimateSource::Search ? "best strategy found" : "scenario strategy")));
+                             QString::fromStdString(analysis.estimateSource == engine::EstimateSource::Search
+                                     ? "best strategy found"
+                                     : "scenario strategy")));
     heatmap.setSource(analysis.trafficSource, views::heatmapGeometryFor(scenario, analysis.geometry));
 }
 

@@ -31,7 +31,7 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
     const engine::ScenarioAnalysis& analysis);
 
 /// Shows the iteration's GPU-pair traffic in the heatmap (the engine's message when there is none).
-void presentTraffic(views::TrafficHeatmapWidget& heatmap, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis);
+void presentTraffic(
+    views::TrafficHeatmapWidget& heatmap, const engine::Scenario& scenario, const engine::ScenarioAnalysis& analysis);
 
 } // namespace clusterscope::app

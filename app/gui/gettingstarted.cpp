@@ -9,7 +9,7 @@
 namespace clusterscope::app {
 
 namespace {
-QString tr(const char* text) { return QCoreApplication::translate("GettingStarted", text); }
+    QString tr(const char* text) { return QCoreApplication::translate("GettingStarted", text); }
 }
 
 QString gettingStartedHtml()

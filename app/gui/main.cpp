@@ -30,12 +30,15 @@ int main(int argc, char** argv)
         QStringLiteral("Render the main window once, save it as a PNG to <file> and exit."), QStringLiteral("file"));
     parser.addOption(screenshot);
     QCommandLineOption exportViews(QStringLiteral("export-views"),
-        QStringLiteral("Render every tab of the current scenario to PNG files in <dir> and exit."), QStringLiteral("dir"));
+        QStringLiteral("Render every tab of the current scenario to PNG files in <dir> and exit."),
+        QStringLiteral("dir"));
     parser.addOption(exportViews);
     QCommandLineOption scenario(QStringLiteral("scenario"),
-        QStringLiteral("Select the scenario named <name> (or its 1-based number) after opening."), QStringLiteral("name"));
+        QStringLiteral("Select the scenario named <name> (or its 1-based number) after opening."),
+        QStringLiteral("name"));
     parser.addOption(scenario);
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A project (.csproj) or scenario (.json) to open."));
+    parser.addPositionalArgument(
+        QStringLiteral("file"), QStringLiteral("A project (.csproj) or scenario (.json) to open."));
     parser.process(app);
 
     const bool batch = parser.isSet(screenshot) || parser.isSet(exportViews);

@@ -4,13 +4,13 @@
 #include "app/gui/analysisrunner.h"
 #include "app/gui/comparedialog.h"
 #include "app/gui/fabricimportcontroller.h"
-#include "engine/analysis/runcomparison.h"
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/gettingstarted.h"
+#include "app/gui/projectdocument.h"
 #include "app/gui/reportdialog.h"
 #include "app/gui/runscontroller.h"
-#include "app/gui/projectdocument.h"
 #include "app/gui/windowlayout.h"
+#include "engine/analysis/runcomparison.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/scenario/scenariojson.h"
@@ -18,44 +18,44 @@
 #include "importers/common/fileformat.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
+#include "views/editor/scenarioeditor.h"
+#include "views/fabric/fabricview.h"
 #include "views/heatmap/trafficheatmapwidget.h"
+#include "views/models/scenariolistmodel.h"
 #include "views/runs/runlistmodel.h"
 #include "views/runs/runsview.h"
 #include "views/strategies/strategiesview.h"
-#include "views/editor/scenarioeditor.h"
-#include "views/fabric/fabricview.h"
-#include "views/models/scenariolistmodel.h"
 #include "views/widgets/emptystatewidget.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
-#include <QFile>
-#include <QTemporaryDir>
-#include <QLocale>
-#include <QTextBrowser>
-#include <QVBoxLayout>
-#include <QHBoxLayout>
-#include <QInputDialog>
-#include <QProgressBar>
-#include <QRegularExpression>
-#include <QScreen>
-#include <QShowEvent>
-#include <QTimer>
-#include <QToolButton>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QListView>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
+#include <QRegularExpression>
+#include <QScreen>
 #include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolButton>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 // Q_INIT_RESOURCE must be called outside any namespace; the resources live in a static library.
 static void initExampleRunResources() { Q_INIT_RESOURCE(examplerun); }
@@ -63,29 +63,29 @@ static void initExampleRunResources() { Q_INIT_RESOURCE(examplerun); }
 namespace clusterscope::app {
 
 namespace {
-const QString kProjectFilter = QStringLiteral("ClusterScope projects (*.csproj);;All files (*)");
-const QString kScenarioFilter = QStringLiteral("Scenario JSON (*.json);;All files (*)");
-constexpr int kMaxRecent = 8;
-constexpr int kLayoutVersion = 1; ///< saveState() version: raise when the docks change
+    const QString kProjectFilter = QStringLiteral("ClusterScope projects (*.csproj);;All files (*)");
+    const QString kScenarioFilter = QStringLiteral("Scenario JSON (*.json);;All files (*)");
+    constexpr int kMaxRecent = 8;
+    constexpr int kLayoutVersion = 1; ///< saveState() version: raise when the docks change
 
-const engine::Catalog& builtinCatalog()
-{
-    // The built-in catalog is compiled in and tested to load; parse it once per process.
-    static const engine::Catalog catalog = [] {
-        auto c = engine::Catalog::builtin();
-        return c ? std::move(*c) : engine::Catalog {};
-    }();
-    return catalog;
-}
+    const engine::Catalog& builtinCatalog()
+    {
+        // The built-in catalog is compiled in and tested to load; parse it once per process.
+        static const engine::Catalog catalog = [] {
+            auto c = engine::Catalog::builtin();
+            return c ? std::move(*c) : engine::Catalog {};
+        }();
+        return catalog;
+    }
 
-const engine::PriceBook& builtinPrices()
-{
-    static const engine::PriceBook prices = [] {
-        auto p = engine::PriceBook::builtin();
-        return p ? std::move(*p) : engine::PriceBook {};
-    }();
-    return prices;
-}
+    const engine::PriceBook& builtinPrices()
+    {
+        static const engine::PriceBook prices = [] {
+            auto p = engine::PriceBook::builtin();
+            return p ? std::move(*p) : engine::PriceBook {};
+        }();
+        return prices;
+    }
 }
 
 MainWindow::MainWindow(QWidget* parent)
@@ -257,8 +257,10 @@ void MainWindow::createActions()
     file->addSeparator();
     file->addAction(tr("&Import Scenario JSON..."), QKeySequence(tr("Ctrl+I")), this, &MainWindow::importScenario);
     file->addAction(tr("&Export Scenario JSON..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportScenario);
-    file->addAction(tr("Import &Traces..."), QKeySequence(tr("Ctrl+T")), m_runsController, &RunsController::importInteractively);
-    file->addAction(tr("Import &Fabric (ibnetdiscover)..."), m_fabricImport, &FabricImportController::importInteractively);
+    file->addAction(
+        tr("Import &Traces..."), QKeySequence(tr("Ctrl+T")), m_runsController, &RunsController::importInteractively);
+    file->addAction(
+        tr("Import &Fabric (ibnetdiscover)..."), m_fabricImport, &FabricImportController::importInteractively);
     file->addSeparator();
     file->addAction(tr("Export &Report..."), QKeySequence(tr("Ctrl+R")), this, &MainWindow::exportReport);
     file->addSeparator();
@@ -272,8 +274,8 @@ void MainWindow::createActions()
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
-    QAction* duplicate = edit->addAction(tr("D&uplicate Scenario"), QKeySequence(tr("Ctrl+D")), this,
-        &MainWindow::duplicateScenario);
+    QAction* duplicate
+        = edit->addAction(tr("D&uplicate Scenario"), QKeySequence(tr("Ctrl+D")), this, &MainWindow::duplicateScenario);
     QAction* remove = edit->addAction(tr("&Delete Scenario"), QKeySequence::Delete, this, &MainWindow::deleteScenario);
     remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_list->addAction(duplicate);
@@ -347,8 +349,10 @@ std::optional<QStringList> MainWindow::exportViews(const QString& dir)
         // Let layouts settle and GL widgets paint before grabbing.
         for (int k = 0; k < 3; ++k)
             QCoreApplication::processEvents();
-        QString name = m_tabs->tabText(i).toLower().replace(QLatin1Char(' '), QLatin1Char('-')).remove(QLatin1Char('&'));
-        const QString path = QDir(dir).filePath(QStringLiteral("%1-%2.png").arg(i + 1, 2, 10, QLatin1Char('0')).arg(name));
+        QString name
+            = m_tabs->tabText(i).toLower().replace(QLatin1Char(' '), QLatin1Char('-')).remove(QLatin1Char('&'));
+        const QString path
+            = QDir(dir).filePath(QStringLiteral("%1-%2.png").arg(i + 1, 2, 10, QLatin1Char('0')).arg(name));
         if (!m_tabs->currentWidget()->grab().save(path, "PNG"))
             return std::nullopt;
         written << path;
@@ -379,8 +383,9 @@ void MainWindow::updateViews()
     m_editor->setScenario(s, issues);
     QString status = views::ScenarioListModel::summaryOf(s);
     if (!issues.empty())
-        status += tr(" — %1: %2").arg(QString::fromStdString(issues.front().pointer),
-            QString::fromStdString(issues.front().message));
+        status
+            += tr(" — %1: %2")
+                   .arg(QString::fromStdString(issues.front().pointer), QString::fromStdString(issues.front().message));
     m_statusScenario->setText(status);
     m_statusScenario->setToolTip(status);
     m_runner->request(s, std::move(issues));
@@ -390,11 +395,14 @@ void MainWindow::useProjectCalibration()
 {
     auto calibration = m_document->calibration();
     if (!calibration) {
-        statusBar()->showMessage(tr("The project's calibration cannot be read: %1").arg(QString::fromStdString(calibration.message())), 8000);
+        statusBar()->showMessage(
+            tr("The project's calibration cannot be read: %1").arg(QString::fromStdString(calibration.message())),
+            8000);
         m_runner->setCalibration(std::nullopt);
         return;
     }
-    m_runner->setCalibration(*calibration ? std::optional<engine::CollectiveCalibration>((*calibration)->calibration) : std::nullopt);
+    m_runner->setCalibration(
+        *calibration ? std::optional<engine::CollectiveCalibration>((*calibration)->calibration) : std::nullopt);
 }
 
 void MainWindow::compareRunWithScenario()
@@ -424,31 +432,40 @@ void MainWindow::compareRunWithScenario()
     const auto analysis = m_runner->latest();
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
     const engine::RunComparison c = engine::compareRunWithScenario(*run, s, *m_catalog, analysis.get());
-    QString html = tr("<h3>Measured run vs the model of \"%1\"</h3>").arg(QString::fromStdString(s.name).toHtmlEscaped());
+    QString html
+        = tr("<h3>Measured run vs the model of \"%1\"</h3>").arg(QString::fromStdString(s.name).toHtmlEscaped());
     for (const QString& w : runScenarioMismatches(s))
         html += QStringLiteral("<p style=\"background:#fff4d6\"><b>%1</b></p>").arg(w.toHtmlEscaped());
     html += QStringLiteral("<ul>");
     for (const auto& f : c.findings)
         html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(f).toHtmlEscaped());
-    html += QStringLiteral("</ul><table border=1 cellspacing=0 cellpadding=4><tr><th>op</th><th>group</th><th>bytes</th>"
-                           "<th>ranks</th><th>calls</th><th>measured busbw</th><th>modelled busbw</th><th>ratio</th>"
-                           "<th>model algorithm</th></tr>");
+    html
+        += QStringLiteral("</ul><table border=1 cellspacing=0 cellpadding=4><tr><th>op</th><th>group</th><th>bytes</th>"
+                          "<th>ranks</th><th>calls</th><th>measured busbw</th><th>modelled busbw</th><th>ratio</th>"
+                          "<th>model algorithm</th></tr>");
     const QLocale l;
     for (const auto& row : c.collectives)
-        html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td>"
-                               "<td align=right>%6 GB/s</td><td align=right>%7 GB/s</td><td align=right>%8%</td><td>%9</td></tr>")
+        html += QStringLiteral(
+            "<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td>"
+            "<td align=right>%6 GB/s</td><td align=right>%7 GB/s</td><td align=right>%8%</td><td>%9</td></tr>")
                     .arg(QString::fromStdString(row.op), QString::fromStdString(row.processGroup).toHtmlEscaped(),
                         l.toString(qlonglong(row.bytes)), QString::number(row.ranks), QString::number(row.calls),
                         l.toString(row.measuredBusbwGbps, 'f', 2), l.toString(row.modelledBusbwGbps, 'f', 2),
                         l.toString(row.ratio * 100, 'f', 0), QString::fromStdString(row.algorithm));
     html += QStringLiteral("</table>");
-    html += tr("<p>Time per step, measured: %1 s (compute %2, exposed communication %3, overlapped %4, idle and memcpy %5).</p>")
-                .arg(c.measured.total, 0, 'f', 4).arg(c.measured.compute, 0, 'f', 4).arg(c.measured.exposedComm, 0, 'f', 4)
-                .arg(c.measured.overlappedComm, 0, 'f', 4).arg(c.measured.other, 0, 'f', 4);
+    html += tr("<p>Time per step, measured: %1 s (compute %2, exposed communication %3, overlapped %4, idle and memcpy "
+               "%5).</p>")
+                .arg(c.measured.total, 0, 'f', 4)
+                .arg(c.measured.compute, 0, 'f', 4)
+                .arg(c.measured.exposedComm, 0, 'f', 4)
+                .arg(c.measured.overlappedComm, 0, 'f', 4)
+                .arg(c.measured.other, 0, 'f', 4);
     if (c.modelled)
         html += tr("<p>Iteration, modelled: %1 s (compute %2, exposed communication %3, bubble and other %4).</p>")
-                    .arg(c.modelled->total, 0, 'f', 4).arg(c.modelled->compute, 0, 'f', 4)
-                    .arg(c.modelled->exposedComm, 0, 'f', 4).arg(c.modelled->other, 0, 'f', 4);
+                    .arg(c.modelled->total, 0, 'f', 4)
+                    .arg(c.modelled->compute, 0, 'f', 4)
+                    .arg(c.modelled->exposedComm, 0, 'f', 4)
+                    .arg(c.modelled->other, 0, 'f', 4);
     for (const auto& n : c.notes)
         html += QStringLiteral("<p><i>%1</i></p>").arg(QString::fromStdString(n).toHtmlEscaped());
     QDialog dialog(this);
@@ -559,13 +576,15 @@ std::optional<QString> MainWindow::openPath(const QString& path, bool quiet)
         return std::nullopt;
     }
     if (format == importers::FileFormat::IbnetdiscoverDump
-        || (!path.endsWith(QLatin1String(".csproj"), Qt::CaseInsensitive) && FabricImportController::looksLikeIbnetdiscover(path))) {
+        || (!path.endsWith(QLatin1String(".csproj"), Qt::CaseInsensitive)
+            && FabricImportController::looksLikeIbnetdiscover(path))) {
         m_fabricImport->importFile(path, !quiet); // an ibnetdiscover dump, recognised by its content
         if (quiet) // batch use (--export-views, --screenshot): the picture needs the fabric
             m_fabricImport->waitUntilIdle();
     } else if (format == importers::FileFormat::NcclTestsLog) {
         error = RunsController::notATrace({ path });
-    } else if (format == importers::FileFormat::ScenarioJson || path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+    } else if (format == importers::FileFormat::ScenarioJson
+        || path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
         auto scenario = engine::loadScenarioFile(path.toStdString());
         if (!scenario)
             error = QString::fromStdString(scenario.message());
@@ -637,7 +656,8 @@ void MainWindow::exportScenario()
         return;
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
     const QString path = QFileDialog::getSaveFileName(this, tr("Export scenario"),
-        QString::fromStdString(s.name).replace(QLatin1Char('/'), QLatin1Char('-')) + QStringLiteral(".json"), kScenarioFilter);
+        QString::fromStdString(s.name).replace(QLatin1Char('/'), QLatin1Char('-')) + QStringLiteral(".json"),
+        kScenarioFilter);
     if (path.isEmpty())
         return;
     if (auto status = engine::saveScenarioFile(s, path.toStdString()); !status)
@@ -773,10 +793,13 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->clear();
     const QStringList recent = QSettings().value(QStringLiteral("recentProjects")).toStringList();
     for (const QString& path : recent) {
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (maybeSave())
-                openPath(path);
-        })->setToolTip(path);
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                [this, path] {
+                    if (maybeSave())
+                        openPath(path);
+                })
+            ->setToolTip(path);
     }
     if (recent.isEmpty())
         m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
@@ -794,9 +817,6 @@ bool MainWindow::maybeSave()
     return answer == QMessageBox::Discard;
 }
 
-void MainWindow::showError(const QString& title, const QString& message)
-{
-    QMessageBox::warning(this, title, message);
-}
+void MainWindow::showError(const QString& title, const QString& message) { QMessageBox::warning(this, title, message); }
 
 } // namespace clusterscope::app

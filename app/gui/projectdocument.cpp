@@ -2,15 +2,15 @@
 
 #include "app/gui/scenariocommands.h"
 #include "engine/calibration/calibrationjson.h"
-#include "engine/store/projectdocuments.h"
 #include "engine/scenario/scenariojson.h"
+#include "engine/store/projectdocuments.h"
 #include "engine/store/projectstore.h"
 #include "resources/embeddedresources.h"
 
 #include <QFileInfo>
 
-#include <algorithm>
 #include <QUndoStack>
+#include <algorithm>
 
 namespace clusterscope::app {
 
@@ -26,8 +26,8 @@ ProjectDocument::ProjectDocument(QObject* parent)
 
 ProjectDocument::~ProjectDocument() = default;
 
-void ProjectDocument::setContent(std::vector<Scenario> scenarios, std::vector<std::int64_t> ids, QString path,
-    std::unique_ptr<ProjectStore> store)
+void ProjectDocument::setContent(
+    std::vector<Scenario> scenarios, std::vector<std::int64_t> ids, QString path, std::unique_ptr<ProjectStore> store)
 {
     m_scenarios = std::move(scenarios);
     m_ids = std::move(ids);

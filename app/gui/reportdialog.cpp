@@ -30,41 +30,43 @@ namespace clusterscope::app {
 
 namespace {
 
-// `image` cut to the box of pixels that differ from its background (the top-left pixel), with a
-// small margin.
-QImage cropToContent(const QImage& image)
-{
-    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
-    const QRgb background = rgb.pixel(0, 0);
-    const auto differs = [background](QRgb p) {
-        return std::abs(qRed(p) - qRed(background)) + std::abs(qGreen(p) - qGreen(background))
-            + std::abs(qBlue(p) - qBlue(background)) > 24;
-    };
-    int left = rgb.width(), right = -1, top = rgb.height(), bottom = -1;
-    for (int y = 0; y < rgb.height(); ++y) {
-        const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
-        for (int x = 0; x < rgb.width(); ++x)
-            if (differs(line[x])) {
-                left = std::min(left, x);
-                right = std::max(right, x);
-                top = std::min(top, y);
-                bottom = std::max(bottom, y);
-            }
+    // `image` cut to the box of pixels that differ from its background (the top-left pixel), with a
+    // small margin.
+    QImage cropToContent(const QImage& image)
+    {
+        const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+        const QRgb background = rgb.pixel(0, 0);
+        const auto differs = [background](QRgb p) {
+            return std::abs(qRed(p) - qRed(background)) + std::abs(qGreen(p) - qGreen(background))
+                + std::abs(qBlue(p) - qBlue(background))
+                > 24;
+        };
+        int left = rgb.width(), right = -1, top = rgb.height(), bottom = -1;
+        for (int y = 0; y < rgb.height(); ++y) {
+            const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+            for (int x = 0; x < rgb.width(); ++x)
+                if (differs(line[x])) {
+                    left = std::min(left, x);
+                    right = std::max(right, x);
+                    top = std::min(top, y);
+                    bottom = std::max(bottom, y);
+                }
+        }
+        if (right < left || bottom < top)
+            return image;
+        const int margin = std::max(8, rgb.width() / 100);
+        return image.copy(QRect(QPoint(left, top), QPoint(right, bottom))
+                              .adjusted(-margin, -margin, margin, margin)
+                              .intersected(image.rect()));
     }
-    if (right < left || bottom < top)
-        return image;
-    const int margin = std::max(8, rgb.width() / 100);
-    return image.copy(QRect(QPoint(left, top), QPoint(right, bottom)).adjusted(-margin, -margin, margin, margin)
-                          .intersected(image.rect()));
-}
 
 } // namespace
 
 namespace {
-struct BuildResult {
-    std::shared_ptr<ReportDocument> document;
-    QString error;
-};
+    struct BuildResult {
+        std::shared_ptr<ReportDocument> document;
+        QString error;
+    };
 }
 
 ReportDialog::ReportDialog(const engine::Scenario& subject, const std::vector<engine::Scenario>& others,
@@ -109,12 +111,17 @@ ReportDialog::ReportDialog(const engine::Scenario& subject, const std::vector<en
     m_pdf = new QPushButton(tr("Save PDF..."), this);
     m_html = new QPushButton(tr("Save HTML..."), this);
     m_csv = new QPushButton(tr("Save BOM CSV..."), this);
-    connect(m_pdf, &QPushButton::clicked, this,
-        [this] { saveInteractively(tr("Save report as PDF"), tr("PDF (*.pdf)"), QStringLiteral("pdf"), &ReportDialog::savePdf); });
-    connect(m_html, &QPushButton::clicked, this,
-        [this] { saveInteractively(tr("Save report as HTML"), tr("HTML (*.html)"), QStringLiteral("html"), &ReportDialog::saveHtml); });
-    connect(m_csv, &QPushButton::clicked, this,
-        [this] { saveInteractively(tr("Save bill of materials"), tr("CSV (*.csv)"), QStringLiteral("csv"), &ReportDialog::saveBomCsv); });
+    connect(m_pdf, &QPushButton::clicked, this, [this] {
+        saveInteractively(tr("Save report as PDF"), tr("PDF (*.pdf)"), QStringLiteral("pdf"), &ReportDialog::savePdf);
+    });
+    connect(m_html, &QPushButton::clicked, this, [this] {
+        saveInteractively(
+            tr("Save report as HTML"), tr("HTML (*.html)"), QStringLiteral("html"), &ReportDialog::saveHtml);
+    });
+    connect(m_csv, &QPushButton::clicked, this, [this] {
+        saveInteractively(
+            tr("Save bill of materials"), tr("CSV (*.csv)"), QStringLiteral("csv"), &ReportDialog::saveBomCsv);
+    });
     auto* close = new QPushButton(tr("Close"), this);
     connect(close, &QPushButton::clicked, this, &QDialog::accept);
     bottom->addWidget(m_progress);
@@ -172,7 +179,12 @@ void ReportDialog::build()
     QPointer<QProgressBar> bar(m_progress);
     input.progress = [bar](double f) {
         QMetaObject::invokeMethod(
-            bar.data(), [bar, f] { if (bar) bar->setValue(int(f * 100)); }, Qt::QueuedConnection);
+            bar.data(),
+            [bar, f] {
+                if (bar)
+                    bar->setValue(int(f * 100));
+            },
+            Qt::QueuedConnection);
     };
 
     auto* watcher = new QFutureWatcher<BuildResult>(this);
@@ -241,7 +253,8 @@ void ReportDialog::saveInteractively(const QString& title, const QString& filter
     std::optional<QString> (ReportDialog::*save)(const QString&))
 {
     QString path = QFileDialog::getSaveFileName(this, title,
-        QString::fromStdString(m_subject.name).replace(QLatin1Char('/'), QLatin1Char('-')) + QLatin1Char('.') + suffix, filter);
+        QString::fromStdString(m_subject.name).replace(QLatin1Char('/'), QLatin1Char('-')) + QLatin1Char('.') + suffix,
+        filter);
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())

@@ -7,8 +7,8 @@
 #include "engine/run/runanalysis.h"
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
-#include "importers/kineto/runloader.h"
 #include "engine/training/trafficblocks.h"
+#include "importers/kineto/runloader.h"
 #include "views/heatmap/trafficheatmapwidget.h"
 #include "views/runs/runsview.h"
 
@@ -24,16 +24,16 @@ namespace clusterscope::app {
 
 namespace {
 
-struct ImportResult {
-    std::shared_ptr<engine::Run> run;
-    engine::RunAnalysis analysis;
-    std::string error;
-    std::int64_t storedId = -1; ///< -1: not stored (no project file, or the store failed: storeError)
-    std::string storeError;
-};
+    struct ImportResult {
+        std::shared_ptr<engine::Run> run;
+        engine::RunAnalysis analysis;
+        std::string error;
+        std::int64_t storedId = -1; ///< -1: not stored (no project file, or the store failed: storeError)
+        std::string storeError;
+    };
 
-// Reading and analysing the traces is this share of the progress bar; storing the run the rest.
-constexpr double kLoadShare = 0.7;
+    // Reading and analysing the traces is this share of the progress bar; storing the run the rest.
+    constexpr double kLoadShare = 0.7;
 
 } // namespace
 
@@ -101,8 +101,8 @@ void RunsController::refresh()
 
 void RunsController::importInteractively()
 {
-    const QStringList files = QFileDialog::getOpenFileNames(m_dialogParent, tr("Import profiler traces (one file per rank)"),
-        {}, tr("Traces (*.json *.json.gz *.sqlite);;All files (*)"));
+    const QStringList files = QFileDialog::getOpenFileNames(m_dialogParent,
+        tr("Import profiler traces (one file per rank)"), {}, tr("Traces (*.json *.json.gz *.sqlite);;All files (*)"));
     if (!files.isEmpty())
         importPaths(files);
 }
@@ -146,7 +146,9 @@ void RunsController::importPaths(const QStringList& paths)
     m_stop = std::make_shared<std::atomic<bool>>(false);
     m_view->setImporting(true);
     m_view->setImportProgress(0.0);
-    m_view->setImportStatus(tr("Reading %1...").arg(paths.size() == 1 ? QFileInfo(paths.front()).fileName() : tr("%1 paths").arg(paths.size())));
+    m_view->setImportStatus(
+        tr("Reading %1...")
+            .arg(paths.size() == 1 ? QFileInfo(paths.front()).fileName() : tr("%1 paths").arg(paths.size())));
 
     std::vector<std::string> sources;
     for (const QString& p : paths)

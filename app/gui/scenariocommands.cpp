@@ -11,7 +11,8 @@ InsertScenarioCommand::InsertScenarioCommand(ProjectDocument* doc, int index, en
     , m_index(index)
     , m_scenario(std::move(scenario))
 {
-    setText(QCoreApplication::translate("ScenarioCommands", "Add scenario \"%1\"").arg(QString::fromStdString(m_scenario.name)));
+    setText(QCoreApplication::translate("ScenarioCommands", "Add scenario \"%1\"")
+                .arg(QString::fromStdString(m_scenario.name)));
 }
 
 void InsertScenarioCommand::redo() { m_doc->insertRaw(m_index, m_scenario); }
@@ -22,13 +23,15 @@ RemoveScenarioCommand::RemoveScenarioCommand(ProjectDocument* doc, int index)
     , m_index(index)
     , m_removed(doc->scenarios()[std::size_t(index)])
 {
-    setText(QCoreApplication::translate("ScenarioCommands", "Delete scenario \"%1\"").arg(QString::fromStdString(m_removed.name)));
+    setText(QCoreApplication::translate("ScenarioCommands", "Delete scenario \"%1\"")
+                .arg(QString::fromStdString(m_removed.name)));
 }
 
 void RemoveScenarioCommand::redo() { m_removed = m_doc->takeRaw(m_index); }
 void RemoveScenarioCommand::undo() { m_doc->insertRaw(m_index, m_removed); }
 
-ReplaceScenarioCommand::ReplaceScenarioCommand(ProjectDocument* doc, int index, engine::Scenario after, const QString& text)
+ReplaceScenarioCommand::ReplaceScenarioCommand(
+    ProjectDocument* doc, int index, engine::Scenario after, const QString& text)
     : m_doc(doc)
     , m_index(index)
     , m_before(doc->scenarios()[std::size_t(index)])

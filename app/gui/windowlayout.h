@@ -9,9 +9,9 @@
 namespace clusterscope::app {
 
 struct FirstLayout {
-    QSize window;            ///< the main window's size (pixels)
-    int scenariosWidth = 0;  ///< the scenario list dock (pixels)
-    int editorWidth = 0;     ///< the scenario editor dock (pixels)
+    QSize window; ///< the main window's size (pixels)
+    int scenariosWidth = 0; ///< the scenario list dock (pixels)
+    int editorWidth = 0; ///< the scenario editor dock (pixels)
 };
 
 /// The layout for a screen whose available geometry (without panels) is `available` pixels.

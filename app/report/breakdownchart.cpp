@@ -23,16 +23,16 @@ std::vector<views::BreakdownSlice> breakdownLegend(const std::vector<BreakdownBa
 
 namespace {
 
-/// A "nice" axis step (1, 2 or 5 x 10^k) giving about `ticks` intervals over `range`.
-double niceStep(double range, int ticks)
-{
-    const double raw = range / std::max(1, ticks);
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    for (const double f : { 1.0, 2.0, 5.0, 10.0 })
-        if (raw <= f * magnitude)
-            return f * magnitude;
-    return 10.0 * magnitude;
-}
+    /// A "nice" axis step (1, 2 or 5 x 10^k) giving about `ticks` intervals over `range`.
+    double niceStep(double range, int ticks)
+    {
+        const double raw = range / std::max(1, ticks);
+        const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+        for (const double f : { 1.0, 2.0, 5.0, 10.0 })
+            if (raw <= f * magnitude)
+                return f * magnitude;
+        return 10.0 * magnitude;
+    }
 
 } // namespace
 
@@ -96,7 +96,8 @@ QImage drawBreakdownChart(const std::vector<BreakdownBar>& bars, int widthPx)
         p.drawLine(QPointF(xOf(t), top - 4 * unit), QPointF(xOf(t), axisY));
         p.setPen(QColor(0x44, 0x44, 0x44));
         const QString label = QString::number(t, 'g', 4) + QStringLiteral(" s");
-        p.drawText(QRectF(xOf(t) - 50 * unit, axisY + 4 * unit, 100 * unit, 20 * unit), Qt::AlignHCenter | Qt::AlignTop, label);
+        p.drawText(QRectF(xOf(t) - 50 * unit, axisY + 4 * unit, 100 * unit, 20 * unit), Qt::AlignHCenter | Qt::AlignTop,
+            label);
         p.setPen(QPen(QColor(0xDD, 0xDD, 0xDD), unit));
     }
     p.setPen(QPen(QColor(0x66, 0x66, 0x66), unit));
@@ -129,8 +130,8 @@ QImage drawBreakdownChart(const std::vector<BreakdownBar>& bars, int widthPx)
         const double y = legendTop + legendAt[k].y();
         p.fillRect(QRectF(x, y + 3 * unit, 14 * unit, 14 * unit), legend[k].color);
         p.setPen(QColor(0x22, 0x22, 0x22));
-        p.drawText(QRectF(x + 20 * unit, y, fm.horizontalAdvance(legend[k].name) + 8 * unit, 20 * unit), Qt::AlignLeft | Qt::AlignVCenter,
-            legend[k].name);
+        p.drawText(QRectF(x + 20 * unit, y, fm.horizontalAdvance(legend[k].name) + 8 * unit, 20 * unit),
+            Qt::AlignLeft | Qt::AlignVCenter, legend[k].name);
     }
     return image;
 }

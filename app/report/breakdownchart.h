@@ -16,7 +16,7 @@
 namespace clusterscope::app {
 
 struct BreakdownBar {
-    QString label;                        ///< scenario name
+    QString label; ///< scenario name
     engine::IterationBreakdown breakdown; ///< seconds per component
 };
 

@@ -18,54 +18,54 @@ using namespace clusterscope::engine;
 
 namespace {
 
-constexpr int kHostRow = SchematicBlock::kHostRow;
+    constexpr int kHostRow = SchematicBlock::kHostRow;
 
-QRectF toRect(const SchematicRect& r, double u) { return QRectF(r.x * u, r.y * u, r.width * u, r.height * u); }
-QPointF toPoint(const SchematicPoint& p, double u) { return QPointF(p.x * u, p.y * u); }
+    QRectF toRect(const SchematicRect& r, double u) { return QRectF(r.x * u, r.y * u, r.width * u, r.height * u); }
+    QPointF toPoint(const SchematicPoint& p, double u) { return QPointF(p.x * u, p.y * u); }
 
-QString groupWord(FabricFamily family)
-{
-    switch (family) {
-    case FabricFamily::RailOptimized:
-        return QStringLiteral("SU");
-    case FabricFamily::Dragonfly:
-        return QStringLiteral("group");
-    default:
-        return QStringLiteral("pod");
+    QString groupWord(FabricFamily family)
+    {
+        switch (family) {
+        case FabricFamily::RailOptimized:
+            return QStringLiteral("SU");
+        case FabricFamily::Dragonfly:
+            return QStringLiteral("group");
+        default:
+            return QStringLiteral("pod");
+        }
     }
-}
 
-QColor utilisationColour(float u, bool known)
-{
-    if (!known)
-        return QColor(0x5B, 0x6B, 0x7F);
-    if (u >= 0.8f)
-        return QColor(0xC6, 0x28, 0x28);
-    if (u >= 0.5f)
-        return QColor(0xEF, 0x9A, 0x00);
-    return QColor(0x2E, 0x7D, 0x32);
-}
-
-QColor rowFill(int row)
-{
-    switch (row) {
-    case kHostRow:
-        return QColor(0xFF, 0xF6, 0xDB);
-    case kTierLeaf:
-        return QColor(0xE6, 0xF2, 0xE6);
-    case kTierSpine:
-        return QColor(0xE1, 0xEE, 0xFA);
-    default:
-        return QColor(0xEE, 0xE8, 0xF7);
+    QColor utilisationColour(float u, bool known)
+    {
+        if (!known)
+            return QColor(0x5B, 0x6B, 0x7F);
+        if (u >= 0.8f)
+            return QColor(0xC6, 0x28, 0x28);
+        if (u >= 0.5f)
+            return QColor(0xEF, 0x9A, 0x00);
+        return QColor(0x2E, 0x7D, 0x32);
     }
-}
 
-QString rateText(const std::set<float>& rates)
-{
-    if (rates.size() != 1)
-        return QString();
-    return QStringLiteral(" × ") + QString::number(double(*rates.begin()), 'f', 0) + QStringLiteral("G");
-}
+    QColor rowFill(int row)
+    {
+        switch (row) {
+        case kHostRow:
+            return QColor(0xFF, 0xF6, 0xDB);
+        case kTierLeaf:
+            return QColor(0xE6, 0xF2, 0xE6);
+        case kTierSpine:
+            return QColor(0xE1, 0xEE, 0xFA);
+        default:
+            return QColor(0xEE, 0xE8, 0xF7);
+        }
+    }
+
+    QString rateText(const std::set<float>& rates)
+    {
+        if (rates.size() != 1)
+            return QString();
+        return QStringLiteral(" × ") + QString::number(double(*rates.begin()), 'f', 0) + QStringLiteral("G");
+    }
 
 } // namespace
 
@@ -98,7 +98,8 @@ QImage drawFabricSchematic(const FabricDesign& design, const std::vector<float>&
             continue;
         const QPointF from = toPoint(bundle.from, u), to = toPoint(bundle.to, u);
         const double width = u * (1.0 + 1.6 * std::log10(double(bundle.cables)));
-        p.setPen(QPen(utilisationColour(bundle.maxUtilisation, s.utilisationKnown), width, Qt::SolidLine, Qt::RoundCap));
+        p.setPen(
+            QPen(utilisationColour(bundle.maxUtilisation, s.utilisationKnown), width, Qt::SolidLine, Qt::RoundCap));
         p.drawLine(from, to);
         labels.push_back({ from + (to - from) * 0.7, formatCount(bundle.cables) + rateText(bundle.rates) });
     }
@@ -143,7 +144,8 @@ QImage drawFabricSchematic(const FabricDesign& design, const std::vector<float>&
                 if (!title.isEmpty())
                     title[0] = title[0].toUpper();
                 if (b.group >= 0)
-                    title += QStringLiteral(" · ") + groupWord(design.family) + QLatin1Char(' ') + QString::number(b.group + 1);
+                    title += QStringLiteral(" · ") + groupWord(design.family) + QLatin1Char(' ')
+                        + QString::number(b.group + 1);
                 if (design.planes > 1)
                     title += QStringLiteral(" · plane ") + QString::number(b.plane + 1);
             }
@@ -173,7 +175,8 @@ QImage drawFabricSchematic(const FabricDesign& design, const std::vector<float>&
             }
             QString caption;
             if (b.row == kHostRow && b.hosts == 0) {
-                caption = QString::number(b.appliances) + (b.appliances == 1 ? QStringLiteral(" appliance") : QStringLiteral(" appliances"));
+                caption = QString::number(b.appliances)
+                    + (b.appliances == 1 ? QStringLiteral(" appliance") : QStringLiteral(" appliances"));
             } else if (b.row == kHostRow) {
                 caption = formatCount(b.hosts) + QStringLiteral(" servers · ")
                     + formatCount((long long)b.hosts * design.gpusPerNode) + QStringLiteral(" GPUs");
@@ -214,7 +217,8 @@ QImage drawFabricSchematic(const FabricDesign& design, const std::vector<float>&
         legendText(QStringLiteral("≥ 80%"));
     }
     if (s.sameRowBundles > 0)
-        legendText(formatCount(s.sameRowCables) + QStringLiteral(" cables between blocks of the same tier (not drawn)"));
+        legendText(
+            formatCount(s.sameRowCables) + QStringLiteral(" cables between blocks of the same tier (not drawn)"));
     return image;
 }
 

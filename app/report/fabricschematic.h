@@ -17,7 +17,7 @@ namespace clusterscope::app {
 
 /// Schematic of `design` `widthPx` wide. `utilisation` (per LinkId, 0..1; may be empty) colours the
 /// bundles; `switchName` names the switch model in the block captions.
-QImage drawFabricSchematic(const engine::FabricDesign& design, const std::vector<float>& utilisation,
-    int widthPx = 1800);
+QImage drawFabricSchematic(
+    const engine::FabricDesign& design, const std::vector<float>& utilisation, int widthPx = 1800);
 
 } // namespace clusterscope::app

@@ -4,19 +4,20 @@ namespace clusterscope::app {
 
 namespace {
 
-QString alignAttribute(QChar a)
-{
-    if (a == QLatin1Char('r'))
-        return QStringLiteral(" align=\"right\"");
-    if (a == QLatin1Char('c'))
-        return QStringLiteral(" align=\"center\"");
-    return QStringLiteral(" align=\"left\"");
-}
+    QString alignAttribute(QChar a)
+    {
+        if (a == QLatin1Char('r'))
+            return QStringLiteral(" align=\"right\"");
+        if (a == QLatin1Char('c'))
+            return QStringLiteral(" align=\"center\"");
+        return QStringLiteral(" align=\"left\"");
+    }
 
-QString classAttribute(const QString& cssClass)
-{
-    return cssClass.isEmpty() ? QString() : QStringLiteral(" class=\"") + cssClass.toHtmlEscaped() + QLatin1Char('"');
-}
+    QString classAttribute(const QString& cssClass)
+    {
+        return cssClass.isEmpty() ? QString()
+                                  : QStringLiteral(" class=\"") + cssClass.toHtmlEscaped() + QLatin1Char('"');
+    }
 
 } // namespace
 
@@ -28,7 +29,10 @@ void HtmlBuilder::heading(int level, const QString& text, bool pageBreak)
         + QLatin1Char('>') + text.toHtmlEscaped() + QStringLiteral("</") + tag + QStringLiteral(">\n");
 }
 
-void HtmlBuilder::paragraph(const QString& text, const QString& cssClass) { paragraphHtml(text.toHtmlEscaped(), cssClass); }
+void HtmlBuilder::paragraph(const QString& text, const QString& cssClass)
+{
+    paragraphHtml(text.toHtmlEscaped(), cssClass);
+}
 
 void HtmlBuilder::paragraphHtml(const QString& html, const QString& cssClass)
 {
@@ -43,15 +47,16 @@ void HtmlBuilder::bullets(const QStringList& items)
     m_html += QStringLiteral("</ul>\n");
 }
 
-void HtmlBuilder::beginTable(const QStringList& headers, const QString& alignments, const QString& cssClass,
-    const QList<int>& widths)
+void HtmlBuilder::beginTable(
+    const QStringList& headers, const QString& alignments, const QString& cssClass, const QList<int>& widths)
 {
     m_alignments = alignments;
     m_html += QStringLiteral("<table") + classAttribute(cssClass)
         + QStringLiteral(" width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<thead><tr>");
     for (qsizetype i = 0; i < headers.size(); ++i)
         m_html += QStringLiteral("<th") + alignAttribute(i < alignments.size() ? alignments[i] : QLatin1Char('l'))
-            + (i < widths.size() ? QStringLiteral(" width=\"") + QString::number(widths[i]) + QStringLiteral("%\"") : QString())
+            + (i < widths.size() ? QStringLiteral(" width=\"") + QString::number(widths[i]) + QStringLiteral("%\"")
+                                 : QString())
             + QLatin1Char('>') + headers[i].toHtmlEscaped() + QStringLiteral("</th>");
     m_html += QStringLiteral("</tr></thead>\n<tbody>\n");
 }
@@ -81,7 +86,8 @@ void HtmlBuilder::endTable() { m_html += QStringLiteral("</tbody>\n</table>\n");
 
 void HtmlBuilder::keyValueTable(const QList<QPair<QString, QString>>& pairs, int columns)
 {
-    m_html += QStringLiteral("<table class=\"kv\" width=\"100%\" border=\"0\" cellspacing=\"0\" cellpadding=\"3\">\n<tbody>\n");
+    m_html += QStringLiteral(
+        "<table class=\"kv\" width=\"100%\" border=\"0\" cellspacing=\"0\" cellpadding=\"3\">\n<tbody>\n");
     for (qsizetype i = 0; i < pairs.size(); i += columns) {
         m_html += QStringLiteral("<tr>");
         for (int c = 0; c < columns; ++c) {
@@ -90,8 +96,7 @@ void HtmlBuilder::keyValueTable(const QList<QPair<QString, QString>>& pairs, int
                     + QStringLiteral("</td><td class=\"value\"")
                     // Short values are figures ("$121,083,464"): never broken inside.
                     + (pairs[i + c].second.size() <= 24 ? QStringLiteral(" nowrap=\"nowrap\"") : QString())
-                    + QLatin1Char('>') + pairs[i + c].second.toHtmlEscaped()
-                    + QStringLiteral("</td>");
+                    + QLatin1Char('>') + pairs[i + c].second.toHtmlEscaped() + QStringLiteral("</td>");
             else
                 m_html += QStringLiteral("<td></td><td></td>");
         }

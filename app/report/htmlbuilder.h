@@ -19,8 +19,8 @@ public:
     /// A table with a header row repeated on every printed page. `alignments` has one letter per
     /// column: 'l' left, 'r' right, 'c' centre.
     /// `widths`: optional column widths in percent of the table width.
-    void beginTable(const QStringList& headers, const QString& alignments, const QString& cssClass = QStringLiteral("data"),
-        const QList<int>& widths = {});
+    void beginTable(const QStringList& headers, const QString& alignments,
+        const QString& cssClass = QStringLiteral("data"), const QList<int>& widths = {});
     void row(const QStringList& cells, const QString& cssClass = {});
     /// One cell spanning the whole row.
     void spanRow(const QString& text, const QString& cssClass = {});

@@ -15,23 +15,24 @@ using namespace clusterscope::engine;
 
 namespace {
 
-std::vector<PriceSourceRow> priceSourcesOf(const FabricBom& bom)
-{
-    std::vector<PriceSourceRow> rows;
-    std::map<std::pair<std::string, std::string>, std::size_t> index;
-    for (const BomLine& line : bom.lines) {
-        const auto key = std::make_pair(line.priceSource, line.priceDate);
-        auto it = index.find(key);
-        if (it == index.end()) {
-            it = index.emplace(key, rows.size()).first;
-            rows.push_back({ QString::fromStdString(line.priceSource), QString::fromStdString(line.priceDate), {} });
+    std::vector<PriceSourceRow> priceSourcesOf(const FabricBom& bom)
+    {
+        std::vector<PriceSourceRow> rows;
+        std::map<std::pair<std::string, std::string>, std::size_t> index;
+        for (const BomLine& line : bom.lines) {
+            const auto key = std::make_pair(line.priceSource, line.priceDate);
+            auto it = index.find(key);
+            if (it == index.end()) {
+                it = index.emplace(key, rows.size()).first;
+                rows.push_back(
+                    { QString::fromStdString(line.priceSource), QString::fromStdString(line.priceDate), {} });
+            }
+            const QString item = QString::fromStdString(line.item);
+            if (!rows[it->second].items.contains(item))
+                rows[it->second].items << item;
         }
-        const QString item = QString::fromStdString(line.item);
-        if (!rows[it->second].items.contains(item))
-            rows[it->second].items << item;
+        return rows;
     }
-    return rows;
-}
 
 } // namespace
 
@@ -86,8 +87,8 @@ Result<ReportDocument> buildReport(const ReportInput& input)
     }
     ReportScenario& subject = doc.scenarios.front();
     if (input.sensitivity) {
-        subject.sensitivity = computeSensitivity(subject.scenario, subject.analysis, *input.catalog, *input.prices, input.stop,
-            input.calibration ? &input.calibration->calibration : nullptr);
+        subject.sensitivity = computeSensitivity(subject.scenario, subject.analysis, *input.catalog, *input.prices,
+            input.stop, input.calibration ? &input.calibration->calibration : nullptr);
         if (input.stop.stop_requested())
             return Status::error("the report was cancelled");
     }

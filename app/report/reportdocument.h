@@ -27,13 +27,13 @@ namespace clusterscope::app {
 
 /// One row of the sensitivity table: the subject scenario with one change, analysed again.
 struct SensitivityRow {
-    QString variant;             ///< "Oversubscription 2:1", "RoCE", "1,280 GPUs"
-    bool base = false;           ///< the scenario as given
-    QString error;               ///< set when the variant cannot be built or trained
-    QString note;                ///< how the strategy was chosen for the variant
+    QString variant; ///< "Oversubscription 2:1", "RoCE", "1,280 GPUs"
+    bool base = false; ///< the scenario as given
+    QString error; ///< set when the variant cannot be built or trained
+    QString note; ///< how the strategy was chosen for the variant
     int gpus = 0;
     double iterationSeconds = 0; ///< s
-    double tokensPerSecond = 0;  ///< tokens/s of the whole cluster
+    double tokensPerSecond = 0; ///< tokens/s of the whole cluster
     double networkCostPerGpuUsd = 0;
     double clusterCostUsd = 0;
     double contentionSlowdown = 0; ///< routed iteration traffic: time / uncontended time (0: not routed)
@@ -44,8 +44,8 @@ struct ReportScenario {
     engine::Scenario scenario;
     engine::ScenarioAnalysis analysis;
     std::vector<SensitivityRow> sensitivity; ///< subject only (empty for compared scenarios)
-    QImage fabricPicture;                    ///< schematic, or the caller's picture
-    double bisectionGbps = 0;                ///< Gb/s across the worst-case half split (0: no fabric)
+    QImage fabricPicture; ///< schematic, or the caller's picture
+    double bisectionGbps = 0; ///< Gb/s across the worst-case half split (0: no fabric)
 };
 
 /// What a report is made from. The catalog and price book must outlive buildReport().
@@ -54,15 +54,15 @@ struct ReportInput {
     const engine::Catalog* catalog = nullptr;
     const engine::PriceBook* prices = nullptr;
     QString priceBookName = QStringLiteral("built-in price book");
-    QString sourceName;                      ///< file the scenarios come from (title page)
+    QString sourceName; ///< file the scenarios come from (title page)
     /// The project's stored collective calibration, if any (the report states "uncalibrated" otherwise).
     std::optional<engine::CalibrationSet> calibration;
     QString calibrationName;
-    bool sensitivity = true;                 ///< compute the sensitivity table (re-runs the analysis)
+    bool sensitivity = true; ///< compute the sensitivity table (re-runs the analysis)
     /// Optional picture of a fabric (e.g. the 3D view's snapshot); a null image falls back to the
     /// 2D schematic. Called on the building thread.
     std::function<QImage(const engine::Scenario&, const engine::FabricDesign&)> fabricPicture;
-    std::stop_token stop;                    ///< cancellation: buildReport returns an error
+    std::stop_token stop; ///< cancellation: buildReport returns an error
     std::function<void(double fraction)> progress;
 };
 
@@ -78,11 +78,11 @@ struct ReportDocument {
     QDateTime generated;
     QString sourceName;
     QString priceBookName;
-    std::vector<ReportScenario> scenarios;   ///< [0] the subject
+    std::vector<ReportScenario> scenarios; ///< [0] the subject
     std::vector<PriceSourceRow> priceSources; ///< distinct (source, date) of the subject's BOM
     std::optional<engine::CalibrationSet> calibration;
     QString calibrationName;
-    QImage breakdownChart;                   ///< iteration breakdown of every scenario, stacked bars
+    QImage breakdownChart; ///< iteration breakdown of every scenario, stacked bars
 };
 
 } // namespace clusterscope::app

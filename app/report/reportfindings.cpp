@@ -1,13 +1,13 @@
 // Report sections about predicted performance, link loads, sensitivity and assumptions.
 
 #include "app/report/breakdownchart.h"
-#include "views/presentation/tiernames.h"
 #include "app/report/reportformat.h"
 #include "app/report/reportsections.h"
 #include "engine/analysis/fabriccontention.h"
 #include "engine/analysis/memoryheadroom.h"
 #include "engine/collectives/collectivemodel.h"
 #include "engine/training/computeefficiency.h"
+#include "views/presentation/tiernames.h"
 
 #include <algorithm>
 #include <numeric>
@@ -18,29 +18,29 @@ using namespace clusterscope::engine;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+    QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QString nodeName(const FabricDesign& d, NodeId n)
-{
-    const FabricGraph& g = d.graph;
-    const FabricNode& node = g.node(n);
-    if (!g.label(n).empty())
-        return qs(g.label(n));
-    switch (node.kind) {
-    case NodeKind::Nic:
-        return QStringLiteral("server ") + QString::number(node.host + 1) + QStringLiteral(" NIC ")
-            + QString::number(node.rail + 1);
-    case NodeKind::Gpu:
-        return QStringLiteral("server ") + QString::number(node.host + 1) + QStringLiteral(" GPU ")
-            + QString::number(node.rail + 1);
-    case NodeKind::Switch:
-        return qs(tierName(node.tier)) + QStringLiteral(" switch #") + QString::number(n);
-    default:
-        return qs(toString(node.kind)) + QStringLiteral(" #") + QString::number(n);
+    QString nodeName(const FabricDesign& d, NodeId n)
+    {
+        const FabricGraph& g = d.graph;
+        const FabricNode& node = g.node(n);
+        if (!g.label(n).empty())
+            return qs(g.label(n));
+        switch (node.kind) {
+        case NodeKind::Nic:
+            return QStringLiteral("server ") + QString::number(node.host + 1) + QStringLiteral(" NIC ")
+                + QString::number(node.rail + 1);
+        case NodeKind::Gpu:
+            return QStringLiteral("server ") + QString::number(node.host + 1) + QStringLiteral(" GPU ")
+                + QString::number(node.rail + 1);
+        case NodeKind::Switch:
+            return qs(tierName(node.tier)) + QStringLiteral(" switch #") + QString::number(n);
+        default:
+            return qs(toString(node.kind)) + QStringLiteral(" #") + QString::number(n);
+        }
     }
-}
 
-QString levelText(LinkLevel level) { return views::linkLevelLabel(level); }
+    QString levelText(LinkLevel level) { return views::linkLevelLabel(level); }
 
 } // namespace
 
@@ -54,32 +54,35 @@ void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QStrin
           << qMakePair(QStringLiteral("Tokens per second"), formatCount((long long)std::llround(e.tokensPerSecond)))
           << qMakePair(QStringLiteral("Model TFLOP/s per GPU"), QString::number(e.tflopsPerGpu, 'f', 1))
           << qMakePair(QStringLiteral("MFU"), formatPercent(e.mfu))
-          << qMakePair(QStringLiteral("Exposed communication"), formatPercent(e.networkShare)
+          << qMakePair(QStringLiteral("Exposed communication"),
+                 formatPercent(e.networkShare)
                      + (e.networkShareAboveGuideline ? QStringLiteral(" (above the 25% guideline)")
                                                      : QStringLiteral(" (within the 25% guideline)")))
-          << qMakePair(QStringLiteral("Memory per GPU"), QString::number(e.memory.totalBytes() / 1e9, 'f', 1)
-                     + QStringLiteral(" GB of ") + QString::number(e.memory.capacityBytes / 1e9, 'f', 1)
-                     + (!e.memory.fits()            ? QStringLiteral(" GB: does NOT fit")
-                           : lowMemoryHeadroom(e.memory) ? QStringLiteral(" GB: fits with under 5% headroom (the allocator, "
-                                                                         "NCCL buffers and the CUDA context need a few GB)")
-                                                         : QStringLiteral(" GB: fits")))
-          << qMakePair(QStringLiteral("Token budget"), s.training.tokens > 0
-                     ? QString::number(s.training.tokens / 1e12, 'f', 2) + QStringLiteral(" T tokens")
-                     : QStringLiteral("not stated"))
+          << qMakePair(QStringLiteral("Memory per GPU"),
+                 QString::number(e.memory.totalBytes() / 1e9, 'f', 1) + QStringLiteral(" GB of ")
+                     + QString::number(e.memory.capacityBytes / 1e9, 'f', 1)
+                     + (!e.memory.fits() ? QStringLiteral(" GB: does NOT fit")
+                             : lowMemoryHeadroom(e.memory)
+                             ? QStringLiteral(" GB: fits with under 5% headroom (the allocator, "
+                                              "NCCL buffers and the CUDA context need a few GB)")
+                             : QStringLiteral(" GB: fits")))
+          << qMakePair(QStringLiteral("Token budget"),
+                 s.training.tokens > 0 ? QString::number(s.training.tokens / 1e12, 'f', 2) + QStringLiteral(" T tokens")
+                                       : QStringLiteral("not stated"))
           << qMakePair(QStringLiteral("Time to train"),
                  e.trainingSeconds > 0 ? formatDuration(e.trainingSeconds) : QStringLiteral("-"))
-          << qMakePair(QStringLiteral("Cost to train"), e.trainingSeconds > 0
-                     ? formatUsd(e.trainingCostUsd) + QStringLiteral(" at $") + QString::number(e.gpuHourUsd, 'f', 2)
-                         + QStringLiteral(" per GPU-hour")
-                     : QStringLiteral("-"))
+          << qMakePair(QStringLiteral("Cost to train"),
+                 e.trainingSeconds > 0 ? formatUsd(e.trainingCostUsd) + QStringLiteral(" at $")
+                         + QString::number(e.gpuHourUsd, 'f', 2) + QStringLiteral(" per GPU-hour")
+                                       : QStringLiteral("-"))
           << qMakePair(QStringLiteral("Cost per iteration"), formatUsdCents(e.costPerIterationUsd));
     html.keyValueTable(facts, 2);
 
     html.heading(3, QStringLiteral("Iteration breakdown"));
     if (!chartSource.isEmpty())
         html.image(chartSource, QStringLiteral("Iteration time breakdown"), widthPx);
-    html.beginTable({ QStringLiteral("Component"), QStringLiteral("Time"), QStringLiteral("Share") },
-        QStringLiteral("lrr"));
+    html.beginTable(
+        { QStringLiteral("Component"), QStringLiteral("Time"), QStringLiteral("Share") }, QStringLiteral("lrr"));
     const double total = e.breakdown.total();
     for (const views::BreakdownSlice& c : views::BreakdownPalette::slices(e.breakdown)) {
         if (c.seconds <= 0)
@@ -110,9 +113,8 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
     findings << QStringLiteral("Oversubscription: the scenario asks for ")
             + formatRatio(rs.scenario.cluster.fabric.oversubscription)
             + (d.leafUpPorts > 0 ? QStringLiteral("; the built leaves have ") + QString::number(d.leafDownPorts)
-                        + QStringLiteral(" ports down and ") + QString::number(d.leafUpPorts)
-                        + QStringLiteral(" up (") + formatRatio(double(d.leafDownPorts) / d.leafUpPorts)
-                        + QStringLiteral(").")
+                        + QStringLiteral(" ports down and ") + QString::number(d.leafUpPorts) + QStringLiteral(" up (")
+                        + formatRatio(double(d.leafDownPorts) / d.leafUpPorts) + QStringLiteral(").")
                                  : QStringLiteral("."));
     const double injectionGbps = double(d.hosts) * d.nicsPerNode * d.nicGbps;
     findings << QStringLiteral("Bisection bandwidth ") + formatGbps(rs.bisectionGbps)
@@ -147,10 +149,11 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
         return;
     // Utilisation averaged over the iteration, per tier boundary.
     html.heading(3, QStringLiteral("Average utilisation over one iteration"));
-    html.beginTable({ QStringLiteral("Tier boundary"), QStringLiteral("Links"), QStringLiteral("Mean"),
-                        QStringLiteral("Max") },
+    html.beginTable(
+        { QStringLiteral("Tier boundary"), QStringLiteral("Links"), QStringLiteral("Mean"), QStringLiteral("Max") },
         QStringLiteral("lrrr"));
-    for (const LinkLevel level : { LinkLevel::NodeLeaf, LinkLevel::LeafSpine, LinkLevel::SpineCore, LinkLevel::Other }) {
+    for (const LinkLevel level :
+        { LinkLevel::NodeLeaf, LinkLevel::LeafSpine, LinkLevel::SpineCore, LinkLevel::Other }) {
         double sum = 0, max = 0;
         long long n = 0;
         for (LinkId l = 0; l < g.linkCount(); ++l) {
@@ -161,15 +164,16 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
             ++n;
         }
         if (n > 0)
-            html.row({ levelText(level), formatCount(n), formatPercent(sum / n), max > 1 ? QString::number(max, 'f', 1) + QStringLiteral("× capacity") : formatPercent(max) });
+            html.row({ levelText(level), formatCount(n), formatPercent(sum / n),
+                max > 1 ? QString::number(max, 'f', 1) + QStringLiteral("× capacity") : formatPercent(max) });
     }
     html.endTable();
 
     std::vector<LinkId> links(g.linkCount());
     std::iota(links.begin(), links.end(), 0);
-    links.erase(std::remove_if(links.begin(), links.end(), [&](LinkId l) {
-        return g.level(l) == LinkLevel::Internal || a.load.linkUtilisation[l] <= 0;
-    }), links.end());
+    links.erase(std::remove_if(links.begin(), links.end(),
+                    [&](LinkId l) { return g.level(l) == LinkLevel::Internal || a.load.linkUtilisation[l] <= 0; }),
+        links.end());
     std::stable_sort(links.begin(), links.end(),
         [&](LinkId x, LinkId y) { return a.load.linkUtilisation[x] > a.load.linkUtilisation[y]; });
     if (links.size() > 8)
@@ -218,10 +222,12 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
             row.base ? QStringLiteral("base") : QString());
     }
     html.endTable();
-    html.paragraph(QStringLiteral("Iteration time counts only communication that compute does not hide, so a change "
-                                  "of fabric can leave it unchanged. Contention: the iteration time with the contention of its traffic "
-                                  "routed on the variant's fabric, divided by the time without it (1.00× = none). Network $ per GPU "
-                                  "is the network's cost divided by the GPUs."),
+    html.paragraph(
+        QStringLiteral(
+            "Iteration time counts only communication that compute does not hide, so a change "
+            "of fabric can leave it unchanged. Contention: the iteration time with the contention of its traffic "
+            "routed on the variant's fabric, divided by the time without it (1.00× = none). Network $ per GPU "
+            "is the network's cost divided by the GPUs."),
         QStringLiteral("caption"));
 }
 
@@ -239,17 +245,21 @@ void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
                                       "cluster (clusterscope-cli import-nccl-tests) to check them."));
     } else {
         const CalibrationSet& c = *doc.calibration;
-        html.paragraph(QStringLiteral("Calibration \"") + doc.calibrationName + QStringLiteral("\" is stored in the "
-            "project: ") + QString::number(c.sweeps.size()) + QStringLiteral(" measured sweep(s). The residuals "
-            "below compare the collective model with the measurements before and after the fit (relative RMS). "
-            "Every estimate in this report (performance, findings, sensitivity) uses the calibrated collective "
-            "model; the residuals before calibration show how far NCCL's defaults were from this cluster."));
+        html.paragraph(QStringLiteral("Calibration \"") + doc.calibrationName
+            + QStringLiteral("\" is stored in the "
+                             "project: ")
+            + QString::number(c.sweeps.size())
+            + QStringLiteral(
+                " measured sweep(s). The residuals "
+                "below compare the collective model with the measurements before and after the fit (relative RMS). "
+                "Every estimate in this report (performance, findings, sensitivity) uses the calibrated collective "
+                "model; the residuals before calibration show how far NCCL's defaults were from this cluster."));
         html.beginTable({ QStringLiteral("Sweep"), QStringLiteral("Ranks"), QStringLiteral("Nodes"),
                             QStringLiteral("Sizes"), QStringLiteral("RMS before"), QStringLiteral("RMS after") },
             QStringLiteral("lrrrrr"));
         for (const SweepCalibration& sw : c.sweeps)
-            html.row({ QLatin1String(toString(sw.sweep.op)) + QStringLiteral(" (") + QLatin1String(toString(sw.sweep.algorithm))
-                    + QStringLiteral(") on ") + qs(sw.sweep.gpuName),
+            html.row({ QLatin1String(toString(sw.sweep.op)) + QStringLiteral(" (")
+                    + QLatin1String(toString(sw.sweep.algorithm)) + QStringLiteral(") on ") + qs(sw.sweep.gpuName),
                 QString::number(sw.sweep.ranks), QString::number(sw.sweep.nodes), QString::number(sw.rows.size()),
                 formatPercent(sw.rmsBefore), formatPercent(sw.rmsAfter) });
         html.endTable();
@@ -273,17 +283,19 @@ void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
         return QStringList { name, QString::number(override.value_or(value), 'g', 4),
             override ? QStringLiteral("scenario calibration.compute") : QStringLiteral("documented default") };
     };
-    html.beginTable({ QStringLiteral("Parameter"), QStringLiteral("Value"), QStringLiteral("Source") },
-        QStringLiteral("lrl"));
+    html.beginTable(
+        { QStringLiteral("Parameter"), QStringLiteral("Value"), QStringLiteral("Source") }, QStringLiteral("lrl"));
     html.row(param(QStringLiteral("GEMM fraction of peak"), defaults.gemmPeakFraction, cc.gemmPeakFraction));
     html.row(param(QStringLiteral("GEMM half-efficiency dimension"), defaults.gemmHalfDimension, cc.gemmHalfDimension));
-    html.row(param(QStringLiteral("HBM bandwidth fraction"), defaults.memoryBandwidthFraction, cc.memoryBandwidthFraction));
+    html.row(
+        param(QStringLiteral("HBM bandwidth fraction"), defaults.memoryBandwidthFraction, cc.memoryBandwidthFraction));
     html.row({ QStringLiteral("Flash attention"),
         cc.flashAttention.value_or(defaults.flashAttention) ? QStringLiteral("yes") : QStringLiteral("no"),
         cc.flashAttention ? QStringLiteral("scenario calibration.compute") : QStringLiteral("documented default") });
-    html.row(param(QStringLiteral("Flash attention fraction of peak"), defaults.flashPeakFraction, cc.flashPeakFraction));
-    html.row(param(QStringLiteral("Overlap interference"), defaults.overlapInterferenceFraction,
-        cc.overlapInterferenceFraction));
+    html.row(
+        param(QStringLiteral("Flash attention fraction of peak"), defaults.flashPeakFraction, cc.flashPeakFraction));
+    html.row(param(
+        QStringLiteral("Overlap interference"), defaults.overlapInterferenceFraction, cc.overlapInterferenceFraction));
     html.endTable();
 
     html.heading(3, QStringLiteral("Other assumptions"));
@@ -293,25 +305,24 @@ void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
             + QString::number(comm.lossRate, 'g', 3) + QStringLiteral("; data-parallel overlap ")
             + (comm.dpOverlap ? QStringLiteral("on") : QStringLiteral("off")) + QStringLiteral(" with ")
             + QString::number(comm.dpBucketBytes / 1e6, 'f', 0) + QStringLiteral(" MB buckets; ")
-            + formatPercent(comm.tpOverlapFraction, 0) + QStringLiteral(" of tensor-parallel traffic hidden; collective algorithm ")
-            + qs(comm.algorithm) + QLatin1Char('.');
-    items << (s.training.gpuHourUsd > 0
-            ? QStringLiteral("GPU-hour price $") + QString::number(e.gpuHourUsd, 'f', 2) + QStringLiteral(" from the scenario.")
-            : QStringLiteral("GPU-hour price $") + QString::number(e.gpuHourUsd, 'f', 2)
+            + formatPercent(comm.tpOverlapFraction, 0)
+            + QStringLiteral(" of tensor-parallel traffic hidden; collective algorithm ") + qs(comm.algorithm)
+            + QLatin1Char('.');
+    items << (s.training.gpuHourUsd > 0 ? QStringLiteral("GPU-hour price $") + QString::number(e.gpuHourUsd, 'f', 2)
+                + QStringLiteral(" from the scenario.")
+                                        : QStringLiteral("GPU-hour price $") + QString::number(e.gpuHourUsd, 'f', 2)
                 + QStringLiteral(" derived from the catalog: GPU price over 4 years plus its power at PUE 1.3 and "
                                  "$0.10/kWh (GPU only: no servers, network or staff)."));
     items << (s.layout ? QStringLiteral("Rack layout from the scenario (cable lengths follow it).")
                        : QStringLiteral("Default rack layout for the design (cable lengths follow it)."));
-    items << QStringLiteral("Prices: ") + doc.priceBookName + QStringLiteral(", dated ")
-            + [&doc] {
-                  QStringList dates;
-                  for (const PriceSourceRow& r : doc.priceSources)
-                      if (!dates.contains(r.date))
-                          dates << r.date;
-                  dates.sort();
-                  return dates.join(QStringLiteral(", "));
-              }()
-            + QStringLiteral("; list and street prices vary, quotes replace them.");
+    items << QStringLiteral("Prices: ") + doc.priceBookName + QStringLiteral(", dated ") + [&doc] {
+        QStringList dates;
+        for (const PriceSourceRow& r : doc.priceSources)
+            if (!dates.contains(r.date))
+                dates << r.date;
+        dates.sort();
+        return dates.join(QStringLiteral(", "));
+    }() + QStringLiteral("; list and street prices vary, quotes replace them.");
     items << QStringLiteral("Iteration times are model predictions (compute from FLOPs and GEMM shapes, "
                             "communication from the collective model on the placed groups), not measurements.");
     html.bullets(items);

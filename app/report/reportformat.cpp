@@ -6,19 +6,19 @@ namespace clusterscope::app {
 
 namespace {
 
-QString groupThousands(const QString& digits)
-{
-    QString out;
-    const bool negative = digits.startsWith(QLatin1Char('-'));
-    const QString body = negative ? digits.mid(1) : digits;
-    for (qsizetype i = 0; i < body.size(); ++i) {
-        out += body[i];
-        const qsizetype left = body.size() - i - 1;
-        if (left > 0 && left % 3 == 0)
-            out += QLatin1Char(',');
+    QString groupThousands(const QString& digits)
+    {
+        QString out;
+        const bool negative = digits.startsWith(QLatin1Char('-'));
+        const QString body = negative ? digits.mid(1) : digits;
+        for (qsizetype i = 0; i < body.size(); ++i) {
+            out += body[i];
+            const qsizetype left = body.size() - i - 1;
+            if (left > 0 && left % 3 == 0)
+                out += QLatin1Char(',');
+        }
+        return negative ? QLatin1Char('-') + out : out;
     }
-    return negative ? QLatin1Char('-') + out : out;
-}
 
 } // namespace
 

@@ -11,8 +11,8 @@ namespace clusterscope::app {
 
 namespace {
 
-// Understood by QTextDocument (a subset of CSS 2) and by browsers; the @media rules only by browsers.
-const char* const kStyle = R"(
+    // Understood by QTextDocument (a subset of CSS 2) and by browsers; the @media rules only by browsers.
+    const char* const kStyle = R"(
 body { font-family: 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif; font-size: 9pt; color: #222222; }
 h1 { font-size: 18pt; color: #15324f; margin-top: 2pt; margin-bottom: 8pt; }
 h2 { font-size: 13pt; color: #1a4d80; margin-top: 16pt; margin-bottom: 6pt; }
@@ -33,7 +33,7 @@ td.key { color: #4a5a6a; font-weight: bold; }
 ul { margin-top: 2pt; margin-bottom: 4pt; }
 )";
 
-const char* const kBrowserStyle = R"(
+    const char* const kBrowserStyle = R"(
 body { max-width: 60em; margin: 2em auto; padding: 0 1em; line-height: 1.35; }
 h2 { border-bottom: 2px solid #1a4d80; padding-bottom: 2px; }
 table.data, table.data th, table.data td { border: 1px solid #b8c4d0; }
@@ -49,42 +49,42 @@ img.figure { width: 100%; height: auto; }
 @page { size: A4; margin: 16mm 14mm; }
 )";
 
-QString sourceOf(const QString& name, const QImage& image, ReportImageMode mode)
-{
-    if (mode == ReportImageMode::Resources)
-        return name;
-    QByteArray png;
-    QBuffer buffer(&png);
-    buffer.open(QIODevice::WriteOnly);
-    image.save(&buffer, "PNG");
-    return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64());
-}
-
-QString body(const ReportDocument& doc, ReportImageMode mode)
-{
-    const auto images = reportImages(doc);
-    ReportImageSources sources;
-    sources.breakdown = sourceOf(images[0].first, images[0].second, mode);
-    for (std::size_t i = 1; i < images.size(); ++i)
-        sources.fabric.push_back(sourceOf(images[i].first, images[i].second, mode));
-
-    HtmlBuilder html;
-    appendTitle(html, doc);
-    appendSummary(html, doc, sources);
-    const bool comparison = doc.scenarios.size() > 1;
-    for (std::size_t i = 0; i < doc.scenarios.size(); ++i) {
-        const ReportScenario& rs = doc.scenarios[i];
-        if (comparison)
-            html.heading(2, QStringLiteral("Scenario: ") + QString::fromStdString(rs.scenario.name), true);
-        appendFabric(html, rs, sources.fabric[i], sources.widthPx);
-        appendBom(html, rs, doc);
-        appendPerformance(html, rs, comparison ? QString() : sources.breakdown, sources.widthPx);
-        appendFindings(html, rs);
-        appendSensitivity(html, rs);
+    QString sourceOf(const QString& name, const QImage& image, ReportImageMode mode)
+    {
+        if (mode == ReportImageMode::Resources)
+            return name;
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        image.save(&buffer, "PNG");
+        return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64());
     }
-    appendAssumptions(html, doc);
-    return html.html();
-}
+
+    QString body(const ReportDocument& doc, ReportImageMode mode)
+    {
+        const auto images = reportImages(doc);
+        ReportImageSources sources;
+        sources.breakdown = sourceOf(images[0].first, images[0].second, mode);
+        for (std::size_t i = 1; i < images.size(); ++i)
+            sources.fabric.push_back(sourceOf(images[i].first, images[i].second, mode));
+
+        HtmlBuilder html;
+        appendTitle(html, doc);
+        appendSummary(html, doc, sources);
+        const bool comparison = doc.scenarios.size() > 1;
+        for (std::size_t i = 0; i < doc.scenarios.size(); ++i) {
+            const ReportScenario& rs = doc.scenarios[i];
+            if (comparison)
+                html.heading(2, QStringLiteral("Scenario: ") + QString::fromStdString(rs.scenario.name), true);
+            appendFabric(html, rs, sources.fabric[i], sources.widthPx);
+            appendBom(html, rs, doc);
+            appendPerformance(html, rs, comparison ? QString() : sources.breakdown, sources.widthPx);
+            appendFindings(html, rs);
+            appendSensitivity(html, rs);
+        }
+        appendAssumptions(html, doc);
+        return html.html();
+    }
 
 } // namespace
 
@@ -93,8 +93,8 @@ std::vector<std::pair<QString, QImage>> reportImages(const ReportDocument& doc)
     std::vector<std::pair<QString, QImage>> images;
     images.emplace_back(QStringLiteral("breakdown.png"), doc.breakdownChart);
     for (std::size_t i = 0; i < doc.scenarios.size(); ++i)
-        images.emplace_back(QStringLiteral("fabric-") + QString::number(i) + QStringLiteral(".png"),
-            doc.scenarios[i].fabricPicture);
+        images.emplace_back(
+            QStringLiteral("fabric-") + QString::number(i) + QStringLiteral(".png"), doc.scenarios[i].fabricPicture);
     return images;
 }
 

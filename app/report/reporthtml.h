@@ -16,7 +16,7 @@ namespace clusterscope::app {
 
 enum class ReportImageMode {
     Resources, ///< <img src="breakdown.png">: names registered with QTextDocument::addResource
-    DataUris,  ///< <img src="data:image/png;base64,...">: self-contained file
+    DataUris, ///< <img src="data:image/png;base64,...">: self-contained file
 };
 
 /// The report's pictures by the names the markup uses ("breakdown.png", "fabric-0.png", ...).

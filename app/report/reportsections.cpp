@@ -14,50 +14,53 @@ using namespace clusterscope::engine;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+    QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QString transportText(Transport t) { return t == Transport::InfiniBand ? QStringLiteral("InfiniBand") : QStringLiteral("RoCE"); }
-
-QString switchesText(const FabricDesign& d)
-{
-    const auto tiers = d.graph.switchesPerTier();
-    QStringList parts;
-    std::size_t total = 0;
-    for (std::size_t t = 0; t < tiers.size(); ++t) {
-        total += tiers[t];
-        if (tiers[t] > 0)
-            parts << formatCount((long long)tiers[t]) + QLatin1Char(' ') + qs(tierName(int(t)));
+    QString transportText(Transport t)
+    {
+        return t == Transport::InfiniBand ? QStringLiteral("InfiniBand") : QStringLiteral("RoCE");
     }
-    if (total == 0)
-        return QStringLiteral("none (direct network)");
-    return formatCount((long long)total) + QStringLiteral(" × ") + qs(d.switchModel) + QStringLiteral(" (")
-        + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
-}
 
-long long cablesOf(const FabricBom& bom)
-{
-    long long n = 0;
-    for (const BomLine& line : bom.lines)
-        if (line.category == "cable")
-            n += line.quantity;
-    return n;
-}
+    QString switchesText(const FabricDesign& d)
+    {
+        const auto tiers = d.graph.switchesPerTier();
+        QStringList parts;
+        std::size_t total = 0;
+        for (std::size_t t = 0; t < tiers.size(); ++t) {
+            total += tiers[t];
+            if (tiers[t] > 0)
+                parts << formatCount((long long)tiers[t]) + QLatin1Char(' ') + qs(tierName(int(t)));
+        }
+        if (total == 0)
+            return QStringLiteral("none (direct network)");
+        return formatCount((long long)total) + QStringLiteral(" × ") + qs(d.switchModel) + QStringLiteral(" (")
+            + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
+    }
 
-QString modelText(const ModelSpec& m)
-{
-    const TransformerShape shape = TransformerShape::fromModel(m);
-    QString text = QString::number(shape.totalParams() / 1e9, 'f', 1) + QStringLiteral(" B parameters");
-    if (m.moe)
-        text += QStringLiteral(" (") + QString::number(shape.activeParams() / 1e9, 'f', 1) + QStringLiteral(" B active; ")
-            + QString::number(m.moe->experts) + QStringLiteral(" experts, top-") + QString::number(m.moe->topK)
-            + QLatin1Char(')');
-    text += QStringLiteral(": ") + QString::number(m.layers) + QStringLiteral(" layers, hidden ")
-        + formatCount(m.hidden) + QStringLiteral(", ") + QString::number(m.heads) + QStringLiteral(" heads (")
-        + QString::number(m.kvHeads) + QStringLiteral(" KV), FFN ") + formatCount(m.ffnHidden)
-        + QStringLiteral(", vocabulary ") + formatCount(m.vocab) + QStringLiteral(", sequence ")
-        + formatCount(m.seqLen);
-    return text;
-}
+    long long cablesOf(const FabricBom& bom)
+    {
+        long long n = 0;
+        for (const BomLine& line : bom.lines)
+            if (line.category == "cable")
+                n += line.quantity;
+        return n;
+    }
+
+    QString modelText(const ModelSpec& m)
+    {
+        const TransformerShape shape = TransformerShape::fromModel(m);
+        QString text = QString::number(shape.totalParams() / 1e9, 'f', 1) + QStringLiteral(" B parameters");
+        if (m.moe)
+            text += QStringLiteral(" (") + QString::number(shape.activeParams() / 1e9, 'f', 1)
+                + QStringLiteral(" B active; ") + QString::number(m.moe->experts) + QStringLiteral(" experts, top-")
+                + QString::number(m.moe->topK) + QLatin1Char(')');
+        text += QStringLiteral(": ") + QString::number(m.layers) + QStringLiteral(" layers, hidden ")
+            + formatCount(m.hidden) + QStringLiteral(", ") + QString::number(m.heads) + QStringLiteral(" heads (")
+            + QString::number(m.kvHeads) + QStringLiteral(" KV), FFN ") + formatCount(m.ffnHidden)
+            + QStringLiteral(", vocabulary ") + formatCount(m.vocab) + QStringLiteral(", sequence ")
+            + formatCount(m.seqLen);
+        return text;
+    }
 
 } // namespace
 
@@ -89,31 +92,35 @@ void appendSummary(HtmlBuilder& html, const ReportDocument& doc, const ReportIma
     const FabricDesign& d = *a.fabric;
 
     QList<QPair<QString, QString>> facts;
-    facts << qMakePair(QStringLiteral("GPUs"), formatCount(s.cluster.gpus) + QStringLiteral(" × ") + qs(s.cluster.gpu)
-            + QStringLiteral(" in ") + formatCount(d.hosts) + QStringLiteral(" servers of ")
-            + QString::number(s.cluster.gpusPerNode));
-    facts << qMakePair(QStringLiteral("Fabric"), qs(toString(s.cluster.fabric.type)) + QStringLiteral(", ")
-            + QString::number(d.tiers) + QStringLiteral(" tier(s), ") + formatRatio(s.cluster.fabric.oversubscription)
+    facts << qMakePair(QStringLiteral("GPUs"),
+        formatCount(s.cluster.gpus) + QStringLiteral(" × ") + qs(s.cluster.gpu) + QStringLiteral(" in ")
+            + formatCount(d.hosts) + QStringLiteral(" servers of ") + QString::number(s.cluster.gpusPerNode));
+    facts << qMakePair(QStringLiteral("Fabric"),
+        qs(toString(s.cluster.fabric.type)) + QStringLiteral(", ") + QString::number(d.tiers)
+            + QStringLiteral(" tier(s), ") + formatRatio(s.cluster.fabric.oversubscription)
             + QStringLiteral(" oversubscription, ") + transportText(s.cluster.transport)
             + (d.planes > 1 ? QStringLiteral(", ") + QString::number(d.planes) + QStringLiteral(" planes") : QString())
             + QStringLiteral("; switches: ") + switchesText(d));
-    facts << qMakePair(QStringLiteral("Links"), QString::number(s.cluster.nic.perNode) + QStringLiteral(" × ")
-            + QString::number(s.cluster.nic.gbps, 'f', 0) + QStringLiteral(" Gb/s NICs (") + qs(d.nicModel)
-            + QStringLiteral(") per server; ") + formatCount(cablesOf(bom)) + QStringLiteral(" cables; bisection ")
-            + formatGbps(rs.bisectionGbps));
+    facts << qMakePair(QStringLiteral("Links"),
+        QString::number(s.cluster.nic.perNode) + QStringLiteral(" × ") + QString::number(s.cluster.nic.gbps, 'f', 0)
+            + QStringLiteral(" Gb/s NICs (") + qs(d.nicModel) + QStringLiteral(") per server; ")
+            + formatCount(cablesOf(bom)) + QStringLiteral(" cables; bisection ") + formatGbps(rs.bisectionGbps));
     facts << qMakePair(QStringLiteral("Model"), modelText(s.model));
-    facts << qMakePair(QStringLiteral("Strategy"), views::strategyDescription(e.strategy)
+    facts << qMakePair(QStringLiteral("Strategy"),
+        views::strategyDescription(e.strategy)
             + (a.estimateSource == engine::EstimateSource::Search ? QStringLiteral(" (fastest found by the search)")
-                                            : QStringLiteral(" (from the scenario)")));
-    facts << qMakePair(QStringLiteral("Training"), QStringLiteral("global batch ") + formatCount(s.training.globalBatch)
-            + QStringLiteral(" sequences, ") + QString::fromLatin1(toString(s.training.dtype))
+                                                                  : QStringLiteral(" (from the scenario)")));
+    facts << qMakePair(QStringLiteral("Training"),
+        QStringLiteral("global batch ") + formatCount(s.training.globalBatch) + QStringLiteral(" sequences, ")
+            + QString::fromLatin1(toString(s.training.dtype))
             + (s.training.tokens > 0 ? QStringLiteral(", budget ") + QString::number(s.training.tokens / 1e12, 'f', 2)
                         + QStringLiteral(" T tokens")
                                      : QStringLiteral(", no token budget stated")));
     html.keyValueTable(facts, 1);
 
-    html.heading(3, doc.scenarios.size() > 1 ? QStringLiteral("Key figures: ") + QString::fromStdString(s.name)
-                                             : QStringLiteral("Key figures"));
+    html.heading(3,
+        doc.scenarios.size() > 1 ? QStringLiteral("Key figures: ") + QString::fromStdString(s.name)
+                                 : QStringLiteral("Key figures"));
     QList<QPair<QString, QString>> key;
     key << qMakePair(QStringLiteral("Cluster cost"), formatUsd(bom.clusterCostUsd))
         << qMakePair(QStringLiteral("Iteration time"), formatSeconds(e.iterationSeconds))
@@ -159,26 +166,30 @@ void appendSummary(HtmlBuilder& html, const ReportDocument& doc, const ReportIma
                 n += c;
             return formatCount((long long)n);
         });
-        addRow(QStringLiteral("Cables"), [](const ReportScenario& r) -> QString { return formatCount(cablesOf(*r.analysis.bom)); });
-        addRow(QStringLiteral("Network cost"), [](const ReportScenario& r) -> QString { return formatUsd(r.analysis.bom->networkCostUsd); });
+        addRow(QStringLiteral("Cables"),
+            [](const ReportScenario& r) -> QString { return formatCount(cablesOf(*r.analysis.bom)); });
+        addRow(QStringLiteral("Network cost"),
+            [](const ReportScenario& r) -> QString { return formatUsd(r.analysis.bom->networkCostUsd); });
         addRow(QStringLiteral("Network cost per GPU"),
             [](const ReportScenario& r) -> QString { return formatUsd(r.analysis.bom->networkCostPerGpuUsd()); });
-        addRow(QStringLiteral("Cluster cost"), [](const ReportScenario& r) -> QString { return formatUsd(r.analysis.bom->clusterCostUsd); });
+        addRow(QStringLiteral("Cluster cost"),
+            [](const ReportScenario& r) -> QString { return formatUsd(r.analysis.bom->clusterCostUsd); });
         addRow(QStringLiteral("Network share of cost"),
             [](const ReportScenario& r) -> QString { return formatPercent(r.analysis.bom->networkShare()); });
         addRow(QStringLiteral("Iteration time"),
             [](const ReportScenario& r) -> QString { return formatSeconds(r.analysis.estimate->iterationSeconds); });
-        addRow(QStringLiteral("MFU"), [](const ReportScenario& r) -> QString { return formatPercent(r.analysis.estimate->mfu); });
+        addRow(QStringLiteral("MFU"),
+            [](const ReportScenario& r) -> QString { return formatPercent(r.analysis.estimate->mfu); });
         addRow(QStringLiteral("Tokens per second"), [](const ReportScenario& r) -> QString {
             return formatCount((long long)std::llround(r.analysis.estimate->tokensPerSecond));
         });
         addRow(QStringLiteral("Time to train"), [](const ReportScenario& r) -> QString {
             return r.analysis.estimate->trainingSeconds > 0 ? formatDuration(r.analysis.estimate->trainingSeconds)
-                                                             : QStringLiteral("-");
+                                                            : QStringLiteral("-");
         });
         addRow(QStringLiteral("Cost to train"), [](const ReportScenario& r) -> QString {
             return r.analysis.estimate->trainingSeconds > 0 ? formatUsd(r.analysis.estimate->trainingCostUsd)
-                                                             : QStringLiteral("-");
+                                                            : QStringLiteral("-");
         });
         html.endTable();
         html.heading(3, QStringLiteral("Iteration breakdown"));
@@ -193,7 +204,8 @@ void appendFabric(HtmlBuilder& html, const ReportScenario& rs, const QString& im
     html.heading(2, QStringLiteral("Fabric"));
     html.image(imageSource, QStringLiteral("Fabric schematic"), widthPx);
     html.paragraph(QStringLiteral("Schematic of the ") + qs(toString(rs.scenario.cluster.fabric.type))
-            + QStringLiteral(" fabric: switch tiers from the top, GPU servers at the bottom, cable bundles between blocks."),
+            + QStringLiteral(
+                " fabric: switch tiers from the top, GPU servers at the bottom, cable bundles between blocks."),
         QStringLiteral("caption"));
 
     html.beginTable({ QStringLiteral("Tier boundary"), QStringLiteral("Cables") }, QStringLiteral("lr"));
@@ -225,8 +237,8 @@ void appendBom(HtmlBuilder& html, const ReportScenario& rs, const ReportDocument
             line.lengthMetres > 0 ? QString::number(line.lengthMetres, 'g', 4) + QStringLiteral(" m") : QString(),
             formatCount(line.quantity), formatUnitPrice(line.unitPriceUsd), formatUsd(line.totalUsd()),
             formatWatts(line.unitPowerWatts), formatWatts(line.totalWatts()) });
-    html.row({ QStringLiteral("Network"), QString(), QStringLiteral("switches, NICs, cables, optics"), QString(), QString(),
-                 QString(), formatUsd(bom.networkCostUsd), QString(), formatWatts(bom.networkPowerWatts) },
+    html.row({ QStringLiteral("Network"), QString(), QStringLiteral("switches, NICs, cables, optics"), QString(),
+                 QString(), QString(), formatUsd(bom.networkCostUsd), QString(), formatWatts(bom.networkPowerWatts) },
         QStringLiteral("total"));
     html.row({ QStringLiteral("GPUs"), QString(), QString(), QString(), QString(), QString(), formatUsd(bom.gpuCostUsd),
                  QString(), QString() },
@@ -242,7 +254,8 @@ void appendBom(HtmlBuilder& html, const ReportScenario& rs, const ReportDocument
         + QStringLiteral(" for the cluster, of which ") + formatUsd(bom.networkCostPerGpuUsd())
         + QStringLiteral(" network. The network is ") + formatPercent(bom.networkShare())
         + QStringLiteral(" of the cluster's cost and draws ") + formatWatts(bom.networkPowerWatts)
-        + QStringLiteral(" (switches, NICs, optics and active cables; GPU and server power are not part of the network)."));
+        + QStringLiteral(
+            " (switches, NICs, optics and active cables; GPU and server power are not part of the network)."));
 
     if (&rs == &doc.scenarios.front() && !doc.priceSources.empty()) {
         html.heading(3, QStringLiteral("Price sources"));

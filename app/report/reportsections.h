@@ -13,7 +13,7 @@ namespace clusterscope::app {
 struct ReportImageSources {
     QString breakdown;
     std::vector<QString> fabric; ///< one per scenario
-    int widthPx = 680;           ///< printed width of a full-width figure (CSS px)
+    int widthPx = 680; ///< printed width of a full-width figure (CSS px)
 };
 
 void appendTitle(HtmlBuilder& html, const ReportDocument& doc);
@@ -25,6 +25,5 @@ void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QStrin
 void appendFindings(HtmlBuilder& html, const ReportScenario& rs);
 void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs);
 void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc);
-
 
 } // namespace clusterscope::app

@@ -18,56 +18,56 @@ using engine::Status;
 
 namespace {
 
-Status openFailure(const QString& path, const QSaveFile& file)
-{
-    return Status::error("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
-}
-
-/// Keeps headings with what follows them: a heading whose next block starts on a later page moves
-/// to that page (QTextDocument has no page-break-after: avoid). Repeated until the layout is stable.
-void keepHeadingsWithNext(QTextDocument& text, double pageHeight)
-{
-    QAbstractTextDocumentLayout* layout = text.documentLayout();
-    for (int pass = 0; pass < 100; ++pass) {
-        bool changed = false;
-        for (QTextBlock block = text.begin(); block.isValid(); block = block.next()) {
-            const QTextBlock next = block.next();
-            if (block.blockFormat().headingLevel() == 0 || !next.isValid()
-                || block.blockFormat().pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
-                continue;
-            const int headingPage = int(layout->blockBoundingRect(block).top() / pageHeight);
-            // A block moved past a page boundary keeps its top; its first line carries the move.
-            double nextTop = layout->blockBoundingRect(next).top();
-            if (next.layout() && next.layout()->lineCount() > 0)
-                nextTop += next.layout()->lineAt(0).y();
-            const int nextPage = int(nextTop / pageHeight);
-            if (nextPage > headingPage) {
-                QTextBlockFormat format;
-                format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
-                QTextCursor(block).mergeBlockFormat(format);
-                // An edit re-lays out the document lazily (the rest on a timer, which a headless run
-                // never gets): changing the page size lays it all out again, now.
-                const QSizeF pageSize = text.pageSize();
-                text.setPageSize(pageSize + QSizeF(0, 1));
-                text.setPageSize(pageSize);
-                changed = true;
-                break; // the layout below changed: measure again
-            }
-        }
-        if (!changed)
-            return;
+    Status openFailure(const QString& path, const QSaveFile& file)
+    {
+        return Status::error("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
     }
-}
 
-Status writeBytes(const QString& path, const QByteArray& bytes)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return openFailure(path, file);
-    if (file.write(bytes) != bytes.size() || !file.commit())
-        return openFailure(path, file);
-    return Status::success();
-}
+    /// Keeps headings with what follows them: a heading whose next block starts on a later page moves
+    /// to that page (QTextDocument has no page-break-after: avoid). Repeated until the layout is stable.
+    void keepHeadingsWithNext(QTextDocument& text, double pageHeight)
+    {
+        QAbstractTextDocumentLayout* layout = text.documentLayout();
+        for (int pass = 0; pass < 100; ++pass) {
+            bool changed = false;
+            for (QTextBlock block = text.begin(); block.isValid(); block = block.next()) {
+                const QTextBlock next = block.next();
+                if (block.blockFormat().headingLevel() == 0 || !next.isValid()
+                    || block.blockFormat().pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
+                    continue;
+                const int headingPage = int(layout->blockBoundingRect(block).top() / pageHeight);
+                // A block moved past a page boundary keeps its top; its first line carries the move.
+                double nextTop = layout->blockBoundingRect(next).top();
+                if (next.layout() && next.layout()->lineCount() > 0)
+                    nextTop += next.layout()->lineAt(0).y();
+                const int nextPage = int(nextTop / pageHeight);
+                if (nextPage > headingPage) {
+                    QTextBlockFormat format;
+                    format.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+                    QTextCursor(block).mergeBlockFormat(format);
+                    // An edit re-lays out the document lazily (the rest on a timer, which a headless run
+                    // never gets): changing the page size lays it all out again, now.
+                    const QSizeF pageSize = text.pageSize();
+                    text.setPageSize(pageSize + QSizeF(0, 1));
+                    text.setPageSize(pageSize);
+                    changed = true;
+                    break; // the layout below changed: measure again
+                }
+            }
+            if (!changed)
+                return;
+        }
+    }
+
+    Status writeBytes(const QString& path, const QByteArray& bytes)
+    {
+        QSaveFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            return openFailure(path, file);
+        if (file.write(bytes) != bytes.size() || !file.commit())
+            return openFailure(path, file);
+        return Status::success();
+    }
 
 } // namespace
 
@@ -110,7 +110,8 @@ engine::Result<int> writePdf(const ReportDocument& doc, const QString& path)
             painter.setPen(grey);
             const QFontMetricsF fm(small, &writer);
             painter.drawText(QRectF(0, 0, paint.width() * 0.7, headerHeight - 8), Qt::AlignLeft | Qt::AlignBottom,
-                fm.elidedText(QStringLiteral("ClusterScope report · ") + doc.title, Qt::ElideRight, paint.width() * 0.7));
+                fm.elidedText(
+                    QStringLiteral("ClusterScope report · ") + doc.title, Qt::ElideRight, paint.width() * 0.7));
             painter.drawText(QRectF(paint.width() * 0.7, 0, paint.width() * 0.3, headerHeight - 8),
                 Qt::AlignRight | Qt::AlignBottom, doc.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")));
             painter.setPen(QPen(QColor(0x1a, 0x4d, 0x80), 0.8));
@@ -130,7 +131,8 @@ engine::Result<int> writePdf(const ReportDocument& doc, const QString& path)
             painter.drawLine(QPointF(0, footerTop + 4), QPointF(paint.width(), footerTop + 4));
             painter.setPen(grey);
             painter.setFont(small);
-            painter.drawText(QRectF(0, footerTop + 6, paint.width() * 0.75, footerHeight - 6), Qt::AlignLeft | Qt::AlignTop,
+            painter.drawText(QRectF(0, footerTop + 6, paint.width() * 0.75, footerHeight - 6),
+                Qt::AlignLeft | Qt::AlignTop,
                 fm.elidedText(QStringLiteral("Prices: ") + doc.priceBookName
                         + (doc.calibration ? QStringLiteral(" · calibration stored: ") + doc.calibrationName
                                            : QStringLiteral(" · uncalibrated model")),

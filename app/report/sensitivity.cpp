@@ -13,40 +13,43 @@ using namespace clusterscope::engine;
 
 namespace {
 
-QString transportName(Transport t) { return t == Transport::InfiniBand ? QStringLiteral("InfiniBand") : QStringLiteral("RoCE"); }
-
-ScenarioAnalysis analyse(const Scenario& s, const Catalog& catalog, const PriceBook& prices, std::stop_token stop,
-    const CollectiveCalibration* calibration)
-{
-    AnalysisOptions options;
-    options.calibration = calibration;
-    options.runSearch = false;    // the scenario's strategy (the search still runs when it states none)
-    options.routeTraffic = true;  // the contention of the iteration's traffic on the variant's fabric
-    options.stop = stop;
-    return analyseScenario(s, catalog, prices, options);
-}
-
-/// The scenario grown to the next GPU count (see computeSensitivity) and how its strategy was chosen.
-std::pair<Scenario, QString> nextGpuCount(const Scenario& scenario, const Catalog& catalog)
-{
-    if (scenario.parallelism) {
-        const ParallelismSpec& p = *scenario.parallelism;
-        const int modelParallel = p.tp * p.pp * p.cp;
-        for (int dp = p.dp + 1; dp <= 2 * p.dp; ++dp) {
-            Scenario grown = scenario;
-            grown.cluster.gpus = modelParallel * dp;
-            grown.parallelism->dp = dp;
-            if (grown.cluster.gpus % grown.cluster.gpusPerNode != 0)
-                continue;
-            if (findScenarioIssues(grown, catalog).empty())
-                return { grown, QStringLiteral("same strategy, DP ") + QString::number(dp) };
-        }
+    QString transportName(Transport t)
+    {
+        return t == Transport::InfiniBand ? QStringLiteral("InfiniBand") : QStringLiteral("RoCE");
     }
-    Scenario grown = scenario;
-    grown.cluster.gpus = 2 * scenario.cluster.gpus;
-    grown.parallelism.reset();
-    return { grown, QStringLiteral("best strategy found by the search") };
-}
+
+    ScenarioAnalysis analyse(const Scenario& s, const Catalog& catalog, const PriceBook& prices, std::stop_token stop,
+        const CollectiveCalibration* calibration)
+    {
+        AnalysisOptions options;
+        options.calibration = calibration;
+        options.runSearch = false; // the scenario's strategy (the search still runs when it states none)
+        options.routeTraffic = true; // the contention of the iteration's traffic on the variant's fabric
+        options.stop = stop;
+        return analyseScenario(s, catalog, prices, options);
+    }
+
+    /// The scenario grown to the next GPU count (see computeSensitivity) and how its strategy was chosen.
+    std::pair<Scenario, QString> nextGpuCount(const Scenario& scenario, const Catalog& catalog)
+    {
+        if (scenario.parallelism) {
+            const ParallelismSpec& p = *scenario.parallelism;
+            const int modelParallel = p.tp * p.pp * p.cp;
+            for (int dp = p.dp + 1; dp <= 2 * p.dp; ++dp) {
+                Scenario grown = scenario;
+                grown.cluster.gpus = modelParallel * dp;
+                grown.parallelism->dp = dp;
+                if (grown.cluster.gpus % grown.cluster.gpusPerNode != 0)
+                    continue;
+                if (findScenarioIssues(grown, catalog).empty())
+                    return { grown, QStringLiteral("same strategy, DP ") + QString::number(dp) };
+            }
+        }
+        Scenario grown = scenario;
+        grown.cluster.gpus = 2 * scenario.cluster.gpus;
+        grown.parallelism.reset();
+        return { grown, QStringLiteral("best strategy found by the search") };
+    }
 
 } // namespace
 
@@ -90,8 +93,9 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
             + QStringLiteral(" GPUs)"),
         scenario, base);
     first.base = true;
-    first.note = base.estimateSource == engine::EstimateSource::Search ? QStringLiteral("best strategy found by the search")
-                                                 : QStringLiteral("strategy from the scenario");
+    first.note = base.estimateSource == engine::EstimateSource::Search
+        ? QStringLiteral("best strategy found by the search")
+        : QStringLiteral("strategy from the scenario");
     rows.push_back(first);
 
     for (const double ratio : { 1.0, 2.0, 3.0 }) {
@@ -117,17 +121,16 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
     if (!stop.stop_requested()) {
         Scenario variant = scenario;
         variant.cluster.transport = c.transport == Transport::InfiniBand ? Transport::RoCE : Transport::InfiniBand;
-        SensitivityRow row = sensitivityRow(transportName(variant.cluster.transport) + QStringLiteral(" instead of ")
-                + transportName(c.transport),
+        SensitivityRow row = sensitivityRow(
+            transportName(variant.cluster.transport) + QStringLiteral(" instead of ") + transportName(c.transport),
             variant, analyse(variant, catalog, prices, stop, calibration));
         row.note = first.note;
         rows.push_back(row);
     }
     if (!stop.stop_requested()) {
         auto [variant, note] = nextGpuCount(scenario, catalog);
-        SensitivityRow row = sensitivityRow(
-            QStringLiteral("Next GPU count up: ") + formatCount(variant.cluster.gpus), variant,
-            analyse(variant, catalog, prices, stop, calibration));
+        SensitivityRow row = sensitivityRow(QStringLiteral("Next GPU count up: ") + formatCount(variant.cluster.gpus),
+            variant, analyse(variant, catalog, prices, stop, calibration));
         row.note = note;
         rows.push_back(row);
     }

@@ -19,7 +19,7 @@ std::vector<SensitivityRow> computeSensitivity(const engine::Scenario& scenario,
     const engine::CollectiveCalibration* calibration = nullptr);
 
 /// One row from an analysis (an error when the fabric, BOM or estimate is missing).
-SensitivityRow sensitivityRow(const QString& variant, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis);
+SensitivityRow sensitivityRow(
+    const QString& variant, const engine::Scenario& scenario, const engine::ScenarioAnalysis& analysis);
 
 } // namespace clusterscope::app

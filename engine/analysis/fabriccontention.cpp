@@ -10,36 +10,36 @@ namespace clusterscope::engine {
 
 namespace {
 
-// Slowdown over the links of one level, grouping each link by its lower end (the switch whose
-// uplinks share the traffic): max link load / max over switches of their mean link load.
-double levelSlowdown(const FabricGraph& graph, std::span<const double> directedBytes,
-    std::span<const double> largestFlowBytes, LinkLevel level)
-{
-    std::vector<double> sum(graph.nodeCount(), 0.0);
-    std::vector<double> largest(graph.nodeCount(), 0.0);
-    std::vector<int> count(graph.nodeCount(), 0);
-    double maxLoad = 0.0;
-    for (LinkId l = 0; l < graph.linkCount(); ++l) {
-        const FabricLink& link = graph.link(l);
-        if ((link.flags & kLinkMissing) || graph.level(l) != level || link.gbps <= 0)
-            continue;
-        // Normalise by capacity so links of different rates compare as utilisation.
-        const double up = directedBytes[2 * l] / link.gbps;
-        const double down = directedBytes[2 * l + 1] / link.gbps;
-        const double load = std::max(up, down);
-        sum[link.a] += load;
-        count[link.a] += 1;
-        if (!largestFlowBytes.empty())
-            largest[link.a] = std::max(
-                { largest[link.a], largestFlowBytes[2 * l] / link.gbps, largestFlowBytes[2 * l + 1] / link.gbps });
-        maxLoad = std::max(maxLoad, load);
+    // Slowdown over the links of one level, grouping each link by its lower end (the switch whose
+    // uplinks share the traffic): max link load / max over switches of their mean link load.
+    double levelSlowdown(const FabricGraph& graph, std::span<const double> directedBytes,
+        std::span<const double> largestFlowBytes, LinkLevel level)
+    {
+        std::vector<double> sum(graph.nodeCount(), 0.0);
+        std::vector<double> largest(graph.nodeCount(), 0.0);
+        std::vector<int> count(graph.nodeCount(), 0);
+        double maxLoad = 0.0;
+        for (LinkId l = 0; l < graph.linkCount(); ++l) {
+            const FabricLink& link = graph.link(l);
+            if ((link.flags & kLinkMissing) || graph.level(l) != level || link.gbps <= 0)
+                continue;
+            // Normalise by capacity so links of different rates compare as utilisation.
+            const double up = directedBytes[2 * l] / link.gbps;
+            const double down = directedBytes[2 * l + 1] / link.gbps;
+            const double load = std::max(up, down);
+            sum[link.a] += load;
+            count[link.a] += 1;
+            if (!largestFlowBytes.empty())
+                largest[link.a] = std::max(
+                    { largest[link.a], largestFlowBytes[2 * l] / link.gbps, largestFlowBytes[2 * l + 1] / link.gbps });
+            maxLoad = std::max(maxLoad, load);
+        }
+        double idealMax = 0.0;
+        for (NodeId n = 0; n < graph.nodeCount(); ++n)
+            if (count[n] > 0)
+                idealMax = std::max({ idealMax, sum[n] / count[n], largest[n] });
+        return idealMax > 0.0 ? std::max(1.0, maxLoad / idealMax) : 1.0;
     }
-    double idealMax = 0.0;
-    for (NodeId n = 0; n < graph.nodeCount(); ++n)
-        if (count[n] > 0)
-            idealMax = std::max({ idealMax, sum[n] / count[n], largest[n] });
-    return idealMax > 0.0 ? std::max(1.0, maxLoad / idealMax) : 1.0;
-}
 
 } // namespace
 
@@ -51,7 +51,8 @@ TierContention contentionFromLinkLoads(
         || (!largestFlowBytes.empty() && largestFlowBytes.size() < 2 * graph.linkCount()))
         return c;
     c.spineSlowdown = levelSlowdown(graph, directedBytes, largestFlowBytes, LinkLevel::LeafSpine);
-    c.coreSlowdown = std::max(c.spineSlowdown, levelSlowdown(graph, directedBytes, largestFlowBytes, LinkLevel::SpineCore));
+    c.coreSlowdown
+        = std::max(c.spineSlowdown, levelSlowdown(graph, directedBytes, largestFlowBytes, LinkLevel::SpineCore));
     return c;
 }
 

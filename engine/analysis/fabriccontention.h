@@ -19,7 +19,7 @@ namespace clusterscope::engine {
 
 struct TierContention {
     double spineSlowdown = 1.0; ///< leaf <-> spine links (>= 1)
-    double coreSlowdown = 1.0;  ///< spine <-> core links (>= 1)
+    double coreSlowdown = 1.0; ///< spine <-> core links (>= 1)
 };
 
 /// `directedBytes` holds bytes per directed link (2 x links: a->b then b->a), as

@@ -14,71 +14,71 @@ namespace clusterscope::engine {
 
 namespace {
 
-std::string percent(double ratio)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.0f%%", ratio * 100.0);
-    return text;
-}
+    std::string percent(double ratio)
+    {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.0f%%", ratio * 100.0);
+        return text;
+    }
 
-std::string fixed(double value, int decimals)
-{
-    char text[48];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
+    std::string fixed(double value, int decimals)
+    {
+        char text[48];
+        std::snprintf(text, sizeof text, "%.*f", decimals, value);
+        return text;
+    }
 
-TimeSplit measuredSplit(const RunAnalysis& run)
-{
-    TimeSplit t;
-    int samples = 0;
-    for (const StepBreakdown& step : run.steps) {
-        for (const RankStepBreakdown& r : step.ranks) {
-            t.total += r.durationSeconds;
-            t.compute += r.computeSeconds;
-            t.exposedComm += r.commExposedSeconds;
-            t.overlappedComm += r.commOverlappedSeconds;
-            t.other += r.memcpySeconds + r.idleSeconds;
-            ++samples;
+    TimeSplit measuredSplit(const RunAnalysis& run)
+    {
+        TimeSplit t;
+        int samples = 0;
+        for (const StepBreakdown& step : run.steps) {
+            for (const RankStepBreakdown& r : step.ranks) {
+                t.total += r.durationSeconds;
+                t.compute += r.computeSeconds;
+                t.exposedComm += r.commExposedSeconds;
+                t.overlappedComm += r.commOverlappedSeconds;
+                t.other += r.memcpySeconds + r.idleSeconds;
+                ++samples;
+            }
         }
+        if (samples > 0) {
+            t.total /= samples;
+            t.compute /= samples;
+            t.exposedComm /= samples;
+            t.overlappedComm /= samples;
+            t.other /= samples;
+        }
+        return t;
     }
-    if (samples > 0) {
-        t.total /= samples;
-        t.compute /= samples;
-        t.exposedComm /= samples;
-        t.overlappedComm /= samples;
-        t.other /= samples;
-    }
-    return t;
-}
 
-TimeSplit modelledSplit(const TrainingEstimate& e)
-{
-    const IterationBreakdown& b = e.breakdown;
-    TimeSplit t;
-    t.total = b.total();
-    t.compute = b.compute + b.recompute + b.optimizer;
-    t.exposedComm = b.exposedCommunication();
-    t.other = b.bubble + b.other;
-    return t;
-}
-
-// Bytes with an SI unit (1 kB = 1e3 B).
-std::string siBytes(double bytes)
-{
-    const char* units[] = { "B", "kB", "MB", "GB", "TB" };
-    int u = 0;
-    while (bytes >= 1000.0 && u < 4) {
-        bytes /= 1000.0;
-        ++u;
+    TimeSplit modelledSplit(const TrainingEstimate& e)
+    {
+        const IterationBreakdown& b = e.breakdown;
+        TimeSplit t;
+        t.total = b.total();
+        t.compute = b.compute + b.recompute + b.optimizer;
+        t.exposedComm = b.exposedCommunication();
+        t.other = b.bubble + b.other;
+        return t;
     }
-    return fixed(bytes, u == 0 ? 0 : 1) + " " + units[u];
-}
+
+    // Bytes with an SI unit (1 kB = 1e3 B).
+    std::string siBytes(double bytes)
+    {
+        const char* units[] = { "B", "kB", "MB", "GB", "TB" };
+        int u = 0;
+        while (bytes >= 1000.0 && u < 4) {
+            bytes /= 1000.0;
+            ++u;
+        }
+        return fixed(bytes, u == 0 ? 0 : 1) + " " + units[u];
+    }
 
 } // namespace
 
-RunComparison compareRunWithScenario(const RunAnalysis& run, const Scenario& scenario, const Catalog& catalog,
-    const ScenarioAnalysis* scenarioAnalysis)
+RunComparison compareRunWithScenario(
+    const RunAnalysis& run, const Scenario& scenario, const Catalog& catalog, const ScenarioAnalysis* scenarioAnalysis)
 {
     RunComparison out;
     out.measured = measuredSplit(run);
@@ -109,7 +109,8 @@ RunComparison compareRunWithScenario(const RunAnalysis& run, const Scenario& sce
             row.measuredBusbwGbps = f.busbwGbps;
             row.measuredDurationUs = f.durationUs;
             // nccl-tests placement: the fewest nodes that hold the group.
-            const int nodes = std::max(1, (f.groupSize + scenario.cluster.gpusPerNode - 1) / scenario.cluster.gpusPerNode);
+            const int nodes
+                = std::max(1, (f.groupSize + scenario.cluster.gpusPerNode - 1) / scenario.cluster.gpusPerNode);
             const CollectiveEstimate e = model->evaluateNcclTests(*op, double(f.bytes), f.groupSize, nodes);
             row.modelledBusbwGbps = e.valid ? e.busbwBytesPerSecond / 1e9 : 0.0;
             row.algorithm = std::string(toString(e.algorithm)) + "/" + toString(e.protocol);
@@ -117,21 +118,26 @@ RunComparison compareRunWithScenario(const RunAnalysis& run, const Scenario& sce
             out.collectives.push_back(row);
         }
         std::stable_sort(out.collectives.begin(), out.collectives.end(),
-            [](const CollectiveComparison& a, const CollectiveComparison& b) { return a.bytes * a.calls > b.bytes * b.calls; });
+            [](const CollectiveComparison& a, const CollectiveComparison& b) {
+                return a.bytes * a.calls > b.bytes * b.calls;
+            });
         if (unknown > 0)
-            out.notes.push_back(std::to_string(unknown) + " collective call(s) without a known size or group were not compared");
+            out.notes.push_back(
+                std::to_string(unknown) + " collective call(s) without a known size or group were not compared");
         if (unsupported > 0)
-            out.notes.push_back(std::to_string(unsupported) + " collective call(s) of operations the model does not cover "
-                "(gather, scatter, barrier) or larger than the scenario's cluster were not compared");
+            out.notes.push_back(std::to_string(unsupported)
+                + " collective call(s) of operations the model does not cover "
+                  "(gather, scatter, barrier) or larger than the scenario's cluster were not compared");
         // Findings: the largest collectives far from the model.
         for (const CollectiveComparison& row : out.collectives) {
             if (row.ratio <= 0 || out.findings.size() >= 5)
                 continue;
             if (row.ratio < 0.7 || row.ratio > 1.3)
                 out.findings.push_back(row.op + " of " + siBytes(double(row.bytes)) + " on " + std::to_string(row.ranks)
-                    + " ranks reaches " + percent(row.ratio) + " of the modelled bus bandwidth (" + fixed(row.measuredBusbwGbps, 2)
-                    + " vs " + fixed(row.modelledBusbwGbps, 2) + " GB/s" + (row.ratio < 0.7 ? "): slower than the cluster allows"
-                                                                                        : "): faster than modelled, calibrate the model"));
+                    + " ranks reaches " + percent(row.ratio) + " of the modelled bus bandwidth ("
+                    + fixed(row.measuredBusbwGbps, 2) + " vs " + fixed(row.modelledBusbwGbps, 2) + " GB/s"
+                    + (row.ratio < 0.7 ? "): slower than the cluster allows"
+                                       : "): faster than modelled, calibrate the model"));
         }
     }
 
@@ -157,8 +163,8 @@ RunComparison compareRunWithScenario(const RunAnalysis& run, const Scenario& sce
         compare("exposed communication", m.exposedComm, p.exposedComm);
         compare("other (idle, memcpy vs bubble, other)", m.other, p.other);
     } else if (a && a->estimate) {
-        out.notes.push_back("the run has " + std::to_string(rankCount) + " ranks and the scenario " + std::to_string(scenario.cluster.gpus)
-            + " GPUs: only the collectives are compared, not the iteration");
+        out.notes.push_back("the run has " + std::to_string(rankCount) + " ranks and the scenario "
+            + std::to_string(scenario.cluster.gpus) + " GPUs: only the collectives are compared, not the iteration");
     } else {
         out.notes.push_back("the scenario has no model estimate: only the collectives are compared");
     }

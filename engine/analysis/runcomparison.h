@@ -19,33 +19,33 @@ class Catalog;
 struct Scenario;
 
 struct CollectiveComparison {
-    std::string op;               ///< "allreduce", ...
+    std::string op; ///< "allreduce", ...
     std::string processGroup;
-    std::int64_t bytes = 0;       ///< nccl-tests S
+    std::int64_t bytes = 0; ///< nccl-tests S
     int ranks = 0;
-    int calls = 0;                ///< measured calls folded into this row (same op, group, size, ranks)
+    int calls = 0; ///< measured calls folded into this row (same op, group, size, ranks)
     double measuredBusbwGbps = 0; ///< the fold's measured busbw (engine/run/collectivefold.h), GB/s
     LatencyStats measuredDurationUs; ///< the calls' durations: mean, p50, p99, max (us)
     double modelledBusbwGbps = 0; ///< the collective model on the scenario's cluster (GB/s)
-    std::string algorithm;        ///< what the model chose
-    double ratio = 0;             ///< measured / modelled
+    std::string algorithm; ///< what the model chose
+    double ratio = 0; ///< measured / modelled
 };
 
 /// Seconds per step of one rank, mean over ranks and steps (measured) or the model's iteration.
 struct TimeSplit {
     double total = 0;
-    double compute = 0;       ///< measured: compute kernels; modelled: compute + recompute + optimizer
-    double exposedComm = 0;   ///< communication not hidden by compute
+    double compute = 0; ///< measured: compute kernels; modelled: compute + recompute + optimizer
+    double exposedComm = 0; ///< communication not hidden by compute
     double overlappedComm = 0; ///< measured only: communication under compute
-    double other = 0;         ///< measured: memcpy + idle; modelled: bubble + other
+    double other = 0; ///< measured: memcpy + idle; modelled: bubble + other
 };
 
 struct RunComparison {
     std::vector<CollectiveComparison> collectives;
     TimeSplit measured;
-    std::optional<TimeSplit> modelled;   ///< when the scenario's model estimate exists
-    std::vector<std::string> findings;   ///< the differences, in words, largest first
-    std::vector<std::string> notes;      ///< what could not be compared, and why
+    std::optional<TimeSplit> modelled; ///< when the scenario's model estimate exists
+    std::vector<std::string> findings; ///< the differences, in words, largest first
+    std::vector<std::string> notes; ///< what could not be compared, and why
 };
 
 /// Compares `run` with the model of `scenario` (its cluster for the collectives; its model and

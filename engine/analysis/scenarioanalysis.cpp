@@ -24,33 +24,34 @@ std::vector<Flow> flowsOfTraffic(const TrafficMatrix& traffic)
 
 namespace {
 
-void report(const AnalysisOptions& options, double fraction)
-{
-    if (options.progress)
-        options.progress(fraction);
-}
+    void report(const AnalysisOptions& options, double fraction)
+    {
+        if (options.progress)
+            options.progress(fraction);
+    }
 
-void analyseFabric(ScenarioAnalysis& out, const Scenario& scenario, const Catalog& catalog, const PriceBook& prices, bool price)
-{
-    auto design = buildFabric(scenario, catalog);
-    if (!design) {
-        out.fabricError = design.message();
-        return;
-    }
-    if (!price) {
+    void analyseFabric(
+        ScenarioAnalysis& out, const Scenario& scenario, const Catalog& catalog, const PriceBook& prices, bool price)
+    {
+        auto design = buildFabric(scenario, catalog);
+        if (!design) {
+            out.fabricError = design.message();
+            return;
+        }
+        if (!price) {
+            out.fabric = std::make_shared<const FabricDesign>(std::move(*design));
+            return;
+        }
+        const LayoutSpec layout = scenario.layout ? *scenario.layout : defaultLayout(*design);
+        if (auto laidOut = layOutFabric(*design, layout, catalog); !laidOut) {
+            out.bomError = laidOut.message();
+        } else if (auto bom = computeBom(*design, catalog, prices); !bom) {
+            out.bomError = bom.message();
+        } else {
+            out.bom = std::move(*bom);
+        }
         out.fabric = std::make_shared<const FabricDesign>(std::move(*design));
-        return;
     }
-    const LayoutSpec layout = scenario.layout ? *scenario.layout : defaultLayout(*design);
-    if (auto laidOut = layOutFabric(*design, layout, catalog); !laidOut) {
-        out.bomError = laidOut.message();
-    } else if (auto bom = computeBom(*design, catalog, prices); !bom) {
-        out.bomError = bom.message();
-    } else {
-        out.bom = std::move(*bom);
-    }
-    out.fabric = std::make_shared<const FabricDesign>(std::move(*design));
-}
 
 } // namespace
 
@@ -127,8 +128,8 @@ FabricLoad loadFabric(const FabricDesign& fabric, const Scenario& scenario, cons
     return load;
 }
 
-ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalog, const PriceBook& prices,
-    const AnalysisOptions& options)
+ScenarioAnalysis analyseScenario(
+    const Scenario& scenario, const Catalog& catalog, const PriceBook& prices, const AnalysisOptions& options)
 {
     const auto start = std::chrono::steady_clock::now();
     ScenarioAnalysis out;
@@ -203,9 +204,11 @@ ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalo
     report(options, 0.9);
     if (out.estimate) {
         out.load.uncontendedIterationSeconds = out.estimate->iterationSeconds;
-        out.traffic = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
+        out.traffic
+            = std::make_shared<const TrafficMatrix>(TrafficMatrix::fromEstimate(*out.estimate, evaluator->placer()));
         if (options.routeTraffic && out.fabric && !options.stop.stop_requested())
-            out.load = loadFabric(*out.fabric, scenario, *out.traffic, *evaluator, *out.estimate, options.timeContention);
+            out.load
+                = loadFabric(*out.fabric, scenario, *out.traffic, *evaluator, *out.estimate, options.timeContention);
         out.trafficSource = std::make_shared<const ModelTrafficSource>(*out.traffic, evaluator->placer());
         out.geometry = evaluator->placer().geometry();
     }

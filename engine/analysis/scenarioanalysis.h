@@ -31,20 +31,20 @@ class TrainingEvaluator;
 struct Scenario;
 
 struct AnalysisOptions {
-    int searchTopK = 30;       ///< ranked strategies kept by the search (30 fills the Pareto chart)
+    int searchTopK = 30; ///< ranked strategies kept by the search (30 fills the Pareto chart)
     /// Also search all strategies (the Strategies tab). Without it the search still runs when the
     /// scenario states no parallelism (its best strategy is the estimate).
     bool runSearch = true;
-    bool buildFabric = true;   ///< build the fabric (off: no fabric, BOM or routing)
-    bool priceFabric = true;   ///< lay the fabric out in racks and price it (the bill of materials)
-    bool routeTraffic = true;  ///< place the iteration's traffic on the fabric (link utilisation)
+    bool buildFabric = true; ///< build the fabric (off: no fabric, BOM or routing)
+    bool priceFabric = true; ///< lay the fabric out in racks and price it (the bill of materials)
+    bool routeTraffic = true; ///< place the iteration's traffic on the fabric (link utilisation)
     /// Also share the links max-min fairly to time the traffic (FabricLoad::timing). Costs ~5x the
     /// routing (0.3 s for 16,384 GPUs): interactive views that only colour links by load turn it off.
     bool timeContention = true;
     /// The validation issues the caller already found for this very scenario (findScenarioIssues),
     /// so that one edit is validated once; absent: the analysis validates.
     std::optional<std::vector<ValidationIssue>> knownIssues;
-    std::stop_token stop;      ///< cancellation: returns early with `cancelled`
+    std::stop_token stop; ///< cancellation: returns early with `cancelled`
     /// Fraction done (0..1), called on the analysing thread.
     std::function<void(double fraction)> progress;
     /// Collective-model calibration fitted from the user's nccl-tests logs (none: NCCL's defaults).
@@ -53,16 +53,16 @@ struct AnalysisOptions {
 
 /// Where the estimate's strategy came from.
 enum class EstimateSource {
-    None,     ///< no estimate
+    None, ///< no estimate
     Scenario, ///< the scenario's parallelism section
-    Search,   ///< the scenario states none (or an invalid one): the fastest strategy the search found
+    Search, ///< the scenario states none (or an invalid one): the fastest strategy the search found
 };
 /// "none", "scenario", "search" (the `strategy_source` key of `clusterscope-cli evaluate --json`).
 const char* toString(EstimateSource source);
 
 /// The iteration's traffic routed on a fabric and its contention fed back into the estimate.
 struct FabricLoad {
-    bool routed = false;                         ///< the traffic was placed on the fabric
+    bool routed = false; ///< the traffic was placed on the fabric
     /// Average utilisation (0..1) of each fabric link over one (contended) iteration, indexed by
     /// LinkId; both directions of a link: the busier one. Empty when not routed.
     std::vector<float> linkUtilisation;
@@ -70,9 +70,9 @@ struct FabricLoad {
     /// through the spines / core run this much slower, and the estimate already includes it.
     double spineSlowdown = 1.0;
     double coreSlowdown = 1.0;
-    double uncontendedIterationSeconds = 0;      ///< the estimate's iteration time before contention
-    std::optional<CollectiveTiming> timing;      ///< max-min sharing of the traffic, when asked for
-    std::string error;                           ///< routing failed (the estimate is unchanged)
+    double uncontendedIterationSeconds = 0; ///< the estimate's iteration time before contention
+    std::optional<CollectiveTiming> timing; ///< max-min sharing of the traffic, when asked for
+    std::string error; ///< routing failed (the estimate is unchanged)
 };
 
 struct ScenarioAnalysis {
@@ -98,7 +98,7 @@ struct ScenarioAnalysis {
     std::optional<SearchResult> search;
     std::shared_ptr<const TrafficMatrix> traffic;
     std::shared_ptr<const TrafficSource> trafficSource; ///< the same traffic, for block/window queries (heatmap)
-    ClusterGeometry geometry;                           ///< how GPUs group into nodes, leaves, pods
+    ClusterGeometry geometry; ///< how GPUs group into nodes, leaves, pods
 
     /// The traffic on the fabric; `load.uncontendedIterationSeconds` is set whenever `estimate` is.
     FabricLoad load;
@@ -120,8 +120,8 @@ FabricLoad loadFabric(const FabricDesign& fabric, const Scenario& scenario, cons
 /// --compare): validate, build/lay out/price the fabric, take the scenario's strategy or search for
 /// one, evaluate it, build its traffic once, route it and feed contention back. Runs synchronously;
 /// thread-safe for distinct calls (no shared state).
-ScenarioAnalysis analyseScenario(const Scenario& scenario, const Catalog& catalog, const PriceBook& prices,
-    const AnalysisOptions& options = {});
+ScenarioAnalysis analyseScenario(
+    const Scenario& scenario, const Catalog& catalog, const PriceBook& prices, const AnalysisOptions& options = {});
 
 /// The point-to-point transfers of an iteration's traffic matrix, one Flow per (source GPU,
 /// partner) of every pattern, with that pattern's bytes per pair. Ranks index GPUs as the fabric

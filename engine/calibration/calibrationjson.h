@@ -13,9 +13,9 @@
 //                   "protocol_before", "algorithm_after", "protocol_after"}],
 //    "rms_before", "rms_after"}]}
 // "calibration" lists the non-identity entries of the combined CollectiveCalibration (the one to
-// give CollectiveModel::setCalibration); each sweep's "corrections" are the CollectiveCalibration entries the sweep set (every other entry is the
-// identity); "measured_*" is the t = a + S/b law of the group's measurements (b in GB/s, 1e9 B/s;
-// 0 = not identifiable). Times in microseconds.
+// give CollectiveModel::setCalibration); each sweep's "corrections" are the CollectiveCalibration entries the sweep set
+// (every other entry is the identity); "measured_*" is the t = a + S/b law of the group's measurements (b in GB/s, 1e9
+// B/s; 0 = not identifiable). Times in microseconds.
 
 #include "engine/calibration/sweepcalibration.h"
 #include "engine/core/status.h"

@@ -17,8 +17,8 @@ Result<LatencyBandwidth> fitLatencyBandwidth(std::span<const SweepPoint> points)
         scale = std::max(scale, p.bytes);
     }
     if (sizes.size() < 2)
-        return Status::error("latency/bandwidth fit: needs at least two different message sizes, got "
-            + std::to_string(sizes.size()));
+        return Status::error(
+            "latency/bandwidth fit: needs at least two different message sizes, got " + std::to_string(sizes.size()));
 
     // Normal equations of min sum w (a + x c' - t)^2 with x = S / scale, w = 1/t^2.
     double sw = 0, sx = 0, sxx = 0, sy = 0, sxy = 0;

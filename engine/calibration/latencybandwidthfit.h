@@ -12,14 +12,14 @@ namespace clusterscope::engine {
 
 /// One measurement: a message of `bytes` took `seconds`.
 struct SweepPoint {
-    double bytes = 0;   ///< message size S (bytes)
+    double bytes = 0; ///< message size S (bytes)
     double seconds = 0; ///< measured time (s), > 0
 };
 
 /// t = latencySeconds + bytes / bytesPerSecond.
 struct LatencyBandwidth {
-    double latencySeconds = 0;  ///< a (s), >= 0
-    double bytesPerSecond = 0;  ///< b (B/s); 0 = not identifiable (times did not grow with size)
+    double latencySeconds = 0; ///< a (s), >= 0
+    double bytesPerSecond = 0; ///< b (B/s); 0 = not identifiable (times did not grow with size)
     double timeAt(double bytes) const { return latencySeconds + (bytesPerSecond > 0 ? bytes / bytesPerSecond : 0.0); }
 };
 

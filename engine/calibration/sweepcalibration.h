@@ -15,24 +15,24 @@ namespace clusterscope::engine {
 /// What was measured, in neutral terms (importers fill it; the engine never reads log files).
 struct MeasuredSweep {
     CollectiveOp op = CollectiveOp::AllReduce;
-    int ranks = 0;        ///< ranks in the group
-    int nodes = 0;        ///< distinct hosts the ranks ran on
-    std::string gpuName;  ///< device name as the log prints it ("NVIDIA H100 80GB HBM3")
+    int ranks = 0; ///< ranks in the group
+    int nodes = 0; ///< distinct hosts the ranks ran on
+    std::string gpuName; ///< device name as the log prints it ("NVIDIA H100 80GB HBM3")
     /// The algorithm the run was pinned to (NCCL_ALGO), Auto when NCCL chose.
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
     std::vector<std::string> sources; ///< files the points come from
-    std::vector<SweepPoint> points;   ///< measured times (s) per size (bytes), sorted by size
+    std::vector<SweepPoint> points; ///< measured times (s) per size (bytes), sorted by size
 };
 
 /// The correction fitted for one (algorithm, tier) and the sizes it was fitted on.
 struct AlgorithmCorrection {
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
-    int tier = 0;                       ///< CollectiveCalibration tier: 0 intra-node, 1 inter-node
+    int tier = 0; ///< CollectiveCalibration tier: 0 intra-node, 1 inter-node
     CollectiveTermCorrection correction; ///< what CollectiveCalibration now holds for it
     int points = 0;
     double minBytes = 0, maxBytes = 0;
-    LatencyBandwidth measuredLaw;       ///< t = a + S/b fitted to these measurements (for the report)
-    int parameters = 0;                 ///< fitted values: 3 (latency scale, offset, bandwidth), 2 or 1
+    LatencyBandwidth measuredLaw; ///< t = a + S/b fitted to these measurements (for the report)
+    int parameters = 0; ///< fitted values: 3 (latency scale, offset, bandwidth), 2 or 1
 };
 
 /// Model versus measurement at one size, before and after calibration.
@@ -40,7 +40,7 @@ struct ResidualRow {
     double bytes = 0;
     double measuredSeconds = 0;
     double beforeSeconds = 0; ///< model as given
-    double afterSeconds = 0;  ///< model with the fitted calibration
+    double afterSeconds = 0; ///< model with the fitted calibration
     CollectiveAlgorithm algorithmBefore = CollectiveAlgorithm::Ring, algorithmAfter = CollectiveAlgorithm::Ring;
     CollectiveProtocol protocolBefore = CollectiveProtocol::Simple, protocolAfter = CollectiveProtocol::Simple;
     /// Left out of the fit as an outlier (its residual against the robust fit of the others is far
@@ -48,17 +48,17 @@ struct ResidualRow {
     bool outlier = false;
     std::string outlierReason;
     double residualBefore() const { return (beforeSeconds - measuredSeconds) / measuredSeconds; } ///< relative
-    double residualAfter() const { return (afterSeconds - measuredSeconds) / measuredSeconds; }   ///< relative
+    double residualAfter() const { return (afterSeconds - measuredSeconds) / measuredSeconds; } ///< relative
 };
 
 struct SweepCalibration {
     MeasuredSweep sweep;
-    CollectiveCalibration calibration;            ///< hand to CollectiveModel::setCalibration()
+    CollectiveCalibration calibration; ///< hand to CollectiveModel::setCalibration()
     std::vector<AlgorithmCorrection> corrections; ///< the entries of `calibration` this sweep set
-    std::vector<ResidualRow> rows;                ///< one per measured point
+    std::vector<ResidualRow> rows; ///< one per measured point
     double rmsBefore = 0; ///< RMS of relative residuals, model as given
-    double rmsAfter = 0;  ///< RMS of relative residuals, calibrated model
-    int outliers = 0;     ///< rows flagged as outliers (left out of the fit; still in the RMS above)
+    double rmsAfter = 0; ///< RMS of relative residuals, calibrated model
+    int outliers = 0; ///< rows flagged as outliers (left out of the fit; still in the RMS above)
     /// Cross-validation inside the sweep: RMS of relative residuals on held-out sizes (each size
     /// predicted by a calibration fitted without its fold), uncalibrated and calibrated. When the
     /// calibrated figure is worse, the calibration is dropped (`calibration` = the model's own).

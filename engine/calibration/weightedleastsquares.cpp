@@ -5,8 +5,8 @@
 
 namespace clusterscope::engine {
 
-std::optional<std::vector<double>> solveWeightedLeastSquares(std::span<const double> rows, int columns,
-    std::span<const double> y, std::span<const double> weights)
+std::optional<std::vector<double>> solveWeightedLeastSquares(
+    std::span<const double> rows, int columns, std::span<const double> y, std::span<const double> weights)
 {
     const std::size_t n = y.size();
     const auto m = static_cast<std::size_t>(columns);

@@ -12,7 +12,7 @@ namespace clusterscope::engine {
 /// that regressors of very different magnitude (seconds vs 1) do not spoil the pivots. Returns
 /// nothing when the system is rank-deficient (a column is zero or a pivot vanishes relative to the
 /// largest: the parameters are not identifiable from these points).
-std::optional<std::vector<double>> solveWeightedLeastSquares(std::span<const double> rows, int columns,
-    std::span<const double> y, std::span<const double> weights);
+std::optional<std::vector<double>> solveWeightedLeastSquares(
+    std::span<const double> rows, int columns, std::span<const double> y, std::span<const double> weights);
 
 } // namespace clusterscope::engine

@@ -14,11 +14,16 @@ using nlohmann::json;
 const char* toString(GpuArch arch)
 {
     switch (arch) {
-    case GpuArch::Volta: return "volta";
-    case GpuArch::Ampere: return "ampere";
-    case GpuArch::Hopper: return "hopper";
-    case GpuArch::Blackwell: return "blackwell";
-    case GpuArch::Cdna3: return "cdna3";
+    case GpuArch::Volta:
+        return "volta";
+    case GpuArch::Ampere:
+        return "ampere";
+    case GpuArch::Hopper:
+        return "hopper";
+    case GpuArch::Blackwell:
+        return "blackwell";
+    case GpuArch::Cdna3:
+        return "cdna3";
     }
     return "?";
 }
@@ -33,60 +38,59 @@ int scaleUpDomainGpus(const GpuModel& gpu, int gpusPerNode, int gpus)
 
 namespace {
 
-void readSource(JsonObjectReader& r, SourceInfo& s)
-{
-    s.source = r.string("source");
-    s.date = r.string("date");
-    if (s.source.empty())
-        throw JsonFieldError(r.pointerOf("source"), "every catalog entry must name its source");
-}
-
-// Iterates the array `key` of the document root, giving each element's reader to `fn`, and
-// rejects duplicate ids.
-template <typename Fn>
-void forEachEntry(JsonObjectReader& root, const std::string& key, Fn fn)
-{
-    const json* array = root.raw(key);
-    if (!array || !array->is_array())
-        throw JsonFieldError("/" + key, "expected an array of entries");
-    std::set<std::string> ids;
-    for (std::size_t i = 0; i < array->size(); ++i) {
-        JsonObjectReader r((*array)[i], "/" + key + "/" + std::to_string(i));
-        const std::string id = fn(r);
-        if (!ids.insert(id).second)
-            throw JsonFieldError(r.pointerOf("id"), "duplicate id \"" + id + "\"");
-        r.finish();
+    void readSource(JsonObjectReader& r, SourceInfo& s)
+    {
+        s.source = r.string("source");
+        s.date = r.string("date");
+        if (s.source.empty())
+            throw JsonFieldError(r.pointerOf("source"), "every catalog entry must name its source");
     }
-}
 
-JsonObjectReader openDocument(const json& doc, const std::string& expectedFormat)
-{
-    JsonObjectReader root(doc, "");
-    if (root.string("format") != expectedFormat)
-        throw JsonFieldError("/format", "expected \"" + expectedFormat + "\"");
-    if (root.integer("version", 1) != 1)
-        throw JsonFieldError("/version", "unsupported catalog version");
-    root.string("note", "");
-    return root;
-}
+    // Iterates the array `key` of the document root, giving each element's reader to `fn`, and
+    // rejects duplicate ids.
+    template <typename Fn> void forEachEntry(JsonObjectReader& root, const std::string& key, Fn fn)
+    {
+        const json* array = root.raw(key);
+        if (!array || !array->is_array())
+            throw JsonFieldError("/" + key, "expected an array of entries");
+        std::set<std::string> ids;
+        for (std::size_t i = 0; i < array->size(); ++i) {
+            JsonObjectReader r((*array)[i], "/" + key + "/" + std::to_string(i));
+            const std::string id = fn(r);
+            if (!ids.insert(id).second)
+                throw JsonFieldError(r.pointerOf("id"), "duplicate id \"" + id + "\"");
+            r.finish();
+        }
+    }
 
-struct NamedText {
-    const std::string& text;
-    std::string name;
-};
+    JsonObjectReader openDocument(const json& doc, const std::string& expectedFormat)
+    {
+        JsonObjectReader root(doc, "");
+        if (root.string("format") != expectedFormat)
+            throw JsonFieldError("/format", "expected \"" + expectedFormat + "\"");
+        if (root.integer("version", 1) != 1)
+            throw JsonFieldError("/version", "unsupported catalog version");
+        root.string("note", "");
+        return root;
+    }
 
-// Thrown by parseJson: the text is not JSON; the Status already names the file and the byte.
-struct NotJson {
-    Status status;
-};
+    struct NamedText {
+        const std::string& text;
+        std::string name;
+    };
 
-json parseJson(const NamedText& doc)
-{
-    auto parsed = parseJsonText(doc.text, doc.name);
-    if (!parsed)
-        throw NotJson { parsed.status() };
-    return std::move(*parsed);
-}
+    // Thrown by parseJson: the text is not JSON; the Status already names the file and the byte.
+    struct NotJson {
+        Status status;
+    };
+
+    json parseJson(const NamedText& doc)
+    {
+        auto parsed = parseJsonText(doc.text, doc.name);
+        if (!parsed)
+            throw NotJson { parsed.status() };
+        return std::move(*parsed);
+    }
 
 } // namespace
 
@@ -104,9 +108,9 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                 g.id = r.string("id");
                 g.name = r.string("name");
                 g.vendor = r.string("vendor");
-                static const std::pair<const char*, GpuArch> arches[] = { { "volta", GpuArch::Volta },
-                    { "ampere", GpuArch::Ampere }, { "hopper", GpuArch::Hopper }, { "blackwell", GpuArch::Blackwell },
-                    { "cdna3", GpuArch::Cdna3 } };
+                static const std::pair<const char*, GpuArch> arches[]
+                    = { { "volta", GpuArch::Volta }, { "ampere", GpuArch::Ampere }, { "hopper", GpuArch::Hopper },
+                          { "blackwell", GpuArch::Blackwell }, { "cdna3", GpuArch::Cdna3 } };
                 const std::string arch = r.choice("arch", { "volta", "ampere", "hopper", "blackwell", "cdna3" });
                 for (const auto& [n, a] : arches)
                     if (arch == n)
@@ -254,12 +258,11 @@ Result<Catalog> Catalog::loadFromDirectory(const std::string& directory)
 }
 
 namespace {
-template <typename T>
-const T* findById(const std::vector<T>& items, const std::string& id)
-{
-    const auto it = std::find_if(items.begin(), items.end(), [&id](const T& t) { return t.id == id; });
-    return it == items.end() ? nullptr : &*it;
-}
+    template <typename T> const T* findById(const std::vector<T>& items, const std::string& id)
+    {
+        const auto it = std::find_if(items.begin(), items.end(), [&id](const T& t) { return t.id == id; });
+        return it == items.end() ? nullptr : &*it;
+    }
 }
 
 const GpuModel* Catalog::findGpu(const std::string& id) const { return findById(m_gpus, id); }

@@ -16,27 +16,27 @@ const char* toString(GpuArch arch);
 
 struct SourceInfo {
     std::string source; ///< where the figures come from
-    std::string date;   ///< ISO date the figures were taken
+    std::string date; ///< ISO date the figures were taken
 };
 
 struct GpuModel : SourceInfo {
     std::string id, name, vendor;
     GpuArch arch = GpuArch::Hopper;
-    double bf16FlopsPerSecond = 0;          ///< peak dense BF16 (FLOP/s)
+    double bf16FlopsPerSecond = 0; ///< peak dense BF16 (FLOP/s)
     std::optional<double> fp8FlopsPerSecond; ///< peak dense FP8 (FLOP/s); none when unsupported
-    double hbmBytes = 0;                    ///< HBM capacity as the device reports it (bytes; 80 GiB = 85.9e9)
-    double hbmBytesPerSecond = 0;           ///< HBM bandwidth (B/s)
-    std::string scaleUpLink;                ///< "nvlink4", "infinity-fabric", ...
-    double scaleUpBytesPerSecond = 0;       ///< scale-up bandwidth per GPU per direction (B/s)
-    int scaleUpLinks = 0;                   ///< scale-up links per GPU
-    int nvlinkDomainGpus = 8;               ///< GPUs in one scale-up domain
-    bool scaleUpSwitched = true;            ///< NVSwitch (true) or point-to-point mesh (false)
-    bool scaleUpSpansNodes = false;         ///< the domain spans several servers through NVLink switch
-                                            ///< trays (GB200 NVL72); else it is at most one server
-    double pcieBytesPerSecond = 0;          ///< host PCIe bandwidth per direction (B/s)
-    double tdpWatts = 0;                    ///< board power (W)
-    double priceUsd = 0;                    ///< editable default price (USD)
-    int sms = 132;                          ///< streaming multiprocessors (AMD: compute units); GEMM waves
+    double hbmBytes = 0; ///< HBM capacity as the device reports it (bytes; 80 GiB = 85.9e9)
+    double hbmBytesPerSecond = 0; ///< HBM bandwidth (B/s)
+    std::string scaleUpLink; ///< "nvlink4", "infinity-fabric", ...
+    double scaleUpBytesPerSecond = 0; ///< scale-up bandwidth per GPU per direction (B/s)
+    int scaleUpLinks = 0; ///< scale-up links per GPU
+    int nvlinkDomainGpus = 8; ///< GPUs in one scale-up domain
+    bool scaleUpSwitched = true; ///< NVSwitch (true) or point-to-point mesh (false)
+    bool scaleUpSpansNodes = false; ///< the domain spans several servers through NVLink switch
+                                    ///< trays (GB200 NVL72); else it is at most one server
+    double pcieBytesPerSecond = 0; ///< host PCIe bandwidth per direction (B/s)
+    double tdpWatts = 0; ///< board power (W)
+    double priceUsd = 0; ///< editable default price (USD)
+    int sms = 132; ///< streaming multiprocessors (AMD: compute units); GEMM waves
     /// Sustained fraction of the dense peak that large GEMMs reach in a training step, per dtype
     /// ("achievable": "gemm_bf16" / "gemm_fp8"), and that fused (flash) attention reaches forward at
     /// head_dim 128 on long sequences ("attention_bf16"). fp8 is not 2x bf16 in practice.
@@ -58,29 +58,29 @@ int scaleUpDomainGpus(const GpuModel& gpu, int gpusPerNode, int gpus);
 
 struct NicModel : SourceInfo {
     std::string id, name, transport; ///< transport: "infiniband" | "roce"
-    double gbps = 0;                 ///< port rate (Gb/s)
-    double powerWatts = 0;           ///< W
-    double priceUsd = 0;             ///< USD
+    double gbps = 0; ///< port rate (Gb/s)
+    double powerWatts = 0; ///< W
+    double priceUsd = 0; ///< USD
 };
 
 struct SwitchModel : SourceInfo {
     std::string id, name, transport;
-    int radix = 0;          ///< logical ports at portGbps
-    double portGbps = 0;    ///< Gb/s per port
+    int radix = 0; ///< logical ports at portGbps
+    double portGbps = 0; ///< Gb/s per port
     int rackUnits = 1;
-    double powerWatts = 0;  ///< W without optics
-    double priceUsd = 0;    ///< USD
+    double powerWatts = 0; ///< W without optics
+    double priceUsd = 0; ///< USD
 };
 
 struct CableModel : SourceInfo {
-    std::string id, name, medium;  ///< medium: passive-copper | active-copper | multimode | single-mode
+    std::string id, name, medium; ///< medium: passive-copper | active-copper | multimode | single-mode
     double maxReachMetres = 0;
     double maxGbps = 0;
     double powerPerEndWatts = 0;
-    double priceUsd = 0;           ///< fixed part of the price (USD)
-    double pricePerMetreUsd = 0;   ///< length-dependent part (USD/m)
+    double priceUsd = 0; ///< fixed part of the price (USD)
+    double pricePerMetreUsd = 0; ///< length-dependent part (USD/m)
     bool needsTransceivers = false;
-    std::string transceiver;       ///< transceiver id used at each end when needsTransceivers
+    std::string transceiver; ///< transceiver id used at each end when needsTransceivers
 };
 
 struct TransceiverModel : SourceInfo {
@@ -88,7 +88,7 @@ struct TransceiverModel : SourceInfo {
     double maxReachMetres = 0;
     double gbps = 0;
     double powerWatts = 0; ///< per module
-    double priceUsd = 0;   ///< per module
+    double priceUsd = 0; ///< per module
 };
 
 class Catalog {

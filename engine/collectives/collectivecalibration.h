@@ -17,9 +17,9 @@ namespace clusterscope::engine {
 /// the three values directly. bandwidthScale multiplies the effective bandwidth: 0.9 means the
 /// cluster reaches 90% of what the model expects. The identity (1, 0, 1) leaves the model unchanged.
 struct CollectiveTermCorrection {
-    double latencyScale = 1.0;         ///< multiplies NCCL's latency term (dimensionless, >= 0)
+    double latencyScale = 1.0; ///< multiplies NCCL's latency term (dimensionless, >= 0)
     double latencyOffsetSeconds = 0.0; ///< added to the latency term (seconds, may be negative)
-    double bandwidthScale = 1.0;       ///< multiplies the effective bandwidth (dimensionless, > 0)
+    double bandwidthScale = 1.0; ///< multiplies the effective bandwidth (dimensionless, > 0)
     bool operator==(const CollectiveTermCorrection& o) const
     {
         return latencyScale == o.latencyScale && latencyOffsetSeconds == o.latencyOffsetSeconds
@@ -31,7 +31,7 @@ struct CollectiveTermCorrection {
 /// tier: [0] groups inside one node / scale-up domain, [1] groups spanning nodes.
 struct CollectiveCalibration {
     static constexpr int kAlgorithms = 12; ///< entries of CollectiveAlgorithm
-    static constexpr int kTiers = 2;       ///< 0 intra-node, 1 inter-node
+    static constexpr int kTiers = 2; ///< 0 intra-node, 1 inter-node
     CollectiveTermCorrection corrections[kAlgorithms][kTiers] = {};
 
     CollectiveTermCorrection& at(int algorithm, int tier) { return corrections[algorithm][tier]; }

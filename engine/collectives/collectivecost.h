@@ -12,19 +12,19 @@ namespace clusterscope::engine::collectives {
 
 /// Figures of one request derived once from the hardware and the placement.
 struct GroupContext {
-    int ranks = 1;         ///< n
-    int ranksPerNode = 1;  ///< ppn (ranks of the group per node / scale-up domain)
-    int nodes = 1;         ///< nNodes = ceil(n / ppn)
-    int nics = 1;          ///< rails used per node
-    int spanTier = 0;      ///< highest fabric tier crossed (0..3)
-    int capIndex = 0;      ///< NCCL cap column: nNodes <= 2 ? nNodes - 1 : 2
-    int nodesPerLeaf = 1;  ///< nodes of the group under one leaf
-    int nodesPerPod = 1;   ///< nodes of the group under one spine pod
-    double channels = 1;   ///< NCCL channels of ring/tree
+    int ranks = 1; ///< n
+    int ranksPerNode = 1; ///< ppn (ranks of the group per node / scale-up domain)
+    int nodes = 1; ///< nNodes = ceil(n / ppn)
+    int nics = 1; ///< rails used per node
+    int spanTier = 0; ///< highest fabric tier crossed (0..3)
+    int capIndex = 0; ///< NCCL cap column: nNodes <= 2 ? nNodes - 1 : 2
+    int nodesPerLeaf = 1; ///< nodes of the group under one leaf
+    int nodesPerPod = 1; ///< nodes of the group under one spine pod
+    double channels = 1; ///< NCCL channels of ring/tree
     double intraBytesPerSecond = 0; ///< per-GPU scale-up bandwidth (+inf when ppn == 1)
     double interBytesPerSecond = 0; ///< NIC bandwidth of one node for this group (rails x NIC, over oversubscription)
-    double nicBytesPerSecond = 0;   ///< one NIC (one rail)
-    int intraHw = 0;       ///< nccl::kNvlink or nccl::kPci
+    double nicBytesPerSecond = 0; ///< one NIC (one rail)
+    int intraHw = 0; ///< nccl::kNvlink or nccl::kPci
 };
 
 /// False when the placement is not meaningful (ranks < 1, ranksPerNode < 1, nicsPerNode < 1).

@@ -14,25 +14,30 @@ namespace clusterscope::engine {
 
 namespace {
 
-// NCCL counts a 100 Gb/s NIC as 12 GB/s (src/graph/topo.h NET_BW 12.0): 96% of the 12.5 GB/s line rate.
-constexpr double kNicEfficiency = 12.0 / 12.5;
-// NCCL's PCIe Gen3 x16 figure is 12 GB/s of the 16 GB/s raw rate.
-constexpr double kPcieEfficiency = 12.0 / 16.0;
-// Non-NVIDIA scale-up (Infinity Fabric): NCCL's Hopper ratio of channel bandwidth to the link's
-// nominal rate, 18 x 20.6 / 450 (assumption: RCCL reaches the same share of its links).
-constexpr double kOtherScaleUpEfficiency = 18.0 * 20.6 / 450.0;
+    // NCCL counts a 100 Gb/s NIC as 12 GB/s (src/graph/topo.h NET_BW 12.0): 96% of the 12.5 GB/s line rate.
+    constexpr double kNicEfficiency = 12.0 / 12.5;
+    // NCCL's PCIe Gen3 x16 figure is 12 GB/s of the 16 GB/s raw rate.
+    constexpr double kPcieEfficiency = 12.0 / 16.0;
+    // Non-NVIDIA scale-up (Infinity Fabric): NCCL's Hopper ratio of channel bandwidth to the link's
+    // nominal rate, 18 x 20.6 / 450 (assumption: RCCL reaches the same share of its links).
+    constexpr double kOtherScaleUpEfficiency = 18.0 * 20.6 / 450.0;
 
-int archIndex(GpuArch arch)
-{
-    switch (arch) {
-    case GpuArch::Volta: return 0;
-    case GpuArch::Ampere: return 1;
-    case GpuArch::Hopper: return 2;
-    case GpuArch::Blackwell: return 3;
-    case GpuArch::Cdna3: return 2; // MI300X: same generation as Hopper; uses its caps
+    int archIndex(GpuArch arch)
+    {
+        switch (arch) {
+        case GpuArch::Volta:
+            return 0;
+        case GpuArch::Ampere:
+            return 1;
+        case GpuArch::Hopper:
+            return 2;
+        case GpuArch::Blackwell:
+            return 3;
+        case GpuArch::Cdna3:
+            return 2; // MI300X: same generation as Hopper; uses its caps
+        }
+        return 2;
     }
-    return 2;
-}
 
 } // namespace
 
@@ -43,13 +48,15 @@ Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, 
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + c.gpu + "\" (not in the catalog)");
     if (c.gpusPerNode < 1)
-        return Status::error("/cluster/gpus_per_node: expected a positive integer, got " + std::to_string(c.gpusPerNode));
+        return Status::error(
+            "/cluster/gpus_per_node: expected a positive integer, got " + std::to_string(c.gpusPerNode));
     if (c.gpus < 1)
         return Status::error("/cluster/gpus: expected a positive integer, got " + std::to_string(c.gpus));
     if (!(c.nic.gbps > 0))
         return Status::error("/cluster/nic/gbps: expected a positive rate, got " + std::to_string(c.nic.gbps));
     if (c.nic.perNode < 1)
-        return Status::error("/cluster/nic/per_node: expected a positive integer, got " + std::to_string(c.nic.perNode));
+        return Status::error(
+            "/cluster/nic/per_node: expected a positive integer, got " + std::to_string(c.nic.perNode));
 
     CollectiveHardware hw;
     hw.archIndex = archIndex(gpu->arch);
@@ -83,37 +90,38 @@ Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, 
     // one port per server; otherwise all NICs of a server land on the same leaf.
     const double over = hw.oversubscription;
     const double downPorts = std::max(1.0, std::floor(c.fabric.switchRadix * over / (1.0 + over)));
-    const double portsPerDomain = c.fabric.type == FabricType::RailOptimized ? serversPerDomain
-                                                                              : c.nic.perNode * serversPerDomain;
+    const double portsPerDomain
+        = c.fabric.type == FabricType::RailOptimized ? serversPerDomain : c.nic.perNode * serversPerDomain;
     const int domains = std::max(1, (c.gpus + hw.domainGpus - 1) / hw.domainGpus);
     hw.nodesPerLeaf = std::max(1, int(downPorts / std::max(1.0, portsPerDomain)));
     if (hw.fabricTiers <= 1)
         hw.nodesPerLeaf = domains;
-    hw.nodesPerPod = hw.fabricTiers >= 3 ? hw.nodesPerLeaf * std::max(1, c.fabric.switchRadix / 2) : std::max(domains, hw.nodesPerLeaf);
+    hw.nodesPerPod = hw.fabricTiers >= 3 ? hw.nodesPerLeaf * std::max(1, c.fabric.switchRadix / 2)
+                                         : std::max(domains, hw.nodesPerLeaf);
     return CollectiveModel(hw);
 }
 
 namespace {
 
-GroupPlacement placeOn(const CollectiveHardware& hw, int ranks, int ranksPerNode)
-{
-    GroupPlacement g;
-    g.ranks = std::max(1, ranks);
-    g.ranksPerNode = std::clamp(ranksPerNode, 1, g.ranks);
-    const int nodes = (g.ranks + g.ranksPerNode - 1) / g.ranksPerNode;
-    // The group's GPUs of a node use their own rails (rail-optimized: one NIC per GPU).
-    g.nicsPerNode = std::max(1, int(std::lround(double(hw.nicsPerNode) * g.ranksPerNode / hw.domainGpus)));
-    if (nodes <= 1)
-        g.spanTier = 0;
-    else if (nodes <= hw.nodesPerLeaf || hw.fabricTiers <= 1)
-        g.spanTier = 1;
-    else if (nodes <= hw.nodesPerPod || hw.fabricTiers <= 2)
-        g.spanTier = 2;
-    else
-        g.spanTier = 3;
-    g.nodesPerLeaf = hw.nodesPerLeaf;
-    return g;
-}
+    GroupPlacement placeOn(const CollectiveHardware& hw, int ranks, int ranksPerNode)
+    {
+        GroupPlacement g;
+        g.ranks = std::max(1, ranks);
+        g.ranksPerNode = std::clamp(ranksPerNode, 1, g.ranks);
+        const int nodes = (g.ranks + g.ranksPerNode - 1) / g.ranksPerNode;
+        // The group's GPUs of a node use their own rails (rail-optimized: one NIC per GPU).
+        g.nicsPerNode = std::max(1, int(std::lround(double(hw.nicsPerNode) * g.ranksPerNode / hw.domainGpus)));
+        if (nodes <= 1)
+            g.spanTier = 0;
+        else if (nodes <= hw.nodesPerLeaf || hw.fabricTiers <= 1)
+            g.spanTier = 1;
+        else if (nodes <= hw.nodesPerPod || hw.fabricTiers <= 2)
+            g.spanTier = 2;
+        else
+            g.spanTier = 3;
+        g.nodesPerLeaf = hw.nodesPerLeaf;
+        return g;
+    }
 
 } // namespace
 
@@ -132,8 +140,8 @@ GroupPlacement CollectiveModel::placementForNcclTests(int ranks, int nodes) cons
     return placeOn(m_hardware, ranks, perHost * hostsPerDomain);
 }
 
-CollectiveEstimate CollectiveModel::evaluateNcclTests(CollectiveOp op, double bytes, int ranks, int nodes,
-    CollectiveAlgorithm algorithm) const
+CollectiveEstimate CollectiveModel::evaluateNcclTests(
+    CollectiveOp op, double bytes, int ranks, int nodes, CollectiveAlgorithm algorithm) const
 {
     CollectiveRequest r;
     r.op = op;

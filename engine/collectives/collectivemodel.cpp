@@ -16,71 +16,79 @@ using namespace collectives;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+    constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The algorithms NCCL's tuner weighs for each collective (AlltoAll and SendRecv are grouped
-// point-to-point operations in NCCL, costed here as Direct).
-constexpr CollectiveAlgorithm kAllReduceAlgos[] = { CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree,
-    CollectiveAlgorithm::Nvls, CollectiveAlgorithm::NvlsTree, CollectiveAlgorithm::CollNetDirect,
-    CollectiveAlgorithm::CollNetChain };
-constexpr CollectiveAlgorithm kGatherScatterAlgos[] = { CollectiveAlgorithm::Ring, CollectiveAlgorithm::Nvls,
-    CollectiveAlgorithm::Pat };
-constexpr CollectiveAlgorithm kRingOnly[] = { CollectiveAlgorithm::Ring };
-constexpr CollectiveAlgorithm kDirectOnly[] = { CollectiveAlgorithm::Direct };
+    // The algorithms NCCL's tuner weighs for each collective (AlltoAll and SendRecv are grouped
+    // point-to-point operations in NCCL, costed here as Direct).
+    constexpr CollectiveAlgorithm kAllReduceAlgos[]
+        = { CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree, CollectiveAlgorithm::Nvls,
+              CollectiveAlgorithm::NvlsTree, CollectiveAlgorithm::CollNetDirect, CollectiveAlgorithm::CollNetChain };
+    constexpr CollectiveAlgorithm kGatherScatterAlgos[]
+        = { CollectiveAlgorithm::Ring, CollectiveAlgorithm::Nvls, CollectiveAlgorithm::Pat };
+    constexpr CollectiveAlgorithm kRingOnly[] = { CollectiveAlgorithm::Ring };
+    constexpr CollectiveAlgorithm kDirectOnly[] = { CollectiveAlgorithm::Direct };
 
-bool isNcclAlgorithm(CollectiveAlgorithm a)
-{
-    return a != CollectiveAlgorithm::HalvingDoubling && a != CollectiveAlgorithm::Direct
-        && a != CollectiveAlgorithm::Hierarchical && a != CollectiveAlgorithm::ParameterServer;
-}
-
-CollectiveTerms costOf(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
-    CollectiveAlgorithm a, CollectiveProtocol p, LinkClassBytes* linkBytes, double* hubBytes)
-{
-    return isNcclAlgorithm(a) ? ncclCost(hw, ctx, op, bytes, a, p, linkBytes)
-                              : extraCost(hw, ctx, op, bytes, a, p, linkBytes, hubBytes);
-}
-
-struct Timed {
-    double seconds = kInf;
-    double latency = 0;
-};
-
-/// collectivecalibration.h: t = latencyScale L + latencyOffset + W / bandwidthScale, with W the
-/// tuner's bandwidth term (`ramped` false: what NCCL chooses the algorithm on) or the time the size
-/// takes on the channels NCCL launches for it (`ramped` true).
-Timed calibrated(const CollectiveCalibration& cal, CollectiveAlgorithm a, const CollectiveTerms& t, bool)
-{
-    const CollectiveTermCorrection& c = cal.corrections[static_cast<int>(a)][t.tier];
-    Timed r;
-    r.latency = c.latencyScale * t.latencySeconds + c.latencyOffsetSeconds;
-    r.seconds = r.latency + t.bandwidthSeconds / c.bandwidthScale;
-    return r;
-}
-
-const char* unsupportedReason(CollectiveAlgorithm a)
-{
-    switch (a) {
-    case CollectiveAlgorithm::Ring: return "ring runs allreduce, reducescatter, allgather, broadcast and reduce";
-    case CollectiveAlgorithm::Tree: return "tree runs allreduce only";
-    case CollectiveAlgorithm::Nvls:
-        return "nvls needs an NVSwitch with in-switch reduction (Hopper or later), at least 2 ranks per node, "
-               "InfiniBand (SHARP) across nodes, and runs allreduce, reducescatter and allgather";
-    case CollectiveAlgorithm::NvlsTree:
-        return "nvlstree needs NVLS hardware, at least 2 ranks per node and more than one node; allreduce only";
-    case CollectiveAlgorithm::CollNetDirect:
-    case CollectiveAlgorithm::CollNetChain:
-        return "collnet (SHARP in-network reduction) needs InfiniBand and a group spanning nodes (direct: at most 8 "
-               "ranks per node); allreduce only";
-    case CollectiveAlgorithm::Pat: return "pat runs allgather and reducescatter with one rank per node across nodes";
-    case CollectiveAlgorithm::HalvingDoubling: return "halving_doubling runs allreduce, reducescatter and allgather";
-    case CollectiveAlgorithm::Hierarchical: return "hierarchical runs allreduce, reducescatter and allgather";
-    case CollectiveAlgorithm::ParameterServer: return "parameter_server runs allreduce (push/pull) only";
-    case CollectiveAlgorithm::Direct:
-    case CollectiveAlgorithm::Auto: return "no algorithm applies";
+    bool isNcclAlgorithm(CollectiveAlgorithm a)
+    {
+        return a != CollectiveAlgorithm::HalvingDoubling && a != CollectiveAlgorithm::Direct
+            && a != CollectiveAlgorithm::Hierarchical && a != CollectiveAlgorithm::ParameterServer;
     }
-    return "unsupported";
-}
+
+    CollectiveTerms costOf(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
+        CollectiveAlgorithm a, CollectiveProtocol p, LinkClassBytes* linkBytes, double* hubBytes)
+    {
+        return isNcclAlgorithm(a) ? ncclCost(hw, ctx, op, bytes, a, p, linkBytes)
+                                  : extraCost(hw, ctx, op, bytes, a, p, linkBytes, hubBytes);
+    }
+
+    struct Timed {
+        double seconds = kInf;
+        double latency = 0;
+    };
+
+    /// collectivecalibration.h: t = latencyScale L + latencyOffset + W / bandwidthScale, with W the
+    /// tuner's bandwidth term (`ramped` false: what NCCL chooses the algorithm on) or the time the size
+    /// takes on the channels NCCL launches for it (`ramped` true).
+    Timed calibrated(const CollectiveCalibration& cal, CollectiveAlgorithm a, const CollectiveTerms& t, bool)
+    {
+        const CollectiveTermCorrection& c = cal.corrections[static_cast<int>(a)][t.tier];
+        Timed r;
+        r.latency = c.latencyScale * t.latencySeconds + c.latencyOffsetSeconds;
+        r.seconds = r.latency + t.bandwidthSeconds / c.bandwidthScale;
+        return r;
+    }
+
+    const char* unsupportedReason(CollectiveAlgorithm a)
+    {
+        switch (a) {
+        case CollectiveAlgorithm::Ring:
+            return "ring runs allreduce, reducescatter, allgather, broadcast and reduce";
+        case CollectiveAlgorithm::Tree:
+            return "tree runs allreduce only";
+        case CollectiveAlgorithm::Nvls:
+            return "nvls needs an NVSwitch with in-switch reduction (Hopper or later), at least 2 ranks per node, "
+                   "InfiniBand (SHARP) across nodes, and runs allreduce, reducescatter and allgather";
+        case CollectiveAlgorithm::NvlsTree:
+            return "nvlstree needs NVLS hardware, at least 2 ranks per node and more than one node; allreduce only";
+        case CollectiveAlgorithm::CollNetDirect:
+        case CollectiveAlgorithm::CollNetChain:
+            return "collnet (SHARP in-network reduction) needs InfiniBand and a group spanning nodes (direct: at most "
+                   "8 "
+                   "ranks per node); allreduce only";
+        case CollectiveAlgorithm::Pat:
+            return "pat runs allgather and reducescatter with one rank per node across nodes";
+        case CollectiveAlgorithm::HalvingDoubling:
+            return "halving_doubling runs allreduce, reducescatter and allgather";
+        case CollectiveAlgorithm::Hierarchical:
+            return "hierarchical runs allreduce, reducescatter and allgather";
+        case CollectiveAlgorithm::ParameterServer:
+            return "parameter_server runs allreduce (push/pull) only";
+        case CollectiveAlgorithm::Direct:
+        case CollectiveAlgorithm::Auto:
+            return "no algorithm applies";
+        }
+        return "unsupported";
+    }
 
 } // namespace
 
@@ -89,8 +97,8 @@ CollectiveModel::CollectiveModel(const CollectiveHardware& hardware)
 {
 }
 
-CollectiveTerms CollectiveModel::terms(const CollectiveRequest& request, CollectiveAlgorithm algorithm,
-    CollectiveProtocol protocol) const
+CollectiveTerms CollectiveModel::terms(
+    const CollectiveRequest& request, CollectiveAlgorithm algorithm, CollectiveProtocol protocol) const
 {
     if (!placementIsValid(request.group) || algorithm == CollectiveAlgorithm::Auto || !(request.bytes >= 0))
         return {};
@@ -122,13 +130,25 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
     int algoCount = 1;
     if (request.algorithm == CollectiveAlgorithm::Auto) {
         switch (request.op) {
-        case CollectiveOp::AllReduce: algos = kAllReduceAlgos; algoCount = std::size(kAllReduceAlgos); break;
+        case CollectiveOp::AllReduce:
+            algos = kAllReduceAlgos;
+            algoCount = std::size(kAllReduceAlgos);
+            break;
         case CollectiveOp::ReduceScatter:
-        case CollectiveOp::AllGather: algos = kGatherScatterAlgos; algoCount = std::size(kGatherScatterAlgos); break;
+        case CollectiveOp::AllGather:
+            algos = kGatherScatterAlgos;
+            algoCount = std::size(kGatherScatterAlgos);
+            break;
         case CollectiveOp::Broadcast:
-        case CollectiveOp::Reduce: algos = kRingOnly; algoCount = 1; break;
+        case CollectiveOp::Reduce:
+            algos = kRingOnly;
+            algoCount = 1;
+            break;
         case CollectiveOp::AllToAll:
-        case CollectiveOp::SendRecv: algos = kDirectOnly; algoCount = 1; break;
+        case CollectiveOp::SendRecv:
+            algos = kDirectOnly;
+            algoCount = 1;
+            break;
         }
     }
     Timed best;

@@ -55,11 +55,11 @@ double busBandwidthFactor(CollectiveOp op, int ranks);
 
 /// Where a group's ranks sit on the cluster.
 struct GroupPlacement {
-    int ranks = 1;        ///< ranks in the group
+    int ranks = 1; ///< ranks in the group
     int ranksPerNode = 1; ///< ranks of the group inside one node / scale-up (NVLink) domain
-    int nicsPerNode = 1;  ///< NICs per node the group's inter-node traffic can use (rails)
-    int spanTier = 0;     ///< highest fabric tier inter-node traffic crosses: 0 none (one node),
-                          ///< 1 leaf, 2 spine, 3 core
+    int nicsPerNode = 1; ///< NICs per node the group's inter-node traffic can use (rails)
+    int spanTier = 0; ///< highest fabric tier inter-node traffic crosses: 0 none (one node),
+                      ///< 1 leaf, 2 spine, 3 core
     int nodesPerLeaf = 0; ///< addition: nodes of the group under one leaf switch (0 = the model's
                           ///< figure from the scenario's fabric); used by three-level hierarchical
                           ///< reduction and the per-tier byte split
@@ -68,8 +68,8 @@ struct GroupPlacement {
 /// Bytes one rank sends on each class of link during the collective (for traffic matrices and
 /// flow-level placement). Averaged over the group's ranks.
 struct LinkClassBytes {
-    double scaleUpBytes = 0;  ///< NVLink / NVSwitch / Infinity Fabric
-    double nicBytes = 0;      ///< leaving the node through the NIC(s)
+    double scaleUpBytes = 0; ///< NVLink / NVSwitch / Infinity Fabric
+    double nicBytes = 0; ///< leaving the node through the NIC(s)
     double tierBytes[4] = {}; ///< [1] under a leaf, [2] through spines, [3] through the core
 };
 
@@ -88,42 +88,42 @@ struct CollectiveEstimate {
     CollectiveProtocol protocol = CollectiveProtocol::Simple;
     LinkClassBytes perRankBytes;
     // Additions.
-    bool valid = true;         ///< false when the requested algorithm cannot run this op on this
-                               ///< placement (then seconds is +infinity; check() says why)
+    bool valid = true; ///< false when the requested algorithm cannot run this op on this
+                       ///< placement (then seconds is +infinity; check() says why)
     double latencySeconds = 0; ///< the latency part of `seconds` (calibrated)
-    double hubBytes = 0;       ///< ParameterServer: bytes through the busiest hub (push + pull, 2N x S)
-    double flows = 0;          ///< concurrent point-to-point flows the algorithm opens (whole group)
+    double hubBytes = 0; ///< ParameterServer: bytes through the busiest hub (push + pull, 2N x S)
+    double flows = 0; ///< concurrent point-to-point flows the algorithm opens (whole group)
 };
 
 /// The two uncalibrated terms of one (algorithm, protocol) evaluation: t = latency + bandwidth.
 /// Exposed so that a least-squares fit can regress measured times on them.
 struct CollectiveTerms {
     bool supported = false;
-    double latencySeconds = 0;   ///< NCCL's latency term (base + hardware latencies)
+    double latencySeconds = 0; ///< NCCL's latency term (base + hardware latencies)
     double bandwidthSeconds = 0; ///< bytes / effective bandwidth
-    int tier = 0;                ///< calibration tier: 0 intra-node, 1 inter-node
+    int tier = 0; ///< calibration tier: 0 intra-node, 1 inter-node
 };
 
 /// Link figures the model derives from a scenario and the catalog (exposed for tests and reports).
 struct CollectiveHardware {
-    int archIndex = 2;               ///< NCCL table column: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
-    bool nvlink = true;              ///< scale-up links exist (else intra-node traffic uses PCIe)
-    bool nvlsCapable = false;        ///< NVSwitch with in-switch reduction (Hopper and later)
-    bool infiniband = true;          ///< transport is InfiniBand (CollNet/SHARP needs it)
-    bool collNetInAuto = false;      ///< Auto weighs CollNet (NCCL_COLLNET_ENABLE=1 with a SHARP plugin;
-                                     ///< NCCL's default is 0, so Auto leaves it out unless set)
-    double intraBytesPerSecond = 0;  ///< per-GPU scale-up bandwidth as NCCL counts it (B/s)
-    int intraChannels = 16;          ///< NCCL channels intra-node
-    double nicBytesPerSecond = 0;    ///< effective rate of one NIC (B/s)
-    double copyBytesPerSecond = 0;   ///< local copy rate for a group of one rank (B/s)
-    int nicsPerNode = 1;             ///< NICs per node
-    int gpusPerNode = 8;             ///< GPUs per server
-    int domainGpus = 8;              ///< GPUs per scale-up (NVLink) domain
-    int totalGpus = 8;               ///< GPUs in the cluster
-    double oversubscription = 1.0;   ///< leaf down:up ratio
-    int fabricTiers = 2;             ///< switching tiers
-    int nodesPerLeaf = 32;           ///< domains under one leaf switch
-    int nodesPerPod = 1024;          ///< domains under one spine pod (below the core)
+    int archIndex = 2; ///< NCCL table column: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
+    bool nvlink = true; ///< scale-up links exist (else intra-node traffic uses PCIe)
+    bool nvlsCapable = false; ///< NVSwitch with in-switch reduction (Hopper and later)
+    bool infiniband = true; ///< transport is InfiniBand (CollNet/SHARP needs it)
+    bool collNetInAuto = false; ///< Auto weighs CollNet (NCCL_COLLNET_ENABLE=1 with a SHARP plugin;
+                                ///< NCCL's default is 0, so Auto leaves it out unless set)
+    double intraBytesPerSecond = 0; ///< per-GPU scale-up bandwidth as NCCL counts it (B/s)
+    int intraChannels = 16; ///< NCCL channels intra-node
+    double nicBytesPerSecond = 0; ///< effective rate of one NIC (B/s)
+    double copyBytesPerSecond = 0; ///< local copy rate for a group of one rank (B/s)
+    int nicsPerNode = 1; ///< NICs per node
+    int gpusPerNode = 8; ///< GPUs per server
+    int domainGpus = 8; ///< GPUs per scale-up (NVLink) domain
+    int totalGpus = 8; ///< GPUs in the cluster
+    double oversubscription = 1.0; ///< leaf down:up ratio
+    int fabricTiers = 2; ///< switching tiers
+    int nodesPerLeaf = 32; ///< domains under one leaf switch
+    int nodesPerPod = 1024; ///< domains under one spine pod (below the core)
 };
 
 class CollectiveModel {
@@ -142,8 +142,8 @@ public:
     Status check(const CollectiveRequest& request) const;
 
     /// Uncalibrated latency and bandwidth terms of one algorithm and protocol (no Auto).
-    CollectiveTerms terms(const CollectiveRequest& request, CollectiveAlgorithm algorithm,
-        CollectiveProtocol protocol) const;
+    CollectiveTerms terms(
+        const CollectiveRequest& request, CollectiveAlgorithm algorithm, CollectiveProtocol protocol) const;
 
     /// Consecutive placement of `ranks` ranks filling scale-up domains first (rank r on domain
     /// r / domainGpus), with the NIC rails of the GPUs used and the highest fabric tier crossed.

@@ -9,26 +9,33 @@ namespace clusterscope::engine {
 
 namespace {
 
-std::string lower(std::string_view text)
-{
-    std::string s(text);
-    for (char& ch : s)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
+    std::string lower(std::string_view text)
+    {
+        std::string s(text);
+        for (char& ch : s)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        return s;
+    }
 
 } // namespace
 
 const char* toString(CollectiveOp op)
 {
     switch (op) {
-    case CollectiveOp::AllReduce: return "allreduce";
-    case CollectiveOp::ReduceScatter: return "reducescatter";
-    case CollectiveOp::AllGather: return "allgather";
-    case CollectiveOp::Broadcast: return "broadcast";
-    case CollectiveOp::Reduce: return "reduce";
-    case CollectiveOp::AllToAll: return "alltoall";
-    case CollectiveOp::SendRecv: return "sendrecv";
+    case CollectiveOp::AllReduce:
+        return "allreduce";
+    case CollectiveOp::ReduceScatter:
+        return "reducescatter";
+    case CollectiveOp::AllGather:
+        return "allgather";
+    case CollectiveOp::Broadcast:
+        return "broadcast";
+    case CollectiveOp::Reduce:
+        return "reduce";
+    case CollectiveOp::AllToAll:
+        return "alltoall";
+    case CollectiveOp::SendRecv:
+        return "sendrecv";
     }
     return "?";
 }
@@ -36,18 +43,30 @@ const char* toString(CollectiveOp op)
 const char* toString(CollectiveAlgorithm a)
 {
     switch (a) {
-    case CollectiveAlgorithm::Auto: return "auto";
-    case CollectiveAlgorithm::Ring: return "ring";
-    case CollectiveAlgorithm::Tree: return "tree";
-    case CollectiveAlgorithm::Nvls: return "nvls";
-    case CollectiveAlgorithm::NvlsTree: return "nvlstree";
-    case CollectiveAlgorithm::CollNetDirect: return "collnet_direct";
-    case CollectiveAlgorithm::CollNetChain: return "collnet_chain";
-    case CollectiveAlgorithm::Pat: return "pat";
-    case CollectiveAlgorithm::HalvingDoubling: return "halving_doubling";
-    case CollectiveAlgorithm::Direct: return "direct";
-    case CollectiveAlgorithm::Hierarchical: return "hierarchical";
-    case CollectiveAlgorithm::ParameterServer: return "parameter_server";
+    case CollectiveAlgorithm::Auto:
+        return "auto";
+    case CollectiveAlgorithm::Ring:
+        return "ring";
+    case CollectiveAlgorithm::Tree:
+        return "tree";
+    case CollectiveAlgorithm::Nvls:
+        return "nvls";
+    case CollectiveAlgorithm::NvlsTree:
+        return "nvlstree";
+    case CollectiveAlgorithm::CollNetDirect:
+        return "collnet_direct";
+    case CollectiveAlgorithm::CollNetChain:
+        return "collnet_chain";
+    case CollectiveAlgorithm::Pat:
+        return "pat";
+    case CollectiveAlgorithm::HalvingDoubling:
+        return "halving_doubling";
+    case CollectiveAlgorithm::Direct:
+        return "direct";
+    case CollectiveAlgorithm::Hierarchical:
+        return "hierarchical";
+    case CollectiveAlgorithm::ParameterServer:
+        return "parameter_server";
     }
     return "?";
 }
@@ -55,9 +74,12 @@ const char* toString(CollectiveAlgorithm a)
 const char* toString(CollectiveProtocol p)
 {
     switch (p) {
-    case CollectiveProtocol::LL: return "LL";
-    case CollectiveProtocol::LL128: return "LL128";
-    case CollectiveProtocol::Simple: return "Simple";
+    case CollectiveProtocol::LL:
+        return "LL";
+    case CollectiveProtocol::LL128:
+        return "LL128";
+    case CollectiveProtocol::Simple:
+        return "Simple";
     }
     return "?";
 }
@@ -100,13 +122,16 @@ double busBandwidthFactor(CollectiveOp op, int ranks)
     if (ranks < 1)
         return 0;
     switch (op) {
-    case CollectiveOp::AllReduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::AllReduce:
+        return 2.0 * (n - 1) / n;
     case CollectiveOp::ReduceScatter:
     case CollectiveOp::AllGather:
-    case CollectiveOp::AllToAll: return (n - 1) / n;
+    case CollectiveOp::AllToAll:
+        return (n - 1) / n;
     case CollectiveOp::Broadcast:
     case CollectiveOp::Reduce:
-    case CollectiveOp::SendRecv: return 1.0;
+    case CollectiveOp::SendRecv:
+        return 1.0;
     }
     return 0;
 }

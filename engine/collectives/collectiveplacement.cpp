@@ -76,17 +76,26 @@ double flowCount(const GroupContext& ctx, CollectiveOp op, CollectiveAlgorithm a
     const double n = ctx.ranks;
     switch (a) {
     case CollectiveAlgorithm::Ring:
-    case CollectiveAlgorithm::Pat: return n * ctx.channels; // one flow per rank and channel
-    case CollectiveAlgorithm::Tree: return 4.0 * (n - 1);   // two trees, n-1 edges, both directions
+    case CollectiveAlgorithm::Pat:
+        return n * ctx.channels; // one flow per rank and channel
+    case CollectiveAlgorithm::Tree:
+        return 4.0 * (n - 1); // two trees, n-1 edges, both directions
     case CollectiveAlgorithm::Nvls:
-    case CollectiveAlgorithm::NvlsTree: return 2.0 * n + 4.0 * (ctx.nodes - 1);
+    case CollectiveAlgorithm::NvlsTree:
+        return 2.0 * n + 4.0 * (ctx.nodes - 1);
     case CollectiveAlgorithm::CollNetDirect:
-    case CollectiveAlgorithm::CollNetChain: return 2.0 * n;
-    case CollectiveAlgorithm::HalvingDoubling: return n * log2Floor(n);
-    case CollectiveAlgorithm::Direct: return op == CollectiveOp::SendRecv ? n : n * (n - 1);
-    case CollectiveAlgorithm::Hierarchical: return 2.0 * n;
-    case CollectiveAlgorithm::ParameterServer: return 2.0 * n;
-    case CollectiveAlgorithm::Auto: return 0;
+    case CollectiveAlgorithm::CollNetChain:
+        return 2.0 * n;
+    case CollectiveAlgorithm::HalvingDoubling:
+        return n * log2Floor(n);
+    case CollectiveAlgorithm::Direct:
+        return op == CollectiveOp::SendRecv ? n : n * (n - 1);
+    case CollectiveAlgorithm::Hierarchical:
+        return 2.0 * n;
+    case CollectiveAlgorithm::ParameterServer:
+        return 2.0 * n;
+    case CollectiveAlgorithm::Auto:
+        return 0;
     }
     return 0;
 }

@@ -17,205 +17,208 @@ namespace clusterscope::engine::collectives {
 
 namespace {
 
-struct StepLatency {
-    double baseUs, intraUs, interUs;
-};
+    struct StepLatency {
+        double baseUs, intraUs, interUs;
+    };
 
-StepLatency stepLatency(const GroupContext& ctx)
-{
-    const int simple = static_cast<int>(CollectiveProtocol::Simple);
-    return { nccl::kBaseLatencyUs[nccl::kRing][simple], nccl::kHwLatencyUs[ctx.intraHw][nccl::kRing][simple],
-        nccl::kHwLatencyUs[nccl::kNet][nccl::kRing][simple] };
-}
-
-// Time for one rank to send `scaleUp` bytes on its scale-up links while each rank of its node sends
-// `nic` bytes through the node's NICs, both at once.
-double concurrentSeconds(const GroupContext& ctx, double scaleUp, double nicPerRank)
-{
-    const double a = scaleUp > 0 ? scaleUp / ctx.intraBytesPerSecond : 0.0;
-    const double b = nicPerRank > 0 ? nicPerRank * ctx.ranksPerNode / ctx.interBytesPerSecond : 0.0;
-    return std::max(a, b);
-}
-
-CollectiveTerms finish(const GroupContext& ctx, double latUs, double seconds)
-{
-    CollectiveTerms t;
-    t.supported = true;
-    t.latencySeconds = latUs * kMicro;
-    t.bandwidthSeconds = seconds;
-    t.tier = ctx.nodes > 1 ? 1 : 0;
-    return t;
-}
-
-CollectiveTerms halvingDoubling(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
-{
-    if (op != CollectiveOp::AllReduce && op != CollectiveOp::ReduceScatter && op != CollectiveOp::AllGather)
-        return {};
-    const StepLatency lat = stepLatency(ctx);
-    const int logN = log2Floor(ctx.ranks);
-    const double pow2 = std::ldexp(1.0, logN);
-    const double extra = ctx.ranks - pow2; // ranks folded into a partner first (non power of two)
-    // Partners at distance 1, 2, 4, ... (inside the node first): the first log2(ppn) steps stay on
-    // the scale-up links carrying S/2, S/4, ..., the rest cross nodes carrying S/(2 ppn), ...
-    const int intraSteps = std::min(logN, log2Floor(ctx.ranksPerNode));
-    const int interSteps = logN - intraSteps;
-    const double intraShare = 1.0 - std::ldexp(1.0, -intraSteps);
-    const double interShare = std::ldexp(1.0, -intraSteps) * (1.0 - std::ldexp(1.0, -interSteps));
-    const double phases = op == CollectiveOp::AllReduce ? 2.0 : 1.0;
-    double scaleUp = phases * bytes * intraShare;
-    double nic = phases * bytes * interShare;
-    double latUs = lat.baseUs + phases * (intraSteps * lat.intraUs + interSteps * lat.interUs);
-    double seconds = scaleUp / ctx.intraBytesPerSecond + (nic > 0 ? nic * ctx.ranksPerNode / ctx.interBytesPerSecond : 0);
-    if (extra > 0) {
-        // Rabenseifner's fold: the extra ranks hand their whole vector to a partner and get the
-        // result back (two more steps of S on the slowest link class of the group).
-        const bool crossNode = ctx.nodes > 1;
-        latUs += 2.0 * (crossNode ? lat.interUs : lat.intraUs);
-        const double foldBytes = phases * bytes * extra / ctx.ranks;
-        seconds += phases * bytes / (crossNode ? ctx.nicBytesPerSecond : ctx.intraBytesPerSecond);
-        (crossNode ? nic : scaleUp) += foldBytes;
+    StepLatency stepLatency(const GroupContext& ctx)
+    {
+        const int simple = static_cast<int>(CollectiveProtocol::Simple);
+        return { nccl::kBaseLatencyUs[nccl::kRing][simple], nccl::kHwLatencyUs[ctx.intraHw][nccl::kRing][simple],
+            nccl::kHwLatencyUs[nccl::kNet][nccl::kRing][simple] };
     }
-    if (out) {
-        *out = LinkClassBytes {};
-        out->scaleUpBytes = scaleUp;
-        out->nicBytes = nic;
-        splitTiers(ctx, nic, false, *out);
-    }
-    return finish(ctx, latUs, seconds);
-}
 
-CollectiveTerms direct(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
-{
-    const StepLatency lat = stepLatency(ctx);
-    const double n = ctx.ranks, ppn = ctx.ranksPerNode;
-    const double localPeers = ppn - 1, remotePeers = n - ppn;
-    double scaleUp = 0, nic = 0, seconds = 0;
-    switch (op) {
-    case CollectiveOp::AllReduce: // one-shot: the whole buffer to every peer, each reduces locally
-        scaleUp = localPeers * bytes;
-        nic = remotePeers * bytes;
-        seconds = concurrentSeconds(ctx, scaleUp, nic);
-        break;
-    case CollectiveOp::ReduceScatter:
-    case CollectiveOp::AllGather:
-    case CollectiveOp::AllToAll: // S/n to every peer
-        scaleUp = localPeers * bytes / n;
-        nic = remotePeers * bytes / n;
-        seconds = concurrentSeconds(ctx, scaleUp, nic);
-        break;
-    case CollectiveOp::Broadcast:
-    case CollectiveOp::Reduce: {
-        // The root sends (receives) S to (from) every peer through its own links and one NIC rail.
-        const double a = localPeers * bytes / ctx.intraBytesPerSecond;
-        const double b = remotePeers * bytes / ctx.nicBytesPerSecond;
-        seconds = std::max(a, b);
-        scaleUp = localPeers * bytes / n; // averaged over the group
-        nic = remotePeers * bytes / n;
-        break;
+    // Time for one rank to send `scaleUp` bytes on its scale-up links while each rank of its node sends
+    // `nic` bytes through the node's NICs, both at once.
+    double concurrentSeconds(const GroupContext& ctx, double scaleUp, double nicPerRank)
+    {
+        const double a = scaleUp > 0 ? scaleUp / ctx.intraBytesPerSecond : 0.0;
+        const double b = nicPerRank > 0 ? nicPerRank * ctx.ranksPerNode / ctx.interBytesPerSecond : 0.0;
+        return std::max(a, b);
     }
-    case CollectiveOp::SendRecv: {
-        // nccl-tests sendrecv: rank r sends S to r+1; one rank per node crosses to the next node.
-        if (ctx.nodes > 1) {
-            seconds = std::max(bytes / ctx.intraBytesPerSecond, bytes / ctx.nicBytesPerSecond);
-            scaleUp = bytes * (ppn - 1) / ppn;
-            nic = bytes / ppn;
-        } else {
-            seconds = bytes / ctx.intraBytesPerSecond;
-            scaleUp = bytes;
+
+    CollectiveTerms finish(const GroupContext& ctx, double latUs, double seconds)
+    {
+        CollectiveTerms t;
+        t.supported = true;
+        t.latencySeconds = latUs * kMicro;
+        t.bandwidthSeconds = seconds;
+        t.tier = ctx.nodes > 1 ? 1 : 0;
+        return t;
+    }
+
+    CollectiveTerms halvingDoubling(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
+    {
+        if (op != CollectiveOp::AllReduce && op != CollectiveOp::ReduceScatter && op != CollectiveOp::AllGather)
+            return {};
+        const StepLatency lat = stepLatency(ctx);
+        const int logN = log2Floor(ctx.ranks);
+        const double pow2 = std::ldexp(1.0, logN);
+        const double extra = ctx.ranks - pow2; // ranks folded into a partner first (non power of two)
+        // Partners at distance 1, 2, 4, ... (inside the node first): the first log2(ppn) steps stay on
+        // the scale-up links carrying S/2, S/4, ..., the rest cross nodes carrying S/(2 ppn), ...
+        const int intraSteps = std::min(logN, log2Floor(ctx.ranksPerNode));
+        const int interSteps = logN - intraSteps;
+        const double intraShare = 1.0 - std::ldexp(1.0, -intraSteps);
+        const double interShare = std::ldexp(1.0, -intraSteps) * (1.0 - std::ldexp(1.0, -interSteps));
+        const double phases = op == CollectiveOp::AllReduce ? 2.0 : 1.0;
+        double scaleUp = phases * bytes * intraShare;
+        double nic = phases * bytes * interShare;
+        double latUs = lat.baseUs + phases * (intraSteps * lat.intraUs + interSteps * lat.interUs);
+        double seconds
+            = scaleUp / ctx.intraBytesPerSecond + (nic > 0 ? nic * ctx.ranksPerNode / ctx.interBytesPerSecond : 0);
+        if (extra > 0) {
+            // Rabenseifner's fold: the extra ranks hand their whole vector to a partner and get the
+            // result back (two more steps of S on the slowest link class of the group).
+            const bool crossNode = ctx.nodes > 1;
+            latUs += 2.0 * (crossNode ? lat.interUs : lat.intraUs);
+            const double foldBytes = phases * bytes * extra / ctx.ranks;
+            seconds += phases * bytes / (crossNode ? ctx.nicBytesPerSecond : ctx.intraBytesPerSecond);
+            (crossNode ? nic : scaleUp) += foldBytes;
         }
-        break;
-    }
-    }
-    const double latUs = lat.baseUs + (ctx.nodes > 1 ? lat.interUs : lat.intraUs);
-    if (out) {
-        *out = LinkClassBytes {};
-        out->scaleUpBytes = scaleUp;
-        out->nicBytes = nic;
-        splitTiers(ctx, nic, op == CollectiveOp::SendRecv, *out);
-    }
-    return finish(ctx, latUs, seconds);
-}
-
-CollectiveTerms hierarchical(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
-{
-    if (op != CollectiveOp::AllReduce && op != CollectiveOp::ReduceScatter && op != CollectiveOp::AllGather)
-        return {};
-    const StepLatency lat = stepLatency(ctx);
-    const double ppn = ctx.ranksPerNode;
-    const double phases = op == CollectiveOp::AllReduce ? 2.0 : 1.0;
-    // Level 1 (node): ring reduce-scatter / all-gather over the scale-up links, (ppn-1)/ppn S per phase.
-    const double scaleUp = phases * bytes * (ppn - 1) / ppn;
-    double latUs = lat.baseUs + phases * (ppn - 1) * lat.intraUs;
-    double seconds = scaleUp / ctx.intraBytesPerSecond;
-    double leafBytes = 0, upperBytes = 0;
-    const double shard = bytes / ppn; // each rank carries its node-reduced shard over its own rail
-    const double m = ctx.nodes;
-    const double perNodeNic = ctx.interBytesPerSecond / ppn; // one rank's share of the node's NICs
-    if (ctx.nodes > 1) {
-        const double leafNodes = std::min<double>(ctx.nodesPerLeaf, m);
-        const double leaves = std::ceil(m / leafNodes);
-        if (leaves <= 1.0) {
-            // Two levels: ring among the nodes for each shard.
-            leafBytes = phases * shard * (m - 1) / m;
-            latUs += phases * (m - 1) * lat.interUs;
-            seconds += leafBytes / perNodeNic;
-        } else {
-            // Three levels: reduce-scatter among the nodes under a leaf, all-reduce of the leaf
-            // shard S/(ppn L) across leaves, all-gather under the leaf.
-            const double l = leafNodes;
-            leafBytes = phases * shard * (l - 1) / l;
-            const double leafShard = shard / l;
-            upperBytes = (op == CollectiveOp::AllReduce ? 2.0 : 1.0) * leafShard * (leaves - 1) / leaves;
-            latUs += phases * (l - 1) * lat.interUs + (op == CollectiveOp::AllReduce ? 2.0 : 1.0) * (leaves - 1) * lat.interUs;
-            seconds += (leafBytes + upperBytes) / perNodeNic;
+        if (out) {
+            *out = LinkClassBytes {};
+            out->scaleUpBytes = scaleUp;
+            out->nicBytes = nic;
+            splitTiers(ctx, nic, false, *out);
         }
+        return finish(ctx, latUs, seconds);
     }
-    if (out) {
-        *out = LinkClassBytes {};
-        out->scaleUpBytes = scaleUp;
-        out->nicBytes = leafBytes + upperBytes;
-        if (ctx.nodes > 1) {
-            if (upperBytes > 0) {
-                out->tierBytes[1] = leafBytes;
-                // The cross-leaf ring is neighbour traffic among leaves.
-                LinkClassBytes upper;
-                GroupContext leafCtx = ctx;
-                leafCtx.nodes = static_cast<int>(std::ceil(m / std::min<double>(ctx.nodesPerLeaf, m)));
-                leafCtx.nodesPerLeaf = 1;
-                leafCtx.nodesPerPod = std::max(1, ctx.nodesPerPod / std::max(1, ctx.nodesPerLeaf));
-                splitTiers(leafCtx, upperBytes, true, upper);
-                for (int k = 1; k < 4; ++k)
-                    out->tierBytes[k] += upper.tierBytes[k];
+
+    CollectiveTerms direct(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
+    {
+        const StepLatency lat = stepLatency(ctx);
+        const double n = ctx.ranks, ppn = ctx.ranksPerNode;
+        const double localPeers = ppn - 1, remotePeers = n - ppn;
+        double scaleUp = 0, nic = 0, seconds = 0;
+        switch (op) {
+        case CollectiveOp::AllReduce: // one-shot: the whole buffer to every peer, each reduces locally
+            scaleUp = localPeers * bytes;
+            nic = remotePeers * bytes;
+            seconds = concurrentSeconds(ctx, scaleUp, nic);
+            break;
+        case CollectiveOp::ReduceScatter:
+        case CollectiveOp::AllGather:
+        case CollectiveOp::AllToAll: // S/n to every peer
+            scaleUp = localPeers * bytes / n;
+            nic = remotePeers * bytes / n;
+            seconds = concurrentSeconds(ctx, scaleUp, nic);
+            break;
+        case CollectiveOp::Broadcast:
+        case CollectiveOp::Reduce: {
+            // The root sends (receives) S to (from) every peer through its own links and one NIC rail.
+            const double a = localPeers * bytes / ctx.intraBytesPerSecond;
+            const double b = remotePeers * bytes / ctx.nicBytesPerSecond;
+            seconds = std::max(a, b);
+            scaleUp = localPeers * bytes / n; // averaged over the group
+            nic = remotePeers * bytes / n;
+            break;
+        }
+        case CollectiveOp::SendRecv: {
+            // nccl-tests sendrecv: rank r sends S to r+1; one rank per node crosses to the next node.
+            if (ctx.nodes > 1) {
+                seconds = std::max(bytes / ctx.intraBytesPerSecond, bytes / ctx.nicBytesPerSecond);
+                scaleUp = bytes * (ppn - 1) / ppn;
+                nic = bytes / ppn;
             } else {
-                splitTiers(ctx, leafBytes, true, *out);
+                seconds = bytes / ctx.intraBytesPerSecond;
+                scaleUp = bytes;
+            }
+            break;
+        }
+        }
+        const double latUs = lat.baseUs + (ctx.nodes > 1 ? lat.interUs : lat.intraUs);
+        if (out) {
+            *out = LinkClassBytes {};
+            out->scaleUpBytes = scaleUp;
+            out->nicBytes = nic;
+            splitTiers(ctx, nic, op == CollectiveOp::SendRecv, *out);
+        }
+        return finish(ctx, latUs, seconds);
+    }
+
+    CollectiveTerms hierarchical(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
+    {
+        if (op != CollectiveOp::AllReduce && op != CollectiveOp::ReduceScatter && op != CollectiveOp::AllGather)
+            return {};
+        const StepLatency lat = stepLatency(ctx);
+        const double ppn = ctx.ranksPerNode;
+        const double phases = op == CollectiveOp::AllReduce ? 2.0 : 1.0;
+        // Level 1 (node): ring reduce-scatter / all-gather over the scale-up links, (ppn-1)/ppn S per phase.
+        const double scaleUp = phases * bytes * (ppn - 1) / ppn;
+        double latUs = lat.baseUs + phases * (ppn - 1) * lat.intraUs;
+        double seconds = scaleUp / ctx.intraBytesPerSecond;
+        double leafBytes = 0, upperBytes = 0;
+        const double shard = bytes / ppn; // each rank carries its node-reduced shard over its own rail
+        const double m = ctx.nodes;
+        const double perNodeNic = ctx.interBytesPerSecond / ppn; // one rank's share of the node's NICs
+        if (ctx.nodes > 1) {
+            const double leafNodes = std::min<double>(ctx.nodesPerLeaf, m);
+            const double leaves = std::ceil(m / leafNodes);
+            if (leaves <= 1.0) {
+                // Two levels: ring among the nodes for each shard.
+                leafBytes = phases * shard * (m - 1) / m;
+                latUs += phases * (m - 1) * lat.interUs;
+                seconds += leafBytes / perNodeNic;
+            } else {
+                // Three levels: reduce-scatter among the nodes under a leaf, all-reduce of the leaf
+                // shard S/(ppn L) across leaves, all-gather under the leaf.
+                const double l = leafNodes;
+                leafBytes = phases * shard * (l - 1) / l;
+                const double leafShard = shard / l;
+                upperBytes = (op == CollectiveOp::AllReduce ? 2.0 : 1.0) * leafShard * (leaves - 1) / leaves;
+                latUs += phases * (l - 1) * lat.interUs
+                    + (op == CollectiveOp::AllReduce ? 2.0 : 1.0) * (leaves - 1) * lat.interUs;
+                seconds += (leafBytes + upperBytes) / perNodeNic;
             }
         }
+        if (out) {
+            *out = LinkClassBytes {};
+            out->scaleUpBytes = scaleUp;
+            out->nicBytes = leafBytes + upperBytes;
+            if (ctx.nodes > 1) {
+                if (upperBytes > 0) {
+                    out->tierBytes[1] = leafBytes;
+                    // The cross-leaf ring is neighbour traffic among leaves.
+                    LinkClassBytes upper;
+                    GroupContext leafCtx = ctx;
+                    leafCtx.nodes = static_cast<int>(std::ceil(m / std::min<double>(ctx.nodesPerLeaf, m)));
+                    leafCtx.nodesPerLeaf = 1;
+                    leafCtx.nodesPerPod = std::max(1, ctx.nodesPerPod / std::max(1, ctx.nodesPerLeaf));
+                    splitTiers(leafCtx, upperBytes, true, upper);
+                    for (int k = 1; k < 4; ++k)
+                        out->tierBytes[k] += upper.tierBytes[k];
+                } else {
+                    splitTiers(ctx, leafBytes, true, *out);
+                }
+            }
+        }
+        return finish(ctx, latUs, seconds);
     }
-    return finish(ctx, latUs, seconds);
-}
 
-CollectiveTerms parameterServer(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out, double* hub)
-{
-    if (op != CollectiveOp::AllReduce)
-        return {};
-    const StepLatency lat = stepLatency(ctx);
-    // One hub with a node's NICs: every one of the N workers pushes S (N S in) and pulls S back
-    // (N S out), one phase after the other: 2 N S through the hub.
-    const double n = ctx.ranks;
-    const double hubLoad = 2.0 * n * bytes;
-    const double hubBw = ctx.interBytesPerSecond;
-    const double workerBw = ctx.interBytesPerSecond / ctx.ranksPerNode;
-    const double seconds = 2.0 * std::max(n * bytes / hubBw, bytes / workerBw);
-    const double latUs = 2.0 * (lat.baseUs + lat.interUs);
-    if (hub)
-        *hub = hubLoad;
-    if (out) {
-        *out = LinkClassBytes {};
-        out->nicBytes = bytes; // each worker pushes its gradient once
-        splitTiers(ctx, bytes, false, *out);
+    CollectiveTerms parameterServer(
+        const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out, double* hub)
+    {
+        if (op != CollectiveOp::AllReduce)
+            return {};
+        const StepLatency lat = stepLatency(ctx);
+        // One hub with a node's NICs: every one of the N workers pushes S (N S in) and pulls S back
+        // (N S out), one phase after the other: 2 N S through the hub.
+        const double n = ctx.ranks;
+        const double hubLoad = 2.0 * n * bytes;
+        const double hubBw = ctx.interBytesPerSecond;
+        const double workerBw = ctx.interBytesPerSecond / ctx.ranksPerNode;
+        const double seconds = 2.0 * std::max(n * bytes / hubBw, bytes / workerBw);
+        const double latUs = 2.0 * (lat.baseUs + lat.interUs);
+        if (hub)
+            *hub = hubLoad;
+        if (out) {
+            *out = LinkClassBytes {};
+            out->nicBytes = bytes; // each worker pushes its gradient once
+            splitTiers(ctx, bytes, false, *out);
+        }
+        return finish(ctx, latUs, seconds);
     }
-    return finish(ctx, latUs, seconds);
-}
 
 } // namespace
 
@@ -225,11 +228,16 @@ CollectiveTerms extraCost(const CollectiveHardware&, const GroupContext& ctx, Co
     if (protocol != CollectiveProtocol::Simple)
         return {};
     switch (algorithm) {
-    case CollectiveAlgorithm::HalvingDoubling: return halvingDoubling(ctx, op, bytes, linkBytes);
-    case CollectiveAlgorithm::Direct: return direct(ctx, op, bytes, linkBytes);
-    case CollectiveAlgorithm::Hierarchical: return hierarchical(ctx, op, bytes, linkBytes);
-    case CollectiveAlgorithm::ParameterServer: return parameterServer(ctx, op, bytes, linkBytes, hubBytes);
-    default: return {};
+    case CollectiveAlgorithm::HalvingDoubling:
+        return halvingDoubling(ctx, op, bytes, linkBytes);
+    case CollectiveAlgorithm::Direct:
+        return direct(ctx, op, bytes, linkBytes);
+    case CollectiveAlgorithm::Hierarchical:
+        return hierarchical(ctx, op, bytes, linkBytes);
+    case CollectiveAlgorithm::ParameterServer:
+        return parameterServer(ctx, op, bytes, linkBytes, hubBytes);
+    default:
+        return {};
     }
 }
 

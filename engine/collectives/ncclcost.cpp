@@ -14,230 +14,244 @@ namespace clusterscope::engine::collectives {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-// NCCL_NVLS_NCHANNELS default on Hopper/Blackwell (NCCL src/transport/nvls.cc).
-constexpr double kNvlsChannels = 16.0;
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    // NCCL_NVLS_NCHANNELS default on Hopper/Blackwell (NCCL src/transport/nvls.cc).
+    constexpr double kNvlsChannels = 16.0;
 
-int ncclAlgoRow(CollectiveAlgorithm a)
-{
-    switch (a) {
-    case CollectiveAlgorithm::Tree: return nccl::kTree;
-    case CollectiveAlgorithm::Ring: return nccl::kRing;
-    case CollectiveAlgorithm::CollNetDirect: return nccl::kCollNetDirect;
-    case CollectiveAlgorithm::CollNetChain: return nccl::kCollNetChain;
-    case CollectiveAlgorithm::Nvls: return nccl::kNvls;
-    case CollectiveAlgorithm::NvlsTree: return nccl::kNvlsTree;
-    case CollectiveAlgorithm::Pat: return nccl::kPat;
-    default: return -1;
+    int ncclAlgoRow(CollectiveAlgorithm a)
+    {
+        switch (a) {
+        case CollectiveAlgorithm::Tree:
+            return nccl::kTree;
+        case CollectiveAlgorithm::Ring:
+            return nccl::kRing;
+        case CollectiveAlgorithm::CollNetDirect:
+            return nccl::kCollNetDirect;
+        case CollectiveAlgorithm::CollNetChain:
+            return nccl::kCollNetChain;
+        case CollectiveAlgorithm::Nvls:
+            return nccl::kNvls;
+        case CollectiveAlgorithm::NvlsTree:
+            return nccl::kNvlsTree;
+        case CollectiveAlgorithm::Pat:
+            return nccl::kPat;
+        default:
+            return -1;
+        }
     }
-}
 
-bool isReduceScatterOrAllGather(CollectiveOp op)
-{
-    return op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
-}
-
-// tuning.cc: nsteps = 2(n-1) AllReduce, n-1 AllGather/ReduceScatter, n otherwise.
-double ringSteps(CollectiveOp op, int n)
-{
-    if (op == CollectiveOp::AllReduce)
-        return 2.0 * (n - 1);
-    if (isReduceScatterOrAllGather(op))
-        return n - 1.0;
-    return n;
-}
-
-// tuning.cc: nInterSteps = 2(nNodes-1) for AllReduce, else nNodes-1.
-double ringInterSteps(CollectiveOp op, int nodes)
-{
-    return op == CollectiveOp::AllReduce ? 2.0 * (nodes - 1) : nodes - 1.0;
-}
-
-// Node NIC egress of a reduction over `nodes` nodes as a multiple of S, for algorithms that move
-// one copy of the data per node pair (tree, NVLS inter-node ring/tree): 2(m-1)/m for AllReduce,
-// (m-1)/m for AllGather/ReduceScatter.
-double nodeEgressFactor(CollectiveOp op, int nodes)
-{
-    const double m = nodes;
-    return op == CollectiveOp::AllReduce ? 2.0 * (m - 1) / m : (m - 1) / m;
-}
-
-// Per-rank bytes of algorithms whose intra-node part moves `scaleUp` bytes per rank and whose node
-// NIC egress is `nodeNic` bytes, spread over the node's ranks.
-void fillBytes(const GroupContext& ctx, double scaleUp, double nodeNic, bool neighbour, LinkClassBytes* out)
-{
-    if (!out)
-        return;
-    *out = LinkClassBytes {};
-    out->scaleUpBytes = scaleUp;
-    if (ctx.nodes > 1) {
-        out->nicBytes = nodeNic / ctx.ranksPerNode;
-        splitTiers(ctx, out->nicBytes, neighbour, *out);
+    bool isReduceScatterOrAllGather(CollectiveOp op)
+    {
+        return op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
     }
-}
+
+    // tuning.cc: nsteps = 2(n-1) AllReduce, n-1 AllGather/ReduceScatter, n otherwise.
+    double ringSteps(CollectiveOp op, int n)
+    {
+        if (op == CollectiveOp::AllReduce)
+            return 2.0 * (n - 1);
+        if (isReduceScatterOrAllGather(op))
+            return n - 1.0;
+        return n;
+    }
+
+    // tuning.cc: nInterSteps = 2(nNodes-1) for AllReduce, else nNodes-1.
+    double ringInterSteps(CollectiveOp op, int nodes)
+    {
+        return op == CollectiveOp::AllReduce ? 2.0 * (nodes - 1) : nodes - 1.0;
+    }
+
+    // Node NIC egress of a reduction over `nodes` nodes as a multiple of S, for algorithms that move
+    // one copy of the data per node pair (tree, NVLS inter-node ring/tree): 2(m-1)/m for AllReduce,
+    // (m-1)/m for AllGather/ReduceScatter.
+    double nodeEgressFactor(CollectiveOp op, int nodes)
+    {
+        const double m = nodes;
+        return op == CollectiveOp::AllReduce ? 2.0 * (m - 1) / m : (m - 1) / m;
+    }
+
+    // Per-rank bytes of algorithms whose intra-node part moves `scaleUp` bytes per rank and whose node
+    // NIC egress is `nodeNic` bytes, spread over the node's ranks.
+    void fillBytes(const GroupContext& ctx, double scaleUp, double nodeNic, bool neighbour, LinkClassBytes* out)
+    {
+        if (!out)
+            return;
+        *out = LinkClassBytes {};
+        out->scaleUpBytes = scaleUp;
+        if (ctx.nodes > 1) {
+            out->nicBytes = nodeNic / ctx.ranksPerNode;
+            splitTiers(ctx, out->nicBytes, neighbour, *out);
+        }
+    }
 
 } // namespace
 
 namespace {
 
-/// What one algorithm's cost function gives: the latency beyond NCCL's base latency and the
-/// algorithm bandwidth; algBw <= 0 means the algorithm cannot run this request.
-struct AlgorithmCost {
-    double latencyUs = 0;
-    double algBw = 0;
-};
+    /// What one algorithm's cost function gives: the latency beyond NCCL's base latency and the
+    /// algorithm bandwidth; algBw <= 0 means the algorithm cannot run this request.
+    struct AlgorithmCost {
+        double latencyUs = 0;
+        double algBw = 0;
+    };
 
-/// The request as every algorithm's cost function sees it.
-struct CostInput {
-    const CollectiveHardware& hw;
-    const GroupContext& ctx;
-    CollectiveOp op;
-    double bytes;
-    CollectiveProtocol protocol;
-    double intraLat; ///< hwLat[NVLink or PCI][algo][proto] (x 1.8 for LL across nodes), us
-    double interLat; ///< hwLat[NET][algo][proto], us
-    LinkClassBytes* linkBytes;
-    double n() const { return ctx.ranks; }
-    double ppn() const { return ctx.ranksPerNode; }
-    bool multiNode() const { return ctx.nodes > 1; }
-    double perChannelCap(const double (&table)[4][3]) const { return ctx.channels * table[hw.archIndex][ctx.capIndex] * kGBps; }
-};
+    /// The request as every algorithm's cost function sees it.
+    struct CostInput {
+        const CollectiveHardware& hw;
+        const GroupContext& ctx;
+        CollectiveOp op;
+        double bytes;
+        CollectiveProtocol protocol;
+        double intraLat; ///< hwLat[NVLink or PCI][algo][proto] (x 1.8 for LL across nodes), us
+        double interLat; ///< hwLat[NET][algo][proto], us
+        LinkClassBytes* linkBytes;
+        double n() const { return ctx.ranks; }
+        double ppn() const { return ctx.ranksPerNode; }
+        bool multiNode() const { return ctx.nodes > 1; }
+        double perChannelCap(const double (&table)[4][3]) const
+        {
+            return ctx.channels * table[hw.archIndex][ctx.capIndex] * kGBps;
+        }
+    };
 
-AlgorithmCost ringCost(const CostInput& in)
-{
-    if (in.op == CollectiveOp::AllToAll || in.op == CollectiveOp::SendRecv)
-        return {};
-    const GroupContext& ctx = in.ctx;
-    // busBw = nChannels x per-channel bw: the scale-up links on one node, the node's NICs beyond.
-    double busBw = in.multiNode() ? std::min(ctx.intraBytesPerSecond, ctx.interBytesPerSecond) : ctx.intraBytesPerSecond;
-    if (in.protocol == CollectiveProtocol::LL)
-        busBw = std::min(nccl::kLlMaxBwGBps[in.hw.archIndex][ctx.capIndex] * kGBps, nccl::kRingLlFactor * busBw);
-    else if (in.protocol == CollectiveProtocol::LL128)
-        busBw = std::min(busBw * (in.ppn() < 2 ? nccl::kRingLl128OneRankPerNodeFactor : nccl::kRingLl128Factor),
-            in.perChannelCap(nccl::kPerChMaxRingLL128GBps));
-    const double nsteps = ringSteps(in.op, ctx.ranks);
-    AlgorithmCost c;
-    c.algBw = busBw * in.n() / nsteps;
-    const double nInter = ringInterSteps(in.op, ctx.nodes);
-    double intraStepLat = in.intraLat;
-    if (in.multiNode()) {
-        // Network proxy overhead bounds every step (x3 for Simple).
-        const double netOverhead = nccl::kNetOverheadUs * (in.protocol == CollectiveProtocol::Simple ? 3.0 : 1.0);
-        intraStepLat = std::max(in.intraLat, netOverhead);
+    AlgorithmCost ringCost(const CostInput& in)
+    {
+        if (in.op == CollectiveOp::AllToAll || in.op == CollectiveOp::SendRecv)
+            return {};
+        const GroupContext& ctx = in.ctx;
+        // busBw = nChannels x per-channel bw: the scale-up links on one node, the node's NICs beyond.
+        double busBw
+            = in.multiNode() ? std::min(ctx.intraBytesPerSecond, ctx.interBytesPerSecond) : ctx.intraBytesPerSecond;
+        if (in.protocol == CollectiveProtocol::LL)
+            busBw = std::min(nccl::kLlMaxBwGBps[in.hw.archIndex][ctx.capIndex] * kGBps, nccl::kRingLlFactor * busBw);
+        else if (in.protocol == CollectiveProtocol::LL128)
+            busBw = std::min(busBw * (in.ppn() < 2 ? nccl::kRingLl128OneRankPerNodeFactor : nccl::kRingLl128Factor),
+                in.perChannelCap(nccl::kPerChMaxRingLL128GBps));
+        const double nsteps = ringSteps(in.op, ctx.ranks);
+        AlgorithmCost c;
+        c.algBw = busBw * in.n() / nsteps;
+        const double nInter = ringInterSteps(in.op, ctx.nodes);
+        double intraStepLat = in.intraLat;
+        if (in.multiNode()) {
+            // Network proxy overhead bounds every step (x3 for Simple).
+            const double netOverhead = nccl::kNetOverheadUs * (in.protocol == CollectiveProtocol::Simple ? 3.0 : 1.0);
+            intraStepLat = std::max(in.intraLat, netOverhead);
+        }
+        c.latencyUs = (nsteps - nInter) * intraStepLat + nInter * in.interLat;
+        // Every rank forwards nsteps/n of S (2(n-1)/n for AllReduce: (n-1)/n per phase); one hop of
+        // each ring per node leaves through a NIC.
+        const double n = in.n();
+        const double wire = in.op == CollectiveOp::Broadcast || in.op == CollectiveOp::Reduce ? in.bytes * (n - 1) / n
+                                                                                              : in.bytes * nsteps / n;
+        fillBytes(ctx, in.multiNode() ? wire * (in.ppn() - 1) / in.ppn() : wire, wire, true, in.linkBytes);
+        return c;
     }
-    c.latencyUs = (nsteps - nInter) * intraStepLat + nInter * in.interLat;
-    // Every rank forwards nsteps/n of S (2(n-1)/n for AllReduce: (n-1)/n per phase); one hop of
-    // each ring per node leaves through a NIC.
-    const double n = in.n();
-    const double wire = in.op == CollectiveOp::Broadcast || in.op == CollectiveOp::Reduce ? in.bytes * (n - 1) / n
-                                                                                           : in.bytes * nsteps / n;
-    fillBytes(ctx, in.multiNode() ? wire * (in.ppn() - 1) / in.ppn() : wire, wire, true, in.linkBytes);
-    return c;
-}
 
-AlgorithmCost treeCost(const CostInput& in)
-{
-    if (in.op != CollectiveOp::AllReduce)
-        return {};
-    const GroupContext& ctx = in.ctx;
-    const double n = in.n();
-    // Double binary tree: a node's NIC moves 2(m-1)/m x S against the ring's 2(n-1)/n x S, so the
-    // NIC-limited busbw is higher by ((n-1)/n) / ((m-1)/m) (2x on two nodes: the tree halves it).
-    double busBw = ctx.intraBytesPerSecond;
-    if (in.multiNode()) {
-        const double m = ctx.nodes;
-        const double relief = ((n - 1) / n) / ((m - 1) / m);
-        busBw = std::min(busBw, ctx.interBytesPerSecond * relief);
+    AlgorithmCost treeCost(const CostInput& in)
+    {
+        if (in.op != CollectiveOp::AllReduce)
+            return {};
+        const GroupContext& ctx = in.ctx;
+        const double n = in.n();
+        // Double binary tree: a node's NIC moves 2(m-1)/m x S against the ring's 2(n-1)/n x S, so the
+        // NIC-limited busbw is higher by ((n-1)/n) / ((m-1)/m) (2x on two nodes: the tree halves it).
+        double busBw = ctx.intraBytesPerSecond;
+        if (in.multiNode()) {
+            const double m = ctx.nodes;
+            const double relief = ((n - 1) / n) / ((m - 1) / m);
+            busBw = std::min(busBw, ctx.interBytesPerSecond * relief);
+        }
+        busBw = std::min(busBw * nccl::kTreeFactor, in.perChannelCap(nccl::kPerChMaxTreeGBps));
+        if (in.protocol == CollectiveProtocol::LL)
+            busBw = std::min(busBw / nccl::kTreeLlDivisor, nccl::kLlMaxBwGBps[in.hw.archIndex][ctx.capIndex] * kGBps);
+        else if (in.protocol == CollectiveProtocol::LL128)
+            busBw = std::min(busBw * (in.multiNode() ? nccl::kTreeLl128Factor : nccl::kTreeLl128OneNodeFactor),
+                in.perChannelCap(nccl::kPerChMaxTreeLL128GBps));
+        AlgorithmCost c;
+        c.algBw = busBw * nccl::kTreeAlgorithmRatio;
+        const int logSize = log2Floor(in.bytes / 64.0);
+        if (logSize < nccl::kTreeCorrectionEntries)
+            c.algBw *= nccl::kTreeCorrection[static_cast<int>(in.protocol)][logSize];
+        c.latencyUs = 2.0 * ((in.ppn() - 1) * in.intraLat + log2Floor(ctx.nodes) * in.interLat);
+        // Chain inside the node (up then down), tree edges between nodes.
+        fillBytes(ctx, 2.0 * in.bytes * (in.ppn() - 1) / in.ppn(), in.bytes * nodeEgressFactor(in.op, ctx.nodes), false,
+            in.linkBytes);
+        return c;
     }
-    busBw = std::min(busBw * nccl::kTreeFactor, in.perChannelCap(nccl::kPerChMaxTreeGBps));
-    if (in.protocol == CollectiveProtocol::LL)
-        busBw = std::min(busBw / nccl::kTreeLlDivisor, nccl::kLlMaxBwGBps[in.hw.archIndex][ctx.capIndex] * kGBps);
-    else if (in.protocol == CollectiveProtocol::LL128)
-        busBw = std::min(busBw * (in.multiNode() ? nccl::kTreeLl128Factor : nccl::kTreeLl128OneNodeFactor),
-            in.perChannelCap(nccl::kPerChMaxTreeLL128GBps));
-    AlgorithmCost c;
-    c.algBw = busBw * nccl::kTreeAlgorithmRatio;
-    const int logSize = log2Floor(in.bytes / 64.0);
-    if (logSize < nccl::kTreeCorrectionEntries)
-        c.algBw *= nccl::kTreeCorrection[static_cast<int>(in.protocol)][logSize];
-    c.latencyUs = 2.0 * ((in.ppn() - 1) * in.intraLat + log2Floor(ctx.nodes) * in.interLat);
-    // Chain inside the node (up then down), tree edges between nodes.
-    fillBytes(ctx, 2.0 * in.bytes * (in.ppn() - 1) / in.ppn(), in.bytes * nodeEgressFactor(in.op, ctx.nodes), false,
-        in.linkBytes);
-    return c;
-}
 
-AlgorithmCost nvlsCost(const CostInput& in, bool tree)
-{
-    const GroupContext& ctx = in.ctx;
-    if (!in.hw.nvlsCapable || in.ppn() < 2)
-        return {};
-    if (tree && (in.op != CollectiveOp::AllReduce || !in.multiNode()))
-        return {};
-    if (!tree && in.op != CollectiveOp::AllReduce && !isReduceScatterOrAllGather(in.op))
-        return {};
-    // Across nodes NCCL's NVLS runs over CollNet (SHARP, InfiniBand).
-    if (!tree && in.multiNode() && !in.hw.infiniband)
-        return {};
-    // NVLS bandwidth: bwIntra x efficiency x (nCh-1)/nCh. In AllReduce each GPU sends its whole
-    // buffer to the switch for the multimem reduction plus its reduced shard for the multicast:
-    // S (1 + 1/ppn) per direction, hence the division; AllGather/ReduceScatter move S.
-    const double intraFactor = in.op == CollectiveOp::AllReduce ? 1.0 + 1.0 / in.ppn() : 1.0;
-    const double nvlsBw
-        = ctx.intraBytesPerSecond * nccl::kNvlsEfficiency[in.hw.archIndex] * (kNvlsChannels - 1) / kNvlsChannels;
-    AlgorithmCost c;
-    c.algBw = nvlsBw / intraFactor;
-    // The switch reduces across nodes (SHARP): a node sends S once (x kCollNetFactor as CollNet);
-    // NVLSTree uses trees: 2(m-1)/m S per node.
-    const bool sharp = !tree && in.multiNode() && in.op == CollectiveOp::AllReduce;
-    const double egress = sharp ? 1.0 : nodeEgressFactor(in.op, ctx.nodes);
-    if (in.multiNode()) {
-        double interAlg = (sharp ? nccl::kCollNetFactor : 1.0) * ctx.interBytesPerSecond / egress;
-        if (tree)
-            interAlg = std::min(interAlg, nccl::kTreeAlgorithmRatio * in.perChannelCap(nccl::kPerChMaxNvlsTreeGBps));
-        c.algBw = std::min(c.algBw, interAlg);
+    AlgorithmCost nvlsCost(const CostInput& in, bool tree)
+    {
+        const GroupContext& ctx = in.ctx;
+        if (!in.hw.nvlsCapable || in.ppn() < 2)
+            return {};
+        if (tree && (in.op != CollectiveOp::AllReduce || !in.multiNode()))
+            return {};
+        if (!tree && in.op != CollectiveOp::AllReduce && !isReduceScatterOrAllGather(in.op))
+            return {};
+        // Across nodes NCCL's NVLS runs over CollNet (SHARP, InfiniBand).
+        if (!tree && in.multiNode() && !in.hw.infiniband)
+            return {};
+        // NVLS bandwidth: bwIntra x efficiency x (nCh-1)/nCh. In AllReduce each GPU sends its whole
+        // buffer to the switch for the multimem reduction plus its reduced shard for the multicast:
+        // S (1 + 1/ppn) per direction, hence the division; AllGather/ReduceScatter move S.
+        const double intraFactor = in.op == CollectiveOp::AllReduce ? 1.0 + 1.0 / in.ppn() : 1.0;
+        const double nvlsBw
+            = ctx.intraBytesPerSecond * nccl::kNvlsEfficiency[in.hw.archIndex] * (kNvlsChannels - 1) / kNvlsChannels;
+        AlgorithmCost c;
+        c.algBw = nvlsBw / intraFactor;
+        // The switch reduces across nodes (SHARP): a node sends S once (x kCollNetFactor as CollNet);
+        // NVLSTree uses trees: 2(m-1)/m S per node.
+        const bool sharp = !tree && in.multiNode() && in.op == CollectiveOp::AllReduce;
+        const double egress = sharp ? 1.0 : nodeEgressFactor(in.op, ctx.nodes);
+        if (in.multiNode()) {
+            double interAlg = (sharp ? nccl::kCollNetFactor : 1.0) * ctx.interBytesPerSecond / egress;
+            if (tree)
+                interAlg
+                    = std::min(interAlg, nccl::kTreeAlgorithmRatio * in.perChannelCap(nccl::kPerChMaxNvlsTreeGBps));
+            c.algBw = std::min(c.algBw, interAlg);
+        }
+        c.latencyUs = tree ? in.intraLat + 2.0 * log2Floor(ctx.nodes) * in.interLat
+                           : in.intraLat + (in.multiNode() ? in.interLat : 0.0);
+        fillBytes(ctx, in.bytes * intraFactor, in.bytes * egress, !tree, in.linkBytes);
+        return c;
     }
-    c.latencyUs = tree ? in.intraLat + 2.0 * log2Floor(ctx.nodes) * in.interLat
-                       : in.intraLat + (in.multiNode() ? in.interLat : 0.0);
-    fillBytes(ctx, in.bytes * intraFactor, in.bytes * egress, !tree, in.linkBytes);
-    return c;
-}
 
-AlgorithmCost collNetCost(const CostInput& in, bool direct)
-{
-    const GroupContext& ctx = in.ctx;
-    // SHARP in-network reduction: InfiniBand only, AllReduce across nodes.
-    if (!in.hw.infiniband || !in.multiNode() || in.op != CollectiveOp::AllReduce)
-        return {};
-    const double ppn = in.ppn();
-    if (direct && ppn > 8) // NCCL: CollNetDirect supports up to 8 local GPUs
-        return {};
-    // The switch reduces: a node sends S once and receives S once (half the ring's 2S).
-    // Inside the node: Direct reduce-scatters and all-gathers among the ppn GPUs (2(ppn-1)/ppn S per
-    // rank); Chain passes the whole buffer up and down a chain (2 S through the middle GPUs).
-    const double intraWire = 2.0 * in.bytes * (ppn - 1) / ppn; // average per rank, both variants
-    const double intraAlg
-        = ppn > 1 ? ctx.intraBytesPerSecond * in.bytes / (direct ? intraWire : 2.0 * in.bytes) : kInf;
-    AlgorithmCost c;
-    c.algBw = std::min(intraAlg, nccl::kCollNetFactor * ctx.interBytesPerSecond);
-    c.latencyUs = direct ? 2.0 * (std::min(1.0, ppn - 1) * in.intraLat + nccl::kCollNetDirectPerPeerUs * (ppn - 1)) + in.interLat
-                         : 2.0 * (ppn - 1) * in.intraLat + in.interLat;
-    fillBytes(ctx, intraWire, in.bytes, false, in.linkBytes);
-    return c;
-}
+    AlgorithmCost collNetCost(const CostInput& in, bool direct)
+    {
+        const GroupContext& ctx = in.ctx;
+        // SHARP in-network reduction: InfiniBand only, AllReduce across nodes.
+        if (!in.hw.infiniband || !in.multiNode() || in.op != CollectiveOp::AllReduce)
+            return {};
+        const double ppn = in.ppn();
+        if (direct && ppn > 8) // NCCL: CollNetDirect supports up to 8 local GPUs
+            return {};
+        // The switch reduces: a node sends S once and receives S once (half the ring's 2S).
+        // Inside the node: Direct reduce-scatters and all-gathers among the ppn GPUs (2(ppn-1)/ppn S per
+        // rank); Chain passes the whole buffer up and down a chain (2 S through the middle GPUs).
+        const double intraWire = 2.0 * in.bytes * (ppn - 1) / ppn; // average per rank, both variants
+        const double intraAlg
+            = ppn > 1 ? ctx.intraBytesPerSecond * in.bytes / (direct ? intraWire : 2.0 * in.bytes) : kInf;
+        AlgorithmCost c;
+        c.algBw = std::min(intraAlg, nccl::kCollNetFactor * ctx.interBytesPerSecond);
+        c.latencyUs = direct
+            ? 2.0 * (std::min(1.0, ppn - 1) * in.intraLat + nccl::kCollNetDirectPerPeerUs * (ppn - 1)) + in.interLat
+            : 2.0 * (ppn - 1) * in.intraLat + in.interLat;
+        fillBytes(ctx, intraWire, in.bytes, false, in.linkBytes);
+        return c;
+    }
 
-AlgorithmCost patCost(const CostInput& in)
-{
-    // PAT: AllGather/ReduceScatter with one rank per node; ring bandwidth x kPatFactor.
-    if (!isReduceScatterOrAllGather(in.op) || in.ppn() != 1 || !in.multiNode())
-        return {};
-    const double busBw = in.ctx.interBytesPerSecond * nccl::kPatFactor;
-    AlgorithmCost c;
-    c.algBw = busBw * in.n() / ringSteps(in.op, in.ctx.ranks);
-    c.latencyUs = log2Floor(in.ctx.nodes) * in.interLat / nccl::kPatInterLatDivisor + nccl::kPatPerRankUs * in.n();
-    fillBytes(in.ctx, 0.0, in.bytes * (in.n() - 1) / in.n(), false, in.linkBytes);
-    return c;
-}
+    AlgorithmCost patCost(const CostInput& in)
+    {
+        // PAT: AllGather/ReduceScatter with one rank per node; ring bandwidth x kPatFactor.
+        if (!isReduceScatterOrAllGather(in.op) || in.ppn() != 1 || !in.multiNode())
+            return {};
+        const double busBw = in.ctx.interBytesPerSecond * nccl::kPatFactor;
+        AlgorithmCost c;
+        c.algBw = busBw * in.n() / ringSteps(in.op, in.ctx.ranks);
+        c.latencyUs = log2Floor(in.ctx.nodes) * in.interLat / nccl::kPatInterLatDivisor + nccl::kPatPerRankUs * in.n();
+        fillBytes(in.ctx, 0.0, in.bytes * (in.n() - 1) / in.n(), false, in.linkBytes);
+        return c;
+    }
 
 } // namespace
 
@@ -259,14 +273,29 @@ CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, 
     const CostInput in { hw, ctx, op, bytes, protocol, intraLat, interLat, linkBytes };
     AlgorithmCost c;
     switch (algorithm) {
-    case CollectiveAlgorithm::Ring: c = ringCost(in); break;
-    case CollectiveAlgorithm::Tree: c = treeCost(in); break;
-    case CollectiveAlgorithm::Nvls: c = nvlsCost(in, false); break;
-    case CollectiveAlgorithm::NvlsTree: c = nvlsCost(in, true); break;
-    case CollectiveAlgorithm::CollNetDirect: c = collNetCost(in, true); break;
-    case CollectiveAlgorithm::CollNetChain: c = collNetCost(in, false); break;
-    case CollectiveAlgorithm::Pat: c = patCost(in); break;
-    default: return t;
+    case CollectiveAlgorithm::Ring:
+        c = ringCost(in);
+        break;
+    case CollectiveAlgorithm::Tree:
+        c = treeCost(in);
+        break;
+    case CollectiveAlgorithm::Nvls:
+        c = nvlsCost(in, false);
+        break;
+    case CollectiveAlgorithm::NvlsTree:
+        c = nvlsCost(in, true);
+        break;
+    case CollectiveAlgorithm::CollNetDirect:
+        c = collNetCost(in, true);
+        break;
+    case CollectiveAlgorithm::CollNetChain:
+        c = collNetCost(in, false);
+        break;
+    case CollectiveAlgorithm::Pat:
+        c = patCost(in);
+        break;
+    default:
+        return t;
     }
     if (!(c.algBw > 0))
         return t;

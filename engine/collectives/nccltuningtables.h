@@ -18,11 +18,11 @@ inline constexpr double kNa = -1.0;
 inline constexpr double kBaseLatencyUs[kAlgoCount][3] = {
     { 6.8, 14.0, 8.4 }, // Tree
     { 6.6, 14.0, 8.4 }, // Ring
-    { 0, 0, 0 },        // CollNetDirect
-    { 0, 0, 0 },        // CollNetChain
-    { 0, 0, 0 },        // NVLS
-    { 0, 0, 0 },        // NVLSTree
-    { 8, 8, 8 },        // PAT
+    { 0, 0, 0 }, // CollNetDirect
+    { 0, 0, 0 }, // CollNetChain
+    { 0, 0, 0 }, // NVLS
+    { 0, 0, 0 }, // NVLSTree
+    { 8, 8, 8 }, // PAT
 };
 
 /// hwLat[hw][algo][LL, LL128, Simple] in microseconds.
@@ -30,12 +30,12 @@ inline constexpr double kHwLatencyUs[kHwCount][kAlgoCount][3] = {
     {
         // NVLink
         { 0.6, 1.25, 4.0 }, // Tree
-        { 0.6, 1.9, 3.4 },  // Ring
-        { kNa, kNa, 3.7 },  // CollNetDirect
-        { kNa, kNa, 2.8 },  // CollNetChain
-        { kNa, kNa, 25 },   // NVLS
-        { kNa, kNa, 25 },   // NVLSTree
-        { kNa, kNa, 4.0 },  // PAT
+        { 0.6, 1.9, 3.4 }, // Ring
+        { kNa, kNa, 3.7 }, // CollNetDirect
+        { kNa, kNa, 2.8 }, // CollNetChain
+        { kNa, kNa, 25 }, // NVLS
+        { kNa, kNa, 25 }, // NVLSTree
+        { kNa, kNa, 4.0 }, // PAT
     },
     {
         // PCI
@@ -43,31 +43,34 @@ inline constexpr double kHwLatencyUs[kHwCount][kAlgoCount][3] = {
         { 1.0, 2.5, 5.7 }, // Ring
         { kNa, kNa, 3.7 }, // CollNetDirect
         { kNa, kNa, 2.8 }, // CollNetChain
-        { kNa, kNa, 0 },   // NVLS
-        { kNa, kNa, 0 },   // NVLSTree
+        { kNa, kNa, 0 }, // NVLS
+        { kNa, kNa, 0 }, // NVLSTree
         { kNa, kNa, 4.0 }, // PAT
     },
     {
         // NET
-        { 5.0, 8.5, 14 },   // Tree
+        { 5.0, 8.5, 14 }, // Tree
         { 2.7, 4.0, 14.0 }, // Ring
-        { kNa, kNa, 31 },   // CollNetDirect
-        { kNa, kNa, 30 },   // CollNetChain
-        { kNa, kNa, 18 },   // NVLS
+        { kNa, kNa, 31 }, // CollNetDirect
+        { kNa, kNa, 30 }, // CollNetChain
+        { kNa, kNa, 18 }, // NVLS
         { kNa, kNa, 20.9 }, // NVLSTree
-        { kNa, kNa, 14 },   // PAT
+        { kNa, kNa, 14 }, // PAT
     },
 };
 
 // Per-architecture caps in GB/s, [arch: Volta, Ampere, Hopper, Blackwell][1 node, 2 nodes, >= 4 nodes]
 // (NCCL indexes nNodes <= 2 ? nNodes - 1 : 2).
-inline constexpr double kLlMaxBwGBps[4][3] = { { 39, 39, 20.4 }, { 87.7, 22.5, 19.0 }, { 141, 45, 35 }, { 282, 90, 70 } };
-inline constexpr double kPerChMaxRingLL128GBps[4][3] = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 36.7 }, { 40, 40, 40 } };
+inline constexpr double kLlMaxBwGBps[4][3]
+    = { { 39, 39, 20.4 }, { 87.7, 22.5, 19.0 }, { 141, 45, 35 }, { 282, 90, 70 } };
+inline constexpr double kPerChMaxRingLL128GBps[4][3]
+    = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 36.7 }, { 40, 40, 40 } };
 inline constexpr double kPerChMaxTreeLL128GBps[4][3]
     = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 } };
 inline constexpr double kPerChMaxTreeGBps[4][3]
     = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 } };
-inline constexpr double kPerChMaxNvlsTreeGBps[4][3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 57.7, 45.5 }, { 0, 96.0, 80.0 } };
+inline constexpr double kPerChMaxNvlsTreeGBps[4][3]
+    = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 57.7, 45.5 }, { 0, 96.0, 80.0 } };
 
 /// Per-channel NVLink bandwidth NCCL assumes (GB/s): SM70/SM80 20.0, SM90 20.6, SM100 40.1.
 inline constexpr double kNvlinkChannelGBps[4] = { 20.0, 20.0, 20.6, 40.1 };

@@ -9,7 +9,7 @@
 namespace clusterscope::engine {
 
 namespace {
-std::string errnoText() { return std::strerror(errno); }
+    std::string errnoText() { return std::strerror(errno); }
 }
 
 Status writeFileAtomically(const std::string& path, std::string_view contents)

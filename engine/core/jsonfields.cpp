@@ -1,8 +1,8 @@
 #include "engine/core/jsonfields.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -10,45 +10,46 @@ namespace clusterscope::engine {
 
 namespace {
 
-// A SAX consumer that accepts everything and remembers where the parser gave up and why. Used only
-// after a failed parse, to locate the error whatever exception type nlohmann would have thrown.
-struct ErrorLocator : nlohmann::json_sax<nlohmann::json> {
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return true; }
-    bool key(string_t&) override { return true; }
-    bool end_object() override { return true; }
-    bool start_array(std::size_t) override { return true; }
-    bool end_array() override { return true; }
-    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override
-    {
-        failed = true;
-        byte = position;
-        reason = ex.what();
-        return false;
-    }
-    bool failed = false;
-    std::size_t byte = 0;
-    std::string reason;
-};
+    // A SAX consumer that accepts everything and remembers where the parser gave up and why. Used only
+    // after a failed parse, to locate the error whatever exception type nlohmann would have thrown.
+    struct ErrorLocator : nlohmann::json_sax<nlohmann::json> {
+        bool null() override { return true; }
+        bool boolean(bool) override { return true; }
+        bool number_integer(number_integer_t) override { return true; }
+        bool number_unsigned(number_unsigned_t) override { return true; }
+        bool number_float(number_float_t, const string_t&) override { return true; }
+        bool string(string_t&) override { return true; }
+        bool binary(binary_t&) override { return true; }
+        bool start_object(std::size_t) override { return true; }
+        bool key(string_t&) override { return true; }
+        bool end_object() override { return true; }
+        bool start_array(std::size_t) override { return true; }
+        bool end_array() override { return true; }
+        bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override
+        {
+            failed = true;
+            byte = position;
+            reason = ex.what();
+            return false;
+        }
+        bool failed = false;
+        std::size_t byte = 0;
+        std::string reason;
+    };
 
-// nlohmann's what() reads "[json.exception.parse_error.101] parse error at line 1, column 5: syntax
-// error ..."; keep the part after the location (or after the bracket) for our own message.
-std::string reasonOf(const std::string& what)
-{
-    std::string reason = what;
-    if (const auto bracket = reason.find("] "); reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos)
-        reason.erase(0, bracket + 2);
-    if (reason.rfind("parse error", 0) == 0)
-        if (const auto colon = reason.find(": "); colon != std::string::npos)
-            reason.erase(0, colon + 2);
-    return reason;
-}
+    // nlohmann's what() reads "[json.exception.parse_error.101] parse error at line 1, column 5: syntax
+    // error ..."; keep the part after the location (or after the bracket) for our own message.
+    std::string reasonOf(const std::string& what)
+    {
+        std::string reason = what;
+        if (const auto bracket = reason.find("] ");
+            reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos)
+            reason.erase(0, bracket + 2);
+        if (reason.rfind("parse error", 0) == 0)
+            if (const auto colon = reason.find(": "); colon != std::string::npos)
+                reason.erase(0, colon + 2);
+        return reason;
+    }
 
 } // namespace
 
@@ -68,7 +69,8 @@ Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& f
     // offending byte (one past the end when the text ends too early).
     const std::size_t byte = locator.byte;
     const std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());
-    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const std::size_t line
+        = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
     const std::size_t lineStart = at == 0 ? std::string_view::npos : text.rfind('\n', at - 1);
     const std::size_t column = at - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1;
     return Status::error(fileName + ": byte " + std::to_string(byte) + ": not valid JSON (line " + std::to_string(line)
@@ -94,8 +96,8 @@ JsonObjectReader::JsonObjectReader(const nlohmann::json& object, std::string poi
     , m_pointer(std::move(pointer))
 {
     if (!m_object.is_object())
-        throw JsonFieldError(m_pointer.empty() ? "/" : m_pointer,
-            "expected an object, got " + describeJsonValue(m_object));
+        throw JsonFieldError(
+            m_pointer.empty() ? "/" : m_pointer, "expected an object, got " + describeJsonValue(m_object));
 }
 
 bool JsonObjectReader::has(const std::string& key) const
@@ -112,24 +114,24 @@ const nlohmann::json* JsonObjectReader::raw(const std::string& key)
 }
 
 namespace {
-// Levenshtein distance, for "did you mean" hints on misspelt keys.
-std::size_t editDistance(const std::string& a, const std::string& b)
-{
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({ row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1) });
-            diagonal = above;
+    // Levenshtein distance, for "did you mean" hints on misspelt keys.
+    std::size_t editDistance(const std::string& a, const std::string& b)
+    {
+        std::vector<std::size_t> row(b.size() + 1);
+        for (std::size_t j = 0; j <= b.size(); ++j)
+            row[j] = j;
+        for (std::size_t i = 1; i <= a.size(); ++i) {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j) {
+                const std::size_t above = row[j];
+                row[j] = std::min({ row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1) });
+                diagonal = above;
+            }
         }
+        return row[b.size()];
     }
-    return row[b.size()];
-}
-bool looksLike(const std::string& a, const std::string& b) { return editDistance(a, b) <= 2; }
+    bool looksLike(const std::string& a, const std::string& b) { return editDistance(a, b) <= 2; }
 } // namespace
 
 const nlohmann::json& JsonObjectReader::required(const std::string& key)
@@ -157,8 +159,8 @@ std::string JsonObjectReader::string(const std::string& key, std::optional<std::
     return value.get<std::string>();
 }
 
-std::string JsonObjectReader::choice(const std::string& key, std::initializer_list<const char*> allowed,
-    std::optional<std::string> fallback)
+std::string JsonObjectReader::choice(
+    const std::string& key, std::initializer_list<const char*> allowed, std::optional<std::string> fallback)
 {
     const std::string value = string(key, std::move(fallback));
     std::string list;

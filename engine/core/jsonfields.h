@@ -28,8 +28,7 @@ Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& f
 /// Runs `read` (a reader that may throw JsonFieldError or nlohmann exceptions, e.g. a type_error
 /// from an unchecked get<>) and turns every such exception into `<fileName>: <pointer>: <what>`.
 /// Use it at each library boundary that reads a parsed JSON document.
-template <typename Fn>
-auto guardJsonRead(const std::string& fileName, Fn&& read) -> decltype(read());
+template <typename Fn> auto guardJsonRead(const std::string& fileName, Fn&& read) -> decltype(read());
 
 /// A problem at a JSON pointer. Caught at the library boundary and reported as
 /// "<file>: <pointer>: <message>".
@@ -65,7 +64,8 @@ public:
     /// A positive integer that fits an int.
     int positiveInt(const std::string& key, std::optional<int> fallback = std::nullopt);
     /// A finite number in [minimum, maximum].
-    double number(const std::string& key, double minimum, double maximum, std::optional<double> fallback = std::nullopt);
+    double number(
+        const std::string& key, double minimum, double maximum, std::optional<double> fallback = std::nullopt);
     bool boolean(const std::string& key, std::optional<bool> fallback = std::nullopt);
     /// A nested object (throws if present but not an object).
     std::optional<JsonObjectReader> object(const std::string& key, bool required = false);
@@ -84,8 +84,7 @@ private:
 /// given as nlohmann states it, without its "[json.exception...]" prefix).
 std::string jsonExceptionMessage(const std::string& fileName, const nlohmann::json::exception& e);
 
-template <typename Fn>
-auto guardJsonRead(const std::string& fileName, Fn&& read) -> decltype(read())
+template <typename Fn> auto guardJsonRead(const std::string& fileName, Fn&& read) -> decltype(read())
 {
     try {
         return read();

@@ -10,9 +10,9 @@ namespace clusterscope::engine {
 
 enum LinkClass : int {
     kLinkClassScaleUp = 0, ///< inside one scale-up (NVLink) domain
-    kLinkClassLeaf = 1,    ///< between servers under one leaf switch
-    kLinkClassSpine = 2,   ///< through the spines (within a pod)
-    kLinkClassCore = 3,    ///< through the core (between pods)
+    kLinkClassLeaf = 1, ///< between servers under one leaf switch
+    kLinkClassSpine = 2, ///< through the spines (within a pod)
+    kLinkClassCore = 3, ///< through the core (between pods)
 };
 inline constexpr int kLinkClassCount = 4;
 

@@ -31,8 +31,7 @@ private:
 };
 
 /// A value or the Status explaining why there is none. [[nodiscard]] like Status.
-template <typename T>
-class [[nodiscard]] Result {
+template <typename T> class [[nodiscard]] Result {
 public:
     Result(T value)
         : m_value(std::move(value))

@@ -10,11 +10,24 @@ std::optional<std::uint64_t> parseByteSize(std::string_view text)
         return std::nullopt;
     std::uint64_t multiplier = 1;
     switch (text.back()) {
-    case 'K': case 'k': multiplier = 1ull << 10; break;
-    case 'M': case 'm': multiplier = 1ull << 20; break;
-    case 'G': case 'g': multiplier = 1ull << 30; break;
-    case 'T': case 't': multiplier = 1ull << 40; break;
-    default: break;
+    case 'K':
+    case 'k':
+        multiplier = 1ull << 10;
+        break;
+    case 'M':
+    case 'm':
+        multiplier = 1ull << 20;
+        break;
+    case 'G':
+    case 'g':
+        multiplier = 1ull << 30;
+        break;
+    case 'T':
+    case 't':
+        multiplier = 1ull << 40;
+        break;
+    default:
+        break;
     }
     if (multiplier != 1)
         text.remove_suffix(1);

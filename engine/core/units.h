@@ -1,8 +1,8 @@
 #pragma once
 
 // Unit-carrying quantities. SI prefixes throughout: 1 GB = 1e9 bytes, 1 Gb/s = 1e9 bit/s,
-// 1 GB/s = 1e9 B/s (as nccl-tests reports bandwidth: NVIDIA/nccl-tests doc/PERFORMANCE.md). GiB only appear in nccl-tests size suffixes
-// (K, M, G = powers of 1024), parsed by parseByteSize().
+// 1 GB/s = 1e9 B/s (as nccl-tests reports bandwidth: NVIDIA/nccl-tests doc/PERFORMANCE.md). GiB only appear in
+// nccl-tests size suffixes (K, M, G = powers of 1024), parsed by parseByteSize().
 //
 // Each quantity is a thin wrapper over a double so that hot loops pay nothing; arithmetic that
 // mixes units is spelt out by the functions below, so bits and bytes cannot be confused silently.
@@ -13,8 +13,7 @@
 
 namespace clusterscope::engine {
 
-template <typename Tag>
-struct Quantity {
+template <typename Tag> struct Quantity {
     double value = 0.0;
 
     constexpr Quantity() = default;
@@ -56,15 +55,15 @@ struct WattsTag { };
 struct UsdTag { };
 struct MetresTag { };
 
-using Bytes = Quantity<BytesTag>;                   ///< bytes (B)
-using Seconds = Quantity<SecondsTag>;               ///< seconds (s)
+using Bytes = Quantity<BytesTag>; ///< bytes (B)
+using Seconds = Quantity<SecondsTag>; ///< seconds (s)
 using BytesPerSecond = Quantity<BytesPerSecondTag>; ///< bytes per second (B/s)
-using BitsPerSecond = Quantity<BitsPerSecondTag>;   ///< bits per second (b/s), the unit of link rates
-using Flops = Quantity<FlopsTag>;                   ///< floating-point operations
+using BitsPerSecond = Quantity<BitsPerSecondTag>; ///< bits per second (b/s), the unit of link rates
+using Flops = Quantity<FlopsTag>; ///< floating-point operations
 using FlopsPerSecond = Quantity<FlopsPerSecondTag>; ///< floating-point operations per second
-using Watts = Quantity<WattsTag>;                   ///< watts (W)
-using Usd = Quantity<UsdTag>;                       ///< US dollars
-using Metres = Quantity<MetresTag>;                 ///< metres (m)
+using Watts = Quantity<WattsTag>; ///< watts (W)
+using Usd = Quantity<UsdTag>; ///< US dollars
+using Metres = Quantity<MetresTag>; ///< metres (m)
 
 inline constexpr double kKilo = 1e3;
 inline constexpr double kMega = 1e6;

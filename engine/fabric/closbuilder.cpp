@@ -12,14 +12,14 @@ namespace clusterscope::engine {
 
 namespace {
 
-struct Attachment {
-    NodeId endpoint; // NIC or UFM host
-    std::uint16_t endpointPort;
-    int leaf;        // leaf index within the plane
-    std::uint16_t leafPort;
-};
+    struct Attachment {
+        NodeId endpoint; // NIC or UFM host
+        std::uint16_t endpointPort;
+        int leaf; // leaf index within the plane
+        std::uint16_t leafPort;
+    };
 
-std::string str(long long v) { return std::to_string(v); }
+    std::string str(long long v) { return std::to_string(v); }
 
 } // namespace
 
@@ -31,7 +31,8 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
     if (co.tiers < 1 || co.tiers > 3)
         return Status::error("a Clos fabric has 1 to 3 switching tiers, got " + str(co.tiers));
     if (!(co.oversubscription >= 1.0) || co.oversubscription > k - 1)
-        return Status::error("oversubscription (down:up) must be in [1, radix - 1], got " + std::to_string(co.oversubscription));
+        return Status::error(
+            "oversubscription (down:up) must be in [1, radix - 1], got " + std::to_string(co.oversubscription));
     if (co.planes < 1 || co.planes > 16)
         return Status::error("planes must be 1 to 16, got " + str(co.planes));
     if (ho.hosts < 1 || ho.nicsPerNode < 1)
@@ -64,7 +65,8 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
                 + " leaf down-ports, the leaf has " + str(down));
         const int ufm = co.ufmSlot ? 1 : 0;
         if (co.ufmSlot && co.ufmPorts > rails * sides)
-            return Status::error("the UFM appliance needs " + str(co.ufmPorts) + " leaf ports, an SU has " + str(rails * sides) + " leaves");
+            return Status::error("the UFM appliance needs " + str(co.ufmPorts) + " leaf ports, an SU has "
+                + str(rails * sides) + " leaves");
         // Whole-SU rounding: an SU is built complete even when partly filled.
         const int sus = (ho.hosts + ufm + slots - 1) / slots;
         d.scalableUnits = sus;
@@ -87,13 +89,14 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
             const NodeId ufmNode = d.graph.addNode(n);
             d.graph.setLabel(ufmNode, "ufm");
             for (int p = 0; p < co.ufmPorts; ++p)
-                att.push_back({ ufmNode, static_cast<std::uint16_t>(p + 1), (sus - 1) * leavesPerPod + (p / sides) * sides + p % sides,
-                    static_cast<std::uint16_t>(slots) });
-            d.notes.push_back("one node slot of the last SU holds the UFM appliance (" + str(co.ufmPorts) + " leaf ports)");
+                att.push_back({ ufmNode, static_cast<std::uint16_t>(p + 1),
+                    (sus - 1) * leavesPerPod + (p / sides) * sides + p % sides, static_cast<std::uint16_t>(slots) });
+            d.notes.push_back(
+                "one node slot of the last SU holds the UFM appliance (" + str(co.ufmPorts) + " leaf ports)");
         }
         if (sus * slots > ho.hosts + ufm)
-            d.notes.push_back(str(ho.hosts) + " nodes rounded up to " + str(sus) + " whole scalable units of " + str(slots)
-                + " slots (" + str(sus * slots - ho.hosts - ufm) + " empty)");
+            d.notes.push_back(str(ho.hosts) + " nodes rounded up to " + str(sus) + " whole scalable units of "
+                + str(slots) + " slots (" + str(sus * slots - ho.hosts - ufm) + " empty)");
     } else {
         const long long endpoints = 1LL * ho.hosts * ho.nicsPerNode;
         const long long groups = (endpoints + down - 1) / down;
@@ -107,8 +110,8 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
 
     int tiers = co.tiers;
     if (tiers == 1 && leaves > 1) {
-        return Status::error("one switch of radix " + str(k) + " cannot connect " + str(att.size())
-            + " NIC ports; use 2 or 3 tiers");
+        return Status::error(
+            "one switch of radix " + str(k) + " cannot connect " + str(att.size()) + " NIC ports; use 2 or 3 tiers");
     }
     if (tiers == 2 && leaves > k) {
         d.notes.push_back("tiers raised from 2 to 3: " + str(leaves) + " leaves exceed what radix-" + str(k)
@@ -159,7 +162,8 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
         for (int i = 0; i < leaves; ++i)
             leafIds[i] = addSwitch(kTierLeaf, plane, leavesPerPod > 0 ? i / leavesPerPod : -1, pfx + "leaf-" + str(i));
         for (const Attachment& a : att)
-            connect(a.endpoint, static_cast<std::uint16_t>(plane * sides + a.endpointPort), leafIds[a.leaf], a.leafPort, plane);
+            connect(a.endpoint, static_cast<std::uint16_t>(plane * sides + a.endpointPort), leafIds[a.leaf], a.leafPort,
+                plane);
         if (tiers == 1)
             continue;
         std::vector<int> nextPort(leaves, down + 1);
@@ -172,14 +176,16 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
                 int port = 1;
                 for (int i = 0; i < leaves; ++i)
                     for (int m = 0; m < perPair; ++m)
-                        connect(leafIds[i], static_cast<std::uint16_t>(nextPort[i]++), sp, static_cast<std::uint16_t>(port++), plane);
+                        connect(leafIds[i], static_cast<std::uint16_t>(nextPort[i]++), sp,
+                            static_cast<std::uint16_t>(port++), plane);
             }
             continue;
         }
         // Three tiers: each pod's leaves spread their up-ports over the pod's spines (radix/2 down,
         // radix/2 up); spine j of every pod joins core group j.
         const int half = k / 2;
-        const int spinesPerPod = smallestDivisorAtLeast(up, static_cast<int>((1LL * leavesPerPod * up + half - 1) / half));
+        const int spinesPerPod
+            = smallestDivisorAtLeast(up, static_cast<int>((1LL * leavesPerPod * up + half - 1) / half));
         const int leafToSpine = up / spinesPerPod;
         const int coresPerGroup = smallestDivisorAtLeast(half, static_cast<int>((1LL * pods * half + k - 1) / k));
         const int spineToCore = half / coresPerGroup;
@@ -193,12 +199,14 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
                 int port = 1;
                 for (int i = p * leavesPerPod; i < std::min(leaves, (p + 1) * leavesPerPod); ++i)
                     for (int m = 0; m < leafToSpine; ++m)
-                        connect(leafIds[i], static_cast<std::uint16_t>(nextPort[i]++), sp, static_cast<std::uint16_t>(port++), plane);
+                        connect(leafIds[i], static_cast<std::uint16_t>(nextPort[i]++), sp,
+                            static_cast<std::uint16_t>(port++), plane);
                 port = half + 1;
                 for (int c = 0; c < coresPerGroup; ++c) {
                     const std::size_t core = static_cast<std::size_t>(j) * coresPerGroup + c;
                     for (int m = 0; m < spineToCore; ++m)
-                        connect(sp, static_cast<std::uint16_t>(port++), cores[core], static_cast<std::uint16_t>(corePort[core]++), plane);
+                        connect(sp, static_cast<std::uint16_t>(port++), cores[core],
+                            static_cast<std::uint16_t>(corePort[core]++), plane);
                 }
             }
         }

@@ -20,10 +20,12 @@ Result<FabricDesign> buildDragonfly(const HostOptions& ho, int p, int a, int h)
     const long long endpoints = static_cast<long long>(d.nics.size());
     const long long perGroup = 1LL * a * p;
     const long long groups = (endpoints + perGroup - 1) / perGroup;
-    const long long maxGroups = 1LL * a * h + 1; // Kim, Dally, Scott and Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008: groups <= a h + 1
+    const long long maxGroups = 1LL * a * h + 1; // Kim, Dally, Scott and Abts, "Technology-Driven, Highly-Scalable
+                                                 // Dragonfly Topology", ISCA 2008: groups <= a h + 1
     if (groups > maxGroups)
         return Status::error(std::to_string(endpoints) + " NIC ports need " + std::to_string(groups)
-            + " dragonfly groups of a p = " + std::to_string(perGroup) + ", more than a h + 1 = " + std::to_string(maxGroups));
+            + " dragonfly groups of a p = " + std::to_string(perGroup)
+            + ", more than a h + 1 = " + std::to_string(maxGroups));
     const int radix = p + a - 1 + h;
     const float gbps = static_cast<float>(ho.nicGbps);
     std::vector<NodeId> routers(static_cast<std::size_t>(groups * a));
@@ -71,8 +73,8 @@ Result<FabricDesign> buildDragonfly(const HostOptions& ho, int p, int a, int h)
                         static_cast<std::uint16_t>(nextPort[ry]++));
                 }
         if (groups < maxGroups)
-            d.notes.push_back(std::to_string(groups) + " of at most " + std::to_string(maxGroups) + " groups: "
-                + std::to_string(perPair) + " global links per group pair");
+            d.notes.push_back(std::to_string(groups) + " of at most " + std::to_string(maxGroups)
+                + " groups: " + std::to_string(perPair) + " global links per group pair");
     }
     d.pods = static_cast<int>(groups);
     return d;

@@ -7,42 +7,39 @@
 
 namespace clusterscope::engine {
 
-double ecmpExpectedUsedFraction(int n)
-{
-    return n < 1 ? 0.0 : 1.0 - std::pow(1.0 - 1.0 / n, n);
-}
+double ecmpExpectedUsedFraction(int n) { return n < 1 ? 0.0 : 1.0 - std::pow(1.0 - 1.0 / n, n); }
 
 namespace {
 
-// P(max load <= t): bins are filled one at a time; bin i takes k ~ Binomial(r, 1 / bins left) of the
-// r balls still unplaced.
-double probMaxAtMost(int balls, int bins, int t)
-{
-    std::vector<double> prob(balls + 1, 0.0), next(balls + 1);
-    prob[balls] = 1.0;
-    for (int i = 0; i < bins; ++i) {
-        const int left = bins - i;
-        const double pk = 1.0 / left;
-        std::fill(next.begin(), next.end(), 0.0);
-        for (int r = 0; r <= balls; ++r) {
-            if (prob[r] == 0.0)
-                continue;
-            if (left == 1) {
-                if (r <= t)
-                    next[0] += prob[r];
-                continue;
+    // P(max load <= t): bins are filled one at a time; bin i takes k ~ Binomial(r, 1 / bins left) of the
+    // r balls still unplaced.
+    double probMaxAtMost(int balls, int bins, int t)
+    {
+        std::vector<double> prob(balls + 1, 0.0), next(balls + 1);
+        prob[balls] = 1.0;
+        for (int i = 0; i < bins; ++i) {
+            const int left = bins - i;
+            const double pk = 1.0 / left;
+            std::fill(next.begin(), next.end(), 0.0);
+            for (int r = 0; r <= balls; ++r) {
+                if (prob[r] == 0.0)
+                    continue;
+                if (left == 1) {
+                    if (r <= t)
+                        next[0] += prob[r];
+                    continue;
+                }
+                const double lr = std::lgamma(r + 1.0);
+                for (int k = 0; k <= std::min(r, t); ++k) {
+                    const double logBinom = lr - std::lgamma(k + 1.0) - std::lgamma(r - k + 1.0) + k * std::log(pk)
+                        + (r - k) * std::log1p(-pk);
+                    next[r - k] += prob[r] * std::exp(logBinom);
+                }
             }
-            const double lr = std::lgamma(r + 1.0);
-            for (int k = 0; k <= std::min(r, t); ++k) {
-                const double logBinom = lr - std::lgamma(k + 1.0) - std::lgamma(r - k + 1.0) + k * std::log(pk)
-                    + (r - k) * std::log1p(-pk);
-                next[r - k] += prob[r] * std::exp(logBinom);
-            }
+            prob.swap(next);
         }
-        prob.swap(next);
+        return prob[0];
     }
-    return prob[0];
-}
 
 } // namespace
 

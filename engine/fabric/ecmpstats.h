@@ -1,8 +1,8 @@
 #pragma once
 
-// Balls-into-bins figures of static ECMP (balls into bins: Raab and Steger, "Balls into Bins — A Simple and Tight Analysis", RANDOM 1998): n long flows
-// hashed onto n equal uplinks use 1 - (1 - 1/n)^n of them, and a synchronous collective runs at the
-// pace of the most loaded uplink.
+// Balls-into-bins figures of static ECMP (balls into bins: Raab and Steger, "Balls into Bins — A Simple and Tight
+// Analysis", RANDOM 1998): n long flows hashed onto n equal uplinks use 1 - (1 - 1/n)^n of them, and a synchronous
+// collective runs at the pace of the most loaded uplink.
 
 #include <cstdint>
 

@@ -16,27 +16,27 @@ class Catalog;
 class PriceBook;
 
 struct BomLine {
-    std::string category;        ///< switch | nic | cable | transceiver | gpu | host
-    std::string item;            ///< catalog id
+    std::string category; ///< switch | nic | cable | transceiver | gpu | host
+    std::string item; ///< catalog id
     std::string description;
-    double lengthMetres = 0;     ///< cables: length bin (m); 0 otherwise
+    double lengthMetres = 0; ///< cables: length bin (m); 0 otherwise
     long long quantity = 0;
     double unitPriceUsd = 0;
-    double unitPowerWatts = 0;   ///< W per unit (transceiver: per module; cable: both ends)
+    double unitPowerWatts = 0; ///< W per unit (transceiver: per module; cable: both ends)
     std::string priceSource;
     std::string priceDate;
-    bool network = true;         ///< counts towards the network cost (false for GPUs and hosts)
+    bool network = true; ///< counts towards the network cost (false for GPUs and hosts)
     double totalUsd() const { return unitPriceUsd * quantity; }
     double totalWatts() const { return unitPowerWatts * quantity; }
 };
 
 struct FabricBom {
     std::vector<BomLine> lines;
-    double networkCostUsd = 0;   ///< switches + NICs + cables + optics
+    double networkCostUsd = 0; ///< switches + NICs + cables + optics
     double networkPowerWatts = 0; ///< switches + NICs + optics + active cables
     double gpuCostUsd = 0;
-    double hostCostUsd = 0;      ///< servers without GPUs and NICs
-    double clusterCostUsd = 0;   ///< GPUs + hosts + network
+    double hostCostUsd = 0; ///< servers without GPUs and NICs
+    double clusterCostUsd = 0; ///< GPUs + hosts + network
     long long gpus = 0;
     double networkCostPerGpuUsd() const { return gpus ? networkCostUsd / gpus : 0; }
     double clusterCostPerGpuUsd() const { return gpus ? clusterCostUsd / gpus : 0; }

@@ -12,27 +12,27 @@ namespace clusterscope::engine {
 
 namespace {
 
-// The switch for `radix` ports at `gbps`: same transport, enough capacity; prefer the exact radix
-// and port rate, then the smallest capacity (the cheapest silicon that does the job).
-const SwitchModel* pickSwitch(const Catalog& catalog, const std::string& transport, int radix, double gbps)
-{
-    const SwitchModel* best = nullptr;
-    double bestScore = std::numeric_limits<double>::infinity();
-    for (const SwitchModel& s : catalog.switches()) {
-        if (s.transport != transport || s.radix * s.portGbps < radix * gbps - 1e-6 || s.portGbps < gbps - 1e-6)
-            continue;
-        double score = s.radix * s.portGbps;
-        if (s.radix == radix && std::abs(s.portGbps - gbps) < 1e-6)
-            score -= 1e12;
-        else if (std::abs(s.portGbps - gbps) < 1e-6)
-            score -= 1e11;
-        if (score < bestScore) {
-            bestScore = score;
-            best = &s;
+    // The switch for `radix` ports at `gbps`: same transport, enough capacity; prefer the exact radix
+    // and port rate, then the smallest capacity (the cheapest silicon that does the job).
+    const SwitchModel* pickSwitch(const Catalog& catalog, const std::string& transport, int radix, double gbps)
+    {
+        const SwitchModel* best = nullptr;
+        double bestScore = std::numeric_limits<double>::infinity();
+        for (const SwitchModel& s : catalog.switches()) {
+            if (s.transport != transport || s.radix * s.portGbps < radix * gbps - 1e-6 || s.portGbps < gbps - 1e-6)
+                continue;
+            double score = s.radix * s.portGbps;
+            if (s.radix == radix && std::abs(s.portGbps - gbps) < 1e-6)
+                score -= 1e12;
+            else if (std::abs(s.portGbps - gbps) < 1e-6)
+                score -= 1e11;
+            if (score < bestScore) {
+                bestScore = score;
+                best = &s;
+            }
         }
+        return best;
     }
-    return best;
-}
 
 } // namespace
 
@@ -83,7 +83,8 @@ Result<FabricDesign> buildFabric(const Scenario& s, const Catalog& catalog)
         // compute (256 nodes in 8 SU). Follow the reference of the GPU's generation.
         co.ufmSlot = co.railOptimized && c.transport == Transport::InfiniBand && gpu->arch != GpuArch::Blackwell;
         if (f.type == FabricType::FatTree && f.oversubscription != 1.0)
-            return Status::error("/cluster/fabric/oversubscription: a fat-tree is non-blocking (1.0); use leaf-spine for "
+            return Status::error(
+                "/cluster/fabric/oversubscription: a fat-tree is non-blocking (1.0); use leaf-spine for "
                 + std::to_string(f.oversubscription) + ":1");
         built = buildClos(ho, co);
         break;
@@ -105,7 +106,8 @@ Result<FabricDesign> buildFabric(const Scenario& s, const Catalog& catalog)
         const SwitchModel* sw = pickSwitch(catalog, transport, radixNeeded, portGbps);
         if (!sw)
             return Status::error("/cluster/fabric/switch_radix: the catalog has no " + transport + " switch with "
-                + std::to_string(radixNeeded) + " ports at " + std::to_string(static_cast<long long>(portGbps)) + " Gb/s");
+                + std::to_string(radixNeeded) + " ports at " + std::to_string(static_cast<long long>(portGbps))
+                + " Gb/s");
         d.switchModel = sw->id;
         if (sw->radix != radixNeeded || std::abs(sw->portGbps - portGbps) > 1e-6)
             d.notes.push_back("switch " + sw->id + " (" + std::to_string(sw->radix) + " x "

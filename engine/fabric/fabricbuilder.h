@@ -20,24 +20,24 @@ struct HostOptions {
     int gpusPerNode = 8;
     int nicsPerNode = 8;
     double nicGbps = 400;
-    int nvlinkDomainGpus = 8;       ///< GPUs per scale-up domain (8: HGX NVSwitch, 72: NVL72; 1 = none)
-    bool nvlinkSwitched = true;     ///< NVSwitch (one NvSwitch node per domain) or a point-to-point mesh
-    double nvlinkGbps = 3600;       ///< scale-up bandwidth per GPU per direction (H100: 450 GB/s)
-    int nvlinkLanes = 18;           ///< NVLink links per GPU
-    double pcieGbps = 512;          ///< GPU-NIC PCIe bandwidth per direction (Gen5 x16: 64 GB/s)
+    int nvlinkDomainGpus = 8; ///< GPUs per scale-up domain (8: HGX NVSwitch, 72: NVL72; 1 = none)
+    bool nvlinkSwitched = true; ///< NVSwitch (one NvSwitch node per domain) or a point-to-point mesh
+    double nvlinkGbps = 3600; ///< scale-up bandwidth per GPU per direction (H100: 450 GB/s)
+    int nvlinkLanes = 18; ///< NVLink links per GPU
+    double pcieGbps = 512; ///< GPU-NIC PCIe bandwidth per direction (Gen5 x16: 64 GB/s)
 };
 
 /// Fat-tree, leaf-spine and rail-optimized Clos fabrics.
 struct ClosOptions {
-    int radix = 64;                 ///< switch ports
-    int tiers = 2;                  ///< 1, 2 or 3; raised (with a note) when the endpoints do not fit
-    double oversubscription = 1.0;  ///< leaf down:up ratio (3.0 = 3:1)
-    bool railOptimized = false;     ///< NIC rail r of every node in a scalable unit goes to leaf r
-    int nodesPerSu = 0;             ///< rail-optimized: node slots per SU (0 = the leaf's down ports)
-    bool ufmSlot = false;           ///< rail-optimized: one node slot holds the UFM appliance (H100 SuperPOD)
-    int ufmPorts = 4;               ///< leaf ports the UFM appliance uses
-    int planes = 1;                 ///< independent copies of the fabric; each NIC splits over them
-    bool dualTor = false;           ///< each NIC port dual-homed to a pair of leaves
+    int radix = 64; ///< switch ports
+    int tiers = 2; ///< 1, 2 or 3; raised (with a note) when the endpoints do not fit
+    double oversubscription = 1.0; ///< leaf down:up ratio (3.0 = 3:1)
+    bool railOptimized = false; ///< NIC rail r of every node in a scalable unit goes to leaf r
+    int nodesPerSu = 0; ///< rail-optimized: node slots per SU (0 = the leaf's down ports)
+    bool ufmSlot = false; ///< rail-optimized: one node slot holds the UFM appliance (H100 SuperPOD)
+    int ufmPorts = 4; ///< leaf ports the UFM appliance uses
+    int planes = 1; ///< independent copies of the fabric; each NIC splits over them
+    bool dualTor = false; ///< each NIC port dual-homed to a pair of leaves
 };
 
 /// GPUs, NICs, PCIe and scale-up links of `hosts` servers (no network yet).

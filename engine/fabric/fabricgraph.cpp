@@ -7,11 +7,16 @@ namespace clusterscope::engine {
 const char* toString(NodeKind v)
 {
     switch (v) {
-    case NodeKind::Gpu: return "gpu";
-    case NodeKind::Nic: return "nic";
-    case NodeKind::Switch: return "switch";
-    case NodeKind::NvSwitch: return "nvswitch";
-    case NodeKind::Host: return "host";
+    case NodeKind::Gpu:
+        return "gpu";
+    case NodeKind::Nic:
+        return "nic";
+    case NodeKind::Switch:
+        return "switch";
+    case NodeKind::NvSwitch:
+        return "nvswitch";
+    case NodeKind::Host:
+        return "host";
     }
     return "?";
 }
@@ -19,13 +24,20 @@ const char* toString(NodeKind v)
 const char* toString(LinkMedium v)
 {
     switch (v) {
-    case LinkMedium::Unknown: return "unknown";
-    case LinkMedium::Pcie: return "pcie";
-    case LinkMedium::NvLink: return "nvlink";
-    case LinkMedium::PassiveCopper: return "passive-copper";
-    case LinkMedium::ActiveCopper: return "active-copper";
-    case LinkMedium::Multimode: return "multimode";
-    case LinkMedium::SingleMode: return "single-mode";
+    case LinkMedium::Unknown:
+        return "unknown";
+    case LinkMedium::Pcie:
+        return "pcie";
+    case LinkMedium::NvLink:
+        return "nvlink";
+    case LinkMedium::PassiveCopper:
+        return "passive-copper";
+    case LinkMedium::ActiveCopper:
+        return "active-copper";
+    case LinkMedium::Multimode:
+        return "multimode";
+    case LinkMedium::SingleMode:
+        return "single-mode";
     }
     return "?";
 }
@@ -33,11 +45,16 @@ const char* toString(LinkMedium v)
 const char* toString(LinkLevel v)
 {
     switch (v) {
-    case LinkLevel::Internal: return "internal";
-    case LinkLevel::NodeLeaf: return "node_leaf";
-    case LinkLevel::LeafSpine: return "leaf_spine";
-    case LinkLevel::SpineCore: return "spine_core";
-    case LinkLevel::Other: return "other";
+    case LinkLevel::Internal:
+        return "internal";
+    case LinkLevel::NodeLeaf:
+        return "node_leaf";
+    case LinkLevel::LeafSpine:
+        return "leaf_spine";
+    case LinkLevel::SpineCore:
+        return "spine_core";
+    case LinkLevel::Other:
+        return "other";
     }
     return "?";
 }
@@ -45,10 +62,14 @@ const char* toString(LinkLevel v)
 std::string tierName(int tier)
 {
     switch (tier) {
-    case kTierLeaf: return "leaf";
-    case kTierSpine: return "spine";
-    case kTierCore: return "core";
-    default: break;
+    case kTierLeaf:
+        return "leaf";
+    case kTierSpine:
+        return "spine";
+    case kTierCore:
+        return "core";
+    default:
+        break;
     }
     return tier < 0 ? "unknown" : "tier" + std::to_string(tier);
 }

@@ -30,53 +30,53 @@ inline constexpr std::int8_t kTierSpine = 1;
 inline constexpr std::int8_t kTierCore = 2;
 
 enum class NodeKind : std::uint8_t {
-    Gpu,      ///< one accelerator
-    Nic,      ///< one network port of a host (HCA / RoCE NIC); `host` says which server
-    Switch,   ///< scale-out switch (InfiniBand or Ethernet), with a tier
+    Gpu, ///< one accelerator
+    Nic, ///< one network port of a host (HCA / RoCE NIC); `host` says which server
+    Switch, ///< scale-out switch (InfiniBand or Ethernet), with a tier
     NvSwitch, ///< scale-up switch of an NVLink domain (one node stands for the domain's switch chips)
-    Host,     ///< a host that is not a GPU server (UFM appliance, storage, imported CA without GPUs)
+    Host, ///< a host that is not a GPU server (UFM appliance, storage, imported CA without GPUs)
 };
 
 enum class LinkMedium : std::uint8_t {
-    Unknown,       ///< not known (imported fabric) or not chosen yet
-    Pcie,          ///< GPU to NIC inside a server
-    NvLink,        ///< GPU to NVSwitch (or GPU to GPU in a point-to-point mesh)
+    Unknown, ///< not known (imported fabric) or not chosen yet
+    Pcie, ///< GPU to NIC inside a server
+    NvLink, ///< GPU to NVSwitch (or GPU to GPU in a point-to-point mesh)
     PassiveCopper, ///< DAC
-    ActiveCopper,  ///< ACC / AEC
-    Multimode,     ///< multimode fibre or AOC with SR optics
-    SingleMode,    ///< single-mode fibre with DR/FR optics
+    ActiveCopper, ///< ACC / AEC
+    Multimode, ///< multimode fibre or AOC with SR optics
+    SingleMode, ///< single-mode fibre with DR/FR optics
 };
 
 /// Link state flags (bit set); a healthy link has none.
 enum LinkFlag : std::uint8_t {
     kLinkDegraded = 1, ///< up but below its nominal width or rate (imported: 1x instead of 4x)
-    kLinkMissing = 2,  ///< planned but absent or failed: routing, bisection and loads ignore it
+    kLinkMissing = 2, ///< planned but absent or failed: routing, bisection and loads ignore it
 };
 
 struct FabricNode {
-    std::uint64_t guid = 0;        ///< node GUID when imported; 0 for built fabrics
-    std::int32_t host = -1;        ///< GPU/NIC/Host: server index (0-based); -1 for switches
-    std::int32_t group = -1;       ///< pod / scalable unit / dragonfly group / NVLink domain; -1 none
-    std::int32_t rack = -1;        ///< index into FabricGraph::racks(); -1 when not placed
-    std::uint16_t ports = 0;       ///< port count (switch radix, 1 for a single-port NIC)
-    std::uint16_t rackUnit = 0;    ///< lowest rack unit occupied (1-based, 0 = not placed)
+    std::uint64_t guid = 0; ///< node GUID when imported; 0 for built fabrics
+    std::int32_t host = -1; ///< GPU/NIC/Host: server index (0-based); -1 for switches
+    std::int32_t group = -1; ///< pod / scalable unit / dragonfly group / NVLink domain; -1 none
+    std::int32_t rack = -1; ///< index into FabricGraph::racks(); -1 when not placed
+    std::uint16_t ports = 0; ///< port count (switch radix, 1 for a single-port NIC)
+    std::uint16_t rackUnit = 0; ///< lowest rack unit occupied (1-based, 0 = not placed)
     NodeKind kind = NodeKind::Switch;
     std::int8_t tier = kTierUnknown; ///< switches: kTierLeaf.. ; others kTierUnknown
-    std::uint8_t plane = 0;        ///< independent plane (multi-plane fabrics); 0 for single plane
-    std::uint8_t rail = 0;         ///< GPU: local index in its server; NIC: rail it is cabled to
+    std::uint8_t plane = 0; ///< independent plane (multi-plane fabrics); 0 for single plane
+    std::uint8_t rail = 0; ///< GPU: local index in its server; NIC: rail it is cabled to
 };
 
 struct FabricLink {
-    NodeId a = kNoId;              ///< one end (for tiered fabrics the lower tier)
-    NodeId b = kNoId;              ///< other end
-    std::uint16_t portA = 0;       ///< port number at a (1-based as in ibnetdiscover; 0 = unknown)
-    std::uint16_t portB = 0;       ///< port number at b
-    float gbps = 0.0f;             ///< data rate per direction (Gb/s)
-    float lengthMetres = 0.0f;     ///< cable length including slack (m); 0 = not laid out
-    std::uint8_t lanes = 4;        ///< electrical/optical lanes (4x NDR = 4; NVLink: links bundled)
+    NodeId a = kNoId; ///< one end (for tiered fabrics the lower tier)
+    NodeId b = kNoId; ///< other end
+    std::uint16_t portA = 0; ///< port number at a (1-based as in ibnetdiscover; 0 = unknown)
+    std::uint16_t portB = 0; ///< port number at b
+    float gbps = 0.0f; ///< data rate per direction (Gb/s)
+    float lengthMetres = 0.0f; ///< cable length including slack (m); 0 = not laid out
+    std::uint8_t lanes = 4; ///< electrical/optical lanes (4x NDR = 4; NVLink: links bundled)
     LinkMedium medium = LinkMedium::Unknown;
-    std::uint8_t flags = 0;        ///< LinkFlag bits
-    std::uint8_t plane = 0;        ///< plane the link belongs to
+    std::uint8_t flags = 0; ///< LinkFlag bits
+    std::uint8_t plane = 0; ///< plane the link belongs to
 };
 
 /// One rack in the hall: rows of racks at a fixed pitch. Positions in metres from the hall origin.
@@ -89,11 +89,11 @@ struct FabricRack {
 
 /// Tier boundary a link crosses, used for counts per tier (`node_leaf`, `leaf_spine`, ...).
 enum class LinkLevel : std::uint8_t {
-    Internal,  ///< inside a server or NVLink domain (PCIe, NVLink)
-    NodeLeaf,  ///< NIC or host to a leaf switch
+    Internal, ///< inside a server or NVLink domain (PCIe, NVLink)
+    NodeLeaf, ///< NIC or host to a leaf switch
     LeafSpine, ///< tier 0 to tier 1
     SpineCore, ///< tier 1 to tier 2
-    Other,     ///< between switches of the same tier, unknown tiers, or non-Clos topologies
+    Other, ///< between switches of the same tier, unknown tiers, or non-Clos topologies
 };
 
 const char* toString(NodeKind v);

@@ -10,20 +10,20 @@ namespace clusterscope::engine {
 
 namespace {
 
-constexpr int kSwitchesPerNetworkRack = 32; // 1U switches leaving room for patch panels and PDUs
+    constexpr int kSwitchesPerNetworkRack = 32; // 1U switches leaving room for patch panels and PDUs
 
-LinkMedium mediumOf(const std::string& medium)
-{
-    if (medium == "passive-copper")
-        return LinkMedium::PassiveCopper;
-    if (medium == "active-copper")
-        return LinkMedium::ActiveCopper;
-    if (medium == "multimode")
-        return LinkMedium::Multimode;
-    if (medium == "single-mode")
-        return LinkMedium::SingleMode;
-    return LinkMedium::Unknown;
-}
+    LinkMedium mediumOf(const std::string& medium)
+    {
+        if (medium == "passive-copper")
+            return LinkMedium::PassiveCopper;
+        if (medium == "active-copper")
+            return LinkMedium::ActiveCopper;
+        if (medium == "multimode")
+            return LinkMedium::Multimode;
+        if (medium == "single-mode")
+            return LinkMedium::SingleMode;
+        return LinkMedium::Unknown;
+    }
 
 } // namespace
 
@@ -47,7 +47,8 @@ double cableRunMetres(const FabricRack& a, const FabricRack& b, bool sameRack, d
 const CableModel* cableFor(const FabricLink& link, const Catalog& catalog)
 {
     for (const CableModel& c : catalog.cables())
-        if (mediumOf(c.medium) == link.medium && c.maxReachMetres + 1e-9 >= link.lengthMetres && c.maxGbps + 1e-9 >= link.gbps)
+        if (mediumOf(c.medium) == link.medium && c.maxReachMetres + 1e-9 >= link.lengthMetres
+            && c.maxGbps + 1e-9 >= link.gbps)
             return &c;
     return nullptr;
 }
@@ -133,8 +134,8 @@ Status layOutFabric(FabricDesign& d, const LayoutSpec& l, const Catalog& catalog
         const FabricNode& b = g.node(link.b);
         if (a.rack < 0 || b.rack < 0)
             return Status::error("/layout: node " + std::to_string(a.rack < 0 ? link.a : link.b) + " was not placed");
-        link.lengthMetres = static_cast<float>(
-            cableRunMetres(g.racks()[a.rack], g.racks()[b.rack], a.rack == b.rack, l.slackMetres));
+        link.lengthMetres
+            = static_cast<float>(cableRunMetres(g.racks()[a.rack], g.racks()[b.rack], a.rack == b.rack, l.slackMetres));
         link.medium = LinkMedium::Unknown;
         for (const CableModel& c : catalog.cables()) {
             if (c.maxReachMetres + 1e-9 >= link.lengthMetres && c.maxGbps + 1e-9 >= link.gbps) {

@@ -58,7 +58,8 @@ std::vector<std::uint32_t> disconnectedGpus(const FabricDesign& d)
     std::vector<std::uint32_t> nicsIn(g.nodeCount(), 0);
     for (NodeId nic : d.nics)
         ++nicsIn[find(nic)];
-    const std::uint32_t main = static_cast<std::uint32_t>(std::max_element(nicsIn.begin(), nicsIn.end()) - nicsIn.begin());
+    const std::uint32_t main
+        = static_cast<std::uint32_t>(std::max_element(nicsIn.begin(), nicsIn.end()) - nicsIn.begin());
     std::vector<std::uint32_t> cut;
     for (std::uint32_t r = 0; r < d.gpus.size(); ++r)
         if (find(d.nics[d.nicOfGpu[r]]) != main)
@@ -74,7 +75,8 @@ Result<FailureReport> analyseFailures(const FabricDesign& design, const FailureS
         return failed.status();
     FailureReport r;
     for (std::size_t l = 0; l < design.graph.linkCount(); ++l)
-        r.linksRemoved += (failed->graph.link(static_cast<LinkId>(l)).flags & kLinkMissing) && !(design.graph.link(static_cast<LinkId>(l)).flags & kLinkMissing);
+        r.linksRemoved += (failed->graph.link(static_cast<LinkId>(l)).flags & kLinkMissing)
+            && !(design.graph.link(static_cast<LinkId>(l)).flags & kLinkMissing);
     r.bisectionBeforeGbps = bisectionGbps(design);
     r.bisectionAfterGbps = bisectionGbps(*failed);
     r.disconnectedGpus = disconnectedGpus(*failed);

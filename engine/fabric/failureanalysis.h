@@ -11,25 +11,25 @@
 namespace clusterscope::engine {
 
 struct FailureSpec {
-    std::vector<LinkId> links;     ///< links to remove
-    std::vector<NodeId> switches;  ///< switches to remove (all their links go)
-    int plane = -1;                ///< remove every switch of this plane (-1: none)
+    std::vector<LinkId> links; ///< links to remove
+    std::vector<NodeId> switches; ///< switches to remove (all their links go)
+    int plane = -1; ///< remove every switch of this plane (-1: none)
 };
 
 struct PairImpact {
-    std::uint32_t src = 0, dst = 0;  ///< ranks
-    double rateBeforeGbps = 0;       ///< max-min rate of the flow before the failure
-    double rateAfterGbps = 0;        ///< after (0 when the pair lost connectivity)
+    std::uint32_t src = 0, dst = 0; ///< ranks
+    double rateBeforeGbps = 0; ///< max-min rate of the flow before the failure
+    double rateAfterGbps = 0; ///< after (0 when the pair lost connectivity)
 };
 
 struct FailureReport {
-    std::size_t linksRemoved = 0;          ///< including the links of removed switches
+    std::size_t linksRemoved = 0; ///< including the links of removed switches
     double bisectionBeforeGbps = 0;
     double bisectionAfterGbps = 0;
     std::vector<std::uint32_t> disconnectedGpus; ///< ranks whose NIC no longer reaches the main fabric
-    std::vector<PairImpact> worstPairs;    ///< probe flows with the largest relative loss, worst first
-    CollectiveTiming before;               ///< probe traffic timing before the failure
-    CollectiveTiming after;                ///< and after (unroutable flows excluded from `seconds`)
+    std::vector<PairImpact> worstPairs; ///< probe flows with the largest relative loss, worst first
+    CollectiveTiming before; ///< probe traffic timing before the failure
+    CollectiveTiming after; ///< and after (unroutable flows excluded from `seconds`)
 };
 
 /// A copy of `design` with the failed links flagged kLinkMissing. Errors name an id out of range.

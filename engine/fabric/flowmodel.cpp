@@ -14,18 +14,18 @@ namespace clusterscope::engine {
 
 namespace {
 
-constexpr std::uint16_t kFar = 0xFFFF;
+    constexpr std::uint16_t kFar = 0xFFFF;
 
-// SplitMix64 (Steele, Lea, Flood 2014): a cheap well-mixed hash standing in for a switch's ECMP hash.
-std::uint64_t mix(std::uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
+    // SplitMix64 (Steele, Lea, Flood 2014): a cheap well-mixed hash standing in for a switch's ECMP hash.
+    std::uint64_t mix(std::uint64_t x)
+    {
+        x += 0x9E3779B97F4A7C15ull;
+        x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+        x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+        return x ^ (x >> 31);
+    }
 
-bool usable(const FabricLink& l) { return !(l.flags & kLinkMissing); }
+    bool usable(const FabricLink& l) { return !(l.flags & kLinkMissing); }
 
 } // namespace
 
@@ -33,12 +33,18 @@ FlowOptions flowOptionsFor(const Scenario& s, double rttSeconds, double mtuBytes
 {
     FlowOptions o;
     switch (s.communication.routing) {
-    case Routing::Ecmp: o.routing = RoutingMode::Ecmp; break;
-    case Routing::Adaptive: o.routing = RoutingMode::Adaptive; break;
-    case Routing::Spray: o.routing = RoutingMode::Spray; break;
+    case Routing::Ecmp:
+        o.routing = RoutingMode::Ecmp;
+        break;
+    case Routing::Adaptive:
+        o.routing = RoutingMode::Adaptive;
+        break;
+    case Routing::Spray:
+        o.routing = RoutingMode::Spray;
+        break;
     }
-    o.linkEfficiency = effectiveRateFraction(ccEfficiency, s.communication.lossRate,
-        windowPackets(s.cluster.nic.gbps, rttSeconds, mtuBytes));
+    o.linkEfficiency = effectiveRateFraction(
+        ccEfficiency, s.communication.lossRate, windowPackets(s.cluster.nic.gbps, rttSeconds, mtuBytes));
     return o;
 }
 
@@ -138,8 +144,9 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
     p.weights.reserve(subs * 8);
     for (std::size_t f = 0; f < flows.size(); ++f) {
         if (flows[f].src >= ranks || flows[f].dst >= ranks)
-            return Status::error("flow " + std::to_string(f) + ": rank " + std::to_string(std::max(flows[f].src, flows[f].dst))
-                + " is out of range (the fabric has " + std::to_string(ranks) + " GPUs)");
+            return Status::error("flow " + std::to_string(f) + ": rank "
+                + std::to_string(std::max(flows[f].src, flows[f].dst)) + " is out of range (the fabric has "
+                + std::to_string(ranks) + " GPUs)");
         for (int s = 0; s < q; ++s) {
             p.flowOf[f * q + s] = static_cast<std::uint32_t>(f);
             p.bytes[f * q + s] = flows[f].bytes / q;
@@ -215,8 +222,8 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
         }
         networkSubs.push_back({ anchorOf(nicD), static_cast<std::uint32_t>(sf) });
     }
-    std::stable_sort(networkSubs.begin(), networkSubs.end(),
-        [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::stable_sort(
+        networkSubs.begin(), networkSubs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
 
     std::vector<std::uint16_t> dist(m_transitNode.size(), kFar);
     std::uint32_t current = kNoId;

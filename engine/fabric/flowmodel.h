@@ -23,16 +23,16 @@ struct Flow {
 };
 
 enum class RoutingMode {
-    Ecmp,     ///< static hash of the flow (and queue pair) picks one equal-cost next hop per switch
+    Ecmp, ///< static hash of the flow (and queue pair) picks one equal-cost next hop per switch
     Adaptive, ///< each flow takes the least-loaded equal-cost next hop (flows placed in order)
-    Spray,    ///< every flow is split evenly over all equal-cost next hops (packet spraying)
+    Spray, ///< every flow is split evenly over all equal-cost next hops (packet spraying)
 };
 
 struct FlowOptions {
     RoutingMode routing = RoutingMode::Ecmp;
-    int queuePairs = 1;          ///< ECMP: each flow is split into this many independently hashed sub-flows
-    std::uint64_t hashSeed = 0;  ///< ECMP: a different seed is a different hash function (sampling)
-    bool useScaleUp = true;      ///< same NVLink domain: use NVLink instead of the network
+    int queuePairs = 1; ///< ECMP: each flow is split into this many independently hashed sub-flows
+    std::uint64_t hashSeed = 0; ///< ECMP: a different seed is a different hash function (sampling)
+    bool useScaleUp = true; ///< same NVLink domain: use NVLink instead of the network
     /// Share of every link's rate that transfers can use: congestion-control efficiency times
     /// go-back-N efficiency under loss (lossmodel.h). Ideal times stay at the nominal rate, so the
     /// slowdown includes this loss.
@@ -42,23 +42,23 @@ struct FlowOptions {
 /// Paths of the routed sub-flows. A sub-flow's path is a list of (directed link, weight): weight 1
 /// on a single path, fractions when sprayed. Directed link = link id * 2 + (0: a->b, 1: b->a).
 struct FlowPlacement {
-    std::vector<std::uint32_t> flowOf;   ///< sub-flow -> index of its flow
-    std::vector<double> bytes;           ///< sub-flow bytes
-    std::vector<std::uint32_t> start;    ///< sub-flow -> first entry
-    std::vector<std::uint32_t> length;   ///< sub-flow -> number of entries (0 = unroutable)
-    std::vector<std::uint32_t> dlinks;   ///< entries: directed links
-    std::vector<float> weights;          ///< entries: share of the sub-flow on that link
+    std::vector<std::uint32_t> flowOf; ///< sub-flow -> index of its flow
+    std::vector<double> bytes; ///< sub-flow bytes
+    std::vector<std::uint32_t> start; ///< sub-flow -> first entry
+    std::vector<std::uint32_t> length; ///< sub-flow -> number of entries (0 = unroutable)
+    std::vector<std::uint32_t> dlinks; ///< entries: directed links
+    std::vector<float> weights; ///< entries: share of the sub-flow on that link
     std::vector<std::uint32_t> unroutable; ///< flows with no path (disconnected by failures)
-    double linkEfficiency = 1.0;         ///< FlowOptions::linkEfficiency the placement was routed with
+    double linkEfficiency = 1.0; ///< FlowOptions::linkEfficiency the placement was routed with
 };
 
 struct CollectiveTiming {
-    double seconds = 0;          ///< max over sub-flows of bytes / max-min rate (all flows start together)
+    double seconds = 0; ///< max over sub-flows of bytes / max-min rate (all flows start together)
     double linkBoundSeconds = 0; ///< max over links of load / capacity (perfect sharing lower bound)
-    double idealSeconds = 0;     ///< max over flows of bytes / the flow's bottleneck with no other traffic
-    double slowdown = 1;         ///< seconds / idealSeconds (>= 1): contention and oversubscription
-    double maxUtilisation = 0;   ///< highest link utilisation under the max-min rates (0..1)
-    double meanUtilisation = 0;  ///< mean over links carrying traffic
+    double idealSeconds = 0; ///< max over flows of bytes / the flow's bottleneck with no other traffic
+    double slowdown = 1; ///< seconds / idealSeconds (>= 1): contention and oversubscription
+    double maxUtilisation = 0; ///< highest link utilisation under the max-min rates (0..1)
+    double meanUtilisation = 0; ///< mean over links carrying traffic
     std::size_t unroutableFlows = 0;
 };
 
@@ -105,16 +105,16 @@ private:
     void bfsFrom(const std::vector<std::uint32_t>& anchors, std::vector<std::uint16_t>& dist) const;
 
     const FabricDesign& m_design;
-    std::vector<std::int32_t> m_transit;       // node -> transit index (switches; NICs when forwarding) or -1
-    std::vector<NodeId> m_transitNode;         // transit index -> node
-    std::vector<std::uint32_t> m_adjStart;     // transit CSR over usable links
-    std::vector<std::uint32_t> m_adjNbr;       // neighbour transit index
+    std::vector<std::int32_t> m_transit; // node -> transit index (switches; NICs when forwarding) or -1
+    std::vector<NodeId> m_transitNode; // transit index -> node
+    std::vector<std::uint32_t> m_adjStart; // transit CSR over usable links
+    std::vector<std::uint32_t> m_adjNbr; // neighbour transit index
     std::vector<LinkId> m_adjLink;
-    std::vector<std::uint32_t> m_portStart;    // per NIC (index into design.nics): usable links to transit nodes
+    std::vector<std::uint32_t> m_portStart; // per NIC (index into design.nics): usable links to transit nodes
     std::vector<LinkId> m_portLink;
-    std::vector<std::uint32_t> m_nicIndex;     // node -> index into design.nics (or kNoId)
-    std::vector<LinkId> m_pcie;                // rank -> GPU-NIC link (kNoId when none)
-    std::vector<LinkId> m_scaleUp;             // rank -> GPU-NvSwitch link (kNoId when none)
+    std::vector<std::uint32_t> m_nicIndex; // node -> index into design.nics (or kNoId)
+    std::vector<LinkId> m_pcie; // rank -> GPU-NIC link (kNoId when none)
+    std::vector<LinkId> m_scaleUp; // rank -> GPU-NvSwitch link (kNoId when none)
 };
 
 } // namespace clusterscope::engine

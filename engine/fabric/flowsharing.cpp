@@ -148,7 +148,8 @@ CollectiveTiming FlowModel::timing(const FlowPlacement& p) const
     return t;
 }
 
-Result<FlowModel::SampledSlowdown> FlowModel::sampleEcmpSlowdown(std::span<const Flow> flows, FlowOptions o, int samples) const
+Result<FlowModel::SampledSlowdown> FlowModel::sampleEcmpSlowdown(
+    std::span<const Flow> flows, FlowOptions o, int samples) const
 {
     if (samples < 1)
         return Status::error("ECMP sampling needs at least one sample, got " + std::to_string(samples));

@@ -92,7 +92,8 @@ FabricDesign buildHosts(const HostOptions& o)
                         link.a = d.gpus[r];
                         link.b = d.gpus[s];
                         link.gbps = static_cast<float>(perPeer);
-                        link.lanes = static_cast<std::uint8_t>(std::max(1LL, o.nvlinkLanes / std::max(1LL, last - first - 1)));
+                        link.lanes
+                            = static_cast<std::uint8_t>(std::max(1LL, o.nvlinkLanes / std::max(1LL, last - first - 1)));
                         link.medium = LinkMedium::NvLink;
                         g.addLink(link);
                     }

@@ -22,10 +22,7 @@ double rttForEfficiency(double lossRate, double efficiency, double gbps, double 
     return w * mtuBytes / (gbps * 1e9 / 8.0);
 }
 
-double bufferBytes(double gbps, double seconds)
-{
-    return gbps * 1e9 / 8.0 * seconds;
-}
+double bufferBytes(double gbps, double seconds) { return gbps * 1e9 / 8.0 * seconds; }
 
 double pfcHeadroomBytes(double gbps, double cableMetres, double mtuBytes)
 {

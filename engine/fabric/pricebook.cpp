@@ -24,7 +24,9 @@ Result<PriceBook> PriceBook::parse(const std::string& text, const std::string& o
             throw JsonFieldError("/format", "expected \"clusterscope-pricebook\"");
         if (root.integer("version", 1) != 1)
             throw JsonFieldError("/version", "unsupported price book version");
-        root.string("currency", std::string("USD")) == "USD" ? void() : throw JsonFieldError("/currency", "only USD is supported");
+        root.string("currency", std::string("USD")) == "USD"
+            ? void()
+            : throw JsonFieldError("/currency", "only USD is supported");
         root.string("note", std::string());
         const json* items = root.raw("items");
         if (!items || !items->is_array())

@@ -16,12 +16,12 @@
 namespace clusterscope::engine {
 
 struct PriceEntry {
-    std::string kind;           ///< gpu | host | nic | switch | cable | transceiver
-    std::string id;             ///< catalog id (host: the GPU id the server carries)
-    double priceUsd = 0;        ///< unit price (cable: fixed part); host: per GPU slot, excluding GPUs and NICs
+    std::string kind; ///< gpu | host | nic | switch | cable | transceiver
+    std::string id; ///< catalog id (host: the GPU id the server carries)
+    double priceUsd = 0; ///< unit price (cable: fixed part); host: per GPU slot, excluding GPUs and NICs
     double pricePerMetreUsd = 0; ///< cables only: length-dependent part (USD/m)
     std::string source;
-    std::string date;           ///< ISO date
+    std::string date; ///< ISO date
 };
 
 class PriceBook {

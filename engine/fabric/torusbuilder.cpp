@@ -37,7 +37,8 @@ Result<FabricDesign> buildTorus(const HostOptions& ho, const std::vector<int>& d
         g.node(nic).ports = static_cast<std::uint16_t>((portsPerServer + ho.nicsPerNode - 1) / ho.nicsPerNode);
     const auto nicFor = [&](int host) {
         const int slot = nextPort[host]++;
-        return std::pair<NodeId, std::uint16_t>(d.nics[static_cast<std::size_t>(host) * ho.nicsPerNode + slot % ho.nicsPerNode],
+        return std::pair<NodeId, std::uint16_t>(
+            d.nics[static_cast<std::size_t>(host) * ho.nicsPerNode + slot % ho.nicsPerNode],
             static_cast<std::uint16_t>(slot / ho.nicsPerNode + 1));
     };
     std::vector<int> coord(nd, 0);
@@ -79,9 +80,9 @@ Result<FabricDesign> buildTorus(const HostOptions& ho, const std::vector<int>& d
                 l.lanes = 16;
                 g.addLink(l);
             }
-    d.notes.push_back("each server's " + std::to_string(ho.nicsPerNode) + " x " + std::to_string(static_cast<int>(ho.nicGbps))
-        + " Gb/s is spread over " + std::to_string(portsPerServer) + " torus links of "
-        + std::to_string(static_cast<int>(gbps)) + " Gb/s");
+    d.notes.push_back("each server's " + std::to_string(ho.nicsPerNode) + " x "
+        + std::to_string(static_cast<int>(ho.nicGbps)) + " Gb/s is spread over " + std::to_string(portsPerServer)
+        + " torus links of " + std::to_string(static_cast<int>(gbps)) + " Gb/s");
     return d;
 }
 

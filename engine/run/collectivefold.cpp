@@ -24,7 +24,8 @@ std::vector<CollectiveFold> foldCollectives(const std::vector<CollectiveSummary>
     std::vector<std::vector<double>> durations;
     std::map<std::tuple<int, std::string, std::int64_t, std::int32_t>, std::size_t> foldOf;
     for (const CollectiveSummary& c : collectives) {
-        const auto [it, added] = foldOf.emplace(std::make_tuple(int(c.op), c.processGroup, c.bytes, c.groupSize), folds.size());
+        const auto [it, added]
+            = foldOf.emplace(std::make_tuple(int(c.op), c.processGroup, c.bytes, c.groupSize), folds.size());
         if (added) {
             CollectiveFold f;
             f.op = c.op;

@@ -25,13 +25,13 @@ namespace clusterscope::engine {
 struct CollectiveFold {
     RunCollectiveOp op = RunCollectiveOp::Unknown;
     std::string processGroup;
-    std::int64_t bytes = -1;    ///< S of the nccl-tests definitions, -1 unknown
+    std::int64_t bytes = -1; ///< S of the nccl-tests definitions, -1 unknown
     std::int32_t groupSize = 0; ///< ranks in the group
     int calls = 0;
-    LatencyStats durationUs;    ///< per-call duration (CollectiveSummary::durationUs), microseconds
-    double algbwGbps = 0;       ///< S / mean duration, GB/s (1e9 B/s); 0 when S is unknown
-    double busbwGbps = 0;       ///< algbw x busBandwidthFactor(op, groupSize): the measured busbw
-    double totalWaitUs = 0;     ///< sum of the calls' totalWaitUs
+    LatencyStats durationUs; ///< per-call duration (CollectiveSummary::durationUs), microseconds
+    double algbwGbps = 0; ///< S / mean duration, GB/s (1e9 B/s); 0 when S is unknown
+    double busbwGbps = 0; ///< algbw x busBandwidthFactor(op, groupSize): the measured busbw
+    double totalWaitUs = 0; ///< sum of the calls' totalWaitUs
 };
 
 /// algbw in GB/s of `bytes` moved in `durationUs` microseconds (0 when either is not positive).

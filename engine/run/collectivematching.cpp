@@ -7,9 +7,9 @@
 // spread by the time the early ranks waited (NCCL user guide, "Collective Operations": a collective
 // completes on a rank only once every rank has contributed).
 
+#include "engine/run/collectivefold.h"
 #include "engine/run/ranksummary.h"
 #include "engine/run/runanalysis.h"
-#include "engine/run/collectivefold.h"
 
 #include <algorithm>
 #include <map>
@@ -18,26 +18,26 @@
 namespace clusterscope::engine {
 
 namespace {
-struct Member {
-    std::size_t rankIndex;
-    const RankCollectiveArrival* call;
-};
+    struct Member {
+        std::size_t rankIndex;
+        const RankCollectiveArrival* call;
+    };
 
-std::int64_t median(std::vector<std::int64_t> v)
-{
-    if (v.empty())
-        return 0;
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-    return v[v.size() / 2];
-}
+    std::int64_t median(std::vector<std::int64_t> v)
+    {
+        if (v.empty())
+            return 0;
+        std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    }
 
-int stepOfTime(const RankTrace& rank, std::int64_t t)
-{
-    for (const auto& s : rank.steps)
-        if (t >= s.startNs && t < s.endNs)
-            return int(s.step);
-    return -1;
-}
+    int stepOfTime(const RankTrace& rank, std::int64_t t)
+    {
+        for (const auto& s : rank.steps)
+            if (t >= s.startNs && t < s.endNs)
+                return int(s.step);
+        return -1;
+    }
 }
 
 std::vector<RankCollectiveArrival> rankCollectiveArrivals(const RankTrace& rank)
@@ -47,8 +47,8 @@ std::vector<RankCollectiveArrival> rankCollectiveArrivals(const RankTrace& rank)
     std::map<std::string, std::int64_t> counters;
     for (const auto& c : rank.collectives) {
         const std::int64_t n = counters[c.processGroup]++;
-        out.push_back({ c.op, c.processGroup, c.sequence >= 0 ? c.sequence : n, c.startNs, c.endNs, c.bytes, c.groupSize,
-            stepOfTime(rank, c.launchNs >= 0 ? c.launchNs : c.startNs) });
+        out.push_back({ c.op, c.processGroup, c.sequence >= 0 ? c.sequence : n, c.startNs, c.endNs, c.bytes,
+            c.groupSize, stepOfTime(rank, c.launchNs >= 0 ? c.launchNs : c.startNs) });
     }
     return out;
 }
@@ -166,7 +166,8 @@ std::vector<Straggler> rankStragglers(const std::vector<CollectiveSummary>& coll
     // Ranked by the tail they cause: the p99 of the waits (the collective's own tail), then the
     // longest one, then the sum.
     std::stable_sort(out.begin(), out.end(), [](const Straggler& a, const Straggler& b) {
-        return std::tie(a.waitTailUs.p99, a.waitTailUs.max, a.waitCausedUs) > std::tie(b.waitTailUs.p99, b.waitTailUs.max, b.waitCausedUs);
+        return std::tie(a.waitTailUs.p99, a.waitTailUs.max, a.waitCausedUs)
+            > std::tie(b.waitTailUs.p99, b.waitTailUs.max, b.waitCausedUs);
     });
     return out;
 }

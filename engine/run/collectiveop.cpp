@@ -8,26 +8,26 @@
 namespace clusterscope::engine {
 
 namespace {
-// Lower case without underscores, dashes, spaces and an "nccl" / "nccl:" / "c10d::" prefix.
-std::string normalise(std::string_view name)
-{
-    std::string s;
-    s.reserve(name.size());
-    for (char c : name) {
-        if (c == '_' || c == '-' || c == ' ')
-            continue;
-        s.push_back(char(std::tolower(static_cast<unsigned char>(c))));
-    }
-    for (std::string_view prefix : { "c10d::", "nccl:", "nccl", "dist." }) {
-        if (s.rfind(prefix, 0) == 0) {
-            s.erase(0, prefix.size());
-            break;
+    // Lower case without underscores, dashes, spaces and an "nccl" / "nccl:" / "c10d::" prefix.
+    std::string normalise(std::string_view name)
+    {
+        std::string s;
+        s.reserve(name.size());
+        for (char c : name) {
+            if (c == '_' || c == '-' || c == ' ')
+                continue;
+            s.push_back(char(std::tolower(static_cast<unsigned char>(c))));
         }
+        for (std::string_view prefix : { "c10d::", "nccl:", "nccl", "dist." }) {
+            if (s.rfind(prefix, 0) == 0) {
+                s.erase(0, prefix.size());
+                break;
+            }
+        }
+        return s;
     }
-    return s;
-}
 
-bool startsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+    bool startsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
 }
 
 const char* toString(RunCollectiveOp op)
@@ -79,8 +79,8 @@ RunCollectiveOp parseRunCollectiveOp(std::string_view name)
         return RunCollectiveOp::Gather;
     if (startsWith(s, "scatter"))
         return RunCollectiveOp::Scatter;
-    if (startsWith(s, "sendrecv") || s == "send" || s == "recv" || startsWith(s, "batchisendirecv")
-        || s == "isend" || s == "irecv" || startsWith(s, "p2p"))
+    if (startsWith(s, "sendrecv") || s == "send" || s == "recv" || startsWith(s, "batchisendirecv") || s == "isend"
+        || s == "irecv" || startsWith(s, "p2p"))
         return RunCollectiveOp::SendRecv;
     if (startsWith(s, "barrier"))
         return RunCollectiveOp::Barrier;
@@ -90,14 +90,22 @@ RunCollectiveOp parseRunCollectiveOp(std::string_view name)
 std::optional<CollectiveOp> modelOpOf(RunCollectiveOp op)
 {
     switch (op) {
-    case RunCollectiveOp::AllReduce: return CollectiveOp::AllReduce;
-    case RunCollectiveOp::AllGather: return CollectiveOp::AllGather;
-    case RunCollectiveOp::ReduceScatter: return CollectiveOp::ReduceScatter;
-    case RunCollectiveOp::AllToAll: return CollectiveOp::AllToAll;
-    case RunCollectiveOp::Broadcast: return CollectiveOp::Broadcast;
-    case RunCollectiveOp::Reduce: return CollectiveOp::Reduce;
-    case RunCollectiveOp::SendRecv: return CollectiveOp::SendRecv;
-    default: return std::nullopt;
+    case RunCollectiveOp::AllReduce:
+        return CollectiveOp::AllReduce;
+    case RunCollectiveOp::AllGather:
+        return CollectiveOp::AllGather;
+    case RunCollectiveOp::ReduceScatter:
+        return CollectiveOp::ReduceScatter;
+    case RunCollectiveOp::AllToAll:
+        return CollectiveOp::AllToAll;
+    case RunCollectiveOp::Broadcast:
+        return CollectiveOp::Broadcast;
+    case RunCollectiveOp::Reduce:
+        return CollectiveOp::Reduce;
+    case RunCollectiveOp::SendRecv:
+        return CollectiveOp::SendRecv;
+    default:
+        return std::nullopt;
     }
 }
 
@@ -123,16 +131,55 @@ int dtypeSizeBytes(std::string_view dtype)
         const char* name;
         int size;
     } kTypes[] = {
-        { "float", 4 }, { "float32", 4 }, { "f32", 4 }, { "int", 4 }, { "int32", 4 }, { "int32t", 4 },
-        { "i32", 4 }, { "uint32", 4 }, { "uint32t", 4 }, { "u32", 4 }, { "unsignedint", 4 },
-        { "double", 8 }, { "float64", 8 }, { "f64", 8 }, { "long", 8 }, { "longint", 8 }, { "int64", 8 },
-        { "int64t", 8 }, { "i64", 8 }, { "uint64", 8 }, { "uint64t", 8 }, { "u64", 8 }, { "longlong", 8 },
-        { "unsignedlong", 8 }, { "unsignedlongint", 8 },
-        { "half", 2 }, { "float16", 2 }, { "f16", 2 }, { "bfloat16", 2 }, { "bf16", 2 }, { "short", 2 },
-        { "shortint", 2 }, { "int16", 2 },
-        { "byte", 1 }, { "char", 1 }, { "signedchar", 1 }, { "unsignedchar", 1 }, { "int8", 1 },
-        { "int8t", 1 }, { "i8", 1 }, { "uint8", 1 }, { "uint8t", 1 }, { "u8", 1 }, { "bool", 1 },
-        { "float8e4m3fn", 1 }, { "float8e5m2", 1 }, { "f8e4m3", 1 }, { "f8e5m2", 1 }, { "fp8e4m3", 1 },
+        { "float", 4 },
+        { "float32", 4 },
+        { "f32", 4 },
+        { "int", 4 },
+        { "int32", 4 },
+        { "int32t", 4 },
+        { "i32", 4 },
+        { "uint32", 4 },
+        { "uint32t", 4 },
+        { "u32", 4 },
+        { "unsignedint", 4 },
+        { "double", 8 },
+        { "float64", 8 },
+        { "f64", 8 },
+        { "long", 8 },
+        { "longint", 8 },
+        { "int64", 8 },
+        { "int64t", 8 },
+        { "i64", 8 },
+        { "uint64", 8 },
+        { "uint64t", 8 },
+        { "u64", 8 },
+        { "longlong", 8 },
+        { "unsignedlong", 8 },
+        { "unsignedlongint", 8 },
+        { "half", 2 },
+        { "float16", 2 },
+        { "f16", 2 },
+        { "bfloat16", 2 },
+        { "bf16", 2 },
+        { "short", 2 },
+        { "shortint", 2 },
+        { "int16", 2 },
+        { "byte", 1 },
+        { "char", 1 },
+        { "signedchar", 1 },
+        { "unsignedchar", 1 },
+        { "int8", 1 },
+        { "int8t", 1 },
+        { "i8", 1 },
+        { "uint8", 1 },
+        { "uint8t", 1 },
+        { "u8", 1 },
+        { "bool", 1 },
+        { "float8e4m3fn", 1 },
+        { "float8e5m2", 1 },
+        { "f8e4m3", 1 },
+        { "f8e5m2", 1 },
+        { "fp8e4m3", 1 },
         { "fp8e5m2", 1 },
     };
     for (const auto& t : kTypes)

@@ -2,7 +2,8 @@
 
 namespace clusterscope::engine {
 
-void Diagnostics::add(const std::string& id, DiagnosticSeverity severity, const std::string& message, std::int64_t count)
+void Diagnostics::add(
+    const std::string& id, DiagnosticSeverity severity, const std::string& message, std::int64_t count)
 {
     for (auto& d : m_items) {
         if (d.id == id) {

@@ -7,13 +7,13 @@
 namespace clusterscope::engine {
 
 namespace {
-// The ceil(p x n)-th smallest of sorted values (1-based rank, at least the first).
-double nearestRank(const std::vector<double>& sorted, double p)
-{
-    const auto n = double(sorted.size());
-    const auto rank = std::size_t(std::max(1.0, std::ceil(p * n)));
-    return sorted[std::min(rank, sorted.size()) - 1];
-}
+    // The ceil(p x n)-th smallest of sorted values (1-based rank, at least the first).
+    double nearestRank(const std::vector<double>& sorted, double p)
+    {
+        const auto n = double(sorted.size());
+        const auto rank = std::size_t(std::max(1.0, std::ceil(p * n)));
+        return sorted[std::min(rank, sorted.size()) - 1];
+    }
 }
 
 LatencyStats latencyStats(std::vector<double> values)

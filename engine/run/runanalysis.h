@@ -3,8 +3,8 @@
 // Analyses of an imported run: per-step, per-rank time breakdown; collectives matched across ranks
 // with bytes, time, algbw/busbw; cross-rank clock alignment; stragglers; GPU-pair traffic matrix.
 
-#include "engine/run/measuredtraffic.h"
 #include "engine/run/latencystats.h"
+#include "engine/run/measuredtraffic.h"
 #include "engine/run/runmodel.h"
 
 #include <cstdint>
@@ -18,11 +18,11 @@ namespace clusterscope::engine {
 struct RankStepBreakdown {
     std::int32_t rank = 0;
     double durationSeconds = 0;
-    double computeSeconds = 0;         ///< union of compute kernels
-    double commExposedSeconds = 0;     ///< communication kernels not overlapped by compute
-    double commOverlappedSeconds = 0;  ///< communication kernels running under compute
-    double memcpySeconds = 0;          ///< memcpy/memset not hidden under compute or communication
-    double idleSeconds = 0;            ///< no GPU activity at all
+    double computeSeconds = 0; ///< union of compute kernels
+    double commExposedSeconds = 0; ///< communication kernels not overlapped by compute
+    double commOverlappedSeconds = 0; ///< communication kernels running under compute
+    double memcpySeconds = 0; ///< memcpy/memset not hidden under compute or communication
+    double idleSeconds = 0; ///< no GPU activity at all
     /// The idle time split by its cause, from the kernels' launch times: idle while no work was
     /// queued (the host had not launched the next kernel yet: host-bound) ...
     double idleHostWaitSeconds = 0;
@@ -40,19 +40,19 @@ struct StepBreakdown {
 struct CollectiveSummary {
     RunCollectiveOp op = RunCollectiveOp::Unknown;
     std::string processGroup;
-    std::int64_t sequence = 0;  ///< per-group call number (from the trace, else the order of calls)
-    std::int64_t step = -1;     ///< ProfilerStep of the first rank's call, -1 outside any step
-    std::int64_t bytes = -1;    ///< S of the nccl-tests definitions, -1 unknown
+    std::int64_t sequence = 0; ///< per-group call number (from the trace, else the order of calls)
+    std::int64_t step = -1; ///< ProfilerStep of the first rank's call, -1 outside any step
+    std::int64_t bytes = -1; ///< S of the nccl-tests definitions, -1 unknown
     std::int32_t groupSize = 0; ///< ranks in the collective's group
     std::int32_t ranksSeen = 0; ///< ranks whose trace holds this call
     /// Time from the last arrival to the end: the last-arriving rank's kernel duration (it waits for
     /// nobody), in microseconds. With one rank seen, that rank's kernel duration.
     double durationUs = 0;
-    double algbwGbps = 0;       ///< bytes / duration, GB/s (1e9 B/s); 0 when bytes are unknown
-    double busbwGbps = 0;       ///< algbw x busBandwidthFactor(op, groupSize)
+    double algbwGbps = 0; ///< bytes / duration, GB/s (1e9 B/s); 0 when bytes are unknown
+    double busbwGbps = 0; ///< algbw x busBandwidthFactor(op, groupSize)
     std::int32_t lastArrivalRank = -1; ///< -1 when fewer than two ranks were seen
-    double waitUs = 0;         ///< longest wait it caused: last minus first aligned start (us)
-    double totalWaitUs = 0;    ///< sum over ranks of (last start - own start) (us)
+    double waitUs = 0; ///< longest wait it caused: last minus first aligned start (us)
+    double totalWaitUs = 0; ///< sum over ranks of (last start - own start) (us)
     std::int64_t firstStartNs = 0; ///< aligned start of the first arrival (ns, reference clock)
 };
 
@@ -60,7 +60,7 @@ struct CollectiveSummary {
 struct Straggler {
     std::int32_t rank = 0;
     std::int32_t lastArrivals = 0; ///< collectives it arrived last at
-    double waitCausedUs = 0;       ///< sum of the totalWaitUs of those collectives
+    double waitCausedUs = 0; ///< sum of the totalWaitUs of those collectives
     /// The waits it caused (each collective's waitUs: last minus first arrival, us): mean, p50,
     /// p99, max. Stragglers are ranked by this tail (p99, then max, then waitCausedUs).
     LatencyStats waitTailUs {};
@@ -71,7 +71,7 @@ struct RunAnalysis {
     std::vector<std::int64_t> clockOffsetNs;
     std::vector<StepBreakdown> steps;
     std::vector<CollectiveSummary> collectives; ///< in order of aligned first start
-    std::vector<Straggler> stragglers;          ///< by the tail of the waits they cause, largest first
+    std::vector<Straggler> stragglers; ///< by the tail of the waits they cause, largest first
     MeasuredTraffic traffic; ///< bytes sent between global ranks (sparse pairs)
     Diagnostics diagnostics;
 };

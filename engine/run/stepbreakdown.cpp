@@ -9,23 +9,23 @@
 namespace clusterscope::engine {
 
 namespace {
-constexpr double kNsToSeconds = 1e-9;
+    constexpr double kNsToSeconds = 1e-9;
 
-// The step a GPU activity belongs to: the ProfilerStep whose host range contains the launching
-// API call (GPU work often runs after its step's CPU part ended), else the activity's own start.
-// Returns an index into steps, or -1.
-int stepOf(const std::vector<ProfilerStepRange>& steps, const GpuActivity& a)
-{
-    const std::int64_t t = a.launchNs >= 0 ? a.launchNs : a.startNs;
-    auto it = std::upper_bound(steps.begin(), steps.end(), t,
-        [](std::int64_t v, const ProfilerStepRange& s) { return v < s.startNs; });
-    if (it == steps.begin())
-        return -1;
-    --it;
-    if (t >= it->endNs)
-        return -1;
-    return int(it - steps.begin());
-}
+    // The step a GPU activity belongs to: the ProfilerStep whose host range contains the launching
+    // API call (GPU work often runs after its step's CPU part ended), else the activity's own start.
+    // Returns an index into steps, or -1.
+    int stepOf(const std::vector<ProfilerStepRange>& steps, const GpuActivity& a)
+    {
+        const std::int64_t t = a.launchNs >= 0 ? a.launchNs : a.startNs;
+        auto it = std::upper_bound(
+            steps.begin(), steps.end(), t, [](std::int64_t v, const ProfilerStepRange& s) { return v < s.startNs; });
+        if (it == steps.begin())
+            return -1;
+        --it;
+        if (t >= it->endNs)
+            return -1;
+        return int(it - steps.begin());
+    }
 }
 
 std::vector<RankStepSummary> rankStepBreakdowns(const RankTrace& rank, Diagnostics& diagnostics)
@@ -78,7 +78,8 @@ std::vector<RankStepSummary> rankStepBreakdowns(const RankTrace& rank, Diagnosti
         }
         if (outside > 0)
             diagnostics.add(diagnostic::kRunActivityOutsideSteps,
-                rank.sourceFile + ": GPU activities launched outside every ProfilerStep are left out of the step breakdown.",
+                rank.sourceFile
+                    + ": GPU activities launched outside every ProfilerStep are left out of the step breakdown.",
                 outside);
         // Latest end of the GPU work that started before each point: activities are sorted by start.
         std::vector<std::int64_t> endSoFar(rank.activities.size());

@@ -9,31 +9,31 @@
 #include "engine/run/ranksummary.h"
 
 #include <algorithm>
-#include <numeric>
 #include <climits>
+#include <numeric>
 #include <string>
 
 namespace clusterscope::engine {
 
 namespace {
-// The group's global ranks in ring order; empty when unknown.
-std::vector<std::int32_t> groupOf(const CollectiveCall& c, const RankTrace& rank)
-{
-    if (!c.groupRanks.empty())
-        return c.groupRanks;
-    std::int32_t n = c.groupSize > 0 ? c.groupSize : 0;
-    if (n == 0 && c.processGroup.empty())
-        n = rank.worldSize;
-    std::vector<std::int32_t> g(std::size_t(std::max(n, 0)));
-    std::iota(g.begin(), g.end(), 0);
-    return g;
-}
+    // The group's global ranks in ring order; empty when unknown.
+    std::vector<std::int32_t> groupOf(const CollectiveCall& c, const RankTrace& rank)
+    {
+        if (!c.groupRanks.empty())
+            return c.groupRanks;
+        std::int32_t n = c.groupSize > 0 ? c.groupSize : 0;
+        if (n == 0 && c.processGroup.empty())
+            n = rank.worldSize;
+        std::vector<std::int32_t> g(std::size_t(std::max(n, 0)));
+        std::iota(g.begin(), g.end(), 0);
+        return g;
+    }
 
-// Sorts by (src, dst) keeping call order among equal pairs and sums them in that order.
-std::vector<RankTrafficPair> summed(std::vector<RankTrafficPair> pairs)
-{
-    return makeMeasuredTraffic(INT32_MAX, std::move(pairs)).pairs;
-}
+    // Sorts by (src, dst) keeping call order among equal pairs and sums them in that order.
+    std::vector<RankTrafficPair> summed(std::vector<RankTrafficPair> pairs)
+    {
+        return makeMeasuredTraffic(INT32_MAX, std::move(pairs)).pairs;
+    }
 }
 
 void rankTraffic(const RankTrace& r, RankSummary& into)
@@ -81,7 +81,9 @@ void rankTraffic(const RankTrace& r, RankSummary& into)
         case RunCollectiveOp::AllToAll:
             // Each rank's own sends: exact with split sizes, else S/n to every member.
             for (std::int32_t j = 0; j < n; ++j) {
-                const double b = c.splitBytes.size() == std::size_t(n) ? double(std::max<std::int64_t>(c.splitBytes[std::size_t(j)], 0)) : S / n;
+                const double b = c.splitBytes.size() == std::size_t(n)
+                    ? double(std::max<std::int64_t>(c.splitBytes[std::size_t(j)], 0))
+                    : S / n;
                 add(r.rank, g[std::size_t(j)], b);
             }
             break;

@@ -7,11 +7,16 @@ const char* toString(Transport v) { return v == Transport::InfiniBand ? "infinib
 const char* toString(FabricType v)
 {
     switch (v) {
-    case FabricType::FatTree: return "fat-tree";
-    case FabricType::LeafSpine: return "leaf-spine";
-    case FabricType::RailOptimized: return "rail-optimized";
-    case FabricType::Dragonfly: return "dragonfly";
-    case FabricType::Torus: return "torus";
+    case FabricType::FatTree:
+        return "fat-tree";
+    case FabricType::LeafSpine:
+        return "leaf-spine";
+    case FabricType::RailOptimized:
+        return "rail-optimized";
+    case FabricType::Dragonfly:
+        return "dragonfly";
+    case FabricType::Torus:
+        return "torus";
     }
     return "?";
 }
@@ -19,9 +24,12 @@ const char* toString(FabricType v)
 const char* toString(DType v)
 {
     switch (v) {
-    case DType::BF16: return "bf16";
-    case DType::FP16: return "fp16";
-    case DType::FP8: return "fp8";
+    case DType::BF16:
+        return "bf16";
+    case DType::FP16:
+        return "fp16";
+    case DType::FP8:
+        return "fp8";
     }
     return "?";
 }
@@ -29,9 +37,12 @@ const char* toString(DType v)
 const char* toString(Recompute v)
 {
     switch (v) {
-    case Recompute::None: return "none";
-    case Recompute::Selective: return "selective";
-    case Recompute::Full: return "full";
+    case Recompute::None:
+        return "none";
+    case Recompute::Selective:
+        return "selective";
+    case Recompute::Full:
+        return "full";
     }
     return "?";
 }
@@ -39,9 +50,12 @@ const char* toString(Recompute v)
 const char* toString(PipelineSchedule v)
 {
     switch (v) {
-    case PipelineSchedule::OneFOneB: return "1f1b";
-    case PipelineSchedule::GPipe: return "gpipe";
-    case PipelineSchedule::Interleaved: return "interleaved";
+    case PipelineSchedule::OneFOneB:
+        return "1f1b";
+    case PipelineSchedule::GPipe:
+        return "gpipe";
+    case PipelineSchedule::Interleaved:
+        return "interleaved";
     }
     return "?";
 }
@@ -51,11 +65,16 @@ const char* toString(ContextParallelKind v) { return v == ContextParallelKind::R
 const char* toString(CompressionMethod v)
 {
     switch (v) {
-    case CompressionMethod::None: return "none";
-    case CompressionMethod::TopK: return "topk";
-    case CompressionMethod::Int8: return "int8";
-    case CompressionMethod::Fp8: return "fp8";
-    case CompressionMethod::OneBit: return "onebit";
+    case CompressionMethod::None:
+        return "none";
+    case CompressionMethod::TopK:
+        return "topk";
+    case CompressionMethod::Int8:
+        return "int8";
+    case CompressionMethod::Fp8:
+        return "fp8";
+    case CompressionMethod::OneBit:
+        return "onebit";
     }
     return "?";
 }
@@ -63,9 +82,12 @@ const char* toString(CompressionMethod v)
 const char* toString(Routing v)
 {
     switch (v) {
-    case Routing::Ecmp: return "ecmp";
-    case Routing::Adaptive: return "adaptive";
-    case Routing::Spray: return "spray";
+    case Routing::Ecmp:
+        return "ecmp";
+    case Routing::Adaptive:
+        return "adaptive";
+    case Routing::Spray:
+        return "spray";
     }
     return "?";
 }

@@ -20,17 +20,17 @@ enum class Routing { Ecmp, Adaptive, Spray };
 
 struct NicSpec {
     double gbps = 400.0; ///< "gbps": line rate per NIC in Gb/s (1e9 bit/s)
-    int perNode = 8;     ///< "per_node": NICs per node
+    int perNode = 8; ///< "per_node": NICs per node
     bool operator==(const NicSpec&) const = default;
 };
 
 struct FabricSpec {
     FabricType type = FabricType::RailOptimized; ///< "type"
-    int switchRadix = 64;                         ///< "switch_radix": ports per switch
-    int tiers = 2;                                ///< "tiers": switching tiers above the nodes
-    double oversubscription = 1.0;                ///< "oversubscription": down:up ratio at the leaf (3.0 = 3:1)
-    int planes = 1;                               ///< "planes": independent parallel fabrics (multi-plane)
-    bool dualTor = false;                         ///< "dual_tor": each NIC dual-homed to two leaves
+    int switchRadix = 64; ///< "switch_radix": ports per switch
+    int tiers = 2; ///< "tiers": switching tiers above the nodes
+    double oversubscription = 1.0; ///< "oversubscription": down:up ratio at the leaf (3.0 = 3:1)
+    int planes = 1; ///< "planes": independent parallel fabrics (multi-plane)
+    bool dualTor = false; ///< "dual_tor": each NIC dual-homed to two leaves
     // Dragonfly (Kim et al. 2008): p hosts per router, a routers per group, h global links per router.
     int dragonflyP = 0; ///< "p"
     int dragonflyA = 0; ///< "a"
@@ -41,33 +41,33 @@ struct FabricSpec {
 
 struct ClusterSpec {
     std::string gpu = "H100-SXM-80GB"; ///< "gpu": catalog id
-    int gpus = 8;                       ///< "gpus": total GPUs
-    int gpusPerNode = 8;                ///< "gpus_per_node"
-    NicSpec nic;                        ///< "nic"
+    int gpus = 8; ///< "gpus": total GPUs
+    int gpusPerNode = 8; ///< "gpus_per_node"
+    NicSpec nic; ///< "nic"
     Transport transport = Transport::InfiniBand; ///< "transport": "infiniband" | "roce"
-    FabricSpec fabric;                  ///< "fabric"
+    FabricSpec fabric; ///< "fabric"
     bool operator==(const ClusterSpec&) const = default;
 };
 
 struct MoeSpec {
-    int experts = 8;          ///< "experts"
-    int topK = 2;             ///< "top_k"
-    int expertFfnHidden = 0;  ///< "expert_ffn_hidden"
-    int sharedExperts = 0;    ///< "shared_experts": experts every token goes through (DeepSeek, Qwen2-MoE)
+    int experts = 8; ///< "experts"
+    int topK = 2; ///< "top_k"
+    int expertFfnHidden = 0; ///< "expert_ffn_hidden"
+    int sharedExperts = 0; ///< "shared_experts": experts every token goes through (DeepSeek, Qwen2-MoE)
     int sharedExpertFfnHidden = 0; ///< "shared_expert_ffn_hidden": 0 = expert_ffn_hidden
-    int denseLayers = 0;      ///< "dense_layers": leading layers with a dense MLP (DeepSeek-V3: 3)
+    int denseLayers = 0; ///< "dense_layers": leading layers with a dense MLP (DeepSeek-V3: 3)
     double capacityFactor = 0.0; ///< "capacity_factor": tokens per expert cap / mean; 0 = dropless
-    double loadImbalance = 1.1;  ///< "load_imbalance": busiest expert's tokens / mean (with aux-loss balancing)
+    double loadImbalance = 1.1; ///< "load_imbalance": busiest expert's tokens / mean (with aux-loss balancing)
     bool operator==(const MoeSpec&) const = default;
 };
 
 struct ModelSpec {
-    int layers = 32;       ///< "layers"
-    int hidden = 4096;     ///< "hidden"
-    int heads = 32;        ///< "heads"
-    int kvHeads = 32;      ///< "kv_heads" (GQA when < heads)
+    int layers = 32; ///< "layers"
+    int hidden = 4096; ///< "hidden"
+    int heads = 32; ///< "heads"
+    int kvHeads = 32; ///< "kv_heads" (GQA when < heads)
     int ffnHidden = 16384; ///< "ffn_hidden"
-    int headDim = 0;       ///< "head_dim": per-head dimension; 0 = hidden / heads (Qwen3 and GPT-OSS differ)
+    int headDim = 0; ///< "head_dim": per-head dimension; 0 = hidden / heads (Qwen3 and GPT-OSS differ)
     int slidingWindow = 0; ///< "sliding_window": keys a token attends in windowed layers (0 = none)
     double slidingWindowFraction = 0.0; ///< "sliding_window_fraction": share of layers windowed (GPT-OSS: 0.5)
     /// Multi-head latent attention (DeepSeek-V2/V3): "q_lora_rank", "kv_lora_rank" (0 = plain attention),
@@ -77,34 +77,34 @@ struct ModelSpec {
     int qkRopeHeadDim = 0;
     int vHeadDim = 0;
     bool tiedEmbeddings = false; ///< "tied_embeddings": output layer shares the input embedding
-    int vocab = 32000;     ///< "vocab"
-    int seqLen = 4096;     ///< "seq_len": tokens per sequence
+    int vocab = 32000; ///< "vocab"
+    int seqLen = 4096; ///< "seq_len": tokens per sequence
     std::optional<MoeSpec> moe; ///< "moe": null for a dense model
-    bool gatedMlp = true;  ///< "gated_mlp": SwiGLU-style 3-matrix MLP; JSON default: ffn_hidden != 4 x hidden
+    bool gatedMlp = true; ///< "gated_mlp": SwiGLU-style 3-matrix MLP; JSON default: ffn_hidden != 4 x hidden
     bool operator==(const ModelSpec&) const = default;
 };
 
 struct TrainingSpec {
-    int globalBatch = 1024;   ///< "global_batch": sequences per optimizer step
-    int microBatch = 1;       ///< "micro_batch": sequences per micro-batch
+    int globalBatch = 1024; ///< "global_batch": sequences per optimizer step
+    int microBatch = 1; ///< "micro_batch": sequences per micro-batch
     DType dtype = DType::BF16; ///< "dtype"
     Recompute recompute = Recompute::Selective; ///< "recompute"
-    double tokens = 0.0;      ///< "tokens": training token budget (0 = not stated)
-    double gpuHourUsd = 0.0;  ///< "gpu_hour_usd": price of one GPU-hour in USD (0 = derive from the catalog price)
+    double tokens = 0.0; ///< "tokens": training token budget (0 = not stated)
+    double gpuHourUsd = 0.0; ///< "gpu_hour_usd": price of one GPU-hour in USD (0 = derive from the catalog price)
     bool operator==(const TrainingSpec&) const = default;
 };
 
 struct ParallelismSpec {
-    int tp = 1;   ///< "tp"
-    int pp = 1;   ///< "pp"
-    int dp = 1;   ///< "dp"
-    int cp = 1;   ///< "cp"
-    int ep = 1;   ///< "ep"
-    int vpp = 1;  ///< "vpp": virtual pipeline stages per GPU (interleaving)
+    int tp = 1; ///< "tp"
+    int pp = 1; ///< "pp"
+    int dp = 1; ///< "dp"
+    int cp = 1; ///< "cp"
+    int ep = 1; ///< "ep"
+    int vpp = 1; ///< "vpp": virtual pipeline stages per GPU (interleaving)
     int zero = 0; ///< "zero": ZeRO stage 0-3 (3 = FSDP full sharding)
     bool sequenceParallel = false; ///< "sequence_parallel"
     PipelineSchedule schedule = PipelineSchedule::OneFOneB; ///< "pipeline_schedule": "1f1b" | "gpipe" | "interleaved"
-    ContextParallelKind cpKind = ContextParallelKind::Ring;  ///< "cp_kind": "ring" | "ulysses"
+    ContextParallelKind cpKind = ContextParallelKind::Ring; ///< "cp_kind": "ring" | "ulysses"
     /// "placement_order": rank order from innermost to outermost, a permutation of tp, cp, dp, pp
     /// joined by '-' (EP groups are formed inside dp, right after cp).
     std::string placementOrder = "tp-cp-dp-pp";
@@ -118,51 +118,51 @@ struct ParallelismSpec {
 
 struct CompressionSpec {
     CompressionMethod method = CompressionMethod::None; ///< "method": none|topk|int8|fp8|onebit
-    double topkFraction = 0.01;   ///< "topk_fraction": share of gradient elements sent by top-k
-    bool errorFeedback = true;    ///< "error_feedback"
-    double warmupFraction = 0.0;  ///< "warmup_fraction": share of training run uncompressed (1-bit Adam)
+    double topkFraction = 0.01; ///< "topk_fraction": share of gradient elements sent by top-k
+    bool errorFeedback = true; ///< "error_feedback"
+    double warmupFraction = 0.0; ///< "warmup_fraction": share of training run uncompressed (1-bit Adam)
     bool operator==(const CompressionSpec&) const = default;
 };
 
 struct CommunicationSpec {
-    CompressionSpec compression;      ///< "compression"
-    bool dpOverlap = true;            ///< "dp_overlap": overlap DP gradient sync with backward
-    double dpBucketBytes = 25e6;      ///< "dp_bucket_bytes": gradient bucket size in bytes
-    double tpOverlapFraction = 0.0;   ///< "tp_overlap_fraction": share of TP communication hidden
-    std::string algorithm = "auto";  ///< "algorithm": collective algorithm override (auto|ring|tree|...)
-    Routing routing = Routing::Ecmp;  ///< "routing": ecmp | adaptive | spray
-    double lossRate = 0.0;            ///< "loss_rate": packet loss probability on the fabric
+    CompressionSpec compression; ///< "compression"
+    bool dpOverlap = true; ///< "dp_overlap": overlap DP gradient sync with backward
+    double dpBucketBytes = 25e6; ///< "dp_bucket_bytes": gradient bucket size in bytes
+    double tpOverlapFraction = 0.0; ///< "tp_overlap_fraction": share of TP communication hidden
+    std::string algorithm = "auto"; ///< "algorithm": collective algorithm override (auto|ring|tree|...)
+    Routing routing = Routing::Ecmp; ///< "routing": ecmp | adaptive | spray
+    double lossRate = 0.0; ///< "loss_rate": packet loss probability on the fabric
     bool operator==(const CommunicationSpec&) const = default;
 };
 
 struct LayoutSpec {
-    int nodesPerRack = 4;        ///< "nodes_per_rack"
-    int racksPerRow = 16;        ///< "racks_per_row"
+    int nodesPerRack = 4; ///< "nodes_per_rack"
+    int racksPerRow = 16; ///< "racks_per_row"
     double rackPitchMetres = 0.6; ///< "rack_pitch_m": distance between neighbouring racks
-    double rowPitchMetres = 3.0;  ///< "row_pitch_m": distance between rows
-    double slackMetres = 2.0;     ///< "slack_m": cable slack added to every run
+    double rowPitchMetres = 3.0; ///< "row_pitch_m": distance between rows
+    double slackMetres = 2.0; ///< "slack_m": cable slack added to every run
     bool operator==(const LayoutSpec&) const = default;
 };
 
 /// "calibration" / "compute": overrides of the training compute-efficiency model's documented
 /// defaults (engine/training/computeefficiency.h); absent keys keep the defaults.
 struct ComputeCalibrationSpec {
-    std::optional<double> gemmPeakFraction;            ///< "gemm_peak_fraction" (0, 1]
-    std::optional<double> gemmHalfDimension;           ///< "gemm_half_dimension" >= 0
-    std::optional<double> memoryBandwidthFraction;     ///< "memory_bandwidth_fraction" (0, 1]
-    std::optional<bool> flashAttention;                ///< "flash_attention"
-    std::optional<double> flashPeakFraction;           ///< "flash_peak_fraction" (0, 1]
+    std::optional<double> gemmPeakFraction; ///< "gemm_peak_fraction" (0, 1]
+    std::optional<double> gemmHalfDimension; ///< "gemm_half_dimension" >= 0
+    std::optional<double> memoryBandwidthFraction; ///< "memory_bandwidth_fraction" (0, 1]
+    std::optional<bool> flashAttention; ///< "flash_attention"
+    std::optional<double> flashPeakFraction; ///< "flash_peak_fraction" (0, 1]
     std::optional<double> overlapInterferenceFraction; ///< "overlap_interference_fraction" [0, 1]
-    std::optional<double> gemmFixedSeconds;            ///< "gemm_fixed_seconds" >= 0
+    std::optional<double> gemmFixedSeconds; ///< "gemm_fixed_seconds" >= 0
     std::optional<double> attentionBackwardEfficiency; ///< "attention_backward_efficiency" (0, 2]
-    std::optional<double> fp8CastBytesPerElement;      ///< "fp8_cast_bytes_per_element" >= 0
-    std::optional<double> optimizerBytesPerParam;      ///< "optimizer_bytes_per_param" >= 0
-    std::optional<double> kernelLaunchSeconds;         ///< "kernel_launch_seconds" >= 0
-    std::optional<double> hostSecondsPerKernel;        ///< "host_seconds_per_kernel" >= 0
-    std::optional<double> sustainedClockFraction;      ///< "sustained_clock_fraction" (0, 1]
-    std::optional<double> cudaContextBytes;            ///< "cuda_context_bytes" >= 0
-    std::optional<double> ncclBufferBytes;             ///< "nccl_buffer_bytes": per communicator, >= 0
-    std::optional<double> allocatorReserveFraction;    ///< "allocator_reserve_fraction" [0, 1]
+    std::optional<double> fp8CastBytesPerElement; ///< "fp8_cast_bytes_per_element" >= 0
+    std::optional<double> optimizerBytesPerParam; ///< "optimizer_bytes_per_param" >= 0
+    std::optional<double> kernelLaunchSeconds; ///< "kernel_launch_seconds" >= 0
+    std::optional<double> hostSecondsPerKernel; ///< "host_seconds_per_kernel" >= 0
+    std::optional<double> sustainedClockFraction; ///< "sustained_clock_fraction" (0, 1]
+    std::optional<double> cudaContextBytes; ///< "cuda_context_bytes" >= 0
+    std::optional<double> ncclBufferBytes; ///< "nccl_buffer_bytes": per communicator, >= 0
+    std::optional<double> allocatorReserveFraction; ///< "allocator_reserve_fraction" [0, 1]
     /// "calibrated_from": where a fitted calibration came from (set by calibrate-compute); empty
     /// when the keys were typed by hand.
     std::string calibratedFrom;
@@ -170,10 +170,10 @@ struct ComputeCalibrationSpec {
 };
 
 struct Scenario {
-    std::string name;                ///< "name"
-    ClusterSpec cluster;             ///< "cluster"
-    ModelSpec model;                 ///< "model"
-    TrainingSpec training;           ///< "training"
+    std::string name; ///< "name"
+    ClusterSpec cluster; ///< "cluster"
+    ModelSpec model; ///< "model"
+    TrainingSpec training; ///< "training"
     std::optional<ParallelismSpec> parallelism; ///< "parallelism": absent = use the best strategy found
     CommunicationSpec communication; ///< "communication" (optional in JSON)
     std::optional<LayoutSpec> layout; ///< "layout" (optional; absent = per-design defaults)

@@ -6,317 +6,323 @@
 #include <algorithm>
 #include <vector>
 
-
 namespace clusterscope::engine {
 
 namespace {
 
-using nlohmann::json;
+    using nlohmann::json;
 
-template <typename Enum, std::size_t N>
-Enum enumFrom(const std::string& text, const std::pair<const char*, Enum> (&table)[N])
-{
-    for (const auto& [name, value] : table)
-        if (text == name)
-            return value;
-    return table[0].second; // unreachable: choice() has already checked the text
-}
-
-FabricSpec readFabric(JsonObjectReader r)
-{
-    FabricSpec f;
-    static const std::pair<const char*, FabricType> types[] = { { "fat-tree", FabricType::FatTree },
-        { "leaf-spine", FabricType::LeafSpine }, { "rail-optimized", FabricType::RailOptimized },
-        { "dragonfly", FabricType::Dragonfly }, { "torus", FabricType::Torus } };
-    f.type = enumFrom(r.choice("type", { "fat-tree", "leaf-spine", "rail-optimized", "dragonfly", "torus" }), types);
-    f.switchRadix = r.positiveInt("switch_radix", 64);
-    f.tiers = static_cast<int>(r.integer("tiers", 1, 2));
-    if (f.tiers > 3)
-        throw JsonFieldError(r.pointerOf("tiers"), "expected 1, 2 or 3 tiers, got " + std::to_string(f.tiers));
-    f.oversubscription = r.number("oversubscription", 1.0, 64.0, 1.0);
-    f.planes = r.positiveInt("planes", 1);
-    f.dualTor = r.boolean("dual_tor", false);
-    // Keys that belong to one fabric type only are an error elsewhere, so a misplaced key is noticed.
-    const auto onlyFor = [&r](const char* key, FabricType owner, FabricType actual) {
-        if (actual != owner && r.raw(key))
-            throw JsonFieldError(r.pointerOf(key),
-                std::string("\"") + key + "\" only applies to fabric type \"" + toString(owner) + "\"");
-    };
-    if (f.type == FabricType::Dragonfly) {
-        f.dragonflyP = r.positiveInt("p");
-        f.dragonflyA = r.positiveInt("a");
-        f.dragonflyH = r.positiveInt("h");
-    } else {
-        onlyFor("p", FabricType::Dragonfly, f.type);
-        onlyFor("a", FabricType::Dragonfly, f.type);
-        onlyFor("h", FabricType::Dragonfly, f.type);
-    }
-    if (f.type == FabricType::Torus) {
-        const json* dims = r.raw("dims");
-        if (!dims)
-            throw JsonFieldError(r.pointerOf("dims"), "a torus needs \"dims\", e.g. [4, 4, 4]");
-        if (!dims->is_array() || dims->size() < 2 || dims->size() > 3)
-            throw JsonFieldError(r.pointerOf("dims"), "expected an array of 2 or 3 positive integers, got "
-                    + describeJsonValue(*dims));
-        for (std::size_t i = 0; i < dims->size(); ++i) {
-            const json& d = (*dims)[i];
-            if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > 1 << 16)
-                throw JsonFieldError(r.pointerOf("dims") + "/" + std::to_string(i),
-                    "expected a positive integer, got " + describeJsonValue(d));
-            f.torusDims.push_back(d.get<int>());
-        }
-    } else {
-        onlyFor("dims", FabricType::Torus, f.type);
-    }
-    r.finish();
-    return f;
-}
-
-ClusterSpec readCluster(JsonObjectReader r)
-{
-    ClusterSpec c;
-    c.gpu = r.string("gpu");
-    c.gpus = r.positiveInt("gpus");
-    c.gpusPerNode = r.positiveInt("gpus_per_node", 8);
-    auto nic = r.object("nic", true);
-    c.nic.gbps = nic->number("gbps", 1.0, 1e5);
-    c.nic.perNode = nic->positiveInt("per_node");
-    nic->finish();
-    c.transport = r.choice("transport", { "infiniband", "roce" }) == "infiniband" ? Transport::InfiniBand : Transport::RoCE;
-    c.fabric = readFabric(*r.object("fabric", true));
-    r.finish();
-    return c;
-}
-
-ModelSpec readModel(JsonObjectReader r)
-{
-    ModelSpec m;
-    m.layers = r.positiveInt("layers");
-    m.hidden = r.positiveInt("hidden");
-    m.heads = r.positiveInt("heads");
-    m.kvHeads = r.positiveInt("kv_heads", m.heads);
-    m.ffnHidden = r.positiveInt("ffn_hidden", 4 * m.hidden);
-    m.headDim = static_cast<int>(std::min<long long>(r.integer("head_dim", 0, 0), 1 << 20));
-    m.slidingWindow = static_cast<int>(std::min<long long>(r.integer("sliding_window", 0, 0), 1 << 30));
-    m.slidingWindowFraction = r.number("sliding_window_fraction", 0.0, 1.0, m.slidingWindow > 0 ? 1.0 : 0.0);
-    m.qLoraRank = static_cast<int>(std::min<long long>(r.integer("q_lora_rank", 0, 0), 1 << 20));
-    m.kvLoraRank = static_cast<int>(std::min<long long>(r.integer("kv_lora_rank", 0, 0), 1 << 20));
-    m.qkRopeHeadDim = static_cast<int>(std::min<long long>(r.integer("qk_rope_head_dim", 0, 0), 1 << 20));
-    m.vHeadDim = static_cast<int>(std::min<long long>(r.integer("v_head_dim", 0, 0), 1 << 20));
-    m.tiedEmbeddings = r.boolean("tied_embeddings", false);
-    m.vocab = r.positiveInt("vocab");
-    m.seqLen = r.positiveInt("seq_len");
-    // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
-    m.gatedMlp = r.boolean("gated_mlp", m.ffnHidden != 4 * m.hidden);
-    if (auto moe = r.object("moe")) {
-        MoeSpec s;
-        s.experts = moe->positiveInt("experts");
-        s.topK = moe->positiveInt("top_k");
-        s.expertFfnHidden = moe->positiveInt("expert_ffn_hidden", m.ffnHidden);
-        s.sharedExperts = static_cast<int>(std::min<long long>(moe->integer("shared_experts", 0, 0), 1 << 16));
-        s.sharedExpertFfnHidden = static_cast<int>(std::min<long long>(moe->integer("shared_expert_ffn_hidden", 0, 0), 1 << 24));
-        s.denseLayers = static_cast<int>(std::min<long long>(moe->integer("dense_layers", 0, 0), 1 << 20));
-        s.capacityFactor = moe->number("capacity_factor", 0.0, 1e3, 0.0);
-        s.loadImbalance = moe->number("load_imbalance", 1.0, 1e3, 1.1);
-        moe->finish();
-        if (s.denseLayers >= m.layers)
-            throw JsonFieldError(moe->pointerOf("dense_layers"), "dense_layers (" + std::to_string(s.denseLayers)
-                    + ") must leave at least one MoE layer of the " + std::to_string(m.layers));
-        if (s.topK > s.experts)
-            throw JsonFieldError(moe->pointerOf("top_k"), "top_k (" + std::to_string(s.topK)
-                    + ") cannot exceed experts (" + std::to_string(s.experts) + ")");
-        m.moe = s;
-    }
-    r.finish();
-    return m;
-}
-
-TrainingSpec readTraining(JsonObjectReader r)
-{
-    TrainingSpec t;
-    t.globalBatch = r.positiveInt("global_batch");
-    t.microBatch = r.positiveInt("micro_batch", 1);
-    static const std::pair<const char*, DType> dtypes[] = { { "bf16", DType::BF16 }, { "fp16", DType::FP16 },
-        { "fp8", DType::FP8 } };
-    t.dtype = enumFrom(r.choice("dtype", { "bf16", "fp16", "fp8" }, "bf16"), dtypes);
-    static const std::pair<const char*, Recompute> recomputes[] = { { "none", Recompute::None },
-        { "selective", Recompute::Selective }, { "full", Recompute::Full } };
-    t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
-    t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
-    t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
-    r.finish();
-    return t;
-}
-
-ParallelismSpec readParallelism(JsonObjectReader r)
-{
-    ParallelismSpec p;
-    p.tp = r.positiveInt("tp", 1);
-    p.pp = r.positiveInt("pp", 1);
-    p.dp = r.positiveInt("dp", 1);
-    p.cp = r.positiveInt("cp", 1);
-    p.ep = r.positiveInt("ep", 1);
-    p.vpp = r.positiveInt("vpp", 1);
-    p.zero = static_cast<int>(r.integer("zero", 0, 0));
-    if (p.zero > 3)
-        throw JsonFieldError(r.pointerOf("zero"), "expected a ZeRO stage 0-3, got " + std::to_string(p.zero));
-    p.sequenceParallel = r.boolean("sequence_parallel", false);
-    static const std::pair<const char*, PipelineSchedule> schedules[] = { { "1f1b", PipelineSchedule::OneFOneB },
-        { "gpipe", PipelineSchedule::GPipe }, { "interleaved", PipelineSchedule::Interleaved } };
-    p.schedule = enumFrom(r.choice("pipeline_schedule", { "1f1b", "gpipe", "interleaved" },
-                              p.vpp > 1 ? "interleaved" : "1f1b"),
-        schedules);
-    p.cpKind = r.choice("cp_kind", { "ring", "ulysses" }, "ring") == "ring" ? ContextParallelKind::Ring
-                                                                         : ContextParallelKind::Ulysses;
-    p.placementOrder = r.string("placement_order", "tp-cp-dp-pp");
-    p.firstStageLayers = static_cast<int>(std::min<long long>(r.integer("first_stage_layers", 0, 0), 1 << 20));
-    p.lastStageLayers = static_cast<int>(std::min<long long>(r.integer("last_stage_layers", 0, 0), 1 << 20));
+    template <typename Enum, std::size_t N>
+    Enum enumFrom(const std::string& text, const std::pair<const char*, Enum> (&table)[N])
     {
-        // A permutation of the four rank dimensions, innermost first (e.g. "tp-cp-dp-pp").
-        std::size_t start = 0;
-        std::vector<std::string> parts;
-        while (start <= p.placementOrder.size()) {
-            const std::size_t dash = std::min(p.placementOrder.find('-', start), p.placementOrder.size());
-            parts.push_back(p.placementOrder.substr(start, dash - start));
-            start = dash + 1;
+        for (const auto& [name, value] : table)
+            if (text == name)
+                return value;
+        return table[0].second; // unreachable: choice() has already checked the text
+    }
+
+    FabricSpec readFabric(JsonObjectReader r)
+    {
+        FabricSpec f;
+        static const std::pair<const char*, FabricType> types[] = { { "fat-tree", FabricType::FatTree },
+            { "leaf-spine", FabricType::LeafSpine }, { "rail-optimized", FabricType::RailOptimized },
+            { "dragonfly", FabricType::Dragonfly }, { "torus", FabricType::Torus } };
+        f.type
+            = enumFrom(r.choice("type", { "fat-tree", "leaf-spine", "rail-optimized", "dragonfly", "torus" }), types);
+        f.switchRadix = r.positiveInt("switch_radix", 64);
+        f.tiers = static_cast<int>(r.integer("tiers", 1, 2));
+        if (f.tiers > 3)
+            throw JsonFieldError(r.pointerOf("tiers"), "expected 1, 2 or 3 tiers, got " + std::to_string(f.tiers));
+        f.oversubscription = r.number("oversubscription", 1.0, 64.0, 1.0);
+        f.planes = r.positiveInt("planes", 1);
+        f.dualTor = r.boolean("dual_tor", false);
+        // Keys that belong to one fabric type only are an error elsewhere, so a misplaced key is noticed.
+        const auto onlyFor = [&r](const char* key, FabricType owner, FabricType actual) {
+            if (actual != owner && r.raw(key))
+                throw JsonFieldError(r.pointerOf(key),
+                    std::string("\"") + key + "\" only applies to fabric type \"" + toString(owner) + "\"");
+        };
+        if (f.type == FabricType::Dragonfly) {
+            f.dragonflyP = r.positiveInt("p");
+            f.dragonflyA = r.positiveInt("a");
+            f.dragonflyH = r.positiveInt("h");
+        } else {
+            onlyFor("p", FabricType::Dragonfly, f.type);
+            onlyFor("a", FabricType::Dragonfly, f.type);
+            onlyFor("h", FabricType::Dragonfly, f.type);
         }
-        std::sort(parts.begin(), parts.end());
-        if (parts != std::vector<std::string> { "cp", "dp", "pp", "tp" })
-            throw JsonFieldError(r.pointerOf("placement_order"),
-                "expected the dimensions tp, cp, dp and pp each once, joined by '-' (innermost first), got \""
-                    + p.placementOrder + "\"");
+        if (f.type == FabricType::Torus) {
+            const json* dims = r.raw("dims");
+            if (!dims)
+                throw JsonFieldError(r.pointerOf("dims"), "a torus needs \"dims\", e.g. [4, 4, 4]");
+            if (!dims->is_array() || dims->size() < 2 || dims->size() > 3)
+                throw JsonFieldError(r.pointerOf("dims"),
+                    "expected an array of 2 or 3 positive integers, got " + describeJsonValue(*dims));
+            for (std::size_t i = 0; i < dims->size(); ++i) {
+                const json& d = (*dims)[i];
+                if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > 1 << 16)
+                    throw JsonFieldError(r.pointerOf("dims") + "/" + std::to_string(i),
+                        "expected a positive integer, got " + describeJsonValue(d));
+                f.torusDims.push_back(d.get<int>());
+            }
+        } else {
+            onlyFor("dims", FabricType::Torus, f.type);
+        }
+        r.finish();
+        return f;
     }
-    r.finish();
-    return p;
-}
 
-CommunicationSpec readCommunication(JsonObjectReader r)
-{
-    CommunicationSpec c;
-    if (auto comp = r.object("compression")) {
-        static const std::pair<const char*, CompressionMethod> methods[] = { { "none", CompressionMethod::None },
-            { "topk", CompressionMethod::TopK }, { "int8", CompressionMethod::Int8 }, { "fp8", CompressionMethod::Fp8 },
-            { "onebit", CompressionMethod::OneBit } };
-        c.compression.method = enumFrom(comp->choice("method", { "none", "topk", "int8", "fp8", "onebit" }), methods);
-        c.compression.topkFraction = comp->number("topk_fraction", 1e-6, 1.0, 0.01);
-        c.compression.errorFeedback = comp->boolean("error_feedback", true);
-        c.compression.warmupFraction = comp->number("warmup_fraction", 0.0, 1.0, 0.0);
-        comp->finish();
+    ClusterSpec readCluster(JsonObjectReader r)
+    {
+        ClusterSpec c;
+        c.gpu = r.string("gpu");
+        c.gpus = r.positiveInt("gpus");
+        c.gpusPerNode = r.positiveInt("gpus_per_node", 8);
+        auto nic = r.object("nic", true);
+        c.nic.gbps = nic->number("gbps", 1.0, 1e5);
+        c.nic.perNode = nic->positiveInt("per_node");
+        nic->finish();
+        c.transport
+            = r.choice("transport", { "infiniband", "roce" }) == "infiniband" ? Transport::InfiniBand : Transport::RoCE;
+        c.fabric = readFabric(*r.object("fabric", true));
+        r.finish();
+        return c;
     }
-    c.dpOverlap = r.boolean("dp_overlap", true);
-    c.dpBucketBytes = r.number("dp_bucket_bytes", 1.0, 1e12, 25e6);
-    c.tpOverlapFraction = r.number("tp_overlap_fraction", 0.0, 1.0, 0.0);
-    c.algorithm = r.choice("algorithm",
-        { "auto", "ring", "tree", "nvls", "nvlstree", "collnet", "pat", "hierarchical", "direct" }, "auto");
-    static const std::pair<const char*, Routing> routings[] = { { "ecmp", Routing::Ecmp },
-        { "adaptive", Routing::Adaptive }, { "spray", Routing::Spray } };
-    c.routing = enumFrom(r.choice("routing", { "ecmp", "adaptive", "spray" }, "ecmp"), routings);
-    c.lossRate = r.number("loss_rate", 0.0, 0.5, 0.0);
-    r.finish();
-    return c;
-}
 
-LayoutSpec readLayout(JsonObjectReader r)
-{
-    LayoutSpec l;
-    l.nodesPerRack = r.positiveInt("nodes_per_rack", l.nodesPerRack);
-    l.racksPerRow = r.positiveInt("racks_per_row", l.racksPerRow);
-    l.rackPitchMetres = r.number("rack_pitch_m", 0.1, 100.0, l.rackPitchMetres);
-    l.rowPitchMetres = r.number("row_pitch_m", 0.1, 1000.0, l.rowPitchMetres);
-    l.slackMetres = r.number("slack_m", 0.0, 100.0, l.slackMetres);
-    r.finish();
-    return l;
-}
-
-ComputeCalibrationSpec readComputeCalibration(JsonObjectReader r)
-{
-    ComputeCalibrationSpec c;
-    const auto optionalNumber = [&r](const char* key, double minimum, double maximum) -> std::optional<double> {
-        if (!r.has(key))
-            return std::nullopt;
-        return r.number(key, minimum, maximum);
-    };
-    c.gemmPeakFraction = optionalNumber("gemm_peak_fraction", 1e-3, 1.0);
-    c.gemmHalfDimension = optionalNumber("gemm_half_dimension", 0.0, 1e6);
-    c.memoryBandwidthFraction = optionalNumber("memory_bandwidth_fraction", 1e-3, 1.0);
-    if (r.has("flash_attention"))
-        c.flashAttention = r.boolean("flash_attention");
-    c.flashPeakFraction = optionalNumber("flash_peak_fraction", 1e-3, 1.0);
-    c.overlapInterferenceFraction = optionalNumber("overlap_interference_fraction", 0.0, 1.0);
-    c.gemmFixedSeconds = optionalNumber("gemm_fixed_seconds", 0.0, 1.0);
-    c.attentionBackwardEfficiency = optionalNumber("attention_backward_efficiency", 1e-3, 2.0);
-    c.fp8CastBytesPerElement = optionalNumber("fp8_cast_bytes_per_element", 0.0, 100.0);
-    c.optimizerBytesPerParam = optionalNumber("optimizer_bytes_per_param", 0.0, 1000.0);
-    c.kernelLaunchSeconds = optionalNumber("kernel_launch_seconds", 0.0, 1.0);
-    c.hostSecondsPerKernel = optionalNumber("host_seconds_per_kernel", 0.0, 1.0);
-    c.sustainedClockFraction = optionalNumber("sustained_clock_fraction", 1e-3, 1.0);
-    c.cudaContextBytes = optionalNumber("cuda_context_bytes", 0.0, 1e12);
-    c.ncclBufferBytes = optionalNumber("nccl_buffer_bytes", 0.0, 1e12);
-    c.allocatorReserveFraction = optionalNumber("allocator_reserve_fraction", 0.0, 1.0);
-    c.calibratedFrom = r.string("calibrated_from", "");
-    r.finish();
-    return c;
-}
-
-json computeCalibrationObject(const ComputeCalibrationSpec& c)
-{
-    json compute = json::object();
-    if (c.gemmPeakFraction)
-        compute["gemm_peak_fraction"] = *c.gemmPeakFraction;
-    if (c.gemmHalfDimension)
-        compute["gemm_half_dimension"] = *c.gemmHalfDimension;
-    if (c.memoryBandwidthFraction)
-        compute["memory_bandwidth_fraction"] = *c.memoryBandwidthFraction;
-    if (c.flashAttention)
-        compute["flash_attention"] = *c.flashAttention;
-    if (c.flashPeakFraction)
-        compute["flash_peak_fraction"] = *c.flashPeakFraction;
-    if (c.overlapInterferenceFraction)
-        compute["overlap_interference_fraction"] = *c.overlapInterferenceFraction;
-    const std::pair<const char*, const std::optional<double>*> more[] = { { "gemm_fixed_seconds", &c.gemmFixedSeconds },
-        { "attention_backward_efficiency", &c.attentionBackwardEfficiency },
-        { "fp8_cast_bytes_per_element", &c.fp8CastBytesPerElement },
-        { "optimizer_bytes_per_param", &c.optimizerBytesPerParam }, { "kernel_launch_seconds", &c.kernelLaunchSeconds },
-        { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
-        { "sustained_clock_fraction", &c.sustainedClockFraction }, { "cuda_context_bytes", &c.cudaContextBytes },
-        { "nccl_buffer_bytes", &c.ncclBufferBytes }, { "allocator_reserve_fraction", &c.allocatorReserveFraction } };
-    for (const auto& [key, value] : more)
-        if (*value)
-            compute[key] = **value;
-    if (!c.calibratedFrom.empty())
-        compute["calibrated_from"] = c.calibratedFrom;
-    return compute;
-}
-
-Scenario readScenario(const json& root)
-{
-    JsonObjectReader r(root, "");
-    const std::string format = r.string("format");
-    if (format != "clusterscope-scenario")
-        throw JsonFieldError("/format", "expected \"clusterscope-scenario\", got \"" + format + "\"");
-    const long long version = r.integer("version", 1);
-    if (version != 1)
-        throw JsonFieldError("/version", "this ClusterScope reads scenario version 1, the file has version "
-                + std::to_string(version));
-    Scenario s;
-    s.name = r.string("name");
-    s.cluster = readCluster(*r.object("cluster", true));
-    s.model = readModel(*r.object("model", true));
-    s.training = readTraining(*r.object("training", true));
-    if (auto p = r.object("parallelism"))
-        s.parallelism = readParallelism(*p);
-    if (auto c = r.object("communication"))
-        s.communication = readCommunication(*c);
-    if (auto l = r.object("layout"))
-        s.layout = readLayout(*l);
-    if (auto cal = r.object("calibration")) {
-        if (auto compute = cal->object("compute"))
-            s.computeCalibration = readComputeCalibration(*compute);
-        cal->finish();
+    ModelSpec readModel(JsonObjectReader r)
+    {
+        ModelSpec m;
+        m.layers = r.positiveInt("layers");
+        m.hidden = r.positiveInt("hidden");
+        m.heads = r.positiveInt("heads");
+        m.kvHeads = r.positiveInt("kv_heads", m.heads);
+        m.ffnHidden = r.positiveInt("ffn_hidden", 4 * m.hidden);
+        m.headDim = static_cast<int>(std::min<long long>(r.integer("head_dim", 0, 0), 1 << 20));
+        m.slidingWindow = static_cast<int>(std::min<long long>(r.integer("sliding_window", 0, 0), 1 << 30));
+        m.slidingWindowFraction = r.number("sliding_window_fraction", 0.0, 1.0, m.slidingWindow > 0 ? 1.0 : 0.0);
+        m.qLoraRank = static_cast<int>(std::min<long long>(r.integer("q_lora_rank", 0, 0), 1 << 20));
+        m.kvLoraRank = static_cast<int>(std::min<long long>(r.integer("kv_lora_rank", 0, 0), 1 << 20));
+        m.qkRopeHeadDim = static_cast<int>(std::min<long long>(r.integer("qk_rope_head_dim", 0, 0), 1 << 20));
+        m.vHeadDim = static_cast<int>(std::min<long long>(r.integer("v_head_dim", 0, 0), 1 << 20));
+        m.tiedEmbeddings = r.boolean("tied_embeddings", false);
+        m.vocab = r.positiveInt("vocab");
+        m.seqLen = r.positiveInt("seq_len");
+        // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
+        m.gatedMlp = r.boolean("gated_mlp", m.ffnHidden != 4 * m.hidden);
+        if (auto moe = r.object("moe")) {
+            MoeSpec s;
+            s.experts = moe->positiveInt("experts");
+            s.topK = moe->positiveInt("top_k");
+            s.expertFfnHidden = moe->positiveInt("expert_ffn_hidden", m.ffnHidden);
+            s.sharedExperts = static_cast<int>(std::min<long long>(moe->integer("shared_experts", 0, 0), 1 << 16));
+            s.sharedExpertFfnHidden
+                = static_cast<int>(std::min<long long>(moe->integer("shared_expert_ffn_hidden", 0, 0), 1 << 24));
+            s.denseLayers = static_cast<int>(std::min<long long>(moe->integer("dense_layers", 0, 0), 1 << 20));
+            s.capacityFactor = moe->number("capacity_factor", 0.0, 1e3, 0.0);
+            s.loadImbalance = moe->number("load_imbalance", 1.0, 1e3, 1.1);
+            moe->finish();
+            if (s.denseLayers >= m.layers)
+                throw JsonFieldError(moe->pointerOf("dense_layers"),
+                    "dense_layers (" + std::to_string(s.denseLayers) + ") must leave at least one MoE layer of the "
+                        + std::to_string(m.layers));
+            if (s.topK > s.experts)
+                throw JsonFieldError(moe->pointerOf("top_k"),
+                    "top_k (" + std::to_string(s.topK) + ") cannot exceed experts (" + std::to_string(s.experts) + ")");
+            m.moe = s;
+        }
+        r.finish();
+        return m;
     }
-    r.finish();
-    return s;
-}
+
+    TrainingSpec readTraining(JsonObjectReader r)
+    {
+        TrainingSpec t;
+        t.globalBatch = r.positiveInt("global_batch");
+        t.microBatch = r.positiveInt("micro_batch", 1);
+        static const std::pair<const char*, DType> dtypes[]
+            = { { "bf16", DType::BF16 }, { "fp16", DType::FP16 }, { "fp8", DType::FP8 } };
+        t.dtype = enumFrom(r.choice("dtype", { "bf16", "fp16", "fp8" }, "bf16"), dtypes);
+        static const std::pair<const char*, Recompute> recomputes[]
+            = { { "none", Recompute::None }, { "selective", Recompute::Selective }, { "full", Recompute::Full } };
+        t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
+        t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
+        t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
+        r.finish();
+        return t;
+    }
+
+    ParallelismSpec readParallelism(JsonObjectReader r)
+    {
+        ParallelismSpec p;
+        p.tp = r.positiveInt("tp", 1);
+        p.pp = r.positiveInt("pp", 1);
+        p.dp = r.positiveInt("dp", 1);
+        p.cp = r.positiveInt("cp", 1);
+        p.ep = r.positiveInt("ep", 1);
+        p.vpp = r.positiveInt("vpp", 1);
+        p.zero = static_cast<int>(r.integer("zero", 0, 0));
+        if (p.zero > 3)
+            throw JsonFieldError(r.pointerOf("zero"), "expected a ZeRO stage 0-3, got " + std::to_string(p.zero));
+        p.sequenceParallel = r.boolean("sequence_parallel", false);
+        static const std::pair<const char*, PipelineSchedule> schedules[] = { { "1f1b", PipelineSchedule::OneFOneB },
+            { "gpipe", PipelineSchedule::GPipe }, { "interleaved", PipelineSchedule::Interleaved } };
+        p.schedule = enumFrom(
+            r.choice("pipeline_schedule", { "1f1b", "gpipe", "interleaved" }, p.vpp > 1 ? "interleaved" : "1f1b"),
+            schedules);
+        p.cpKind = r.choice("cp_kind", { "ring", "ulysses" }, "ring") == "ring" ? ContextParallelKind::Ring
+                                                                                : ContextParallelKind::Ulysses;
+        p.placementOrder = r.string("placement_order", "tp-cp-dp-pp");
+        p.firstStageLayers = static_cast<int>(std::min<long long>(r.integer("first_stage_layers", 0, 0), 1 << 20));
+        p.lastStageLayers = static_cast<int>(std::min<long long>(r.integer("last_stage_layers", 0, 0), 1 << 20));
+        {
+            // A permutation of the four rank dimensions, innermost first (e.g. "tp-cp-dp-pp").
+            std::size_t start = 0;
+            std::vector<std::string> parts;
+            while (start <= p.placementOrder.size()) {
+                const std::size_t dash = std::min(p.placementOrder.find('-', start), p.placementOrder.size());
+                parts.push_back(p.placementOrder.substr(start, dash - start));
+                start = dash + 1;
+            }
+            std::sort(parts.begin(), parts.end());
+            if (parts != std::vector<std::string> { "cp", "dp", "pp", "tp" })
+                throw JsonFieldError(r.pointerOf("placement_order"),
+                    "expected the dimensions tp, cp, dp and pp each once, joined by '-' (innermost first), got \""
+                        + p.placementOrder + "\"");
+        }
+        r.finish();
+        return p;
+    }
+
+    CommunicationSpec readCommunication(JsonObjectReader r)
+    {
+        CommunicationSpec c;
+        if (auto comp = r.object("compression")) {
+            static const std::pair<const char*, CompressionMethod> methods[] = { { "none", CompressionMethod::None },
+                { "topk", CompressionMethod::TopK }, { "int8", CompressionMethod::Int8 },
+                { "fp8", CompressionMethod::Fp8 }, { "onebit", CompressionMethod::OneBit } };
+            c.compression.method
+                = enumFrom(comp->choice("method", { "none", "topk", "int8", "fp8", "onebit" }), methods);
+            c.compression.topkFraction = comp->number("topk_fraction", 1e-6, 1.0, 0.01);
+            c.compression.errorFeedback = comp->boolean("error_feedback", true);
+            c.compression.warmupFraction = comp->number("warmup_fraction", 0.0, 1.0, 0.0);
+            comp->finish();
+        }
+        c.dpOverlap = r.boolean("dp_overlap", true);
+        c.dpBucketBytes = r.number("dp_bucket_bytes", 1.0, 1e12, 25e6);
+        c.tpOverlapFraction = r.number("tp_overlap_fraction", 0.0, 1.0, 0.0);
+        c.algorithm = r.choice("algorithm",
+            { "auto", "ring", "tree", "nvls", "nvlstree", "collnet", "pat", "hierarchical", "direct" }, "auto");
+        static const std::pair<const char*, Routing> routings[]
+            = { { "ecmp", Routing::Ecmp }, { "adaptive", Routing::Adaptive }, { "spray", Routing::Spray } };
+        c.routing = enumFrom(r.choice("routing", { "ecmp", "adaptive", "spray" }, "ecmp"), routings);
+        c.lossRate = r.number("loss_rate", 0.0, 0.5, 0.0);
+        r.finish();
+        return c;
+    }
+
+    LayoutSpec readLayout(JsonObjectReader r)
+    {
+        LayoutSpec l;
+        l.nodesPerRack = r.positiveInt("nodes_per_rack", l.nodesPerRack);
+        l.racksPerRow = r.positiveInt("racks_per_row", l.racksPerRow);
+        l.rackPitchMetres = r.number("rack_pitch_m", 0.1, 100.0, l.rackPitchMetres);
+        l.rowPitchMetres = r.number("row_pitch_m", 0.1, 1000.0, l.rowPitchMetres);
+        l.slackMetres = r.number("slack_m", 0.0, 100.0, l.slackMetres);
+        r.finish();
+        return l;
+    }
+
+    ComputeCalibrationSpec readComputeCalibration(JsonObjectReader r)
+    {
+        ComputeCalibrationSpec c;
+        const auto optionalNumber = [&r](const char* key, double minimum, double maximum) -> std::optional<double> {
+            if (!r.has(key))
+                return std::nullopt;
+            return r.number(key, minimum, maximum);
+        };
+        c.gemmPeakFraction = optionalNumber("gemm_peak_fraction", 1e-3, 1.0);
+        c.gemmHalfDimension = optionalNumber("gemm_half_dimension", 0.0, 1e6);
+        c.memoryBandwidthFraction = optionalNumber("memory_bandwidth_fraction", 1e-3, 1.0);
+        if (r.has("flash_attention"))
+            c.flashAttention = r.boolean("flash_attention");
+        c.flashPeakFraction = optionalNumber("flash_peak_fraction", 1e-3, 1.0);
+        c.overlapInterferenceFraction = optionalNumber("overlap_interference_fraction", 0.0, 1.0);
+        c.gemmFixedSeconds = optionalNumber("gemm_fixed_seconds", 0.0, 1.0);
+        c.attentionBackwardEfficiency = optionalNumber("attention_backward_efficiency", 1e-3, 2.0);
+        c.fp8CastBytesPerElement = optionalNumber("fp8_cast_bytes_per_element", 0.0, 100.0);
+        c.optimizerBytesPerParam = optionalNumber("optimizer_bytes_per_param", 0.0, 1000.0);
+        c.kernelLaunchSeconds = optionalNumber("kernel_launch_seconds", 0.0, 1.0);
+        c.hostSecondsPerKernel = optionalNumber("host_seconds_per_kernel", 0.0, 1.0);
+        c.sustainedClockFraction = optionalNumber("sustained_clock_fraction", 1e-3, 1.0);
+        c.cudaContextBytes = optionalNumber("cuda_context_bytes", 0.0, 1e12);
+        c.ncclBufferBytes = optionalNumber("nccl_buffer_bytes", 0.0, 1e12);
+        c.allocatorReserveFraction = optionalNumber("allocator_reserve_fraction", 0.0, 1.0);
+        c.calibratedFrom = r.string("calibrated_from", "");
+        r.finish();
+        return c;
+    }
+
+    json computeCalibrationObject(const ComputeCalibrationSpec& c)
+    {
+        json compute = json::object();
+        if (c.gemmPeakFraction)
+            compute["gemm_peak_fraction"] = *c.gemmPeakFraction;
+        if (c.gemmHalfDimension)
+            compute["gemm_half_dimension"] = *c.gemmHalfDimension;
+        if (c.memoryBandwidthFraction)
+            compute["memory_bandwidth_fraction"] = *c.memoryBandwidthFraction;
+        if (c.flashAttention)
+            compute["flash_attention"] = *c.flashAttention;
+        if (c.flashPeakFraction)
+            compute["flash_peak_fraction"] = *c.flashPeakFraction;
+        if (c.overlapInterferenceFraction)
+            compute["overlap_interference_fraction"] = *c.overlapInterferenceFraction;
+        const std::pair<const char*, const std::optional<double>*> more[] = {
+            { "gemm_fixed_seconds", &c.gemmFixedSeconds },
+            { "attention_backward_efficiency", &c.attentionBackwardEfficiency },
+            { "fp8_cast_bytes_per_element", &c.fp8CastBytesPerElement },
+            { "optimizer_bytes_per_param", &c.optimizerBytesPerParam },
+            { "kernel_launch_seconds", &c.kernelLaunchSeconds }, { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
+            { "sustained_clock_fraction", &c.sustainedClockFraction }, { "cuda_context_bytes", &c.cudaContextBytes },
+            { "nccl_buffer_bytes", &c.ncclBufferBytes }, { "allocator_reserve_fraction", &c.allocatorReserveFraction }
+        };
+        for (const auto& [key, value] : more)
+            if (*value)
+                compute[key] = **value;
+        if (!c.calibratedFrom.empty())
+            compute["calibrated_from"] = c.calibratedFrom;
+        return compute;
+    }
+
+    Scenario readScenario(const json& root)
+    {
+        JsonObjectReader r(root, "");
+        const std::string format = r.string("format");
+        if (format != "clusterscope-scenario")
+            throw JsonFieldError("/format", "expected \"clusterscope-scenario\", got \"" + format + "\"");
+        const long long version = r.integer("version", 1);
+        if (version != 1)
+            throw JsonFieldError("/version",
+                "this ClusterScope reads scenario version 1, the file has version " + std::to_string(version));
+        Scenario s;
+        s.name = r.string("name");
+        s.cluster = readCluster(*r.object("cluster", true));
+        s.model = readModel(*r.object("model", true));
+        s.training = readTraining(*r.object("training", true));
+        if (auto p = r.object("parallelism"))
+            s.parallelism = readParallelism(*p);
+        if (auto c = r.object("communication"))
+            s.communication = readCommunication(*c);
+        if (auto l = r.object("layout"))
+            s.layout = readLayout(*l);
+        if (auto cal = r.object("calibration")) {
+            if (auto compute = cal->object("compute"))
+                s.computeCalibration = readComputeCalibration(*compute);
+            cal->finish();
+        }
+        r.finish();
+        return s;
+    }
 
 } // namespace
 
@@ -353,9 +359,10 @@ std::string scenarioToJson(const Scenario& s)
     if (!s.cluster.fabric.torusDims.empty())
         fabric["dims"] = s.cluster.fabric.torusDims;
     json root = { { "format", "clusterscope-scenario" }, { "version", 1 }, { "name", s.name } };
-    root["cluster"] = { { "gpu", s.cluster.gpu }, { "gpus", s.cluster.gpus }, { "gpus_per_node", s.cluster.gpusPerNode },
-        { "nic", { { "gbps", s.cluster.nic.gbps }, { "per_node", s.cluster.nic.perNode } } },
-        { "transport", toString(s.cluster.transport) }, { "fabric", fabric } };
+    root["cluster"]
+        = { { "gpu", s.cluster.gpu }, { "gpus", s.cluster.gpus }, { "gpus_per_node", s.cluster.gpusPerNode },
+              { "nic", { { "gbps", s.cluster.nic.gbps }, { "per_node", s.cluster.nic.perNode } } },
+              { "transport", toString(s.cluster.transport) }, { "fabric", fabric } };
     const ModelSpec& m = s.model;
     root["model"] = { { "layers", m.layers }, { "hidden", m.hidden }, { "heads", m.heads }, { "kv_heads", m.kvHeads },
         { "ffn_hidden", m.ffnHidden }, { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "moe", nullptr } };
@@ -374,8 +381,7 @@ std::string scenarioToJson(const Scenario& s)
             root["model"][key] = value;
     if (m.tiedEmbeddings)
         root["model"]["tied_embeddings"] = true;
-    if (m.moe)
-    {
+    if (m.moe) {
         root["model"]["moe"] = { { "experts", m.moe->experts }, { "top_k", m.moe->topK },
             { "expert_ffn_hidden", m.moe->expertFfnHidden } };
         const MoeSpec& e = *m.moe;
@@ -409,14 +415,14 @@ std::string scenarioToJson(const Scenario& s)
     }
     if (s.communication != CommunicationSpec {}) {
         const CommunicationSpec& c = s.communication;
-        root["communication"] = { { "compression",
-                                      { { "method", toString(c.compression.method) },
-                                          { "topk_fraction", c.compression.topkFraction },
-                                          { "error_feedback", c.compression.errorFeedback },
-                                          { "warmup_fraction", c.compression.warmupFraction } } },
-            { "dp_overlap", c.dpOverlap }, { "dp_bucket_bytes", c.dpBucketBytes },
-            { "tp_overlap_fraction", c.tpOverlapFraction }, { "algorithm", c.algorithm },
-            { "routing", toString(c.routing) }, { "loss_rate", c.lossRate } };
+        root["communication"]
+            = { { "compression",
+                    { { "method", toString(c.compression.method) }, { "topk_fraction", c.compression.topkFraction },
+                        { "error_feedback", c.compression.errorFeedback },
+                        { "warmup_fraction", c.compression.warmupFraction } } },
+                  { "dp_overlap", c.dpOverlap }, { "dp_bucket_bytes", c.dpBucketBytes },
+                  { "tp_overlap_fraction", c.tpOverlapFraction }, { "algorithm", c.algorithm },
+                  { "routing", toString(c.routing) }, { "loss_rate", c.lossRate } };
     }
     if (s.layout) {
         const LayoutSpec& l = *s.layout;

@@ -7,7 +7,7 @@
 namespace clusterscope::engine {
 
 namespace {
-std::string str(long long v) { return std::to_string(v); }
+    std::string str(long long v) { return std::to_string(v); }
 }
 
 std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog& catalog)
@@ -30,8 +30,8 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
     if (c.fabric.type == FabricType::Dragonfly) {
         const int radix = c.fabric.dragonflyP + c.fabric.dragonflyA - 1 + c.fabric.dragonflyH;
         if (radix > c.fabric.switchRadix)
-            add("/cluster/fabric", "dragonfly p + a - 1 + h = " + str(radix) + " exceeds the switch radix "
-                    + str(c.fabric.switchRadix));
+            add("/cluster/fabric",
+                "dragonfly p + a - 1 + h = " + str(radix) + " exceeds the switch radix " + str(c.fabric.switchRadix));
     }
     if (c.fabric.type == FabricType::Torus) {
         long long product = 1;
@@ -39,8 +39,8 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
             product *= d;
         const long long nodes = c.gpus / c.gpusPerNode;
         if (product != nodes)
-            add("/cluster/fabric/dims", "torus dims multiply to " + str(product) + " but the cluster has "
-                    + str(nodes) + " nodes");
+            add("/cluster/fabric/dims",
+                "torus dims multiply to " + str(product) + " but the cluster has " + str(nodes) + " nodes");
     }
 
     const ModelSpec& m = s.model;
@@ -51,8 +51,8 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
 
     const TrainingSpec& t = s.training;
     if (t.globalBatch % t.microBatch != 0)
-        add("/training/micro_batch", "global_batch (" + str(t.globalBatch) + ") is not a multiple of micro_batch ("
-                + str(t.microBatch) + ")");
+        add("/training/micro_batch",
+            "global_batch (" + str(t.globalBatch) + ") is not a multiple of micro_batch (" + str(t.microBatch) + ")");
     if (t.dtype == DType::FP8) {
         if (const GpuModel* g = catalog.findGpu(c.gpu); g && !g->fp8FlopsPerSecond)
             add("/training/dtype", "GPU " + c.gpu + " has no FP8 tensor cores");
@@ -62,20 +62,24 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         const ParallelismSpec& p = *s.parallelism;
         const long long product = 1LL * p.tp * p.pp * p.dp * p.cp;
         if (product != c.gpus)
-            add("/parallelism", "tp x pp x dp x cp = " + str(product) + " does not equal cluster.gpus = " + str(c.gpus));
+            add("/parallelism",
+                "tp x pp x dp x cp = " + str(product) + " does not equal cluster.gpus = " + str(c.gpus));
         if (m.heads % p.tp != 0)
             add("/parallelism/tp", "heads (" + str(m.heads) + ") are not divisible by tp (" + str(p.tp) + ")");
         PipelineSplit split;
         if (p.pp > m.layers)
             add("/parallelism/pp", "pp (" + str(p.pp) + ") exceeds the layers (" + str(m.layers) + ")");
-        else if (const char* reason = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split)) {
+        else if (const char* reason
+            = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split)) {
             const std::string text = reason;
             const std::size_t colon = text.find(": ");
-            add(text.substr(0, colon), text.substr(colon + 2) + " (layers " + str(m.layers) + ", pp " + str(p.pp)
-                    + ", first " + str(p.firstStageLayers) + ", last " + str(p.lastStageLayers) + ")");
+            add(text.substr(0, colon),
+                text.substr(colon + 2) + " (layers " + str(m.layers) + ", pp " + str(p.pp) + ", first "
+                    + str(p.firstStageLayers) + ", last " + str(p.lastStageLayers) + ")");
         }
         if (t.globalBatch % (1LL * p.dp * t.microBatch) != 0)
-            add("/parallelism/dp", "global_batch (" + str(t.globalBatch) + ") is not divisible by dp x micro_batch ("
+            add("/parallelism/dp",
+                "global_batch (" + str(t.globalBatch) + ") is not divisible by dp x micro_batch ("
                     + str(1LL * p.dp * t.microBatch) + ")");
         if (m.seqLen % p.cp != 0)
             add("/parallelism/cp", "seq_len (" + str(m.seqLen) + ") is not divisible by cp (" + str(p.cp) + ")");
@@ -83,7 +87,8 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
             if (!m.moe)
                 add("/parallelism/ep", "ep > 1 needs a mixture-of-experts model (model.moe)");
             else if (m.moe->experts % p.ep != 0)
-                add("/parallelism/ep", "experts (" + str(m.moe->experts) + ") are not divisible by ep (" + str(p.ep) + ")");
+                add("/parallelism/ep",
+                    "experts (" + str(m.moe->experts) + ") are not divisible by ep (" + str(p.ep) + ")");
             if (1LL * p.dp * p.cp % p.ep != 0)
                 add("/parallelism/ep", "ep (" + str(p.ep) + ") must divide dp x cp (" + str(1LL * p.dp * p.cp) + ")");
         }

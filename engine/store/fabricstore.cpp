@@ -8,10 +8,10 @@
 namespace clusterscope::engine {
 
 namespace {
-std::string sqliteError(const ProjectStore& store, const std::string& what)
-{
-    return store.path() + ": " + what + " (" + sqlite3_errmsg(store.handle()) + ")";
-}
+    std::string sqliteError(const ProjectStore& store, const std::string& what)
+    {
+        return store.path() + ": " + what + " (" + sqlite3_errmsg(store.handle()) + ")";
+    }
 } // namespace
 
 Result<std::int64_t> storeImportedFabric(ProjectStore& store, const std::string& name, const std::string& source,
@@ -30,12 +30,14 @@ Result<std::int64_t> storeImportedFabric(ProjectStore& store, const std::string&
 
 Result<std::vector<StoredFabric>> importedFabrics(const ProjectStore& store)
 {
-    Statement st(store.handle(), "SELECT id, name, source, imported, summary_json, length(dump) FROM fabrics ORDER BY id");
+    Statement st(
+        store.handle(), "SELECT id, name, source, imported, summary_json, length(dump) FROM fabrics ORDER BY id");
     if (!st.ok())
         return Status::error(sqliteError(store, "cannot read the imported fabrics"));
     std::vector<StoredFabric> out;
     while (st.step())
-        out.push_back({ st.columnInt64(0), st.columnText(1), st.columnText(2), st.columnText(3), st.columnText(4), st.columnInt64(5) });
+        out.push_back({ st.columnInt64(0), st.columnText(1), st.columnText(2), st.columnText(3), st.columnText(4),
+            st.columnInt64(5) });
     if (!st.done())
         return Status::error(sqliteError(store, "cannot read the imported fabrics"));
     return out;

@@ -16,9 +16,9 @@ class ProjectStore;
 
 struct StoredFabric {
     std::int64_t id = 0;
-    std::string name;        ///< shown in the project (file name without folders by default)
-    std::string source;      ///< path the dump was read from
-    std::string imported;    ///< UTC "YYYY-MM-DD HH:MM:SS"
+    std::string name; ///< shown in the project (file name without folders by default)
+    std::string source; ///< path the dump was read from
+    std::string imported; ///< UTC "YYYY-MM-DD HH:MM:SS"
     std::string summaryJson; ///< what the importer said (counts, flags per pattern), JSON text
     std::int64_t dumpBytes = 0;
 };

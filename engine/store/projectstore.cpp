@@ -13,36 +13,36 @@ namespace clusterscope::engine {
 
 namespace {
 
-constexpr int kApplicationId = 0x43534350; // "CSCP": marks a SQLite file as a ClusterScope project
+    constexpr int kApplicationId = 0x43534350; // "CSCP": marks a SQLite file as a ClusterScope project
 
-bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+    bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
-void removeDatabaseFiles(const std::string& path)
-{
-    std::remove(path.c_str());
-    std::remove((path + "-wal").c_str());
-    std::remove((path + "-shm").c_str());
-    std::remove((path + "-journal").c_str());
-}
-
-Result<sqlite3*> openConnection(const std::string& path, bool create)
-{
-    sqlite3* db = nullptr;
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-        const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
-        sqlite3_close(db);
-        return Status::error(path + ": cannot open the project (" + why + ")");
+    void removeDatabaseFiles(const std::string& path)
+    {
+        std::remove(path.c_str());
+        std::remove((path + "-wal").c_str());
+        std::remove((path + "-shm").c_str());
+        std::remove((path + "-journal").c_str());
     }
-    sqlite3_busy_timeout(db, 5000);
-    sqlite3_extended_result_codes(db, 1);
-    return db;
-}
 
-std::string sqliteError(sqlite3* db, const std::string& path, const std::string& what)
-{
-    return path + ": " + what + " (" + sqlite3_errmsg(db) + ")";
-}
+    Result<sqlite3*> openConnection(const std::string& path, bool create)
+    {
+        sqlite3* db = nullptr;
+        const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+        if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+            const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+            sqlite3_close(db);
+            return Status::error(path + ": cannot open the project (" + why + ")");
+        }
+        sqlite3_busy_timeout(db, 5000);
+        sqlite3_extended_result_codes(db, 1);
+        return db;
+    }
+
+    std::string sqliteError(sqlite3* db, const std::string& path, const std::string& what)
+    {
+        return path + ": " + what + " (" + sqlite3_errmsg(db) + ")";
+    }
 
 } // namespace
 
@@ -175,9 +175,11 @@ Result<std::vector<std::int64_t>> ProjectStore::saveScenarios(const std::vector<
         return Status::error(error("cannot start saving"));
     std::vector<std::int64_t> ids;
     {
-        Statement update(m_db, "UPDATE scenarios SET position = ?1, name = ?2, json = ?3, modified = datetime('now') "
-                               "WHERE id = ?4");
-        Statement insert(m_db, "INSERT INTO scenarios(position, name, json, modified) VALUES (?1, ?2, ?3, datetime('now'))");
+        Statement update(m_db,
+            "UPDATE scenarios SET position = ?1, name = ?2, json = ?3, modified = datetime('now') "
+            "WHERE id = ?4");
+        Statement insert(
+            m_db, "INSERT INTO scenarios(position, name, json, modified) VALUES (?1, ?2, ?3, datetime('now'))");
         if (!update.ok() || !insert.ok())
             return Status::error(error("cannot save scenarios"));
         for (std::size_t i = 0; i < scenarios.size(); ++i) {
@@ -201,7 +203,8 @@ Result<std::vector<std::int64_t>> ProjectStore::saveScenarios(const std::vector<
     std::string keep;
     for (std::int64_t id : ids)
         keep += (keep.empty() ? "" : ",") + std::to_string(id);
-    const std::string sql = "DELETE FROM scenarios" + (keep.empty() ? std::string() : " WHERE id NOT IN (" + keep + ")");
+    const std::string sql
+        = "DELETE FROM scenarios" + (keep.empty() ? std::string() : " WHERE id NOT IN (" + keep + ")");
     if (auto s = exec(sql.c_str()); !s)
         return s;
     if (!tx.commit())
@@ -211,14 +214,16 @@ Result<std::vector<std::int64_t>> ProjectStore::saveScenarios(const std::vector<
 
 Status ProjectStore::putResult(std::int64_t scenarioId, const StoredResult& result)
 {
-    Statement st(m_db, "INSERT OR REPLACE INTO results(scenario_id, kind, json, engine_version, created) "
-                       "VALUES (?1, ?2, ?3, ?4, datetime('now'))");
+    Statement st(m_db,
+        "INSERT OR REPLACE INTO results(scenario_id, kind, json, engine_version, created) "
+        "VALUES (?1, ?2, ?3, ?4, datetime('now'))");
     st.bind(1, scenarioId);
     st.bind(2, result.kind);
     st.bind(3, result.json);
     st.bind(4, result.engineVersion);
     if (!st.run())
-        return Status::error(error("cannot store the " + result.kind + " result of scenario " + std::to_string(scenarioId)));
+        return Status::error(
+            error("cannot store the " + result.kind + " result of scenario " + std::to_string(scenarioId)));
     return Status::success();
 }
 
@@ -239,7 +244,8 @@ Result<StoredResult> ProjectStore::result(std::int64_t scenarioId, const std::st
 
 Status ProjectStore::putDocument(const std::string& kind, const std::string& name, const std::string& json)
 {
-    Statement st(m_db, "INSERT OR REPLACE INTO documents(kind, name, json, modified) VALUES (?1, ?2, ?3, datetime('now'))");
+    Statement st(
+        m_db, "INSERT OR REPLACE INTO documents(kind, name, json, modified) VALUES (?1, ?2, ?3, datetime('now'))");
     st.bind(1, kind);
     st.bind(2, name);
     st.bind(3, json);

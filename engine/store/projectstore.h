@@ -20,13 +20,13 @@ namespace clusterscope::engine {
 
 struct StoredScenario {
     std::int64_t id = 0; ///< row id; 0 for a scenario not stored yet
-    Scenario scenario;   ///< its name is the scenario's name
+    Scenario scenario; ///< its name is the scenario's name
 };
 
 /// A stored result blob: one evaluation (kind "evaluate", "search", "fabric", ...) of one scenario.
 struct StoredResult {
     std::string kind;
-    std::string json;          ///< the result as JSON text
+    std::string json; ///< the result as JSON text
     std::string engineVersion; ///< version of the engine that produced it
 };
 

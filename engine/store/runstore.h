@@ -21,18 +21,18 @@ class ProjectStore;
 
 /// What the Runs list shows about one stored run (no per-row data).
 struct StoredRunSummary {
-    std::int64_t id = 0;              ///< row id in the project
-    std::string name;                 ///< display name (e.g. the trace directory's name)
+    std::int64_t id = 0; ///< row id in the project
+    std::string name; ///< display name (e.g. the trace directory's name)
     std::vector<std::string> sources; ///< the paths given to the import (files or directories)
-    std::string importedUtc;          ///< "YYYY-MM-DD HH:MM:SS" (UTC, SQLite datetime('now'))
-    std::int32_t rankCount = 0;       ///< rank files imported
-    std::int32_t worldSize = 0;       ///< world size stated by the traces (0 = unknown)
-    std::string gpuName;              ///< of the first rank ("" = unknown)
-    std::string ncclVersion;          ///< of the first rank that states one ("" = unknown)
-    std::int32_t stepCount = 0;       ///< ProfilerSteps in the breakdown
+    std::string importedUtc; ///< "YYYY-MM-DD HH:MM:SS" (UTC, SQLite datetime('now'))
+    std::int32_t rankCount = 0; ///< rank files imported
+    std::int32_t worldSize = 0; ///< world size stated by the traces (0 = unknown)
+    std::string gpuName; ///< of the first rank ("" = unknown)
+    std::string ncclVersion; ///< of the first rank that states one ("" = unknown)
+    std::int32_t stepCount = 0; ///< ProfilerSteps in the breakdown
     std::int32_t collectiveCount = 0; ///< matched collectives
-    std::int32_t errorCount = 0;      ///< error diagnostics (import + analysis)
-    std::int32_t warningCount = 0;    ///< warning diagnostics (import + analysis)
+    std::int32_t errorCount = 0; ///< error diagnostics (import + analysis)
+    std::int32_t warningCount = 0; ///< warning diagnostics (import + analysis)
 };
 
 /// What was known about one rank file (the run model's RankTrace without its events).
@@ -50,7 +50,7 @@ struct StoredRunRank {
 struct StoredRun {
     StoredRunSummary summary;
     std::vector<StoredRunRank> ranks; ///< in Run::ranks order (index matches analysis.clockOffsetNs)
-    Diagnostics importDiagnostics;    ///< Run::diagnostics
+    Diagnostics importDiagnostics; ///< Run::diagnostics
     RunAnalysis analysis;
 };
 
@@ -78,7 +78,8 @@ public:
     Result<StoredRun> load(std::int64_t id) const;
     /// One page of a stored run's per-rank breakdown of step `step`: ranks >= `firstRank` in rank order,
     /// at most `count` rows (an index seek: a 16,384-rank run is browsed without reading it whole).
-    Result<std::vector<RankStepBreakdown>> stepRanks(std::int64_t id, std::int64_t step, std::int32_t firstRank, std::int32_t count) const;
+    Result<std::vector<RankStepBreakdown>> stepRanks(
+        std::int64_t id, std::int64_t step, std::int32_t firstRank, std::int32_t count) const;
     /// One page of a stored run's rank files: positions [first, first + count) of StoredRun::ranks,
     /// with their clock offsets (ns) in `clockOffsetsNs` when given.
     Result<std::vector<StoredRunRank>> rankFiles(std::int64_t id, std::int32_t first, std::int32_t count,

@@ -29,7 +29,8 @@ void Statement::bind(int index, double value)
 void Statement::bind(int index, const std::string& value)
 {
     if (m_statement
-        && sqlite3_bind_text(m_statement, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT) != SQLITE_OK)
+        && sqlite3_bind_text(m_statement, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT)
+            != SQLITE_OK)
         m_failed = true;
 }
 
@@ -70,7 +71,8 @@ double Statement::columnDouble(int column) const { return sqlite3_column_double(
 std::string Statement::columnText(int column) const
 {
     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(m_statement, column));
-    return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(m_statement, column))) : std::string();
+    return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(m_statement, column)))
+                : std::string();
 }
 
 Transaction::Transaction(sqlite3* db)

@@ -11,16 +11,16 @@
 namespace clusterscope::engine {
 
 enum class AlertKind : std::uint8_t {
-    PeakUtilisation,    ///< utilisation >= threshold for at least `forS` seconds in a row
-    Burst,              ///< a single interval (1-s peak) >= threshold
+    PeakUtilisation, ///< utilisation >= threshold for at least `forS` seconds in a row
+    Burst, ///< a single interval (1-s peak) >= threshold
     AverageUtilisation, ///< window average above threshold
-    LinkErrors,         ///< symbol / receive / recovery errors increased by more than threshold
-    Discards,           ///< transmit or receive discards increased by more than threshold
-    LinkDown,           ///< link downed counter increased
-    Imbalance,          ///< a switch's hottest uplink carries more than threshold x the uplinks' mean
-    PeerOutlier,        ///< robust z-score of a link's average above threshold within its tier
-    CounterReset,       ///< a byte counter restarted
-    TelemetryGap,       ///< target down, collector failed or series stale
+    LinkErrors, ///< symbol / receive / recovery errors increased by more than threshold
+    Discards, ///< transmit or receive discards increased by more than threshold
+    LinkDown, ///< link downed counter increased
+    Imbalance, ///< a switch's hottest uplink carries more than threshold x the uplinks' mean
+    PeerOutlier, ///< robust z-score of a link's average above threshold within its tier
+    CounterReset, ///< a byte counter restarted
+    TelemetryGap, ///< target down, collector failed or series stale
 };
 
 const char* toString(AlertKind kind);
@@ -29,10 +29,10 @@ enum class AlertSeverity : std::uint8_t { Info, Warning, Critical };
 const char* toString(AlertSeverity severity);
 
 struct AlertRule {
-    std::string name;      ///< "LinkPeakUtilisation" (also the Prometheus alert name, prefixed ClusterScope)
+    std::string name; ///< "LinkPeakUtilisation" (also the Prometheus alert name, prefixed ClusterScope)
     AlertKind kind = AlertKind::PeakUtilisation;
     double threshold = 0.0;
-    double forS = 0.0;     ///< duration the condition must hold
+    double forS = 0.0; ///< duration the condition must hold
     AlertSeverity severity = AlertSeverity::Warning;
 };
 
@@ -48,11 +48,11 @@ struct Alert {
     std::string rule;
     AlertKind kind = AlertKind::PeakUtilisation;
     AlertSeverity severity = AlertSeverity::Warning;
-    LinkId link = kNoId;   ///< the link it is attributed to, or kNoId
-    NodeId node = kNoId;   ///< the switch (imbalance), or kNoId
-    int direction = -1;    ///< 0 a->b, 1 b->a, -1 both / not applicable
-    double value = 0.0;    ///< the measured value compared with the threshold
-    std::string message;   ///< one sentence naming the link
+    LinkId link = kNoId; ///< the link it is attributed to, or kNoId
+    NodeId node = kNoId; ///< the switch (imbalance), or kNoId
+    int direction = -1; ///< 0 a->b, 1 b->a, -1 both / not applicable
+    double value = 0.0; ///< the measured value compared with the threshold
+    std::string message; ///< one sentence naming the link
 };
 
 } // namespace clusterscope::engine

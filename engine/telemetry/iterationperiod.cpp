@@ -52,23 +52,27 @@ IterationPeriod findIterationPeriod(const std::vector<double>& series, double st
         if (k < 4) {
             std::snprintf(buf, sizeof buf,
                 "a repeat every %zu samples (%.3g s) is under 4 samples and may be an alias of a faster pattern; "
-                "scrape faster to measure the iteration period", k, double(k) * stepS);
+                "scrape faster to measure the iteration period",
+                k, double(k) * stepS);
             out.message = buf;
             return out;
         }
         if (n < 3 * k) {
-            std::snprintf(buf, sizeof buf, "the window holds fewer than 3 repeats of %.3g s; use a longer window", double(k) * stepS);
+            std::snprintf(buf, sizeof buf, "the window holds fewer than 3 repeats of %.3g s; use a longer window",
+                double(k) * stepS);
             out.message = buf;
             return out;
         }
         out.found = true;
         out.periodS = double(k) * stepS;
         out.autocorrelation = acf(k);
-        std::snprintf(buf, sizeof buf, "iteration period %.3g s (autocorrelation %.2f at lag %zu)", out.periodS, out.autocorrelation, k);
+        std::snprintf(buf, sizeof buf, "iteration period %.3g s (autocorrelation %.2f at lag %zu)", out.periodS,
+            out.autocorrelation, k);
         out.message = buf;
         return out;
     }
-    out.message = "no autocorrelation peak above " + std::to_string(minCorrelation).substr(0, 4) + ": no periodic traffic";
+    out.message
+        = "no autocorrelation peak above " + std::to_string(minCorrelation).substr(0, 4) + ": no periodic traffic";
     return out;
 }
 

@@ -14,9 +14,9 @@ namespace clusterscope::engine {
 struct IterationPeriod {
     bool found = false;
     double periodS = 0.0;
-    double autocorrelation = 0.0;    ///< at the period's lag
-    std::vector<double> acf;         ///< lags 1..N (for plots and tests)
-    std::string message;             ///< why none was found, or a one-line summary
+    double autocorrelation = 0.0; ///< at the period's lag
+    std::vector<double> acf; ///< lags 1..N (for plots and tests)
+    std::string message; ///< why none was found, or a one-line summary
 };
 
 /// `series` is sampled every `stepS` seconds (NaN = gap, treated as the mean).

@@ -11,46 +11,46 @@ namespace clusterscope::engine {
 
 namespace {
 
-std::string nodeName(const FabricGraph& g, NodeId n)
-{
-    const std::string& label = g.label(n);
-    if (!label.empty())
-        return label;
-    const FabricNode& node = g.node(n);
-    switch (node.kind) {
-    case NodeKind::Nic:
-        return "host" + std::to_string(node.host) + "/nic" + std::to_string(node.rail);
-    case NodeKind::Gpu:
-        return "host" + std::to_string(node.host) + "/gpu" + std::to_string(node.rail);
-    default:
-        return std::string(toString(node.kind)) + "#" + std::to_string(n);
+    std::string nodeName(const FabricGraph& g, NodeId n)
+    {
+        const std::string& label = g.label(n);
+        if (!label.empty())
+            return label;
+        const FabricNode& node = g.node(n);
+        switch (node.kind) {
+        case NodeKind::Nic:
+            return "host" + std::to_string(node.host) + "/nic" + std::to_string(node.rail);
+        case NodeKind::Gpu:
+            return "host" + std::to_string(node.host) + "/gpu" + std::to_string(node.rail);
+        default:
+            return std::string(toString(node.kind)) + "#" + std::to_string(n);
+        }
     }
-}
 
-// Rank for "up": endpoints below leaves, switches by tier.
-int rank(const FabricNode& n)
-{
-    if (n.kind == NodeKind::Switch)
-        return n.tier < 0 ? 0 : n.tier;
-    if (n.kind == NodeKind::NvSwitch)
-        return 0;
-    return -1;
-}
+    // Rank for "up": endpoints below leaves, switches by tier.
+    int rank(const FabricNode& n)
+    {
+        if (n.kind == NodeKind::Switch)
+            return n.tier < 0 ? 0 : n.tier;
+        if (n.kind == NodeKind::NvSwitch)
+            return 0;
+        return -1;
+    }
 
-std::string pct(double v)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f %%", v * 100.0);
-    return b;
-}
+    std::string pct(double v)
+    {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1f %%", v * 100.0);
+        return b;
+    }
 
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0.0;
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-}
+    double median(std::vector<double> v)
+    {
+        if (v.empty())
+            return 0.0;
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        return v[v.size() / 2];
+    }
 
 } // namespace
 
@@ -139,7 +139,8 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
                 lastEnd = iv.endS;
             }
             std::sort(util.begin(), util.end());
-            u.p99 = util[std::min(util.size() - 1, static_cast<std::size_t>(std::ceil(0.99 * double(util.size()))) - 1)];
+            u.p99
+                = util[std::min(util.size() - 1, static_cast<std::size_t>(std::ceil(0.99 * double(util.size()))) - 1)];
             const bool up = (dir == 0) == (rank(g.node(l.a)) <= rank(g.node(l.b)));
             if (up && g.level(id) == LinkLevel::NodeLeaf && bins > 0)
                 for (const auto& iv : ci.intervals) {
@@ -206,7 +207,8 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
         t.average /= double(members.size());
         std::vector<double> sorted = averages;
         std::sort(sorted.begin(), sorted.end());
-        t.p99OfAverages = sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(std::ceil(0.99 * double(sorted.size()))) - 1)];
+        t.p99OfAverages = sorted[std::min(
+            sorted.size() - 1, static_cast<std::size_t>(std::ceil(0.99 * double(sorted.size()))) - 1)];
         r.tiers.push_back(t);
         // Peer outliers: robust z-score (Iglewicz & Hoaglin, 1993: MAD x 1.4826 estimates sigma).
         if (outlierRule && averages.size() >= 8) {
@@ -281,8 +283,8 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
     // Stale series: the last sample is older than three intervals before the window's end.
     data.forEach([&](LinkId link, int, TelemetryMetric m, const RawSeries& s) {
         if (!s.timesS.empty() && s.timesS.back() < data.endS - 3 * step && r.staleSeries.size() < 1000)
-            r.staleSeries.push_back((s.source.empty() ? linkName(g, link) + " " + toString(m) : s.source) + " (last sample "
-                + std::to_string(int(data.endS - s.timesS.back())) + " s before the window's end)");
+            r.staleSeries.push_back((s.source.empty() ? linkName(g, link) + " " + toString(m) : s.source)
+                + " (last sample " + std::to_string(int(data.endS - s.timesS.back())) + " s before the window's end)");
     });
     std::sort(r.staleSeries.begin(), r.staleSeries.end());
 
@@ -301,15 +303,21 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
                     if (!u.hasData)
                         continue;
                     const FabricLink& l = g.link(id);
-                    const std::string name = nodeName(g, dir == 0 ? l.a : l.b) + " -> " + nodeName(g, dir == 0 ? l.b : l.a);
+                    const std::string name
+                        = nodeName(g, dir == 0 ? l.a : l.b) + " -> " + nodeName(g, dir == 0 ? l.b : l.a);
                     if (rule.kind == AlertKind::AverageUtilisation && u.average > rule.threshold)
-                        push(rule, id, kNoId, dir, u.average, name + ": average utilisation " + pct(u.average) + " above " + pct(rule.threshold));
+                        push(rule, id, kNoId, dir, u.average,
+                            name + ": average utilisation " + pct(u.average) + " above " + pct(rule.threshold));
                     if (rule.kind == AlertKind::Burst && u.peak >= rule.threshold)
-                        push(rule, id, kNoId, dir, u.peak, name + ": 1-interval peak " + pct(u.peak) + " (at or above " + pct(rule.threshold) + ")");
-                    if (rule.kind == AlertKind::PeakUtilisation && u.peak >= rule.threshold && u.longestAboveS >= rule.forS - 1e-9) {
+                        push(rule, id, kNoId, dir, u.peak,
+                            name + ": 1-interval peak " + pct(u.peak) + " (at or above " + pct(rule.threshold) + ")");
+                    if (rule.kind == AlertKind::PeakUtilisation && u.peak >= rule.threshold
+                        && u.longestAboveS >= rule.forS - 1e-9) {
                         char b[64];
                         std::snprintf(b, sizeof b, " for %.3g s in a row", u.longestAboveS);
-                        push(rule, id, kNoId, dir, u.peak, name + ": utilisation at or above " + pct(rule.threshold) + b + " (peak " + pct(u.peak) + ")");
+                        push(rule, id, kNoId, dir, u.peak,
+                            name + ": utilisation at or above " + pct(rule.threshold) + b + " (peak " + pct(u.peak)
+                                + ")");
                     }
                 }
             break;
@@ -317,48 +325,59 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
         case AlertKind::Discards:
         case AlertKind::LinkDown:
             for (const LinkErrors& e : r.errors) {
-                const bool isDiscard = e.metric == TelemetryMetric::XmitDiscards || e.metric == TelemetryMetric::RcvDiscards;
+                const bool isDiscard
+                    = e.metric == TelemetryMetric::XmitDiscards || e.metric == TelemetryMetric::RcvDiscards;
                 const bool isDown = e.metric == TelemetryMetric::LinkDowned;
-                const AlertKind k = isDown ? AlertKind::LinkDown : isDiscard ? AlertKind::Discards : AlertKind::LinkErrors;
+                const AlertKind k = isDown ? AlertKind::LinkDown
+                    : isDiscard            ? AlertKind::Discards
+                                           : AlertKind::LinkErrors;
                 const double total = e.increase[0] + e.increase[1];
                 if (k != rule.kind || !(total > rule.threshold || e.saturated))
                     continue;
                 const FabricLink& l = g.link(e.link);
                 std::string where;
                 if (e.increase[0] > 0 && e.increase[1] > 0)
-                    where = "seen at both ends (" + std::to_string(std::llround(e.increase[0])) + " at " + nodeName(g, l.a) + ", "
-                        + std::to_string(std::llround(e.increase[1])) + " at " + nodeName(g, l.b) + ")";
+                    where = "seen at both ends (" + std::to_string(std::llround(e.increase[0])) + " at "
+                        + nodeName(g, l.a) + ", " + std::to_string(std::llround(e.increase[1])) + " at "
+                        + nodeName(g, l.b) + ")";
                 else {
                     const int end = e.increase[0] > 0 ? 0 : 1;
-                    where = std::to_string(std::llround(e.increase[end])) + " at " + nodeName(g, end == 0 ? l.a : l.b) + " only";
+                    where = std::to_string(std::llround(e.increase[end])) + " at " + nodeName(g, end == 0 ? l.a : l.b)
+                        + " only";
                     if (!e.measured[1 - end])
                         where += " (the other end is not measured)";
                     else if (k == AlertKind::LinkErrors)
                         where += ": one-ended errors point at the cable or optic of that direction";
                 }
-                push(rule, e.link, kNoId, -1, total, linkName(g, e.link) + ": " + toString(e.metric) + " +" + std::to_string(std::llround(total))
-                    + " in the window, " + where + (e.saturated ? "; a counter is pegged at its maximum (saturated)" : ""));
+                push(rule, e.link, kNoId, -1, total,
+                    linkName(g, e.link) + ": " + toString(e.metric) + " +" + std::to_string(std::llround(total))
+                        + " in the window, " + where
+                        + (e.saturated ? "; a counter is pegged at its maximum (saturated)" : ""));
             }
             break;
         case AlertKind::Imbalance:
             for (const SwitchImbalance& s : r.imbalance) {
                 char b[64];
                 std::snprintf(b, sizeof b, "%.2fx", s.maxOverMean);
-                push(rule, s.hottest, s.node, -1, s.maxOverMean, nodeName(g, s.node) + ": uplink " + linkName(g, s.hottest) + " averages "
-                    + pct(s.maxAverage) + ", " + b + " the mean of its " + std::to_string(s.uplinks) + " uplinks (" + pct(s.meanAverage) + ")");
+                push(rule, s.hottest, s.node, -1, s.maxOverMean,
+                    nodeName(g, s.node) + ": uplink " + linkName(g, s.hottest) + " averages " + pct(s.maxAverage) + ", "
+                        + b + " the mean of its " + std::to_string(s.uplinks) + " uplinks (" + pct(s.meanAverage)
+                        + ")");
             }
             break;
         case AlertKind::PeerOutlier:
             for (const PeerOutlier& o : r.outliers) {
                 char b[48];
                 std::snprintf(b, sizeof b, "robust z %.1f", o.robustZ);
-                push(rule, o.link, kNoId, o.direction, o.robustZ, linkName(g, o.link) + ": average " + pct(o.average) + " against a "
-                    + toString(o.level) + " median of " + pct(o.groupMedian) + " (" + b + ")");
+                push(rule, o.link, kNoId, o.direction, o.robustZ,
+                    linkName(g, o.link) + ": average " + pct(o.average) + " against a " + toString(o.level)
+                        + " median of " + pct(o.groupMedian) + " (" + b + ")");
             }
             break;
         case AlertKind::CounterReset:
             for (LinkId id : r.resets)
-                push(rule, id, kNoId, -1, 0.0, linkName(g, id) + ": a byte counter restarted (driver reload, port reset or reboot)");
+                push(rule, id, kNoId, -1, 0.0,
+                    linkName(g, id) + ": a byte counter restarted (driver reload, port reset or reboot)");
             break;
         case AlertKind::TelemetryGap:
             for (const auto& h : r.health)

@@ -29,13 +29,13 @@ namespace clusterscope::engine {
 /// link's rate (FabricLink::gbps, per direction).
 struct DirectionUtilisation {
     bool hasData = false;
-    double average = 0.0;    ///< bytes moved / (capacity x covered seconds)
-    double p99 = 0.0;        ///< 99th percentile of the per-interval utilisation
-    double peak = 0.0;       ///< largest per-interval utilisation (a "1-s peak" at a 1 s scrape)
+    double average = 0.0; ///< bytes moved / (capacity x covered seconds)
+    double p99 = 0.0; ///< 99th percentile of the per-interval utilisation
+    double peak = 0.0; ///< largest per-interval utilisation (a "1-s peak" at a 1 s scrape)
     double longestAboveS = 0.0; ///< longest run of consecutive intervals at or above the peak threshold
-    double coverage = 0.0;   ///< covered seconds / window seconds
-    int resets = 0;          ///< counter resets seen in the byte counter used
-    std::string source;      ///< series used ("tx at a" or "rx at b")
+    double coverage = 0.0; ///< covered seconds / window seconds
+    int resets = 0; ///< counter resets seen in the byte counter used
+    std::string source; ///< series used ("tx at a" or "rx at b")
 };
 
 struct LinkErrors {
@@ -49,9 +49,9 @@ struct LinkErrors {
 struct SwitchImbalance {
     NodeId node = kNoId;
     int uplinks = 0;
-    double meanAverage = 0.0;   ///< mean of the uplinks' average utilisation (up direction)
+    double meanAverage = 0.0; ///< mean of the uplinks' average utilisation (up direction)
     double maxAverage = 0.0;
-    double maxOverMean = 0.0;   ///< 1 = perfectly balanced
+    double maxOverMean = 0.0; ///< 1 = perfectly balanced
     LinkId hottest = kNoId;
 };
 
@@ -61,18 +61,18 @@ struct PeerOutlier {
     LinkLevel level = LinkLevel::Other;
     double average = 0.0;
     double groupMedian = 0.0;
-    double robustZ = 0.0;       ///< (x - median) / (1.4826 MAD)
+    double robustZ = 0.0; ///< (x - median) / (1.4826 MAD)
 };
 
 struct TierUtilisation {
     LinkLevel level = LinkLevel::Other;
-    int direction = 0;          ///< 0 up (towards the higher tier), 1 down
-    int links = 0;              ///< link directions with data
-    double average = 0.0;       ///< mean of the links' averages
+    int direction = 0; ///< 0 up (towards the higher tier), 1 down
+    int links = 0; ///< link directions with data
+    double average = 0.0; ///< mean of the links' averages
     double p99OfAverages = 0.0;
-    double peak = 0.0;          ///< largest 1-s peak of the tier
-    int above80 = 0;            ///< links whose average exceeds 80 %
-    int peaksAbove95 = 0;       ///< links whose peak reaches 95 %
+    double peak = 0.0; ///< largest 1-s peak of the tier
+    int above80 = 0; ///< links whose average exceeds 80 %
+    int peaksAbove95 = 0; ///< links whose peak reaches 95 %
 };
 
 struct TelemetryReport {
@@ -80,14 +80,14 @@ struct TelemetryReport {
     double sampleIntervalS = 0.0;
     std::vector<std::array<DirectionUtilisation, 2>> utilisation; ///< by LinkId
     std::vector<TierUtilisation> tiers;
-    std::vector<LinkErrors> errors;        ///< only links whose counters increased
+    std::vector<LinkErrors> errors; ///< only links whose counters increased
     std::vector<SwitchImbalance> imbalance; ///< switches above the imbalance threshold
     std::vector<PeerOutlier> outliers;
-    std::vector<LinkId> resets;            ///< links with a byte-counter reset
-    std::size_t linksMeasured = 0;         ///< network links with data in at least one direction
-    std::size_t linksWithoutData = 0;      ///< network links with none (listed in `gaps`, up to 1000)
+    std::vector<LinkId> resets; ///< links with a byte-counter reset
+    std::size_t linksMeasured = 0; ///< network links with data in at least one direction
+    std::size_t linksWithoutData = 0; ///< network links with none (listed in `gaps`, up to 1000)
     std::vector<LinkId> gaps;
-    std::vector<std::string> staleSeries;  ///< series whose last sample is older than 3 intervals
+    std::vector<std::string> staleSeries; ///< series whose last sample is older than 3 intervals
     std::vector<TelemetryHealthIssue> health;
     IterationPeriod period;
     std::vector<Alert> alerts;

@@ -6,9 +6,9 @@
 namespace clusterscope::engine {
 
 namespace {
-constexpr const char* kNames[] = { "tx_bytes", "rx_bytes", "symbol_errors", "link_error_recovery", "link_downed",
-    "rcv_errors", "xmit_discards", "rcv_discards", "xmit_wait", "pfc_pause_rx_us", "pfc_pause_tx_us" };
-static_assert(std::size(kNames) == kTelemetryMetricCount);
+    constexpr const char* kNames[] = { "tx_bytes", "rx_bytes", "symbol_errors", "link_error_recovery", "link_downed",
+        "rcv_errors", "xmit_discards", "rcv_discards", "xmit_wait", "pfc_pause_rx_us", "pfc_pause_tx_us" };
+    static_assert(std::size(kNames) == kTelemetryMetricCount);
 } // namespace
 
 const char* toString(TelemetryMetric m) { return kNames[static_cast<int>(m)]; }
@@ -52,7 +52,9 @@ void TelemetryData::add(LinkId link, int end, TelemetryMetric metric, RawSeries 
     for (std::size_t i = 0; i < series.timesS.size(); ++i)
         merged.emplace_back(series.timesS[i], series.values[i]);
     std::stable_sort(merged.begin(), merged.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    merged.erase(std::unique(merged.begin(), merged.end(), [](const auto& x, const auto& y) { return x.first == y.first; }), merged.end());
+    merged.erase(
+        std::unique(merged.begin(), merged.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+        merged.end());
     a.timesS.clear();
     a.values.clear();
     for (const auto& [t, v] : merged) {

@@ -16,17 +16,17 @@ namespace clusterscope::engine {
 /// What a mapped series measures at one link end. Byte quantities are bytes (IB data counters are
 /// converted from 4-octet words by the source profile's scale), error quantities are event counts.
 enum class TelemetryMetric : std::uint8_t {
-    TxBytes,           ///< bytes sent by this end (counter), or B/s (gauge, e.g. DCGM NVLink)
-    RxBytes,           ///< bytes received by this end
-    SymbolErrors,      ///< IB SymbolErrorCounter: minor lane errors
+    TxBytes, ///< bytes sent by this end (counter), or B/s (gauge, e.g. DCGM NVLink)
+    RxBytes, ///< bytes received by this end
+    SymbolErrors, ///< IB SymbolErrorCounter: minor lane errors
     LinkErrorRecovery, ///< IB LinkErrorRecoveryCounter
-    LinkDowned,        ///< IB LinkDownedCounter: the link failed to recover and went down
-    RcvErrors,         ///< IB PortRcvErrors / ifInErrors
-    XmitDiscards,      ///< IB PortXmitDiscards / ifOutDiscards: packets dropped on transmit
-    RcvDiscards,       ///< ifInDiscards
-    XmitWait,          ///< IB PortXmitWait ticks: time with data to send but no credits (congestion)
-    PfcPauseRxUs,      ///< Ethernet PFC pause duration received (microseconds, counter)
-    PfcPauseTxUs,      ///< Ethernet PFC pause duration sent (microseconds, counter)
+    LinkDowned, ///< IB LinkDownedCounter: the link failed to recover and went down
+    RcvErrors, ///< IB PortRcvErrors / ifInErrors
+    XmitDiscards, ///< IB PortXmitDiscards / ifOutDiscards: packets dropped on transmit
+    RcvDiscards, ///< ifInDiscards
+    XmitWait, ///< IB PortXmitWait ticks: time with data to send but no credits (congestion)
+    PfcPauseRxUs, ///< Ethernet PFC pause duration received (microseconds, counter)
+    PfcPauseTxUs, ///< Ethernet PFC pause duration sent (microseconds, counter)
     Count
 };
 inline constexpr int kTelemetryMetricCount = static_cast<int>(TelemetryMetric::Count);
@@ -50,15 +50,15 @@ struct RawSeries {
 /// A scrape target or collector the source reports unhealthy (Prometheus `up == 0`,
 /// node_exporter `node_scrape_collector_success == 0`).
 struct TelemetryHealthIssue {
-    std::string target;  ///< instance / job / collector
+    std::string target; ///< instance / job / collector
     std::string message; ///< one sentence
 };
 
 /// Everything measured over one window.
 class TelemetryData {
 public:
-    double startS = 0.0;          ///< window start (seconds since the epoch)
-    double endS = 0.0;            ///< window end
+    double startS = 0.0; ///< window start (seconds since the epoch)
+    double endS = 0.0; ///< window end
     double scrapeIntervalS = 0.0; ///< expected spacing of samples (0 = estimate from the samples)
     std::vector<TelemetryHealthIssue> health;
 
@@ -67,11 +67,11 @@ public:
     const RawSeries* find(LinkId link, int end, TelemetryMetric metric) const;
     std::size_t seriesCount() const { return m_series.size(); }
     /// Calls f(link, end, metric, series) for every series (unordered).
-    template <typename F>
-    void forEach(F&& f) const
+    template <typename F> void forEach(F&& f) const
     {
         for (const auto& [key, s] : m_series)
-            f(static_cast<LinkId>(key >> 8), static_cast<int>((key >> 7) & 1), static_cast<TelemetryMetric>(key & 0x7F), s);
+            f(static_cast<LinkId>(key >> 8), static_cast<int>((key >> 7) & 1), static_cast<TelemetryMetric>(key & 0x7F),
+                s);
     }
     /// Median spacing of samples over all series (the scrape interval), or scrapeIntervalS when set.
     double sampleIntervalS() const;

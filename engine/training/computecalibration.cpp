@@ -13,32 +13,32 @@ namespace clusterscope::engine {
 
 namespace {
 
-std::vector<std::string> splitFields(const std::string& line)
-{
-    std::vector<std::string> out(1);
-    for (char c : line) {
-        if (c == ',')
-            out.emplace_back();
-        else if (c != '\r' && c != ' ' && c != '"')
-            out.back() += c;
+    std::vector<std::string> splitFields(const std::string& line)
+    {
+        std::vector<std::string> out(1);
+        for (char c : line) {
+            if (c == ',')
+                out.emplace_back();
+            else if (c != '\r' && c != ' ' && c != '"')
+                out.back() += c;
+        }
+        return out;
     }
-    return out;
-}
 
-double meanAbsError(const std::vector<FitResidual>& rows, bool after)
-{
-    double sum = 0;
-    for (const FitResidual& r : rows)
-        sum += std::abs((after ? r.after : r.before) / r.measured - 1.0);
-    return rows.empty() ? 0.0 : sum / rows.size();
-}
+    double meanAbsError(const std::vector<FitResidual>& rows, bool after)
+    {
+        double sum = 0;
+        for (const FitResidual& r : rows)
+            sum += std::abs((after ? r.after : r.before) / r.measured - 1.0);
+        return rows.empty() ? 0.0 : sum / rows.size();
+    }
 
-std::string gemmLabel(const GemmMeasurement& g)
-{
-    char buffer[96];
-    std::snprintf(buffer, sizeof buffer, "%.0fx%.0fx%.0f", g.m, g.n, g.k);
-    return buffer;
-}
+    std::string gemmLabel(const GemmMeasurement& g)
+    {
+        char buffer[96];
+        std::snprintf(buffer, sizeof buffer, "%.0fx%.0fx%.0f", g.m, g.n, g.k);
+        return buffer;
+    }
 
 } // namespace
 
@@ -120,7 +120,8 @@ Result<ComputeFit> fitGemmSweep(
     const std::vector<GemmMeasurement>& sweep, const GpuModel& gpu, DType dtype, const ComputeCalibrationSpec& start)
 {
     if (sweep.size() < 3)
-        return Status::error("a GEMM sweep needs at least 3 shapes to fit 3 constants, got " + std::to_string(sweep.size()));
+        return Status::error(
+            "a GEMM sweep needs at least 3 shapes to fit 3 constants, got " + std::to_string(sweep.size()));
     ComputeEfficiencyParams base;
     if (start.gemmPeakFraction)
         base.gemmPeakFraction = *start.gemmPeakFraction;
@@ -214,7 +215,8 @@ Result<ComputeFit> fitMeasuredSteps(
                 + steps.front().scenario.cluster.gpu + " " + toString(steps.front().scenario.training.dtype) + ")");
     }
     if (!catalog.findGpu(steps.front().scenario.cluster.gpu))
-        return Status::error(steps.front().label + ": /cluster/gpu: unknown GPU \"" + steps.front().scenario.cluster.gpu + "\"");
+        return Status::error(
+            steps.front().label + ": /cluster/gpu: unknown GPU \"" + steps.front().scenario.cluster.gpu + "\"");
     // The fractions the scale multiplies: the start's, else the catalog's for each step's GPU and dtype.
     const auto predict = [&](const MeasuredStep& step, double scale, bool scaled) -> Result<double> {
         Scenario s = step.scenario;

@@ -40,7 +40,7 @@ struct ComputeFit {
     ComputeCalibrationSpec calibration; ///< the fitted calibration.compute keys (calibratedFrom set)
     std::vector<FitResidual> residuals;
     double meanAbsErrorBefore = 0; ///< mean |model / measured - 1| before the fit
-    double meanAbsErrorAfter = 0;  ///< the same after
+    double meanAbsErrorAfter = 0; ///< the same after
 };
 
 /// Reads a GEMM sweep CSV: '#' comment lines, a header with columns m, n, k and seconds (others

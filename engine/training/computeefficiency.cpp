@@ -30,7 +30,7 @@ ComputeEfficiency::ComputeEfficiency(const ComputeEfficiencyParams& params, doub
 Result<ComputeEfficiency> ComputeEfficiency::forGpu(
     const ComputeEfficiencyParams& params, const GpuModel& gpu, DType dtype, bool sustained)
 {
-    const double clock = !sustained ? 1.0
+    const double clock = !sustained         ? 1.0
         : params.sustainedClockFraction > 0 ? params.sustainedClockFraction
                                             : gpu.sustainedClockFraction;
     double peak = gpu.bf16FlopsPerSecond;

@@ -127,7 +127,7 @@ public:
 
 private:
     ComputeEfficiencyParams m_params;
-    double m_peak = 1.0;       ///< at the sustained clock
+    double m_peak = 1.0; ///< at the sustained clock
     double m_quotedPeak = 1.0; ///< datasheet
     double m_hbm = 1.0;
     double m_effectiveHbm = 1.0;

@@ -5,8 +5,8 @@
 namespace clusterscope::engine {
 
 namespace {
-constexpr double kIndexBytes = 4.0;            // int32 index per kept top-k element
-constexpr double kScaleBytesPerElement = 4.0 / 2048.0; // one fp32 scale per 2,048-element chunk
+    constexpr double kIndexBytes = 4.0; // int32 index per kept top-k element
+    constexpr double kScaleBytesPerElement = 4.0 / 2048.0; // one fp32 scale per 2,048-element chunk
 } // namespace
 
 double GradientCompression::volumeRatio(const CompressionSpec& spec, double valueBytes)

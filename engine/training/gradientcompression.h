@@ -12,7 +12,7 @@ struct CompressionSpec;
 /// How one gradient synchronisation of `elements` gradient values is sent.
 struct CompressedSync {
     CollectiveOp op = CollectiveOp::AllReduce;
-    double bytes = 0;          ///< nccl-tests size S of that collective (bytes)
+    double bytes = 0; ///< nccl-tests size S of that collective (bytes)
     double computeSeconds = 0; ///< time spent compressing/decompressing on the GPU
 };
 
@@ -33,8 +33,8 @@ public:
     /// all-reduce of the compressed payload. `hbmBytesPerSecond` prices the compression passes:
     /// top-k moves ~16 B per element (read gradient, two radix-select passes, gather) and 1-bit / 8-bit
     /// ~10 B (read, scale, write), plus 8 B (read + write fp32 residual) with error feedback.
-    static CompressedSync sync(const CompressionSpec& spec, double elements, double valueBytes, int ranks,
-        double hbmBytesPerSecond);
+    static CompressedSync sync(
+        const CompressionSpec& spec, double elements, double valueBytes, int ranks, double hbmBytesPerSecond);
 };
 
 } // namespace clusterscope::engine

@@ -18,10 +18,10 @@ struct ClusterGeometry {
     int gpus = 8;
     int gpusPerNode = 8;
     int scaleUpDomainGpus = 8; ///< GPUs sharing one NVLink/NVSwitch domain (>= gpusPerNode)
-    int nicsPerDomain = 8;     ///< NICs of one scale-up domain
-    int nodesPerLeaf = 1;      ///< nodes whose traffic meets under one leaf (per rail when rail-optimized)
-    int nodesPerPod = 1;       ///< nodes reachable through the spine tier without the core
-    int tiers = 2;             ///< switching tiers above the nodes (spanTier never exceeds this)
+    int nicsPerDomain = 8; ///< NICs of one scale-up domain
+    int nodesPerLeaf = 1; ///< nodes whose traffic meets under one leaf (per rail when rail-optimized)
+    int nodesPerPod = 1; ///< nodes reachable through the spine tier without the core
+    int tiers = 2; ///< switching tiers above the nodes (spanTier never exceeds this)
 
     /// Geometry of `scenario`'s cluster. Leaf down-ports = radix x o / (1 + o) for oversubscription
     /// o:1 (Al-Fares et al. 2008 fat-tree; leaf-spine design guides); a rail-optimized leaf serves one
@@ -34,7 +34,7 @@ struct ClusterGeometry {
 /// Placements of every group one strategy uses.
 struct StrategyGroups {
     GroupPlacement tp, cp, dp, ep, ppPair;
-    GroupPlacement dpGrad;      ///< dense-gradient group: dp x cp ranks (Megatron reduces over both)
+    GroupPlacement dpGrad; ///< dense-gradient group: dp x cp ranks (Megatron reduces over both)
     GroupPlacement expertDpGrad; ///< expert-gradient group: dp x cp / ep ranks
     int tpStride = 1, cpStride = 1, dpStride = 1, epStride = 1, ppStride = 1; ///< GPUs between group neighbours
 };

@@ -128,11 +128,12 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp;
     m.otherBytes = 4.0 * tokens * shape.vocab / p.tp;
     m.cudaContextBytes = in.cudaContextBytes;
-    const int communicators = (p.tp > 1) + (p.pp > 1) + (static_cast<long long>(p.dp) * p.cp > 1) + (p.cp > 1)
-        + (p.ep > 1);
+    const int communicators
+        = (p.tp > 1) + (p.pp > 1) + (static_cast<long long>(p.dp) * p.cp > 1) + (p.cp > 1) + (p.ep > 1);
     m.ncclBytes = communicators * in.ncclBytesPerCommunicator;
     m.allocatorReserveBytes = in.allocatorReserveFraction
-        * (m.weightsBytes + m.gradientsBytes + m.optimizerBytes + m.activationsBytes + m.compressionBytes + m.otherBytes);
+        * (m.weightsBytes + m.gradientsBytes + m.optimizerBytes + m.activationsBytes + m.compressionBytes
+            + m.otherBytes);
     return m;
 }
 

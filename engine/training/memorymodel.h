@@ -12,7 +12,7 @@ struct PipelineSplit;
 /// Parameters one GPU holds before ZeRO sharding (the busiest pipeline stage: the first or last,
 /// which also hold the embedding or the output layer).
 struct LocalParams {
-    double dense = 0;  ///< non-expert parameters (replicated over dp x cp)
+    double dense = 0; ///< non-expert parameters (replicated over dp x cp)
     double expert = 0; ///< expert parameters (replicated over dp x cp / ep)
     double total() const { return dense + expert; }
 };
@@ -22,16 +22,16 @@ LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p,
 
 /// Bytes per GPU (1 GB = 1e9 B).
 struct MemoryBreakdown {
-    double weightsBytes = 0;     ///< 16-bit weights (sharded by ZeRO-3), plus gathered layers under ZeRO-3
-    double gradientsBytes = 0;   ///< 16-bit gradients (sharded by ZeRO-2/3)
-    double optimizerBytes = 0;   ///< fp32 master weights, Adam m and v (sharded by ZeRO-1/2/3)
+    double weightsBytes = 0; ///< 16-bit weights (sharded by ZeRO-3), plus gathered layers under ZeRO-3
+    double gradientsBytes = 0; ///< 16-bit gradients (sharded by ZeRO-2/3)
+    double optimizerBytes = 0; ///< fp32 master weights, Adam m and v (sharded by ZeRO-1/2/3)
     double activationsBytes = 0; ///< stored activations of the micro-batches in flight
     double compressionBytes = 0; ///< error-feedback residuals of gradient compression (fp32)
-    double otherBytes = 0;       ///< logits of one micro-batch (fp32) on the last stage
+    double otherBytes = 0; ///< logits of one micro-batch (fp32) on the last stage
     double cudaContextBytes = 0; ///< CUDA context, kernel images and cuBLAS / cuDNN workspaces
-    double ncclBytes = 0;        ///< NCCL communicator buffers (one communicator per parallel group)
+    double ncclBytes = 0; ///< NCCL communicator buffers (one communicator per parallel group)
     double allocatorReserveBytes = 0; ///< PyTorch caching-allocator fragmentation and reserve
-    double capacityBytes = 0;    ///< HBM as the device reports it (cudaMemGetInfo total)
+    double capacityBytes = 0; ///< HBM as the device reports it (cudaMemGetInfo total)
     double totalBytes() const
     {
         return weightsBytes + gradientsBytes + optimizerBytes + activationsBytes + compressionBytes + otherBytes
@@ -43,8 +43,8 @@ struct MemoryBreakdown {
 struct MemoryInputs {
     int globalBatch = 1;
     double activationElementBytes = 2.0; ///< 16-bit activations (also under FP8 GEMMs)
-    bool flashAttention = true;          ///< fused attention stores no s x s scores
-    bool errorFeedback = false;          ///< compression with an error-feedback residual
+    bool flashAttention = true; ///< fused attention stores no s x s scores
+    bool errorFeedback = false; ///< compression with an error-feedback residual
     double capacityBytes = 85.9e9; ///< as the device reports it (80 GiB A100)
     /// Memory the framework holds besides tensors (calibration.compute overrides each):
     /// - cudaContextBytes 0.6 GB: CUDA 12 context with lazy module loading plus cuBLAS (32 MiB per

@@ -16,345 +16,347 @@ namespace clusterscope::engine {
 
 namespace {
 
-using nlohmann::json;
+    using nlohmann::json;
 
-/// A CSV table: the header's column names and the data rows (with their 1-based line numbers).
-struct CsvTable {
-    std::vector<std::string> columns;
-    std::vector<std::vector<std::string>> rows;
-    std::vector<int> lines;
-};
+    /// A CSV table: the header's column names and the data rows (with their 1-based line numbers).
+    struct CsvTable {
+        std::vector<std::string> columns;
+        std::vector<std::vector<std::string>> rows;
+        std::vector<int> lines;
+    };
 
-std::vector<std::string> splitCsvLine(const std::string& line)
-{
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                fields.back() += '"';
-                ++i;
+    std::vector<std::string> splitCsvLine(const std::string& line)
+    {
+        std::vector<std::string> fields(1);
+        bool quoted = false;
+        for (std::size_t i = 0; i < line.size(); ++i) {
+            const char c = line[i];
+            if (quoted) {
+                if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                    fields.back() += '"';
+                    ++i;
+                } else if (c == '"') {
+                    quoted = false;
+                } else {
+                    fields.back() += c;
+                }
             } else if (c == '"') {
-                quoted = false;
-            } else {
+                quoted = true;
+            } else if (c == ',') {
+                fields.emplace_back();
+            } else if (c != '\r') {
                 fields.back() += c;
             }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            fields.emplace_back();
-        } else if (c != '\r') {
-            fields.back() += c;
         }
+        return fields;
     }
-    return fields;
-}
 
-Result<CsvTable> parseCsv(const std::string& text, const std::string& file)
-{
-    CsvTable t;
-    std::size_t start = 0;
-    int lineNumber = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos)
-            end = text.size();
-        std::string line = text.substr(start, end - start);
-        start = end + 1;
-        ++lineNumber;
-        if (line.empty() || line[0] == '#' || line == "\r")
-            continue;
-        std::vector<std::string> fields = splitCsvLine(line);
-        if (t.columns.empty()) {
-            t.columns = std::move(fields);
-            continue;
-        }
-        if (fields.size() != t.columns.size())
-            return Status::error(file + ": line " + std::to_string(lineNumber) + ": expected "
-                + std::to_string(t.columns.size()) + " fields as in the header, got " + std::to_string(fields.size()));
-        t.rows.push_back(std::move(fields));
-        t.lines.push_back(lineNumber);
-    }
-    if (t.columns.empty())
-        return Status::error(file + ": no header line");
-    return t;
-}
-
-/// Typed access to one CSV row; errors name the file, line and column.
-class CsvRow {
-public:
-    CsvRow(const CsvTable& table, std::size_t index, const std::string& file, const json& fillEmpty)
-        : m_table(table)
-        , m_index(index)
-        , m_file(file)
-        , m_fill(fillEmpty)
+    Result<CsvTable> parseCsv(const std::string& text, const std::string& file)
     {
-    }
-    std::optional<std::string> text(const std::string& column) const
-    {
-        const auto it = std::find(m_table.columns.begin(), m_table.columns.end(), column);
-        if (it != m_table.columns.end()) {
-            const std::string& v = m_table.rows[m_index][static_cast<std::size_t>(it - m_table.columns.begin())];
-            if (!v.empty())
-                return v;
-        }
-        if (m_fill.is_object() && m_fill.contains(column))
-            return m_fill[column].is_string() ? m_fill[column].get<std::string>() : m_fill[column].dump();
-        return std::nullopt;
-    }
-    std::optional<double> number(const std::string& column) const
-    {
-        const auto v = text(column);
-        if (!v)
-            return std::nullopt;
-        char* end = nullptr;
-        const double d = std::strtod(v->c_str(), &end);
-        if (end == v->c_str() || *end != '\0' || !std::isfinite(d))
-            throw JsonFieldError(place(column), "expected a number, got \"" + *v + "\"");
-        return d;
-    }
-    int integer(const std::string& column, std::optional<int> fallback = std::nullopt) const
-    {
-        const auto d = number(column);
-        if (!d) {
-            if (fallback)
-                return *fallback;
-            throw JsonFieldError(place(column), "a value is required");
-        }
-        if (*d < 1 || *d > 1e9 || std::floor(*d) != *d)
-            throw JsonFieldError(place(column), "expected a positive integer");
-        return static_cast<int>(*d);
-    }
-    std::string place(const std::string& column) const
-    {
-        return "line " + std::to_string(m_table.lines[m_index]) + ", column " + column;
-    }
-
-private:
-    const CsvTable& m_table;
-    std::size_t m_index;
-    std::string m_file;
-    const json& m_fill;
-};
-
-struct RowOutcome {
-    std::optional<TrainingEstimate> estimate;
-    std::string detail;
-    bool fits = true;
-};
-
-std::string strategyText(const TrainingEstimate& e)
-{
-    const ParallelismSpec& p = e.strategy.parallelism;
-    char buffer[160];
-    std::snprintf(buffer, sizeof buffer, "tp %d pp %d vpp %d cp %d ep %d dp %d, micro-batch %d, recompute %s", p.tp,
-        p.pp, p.vpp, p.cp, p.ep, p.dp, e.strategy.microBatch, toString(e.strategy.recompute));
-    return buffer;
-}
-
-/// Builds the row's scenario (table defaults + the row's columns) and evaluates it. What the source
-/// does not state is chosen as a user would: the recomputation (none, selective, full) and, for
-/// pipelines, the interleaving depth (virtual stages dividing the layers per stage) that give the
-/// fastest step that fits in memory.
-RowOutcome evaluateTrainingRow(const CsvRow& row, const json& defaults, const json& aliases, const std::string& label,
-    const Catalog& catalog, const ComputeEfficiencyParams& params)
-{
-    const std::string gpuName = row.text("gpu").value_or("");
-    const std::string gpuId = aliases.contains(gpuName) ? aliases[gpuName].get<std::string>() : gpuName;
-    const int gpus = row.integer("gpus");
-    const int tp = row.integer("tp", 1), pp = row.integer("pp", 1), cp = row.integer("cp", 1);
-    const int layers = row.integer("layers"), hidden = row.integer("hidden");
-    if (gpus % (tp * pp * cp) != 0)
-        throw JsonFieldError(row.place("gpus"), "gpus are not divisible by tp x pp x cp");
-    // Megatron-LM pads the vocabulary to a multiple of 128 x tp (--make-vocab-size-divisible-by 128,
-    // megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding).
-    const long long multiple = 128LL * tp;
-    const long long vocab = (row.integer("vocab") + multiple - 1) / multiple * multiple;
-    json s = { { "format", "clusterscope-scenario" }, { "version", 1 }, { "name", label } };
-    s["cluster"] = { { "gpu", gpuId }, { "gpus", gpus } };
-    s["model"] = { { "layers", layers }, { "hidden", hidden }, { "heads", row.integer("heads") },
-        { "kv_heads", row.integer("kv_heads", row.integer("heads")) },
-        { "ffn_hidden", row.integer("ffn", 4 * hidden) }, { "vocab", vocab }, { "seq_len", row.integer("seq") } };
-    if (row.number("moe_experts")) {
-        s["model"]["moe"] = { { "experts", row.integer("moe_experts") }, { "top_k", row.integer("moe_topk") },
-            { "expert_ffn_hidden", row.integer("moe_ffn", row.integer("ffn", 4 * hidden)) } };
-    }
-    const int globalBatch = row.integer("global_batch"), microBatch = row.integer("micro_batch", 1);
-    s["training"] = { { "global_batch", globalBatch }, { "micro_batch", microBatch },
-        { "dtype", row.text("dtype").value_or("bf16") } };
-    const int dp = gpus / (tp * pp * cp);
-    s["parallelism"] = { { "tp", tp }, { "pp", pp }, { "cp", cp }, { "dp", dp }, { "ep", row.integer("ep", 1) },
-        { "sequence_parallel", tp > 1 } };
-    s.merge_patch(defaults);
-
-    const std::optional<std::string> stated = row.text("recompute");
-    const std::vector<std::string> recomputes = stated ? std::vector<std::string> { *stated }
-                                                       : std::vector<std::string> { "none", "selective", "full" };
-    std::vector<int> interleavings { row.integer("vpp", 1) };
-    if (!row.text("vpp") && pp > 1) {
-        const int microBatches = globalBatch / std::max(1, dp * microBatch);
-        for (int v = 2; v <= layers / pp; ++v)
-            if ((layers / pp) % v == 0 && layers % pp == 0 && microBatches % pp == 0)
-                interleavings.push_back(v);
-    }
-    RowOutcome out;
-    std::optional<TrainingEstimate> best;
-    bool bestFits = false;
-    for (int vpp : interleavings)
-        for (const std::string& recompute : recomputes) {
-            s["parallelism"]["vpp"] = vpp;
-            s["parallelism"]["pipeline_schedule"] = vpp > 1 ? "interleaved" : "1f1b";
-            s["training"]["recompute"] = recompute;
-            auto scenario = parseScenarioJson(s.dump(), label);
-            if (!scenario) {
-                out.detail = scenario.message();
-                return out;
-            }
-            if (auto status = validateScenario(*scenario, catalog, label); !status) {
-                out.detail = status.message();
-                return out;
-            }
-            auto evaluator = TrainingEvaluator::create(*scenario, catalog, params);
-            if (!evaluator) {
-                out.detail = evaluator.message();
-                return out;
-            }
-            const TrainingStrategy strategy = TrainingStrategy::fromScenario(*scenario);
-            if (const char* reason = evaluator->invalidReason(strategy)) {
-                if (interleavings.size() == 1) {
-                    out.detail = reason;
-                    return out;
-                }
+        CsvTable t;
+        std::size_t start = 0;
+        int lineNumber = 0;
+        while (start < text.size()) {
+            std::size_t end = text.find('\n', start);
+            if (end == std::string::npos)
+                end = text.size();
+            std::string line = text.substr(start, end - start);
+            start = end + 1;
+            ++lineNumber;
+            if (line.empty() || line[0] == '#' || line == "\r")
+                continue;
+            std::vector<std::string> fields = splitCsvLine(line);
+            if (t.columns.empty()) {
+                t.columns = std::move(fields);
                 continue;
             }
-            TrainingEstimate e = evaluator->evaluate(strategy);
-            const bool fits = e.memory.fits();
-            if (!best || (fits && !bestFits) || (fits == bestFits && e.iterationSeconds < best->iterationSeconds)) {
-                best = e;
-                bestFits = fits;
+            if (fields.size() != t.columns.size())
+                return Status::error(file + ": line " + std::to_string(lineNumber) + ": expected "
+                    + std::to_string(t.columns.size()) + " fields as in the header, got "
+                    + std::to_string(fields.size()));
+            t.rows.push_back(std::move(fields));
+            t.lines.push_back(lineNumber);
+        }
+        if (t.columns.empty())
+            return Status::error(file + ": no header line");
+        return t;
+    }
+
+    /// Typed access to one CSV row; errors name the file, line and column.
+    class CsvRow {
+    public:
+        CsvRow(const CsvTable& table, std::size_t index, const std::string& file, const json& fillEmpty)
+            : m_table(table)
+            , m_index(index)
+            , m_file(file)
+            , m_fill(fillEmpty)
+        {
+        }
+        std::optional<std::string> text(const std::string& column) const
+        {
+            const auto it = std::find(m_table.columns.begin(), m_table.columns.end(), column);
+            if (it != m_table.columns.end()) {
+                const std::string& v = m_table.rows[m_index][static_cast<std::size_t>(it - m_table.columns.begin())];
+                if (!v.empty())
+                    return v;
             }
+            if (m_fill.is_object() && m_fill.contains(column))
+                return m_fill[column].is_string() ? m_fill[column].get<std::string>() : m_fill[column].dump();
+            return std::nullopt;
         }
-    if (best) {
-        out.fits = bestFits;
-        out.detail = strategyText(*best) + (bestFits ? "" : " (does not fit in memory)");
-        out.estimate = best;
-    } else if (out.detail.empty()) {
-        out.detail = "no valid strategy";
-    }
-    return out;
-}
-
-double predictedMetric(const std::string& metric, const TrainingEstimate& e, int gpus)
-{
-    if (metric == "measured_tokens_per_s_per_gpu")
-        return e.tokensPerSecond / gpus;
-    if (metric == "measured_tflops_per_gpu")
-        return e.tflopsPerGpu;
-    if (metric == "measured_hardware_tflops_per_gpu")
-        return e.hardwareTflopsPerGpu;
-    return e.mfu; // measured_mfu
-}
-
-void summarise(ValidationTable& t)
-{
-    double sumAbs = 0, sum = 0;
-    int n = 0;
-    t.refused = 0;
-    t.maxError = 0;
-    for (const ValidationRow& r : t.rows) {
-        if (!r.evaluated) {
-            ++t.refused;
-            continue;
+        std::optional<double> number(const std::string& column) const
+        {
+            const auto v = text(column);
+            if (!v)
+                return std::nullopt;
+            char* end = nullptr;
+            const double d = std::strtod(v->c_str(), &end);
+            if (end == v->c_str() || *end != '\0' || !std::isfinite(d))
+                throw JsonFieldError(place(column), "expected a number, got \"" + *v + "\"");
+            return d;
         }
-        sumAbs += std::abs(r.error);
-        sum += r.error;
-        t.maxError = std::max(t.maxError, std::abs(r.error));
-        ++n;
-    }
-    t.mape = n ? sumAbs / n : 0.0;
-    t.bias = n ? sum / n : 0.0;
-}
+        int integer(const std::string& column, std::optional<int> fallback = std::nullopt) const
+        {
+            const auto d = number(column);
+            if (!d) {
+                if (fallback)
+                    return *fallback;
+                throw JsonFieldError(place(column), "a value is required");
+            }
+            if (*d < 1 || *d > 1e9 || std::floor(*d) != *d)
+                throw JsonFieldError(place(column), "expected a positive integer");
+            return static_cast<int>(*d);
+        }
+        std::string place(const std::string& column) const
+        {
+            return "line " + std::to_string(m_table.lines[m_index]) + ", column " + column;
+        }
 
-ValidationTable runTable(JsonObjectReader& spec, const json& aliases, const ValidationFileReader& read,
-    const Catalog& catalog, const ComputeEfficiencyParams& params)
-{
-    ValidationTable t;
-    t.id = spec.string("id");
-    t.title = spec.string("title");
-    t.file = spec.string("file");
-    t.kind = spec.choice("kind", { "training", "gemm" });
-    const std::string metric = spec.string("metric");
-    const std::string fallbackMetric = spec.string("fallback_metric", "");
-    t.mapeLimit = spec.number("mape_limit", 0.0, 10.0);
-    t.biasLimit = spec.number("bias_limit", 0.0, 10.0);
-    const json* defaultsRaw = spec.raw("defaults");
-    const json defaults = defaultsRaw ? *defaultsRaw : json::object();
-    const json* fillRaw = spec.raw("fill_empty");
-    const json fill = fillRaw ? *fillRaw : json::object();
-    std::string gemmGpu, gemmDtype;
-    if (t.kind == "gemm") {
-        gemmGpu = spec.string("gpu");
-        gemmDtype = spec.choice("dtype", { "bf16", "fp16", "fp8" });
-    }
-    spec.finish();
+    private:
+        const CsvTable& m_table;
+        std::size_t m_index;
+        std::string m_file;
+        const json& m_fill;
+    };
 
-    auto text = read(t.file);
-    if (!text)
-        throw JsonFieldError(spec.pointerOf("file"), text.message());
-    auto csv = parseCsv(*text, t.file);
-    if (!csv)
-        throw JsonFieldError(spec.pointerOf("file"), csv.message());
+    struct RowOutcome {
+        std::optional<TrainingEstimate> estimate;
+        std::string detail;
+        bool fits = true;
+    };
 
-    std::optional<ComputeEfficiency> gemmModel;
-    if (t.kind == "gemm") {
-        const GpuModel* gpu = catalog.findGpu(gemmGpu);
-        if (!gpu)
-            throw JsonFieldError(spec.pointerOf("gpu"), "unknown GPU \"" + gemmGpu + "\"");
-        const DType dtype = gemmDtype == "fp8" ? DType::FP8 : (gemmDtype == "fp16" ? DType::FP16 : DType::BF16);
-        auto model = ComputeEfficiency::forGpu(params, *gpu, dtype, false); // isolated GEMMs: boost clock
-        if (!model)
-            throw JsonFieldError(spec.pointerOf("dtype"), model.message());
-        gemmModel = *model;
+    std::string strategyText(const TrainingEstimate& e)
+    {
+        const ParallelismSpec& p = e.strategy.parallelism;
+        char buffer[160];
+        std::snprintf(buffer, sizeof buffer, "tp %d pp %d vpp %d cp %d ep %d dp %d, micro-batch %d, recompute %s", p.tp,
+            p.pp, p.vpp, p.cp, p.ep, p.dp, e.strategy.microBatch, toString(e.strategy.recompute));
+        return buffer;
     }
-    for (std::size_t i = 0; i < csv->rows.size(); ++i) {
-        const CsvRow row(*csv, i, t.file, fill);
-        ValidationRow r;
-        try {
-            if (t.kind == "gemm") {
-                const double m = row.integer("m"), n = row.integer("n"), k = row.integer("k");
-                r.label = std::to_string(int(m)) + "x" + std::to_string(int(n)) + "x" + std::to_string(int(k));
-                r.metric = metric;
-                r.measured = row.number(metric).value_or(0.0);
-                // Timed back to back from Python: a call cannot finish faster than the host issues it.
-                const double seconds = std::max(gemmModel->gemmSeconds(m, n, k), gemmModel->params().hostSecondsPerKernel);
-                r.predicted = 2.0 * m * n * k / seconds / 1e12;
-                r.evaluated = r.measured > 0;
-                r.detail = r.evaluated ? "" : "no measured value";
-            } else {
-                r.label = row.text("model").value_or("?") + " x" + std::to_string(row.integer("gpus"));
-                r.metric = row.number(metric) ? metric : fallbackMetric;
-                if (r.metric.empty() || !row.number(r.metric))
-                    throw JsonFieldError(row.place(metric), "no measured value");
-                r.measured = *row.number(r.metric);
-                const RowOutcome o = evaluateTrainingRow(row, defaults, aliases, r.label, catalog, params);
-                r.detail = o.detail;
-                r.fitsMemory = o.fits;
-                if (o.estimate) {
-                    r.evaluated = true;
-                    r.predicted = predictedMetric(r.metric, *o.estimate, row.integer("gpus"));
+
+    /// Builds the row's scenario (table defaults + the row's columns) and evaluates it. What the source
+    /// does not state is chosen as a user would: the recomputation (none, selective, full) and, for
+    /// pipelines, the interleaving depth (virtual stages dividing the layers per stage) that give the
+    /// fastest step that fits in memory.
+    RowOutcome evaluateTrainingRow(const CsvRow& row, const json& defaults, const json& aliases,
+        const std::string& label, const Catalog& catalog, const ComputeEfficiencyParams& params)
+    {
+        const std::string gpuName = row.text("gpu").value_or("");
+        const std::string gpuId = aliases.contains(gpuName) ? aliases[gpuName].get<std::string>() : gpuName;
+        const int gpus = row.integer("gpus");
+        const int tp = row.integer("tp", 1), pp = row.integer("pp", 1), cp = row.integer("cp", 1);
+        const int layers = row.integer("layers"), hidden = row.integer("hidden");
+        if (gpus % (tp * pp * cp) != 0)
+            throw JsonFieldError(row.place("gpus"), "gpus are not divisible by tp x pp x cp");
+        // Megatron-LM pads the vocabulary to a multiple of 128 x tp (--make-vocab-size-divisible-by 128,
+        // megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding).
+        const long long multiple = 128LL * tp;
+        const long long vocab = (row.integer("vocab") + multiple - 1) / multiple * multiple;
+        json s = { { "format", "clusterscope-scenario" }, { "version", 1 }, { "name", label } };
+        s["cluster"] = { { "gpu", gpuId }, { "gpus", gpus } };
+        s["model"] = { { "layers", layers }, { "hidden", hidden }, { "heads", row.integer("heads") },
+            { "kv_heads", row.integer("kv_heads", row.integer("heads")) },
+            { "ffn_hidden", row.integer("ffn", 4 * hidden) }, { "vocab", vocab }, { "seq_len", row.integer("seq") } };
+        if (row.number("moe_experts")) {
+            s["model"]["moe"] = { { "experts", row.integer("moe_experts") }, { "top_k", row.integer("moe_topk") },
+                { "expert_ffn_hidden", row.integer("moe_ffn", row.integer("ffn", 4 * hidden)) } };
+        }
+        const int globalBatch = row.integer("global_batch"), microBatch = row.integer("micro_batch", 1);
+        s["training"] = { { "global_batch", globalBatch }, { "micro_batch", microBatch },
+            { "dtype", row.text("dtype").value_or("bf16") } };
+        const int dp = gpus / (tp * pp * cp);
+        s["parallelism"] = { { "tp", tp }, { "pp", pp }, { "cp", cp }, { "dp", dp }, { "ep", row.integer("ep", 1) },
+            { "sequence_parallel", tp > 1 } };
+        s.merge_patch(defaults);
+
+        const std::optional<std::string> stated = row.text("recompute");
+        const std::vector<std::string> recomputes
+            = stated ? std::vector<std::string> { *stated } : std::vector<std::string> { "none", "selective", "full" };
+        std::vector<int> interleavings { row.integer("vpp", 1) };
+        if (!row.text("vpp") && pp > 1) {
+            const int microBatches = globalBatch / std::max(1, dp * microBatch);
+            for (int v = 2; v <= layers / pp; ++v)
+                if ((layers / pp) % v == 0 && layers % pp == 0 && microBatches % pp == 0)
+                    interleavings.push_back(v);
+        }
+        RowOutcome out;
+        std::optional<TrainingEstimate> best;
+        bool bestFits = false;
+        for (int vpp : interleavings)
+            for (const std::string& recompute : recomputes) {
+                s["parallelism"]["vpp"] = vpp;
+                s["parallelism"]["pipeline_schedule"] = vpp > 1 ? "interleaved" : "1f1b";
+                s["training"]["recompute"] = recompute;
+                auto scenario = parseScenarioJson(s.dump(), label);
+                if (!scenario) {
+                    out.detail = scenario.message();
+                    return out;
+                }
+                if (auto status = validateScenario(*scenario, catalog, label); !status) {
+                    out.detail = status.message();
+                    return out;
+                }
+                auto evaluator = TrainingEvaluator::create(*scenario, catalog, params);
+                if (!evaluator) {
+                    out.detail = evaluator.message();
+                    return out;
+                }
+                const TrainingStrategy strategy = TrainingStrategy::fromScenario(*scenario);
+                if (const char* reason = evaluator->invalidReason(strategy)) {
+                    if (interleavings.size() == 1) {
+                        out.detail = reason;
+                        return out;
+                    }
+                    continue;
+                }
+                TrainingEstimate e = evaluator->evaluate(strategy);
+                const bool fits = e.memory.fits();
+                if (!best || (fits && !bestFits) || (fits == bestFits && e.iterationSeconds < best->iterationSeconds)) {
+                    best = e;
+                    bestFits = fits;
                 }
             }
-        } catch (const JsonFieldError& e) {
-            throw JsonFieldError(t.file + ": " + e.pointer, e.what());
+        if (best) {
+            out.fits = bestFits;
+            out.detail = strategyText(*best) + (bestFits ? "" : " (does not fit in memory)");
+            out.estimate = best;
+        } else if (out.detail.empty()) {
+            out.detail = "no valid strategy";
         }
-        if (r.evaluated)
-            r.error = r.predicted / r.measured - 1.0;
-        t.rows.push_back(std::move(r));
+        return out;
     }
-    summarise(t);
-    return t;
-}
+
+    double predictedMetric(const std::string& metric, const TrainingEstimate& e, int gpus)
+    {
+        if (metric == "measured_tokens_per_s_per_gpu")
+            return e.tokensPerSecond / gpus;
+        if (metric == "measured_tflops_per_gpu")
+            return e.tflopsPerGpu;
+        if (metric == "measured_hardware_tflops_per_gpu")
+            return e.hardwareTflopsPerGpu;
+        return e.mfu; // measured_mfu
+    }
+
+    void summarise(ValidationTable& t)
+    {
+        double sumAbs = 0, sum = 0;
+        int n = 0;
+        t.refused = 0;
+        t.maxError = 0;
+        for (const ValidationRow& r : t.rows) {
+            if (!r.evaluated) {
+                ++t.refused;
+                continue;
+            }
+            sumAbs += std::abs(r.error);
+            sum += r.error;
+            t.maxError = std::max(t.maxError, std::abs(r.error));
+            ++n;
+        }
+        t.mape = n ? sumAbs / n : 0.0;
+        t.bias = n ? sum / n : 0.0;
+    }
+
+    ValidationTable runTable(JsonObjectReader& spec, const json& aliases, const ValidationFileReader& read,
+        const Catalog& catalog, const ComputeEfficiencyParams& params)
+    {
+        ValidationTable t;
+        t.id = spec.string("id");
+        t.title = spec.string("title");
+        t.file = spec.string("file");
+        t.kind = spec.choice("kind", { "training", "gemm" });
+        const std::string metric = spec.string("metric");
+        const std::string fallbackMetric = spec.string("fallback_metric", "");
+        t.mapeLimit = spec.number("mape_limit", 0.0, 10.0);
+        t.biasLimit = spec.number("bias_limit", 0.0, 10.0);
+        const json* defaultsRaw = spec.raw("defaults");
+        const json defaults = defaultsRaw ? *defaultsRaw : json::object();
+        const json* fillRaw = spec.raw("fill_empty");
+        const json fill = fillRaw ? *fillRaw : json::object();
+        std::string gemmGpu, gemmDtype;
+        if (t.kind == "gemm") {
+            gemmGpu = spec.string("gpu");
+            gemmDtype = spec.choice("dtype", { "bf16", "fp16", "fp8" });
+        }
+        spec.finish();
+
+        auto text = read(t.file);
+        if (!text)
+            throw JsonFieldError(spec.pointerOf("file"), text.message());
+        auto csv = parseCsv(*text, t.file);
+        if (!csv)
+            throw JsonFieldError(spec.pointerOf("file"), csv.message());
+
+        std::optional<ComputeEfficiency> gemmModel;
+        if (t.kind == "gemm") {
+            const GpuModel* gpu = catalog.findGpu(gemmGpu);
+            if (!gpu)
+                throw JsonFieldError(spec.pointerOf("gpu"), "unknown GPU \"" + gemmGpu + "\"");
+            const DType dtype = gemmDtype == "fp8" ? DType::FP8 : (gemmDtype == "fp16" ? DType::FP16 : DType::BF16);
+            auto model = ComputeEfficiency::forGpu(params, *gpu, dtype, false); // isolated GEMMs: boost clock
+            if (!model)
+                throw JsonFieldError(spec.pointerOf("dtype"), model.message());
+            gemmModel = *model;
+        }
+        for (std::size_t i = 0; i < csv->rows.size(); ++i) {
+            const CsvRow row(*csv, i, t.file, fill);
+            ValidationRow r;
+            try {
+                if (t.kind == "gemm") {
+                    const double m = row.integer("m"), n = row.integer("n"), k = row.integer("k");
+                    r.label = std::to_string(int(m)) + "x" + std::to_string(int(n)) + "x" + std::to_string(int(k));
+                    r.metric = metric;
+                    r.measured = row.number(metric).value_or(0.0);
+                    // Timed back to back from Python: a call cannot finish faster than the host issues it.
+                    const double seconds
+                        = std::max(gemmModel->gemmSeconds(m, n, k), gemmModel->params().hostSecondsPerKernel);
+                    r.predicted = 2.0 * m * n * k / seconds / 1e12;
+                    r.evaluated = r.measured > 0;
+                    r.detail = r.evaluated ? "" : "no measured value";
+                } else {
+                    r.label = row.text("model").value_or("?") + " x" + std::to_string(row.integer("gpus"));
+                    r.metric = row.number(metric) ? metric : fallbackMetric;
+                    if (r.metric.empty() || !row.number(r.metric))
+                        throw JsonFieldError(row.place(metric), "no measured value");
+                    r.measured = *row.number(r.metric);
+                    const RowOutcome o = evaluateTrainingRow(row, defaults, aliases, r.label, catalog, params);
+                    r.detail = o.detail;
+                    r.fitsMemory = o.fits;
+                    if (o.estimate) {
+                        r.evaluated = true;
+                        r.predicted = predictedMetric(r.metric, *o.estimate, row.integer("gpus"));
+                    }
+                }
+            } catch (const JsonFieldError& e) {
+                throw JsonFieldError(t.file + ": " + e.pointer, e.what());
+            }
+            if (r.evaluated)
+                r.error = r.predicted / r.measured - 1.0;
+            t.rows.push_back(std::move(r));
+        }
+        summarise(t);
+        return t;
+    }
 
 } // namespace
 
@@ -394,7 +396,8 @@ Result<std::vector<ValidationTable>> runModelValidation(std::string_view manifes
     }
 }
 
-Result<std::vector<ValidationTable>> runBuiltinModelValidation(const Catalog& catalog, const ComputeEfficiencyParams& params)
+Result<std::vector<ValidationTable>> runBuiltinModelValidation(
+    const Catalog& catalog, const ComputeEfficiencyParams& params)
 {
     const std::string_view manifest = resources::embeddedFile("validation/tables.json");
     if (manifest.empty())

@@ -19,26 +19,26 @@ class Catalog;
 
 /// One measured row beside the model's prediction.
 struct ValidationRow {
-    std::string label;      ///< model name and GPU count, e.g. "LLAMA3-70B x64"
-    std::string metric;     ///< CSV column compared, e.g. "measured_tokens_per_s_per_gpu"
-    double measured = 0;    ///< in the metric's unit (TFLOP/s, tokens/s per GPU, MFU fraction)
-    double predicted = 0;   ///< same unit
-    double error = 0;       ///< predicted / measured - 1
+    std::string label; ///< model name and GPU count, e.g. "LLAMA3-70B x64"
+    std::string metric; ///< CSV column compared, e.g. "measured_tokens_per_s_per_gpu"
+    double measured = 0; ///< in the metric's unit (TFLOP/s, tokens/s per GPU, MFU fraction)
+    double predicted = 0; ///< same unit
+    double error = 0; ///< predicted / measured - 1
     bool evaluated = false; ///< false: the model refused the row (see detail)
     bool fitsMemory = true; ///< false: no recomputation choice fits the GPU memory (still predicted)
-    std::string detail;     ///< the strategy used, or why the row was refused
+    std::string detail; ///< the strategy used, or why the row was refused
 };
 
 /// One table's rows and summary statistics over its evaluated rows.
 struct ValidationTable {
     std::string id, title, file, kind; ///< kind: "training" | "gemm"
-    double mapeLimit = 0;               ///< the MAPE the tests hold this table to (fraction)
-    double biasLimit = 0;               ///< the |bias| the tests hold this table to (fraction)
+    double mapeLimit = 0; ///< the MAPE the tests hold this table to (fraction)
+    double biasLimit = 0; ///< the |bias| the tests hold this table to (fraction)
     std::vector<ValidationRow> rows;
-    int refused = 0;      ///< rows the model could not evaluate
-    double mape = 0;      ///< mean |error| (fraction)
-    double bias = 0;      ///< mean error (fraction; > 0 means predicted too fast)
-    double maxError = 0;  ///< largest |error|
+    int refused = 0; ///< rows the model could not evaluate
+    double mape = 0; ///< mean |error| (fraction)
+    double bias = 0; ///< mean error (fraction; > 0 means predicted too fast)
+    double maxError = 0; ///< largest |error|
     bool withinLimits() const { return refused == 0 && mape <= mapeLimit && std::abs(bias) <= biasLimit; }
 };
 

@@ -29,7 +29,8 @@ const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int last
         if (stages == 0 && rest != 0)
             return "/parallelism/first_stage_layers: with pp = 2 first and last stage layers must add up to the layers";
         if (stages > 0 && rest % stages != 0)
-            return "/parallelism/first_stage_layers: the layers left for the other stages do not divide evenly among them";
+            return "/parallelism/first_stage_layers: the layers left for the other stages do not divide evenly among "
+                   "them";
         const int each = stages > 0 ? rest / stages : 0;
         out.first = firstStated > 0 ? firstStated : each;
         out.last = lastStated > 0 ? lastStated : each;

@@ -8,61 +8,61 @@ namespace clusterscope::engine {
 
 namespace {
 
-std::vector<int> divisorsOf(long long n)
-{
-    std::vector<int> d;
-    for (long long i = 1; i * i <= n; ++i) {
-        if (n % i == 0) {
-            d.push_back(static_cast<int>(i));
-            if (i * i != n)
-                d.push_back(static_cast<int>(n / i));
-        }
-    }
-    std::sort(d.begin(), d.end());
-    return d;
-}
-
-bool dominates(const TrainingEstimate& a, const TrainingEstimate& b)
-{
-    const double am = a.memory.totalBytes(), bm = b.memory.totalBytes();
-    const bool noWorse = a.iterationSeconds <= b.iterationSeconds && am <= bm
-        && a.costPerIterationUsd <= b.costPerIterationUsd;
-    const bool better = a.iterationSeconds < b.iterationSeconds || am < bm
-        || a.costPerIterationUsd < b.costPerIterationUsd;
-    return noWorse && better;
-}
-
-struct Collector {
-    int topK;
-    std::vector<TrainingEstimate> ranked; // max-heap on iteration time, size <= topK
-    std::vector<TrainingEstimate> pareto;
-
-    static bool slower(const TrainingEstimate& a, const TrainingEstimate& b)
+    std::vector<int> divisorsOf(long long n)
     {
-        return a.iterationSeconds < b.iterationSeconds;
-    }
-    void add(const TrainingEstimate& e)
-    {
-        if (topK > 0) {
-            if (static_cast<int>(ranked.size()) < topK) {
-                ranked.push_back(e);
-                std::push_heap(ranked.begin(), ranked.end(), slower);
-            } else if (e.iterationSeconds < ranked.front().iterationSeconds) {
-                std::pop_heap(ranked.begin(), ranked.end(), slower);
-                ranked.back() = e;
-                std::push_heap(ranked.begin(), ranked.end(), slower);
+        std::vector<int> d;
+        for (long long i = 1; i * i <= n; ++i) {
+            if (n % i == 0) {
+                d.push_back(static_cast<int>(i));
+                if (i * i != n)
+                    d.push_back(static_cast<int>(n / i));
             }
         }
-        for (const TrainingEstimate& p : pareto)
-            if (dominates(p, e) || (p.iterationSeconds == e.iterationSeconds
-                                       && p.memory.totalBytes() == e.memory.totalBytes()))
-                return;
-        pareto.erase(std::remove_if(pareto.begin(), pareto.end(),
-                         [&e](const TrainingEstimate& p) { return dominates(e, p); }),
-            pareto.end());
-        pareto.push_back(e);
+        std::sort(d.begin(), d.end());
+        return d;
     }
-};
+
+    bool dominates(const TrainingEstimate& a, const TrainingEstimate& b)
+    {
+        const double am = a.memory.totalBytes(), bm = b.memory.totalBytes();
+        const bool noWorse
+            = a.iterationSeconds <= b.iterationSeconds && am <= bm && a.costPerIterationUsd <= b.costPerIterationUsd;
+        const bool better
+            = a.iterationSeconds < b.iterationSeconds || am < bm || a.costPerIterationUsd < b.costPerIterationUsd;
+        return noWorse && better;
+    }
+
+    struct Collector {
+        int topK;
+        std::vector<TrainingEstimate> ranked; // max-heap on iteration time, size <= topK
+        std::vector<TrainingEstimate> pareto;
+
+        static bool slower(const TrainingEstimate& a, const TrainingEstimate& b)
+        {
+            return a.iterationSeconds < b.iterationSeconds;
+        }
+        void add(const TrainingEstimate& e)
+        {
+            if (topK > 0) {
+                if (static_cast<int>(ranked.size()) < topK) {
+                    ranked.push_back(e);
+                    std::push_heap(ranked.begin(), ranked.end(), slower);
+                } else if (e.iterationSeconds < ranked.front().iterationSeconds) {
+                    std::pop_heap(ranked.begin(), ranked.end(), slower);
+                    ranked.back() = e;
+                    std::push_heap(ranked.begin(), ranked.end(), slower);
+                }
+            }
+            for (const TrainingEstimate& p : pareto)
+                if (dominates(p, e)
+                    || (p.iterationSeconds == e.iterationSeconds && p.memory.totalBytes() == e.memory.totalBytes()))
+                    return;
+            pareto.erase(std::remove_if(
+                             pareto.begin(), pareto.end(), [&e](const TrainingEstimate& p) { return dominates(e, p); }),
+                pareto.end());
+            pareto.push_back(e);
+        }
+    };
 
 } // namespace
 

@@ -16,8 +16,8 @@ namespace clusterscope::engine {
 class TrainingEvaluator;
 
 struct SearchOptions {
-    int topK = 10;                        ///< ranked strategies kept (fastest first)
-    std::stop_token stop;                 ///< cancellation: the search returns early with cancelled = true
+    int topK = 10; ///< ranked strategies kept (fastest first)
+    std::stop_token stop; ///< cancellation: the search returns early with cancelled = true
     /// Called with the fraction done (0..1), at most ~100 times per search, on the searching thread.
     std::function<void(double fraction)> progress;
 };
@@ -27,9 +27,9 @@ struct SearchResult {
     /// Fitting strategies not dominated in (iteration time, memory per GPU, cost per iteration).
     /// On a fixed cluster the cost is proportional to time, so the front trades time against memory.
     std::vector<TrainingEstimate> pareto;
-    long long candidates = 0;   ///< combinations enumerated
-    long long valid = 0;        ///< of which valid
-    long long fitting = 0;      ///< of which fit in GPU memory (and were timed)
+    long long candidates = 0; ///< combinations enumerated
+    long long valid = 0; ///< of which valid
+    long long fitting = 0; ///< of which fit in GPU memory (and were timed)
     bool cancelled = false;
 };
 

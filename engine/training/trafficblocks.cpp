@@ -8,12 +8,12 @@ namespace clusterscope::engine {
 
 namespace {
 
-std::string range(long long begin, long long end)
-{
-    return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
-}
+    std::string range(long long begin, long long end)
+    {
+        return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+    }
 
-long long ceilDiv(long long a, long long b) { return (a + b - 1) / b; }
+    long long ceilDiv(long long a, long long b) { return (a + b - 1) / b; }
 
 } // namespace
 
@@ -179,7 +179,8 @@ Result<MeasuredTrafficSource> MeasuredTrafficSource::create(
         if (p.srcGpu == p.dstGpu)
             return Status::error(where + "source and destination are both GPU " + std::to_string(p.srcGpu));
         if (p.dimension < 0 || p.dimension >= kTrafficSourceDimensions)
-            return Status::error(where + "dimension " + std::to_string(p.dimension) + " is not one of tp, cp, dp, ep, pp, unknown");
+            return Status::error(
+                where + "dimension " + std::to_string(p.dimension) + " is not one of tp, cp, dp, ep, pp, unknown");
         if (!std::isfinite(p.bytes) || p.bytes < 0)
             return Status::error(where + "bytes " + std::to_string(p.bytes) + " must be finite and >= 0");
     }

@@ -92,7 +92,10 @@ public:
             , m_call([](void* o, long long s, long long d, int dim, double b) { (*static_cast<F*>(o))(s, d, dim, b); })
         {
         }
-        void operator()(long long src, long long dst, int dim, double bytes) const { m_call(m_object, src, dst, dim, bytes); }
+        void operator()(long long src, long long dst, int dim, double bytes) const
+        {
+            m_call(m_object, src, dst, dim, bytes);
+        }
 
     private:
         void* m_object;

@@ -44,7 +44,7 @@ TrafficMatrix TrafficMatrix::fromEstimate(const TrainingEstimate& e, const Group
         // A ring member sends everything to one neighbour; all-to-all spreads it over n - 1 peers;
         // a pipeline stage sends half forward and half backward.
         pattern.bytesPerPair = shape == TrafficPattern::Shape::Ring ? perRank
-            : shape == TrafficPattern::Shape::AllToAll             ? perRank / (size - 1)
+            : shape == TrafficPattern::Shape::AllToAll              ? perRank / (size - 1)
                                                                     : perRank / 2.0; // Chain, BiRing
         t.m_patterns.push_back(pattern);
     };
@@ -61,8 +61,7 @@ TrafficMatrix TrafficMatrix::fromEstimate(const TrainingEstimate& e, const Group
     return t;
 }
 
-template <typename Visit>
-void TrafficMatrix::forEachSend(Visit&& visit) const
+template <typename Visit> void TrafficMatrix::forEachSend(Visit&& visit) const
 {
     for (const TrafficPattern& pt : m_patterns) {
         const int d = static_cast<int>(pt.dimension);
@@ -125,8 +124,8 @@ std::array<double, kTrafficDimensions> TrafficMatrix::pairBytes(long long src, l
             break;
         }
         if (partner)
-            out[static_cast<int>(pt.dimension)] += pt.bytesPerPair
-                * (pt.shape == TrafficPattern::Shape::BiRing && n == 2 ? 2.0 : 1.0);
+            out[static_cast<int>(pt.dimension)]
+                += pt.bytesPerPair * (pt.shape == TrafficPattern::Shape::BiRing && n == 2 ? 2.0 : 1.0);
     }
     return out;
 }
@@ -142,9 +141,8 @@ double TrafficMatrix::pairTotalBytes(long long src, long long dst) const
 std::array<std::array<double, kLinkClasses>, kTrafficDimensions> TrafficMatrix::totalsByClass() const
 {
     std::array<std::array<double, kLinkClasses>, kTrafficDimensions> totals {};
-    forEachSend([&](long long src, long long dst, int d, double bytes) {
-        totals[d][m_placer.pairTier(src, dst)] += bytes;
-    });
+    forEachSend(
+        [&](long long src, long long dst, int d, double bytes) { totals[d][m_placer.pairTier(src, dst)] += bytes; });
     return totals;
 }
 

@@ -27,10 +27,10 @@ const char* linkClassName(int linkClass); ///< "scale_up", "leaf", "spine", "cor
 /// the group of index (g / stride) % size; its members are base + k x stride).
 struct TrafficPattern {
     enum class Shape {
-        Ring,     ///< member k sends to member k + 1 (mod n) (ring collectives, ring attention)
+        Ring, ///< member k sends to member k + 1 (mod n) (ring collectives, ring attention)
         AllToAll, ///< every member sends to every other member
-        Chain,    ///< member k sends to k + 1 (forward) and to k - 1 (backward): pipeline stages
-        BiRing    ///< Chain closed into a ring: interleaved virtual stages wrap from last to first
+        Chain, ///< member k sends to k + 1 (forward) and to k - 1 (backward): pipeline stages
+        BiRing ///< Chain closed into a ring: interleaved virtual stages wrap from last to first
     };
     TrafficDimension dimension = TrafficDimension::DP;
     Shape shape = Shape::Ring;
@@ -68,8 +68,7 @@ public:
     void visitSends(const std::function<void(long long src, long long dst, int dimension, double bytes)>& visit) const;
 
 private:
-    template <typename Visit>
-    void forEachSend(Visit&& visit) const; // visit(src, dst, dimensionIndex, bytes)
+    template <typename Visit> void forEachSend(Visit&& visit) const; // visit(src, dst, dimensionIndex, bytes)
 
     long long m_gpus = 0;
     GroupPlacer m_placer;

@@ -10,16 +10,16 @@ namespace clusterscope::engine {
 
 /// Seconds of one iteration (one optimizer step) on the critical path; the parts add up to it.
 struct IterationBreakdown {
-    double compute = 0;    ///< forward + backward kernels (GEMMs, attention, element-wise)
-    double recompute = 0;  ///< recomputed forward work (selective or full)
-    double tpExposed = 0;  ///< tensor-parallel collectives not hidden behind compute
-    double ppExposed = 0;  ///< pipeline point-to-point transfers on the critical path
-    double dpExposed = 0;  ///< data-parallel gradient / parameter traffic not hidden behind backward
-    double cpExposed = 0;  ///< context-parallel traffic not hidden behind attention
-    double epExposed = 0;  ///< expert-parallel all-to-all
-    double bubble = 0;     ///< pipeline fill and drain
-    double optimizer = 0;  ///< Adam step
-    double other = 0;      ///< gradient compression kernels
+    double compute = 0; ///< forward + backward kernels (GEMMs, attention, element-wise)
+    double recompute = 0; ///< recomputed forward work (selective or full)
+    double tpExposed = 0; ///< tensor-parallel collectives not hidden behind compute
+    double ppExposed = 0; ///< pipeline point-to-point transfers on the critical path
+    double dpExposed = 0; ///< data-parallel gradient / parameter traffic not hidden behind backward
+    double cpExposed = 0; ///< context-parallel traffic not hidden behind attention
+    double epExposed = 0; ///< expert-parallel all-to-all
+    double bubble = 0; ///< pipeline fill and drain
+    double optimizer = 0; ///< Adam step
+    double other = 0; ///< gradient compression kernels
     double total() const
     {
         return compute + recompute + tpExposed + ppExposed + dpExposed + cpExposed + epExposed + bubble + optimizer
@@ -31,13 +31,13 @@ struct IterationBreakdown {
 /// Where compute + recompute of the critical pipeline stage goes, by kernel kind (seconds per
 /// iteration; the parts add up to IterationBreakdown::compute + recompute).
 struct ComputeBreakdown {
-    double gemm = 0;        ///< linear layers, MoE experts and router on tensor cores
-    double attention = 0;   ///< attention core
+    double gemm = 0; ///< linear layers, MoE experts and router on tensor cores
+    double attention = 0; ///< attention core
     double elementwise = 0; ///< norms, residual adds, rotary, activations, MoE permutation
-    double fp8Casts = 0;    ///< fp8 casts and amax (fp8 training)
-    double overhead = 0;    ///< kernel launch gaps and host-bound time
-    double logits = 0;      ///< output layer and softmax cross-entropy (last stage)
-    double kernels = 0;     ///< kernels launched per iteration on one GPU
+    double fp8Casts = 0; ///< fp8 casts and amax (fp8 training)
+    double overhead = 0; ///< kernel launch gaps and host-bound time
+    double logits = 0; ///< output layer and softmax cross-entropy (last stage)
+    double kernels = 0; ///< kernels launched per iteration on one GPU
 };
 
 /// Total (exposed or not) seconds of communication per iteration, per dimension.
@@ -61,19 +61,19 @@ struct TrainingEstimate {
     CommunicationSeconds communication;
     CommunicationBytes bytesSent;
     MemoryBreakdown memory;
-    int microBatchesPerPipeline = 0;   ///< m = global_batch / (dp x micro_batch)
+    int microBatchesPerPipeline = 0; ///< m = global_batch / (dp x micro_batch)
     double iterationSeconds = 0;
     double modelFlopsPerIteration = 0; ///< 3 x forward FLOPs (Megatron model FLOPs, no recompute)
     double hardwareFlopsPerIteration = 0; ///< FLOPs executed including recomputation
-    double tflopsPerGpu = 0;           ///< model TFLOP/s per GPU (1e12)
-    double hardwareTflopsPerGpu = 0;   ///< executed TFLOP/s per GPU (counts recomputation)
-    double mfu = 0;                    ///< model FLOPs utilisation (fraction of peak)
+    double tflopsPerGpu = 0; ///< model TFLOP/s per GPU (1e12)
+    double hardwareTflopsPerGpu = 0; ///< executed TFLOP/s per GPU (counts recomputation)
+    double mfu = 0; ///< model FLOPs utilisation (fraction of peak)
     double tokensPerSecond = 0;
-    double networkShare = 0;           ///< exposed communication / iteration time
+    double networkShare = 0; ///< exposed communication / iteration time
     bool networkShareAboveGuideline = false; ///< > kNetworkShareGuideline
-    double trainingSeconds = 0;        ///< time for training.tokens (0 when no budget), warm-up included
-    double trainingCostUsd = 0;        ///< GPU-hours x gpu_hour_usd for that budget
-    double gpuHourUsd = 0;             ///< price used (USD per GPU-hour)
+    double trainingSeconds = 0; ///< time for training.tokens (0 when no budget), warm-up included
+    double trainingCostUsd = 0; ///< GPU-hours x gpu_hour_usd for that budget
+    double gpuHourUsd = 0; ///< price used (USD per GPU-hour)
     double costPerIterationUsd = 0;
 };
 

@@ -14,53 +14,54 @@ namespace clusterscope::engine {
 
 namespace {
 
-CollectiveAlgorithm algorithmFromName(const std::string& name)
-{
-    if (name == "ring")
-        return CollectiveAlgorithm::Ring;
-    if (name == "tree")
-        return CollectiveAlgorithm::Tree;
-    if (name == "nvls")
-        return CollectiveAlgorithm::Nvls;
-    if (name == "nvlstree")
-        return CollectiveAlgorithm::NvlsTree;
-    if (name == "collnet")
-        return CollectiveAlgorithm::CollNetDirect;
-    if (name == "pat")
-        return CollectiveAlgorithm::Pat;
-    if (name == "hierarchical")
-        return CollectiveAlgorithm::Hierarchical;
-    if (name == "direct")
-        return CollectiveAlgorithm::Direct;
-    return CollectiveAlgorithm::Auto;
-}
+    CollectiveAlgorithm algorithmFromName(const std::string& name)
+    {
+        if (name == "ring")
+            return CollectiveAlgorithm::Ring;
+        if (name == "tree")
+            return CollectiveAlgorithm::Tree;
+        if (name == "nvls")
+            return CollectiveAlgorithm::Nvls;
+        if (name == "nvlstree")
+            return CollectiveAlgorithm::NvlsTree;
+        if (name == "collnet")
+            return CollectiveAlgorithm::CollNetDirect;
+        if (name == "pat")
+            return CollectiveAlgorithm::Pat;
+        if (name == "hierarchical")
+            return CollectiveAlgorithm::Hierarchical;
+        if (name == "direct")
+            return CollectiveAlgorithm::Direct;
+        return CollectiveAlgorithm::Auto;
+    }
 
-constexpr double kHoursPerYear = 8766.0;
+    constexpr double kHoursPerYear = 8766.0;
 
-// Per-thread direct-mapped memo of collective estimates. The key holds every input of the
-// estimate (evaluator tag, op, bytes, placement), so a hit returns exactly what estimate() would.
-struct CollectiveMemoEntry {
-    unsigned long long tag = 0;
-    double bytes = 0;
-    int op = -1, ranks = 0, ranksPerNode = 0, nicsPerNode = 0, spanTier = 0, nodesPerLeaf = 0;
-    double seconds = 0;
-};
-constexpr std::size_t kMemoEntries = 1 << 15; // 1.5 MB per thread
-thread_local CollectiveMemoEntry t_memo[kMemoEntries];
-std::atomic<unsigned long long> g_nextCacheTag { 1 };
+    // Per-thread direct-mapped memo of collective estimates. The key holds every input of the
+    // estimate (evaluator tag, op, bytes, placement), so a hit returns exactly what estimate() would.
+    struct CollectiveMemoEntry {
+        unsigned long long tag = 0;
+        double bytes = 0;
+        int op = -1, ranks = 0, ranksPerNode = 0, nicsPerNode = 0, spanTier = 0, nodesPerLeaf = 0;
+        double seconds = 0;
+    };
+    constexpr std::size_t kMemoEntries = 1 << 15; // 1.5 MB per thread
+    thread_local CollectiveMemoEntry t_memo[kMemoEntries];
+    std::atomic<unsigned long long> g_nextCacheTag { 1 };
 
-std::size_t memoSlot(unsigned long long tag, int op, double bytes, const GroupPlacement& g)
-{
-    unsigned long long bits;
-    std::memcpy(&bits, &bytes, sizeof bits);
-    unsigned long long h = bits * 0x9E3779B97F4A7C15ull;
-    h ^= (tag + static_cast<unsigned long long>(op) * 31 + static_cast<unsigned long long>(g.ranks) * 1009
-             + static_cast<unsigned long long>(g.ranksPerNode) * 7919 + static_cast<unsigned long long>(g.nicsPerNode) * 104729
-             + static_cast<unsigned long long>(g.spanTier) * 1299709 + static_cast<unsigned long long>(g.nodesPerLeaf) * 15485863)
-        * 0xC2B2AE3D27D4EB4Full;
-    return static_cast<std::size_t>((h ^ (h >> 29)) % kMemoEntries);
-}
-
+    std::size_t memoSlot(unsigned long long tag, int op, double bytes, const GroupPlacement& g)
+    {
+        unsigned long long bits;
+        std::memcpy(&bits, &bytes, sizeof bits);
+        unsigned long long h = bits * 0x9E3779B97F4A7C15ull;
+        h ^= (tag + static_cast<unsigned long long>(op) * 31 + static_cast<unsigned long long>(g.ranks) * 1009
+                 + static_cast<unsigned long long>(g.ranksPerNode) * 7919
+                 + static_cast<unsigned long long>(g.nicsPerNode) * 104729
+                 + static_cast<unsigned long long>(g.spanTier) * 1299709
+                 + static_cast<unsigned long long>(g.nodesPerLeaf) * 15485863)
+            * 0xC2B2AE3D27D4EB4Full;
+        return static_cast<std::size_t>((h ^ (h >> 29)) % kMemoEntries);
+    }
 
 } // namespace
 
@@ -299,13 +300,15 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         }
         // Router softmax / top-k and the token permutation and un-permutation (gather / scatter of
         // top-k copies of each token's hidden state: read + write each way).
-        f.elementwise += e.memoryBoundSeconds(tokens * (m.topK * 2.0 * 2.0 * act * h / (sp ? t : 1.0) + 4.0 * m.experts));
+        f.elementwise
+            += e.memoryBoundSeconds(tokens * (m.topK * 2.0 * 2.0 * act * h / (sp ? t : 1.0) + 4.0 * m.experts));
         f.kernels += 4.0;
         b.kernels += 4.0;
         const auto blend = [&](KernelTimes& moe, const KernelTimes& dense, const KernelTimes& saved) {
             moe.gemm = saved.gemm + moeShare * (moe.gemm - saved.gemm) + (1.0 - moeShare) * (dense.gemm - saved.gemm);
             moe.elementwise = saved.elementwise + moeShare * (moe.elementwise - saved.elementwise);
-            moe.kernels = saved.kernels + moeShare * (moe.kernels - saved.kernels) + (1.0 - moeShare) * (dense.kernels - saved.kernels);
+            moe.kernels = saved.kernels + moeShare * (moe.kernels - saved.kernels)
+                + (1.0 - moeShare) * (dense.kernels - saved.kernels);
         };
         blend(f, fDense, fSaved);
         blend(b, bDense, bSaved);
@@ -378,9 +381,10 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     // Output layer (vocabulary split over TP; 16-bit even in fp8 training: Megatron's output layer is
     // not a Transformer Engine module) and fp32 softmax cross-entropy (write, read, write grad).
     const double vocabLocal = m.vocab / t;
-    lt.logitsForward = e.gemmSeconds(tokens, vocabLocal, h, 1.0, true) + e.memoryBoundSeconds(8.0 * tokens * vocabLocal);
-    lt.logitsBackward = e.gemmSeconds(tokens, h, vocabLocal, 1.0, true) + e.gemmSeconds(h, vocabLocal, tokens, 1.0, true)
-        + e.memoryBoundSeconds(6.0 * tokens * vocabLocal);
+    lt.logitsForward
+        = e.gemmSeconds(tokens, vocabLocal, h, 1.0, true) + e.memoryBoundSeconds(8.0 * tokens * vocabLocal);
+    lt.logitsBackward = e.gemmSeconds(tokens, h, vocabLocal, 1.0, true)
+        + e.gemmSeconds(h, vocabLocal, tokens, 1.0, true) + e.memoryBoundSeconds(6.0 * tokens * vocabLocal);
     return lt;
 }
 

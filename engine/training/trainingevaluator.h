@@ -18,24 +18,24 @@ class Catalog;
 
 /// Kernel time of one layer's pass by kind (seconds; one micro-batch on one GPU).
 struct KernelTimes {
-    double gemm = 0;        ///< tensor-core GEMMs (linear layers, MoE experts, router)
-    double attention = 0;   ///< attention core (flash attention, or unfused batched GEMMs + softmax)
+    double gemm = 0; ///< tensor-core GEMMs (linear layers, MoE experts, router)
+    double attention = 0; ///< attention core (flash attention, or unfused batched GEMMs + softmax)
     double elementwise = 0; ///< memory-bound kernels: norms, residual adds, rotary, activation, MoE permutes
-    double fp8Casts = 0;    ///< fp8 casts and amax of GEMM inputs (fp8 training only)
-    double overhead = 0;    ///< launch gaps between kernels and host-bound time (host slower than the GPU)
-    double kernels = 0;     ///< kernels launched
+    double fp8Casts = 0; ///< fp8 casts and amax of GEMM inputs (fp8 training only)
+    double overhead = 0; ///< launch gaps between kernels and host-bound time (host slower than the GPU)
+    double kernels = 0; ///< kernels launched
     double total() const { return gemm + attention + elementwise + fp8Casts + overhead; }
 };
 
 /// Per-layer kernel times of one micro-batch on one GPU (seconds).
 struct LayerTimes {
-    KernelTimes forwardKernels;   ///< `forward` by kernel kind
-    KernelTimes backwardKernels;  ///< `backward` by kernel kind
-    double forward = 0;           ///< one transformer layer, forward
-    double backward = 0;          ///< one transformer layer, backward
+    KernelTimes forwardKernels; ///< `forward` by kernel kind
+    KernelTimes backwardKernels; ///< `backward` by kernel kind
+    double forward = 0; ///< one transformer layer, forward
+    double backward = 0; ///< one transformer layer, backward
     double selectiveRecompute = 0; ///< attention core recomputed under selective recomputation
-    double attentionCore = 0;     ///< forward attention core (hides context-parallel traffic)
-    double logitsForward = 0;     ///< output layer + loss, forward (last stage)
+    double attentionCore = 0; ///< forward attention core (hides context-parallel traffic)
+    double logitsForward = 0; ///< output layer + loss, forward (last stage)
     double logitsBackward = 0;
 };
 

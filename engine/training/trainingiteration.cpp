@@ -10,26 +10,26 @@
 namespace clusterscope::engine {
 
 namespace {
-constexpr double kActivationBytes = 2.0;
-constexpr double kGradientBytes = 2.0;
+    constexpr double kActivationBytes = 2.0;
+    constexpr double kGradientBytes = 2.0;
 
-/// Wire bytes one rank sends in a ring / pairwise implementation of `op` of size S over n ranks.
-double wireBytes(CollectiveOp op, double size, int n)
-{
-    if (n <= 1)
-        return 0.0;
-    const double share = (n - 1.0) / n;
-    switch (op) {
-    case CollectiveOp::AllReduce:
-        return 2.0 * share * size;
-    case CollectiveOp::AllGather:
-    case CollectiveOp::ReduceScatter:
-    case CollectiveOp::AllToAll:
-        return share * size;
-    default:
-        return size;
+    /// Wire bytes one rank sends in a ring / pairwise implementation of `op` of size S over n ranks.
+    double wireBytes(CollectiveOp op, double size, int n)
+    {
+        if (n <= 1)
+            return 0.0;
+        const double share = (n - 1.0) / n;
+        switch (op) {
+        case CollectiveOp::AllReduce:
+            return 2.0 * share * size;
+        case CollectiveOp::AllGather:
+        case CollectiveOp::ReduceScatter:
+        case CollectiveOp::AllToAll:
+            return share * size;
+        default:
+            return size;
+        }
     }
-}
 } // namespace
 
 TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
@@ -132,7 +132,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
                 + collectiveSeconds(CollectiveOp::ReduceScatter, bytes, groups.tp)
                                : collectiveSeconds(CollectiveOp::AllReduce, bytes, groups.tp);
         c.tp = micro * layersPerStage * 2.0 * pair * (1.0 + forwardPasses);
-        r.bytesSent.tp = micro * layersPerStage * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
+        r.bytesSent.tp
+            = micro * layersPerStage * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
         const double hidden = c.tp * comm.tpOverlapFraction;
         b.tpExposed = c.tp - hidden + overlapInterference * hidden;
     }
@@ -164,7 +165,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             // Ulysses (Jacobs et al. 2023): all-to-all of q, k, v and the output, forward and backward.
             const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
             forward = 4.0 * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
-            r.bytesSent.cp = micro * layersPerStage * 4.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
+            r.bytesSent.cp
+                = micro * layersPerStage * 4.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
             exposedForward = forward;
             exposedBackward = forward;
         }
@@ -182,7 +184,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const double moeLayers = layersPerStage * (m.layers - m.denseLayers) / m.layers;
         const double a2a = imbalance * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
         c.ep = micro * moeLayers * 2.0 * a2a * (1.0 + forwardPasses);
-        r.bytesSent.ep = micro * moeLayers * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
+        r.bytesSent.ep
+            = micro * moeLayers * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
         b.epExposed = c.ep;
     }
 
@@ -274,7 +277,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     if (full)
         r.hardwareFlopsPerIteration = m.fullRecomputeFlopsPerIteration(batch);
     else if (s.recompute == Recompute::Selective && !m_efficiency.params().flashAttention)
-        r.hardwareFlopsPerIteration = r.modelFlopsPerIteration + 4.0 * batch * m.seqLen * m.seqLen * m.hidden * m.layers;
+        r.hardwareFlopsPerIteration
+            = r.modelFlopsPerIteration + 4.0 * batch * m.seqLen * m.seqLen * m.hidden * m.layers;
     else
         r.hardwareFlopsPerIteration = r.modelFlopsPerIteration;
     r.tflopsPerGpu = r.modelFlopsPerIteration / (r.iterationSeconds * gpus) / 1e12;

@@ -10,71 +10,74 @@ namespace clusterscope::engine {
 
 namespace {
 
-using nlohmann::json;
+    using nlohmann::json;
 
-json placementJson(const GroupPlacement& g)
-{
-    return { { "ranks", g.ranks }, { "ranks_per_node", g.ranksPerNode }, { "nics_per_node", g.nicsPerNode },
-        { "span_tier", g.spanTier } };
-}
+    json placementJson(const GroupPlacement& g)
+    {
+        return { { "ranks", g.ranks }, { "ranks_per_node", g.ranksPerNode }, { "nics_per_node", g.nicsPerNode },
+            { "span_tier", g.spanTier } };
+    }
 
-json estimateJson(const TrainingEstimate& e, const TrainingEvaluator& evaluator)
-{
-    const ParallelismSpec& p = e.strategy.parallelism;
-    const IterationBreakdown& b = e.breakdown;
-    const MemoryBreakdown& m = e.memory;
-    json j;
-    j["iteration_seconds"] = e.iterationSeconds;
-    j["tflops_per_gpu"] = e.tflopsPerGpu;
-    j["hardware_tflops_per_gpu"] = e.hardwareTflopsPerGpu;
-    j["mfu"] = e.mfu;
-    j["tokens_per_second"] = e.tokensPerSecond;
-    j["network_share"] = e.networkShare;
-    j["network_share_guideline"] = kNetworkShareGuideline;
-    j["network_share_above_guideline"] = e.networkShareAboveGuideline;
-    j["memory_bytes_per_gpu"] = m.totalBytes();
-    j["memory"] = { { "weights", m.weightsBytes }, { "gradients", m.gradientsBytes }, { "optimizer", m.optimizerBytes },
-        { "activations", m.activationsBytes }, { "compression", m.compressionBytes }, { "other", m.otherBytes },
-        { "cuda_context", m.cudaContextBytes }, { "nccl_buffers", m.ncclBytes },
-        { "allocator_reserve", m.allocatorReserveBytes }, { "capacity", m.capacityBytes },
-        { "out_of_memory", !m.fits() } };
-    j["breakdown"] = { { "compute", b.compute }, { "recompute", b.recompute }, { "tp_exposed", b.tpExposed },
-        { "pp_exposed", b.ppExposed }, { "dp_exposed", b.dpExposed }, { "cp_exposed", b.cpExposed },
-        { "ep_exposed", b.epExposed }, { "bubble", b.bubble }, { "optimizer", b.optimizer }, { "other", b.other } };
-    const ComputeCalibrationSpec& cal = evaluator.scenario().computeCalibration;
-    const bool calibrated = cal != ComputeCalibrationSpec {};
-    j["compute_calibration"] = { { "calibrated", calibrated },
-        { "source", !calibrated ? "documented defaults and the catalog's achievable fractions (uncalibrated)"
-                : cal.calibratedFrom.empty() ? "scenario calibration.compute keys"
-                                              : cal.calibratedFrom } };
-    const ComputeBreakdown& cb = e.computeBreakdown;
-    j["compute_breakdown"] = { { "gemm", cb.gemm }, { "attention", cb.attention }, { "elementwise", cb.elementwise },
-        { "fp8_casts", cb.fp8Casts }, { "kernel_overhead", cb.overhead }, { "logits", cb.logits },
-        { "kernels", cb.kernels } };
-    j["pipeline_split"] = { { "rule", e.pipelineSplitRule }, { "first_stage_layers", e.firstStageLayers },
-        { "middle_stage_layers", e.middleStageLayers }, { "last_stage_layers", e.lastStageLayers } };
-    const CommunicationSeconds& c = e.communication;
-    j["communication_seconds"] = { { "tp", c.tp }, { "pp", c.pp }, { "dp", c.dp }, { "cp", c.cp }, { "ep", c.ep } };
-    j["parallelism"] = { { "tp", p.tp }, { "pp", p.pp }, { "dp", p.dp }, { "cp", p.cp }, { "ep", p.ep }, { "vpp", p.vpp },
-        { "zero", p.zero }, { "sequence_parallel", p.sequenceParallel }, { "pipeline_schedule", toString(p.schedule) },
-        { "cp_kind", toString(p.cpKind) }, { "placement_order", p.placementOrder },
-        { "first_stage_layers", p.firstStageLayers }, { "last_stage_layers", p.lastStageLayers } };
-    const double tokens = evaluator.scenario().training.tokens;
-    j["training"] = { { "micro_batch", e.strategy.microBatch }, { "recompute", toString(e.strategy.recompute) },
-        { "micro_batches_per_pipeline", e.microBatchesPerPipeline }, { "tokens", tokens },
-        { "seconds", e.trainingSeconds }, { "days", e.trainingSeconds / 86400.0 }, { "cost_usd", e.trainingCostUsd },
-        { "gpu_hour_usd", e.gpuHourUsd },
-        { "gpu_hour_source",
-            evaluator.scenario().training.gpuHourUsd > 0 ? "scenario training.gpu_hour_usd"
-                                                         : "catalog GPU price over 4 years + TDP x PUE 1.3 at 0.10 USD/kWh" },
-        { "cost_per_iteration_usd", e.costPerIterationUsd } };
-    return j;
-}
+    json estimateJson(const TrainingEstimate& e, const TrainingEvaluator& evaluator)
+    {
+        const ParallelismSpec& p = e.strategy.parallelism;
+        const IterationBreakdown& b = e.breakdown;
+        const MemoryBreakdown& m = e.memory;
+        json j;
+        j["iteration_seconds"] = e.iterationSeconds;
+        j["tflops_per_gpu"] = e.tflopsPerGpu;
+        j["hardware_tflops_per_gpu"] = e.hardwareTflopsPerGpu;
+        j["mfu"] = e.mfu;
+        j["tokens_per_second"] = e.tokensPerSecond;
+        j["network_share"] = e.networkShare;
+        j["network_share_guideline"] = kNetworkShareGuideline;
+        j["network_share_above_guideline"] = e.networkShareAboveGuideline;
+        j["memory_bytes_per_gpu"] = m.totalBytes();
+        j["memory"] = { { "weights", m.weightsBytes }, { "gradients", m.gradientsBytes },
+            { "optimizer", m.optimizerBytes }, { "activations", m.activationsBytes },
+            { "compression", m.compressionBytes }, { "other", m.otherBytes }, { "cuda_context", m.cudaContextBytes },
+            { "nccl_buffers", m.ncclBytes }, { "allocator_reserve", m.allocatorReserveBytes },
+            { "capacity", m.capacityBytes }, { "out_of_memory", !m.fits() } };
+        j["breakdown"] = { { "compute", b.compute }, { "recompute", b.recompute }, { "tp_exposed", b.tpExposed },
+            { "pp_exposed", b.ppExposed }, { "dp_exposed", b.dpExposed }, { "cp_exposed", b.cpExposed },
+            { "ep_exposed", b.epExposed }, { "bubble", b.bubble }, { "optimizer", b.optimizer }, { "other", b.other } };
+        const ComputeCalibrationSpec& cal = evaluator.scenario().computeCalibration;
+        const bool calibrated = cal != ComputeCalibrationSpec {};
+        j["compute_calibration"] = { { "calibrated", calibrated },
+            { "source",
+                !calibrated ? "documented defaults and the catalog's achievable fractions (uncalibrated)"
+                    : cal.calibratedFrom.empty() ? "scenario calibration.compute keys"
+                                                 : cal.calibratedFrom } };
+        const ComputeBreakdown& cb = e.computeBreakdown;
+        j["compute_breakdown"] = { { "gemm", cb.gemm }, { "attention", cb.attention },
+            { "elementwise", cb.elementwise }, { "fp8_casts", cb.fp8Casts }, { "kernel_overhead", cb.overhead },
+            { "logits", cb.logits }, { "kernels", cb.kernels } };
+        j["pipeline_split"] = { { "rule", e.pipelineSplitRule }, { "first_stage_layers", e.firstStageLayers },
+            { "middle_stage_layers", e.middleStageLayers }, { "last_stage_layers", e.lastStageLayers } };
+        const CommunicationSeconds& c = e.communication;
+        j["communication_seconds"] = { { "tp", c.tp }, { "pp", c.pp }, { "dp", c.dp }, { "cp", c.cp }, { "ep", c.ep } };
+        j["parallelism"] = { { "tp", p.tp }, { "pp", p.pp }, { "dp", p.dp }, { "cp", p.cp }, { "ep", p.ep },
+            { "vpp", p.vpp }, { "zero", p.zero }, { "sequence_parallel", p.sequenceParallel },
+            { "pipeline_schedule", toString(p.schedule) }, { "cp_kind", toString(p.cpKind) },
+            { "placement_order", p.placementOrder }, { "first_stage_layers", p.firstStageLayers },
+            { "last_stage_layers", p.lastStageLayers } };
+        const double tokens = evaluator.scenario().training.tokens;
+        j["training"] = { { "micro_batch", e.strategy.microBatch }, { "recompute", toString(e.strategy.recompute) },
+            { "micro_batches_per_pipeline", e.microBatchesPerPipeline }, { "tokens", tokens },
+            { "seconds", e.trainingSeconds }, { "days", e.trainingSeconds / 86400.0 },
+            { "cost_usd", e.trainingCostUsd }, { "gpu_hour_usd", e.gpuHourUsd },
+            { "gpu_hour_source",
+                evaluator.scenario().training.gpuHourUsd > 0
+                    ? "scenario training.gpu_hour_usd"
+                    : "catalog GPU price over 4 years + TDP x PUE 1.3 at 0.10 USD/kWh" },
+            { "cost_per_iteration_usd", e.costPerIterationUsd } };
+        return j;
+    }
 
 } // namespace
 
-std::string trainingEstimateToJson(
-    const TrainingEstimate& e, const TrainingEvaluator& evaluator, const std::string& strategySource, TrafficDetail detail)
+std::string trainingEstimateToJson(const TrainingEstimate& e, const TrainingEvaluator& evaluator,
+    const std::string& strategySource, TrafficDetail detail)
 {
     json j = estimateJson(e, evaluator);
     j["name"] = evaluator.scenario().name;
@@ -86,8 +89,8 @@ std::string trainingEstimateToJson(
     const TrafficMatrix traffic = TrafficMatrix::fromEstimate(e, evaluator.placer());
     const CommunicationBytes& sent = e.bytesSent;
     json t;
-    t["bytes_sent_per_gpu"] = { { "tp", sent.tp }, { "cp", sent.cp }, { "dp", sent.dp + sent.expertDp }, { "ep", sent.ep },
-        { "pp", sent.pp } };
+    t["bytes_sent_per_gpu"] = { { "tp", sent.tp }, { "cp", sent.cp }, { "dp", sent.dp + sent.expertDp },
+        { "ep", sent.ep }, { "pp", sent.pp } };
     json byClass = json::object();
     const auto totals = traffic.totalsByClass();
     for (int d = 0; d < kTrafficDimensions; ++d) {

@@ -1,7 +1,7 @@
 #pragma once
 
-// JSON documents of `clusterscope-cli evaluate` and `search` (keys of the scenario contract, README.md "Scenario files", plus
-// the additions listed in each function). Returned as text so that headers stay free of nlohmann.
+// JSON documents of `clusterscope-cli evaluate` and `search` (keys of the scenario contract, README.md "Scenario
+// files", plus the additions listed in each function). Returned as text so that headers stay free of nlohmann.
 
 #include <string>
 

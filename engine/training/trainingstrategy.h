@@ -8,8 +8,8 @@
 namespace clusterscope::engine {
 
 struct TrainingStrategy {
-    ParallelismSpec parallelism;                ///< tp, pp, dp, cp, ep, vpp, zero, schedule, ...
-    int microBatch = 1;                         ///< sequences per micro-batch
+    ParallelismSpec parallelism; ///< tp, pp, dp, cp, ep, vpp, zero, schedule, ...
+    int microBatch = 1; ///< sequences per micro-batch
     Recompute recompute = Recompute::Selective; ///< activation recomputation
 
     /// The strategy a scenario states (its parallelism section must be present).

@@ -69,16 +69,18 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
 
 double TransformerShape::totalParams() const
 {
-    return layers * (attentionParamsPerLayer + denseMlpParamsPerLayer + expertParamsPerLayer + sharedExpertParamsPerLayer
-               + routerParamsPerLayer + normParamsPerLayer)
+    return layers
+        * (attentionParamsPerLayer + denseMlpParamsPerLayer + expertParamsPerLayer + sharedExpertParamsPerLayer
+            + routerParamsPerLayer + normParamsPerLayer)
         + embeddingParams + (tiedEmbeddings ? 0.0 : outputLayerParams);
 }
 
 double TransformerShape::activeParams() const
 {
     const double activeExperts = moe ? expertParamsPerLayer * topK / experts : 0.0;
-    return layers * (attentionParamsPerLayer + denseMlpParamsPerLayer + activeExperts + sharedExpertParamsPerLayer
-               + routerParamsPerLayer + normParamsPerLayer)
+    return layers
+        * (attentionParamsPerLayer + denseMlpParamsPerLayer + activeExperts + sharedExpertParamsPerLayer
+            + routerParamsPerLayer + normParamsPerLayer)
         + embeddingParams + (tiedEmbeddings ? 0.0 : outputLayerParams);
 }
 

@@ -13,27 +13,27 @@ struct ModelSpec;
 struct TransformerShape {
     double layers = 0, hidden = 0, heads = 0, kvHeads = 0, ffnHidden = 0, vocab = 0, seqLen = 0;
     double headDim = 0; ///< per-head dimension (model.head_dim, else hidden / heads)
-    bool gatedMlp = false;       ///< SwiGLU-style MLP with three matrices (else two)
+    bool gatedMlp = false; ///< SwiGLU-style MLP with three matrices (else two)
     bool moe = false;
     double experts = 1, topK = 1, expertFfnHidden = 0;
     double sharedExperts = 0, sharedExpertFfnHidden = 0; ///< MoE shared experts (every token)
-    double denseLayers = 0;       ///< leading dense layers of an MoE model
-    double capacityFactor = 0;    ///< 0 = dropless
-    double loadImbalance = 1;     ///< busiest expert's tokens / mean
-    double slidingWindow = 0;     ///< keys attended in windowed layers (0 = none)
+    double denseLayers = 0; ///< leading dense layers of an MoE model
+    double capacityFactor = 0; ///< 0 = dropless
+    double loadImbalance = 1; ///< busiest expert's tokens / mean
+    double slidingWindow = 0; ///< keys attended in windowed layers (0 = none)
     double slidingWindowFraction = 0; ///< share of layers windowed
-    bool mla = false;             ///< multi-head latent attention
-    bool tiedEmbeddings = false;  ///< output layer shares the embedding (counted once in totalParams)
+    bool mla = false; ///< multi-head latent attention
+    bool tiedEmbeddings = false; ///< output layer shares the embedding (counted once in totalParams)
     double qLoraRank = 0, kvLoraRank = 0, qkRopeHeadDim = 0, vHeadDim = 0;
 
     double attentionParamsPerLayer = 0; ///< Q, K, V, O projections (GQA-aware)
-    double denseMlpParamsPerLayer = 0;  ///< MLP of a dense layer (MoE models: of its dense_layers only)
-    double expertParamsPerLayer = 0;    ///< all routed experts of one MoE layer (0 for dense)
+    double denseMlpParamsPerLayer = 0; ///< MLP of a dense layer (MoE models: of its dense_layers only)
+    double expertParamsPerLayer = 0; ///< all routed experts of one MoE layer (0 for dense)
     double sharedExpertParamsPerLayer = 0; ///< shared experts of one MoE layer
-    double routerParamsPerLayer = 0;    ///< MoE gate h x E
-    double normParamsPerLayer = 0;      ///< two layer norms
-    double embeddingParams = 0;         ///< input embedding V x h
-    double outputLayerParams = 0;       ///< output projection V x h
+    double routerParamsPerLayer = 0; ///< MoE gate h x E
+    double normParamsPerLayer = 0; ///< two layer norms
+    double embeddingParams = 0; ///< input embedding V x h
+    double outputLayerParams = 0; ///< output projection V x h
 
     static TransformerShape fromModel(const ModelSpec& model);
 

@@ -11,13 +11,13 @@ namespace clusterscope::importers {
 
 enum class FileFormat {
     Unknown,
-    Directory,          ///< a folder (of rank traces)
-    KinetoTrace,        ///< PyTorch profiler / Kineto Chrome trace JSON ("traceEvents")
-    ScenarioJson,       ///< "format": "clusterscope-scenario"
-    OtherJson,          ///< JSON of another kind
-    SqliteDatabase,     ///< SQLite 3 file: a ClusterScope project or an Nsight Systems export
-    NcclTestsLog,       ///< nccl-tests output ("# nThread", "#  Rank", "out-of-place")
-    IbnetdiscoverDump,  ///< ibnetdiscover topology ("vendid=", "Switch\t", "Ca\t")
+    Directory, ///< a folder (of rank traces)
+    KinetoTrace, ///< PyTorch profiler / Kineto Chrome trace JSON ("traceEvents")
+    ScenarioJson, ///< "format": "clusterscope-scenario"
+    OtherJson, ///< JSON of another kind
+    SqliteDatabase, ///< SQLite 3 file: a ClusterScope project or an Nsight Systems export
+    NcclTestsLog, ///< nccl-tests output ("# nThread", "#  Rank", "out-of-place")
+    IbnetdiscoverDump, ///< ibnetdiscover topology ("vendid=", "Switch\t", "Ca\t")
 };
 
 /// Identifies `head`, the first bytes of a file (4 KiB are plenty), already inflated if gzipped.

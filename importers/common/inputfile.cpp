@@ -36,14 +36,14 @@ engine::Result<std::string> gunzip(const std::string& compressed, const std::str
         if (rc != Z_OK) {
             const auto offset = zs.total_in;
             inflateEnd(&zs);
-            return Status::error(name + ": compressed byte " + std::to_string(offset)
-                + ": damaged gzip data (" + (zs.msg ? zs.msg : "inflate failed") + ")");
+            return Status::error(name + ": compressed byte " + std::to_string(offset) + ": damaged gzip data ("
+                + (zs.msg ? zs.msg : "inflate failed") + ")");
         }
         if (zs.avail_in == 0) {
             const auto offset = zs.total_in;
             inflateEnd(&zs);
-            return Status::error(name + ": compressed byte " + std::to_string(offset)
-                + ": the gzip stream is truncated");
+            return Status::error(
+                name + ": compressed byte " + std::to_string(offset) + ": the gzip stream is truncated");
         }
     }
     inflateEnd(&zs);

@@ -8,22 +8,22 @@
 namespace clusterscope::importers {
 
 namespace {
-std::vector<std::string> candidateNames(const engine::FabricGraph& g, engine::NodeId n)
-{
-    const std::string& label = g.label(n);
-    std::vector<std::string> names { label };
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%c-%016llx", g.node(n).kind == engine::NodeKind::Switch ? 'S' : 'H',
-        static_cast<unsigned long long>(g.node(n).guid));
-    names.emplace_back(buf);
-    if (const auto space = label.find(' '); space != std::string::npos)
-        names.push_back(label.substr(0, space));
-    // Mellanox switch descriptions: "MF0;<name>:<model>/U1".
-    const auto semi = label.find(';'), colon = label.find(':');
-    if (semi != std::string::npos && colon != std::string::npos && colon > semi)
-        names.push_back(label.substr(semi + 1, colon - semi - 1));
-    return names;
-}
+    std::vector<std::string> candidateNames(const engine::FabricGraph& g, engine::NodeId n)
+    {
+        const std::string& label = g.label(n);
+        std::vector<std::string> names { label };
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%c-%016llx", g.node(n).kind == engine::NodeKind::Switch ? 'S' : 'H',
+            static_cast<unsigned long long>(g.node(n).guid));
+        names.emplace_back(buf);
+        if (const auto space = label.find(' '); space != std::string::npos)
+            names.push_back(label.substr(0, space));
+        // Mellanox switch descriptions: "MF0;<name>:<model>/U1".
+        const auto semi = label.find(';'), colon = label.find(':');
+        if (semi != std::string::npos && colon != std::string::npos && colon > semi)
+            names.push_back(label.substr(semi + 1, colon - semi - 1));
+        return names;
+    }
 }
 
 std::vector<FabricFlag> compareWithPlan(const ImportedFabric& actual, const PlannedFabric& plan)

@@ -5,173 +5,174 @@
 namespace clusterscope::importers {
 
 namespace {
-struct Cursor {
-    std::string_view s;
-    std::size_t i = 0;
+    struct Cursor {
+        std::string_view s;
+        std::size_t i = 0;
 
-    bool atEnd() const { return i >= s.size(); }
-    char peek() const { return atEnd() ? '\0' : s[i]; }
-    void skipSpace()
-    {
-        while (!atEnd() && (s[i] == ' ' || s[i] == '\t'))
+        bool atEnd() const { return i >= s.size(); }
+        char peek() const { return atEnd() ? '\0' : s[i]; }
+        void skipSpace()
+        {
+            while (!atEnd() && (s[i] == ' ' || s[i] == '\t'))
+                ++i;
+        }
+        bool accept(char c)
+        {
+            if (peek() != c)
+                return false;
             ++i;
-    }
-    bool accept(char c)
-    {
-        if (peek() != c)
-            return false;
-        ++i;
-        return true;
-    }
-    bool acceptWord(std::string_view w)
-    {
-        if (s.substr(i, w.size()) != w)
-            return false;
-        i += w.size();
-        return true;
-    }
-    bool readInt(int& out)
-    {
-        const std::size_t start = i;
-        long v = 0;
-        while (!atEnd() && std::isdigit(static_cast<unsigned char>(s[i])) && i - start < 9)
-            v = v * 10 + (s[i++] - '0');
-        out = int(v);
-        return i > start;
-    }
-    bool readHex(std::uint64_t& out)
-    {
-        const std::size_t start = i;
-        out = 0;
-        while (!atEnd() && std::isxdigit(static_cast<unsigned char>(s[i])) && i - start < 16) {
-            const char c = char(std::tolower(static_cast<unsigned char>(s[i++])));
-            out = out * 16 + std::uint64_t(c <= '9' ? c - '0' : c - 'a' + 10);
+            return true;
         }
-        return i > start;
-    }
-    bool readQuoted(std::string& out)
-    {
-        if (!accept('"'))
-            return false;
-        const std::size_t end = s.find('"', i);
-        if (end == std::string_view::npos)
-            return false;
-        out.assign(s.substr(i, end - i));
-        i = end + 1;
-        return true;
-    }
-    // "S-0002c9020040c7a8" -> type and GUID.
-    bool readNodeName(char& type, std::uint64_t& guid)
-    {
-        if (!accept('"'))
-            return false;
-        type = peek();
-        if (type != 'S' && type != 'H' && type != 'R')
-            return false;
-        ++i;
-        if (!accept('-') || !readHex(guid))
-            return false;
-        return accept('"');
-    }
-};
+        bool acceptWord(std::string_view w)
+        {
+            if (s.substr(i, w.size()) != w)
+                return false;
+            i += w.size();
+            return true;
+        }
+        bool readInt(int& out)
+        {
+            const std::size_t start = i;
+            long v = 0;
+            while (!atEnd() && std::isdigit(static_cast<unsigned char>(s[i])) && i - start < 9)
+                v = v * 10 + (s[i++] - '0');
+            out = int(v);
+            return i > start;
+        }
+        bool readHex(std::uint64_t& out)
+        {
+            const std::size_t start = i;
+            out = 0;
+            while (!atEnd() && std::isxdigit(static_cast<unsigned char>(s[i])) && i - start < 16) {
+                const char c = char(std::tolower(static_cast<unsigned char>(s[i++])));
+                out = out * 16 + std::uint64_t(c <= '9' ? c - '0' : c - 'a' + 10);
+            }
+            return i > start;
+        }
+        bool readQuoted(std::string& out)
+        {
+            if (!accept('"'))
+                return false;
+            const std::size_t end = s.find('"', i);
+            if (end == std::string_view::npos)
+                return false;
+            out.assign(s.substr(i, end - i));
+            i = end + 1;
+            return true;
+        }
+        // "S-0002c9020040c7a8" -> type and GUID.
+        bool readNodeName(char& type, std::uint64_t& guid)
+        {
+            if (!accept('"'))
+                return false;
+            type = peek();
+            if (type != 'S' && type != 'H' && type != 'R')
+                return false;
+            ++i;
+            if (!accept('-') || !readHex(guid))
+                return false;
+            return accept('"');
+        }
+    };
 
-// The comment of a port line: `# "peer description" lid 9 4xQDR` (switch ports) or
-// `# lid 27 lmc 0 "peer description" lid 174 4xQDR` (CA ports). Width x speed is the last token.
-void readPortComment(std::string_view comment, IbLine& line)
-{
-    const std::size_t q1 = comment.find('"');
-    if (q1 != std::string_view::npos) {
-        const std::size_t q2 = comment.find('"', q1 + 1);
-        if (q2 != std::string_view::npos) {
-            line.peerDescription.assign(comment.substr(q1 + 1, q2 - q1 - 1));
-            comment = comment.substr(q2 + 1);
+    // The comment of a port line: `# "peer description" lid 9 4xQDR` (switch ports) or
+    // `# lid 27 lmc 0 "peer description" lid 174 4xQDR` (CA ports). Width x speed is the last token.
+    void readPortComment(std::string_view comment, IbLine& line)
+    {
+        const std::size_t q1 = comment.find('"');
+        if (q1 != std::string_view::npos) {
+            const std::size_t q2 = comment.find('"', q1 + 1);
+            if (q2 != std::string_view::npos) {
+                line.peerDescription.assign(comment.substr(q1 + 1, q2 - q1 - 1));
+                comment = comment.substr(q2 + 1);
+            }
         }
-    }
-    std::size_t end = comment.size();
-    while (end > 0 && std::isspace(static_cast<unsigned char>(comment[end - 1])))
-        --end;
-    std::size_t start = end;
-    while (start > 0 && !std::isspace(static_cast<unsigned char>(comment[start - 1])))
-        --start;
-    const std::string_view token = comment.substr(start, end - start);
-    const std::size_t x = token.find_first_of("xX");
-    if (x == std::string_view::npos || x == 0 || x > 2) // 1x, 2x, 4x, 8x, 12x
-        return;
-    int lanes = 0;
-    for (std::size_t k = 0; k < x; ++k) {
-        if (!std::isdigit(static_cast<unsigned char>(token[k])))
+        std::size_t end = comment.size();
+        while (end > 0 && std::isspace(static_cast<unsigned char>(comment[end - 1])))
+            --end;
+        std::size_t start = end;
+        while (start > 0 && !std::isspace(static_cast<unsigned char>(comment[start - 1])))
+            --start;
+        const std::string_view token = comment.substr(start, end - start);
+        const std::size_t x = token.find_first_of("xX");
+        if (x == std::string_view::npos || x == 0 || x > 2) // 1x, 2x, 4x, 8x, 12x
             return;
-        lanes = lanes * 10 + (token[k] - '0');
+        int lanes = 0;
+        for (std::size_t k = 0; k < x; ++k) {
+            if (!std::isdigit(static_cast<unsigned char>(token[k])))
+                return;
+            lanes = lanes * 10 + (token[k] - '0');
+        }
+        line.lanes = lanes;
+        line.speed.assign(token.substr(x + 1));
     }
-    line.lanes = lanes;
-    line.speed.assign(token.substr(x + 1));
-}
 
-IbLine readLine(std::string_view raw, int number);
+    IbLine readLine(std::string_view raw, int number);
 
-IbLine readLineOrUnrecognised(std::string_view raw, int number)
-{
-    IbLine line = readLine(raw, number);
-    if (line.kind != IbLine::Kind::Unrecognised)
-        return line;
-    IbLine u; // no half-read fields
-    u.lineNumber = number;
-    u.text.assign(raw);
-    return u;
-}
-
-IbLine readLine(std::string_view raw, int number)
-{
-    IbLine line; // `text` is only kept for unrecognised lines (readLineOrUnrecognised)
-    line.lineNumber = number;
-    Cursor c { raw };
-    c.skipSpace();
-    if (c.peek() == '[') {
-        // Port line.
-        c.accept('[');
-        std::uint64_t ignored = 0;
-        if (!c.readInt(line.localPort) || !c.accept(']'))
+    IbLine readLineOrUnrecognised(std::string_view raw, int number)
+    {
+        IbLine line = readLine(raw, number);
+        if (line.kind != IbLine::Kind::Unrecognised)
             return line;
-        if (c.accept('(') && (!c.readHex(ignored) || !c.accept(')')))
+        IbLine u; // no half-read fields
+        u.lineNumber = number;
+        u.text.assign(raw);
+        return u;
+    }
+
+    IbLine readLine(std::string_view raw, int number)
+    {
+        IbLine line; // `text` is only kept for unrecognised lines (readLineOrUnrecognised)
+        line.lineNumber = number;
+        Cursor c { raw };
+        c.skipSpace();
+        if (c.peek() == '[') {
+            // Port line.
+            c.accept('[');
+            std::uint64_t ignored = 0;
+            if (!c.readInt(line.localPort) || !c.accept(']'))
+                return line;
+            if (c.accept('(') && (!c.readHex(ignored) || !c.accept(')')))
+                return line;
+            c.skipSpace();
+            if (!c.readNodeName(line.peerType, line.peerGuid) || !c.accept('[') || !c.readInt(line.peerPort)
+                || !c.accept(']'))
+                return line;
+            if (c.accept('(') && (!c.readHex(ignored) || !c.accept(')')))
+                return line;
+            c.skipSpace();
+            if (!c.atEnd() && c.peek() != '#')
+                return line;
+            if (c.accept('#'))
+                readPortComment(raw.substr(c.i), line);
+            line.kind = IbLine::Kind::Port;
+            return line;
+        }
+        char type = 0;
+        if (c.acceptWord("Switch"))
+            type = 'S';
+        else if (c.acceptWord("Ca"))
+            type = 'H';
+        else if (c.acceptWord("Rt"))
+            type = 'R';
+        if (type == 0)
             return line;
         c.skipSpace();
-        if (!c.readNodeName(line.peerType, line.peerGuid) || !c.accept('[') || !c.readInt(line.peerPort) || !c.accept(']'))
-            return line;
-        if (c.accept('(') && (!c.readHex(ignored) || !c.accept(')')))
+        char nameType = 0;
+        if (!c.readInt(line.ports))
             return line;
         c.skipSpace();
-        if (!c.atEnd() && c.peek() != '#')
+        if (!c.readNodeName(nameType, line.guid))
             return line;
-        if (c.accept('#'))
-            readPortComment(raw.substr(c.i), line);
-        line.kind = IbLine::Kind::Port;
-        return line;
-    }
-    char type = 0;
-    if (c.acceptWord("Switch"))
-        type = 'S';
-    else if (c.acceptWord("Ca"))
-        type = 'H';
-    else if (c.acceptWord("Rt"))
-        type = 'R';
-    if (type == 0)
-        return line;
-    c.skipSpace();
-    char nameType = 0;
-    if (!c.readInt(line.ports))
-        return line;
-    c.skipSpace();
-    if (!c.readNodeName(nameType, line.guid))
-        return line;
-    c.skipSpace();
-    if (c.accept('#')) {
         c.skipSpace();
-        c.readQuoted(line.description);
+        if (c.accept('#')) {
+            c.skipSpace();
+            c.readQuoted(line.description);
+        }
+        line.nodeType = type;
+        line.kind = IbLine::Kind::NodeHeader;
+        return line;
     }
-    line.nodeType = type;
-    line.kind = IbLine::Kind::NodeHeader;
-    return line;
-}
 }
 
 void visitIbnetdiscoverLines(std::string_view text, const std::function<void(const IbLine&)>& visit)

@@ -14,7 +14,7 @@ struct IbLine {
     Kind kind = Kind::Unrecognised;
     int lineNumber = 0; ///< 1-based
     // NodeHeader: `Switch 36 "S-<guid>" # "<description>" enhanced port 0 lid 128 lmc 0`
-    char nodeType = 0;  ///< 'S' switch, 'H' channel adapter (Ca), 'R' router
+    char nodeType = 0; ///< 'S' switch, 'H' channel adapter (Ca), 'R' router
     int ports = 0;
     std::uint64_t guid = 0;
     std::string description;
@@ -25,9 +25,9 @@ struct IbLine {
     std::uint64_t peerGuid = 0;
     int peerPort = 0;
     std::string peerDescription;
-    int lanes = 0;      ///< link width, 0 when absent
-    std::string speed;  ///< SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR ("" when absent)
-    std::string text;   ///< Unrecognised: the line itself
+    int lanes = 0; ///< link width, 0 when absent
+    std::string speed; ///< SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR ("" when absent)
+    std::string text; ///< Unrecognised: the line itself
 };
 
 /// Splits an ibnetdiscover dump into lines and reads each one; never fails (unreadable lines come

@@ -54,43 +54,46 @@ std::string ibGuidName(char type, std::uint64_t guid)
 }
 
 namespace {
-struct PortKey {
-    std::uint64_t guid = 0;
-    int port = 0;
-    bool operator==(const PortKey&) const = default;
-    auto operator<=>(const PortKey&) const = default;
-};
-struct PortKeyHash {
-    std::size_t operator()(const PortKey& k) const { return std::hash<std::uint64_t>()(k.guid * 0x9E3779B97F4A7C15ull ^ std::uint64_t(k.port)); }
-};
+    struct PortKey {
+        std::uint64_t guid = 0;
+        int port = 0;
+        bool operator==(const PortKey&) const = default;
+        auto operator<=>(const PortKey&) const = default;
+    };
+    struct PortKeyHash {
+        std::size_t operator()(const PortKey& k) const
+        {
+            return std::hash<std::uint64_t>()(k.guid * 0x9E3779B97F4A7C15ull ^ std::uint64_t(k.port));
+        }
+    };
 
-struct NodeRecord {
-    char type = 'S';
-    bool hasHeader = false;
-    int ports = 0;
-    std::uint64_t systemGuid = 0;
-    std::string description;
-};
+    struct NodeRecord {
+        char type = 'S';
+        bool hasHeader = false;
+        int ports = 0;
+        std::uint64_t systemGuid = 0;
+        std::string description;
+    };
 
-struct LinkRecord {
-    PortKey a, b;   // a < b
-    int lanesA = 0; // width as reported in a's block (0 = not seen from a)
-    int lanesB = 0;
-    std::string speed;
-    int firstLine = 0;
-};
+    struct LinkRecord {
+        PortKey a, b; // a < b
+        int lanesA = 0; // width as reported in a's block (0 = not seen from a)
+        int lanesB = 0;
+        std::string speed;
+        int firstLine = 0;
+    };
 
-bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
+    bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
 
-// A terminal capture's last line: "[root@ufm ~]# ", "user@host:~$ ", "ufm > ".
-bool looksLikePrompt(const std::string& line)
-{
-    std::size_t end = line.size();
-    while (end > 0 && (line[end - 1] == ' ' || line[end - 1] == '\t'))
-        --end;
-    return end > 0 && (line[end - 1] == '#' || line[end - 1] == '$' || line[end - 1] == '>' || line[end - 1] == '%')
-        && line.find('"') == std::string::npos;
-}
+    // A terminal capture's last line: "[root@ufm ~]# ", "user@host:~$ ", "ufm > ".
+    bool looksLikePrompt(const std::string& line)
+    {
+        std::size_t end = line.size();
+        while (end > 0 && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+            --end;
+        return end > 0 && (line[end - 1] == '#' || line[end - 1] == '$' || line[end - 1] == '>' || line[end - 1] == '%')
+            && line.find('"') == std::string::npos;
+    }
 }
 
 engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const std::string& name)
@@ -137,8 +140,8 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         if (l.kind == IbLine::Kind::Unrecognised || !inNode) {
             if (!inNode && l.kind == IbLine::Kind::Unrecognised) {
                 out.diagnostics.add(engine::diagnostic::kIbLeadingText,
-                    name + ": line " + std::to_string(l.lineNumber) + ": text before the first node header was skipped (\""
-                        + l.text.substr(0, 80) + "\").");
+                    name + ": line " + std::to_string(l.lineNumber)
+                        + ": text before the first node header was skipped (\"" + l.text.substr(0, 80) + "\").");
                 return;
             }
             pendingLine = l.lineNumber;
@@ -172,8 +175,8 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
     });
     if (pendingLine > 0 && looksLikePrompt(pendingText)) {
         out.diagnostics.add("ibnetdiscover.trailing_prompt", DiagnosticSeverity::Info,
-            name + ": line " + std::to_string(pendingLine) + ": a shell prompt after the dump was skipped (\"" + pendingText.substr(0, 80)
-                + "\").");
+            name + ": line " + std::to_string(pendingLine) + ": a shell prompt after the dump was skipped (\""
+                + pendingText.substr(0, 80) + "\").");
         pendingLine = 0;
     }
     flushPending();
@@ -182,11 +185,13 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
             + ": no Switch or Ca node header: not an ibnetdiscover dump");
     if (unrecognised > 0)
         out.diagnostics.add(engine::diagnostic::kIbUnrecognisedLine,
-            name + ": line " + std::to_string(firstUnrecognised) + ": lines that are neither a node header nor a port were skipped.",
+            name + ": line " + std::to_string(firstUnrecognised)
+                + ": lines that are neither a node header nor a port were skipped.",
             unrecognised);
     if (conflicts > 0)
         out.diagnostics.add(engine::diagnostic::kIbPortConflict,
-            name + ": line " + std::to_string(firstConflict) + ": a port is reported connected to two different peers.", conflicts);
+            name + ": line " + std::to_string(firstConflict) + ": a port is reported connected to two different peers.",
+            conflicts);
 
     std::vector<std::uint64_t> guids;
     guids.reserve(nodes.size());
@@ -197,7 +202,8 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
     // Switch-embedded CAs: a CA cabled to exactly one switch that is that switch's SHARP aggregation
     // node (NVIDIA SHARP docs: Quantum switches expose the AN as a CA on an extra port) or its
     // management port (same system image GUID or the same description as the switch).
-    std::unordered_map<std::uint64_t, std::pair<std::uint64_t, int>> caSwitch; // CA guid -> (switch, port); (0, 0) = not one switch
+    std::unordered_map<std::uint64_t, std::pair<std::uint64_t, int>>
+        caSwitch; // CA guid -> (switch, port); (0, 0) = not one switch
     for (const LinkRecord& r : links) {
         for (const auto& [ca, sw] : { std::pair { r.a, r.b }, std::pair { r.b, r.a } }) {
             if (nodes[ca.guid].type == 'S' || nodes[sw.guid].type != 'S')
@@ -216,7 +222,8 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         const NodeRecord& sw = nodes[it->second.first];
         const bool sharp = contains(n.description, "Aggregation Node");
         const bool management = !sharp
-            && ((n.systemGuid != 0 && n.systemGuid == sw.systemGuid) || (!n.description.empty() && n.description == sw.description));
+            && ((n.systemGuid != 0 && n.systemGuid == sw.systemGuid)
+                || (!n.description.empty() && n.description == sw.description));
         if (!sharp && !management)
             continue;
         EmbeddedCa e;
@@ -264,10 +271,13 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
     }
     if (headerless > 0)
         out.diagnostics.add("ibnetdiscover.node_without_header", DiagnosticSeverity::Info,
-            name + ": nodes only seen as a peer (no block of their own) were added from the peer's description.", headerless);
-    auto portName = [&](const PortKey& p) { return ibGuidName(nodes[p.guid].type, p.guid) + "/P" + std::to_string(p.port); };
+            name + ": nodes only seen as a peer (no block of their own) were added from the peer's description.",
+            headerless);
+    auto portName
+        = [&](const PortKey& p) { return ibGuidName(nodes[p.guid].type, p.guid) + "/P" + std::to_string(p.port); };
 
-    std::sort(links.begin(), links.end(), [](const LinkRecord& x, const LinkRecord& y) { return std::tie(x.a, x.b) < std::tie(y.a, y.b); });
+    std::sort(links.begin(), links.end(),
+        [](const LinkRecord& x, const LinkRecord& y) { return std::tie(x.a, x.b) < std::tie(y.a, y.b); });
     int unknownSpeeds = 0, firstUnknownSpeed = 0;
     std::string unknownSpeed;
     for (const LinkRecord& r : links) {
@@ -292,7 +302,8 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         fl.b = ids[r.b.guid];
         fl.portA = std::uint16_t(r.a.port);
         fl.portB = std::uint16_t(r.b.port);
-        const int lanesSeen = (r.lanesA > 0 && r.lanesB > 0) ? std::min(r.lanesA, r.lanesB) : std::max(r.lanesA, r.lanesB);
+        const int lanesSeen
+            = (r.lanesA > 0 && r.lanesB > 0) ? std::min(r.lanesA, r.lanesB) : std::max(r.lanesA, r.lanesB);
         fl.lanes = std::uint8_t(lanesSeen > 0 ? std::min(lanesSeen, 255) : 4);
         fl.gbps = float(fl.lanes * infinibandLaneGbps(r.speed));
         if (infinibandLaneGbps(r.speed) == 0.0 && unknownSpeeds++ == 0) {
@@ -303,8 +314,8 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
             // The two ends disagree on the width: a link that trained down on one side.
             fl.flags |= engine::kLinkDegraded;
             out.flags.push_back({ FabricFlag::Kind::Degraded, { portName(r.a), portName(r.b) },
-                "Link " + portName(r.a) + " - " + portName(r.b) + " is degraded: the ends report " + std::to_string(r.lanesA)
-                    + "x and " + std::to_string(r.lanesB) + "x.",
+                "Link " + portName(r.a) + " - " + portName(r.b) + " is degraded: the ends report "
+                    + std::to_string(r.lanesA) + "x and " + std::to_string(r.lanesB) + "x.",
                 DiagnosticSeverity::Warning, "ends report different widths",
                 { nodes[r.a.guid].description, nodes[r.b.guid].description } });
         }
@@ -312,7 +323,8 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
     }
     if (unknownSpeeds > 0)
         out.diagnostics.add("ibnetdiscover.unknown_speed", DiagnosticSeverity::Warning,
-            name + ": line " + std::to_string(firstUnknownSpeed) + ": link speed \"" + unknownSpeed + "\" is unknown; its rate is 0.",
+            name + ": line " + std::to_string(firstUnknownSpeed) + ": link speed \"" + unknownSpeed
+                + "\" is unknown; its rate is 0.",
             unknownSpeeds);
     analyseFabricStructure(out, name);
     return out;

@@ -14,10 +14,10 @@ struct IbnetdiscoverWriteOptions {
     /// switches do: "Switch 41", port 41 -> "Mellanox Technologies Aggregation Node").
     bool sharpAggregationNodes = false;
     int managementSwitches = 0; ///< a separate management fabric: this many switches in a chain (2 cables each)
-    int managementHosts = 0;    ///< CAs on the management switches ("mgmt01 mlx5_0", ...)
+    int managementHosts = 0; ///< CAs on the management switches ("mgmt01 mlx5_0", ...)
     std::string switchModel = "MQM8700"; ///< in switch descriptions "MF0;<label>:<model>/U1"
-    bool crlf = false;                   ///< CRLF line ends (a dump captured through a terminal)
-    std::string trailingPrompt;          ///< a last line without a newline, e.g. "[root@ufm ~]# "
+    bool crlf = false; ///< CRLF line ends (a dump captured through a terminal)
+    std::string trailingPrompt; ///< a last line without a newline, e.g. "[root@ufm ~]# "
 };
 
 /// Writes the switched network of `graph` (switches, NICs and Host nodes as CAs; GPUs, NVSwitches,
@@ -41,10 +41,10 @@ std::uint64_t writtenGuid(const engine::FabricGraph& graph, engine::NodeId node)
 /// A defect planted in a built fabric before writing it (round-trip tests, demonstrations).
 struct PlantedDefect {
     enum class Kind {
-        Remove,       ///< the cable is gone (link flagged missing: not written)
+        Remove, ///< the cable is gone (link flagged missing: not written)
         DegradeWidth, ///< the link trained to 1x
         DegradeSpeed, ///< the link runs one IB generation slower (HDR -> EDR)
-        Swap,         ///< the far ends (b side) of `link` and `other` are exchanged: two miswired cables
+        Swap, ///< the far ends (b side) of `link` and `other` are exchanged: two miswired cables
     };
     Kind kind = Kind::Remove;
     engine::LinkId link = engine::kNoId;

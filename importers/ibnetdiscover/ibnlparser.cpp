@@ -12,34 +12,34 @@ namespace clusterscope::importers {
 using engine::Status;
 
 namespace {
-std::vector<std::string> words(std::string_view line)
-{
-    std::vector<std::string> out;
-    std::size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
-            ++i;
-        const std::size_t start = i;
-        while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))
-            ++i;
-        if (i > start)
-            out.emplace_back(line.substr(start, i - start));
+    std::vector<std::string> words(std::string_view line)
+    {
+        std::vector<std::string> out;
+        std::size_t i = 0;
+        while (i < line.size()) {
+            while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+                ++i;
+            const std::size_t start = i;
+            while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))
+                ++i;
+            if (i > start)
+                out.emplace_back(line.substr(start, i - start));
+        }
+        return out;
     }
-    return out;
-}
 
-bool portNumber(const std::string& w, int& port)
-{
-    if (w.size() < 2 || (w[0] != 'P' && w[0] != 'p') || w.size() > 7)
-        return false;
-    port = 0;
-    for (std::size_t i = 1; i < w.size(); ++i) {
-        if (!std::isdigit(static_cast<unsigned char>(w[i])))
+    bool portNumber(const std::string& w, int& port)
+    {
+        if (w.size() < 2 || (w[0] != 'P' && w[0] != 'p') || w.size() > 7)
             return false;
-        port = port * 10 + (w[i] - '0');
+        port = 0;
+        for (std::size_t i = 1; i < w.size(); ++i) {
+            if (!std::isdigit(static_cast<unsigned char>(w[i])))
+                return false;
+            port = port * 10 + (w[i] - '0');
+        }
+        return true;
     }
-    return true;
-}
 }
 
 engine::Result<PlannedFabric> parseIbnl(std::string_view text, const std::string& name)
@@ -72,7 +72,8 @@ engine::Result<PlannedFabric> parseIbnl(std::string_view text, const std::string
             continue;
         }
         int localPort = 0, peerPort = 0;
-        const bool arrow = w.size() >= 2 && w[1].size() >= 2 && w[1].front() == '-' && w[1].substr(w[1].size() - 2) == "->";
+        const bool arrow
+            = w.size() >= 2 && w[1].size() >= 2 && w[1].front() == '-' && w[1].substr(w[1].size() - 2) == "->";
         if (w.size() != 5 || !portNumber(w[0], localPort) || !arrow || !portNumber(w[4], peerPort))
             return Status::error(where + "expected \"P<n> -> TYPE NAME P<m>\", got \"" + std::string(line) + "\"");
         if (current.empty())

@@ -15,7 +15,8 @@ struct FabricFlag {
     enum class Kind { Missing, Degraded, SelfLoop, Miswired, Extra, FewUplinks };
     FabricFlag() = default;
     FabricFlag(Kind k, std::vector<std::string> p, std::string m,
-        engine::DiagnosticSeverity s = engine::DiagnosticSeverity::Warning, std::string pat = {}, std::vector<std::string> sw = {})
+        engine::DiagnosticSeverity s = engine::DiagnosticSeverity::Warning, std::string pat = {},
+        std::vector<std::string> sw = {})
         : kind(k)
         , ports(std::move(p))
         , message(std::move(m))
@@ -26,7 +27,7 @@ struct FabricFlag {
     }
     Kind kind = Kind::Missing;
     std::vector<std::string> ports; ///< "S-<guid>/P<n>" (ibnetdiscover) or "<name>/P<n>" (plan); P0 = unknown port
-    std::string message;            ///< one sentence
+    std::string message; ///< one sentence
     engine::DiagnosticSeverity severity = engine::DiagnosticSeverity::Warning;
     /// What the flag is, without its place ("leaf-spine cable missing"): flags sharing kind and
     /// pattern are listed as one line with a count.
@@ -52,12 +53,12 @@ struct EmbeddedCa {
 /// A group of switches of one tier that share their up-neighbourhood (a pod's leaves, a plane of
 /// spines), with the switches of the tier above they cable to and the pattern that cabling follows.
 struct SwitchGroup {
-    int tier = 0;                      ///< tier of the lower switches
-    int index = 0;                     ///< group number within the tier (0-based)
+    int tier = 0; ///< tier of the lower switches
+    int index = 0; ///< group number within the tier (0-based)
     std::vector<engine::NodeId> lower; ///< switches of `tier`
     std::vector<engine::NodeId> upper; ///< switches of `tier + 1` whose down-links mostly come from `lower`
-    int linksPerPair = 0;              ///< cables between each lower and each upper switch; 0 = not a regular mesh
-    int uplinksPerSwitch = 0;          ///< usual uplink count of a lower switch (mode)
+    int linksPerPair = 0; ///< cables between each lower and each upper switch; 0 = not a regular mesh
+    int uplinksPerSwitch = 0; ///< usual uplink count of a lower switch (mode)
 };
 
 /// A director (chassis switch: CS7500, MCS8500, ...) whose leaf and spine blades ibnetdiscover
@@ -75,9 +76,10 @@ struct FabricPart {
     enum class Role { Compute, Management, Storage, Other };
     Role role = Role::Compute;
     std::vector<engine::NodeId> switches;
-    std::int64_t hostCas = 0; ///< cables from host channel adapters to these switches (an HCA with two ports counts twice)
-    int tiers = 0;            ///< switch tiers found in the part
-    std::string why;          ///< why the role was chosen (one phrase)
+    std::int64_t hostCas
+        = 0; ///< cables from host channel adapters to these switches (an HCA with two ports counts twice)
+    int tiers = 0; ///< switch tiers found in the part
+    std::string why; ///< why the role was chosen (one phrase)
 };
 
 const char* toString(FabricPart::Role role);
@@ -93,7 +95,7 @@ struct FabricStructure {
     /// -1 when there is only one tier.
     double upDownConsistency = -1.0;
     int switchesNamingTier = 0; ///< switches whose description names a tier (leaf, spine, core, ...)
-    int namesAgreeing = 0;      ///< of those, how many the graph puts in the named tier
+    int namesAgreeing = 0; ///< of those, how many the graph puts in the named tier
     double tierConfidence = 0.0; ///< 0..1: consistency x name agreement (each when known)
 };
 

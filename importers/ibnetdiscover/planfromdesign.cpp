@@ -60,40 +60,40 @@ double planNameCoverage(const ImportedFabric& actual, const PlannedFabric& plan)
 namespace clusterscope::importers {
 
 namespace {
-// Switches per tier and cables per (lower rank, upper rank) level; CAs rank -1. Only switches of
-// `keep` (all when empty) and links touching them count.
-struct Counts {
-    std::map<int, std::int64_t> switches;
-    std::map<std::pair<int, int>, std::int64_t> cables;
-};
+    // Switches per tier and cables per (lower rank, upper rank) level; CAs rank -1. Only switches of
+    // `keep` (all when empty) and links touching them count.
+    struct Counts {
+        std::map<int, std::int64_t> switches;
+        std::map<std::pair<int, int>, std::int64_t> cables;
+    };
 
-Counts countsOf(const engine::FabricGraph& g, const std::vector<char>& keep)
-{
-    Counts c;
-    auto rank = [&](NodeId n) { return g.node(n).kind == NodeKind::Switch ? int(g.node(n).tier) : -1; };
-    auto kept = [&](NodeId n) { return keep.empty() || keep[n]; };
-    for (NodeId n = 0; n < g.nodeCount(); ++n)
-        if (g.node(n).kind == NodeKind::Switch && kept(n))
-            ++c.switches[g.node(n).tier];
-    for (const auto& l : g.links()) {
-        if (l.flags & engine::kLinkMissing)
-            continue;
-        const NodeKind ka = g.node(l.a).kind, kb = g.node(l.b).kind;
-        const bool net = (ka == NodeKind::Switch || ka == NodeKind::Nic || ka == NodeKind::Host)
-            && (kb == NodeKind::Switch || kb == NodeKind::Nic || kb == NodeKind::Host);
-        if (!net || (ka != NodeKind::Switch && kb != NodeKind::Switch))
-            continue;
-        if ((ka == NodeKind::Switch && !kept(l.a)) || (kb == NodeKind::Switch && !kept(l.b)))
-            continue;
-        ++c.cables[{ std::min(rank(l.a), rank(l.b)), std::max(rank(l.a), rank(l.b)) }];
+    Counts countsOf(const engine::FabricGraph& g, const std::vector<char>& keep)
+    {
+        Counts c;
+        auto rank = [&](NodeId n) { return g.node(n).kind == NodeKind::Switch ? int(g.node(n).tier) : -1; };
+        auto kept = [&](NodeId n) { return keep.empty() || keep[n]; };
+        for (NodeId n = 0; n < g.nodeCount(); ++n)
+            if (g.node(n).kind == NodeKind::Switch && kept(n))
+                ++c.switches[g.node(n).tier];
+        for (const auto& l : g.links()) {
+            if (l.flags & engine::kLinkMissing)
+                continue;
+            const NodeKind ka = g.node(l.a).kind, kb = g.node(l.b).kind;
+            const bool net = (ka == NodeKind::Switch || ka == NodeKind::Nic || ka == NodeKind::Host)
+                && (kb == NodeKind::Switch || kb == NodeKind::Nic || kb == NodeKind::Host);
+            if (!net || (ka != NodeKind::Switch && kb != NodeKind::Switch))
+                continue;
+            if ((ka == NodeKind::Switch && !kept(l.a)) || (kb == NodeKind::Switch && !kept(l.b)))
+                continue;
+            ++c.cables[{ std::min(rank(l.a), rank(l.b)), std::max(rank(l.a), rank(l.b)) }];
+        }
+        return c;
     }
-    return c;
-}
 
-std::string levelName(const std::pair<int, int>& k)
-{
-    return (k.first < 0 ? std::string("host") : engine::tierName(k.first)) + "-" + engine::tierName(k.second);
-}
+    std::string levelName(const std::pair<int, int>& k)
+    {
+        return (k.first < 0 ? std::string("host") : engine::tierName(k.first)) + "-" + engine::tierName(k.second);
+    }
 } // namespace
 
 std::vector<FabricFlag> compareCountsWithPlan(const ImportedFabric& actual, const engine::FabricGraph& planned)
@@ -113,7 +113,8 @@ std::vector<FabricFlag> compareCountsWithPlan(const ImportedFabric& actual, cons
         f.kind = found < planned ? FabricFlag::Kind::Missing : FabricFlag::Kind::Extra;
         f.severity = found < planned ? engine::DiagnosticSeverity::Warning : engine::DiagnosticSeverity::Info;
         f.pattern = what + " vs plan";
-        f.message = "The plan has " + std::to_string(planned) + " " + what + ", the compute fabric " + std::to_string(found) + ".";
+        f.message = "The plan has " + std::to_string(planned) + " " + what + ", the compute fabric "
+            + std::to_string(found) + ".";
         flags.push_back(std::move(f));
     };
     std::set<int> tiers;
@@ -123,7 +124,8 @@ std::vector<FabricFlag> compareCountsWithPlan(const ImportedFabric& actual, cons
         tiers.insert(t);
     for (int t : tiers) {
         const auto h = have.switches.find(t), w = want.switches.find(t);
-        compare(engine::tierName(t) + " switches", w == want.switches.end() ? 0 : w->second, h == have.switches.end() ? 0 : h->second);
+        compare(engine::tierName(t) + " switches", w == want.switches.end() ? 0 : w->second,
+            h == have.switches.end() ? 0 : h->second);
     }
     std::set<std::pair<int, int>> levels;
     for (const auto& [k, n] : have.cables)
@@ -132,7 +134,8 @@ std::vector<FabricFlag> compareCountsWithPlan(const ImportedFabric& actual, cons
         levels.insert(k);
     for (const auto& k : levels) {
         const auto h = have.cables.find(k), w = want.cables.find(k);
-        compare(levelName(k) + " cables", w == want.cables.end() ? 0 : w->second, h == have.cables.end() ? 0 : h->second);
+        compare(
+            levelName(k) + " cables", w == want.cables.end() ? 0 : w->second, h == have.cables.end() ? 0 : h->second);
     }
     return flags;
 }

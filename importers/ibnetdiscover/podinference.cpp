@@ -16,92 +16,92 @@ using engine::NodeKind;
 
 namespace {
 
-struct Up {
-    NodeId upper;
-    LinkId link;
-};
+    struct Up {
+        NodeId upper;
+        LinkId link;
+    };
 
-// One lower switch's departure from its group's norm.
-struct Deviation {
-    NodeId lower = engine::kNoId;
-    std::vector<std::pair<NodeId, int>> deficits;  // upper, cables short
-    std::vector<std::pair<NodeId, int>> surpluses; // upper, cables beyond the norm
-    std::vector<LinkId> surplusLinks;              // every link to a surplus upper
-    int norm = 0;
-    bool handled = false;
-};
+    // One lower switch's departure from its group's norm.
+    struct Deviation {
+        NodeId lower = engine::kNoId;
+        std::vector<std::pair<NodeId, int>> deficits; // upper, cables short
+        std::vector<std::pair<NodeId, int>> surpluses; // upper, cables beyond the norm
+        std::vector<LinkId> surplusLinks; // every link to a surplus upper
+        int norm = 0;
+        bool handled = false;
+    };
 
-std::string sw(const engine::FabricGraph& g, NodeId n) { return ibGuidName('S', g.node(n).guid); }
-std::string named(const engine::FabricGraph& g, NodeId n) { return g.label(n) + " (" + sw(g, n) + ")"; }
+    std::string sw(const engine::FabricGraph& g, NodeId n) { return ibGuidName('S', g.node(n).guid); }
+    std::string named(const engine::FabricGraph& g, NodeId n) { return g.label(n) + " (" + sw(g, n) + ")"; }
 
-std::string linkPorts(const engine::FabricGraph& g, LinkId l)
-{
-    const auto& k = g.link(l);
-    return sw(g, k.a) + "/P" + std::to_string(k.portA) + " - " + sw(g, k.b) + "/P" + std::to_string(k.portB);
-}
-
-// Groups the lower switches of one tier by up-neighbourhood (see the header).
-std::vector<std::vector<int>> groupLowers(const std::vector<std::vector<Up>>& ups)
-{
-    std::map<std::vector<NodeId>, std::vector<int>> bySignature;
-    for (int i = 0; i < int(ups.size()); ++i) {
-        std::vector<NodeId> sig;
-        for (const Up& u : ups[i])
-            if (sig.empty() || sig.back() != u.upper)
-                sig.push_back(u.upper);
-        if (!sig.empty())
-            bySignature[std::move(sig)].push_back(i);
+    std::string linkPorts(const engine::FabricGraph& g, LinkId l)
+    {
+        const auto& k = g.link(l);
+        return sw(g, k.a) + "/P" + std::to_string(k.portA) + " - " + sw(g, k.b) + "/P" + std::to_string(k.portB);
     }
-    std::vector<const std::pair<const std::vector<NodeId>, std::vector<int>>*> order;
-    for (const auto& e : bySignature)
-        order.push_back(&e);
-    std::sort(order.begin(), order.end(), [](const auto* x, const auto* y) {
-        if (x->second.size() != y->second.size())
-            return x->second.size() > y->second.size();
-        return x->second.front() < y->second.front();
-    });
-    std::vector<std::vector<int>> groups;
-    std::vector<std::size_t> seedSize;
-    std::unordered_map<NodeId, std::vector<int>> seedsWith; // upper -> groups whose seed has it
-    for (const auto* e : order) {
-        const std::vector<NodeId>& sig = e->first;
-        std::unordered_map<int, int> overlap;
-        for (NodeId u : sig)
-            if (auto it = seedsWith.find(u); it != seedsWith.end())
-                for (int gi : it->second)
-                    ++overlap[gi];
-        int best = -1, bestOverlap = 0;
-        for (const auto& [gi, n] : overlap)
-            if (n > bestOverlap || (n == bestOverlap && gi < best)) {
-                best = gi;
-                bestOverlap = n;
+
+    // Groups the lower switches of one tier by up-neighbourhood (see the header).
+    std::vector<std::vector<int>> groupLowers(const std::vector<std::vector<Up>>& ups)
+    {
+        std::map<std::vector<NodeId>, std::vector<int>> bySignature;
+        for (int i = 0; i < int(ups.size()); ++i) {
+            std::vector<NodeId> sig;
+            for (const Up& u : ups[i])
+                if (sig.empty() || sig.back() != u.upper)
+                    sig.push_back(u.upper);
+            if (!sig.empty())
+                bySignature[std::move(sig)].push_back(i);
+        }
+        std::vector<const std::pair<const std::vector<NodeId>, std::vector<int>>*> order;
+        for (const auto& e : bySignature)
+            order.push_back(&e);
+        std::sort(order.begin(), order.end(), [](const auto* x, const auto* y) {
+            if (x->second.size() != y->second.size())
+                return x->second.size() > y->second.size();
+            return x->second.front() < y->second.front();
+        });
+        std::vector<std::vector<int>> groups;
+        std::vector<std::size_t> seedSize;
+        std::unordered_map<NodeId, std::vector<int>> seedsWith; // upper -> groups whose seed has it
+        for (const auto* e : order) {
+            const std::vector<NodeId>& sig = e->first;
+            std::unordered_map<int, int> overlap;
+            for (NodeId u : sig)
+                if (auto it = seedsWith.find(u); it != seedsWith.end())
+                    for (int gi : it->second)
+                        ++overlap[gi];
+            int best = -1, bestOverlap = 0;
+            for (const auto& [gi, n] : overlap)
+                if (n > bestOverlap || (n == bestOverlap && gi < best)) {
+                    best = gi;
+                    bestOverlap = n;
+                }
+            if (best >= 0 && 2 * std::size_t(bestOverlap) > std::min(sig.size(), seedSize[best])) {
+                groups[best].insert(groups[best].end(), e->second.begin(), e->second.end());
+                continue;
             }
-        if (best >= 0 && 2 * std::size_t(bestOverlap) > std::min(sig.size(), seedSize[best])) {
-            groups[best].insert(groups[best].end(), e->second.begin(), e->second.end());
-            continue;
+            for (NodeId u : sig)
+                seedsWith[u].push_back(int(groups.size()));
+            groups.push_back(e->second);
+            seedSize.push_back(sig.size());
         }
-        for (NodeId u : sig)
-            seedsWith[u].push_back(int(groups.size()));
-        groups.push_back(e->second);
-        seedSize.push_back(sig.size());
+        for (auto& gr : groups)
+            std::sort(gr.begin(), gr.end());
+        std::sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.front() < y.front(); });
+        return groups;
     }
-    for (auto& gr : groups)
-        std::sort(gr.begin(), gr.end());
-    std::sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.front() < y.front(); });
-    return groups;
-}
 
-int majorityMode(const std::map<int, std::int64_t>& histogram, std::int64_t total)
-{
-    int mode = 0;
-    std::int64_t best = -1;
-    for (const auto& [k, n] : histogram)
-        if (n > best || (n == best && k > mode)) {
-            best = n;
-            mode = k;
-        }
-    return 2 * best > total ? mode : -1;
-}
+    int majorityMode(const std::map<int, std::int64_t>& histogram, std::int64_t total)
+    {
+        int mode = 0;
+        std::int64_t best = -1;
+        for (const auto& [k, n] : histogram)
+            if (n > best || (n == best && k > mode)) {
+                best = n;
+                mode = k;
+            }
+        return 2 * best > total ? mode : -1;
+    }
 
 } // namespace
 
@@ -123,10 +123,12 @@ void inferGroupsAndCablingDefects(ImportedFabric& fabric, const std::string& nam
         for (std::size_t i = 0; i < lowers.size(); ++i) {
             for (LinkId l : g.linksOf(lowers[i])) {
                 const NodeId m = g.otherEnd(l, lowers[i]);
-                if (!(g.link(l).flags & engine::kLinkMissing) && g.node(m).kind == NodeKind::Switch && g.node(m).tier == tier + 1)
+                if (!(g.link(l).flags & engine::kLinkMissing) && g.node(m).kind == NodeKind::Switch
+                    && g.node(m).tier == tier + 1)
                     ups[i].push_back({ m, l });
             }
-            std::sort(ups[i].begin(), ups[i].end(), [](const Up& x, const Up& y) { return std::tie(x.upper, x.link) < std::tie(y.upper, y.link); });
+            std::sort(ups[i].begin(), ups[i].end(),
+                [](const Up& x, const Up& y) { return std::tie(x.upper, x.link) < std::tie(y.upper, y.link); });
         }
         const std::vector<std::vector<int>> groups = groupLowers(ups);
         std::vector<int> groupOfLower(lowers.size(), -1);
@@ -206,7 +208,8 @@ void inferGroupsAndCablingDefects(ImportedFabric& fabric, const std::string& nam
                     f.switches = { g.label(lowers[i]) };
                     f.pattern = engine::tierName(tier) + " with fewer uplinks than its group";
                     f.message = named(g, lowers[i]) + " has " + std::to_string(have) + " uplink(s) where the other "
-                        + engine::tierName(tier) + " switches of its group have " + std::to_string(sg.uplinksPerSwitch) + ".";
+                        + engine::tierName(tier) + " switches of its group have " + std::to_string(sg.uplinksPerSwitch)
+                        + ".";
                     flags.push_back(std::move(f));
                 }
                 continue;
@@ -298,7 +301,8 @@ void inferGroupsAndCablingDefects(ImportedFabric& fabric, const std::string& nam
                     for (const auto& [u, n] : d.deficits)
                         short_ += (short_.empty() ? "" : ", ") + std::to_string(n) + " short to " + g.label(u);
                     f.message = named(g, d.lower) + " is miswired against its group's " + std::to_string(d.norm)
-                        + " cable(s) per " + engine::tierName(tier + 1) + ": " + to + "; " + short_ + " (cables " + surplusText(d) + ").";
+                        + " cable(s) per " + engine::tierName(tier + 1) + ": " + to + "; " + short_ + " (cables "
+                        + surplusText(d) + ").";
                 }
                 flags.push_back(std::move(f));
                 continue;
@@ -310,8 +314,8 @@ void inferGroupsAndCablingDefects(ImportedFabric& fabric, const std::string& nam
                 f.switches = { g.label(d.lower) };
                 addPorts(f, d);
                 f.pattern = level + " cables beyond the group's pattern";
-                f.message = named(g, d.lower) + " has more " + level + " cables than its group's " + std::to_string(d.norm)
-                    + " per pair: " + surplusText(d) + ".";
+                f.message = named(g, d.lower) + " has more " + level + " cables than its group's "
+                    + std::to_string(d.norm) + " per pair: " + surplusText(d) + ".";
                 flags.push_back(std::move(f));
                 continue;
             }
@@ -341,7 +345,8 @@ void inferGroupsAndCablingDefects(ImportedFabric& fabric, const std::string& nam
     if (missingLinks > 0)
         fabric.diagnostics.add("ibnetdiscover.missing_links", DiagnosticSeverity::Warning,
             name + ": inter-switch links are missing compared with the cabling pattern of their pod.", missingLinks);
-    fabric.flags.insert(fabric.flags.end(), std::make_move_iterator(flags.begin()), std::make_move_iterator(flags.end()));
+    fabric.flags.insert(
+        fabric.flags.end(), std::make_move_iterator(flags.begin()), std::make_move_iterator(flags.end()));
 }
 
 } // namespace clusterscope::importers

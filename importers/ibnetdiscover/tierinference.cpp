@@ -35,8 +35,7 @@ void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnosti
     std::vector<char> leaf(count, 0);
     bool any = false;
     for (engine::NodeId n = 0; n < count; ++n)
-        if (toCa[n] > 0 && (toCa[n] >= toSwitch[n] || switchNeighbours[n] <= 1 || toCa[n] >= 4))
-        {
+        if (toCa[n] > 0 && (toCa[n] >= toSwitch[n] || switchNeighbours[n] <= 1 || toCa[n] >= 4)) {
             leaf[n] = 1;
             any = true;
         }
@@ -50,7 +49,8 @@ void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnosti
         int toLeaves = 0;
         for (engine::LinkId l : graph.linksOf(n)) {
             const engine::NodeId m = graph.otherEnd(l, n);
-            toLeaves += !(graph.link(l).flags & engine::kLinkMissing) && graph.node(m).kind == NodeKind::Switch && leaf[m];
+            toLeaves
+                += !(graph.link(l).flags & engine::kLinkMissing) && graph.node(m).kind == NodeKind::Switch && leaf[m];
         }
         if (2 * toLeaves > toSwitch[n])
             demoted.push_back(n);

@@ -9,8 +9,8 @@
 
 namespace clusterscope::importers::kineto {
 
-using engine::RunCollectiveOp;
 using engine::DiagnosticSeverity;
+using engine::RunCollectiveOp;
 
 std::vector<std::int64_t> parseIntegerList(const std::string& text)
 {
@@ -36,34 +36,34 @@ std::vector<std::int64_t> parseIntegerList(const std::string& text)
 }
 
 namespace {
-// Ranks beyond this are treated as damage (the largest jobs have ~1e5 ranks).
-constexpr std::int64_t kMaxRank = 1 << 24;
-// Element counts beyond 2^50 (a petabyte of bf16) are damage; keeps bytes = count x size in range.
-constexpr std::int64_t kMaxElements = std::int64_t(1) << 50;
+    // Ranks beyond this are treated as damage (the largest jobs have ~1e5 ranks).
+    constexpr std::int64_t kMaxRank = 1 << 24;
+    // Element counts beyond 2^50 (a petabyte of bf16) are damage; keeps bytes = count x size in range.
+    constexpr std::int64_t kMaxElements = std::int64_t(1) << 50;
 
-// The host range describing the collective a launch at (tid, ts) belongs to: the innermost
-// enclosing nccl:* annotation, else the innermost record_param_comms with a collective name.
-const RawHostRange* enclosingRange(const std::vector<RawHostRange>& ranges, std::int64_t tid, std::int64_t ts)
-{
-    auto it = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(tid, ts),
-        [](const std::pair<std::int64_t, std::int64_t>& v, const RawHostRange& r) {
-            return v.first < r.tid || (v.first == r.tid && v.second < r.startNs);
-        });
-    const RawHostRange* fallback = nullptr;
-    // Ranges nest (record_param_comms > nccl:all_reduce > cudaLaunchKernel); look back a few.
-    for (int i = 0; i < 16 && it != ranges.begin(); ++i) {
-        --it;
-        if (it->tid != tid)
-            break;
-        if (ts < it->startNs || ts > it->endNs)
-            continue;
-        if (it->annotation)
-            return &*it;
-        if (!fallback && (it->args.present || !it->opName.empty()))
-            fallback = &*it;
+    // The host range describing the collective a launch at (tid, ts) belongs to: the innermost
+    // enclosing nccl:* annotation, else the innermost record_param_comms with a collective name.
+    const RawHostRange* enclosingRange(const std::vector<RawHostRange>& ranges, std::int64_t tid, std::int64_t ts)
+    {
+        auto it = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(tid, ts),
+            [](const std::pair<std::int64_t, std::int64_t>& v, const RawHostRange& r) {
+                return v.first < r.tid || (v.first == r.tid && v.second < r.startNs);
+            });
+        const RawHostRange* fallback = nullptr;
+        // Ranges nest (record_param_comms > nccl:all_reduce > cudaLaunchKernel); look back a few.
+        for (int i = 0; i < 16 && it != ranges.begin(); ++i) {
+            --it;
+            if (it->tid != tid)
+                break;
+            if (ts < it->startNs || ts > it->endNs)
+                continue;
+            if (it->annotation)
+                return &*it;
+            if (!fallback && (it->args.present || !it->opName.empty()))
+                fallback = &*it;
+        }
+        return fallback;
     }
-    return fallback;
-}
 }
 
 engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engine::Diagnostics& diagnostics)
@@ -202,8 +202,9 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
             unknownOp);
     if (unknownSize > 0)
         diagnostics.add(engine::diagnostic::kKinetoNcclSizeUnknown,
-            name + ": NCCL kernels without a message size (no collective args, no record_param_comms or nccl:* input "
-                   "dims) have no bandwidth.",
+            name
+                + ": NCCL kernels without a message size (no collective args, no record_param_comms or nccl:* input "
+                  "dims) have no bandwidth.",
             unknownSize);
 
     std::int32_t device = -1;

@@ -4,9 +4,9 @@
 #include "importers/kineto/kinetoparser.h"
 
 #include "importers/kineto/bytesource.h"
-#include "importers/kineto/tracejsonsplitter.h"
 #include "importers/kineto/decimaltime.h"
 #include "importers/kineto/kinetorecords.h"
+#include "importers/kineto/tracejsonsplitter.h"
 
 #include <simdjson.h>
 
@@ -24,179 +24,179 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-// A field's key as written in the file (escapes are not decoded: the keys we look for have none).
-std::string_view keyOf(od::field& f)
-{
-    const char* p = f.key().raw();
-    const char* q = static_cast<const char*>(std::memchr(p, '"', 256));
-    return q ? std::string_view(p, std::size_t(q - p)) : std::string_view();
-}
+    // A field's key as written in the file (escapes are not decoded: the keys we look for have none).
+    std::string_view keyOf(od::field& f)
+    {
+        const char* p = f.key().raw();
+        const char* q = static_cast<const char*>(std::memchr(p, '"', 256));
+        return q ? std::string_view(p, std::size_t(q - p)) : std::string_view();
+    }
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
-}
+    std::string_view trim(std::string_view s)
+    {
+        while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+            s.remove_suffix(1);
+        return s;
+    }
 
-// Reads an integer-valued field that some producers write as a string or a float ("3", 3.0).
-bool readInt(od::value& v, std::int64_t& out)
-{
-    std::string_view raw = trim(v.raw_json_token());
-    if (!raw.empty() && raw.front() == '"') {
+    // Reads an integer-valued field that some producers write as a string or a float ("3", 3.0).
+    bool readInt(od::value& v, std::int64_t& out)
+    {
+        std::string_view raw = trim(v.raw_json_token());
+        if (!raw.empty() && raw.front() == '"') {
+            std::string_view s;
+            if (v.get_string().get(s))
+                return false;
+            raw = s;
+        }
+        if (auto i = parseInteger(raw)) {
+            out = *i;
+            return true;
+        }
+        if (auto ns = parseMicrosecondsAsNs(raw)) { // "3.0": exact, x1000
+            out = *ns / 1000;
+            return true;
+        }
+        return false;
+    }
+
+    bool readString(od::value& v, std::string& out)
+    {
         std::string_view s;
         if (v.get_string().get(s))
             return false;
-        raw = s;
-    }
-    if (auto i = parseInteger(raw)) {
-        out = *i;
+        out.assign(s);
         return true;
     }
-    if (auto ns = parseMicrosecondsAsNs(raw)) { // "3.0": exact, x1000
-        out = *ns / 1000;
-        return true;
-    }
-    return false;
-}
 
-bool readString(od::value& v, std::string& out)
-{
-    std::string_view s;
-    if (v.get_string().get(s))
-        return false;
-    out.assign(s);
-    return true;
-}
-
-// pid/tid: integers, or strings in some producers ("Spans", "GPU 0"): strings are hashed.
-std::int64_t readId(od::value& v)
-{
-    std::int64_t i = 0;
-    if (readInt(v, i))
-        return i;
-    std::string_view s;
-    if (!v.get_string().get(s))
-        return std::int64_t(std::hash<std::string_view> {}(s) >> 1);
-    return 0;
-}
-
-// "Process Group Ranks" is text ("[0, 1]") in most versions, an array in some.
-void readListAsText(od::value& v, std::string& out)
-{
-    od::json_type t;
-    if (v.type().get(t))
-        return;
-    if (t == od::json_type::string) {
-        readString(v, out);
-    } else if (t == od::json_type::array) {
-        od::array a;
-        std::string_view raw;
-        if (!v.get_array().get(a) && !a.raw_json().get(raw))
-            out.assign(raw);
-    }
-}
-
-struct EventArgs {
-    std::int64_t correlation = -1;
-    std::int64_t stream = -1;
-    std::int64_t device = -1;
-    std::int64_t inputElements = -1;
-    std::string inputType;
-    CollectiveArgs coll;
-};
-
-// "Input Dims": [[394241], [], ...]: the product of the first tensor's dimensions.
-std::int64_t firstTensorElements(od::value& v)
-{
-    od::array outer;
-    if (v.get_array().get(outer))
-        return -1;
-    for (auto first : outer) {
-        od::array dims;
-        if (first.get_array().get(dims))
-            return -1;
-        std::int64_t product = 1;
-        bool any = false;
-        for (auto d : dims) {
-            std::int64_t x = 0;
-            if (d.get_int64().get(x) || x < 0 || __builtin_mul_overflow(product, x, &product))
-                return -1;
-            any = true;
-        }
-        return any ? product : -1;
-    }
-    return -1;
-}
-
-std::string firstString(od::value& v)
-{
-    od::array a;
-    if (v.get_array().get(a))
-        return {};
-    for (auto e : a) {
+    // pid/tid: integers, or strings in some producers ("Spans", "GPU 0"): strings are hashed.
+    std::int64_t readId(od::value& v)
+    {
+        std::int64_t i = 0;
+        if (readInt(v, i))
+            return i;
         std::string_view s;
-        if (e.get_string().get(s))
+        if (!v.get_string().get(s))
+            return std::int64_t(std::hash<std::string_view> {}(s) >> 1);
+        return 0;
+    }
+
+    // "Process Group Ranks" is text ("[0, 1]") in most versions, an array in some.
+    void readListAsText(od::value& v, std::string& out)
+    {
+        od::json_type t;
+        if (v.type().get(t))
+            return;
+        if (t == od::json_type::string) {
+            readString(v, out);
+        } else if (t == od::json_type::array) {
+            od::array a;
+            std::string_view raw;
+            if (!v.get_array().get(a) && !a.raw_json().get(raw))
+                out.assign(raw);
+        }
+    }
+
+    struct EventArgs {
+        std::int64_t correlation = -1;
+        std::int64_t stream = -1;
+        std::int64_t device = -1;
+        std::int64_t inputElements = -1;
+        std::string inputType;
+        CollectiveArgs coll;
+    };
+
+    // "Input Dims": [[394241], [], ...]: the product of the first tensor's dimensions.
+    std::int64_t firstTensorElements(od::value& v)
+    {
+        od::array outer;
+        if (v.get_array().get(outer))
+            return -1;
+        for (auto first : outer) {
+            od::array dims;
+            if (first.get_array().get(dims))
+                return -1;
+            std::int64_t product = 1;
+            bool any = false;
+            for (auto d : dims) {
+                std::int64_t x = 0;
+                if (d.get_int64().get(x) || x < 0 || __builtin_mul_overflow(product, x, &product))
+                    return -1;
+                any = true;
+            }
+            return any ? product : -1;
+        }
+        return -1;
+    }
+
+    std::string firstString(od::value& v)
+    {
+        od::array a;
+        if (v.get_array().get(a))
             return {};
-        return std::string(s);
+        for (auto e : a) {
+            std::string_view s;
+            if (e.get_string().get(s))
+                return {};
+            return std::string(s);
+        }
+        return {};
     }
-    return {};
-}
 
-simdjson::error_code readArgs(od::value& v, EventArgs& a, bool collective)
-{
-    od::object o;
-    if (auto err = v.get_object().get(o))
-        return err;
-    for (auto fr : o) {
-        od::field f;
-        if (auto err = std::move(fr).get(f))
+    simdjson::error_code readArgs(od::value& v, EventArgs& a, bool collective)
+    {
+        od::object o;
+        if (auto err = v.get_object().get(o))
             return err;
-        const std::string_view k = keyOf(f);
-        od::value& val = f.value();
-        if (k == "correlation")
-            readInt(val, a.correlation);
-        else if (k == "stream")
-            readInt(val, a.stream);
-        else if (k == "device")
-            readInt(val, a.device);
-        else if (!collective)
-            continue;
-        else if (k == "Collective name")
-            a.coll.present = readString(val, a.coll.name) || a.coll.present;
-        else if (k == "In msg nelems")
-            readInt(val, a.coll.inNelems);
-        else if (k == "Out msg nelems")
-            readInt(val, a.coll.outNelems);
-        else if (k == "Group size") {
-            std::int64_t g = 0;
-            if (readInt(val, g) && g > 0 && g < (1 << 24))
-                a.coll.groupSize = std::int32_t(g);
-        } else if (k == "dtype")
-            readString(val, a.coll.dtype);
-        else if (k == "In split size")
-            readListAsText(val, a.coll.inSplit);
-        else if (k == "Process Group Name")
-            readString(val, a.coll.pgName);
-        else if (k == "Process Group Description")
-            readString(val, a.coll.pgDescription);
-        else if (k == "Process Group Ranks")
-            readListAsText(val, a.coll.pgRanks);
-        else if (k == "Src Rank" || k == "Dst Rank") {
-            std::int64_t r = -1;
-            if (readInt(val, r) && r >= 0 && r < (1 << 24))
-                (k == "Src Rank" ? a.coll.srcRank : a.coll.dstRank) = std::int32_t(r);
-        } else if (k == "Seq")
-            readInt(val, a.coll.seq);
-        else if (k == "Input Dims")
-            a.inputElements = firstTensorElements(val);
-        else if (k == "Input type")
-            a.inputType = firstString(val);
+        for (auto fr : o) {
+            od::field f;
+            if (auto err = std::move(fr).get(f))
+                return err;
+            const std::string_view k = keyOf(f);
+            od::value& val = f.value();
+            if (k == "correlation")
+                readInt(val, a.correlation);
+            else if (k == "stream")
+                readInt(val, a.stream);
+            else if (k == "device")
+                readInt(val, a.device);
+            else if (!collective)
+                continue;
+            else if (k == "Collective name")
+                a.coll.present = readString(val, a.coll.name) || a.coll.present;
+            else if (k == "In msg nelems")
+                readInt(val, a.coll.inNelems);
+            else if (k == "Out msg nelems")
+                readInt(val, a.coll.outNelems);
+            else if (k == "Group size") {
+                std::int64_t g = 0;
+                if (readInt(val, g) && g > 0 && g < (1 << 24))
+                    a.coll.groupSize = std::int32_t(g);
+            } else if (k == "dtype")
+                readString(val, a.coll.dtype);
+            else if (k == "In split size")
+                readListAsText(val, a.coll.inSplit);
+            else if (k == "Process Group Name")
+                readString(val, a.coll.pgName);
+            else if (k == "Process Group Description")
+                readString(val, a.coll.pgDescription);
+            else if (k == "Process Group Ranks")
+                readListAsText(val, a.coll.pgRanks);
+            else if (k == "Src Rank" || k == "Dst Rank") {
+                std::int64_t r = -1;
+                if (readInt(val, r) && r >= 0 && r < (1 << 24))
+                    (k == "Src Rank" ? a.coll.srcRank : a.coll.dstRank) = std::int32_t(r);
+            } else if (k == "Seq")
+                readInt(val, a.coll.seq);
+            else if (k == "Input Dims")
+                a.inputElements = firstTensorElements(val);
+            else if (k == "Input type")
+                a.inputType = firstString(val);
+        }
+        return simdjson::SUCCESS;
     }
-    return simdjson::SUCCESS;
-}
 
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+    bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 } // namespace
 
@@ -226,7 +226,8 @@ simdjson::error_code KinetoParser::Impl::readEvent(od::object& o)
             return startsWith(evName, "nccl") ? Want::Collective : Want::Basic;
         if (cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_runtime" || cat == "cuda_driver")
             return Want::Basic;
-        if ((cat == "cpu_op" && evName == "record_param_comms") || (cat == "user_annotation" && startsWith(evName, "nccl:")))
+        if ((cat == "cpu_op" && evName == "record_param_comms")
+            || (cat == "user_annotation" && startsWith(evName, "nccl:")))
             return Want::Collective;
         if (cat == "user_annotation" && startsWith(evName, "ProfilerStep#"))
             return Want::Step;
@@ -410,8 +411,8 @@ KinetoParser::KinetoParser()
 
 KinetoParser::~KinetoParser() = default;
 
-engine::Result<engine::RankTrace> KinetoParser::parse(std::string_view text, const std::string& name,
-    engine::Diagnostics& diagnostics)
+engine::Result<engine::RankTrace> KinetoParser::parse(
+    std::string_view text, const std::string& name, engine::Diagnostics& diagnostics)
 {
     MemoryByteSource source(text);
     return parse(source, name, diagnostics, std::min<std::size_t>(text.size() + 1, std::size_t(4) << 20));
@@ -425,8 +426,8 @@ engine::Result<engine::RankTrace> KinetoParser::parseFile(const std::string& pat
     return parse(**source, path, diagnostics);
 }
 
-engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const std::string& name,
-    engine::Diagnostics& diagnostics, std::size_t blockBytes)
+engine::Result<engine::RankTrace> KinetoParser::parse(
+    ByteSource& source, const std::string& name, engine::Diagnostics& diagnostics, std::size_t blockBytes)
 {
     Impl& d = *m_impl;
     d.raw = RawTrace {};
@@ -436,7 +437,8 @@ engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const 
     bool sawEvents = false;
 
     // Each piece is one small simdjson document; errors name the byte in the whole input.
-    auto fail = [&](od::document& doc, const std::string& text, std::int64_t origin, simdjson::error_code err, const char* what) {
+    auto fail = [&](od::document& doc, const std::string& text, std::int64_t origin, simdjson::error_code err,
+                    const char* what) {
         const char* at = nullptr;
         std::int64_t offset = origin + std::int64_t(text.size());
         if (!doc.current_location().get(at) && at >= text.data() && at <= text.data() + text.size())
@@ -447,7 +449,8 @@ engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const 
     auto onBatch = [&](const std::string& batch, std::int64_t origin) -> Status {
         sawEvents = true;
         od::document doc;
-        if (auto err = d.parser.iterate(simdjson::padded_string_view(batch.data(), batch.size(), batch.capacity())).get(doc))
+        if (auto err
+            = d.parser.iterate(simdjson::padded_string_view(batch.data(), batch.size(), batch.capacity())).get(doc))
             return Status::error(name + ": byte " + std::to_string(origin + 1) + ": malformed trace events ("
                 + simdjson::error_message(err) + ")");
         od::array events;
@@ -471,14 +474,16 @@ engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const 
                 t = t.substr(1, t.size() - 2);
             const auto v = parseInteger(t);
             if (!v)
-                return Status::error(name + ": byte " + std::to_string(origin) + ": baseTimeNanoseconds is not an integer");
+                return Status::error(
+                    name + ": byte " + std::to_string(origin) + ": baseTimeNanoseconds is not an integer");
             d.raw.baseTimeNs = *v;
             return Status::success();
         }
         if (key != "distributedInfo" && key != "deviceProperties")
             return Status::success();
         od::document doc;
-        if (auto err = d.parser.iterate(simdjson::padded_string_view(text.data(), text.size(), text.capacity())).get(doc))
+        if (auto err
+            = d.parser.iterate(simdjson::padded_string_view(text.data(), text.size(), text.capacity())).get(doc))
             return Status::error(name + ": byte " + std::to_string(origin) + ": malformed " + std::string(key) + " ("
                 + simdjson::error_message(err) + ")");
         od::value v;
@@ -486,7 +491,8 @@ engine::Result<engine::RankTrace> KinetoParser::parse(ByteSource& source, const 
         if (!err)
             err = key == "distributedInfo" ? d.readDistributedInfo(v) : d.readDevices(v);
         if (err)
-            return fail(doc, text, origin, err, key == "distributedInfo" ? "malformed distributedInfo" : "malformed deviceProperties");
+            return fail(doc, text, origin, err,
+                key == "distributedInfo" ? "malformed distributedInfo" : "malformed deviceProperties");
         return Status::success();
     };
     TraceJsonSplitter splitter(source, name, std::size_t(4) << 20, blockBytes);

@@ -29,18 +29,18 @@ public:
 
     /// Parses a trace held in memory. `name` names the input in messages. Errors carry the byte
     /// offset; per-record problems go to the diagnostics.
-    engine::Result<engine::RankTrace> parse(std::string_view text, const std::string& name, engine::Diagnostics& diagnostics);
+    engine::Result<engine::RankTrace> parse(
+        std::string_view text, const std::string& name, engine::Diagnostics& diagnostics);
     /// Streams a trace file (gzip inflated on the fly): memory stays bounded by a few MB of text
     /// whatever the file size, plus the records kept.
     engine::Result<engine::RankTrace> parseFile(const std::string& path, engine::Diagnostics& diagnostics);
     /// `blockBytes`: how much is read at a time (4 MB; less for small inputs in memory).
-    engine::Result<engine::RankTrace> parse(ByteSource& source, const std::string& name, engine::Diagnostics& diagnostics,
-        std::size_t blockBytes = std::size_t(4) << 20);
+    engine::Result<engine::RankTrace> parse(ByteSource& source, const std::string& name,
+        engine::Diagnostics& diagnostics, std::size_t blockBytes = std::size_t(4) << 20);
 
 private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
-
 
 } // namespace clusterscope::importers

@@ -14,12 +14,12 @@ namespace clusterscope::importers::kineto {
 /// Collective arguments PyTorch attaches to NCCL kernels and record_param_comms (newer versions).
 struct CollectiveArgs {
     bool present = false;
-    std::string name;          ///< "Collective name"
+    std::string name; ///< "Collective name"
     std::int64_t inNelems = -1; ///< "In msg nelems"
     std::int64_t outNelems = -1;
     std::int32_t groupSize = 0; ///< "Group size"
     std::string dtype;
-    std::string inSplit;       ///< "In split size", text like "[1, 2]"
+    std::string inSplit; ///< "In split size", text like "[1, 2]"
     std::string pgName, pgDescription, pgRanks;
     std::int32_t srcRank = -1, dstRank = -1;
     std::int64_t seq = -1;
@@ -45,7 +45,7 @@ struct RawHostRange {
     std::int64_t tid = 0;
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;
-    bool annotation = false;   ///< nccl:* user_annotation (names the op) vs record_param_comms
+    bool annotation = false; ///< nccl:* user_annotation (names the op) vs record_param_comms
     std::string opName;
     std::int64_t inputElements = -1; ///< product of the first "Input Dims" entry
     std::string inputType;

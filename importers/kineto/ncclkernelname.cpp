@@ -6,27 +6,27 @@
 namespace clusterscope::importers {
 
 namespace {
-std::vector<std::string_view> splitUnderscore(std::string_view s)
-{
-    std::vector<std::string_view> parts;
-    std::size_t start = 0;
-    while (start <= s.size()) {
-        const std::size_t u = s.find('_', start);
-        if (u == std::string_view::npos) {
-            parts.push_back(s.substr(start));
-            break;
+    std::vector<std::string_view> splitUnderscore(std::string_view s)
+    {
+        std::vector<std::string_view> parts;
+        std::size_t start = 0;
+        while (start <= s.size()) {
+            const std::size_t u = s.find('_', start);
+            if (u == std::string_view::npos) {
+                parts.push_back(s.substr(start));
+                break;
+            }
+            parts.push_back(s.substr(start, u - start));
+            start = u + 1;
         }
-        parts.push_back(s.substr(start, u - start));
-        start = u + 1;
+        return parts;
     }
-    return parts;
-}
 
-bool isAlgorithm(std::string_view t)
-{
-    return t == "RING" || t == "TREE" || t == "COLLNET" || t == "COLLNETDIRECT" || t == "COLLNETCHAIN"
-        || t == "NVLS" || t == "NVLSTREE" || t == "PAT";
-}
+    bool isAlgorithm(std::string_view t)
+    {
+        return t == "RING" || t == "TREE" || t == "COLLNET" || t == "COLLNETDIRECT" || t == "COLLNETCHAIN"
+            || t == "NVLS" || t == "NVLSTREE" || t == "PAT";
+    }
 }
 
 std::optional<NcclKernelName> parseNcclKernelName(std::string_view name)
@@ -47,8 +47,8 @@ std::optional<NcclKernelName> parseNcclKernelName(std::string_view name)
         k.op = engine::parseRunCollectiveOp(parts[0]);
         // Reductions carry <RedOp>_<type>; AllGather/Broadcast/SendRecv go straight to the variant.
         const bool redop = parts.size() >= 3
-            && (parts[1] == "Sum" || parts[1] == "Prod" || parts[1] == "Min" || parts[1] == "Max" || parts[1] == "PreMulSum"
-                || parts[1] == "SumPostDiv");
+            && (parts[1] == "Sum" || parts[1] == "Prod" || parts[1] == "Min" || parts[1] == "Max"
+                || parts[1] == "PreMulSum" || parts[1] == "SumPostDiv");
         if (redop)
             k.dtype = std::string(parts[2]);
         return k;

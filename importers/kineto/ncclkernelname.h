@@ -11,11 +11,11 @@ namespace clusterscope::importers {
 /// What an NCCL kernel's name says (NVIDIA/nccl src/device/generate.py names the kernels).
 struct NcclKernelName {
     engine::RunCollectiveOp op = engine::RunCollectiveOp::Unknown; ///< Unknown for ncclDevKernel_Generic
-    bool newScheme = false;  ///< ncclDevKernel_* (NCCL >= 2.19)
-    std::string algorithm;   ///< RING, TREE, ... from old-scheme names only; "" for the new scheme,
-                             ///< whose suffix does not tell which algorithm ran
-    std::string protocol;    ///< LL, LL128, SIMPLE (old scheme only)
-    std::string dtype;       ///< float, int8_t, f32, bf16, ... ("" if absent)
+    bool newScheme = false; ///< ncclDevKernel_* (NCCL >= 2.19)
+    std::string algorithm; ///< RING, TREE, ... from old-scheme names only; "" for the new scheme,
+                           ///< whose suffix does not tell which algorithm ran
+    std::string protocol; ///< LL, LL128, SIMPLE (old scheme only)
+    std::string dtype; ///< float, int8_t, f32, bf16, ... ("" if absent)
 };
 
 /// Reads `ncclKernel_AllReduce_RING_LL_Sum_float(...)` (up to NCCL 2.18),

@@ -18,25 +18,25 @@ using engine::Status;
 namespace fs = std::filesystem;
 
 namespace {
-bool isTraceName(const std::string& file)
-{
-    auto ends = [&](const char* suffix) {
-        const std::size_t n = std::strlen(suffix);
-        return file.size() >= n && file.compare(file.size() - n, n, suffix) == 0;
-    };
-    return ends(".json") || ends(".json.gz") || ends(".sqlite") || ends(".sqlite3") || ends(".db");
-}
+    bool isTraceName(const std::string& file)
+    {
+        auto ends = [&](const char* suffix) {
+            const std::size_t n = std::strlen(suffix);
+            return file.size() >= n && file.compare(file.size() - n, n, suffix) == 0;
+        };
+        return ends(".json") || ends(".json.gz") || ends(".sqlite") || ends(".sqlite3") || ends(".db");
+    }
 
-bool isSqlite(const std::string& path)
-{
-    char magic[16] = {};
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f)
-        return false;
-    const std::size_t n = std::fread(magic, 1, sizeof magic, f);
-    std::fclose(f);
-    return n == sizeof magic && std::memcmp(magic, "SQLite format 3", 16) == 0;
-}
+    bool isSqlite(const std::string& path)
+    {
+        char magic[16] = {};
+        std::FILE* f = std::fopen(path.c_str(), "rb");
+        if (!f)
+            return false;
+        const std::size_t n = std::fread(magic, 1, sizeof magic, f);
+        std::fclose(f);
+        return n == sizeof magic && std::memcmp(magic, "SQLite format 3", 16) == 0;
+    }
 
 }
 
@@ -87,7 +87,8 @@ RankNumbering numberRanks(const std::vector<std::pair<std::int32_t, std::int32_t
         world = std::max(world, s.second);
     out.worldSizes.resize(stated.size());
     for (std::size_t i = 0; i < stated.size(); ++i)
-        out.worldSizes[i] = stated[i].second == 0 ? std::max<std::int32_t>(world, std::int32_t(stated.size())) : stated[i].second;
+        out.worldSizes[i]
+            = stated[i].second == 0 ? std::max<std::int32_t>(world, std::int32_t(stated.size())) : stated[i].second;
     return out;
 }
 

@@ -12,49 +12,50 @@ namespace clusterscope::importers {
 using engine::Status;
 
 namespace {
-bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+    bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// First index >= i in [i, n) holding a quote or a backslash (n if none).
-std::size_t findStringSpecial(const char* p, std::size_t i, std::size_t n)
-{
+    // First index >= i in [i, n) holding a quote or a backslash (n if none).
+    std::size_t findStringSpecial(const char* p, std::size_t i, std::size_t n)
+    {
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-    while (i + 16 <= n) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-        const int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-        if (m)
-            return i + std::size_t(__builtin_ctz(unsigned(m)));
-        i += 16;
-    }
+        const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+        while (i + 16 <= n) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+            const int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+            if (m)
+                return i + std::size_t(__builtin_ctz(unsigned(m)));
+            i += 16;
+        }
 #endif
-    while (i < n && p[i] != '"' && p[i] != '\\')
-        ++i;
-    return i;
-}
+        while (i < n && p[i] != '"' && p[i] != '\\')
+            ++i;
+        return i;
+    }
 
-// First index >= i in [i, n) holding a quote or a bracket (n if none).
-std::size_t findStructural(const char* p, std::size_t i, std::size_t n)
-{
+    // First index >= i in [i, n) holding a quote or a bracket (n if none).
+    std::size_t findStructural(const char* p, std::size_t i, std::size_t n)
+    {
 #if defined(__SSE2__)
-    const __m128i q = _mm_set1_epi8('"'), a = _mm_set1_epi8('{'), b = _mm_set1_epi8('}'), c = _mm_set1_epi8('['),
-                  d = _mm_set1_epi8(']');
-    while (i + 16 <= n) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-        const __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, a)),
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, b), _mm_cmpeq_epi8(v, c)), _mm_cmpeq_epi8(v, d)));
-        const int bits = _mm_movemask_epi8(m);
-        if (bits)
-            return i + std::size_t(__builtin_ctz(unsigned(bits)));
-        i += 16;
-    }
+        const __m128i q = _mm_set1_epi8('"'), a = _mm_set1_epi8('{'), b = _mm_set1_epi8('}'), c = _mm_set1_epi8('['),
+                      d = _mm_set1_epi8(']');
+        while (i + 16 <= n) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+            const __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, a)),
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, b), _mm_cmpeq_epi8(v, c)), _mm_cmpeq_epi8(v, d)));
+            const int bits = _mm_movemask_epi8(m);
+            if (bits)
+                return i + std::size_t(__builtin_ctz(unsigned(bits)));
+            i += 16;
+        }
 #endif
-    while (i < n && p[i] != '"' && p[i] != '{' && p[i] != '}' && p[i] != '[' && p[i] != ']')
-        ++i;
-    return i;
-}
+        while (i < n && p[i] != '"' && p[i] != '{' && p[i] != '}' && p[i] != '[' && p[i] != ']')
+            ++i;
+        return i;
+    }
 }
 
-TraceJsonSplitter::TraceJsonSplitter(ByteSource& source, std::string name, std::size_t batchBytes, std::size_t blockBytes)
+TraceJsonSplitter::TraceJsonSplitter(
+    ByteSource& source, std::string name, std::size_t batchBytes, std::size_t blockBytes)
     : m_source(source)
     , m_name(std::move(name))
     , m_batchBytes(batchBytes)

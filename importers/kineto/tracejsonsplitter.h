@@ -23,7 +23,8 @@ class TraceJsonSplitter {
 public:
     static constexpr std::size_t kPadding = 64;
 
-    using MemberHandler = std::function<engine::Status(std::string_view key, const std::string& value, std::int64_t origin)>;
+    using MemberHandler
+        = std::function<engine::Status(std::string_view key, const std::string& value, std::int64_t origin)>;
     using BatchHandler = std::function<engine::Status(const std::string& batch, std::int64_t origin)>;
 
     /// `batchBytes`: events per batch (by text size); `blockBytes`: bytes read at a time.
@@ -36,8 +37,8 @@ public:
     bool sawEventsArray() const { return m_sawEvents; }
 
 private:
-    bool more();                      // appends the next block; false at the end of input
-    bool ensure();                    // a byte available at m_pos (reading more if needed)
+    bool more(); // appends the next block; false at the end of input
+    bool ensure(); // a byte available at m_pos (reading more if needed)
     void skipSpace();
     bool scanValue(std::size_t& end); // from m_pos; end = one past the value
     engine::Status error(std::size_t at, const std::string& what) const;
@@ -47,14 +48,14 @@ private:
     std::string m_name;
     std::size_t m_batchBytes;
     std::size_t m_blockBytes;
-    std::string m_buf;       // window of the input: m_buf[0] is input byte m_base
+    std::string m_buf; // window of the input: m_buf[0] is input byte m_base
     std::int64_t m_base = 0; // input offset of m_buf[0]
     std::size_t m_pos = 0;
     std::int64_t m_keep = 0; // input offset: bytes before it may be dropped on the next refill
     bool m_eof = false;
     bool m_sawEvents = false;
     engine::Status m_readError;
-    std::string m_piece;     // reused buffer for handed-over text
+    std::string m_piece; // reused buffer for handed-over text
 };
 
 } // namespace clusterscope::importers

@@ -11,16 +11,26 @@ namespace clusterscope::importers {
 const char* toString(NcclTestsCollective collective)
 {
     switch (collective) {
-    case NcclTestsCollective::AllReduce: return "allreduce";
-    case NcclTestsCollective::AllGather: return "allgather";
-    case NcclTestsCollective::ReduceScatter: return "reducescatter";
-    case NcclTestsCollective::Broadcast: return "broadcast";
-    case NcclTestsCollective::Reduce: return "reduce";
-    case NcclTestsCollective::AllToAll: return "alltoall";
-    case NcclTestsCollective::SendRecv: return "sendrecv";
-    case NcclTestsCollective::Scatter: return "scatter";
-    case NcclTestsCollective::Gather: return "gather";
-    case NcclTestsCollective::HyperCube: return "hypercube";
+    case NcclTestsCollective::AllReduce:
+        return "allreduce";
+    case NcclTestsCollective::AllGather:
+        return "allgather";
+    case NcclTestsCollective::ReduceScatter:
+        return "reducescatter";
+    case NcclTestsCollective::Broadcast:
+        return "broadcast";
+    case NcclTestsCollective::Reduce:
+        return "reduce";
+    case NcclTestsCollective::AllToAll:
+        return "alltoall";
+    case NcclTestsCollective::SendRecv:
+        return "sendrecv";
+    case NcclTestsCollective::Scatter:
+        return "scatter";
+    case NcclTestsCollective::Gather:
+        return "gather";
+    case NcclTestsCollective::HyperCube:
+        return "hypercube";
     }
     return "?";
 }
@@ -126,10 +136,20 @@ std::optional<int> ncclTestsTypeSize(std::string_view typeName)
         const char* name;
         int bytes;
     } kTypes[] = {
-        { "int8", 1 }, { "uint8", 1 }, { "char", 1 }, { "f8e4m3", 1 }, { "f8e5m2", 1 },
-        { "half", 2 }, { "bfloat16", 2 },
-        { "int32", 4 }, { "uint32", 4 }, { "int", 4 }, { "float", 4 },
-        { "int64", 8 }, { "uint64", 8 }, { "double", 8 },
+        { "int8", 1 },
+        { "uint8", 1 },
+        { "char", 1 },
+        { "f8e4m3", 1 },
+        { "f8e5m2", 1 },
+        { "half", 2 },
+        { "bfloat16", 2 },
+        { "int32", 4 },
+        { "uint32", 4 },
+        { "int", 4 },
+        { "float", 4 },
+        { "int64", 8 },
+        { "uint64", 8 },
+        { "double", 8 },
     };
     for (const auto& t : kTypes) {
         if (typeName == t.name)

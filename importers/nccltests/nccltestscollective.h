@@ -9,16 +9,16 @@ namespace clusterscope::importers {
 
 /// One nccl-tests benchmark binary (src/<name>.cu in NVIDIA/nccl-tests).
 enum class NcclTestsCollective {
-    AllReduce,     ///< all_reduce_perf
-    AllGather,     ///< all_gather_perf
+    AllReduce, ///< all_reduce_perf
+    AllGather, ///< all_gather_perf
     ReduceScatter, ///< reduce_scatter_perf
-    Broadcast,     ///< broadcast_perf
-    Reduce,        ///< reduce_perf
-    AllToAll,      ///< alltoall_perf
-    SendRecv,      ///< sendrecv_perf
-    Scatter,       ///< scatter_perf
-    Gather,        ///< gather_perf
-    HyperCube,     ///< hypercube_perf (an AllGather made of ncclSend/ncclRecv along hypercube edges)
+    Broadcast, ///< broadcast_perf
+    Reduce, ///< reduce_perf
+    AllToAll, ///< alltoall_perf
+    SendRecv, ///< sendrecv_perf
+    Scatter, ///< scatter_perf
+    Gather, ///< gather_perf
+    HyperCube, ///< hypercube_perf (an AllGather made of ncclSend/ncclRecv along hypercube edges)
 };
 
 /// "allreduce", "allgather", ... (the CLI's --op spelling; "scatter", "gather",

@@ -5,8 +5,8 @@
 
 namespace clusterscope::importers {
 
-engine::Result<NcclTestsLog> parseNcclTestsText(std::string_view text, const std::string& fileName,
-    const NcclTestsParseOptions& options)
+engine::Result<NcclTestsLog> parseNcclTestsText(
+    std::string_view text, const std::string& fileName, const NcclTestsParseOptions& options)
 {
     const auto first = text.find_first_not_of(" \t\r\n");
     if (first != std::string_view::npos && text[first] == '{')

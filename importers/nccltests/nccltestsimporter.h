@@ -14,7 +14,7 @@ namespace clusterscope::importers {
 engine::Result<NcclTestsLog> importNcclTestsFile(const std::string& path, const NcclTestsParseOptions& options = {});
 
 /// Same for text already in memory; `fileName` names it in messages.
-engine::Result<NcclTestsLog> parseNcclTestsText(std::string_view text, const std::string& fileName,
-    const NcclTestsParseOptions& options = {});
+engine::Result<NcclTestsLog> parseNcclTestsText(
+    std::string_view text, const std::string& fileName, const NcclTestsParseOptions& options = {});
 
 } // namespace clusterscope::importers

@@ -17,8 +17,8 @@ class NcclTestsJsonParser {
 public:
     /// Parses one -J document into a log with one run. Syntax errors name the line and column;
     /// wrong types name the JSON pointer; unknown keys are ignored (newer nccl-tests add fields).
-    static engine::Result<NcclTestsLog> parse(std::string_view text, const std::string& fileName,
-        const NcclTestsParseOptions& options = {});
+    static engine::Result<NcclTestsLog> parse(
+        std::string_view text, const std::string& fileName, const NcclTestsParseOptions& options = {});
 };
 
 } // namespace clusterscope::importers

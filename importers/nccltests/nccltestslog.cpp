@@ -9,9 +9,12 @@ namespace clusterscope::importers {
 const char* toString(NcclTestsCollectiveSource source)
 {
     switch (source) {
-    case NcclTestsCollectiveSource::BinaryName: return "binary_name";
-    case NcclTestsCollectiveSource::ColumnLayout: return "column_layout";
-    case NcclTestsCollectiveSource::Option: return "option";
+    case NcclTestsCollectiveSource::BinaryName:
+        return "binary_name";
+    case NcclTestsCollectiveSource::ColumnLayout:
+        return "column_layout";
+    case NcclTestsCollectiveSource::Option:
+        return "option";
     }
     return "?";
 }

@@ -17,10 +17,10 @@ enum class NcclTestsSeverity { Warning, Error };
 
 /// A problem with one line or record that did not stop the import.
 struct NcclTestsDiagnostic {
-    std::string id;         ///< stable identifier, e.g. "row-columns", "row-number", "bandwidth-mismatch"
+    std::string id; ///< stable identifier, e.g. "row-columns", "row-number", "bandwidth-mismatch"
     NcclTestsSeverity severity = NcclTestsSeverity::Warning;
-    int line = 0;           ///< 1-based line in the file (0: not tied to a line)
-    std::string message;    ///< one sentence, starting with "FILE:LINE: "
+    int line = 0; ///< 1-based line in the file (0: not tied to a line)
+    std::string message; ///< one sentence, starting with "FILE:LINE: "
 };
 
 /// One "#  Rank  N Group G Pid P on HOST device D [bus] NAME" line (the Group field is absent in
@@ -30,28 +30,28 @@ struct NcclTestsDevice {
     int group = 0;
     long long pid = 0;
     std::string host;
-    int device = 0;     ///< CUDA device index on its host
-    std::string busId;  ///< text between the brackets ("0000:04:00", older "0x07")
-    std::string name;   ///< CUDA device name, e.g. "NVIDIA H100 80GB HBM3"
+    int device = 0; ///< CUDA device index on its host
+    std::string busId; ///< text between the brackets ("0000:04:00", older "0x07")
+    std::string name; ///< CUDA device name, e.g. "NVIDIA H100 80GB HBM3"
     int line = 0;
 };
 
 /// One half (out-of-place or in-place) of a result row. Missing or "N/A" values are empty.
 struct NcclTestsMeasurement {
-    std::optional<double> timeUs;        ///< average time per iteration (us); cputime with -C
-    std::optional<double> algbwGBps;     ///< GB/s (1e9 B/s) as printed
-    std::optional<double> busbwGBps;     ///< GB/s (1e9 B/s) as printed
-    std::optional<double> wrong;         ///< "#wrong" count, or the older "error" (max abs error)
+    std::optional<double> timeUs; ///< average time per iteration (us); cputime with -C
+    std::optional<double> algbwGBps; ///< GB/s (1e9 B/s) as printed
+    std::optional<double> busbwGBps; ///< GB/s (1e9 B/s) as printed
+    std::optional<double> wrong; ///< "#wrong" count, or the older "error" (max abs error)
     std::vector<std::pair<std::string, double>> extra; ///< other columns by header name (-I: i_min ...)
 };
 
 struct NcclTestsRow {
-    int line = 0;            ///< 1-based line of a text log (0 for JSON)
-    std::string pointer;     ///< JSON pointer of the record in -J output ("/results/3"), empty for text
+    int line = 0; ///< 1-based line of a text log (0 for JSON)
+    std::string pointer; ///< JSON pointer of the record in -J output ("/results/3"), empty for text
     std::uint64_t bytes = 0; ///< "size" column: S of NVIDIA/nccl-tests doc/PERFORMANCE.md (bytes)
     std::uint64_t count = 0; ///< "count" column (elements per rank as nccl-tests passes them)
-    std::string type;        ///< "float", "bfloat16", ...
-    std::string redop;       ///< "sum", "none", ... (empty when the binary prints none)
+    std::string type; ///< "float", "bfloat16", ...
+    std::string redop; ///< "sum", "none", ... (empty when the binary prints none)
     std::optional<int> root; ///< absent when the layout has no root column
     std::optional<NcclTestsMeasurement> outOfPlace; ///< absent in trace-replay rows
     NcclTestsMeasurement inPlace;
@@ -64,27 +64,27 @@ const char* toString(NcclTestsCollectiveSource source);
 /// One benchmark run (a log may hold several, e.g. a script running every binary in turn).
 struct NcclTestsRun {
     int firstLine = 0;
-    std::string binary;                  ///< "all_reduce_perf" when the log names it
+    std::string binary; ///< "all_reduce_perf" when the log names it
     std::optional<NcclTestsCollective> collective;
     NcclTestsCollectiveSource collectiveSource = NcclTestsCollectiveSource::BinaryName;
-    std::string ncclTestsVersion;        ///< "2.13.10" from "# nccl-tests version ..."
-    std::optional<int> ncclVersionCode;  ///< nccl-library=21903
+    std::string ncclTestsVersion; ///< "2.13.10" from "# nccl-tests version ..."
+    std::optional<int> ncclVersionCode; ///< nccl-library=21903
     // "# nThread 1 nGpus 1 minBytes 8 maxBytes ... step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 ..."
     std::optional<int> threads, gpusPerThread, warmupIters, iters, aggIters, validation, graph;
     std::optional<std::uint64_t> minBytes, maxBytes, stepBytes, stepFactor;
     std::vector<NcclTestsDevice> devices;
-    std::vector<std::string> columns;    ///< header column names in order ("size", "count", ...)
-    bool errorColumnIsCount = true;      ///< "#wrong" (true) or the older float "error" (false)
-    bool timeIsCpuTime = false;          ///< header says "cputime" (-C 1)
-    std::optional<double> avgBusBwGBps;  ///< "# Avg bus bandwidth : X" (GB/s)
-    std::optional<int> outOfBounds;      ///< "# Out of bounds values : N"
-    std::string ncclAlgo;                ///< NCCL_ALGO of the run when known (-J "env"), else empty
+    std::vector<std::string> columns; ///< header column names in order ("size", "count", ...)
+    bool errorColumnIsCount = true; ///< "#wrong" (true) or the older float "error" (false)
+    bool timeIsCpuTime = false; ///< header says "cputime" (-C 1)
+    std::optional<double> avgBusBwGBps; ///< "# Avg bus bandwidth : X" (GB/s)
+    std::optional<int> outOfBounds; ///< "# Out of bounds values : N"
+    std::string ncclAlgo; ///< NCCL_ALGO of the run when known (-J "env"), else empty
     std::vector<NcclTestsRow> rows;
-    int bandwidthRanks = 0;              ///< ranks implied by busbw/algbw when there are no device lines
+    int bandwidthRanks = 0; ///< ranks implied by busbw/algbw when there are no device lines
     /// NCCL operations named by "NCCL INFO <Op>: opCount ..." lines inside the run (NCCL_DEBUG=INFO
     /// with the COLL subsystem; NCCL src/enqueue.cc), e.g. "AllGather", "Send"; distinct, in order seen.
     std::vector<std::string> ncclInfoOps;
-    bool elidedRows = false;             ///< the table has a literal "..." line (rows left out)
+    bool elidedRows = false; ///< the table has a literal "..." line (rows left out)
 
     /// Ranks: distinct rank numbers of the device lines, else those implied by busbw/algbw, else
     /// nThread x nGpus (right for one process), else 0.

@@ -26,8 +26,8 @@ public:
     /// Parses the text of one log. `fileName` prefixes every message ("FILE:LINE: ..."). Fails when
     /// the text holds no usable result row, when a column header cannot be read, or when the
     /// collective cannot be determined; problems with single rows become diagnostics.
-    static engine::Result<NcclTestsLog> parse(std::string_view text, const std::string& fileName,
-        const NcclTestsParseOptions& options = {});
+    static engine::Result<NcclTestsLog> parse(
+        std::string_view text, const std::string& fileName, const NcclTestsParseOptions& options = {});
 };
 
 /// Parses one printed number: %f, %e and %g forms, "N/A" (returns an engaged optional holding an empty

@@ -10,42 +10,49 @@ namespace clusterscope::importers {
 
 namespace {
 
-constexpr NcclTestsCollective kAll[] = {
-    NcclTestsCollective::AllReduce, NcclTestsCollective::AllGather, NcclTestsCollective::ReduceScatter,
-    NcclTestsCollective::Broadcast, NcclTestsCollective::Reduce, NcclTestsCollective::AllToAll,
-    NcclTestsCollective::SendRecv, NcclTestsCollective::Scatter, NcclTestsCollective::Gather,
-    NcclTestsCollective::HyperCube,
-};
+    constexpr NcclTestsCollective kAll[] = {
+        NcclTestsCollective::AllReduce,
+        NcclTestsCollective::AllGather,
+        NcclTestsCollective::ReduceScatter,
+        NcclTestsCollective::Broadcast,
+        NcclTestsCollective::Reduce,
+        NcclTestsCollective::AllToAll,
+        NcclTestsCollective::SendRecv,
+        NcclTestsCollective::Scatter,
+        NcclTestsCollective::Gather,
+        NcclTestsCollective::HyperCube,
+    };
 
-bool isReductionName(const std::string& redop)
-{
-    // src/common.cu test_opnames
-    return redop == "sum" || redop == "prod" || redop == "max" || redop == "min" || redop == "avg" || redop == "mulsum";
-}
-
-/// The row whose bandwidths carry the most significant digits: the largest with out-of-place figures.
-const NcclTestsMeasurement* largestMeasurement(const NcclTestsRun& run, const NcclTestsRow** rowOut = nullptr)
-{
-    const NcclTestsMeasurement* best = nullptr;
-    std::uint64_t bestBytes = 0;
-    for (const auto& row : run.rows) {
-        const NcclTestsMeasurement& m = row.outOfPlace ? *row.outOfPlace : row.inPlace;
-        if (m.algbwGBps && m.busbwGBps && *m.algbwGBps > 0 && row.bytes >= bestBytes) {
-            best = &m;
-            bestBytes = row.bytes;
-            if (rowOut)
-                *rowOut = &row;
-        }
+    bool isReductionName(const std::string& redop)
+    {
+        // src/common.cu test_opnames
+        return redop == "sum" || redop == "prod" || redop == "max" || redop == "min" || redop == "avg"
+            || redop == "mulsum";
     }
-    return best;
-}
 
-/// Whether printed busbw matches algbw x factor, allowing for %.2f rounding of both (and 1.5% for
-/// the three-significant-digit %.0f/%e forms).
-bool factorMatches(double algbw, double busbw, double factor)
-{
-    return std::abs(busbw - algbw * factor) <= 0.011 * (1.0 + factor) + 0.015 * busbw;
-}
+    /// The row whose bandwidths carry the most significant digits: the largest with out-of-place figures.
+    const NcclTestsMeasurement* largestMeasurement(const NcclTestsRun& run, const NcclTestsRow** rowOut = nullptr)
+    {
+        const NcclTestsMeasurement* best = nullptr;
+        std::uint64_t bestBytes = 0;
+        for (const auto& row : run.rows) {
+            const NcclTestsMeasurement& m = row.outOfPlace ? *row.outOfPlace : row.inPlace;
+            if (m.algbwGBps && m.busbwGBps && *m.algbwGBps > 0 && row.bytes >= bestBytes) {
+                best = &m;
+                bestBytes = row.bytes;
+                if (rowOut)
+                    *rowOut = &row;
+            }
+        }
+        return best;
+    }
+
+    /// Whether printed busbw matches algbw x factor, allowing for %.2f rounding of both (and 1.5% for
+    /// the three-significant-digit %.0f/%e forms).
+    bool factorMatches(double algbw, double busbw, double factor)
+    {
+        return std::abs(busbw - algbw * factor) <= 0.011 * (1.0 + factor) + 0.015 * busbw;
+    }
 
 } // namespace
 
@@ -56,7 +63,8 @@ int ranksFromBandwidthFactor(const NcclTestsRun& run, NcclTestsCollective collec
         return 0;
     const double f = *m->busbwGBps / *m->algbwGBps;
     // AllReduce: f = 2(n-1)/n -> n = 2/(2-f); (n-1)/n family: n = 1/(1-f).
-    const double raw = collective == NcclTestsCollective::AllReduce ? 2.0 / std::max(2.0 - f, 1e-9) : 1.0 / std::max(1.0 - f, 1e-9);
+    const double raw
+        = collective == NcclTestsCollective::AllReduce ? 2.0 / std::max(2.0 - f, 1e-9) : 1.0 / std::max(1.0 - f, 1e-9);
     if (!std::isfinite(raw) || raw < 2.0 || raw > 1e6)
         return 0;
     const int n = static_cast<int>(std::lround(raw));
@@ -67,20 +75,26 @@ int ranksFromBandwidthFactor(const NcclTestsRun& run, NcclTestsCollective collec
 
 namespace {
 
-/// Whether NCCL operation `op` (as named in "NCCL INFO <op>: opCount" lines) can be part of the
-/// nccl-tests benchmark `c`: alltoall, scatter, gather, sendrecv and hypercube are grouped
-/// ncclSend/ncclRecv calls; the others call the NCCL collective of the same name.
-bool ncclOpFits(const std::string& op, NcclTestsCollective c)
-{
-    switch (c) {
-    case NcclTestsCollective::AllReduce: return op == "AllReduce";
-    case NcclTestsCollective::AllGather: return op == "AllGather";
-    case NcclTestsCollective::ReduceScatter: return op == "ReduceScatter";
-    case NcclTestsCollective::Broadcast: return op == "Broadcast";
-    case NcclTestsCollective::Reduce: return op == "Reduce";
-    default: return op == "Send" || op == "Recv";
+    /// Whether NCCL operation `op` (as named in "NCCL INFO <op>: opCount" lines) can be part of the
+    /// nccl-tests benchmark `c`: alltoall, scatter, gather, sendrecv and hypercube are grouped
+    /// ncclSend/ncclRecv calls; the others call the NCCL collective of the same name.
+    bool ncclOpFits(const std::string& op, NcclTestsCollective c)
+    {
+        switch (c) {
+        case NcclTestsCollective::AllReduce:
+            return op == "AllReduce";
+        case NcclTestsCollective::AllGather:
+            return op == "AllGather";
+        case NcclTestsCollective::ReduceScatter:
+            return op == "ReduceScatter";
+        case NcclTestsCollective::Broadcast:
+            return op == "Broadcast";
+        case NcclTestsCollective::Reduce:
+            return op == "Reduce";
+        default:
+            return op == "Send" || op == "Recv";
+        }
     }
-}
 
 } // namespace
 
@@ -120,7 +134,8 @@ std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, in
                     continue;
             } else if (!perRankFamily && std::abs(ratio - 1.0) > 1e-9) {
                 continue;
-            } else if (perRankFamily && (!(ratio >= 1.0 && ratio <= 1e6) || std::abs(ratio - std::round(ratio)) > 1e-9)) {
+            } else if (perRankFamily
+                && (!(ratio >= 1.0 && ratio <= 1e6) || std::abs(ratio - std::round(ratio)) > 1e-9)) {
                 continue;
             } else if (perRankFamily) {
                 n = static_cast<int>(std::lround(ratio));
@@ -138,170 +153,186 @@ std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, in
 
 namespace {
 
-std::string listNames(const std::vector<NcclTestsCollective>& cs)
-{
-    std::string s;
-    for (std::size_t i = 0; i < cs.size(); ++i)
-        s += (i == 0 ? "" : i + 1 == cs.size() ? " or " : ", ") + std::string(toString(cs[i]));
-    return s;
-}
-
-class RunChecker {
-public:
-    RunChecker(NcclTestsLog& log)
-        : m_log(log)
+    std::string listNames(const std::vector<NcclTestsCollective>& cs)
     {
-    }
-    void diag(const char* id, const NcclTestsRow& row, const std::string& message)
-    {
-        if (row.pointer.empty())
-            return diag(id, row.line, message);
-        if (++m_counts[id] <= 8)
-            m_log.diagnostics.push_back({ id, NcclTestsSeverity::Warning, 0, m_log.file + ": " + row.pointer + ": " + message });
-    }
-    void diag(const char* id, int line, const std::string& message)
-    {
-        // Cap repeats of one kind per run so a systematic problem does not bury the others.
-        if (++m_counts[id] > 8) {
-            if (m_counts[id] == 9)
-                m_log.diagnostics.push_back({ id, NcclTestsSeverity::Warning, line,
-                    m_log.file + ":" + std::to_string(line) + ": further \"" + id + "\" diagnostics of this run omitted" });
-            return;
-        }
-        m_log.diagnostics.push_back({ id, NcclTestsSeverity::Warning, line, m_log.file + ":" + std::to_string(line) + ": " + message });
+        std::string s;
+        for (std::size_t i = 0; i < cs.size(); ++i)
+            s += (i == 0 ? "" : i + 1 == cs.size() ? " or " : ", ") + std::string(toString(cs[i]));
+        return s;
     }
 
-    engine::Status resolve(NcclTestsRun& run, const NcclTestsParseOptions& options)
-    {
-        m_counts.clear();
-        const NcclTestsRow& first = run.rows.front();
-        const int line = first.line;
-        const std::string place = first.pointer.empty() ? m_log.file + ":" + std::to_string(line) : m_log.file + ": " + first.pointer;
-        if (!run.binary.empty()) {
-            run.collective = ncclTestsCollectiveFromName(run.binary);
-            run.collectiveSource = NcclTestsCollectiveSource::BinaryName;
-            if (!run.collective)
-                diag("unknown-binary", run.firstLine, "\"" + run.binary + "\" is not a benchmark this importer knows; reading the collective from the columns");
+    class RunChecker {
+    public:
+        RunChecker(NcclTestsLog& log)
+            : m_log(log)
+        {
         }
-        if (!run.collective) {
-            const auto candidates = ncclTestsCandidates(run, run.devices.empty() ? 0 : run.ranks());
-            if (candidates.size() == 1) {
-                run.collective = candidates.front();
-                run.collectiveSource = NcclTestsCollectiveSource::ColumnLayout;
-            } else if (options.collective) {
-                run.collective = options.collective;
-                run.collectiveSource = NcclTestsCollectiveSource::Option;
-                if (!candidates.empty() && std::find(candidates.begin(), candidates.end(), *options.collective) == candidates.end())
-                    diag("op-conflict", first, std::string("the columns look like ") + listNames(candidates) + ", not "
-                            + toString(*options.collective) + " as --op says; using --op");
-            } else if (candidates.empty()) {
-                return engine::Status::error(place
-                    + ": cannot tell which collective this log measures (its size, count, redop, root and "
-                      "busbw/algbw columns fit no nccl-tests benchmark); name it with --op");
-            } else {
-                return engine::Status::error(place
-                    + ": cannot tell which collective this log measures (the log does not name its binary and the "
-                      "columns fit " + listNames(candidates) + "); name it with --op");
+        void diag(const char* id, const NcclTestsRow& row, const std::string& message)
+        {
+            if (row.pointer.empty())
+                return diag(id, row.line, message);
+            if (++m_counts[id] <= 8)
+                m_log.diagnostics.push_back(
+                    { id, NcclTestsSeverity::Warning, 0, m_log.file + ": " + row.pointer + ": " + message });
+        }
+        void diag(const char* id, int line, const std::string& message)
+        {
+            // Cap repeats of one kind per run so a systematic problem does not bury the others.
+            if (++m_counts[id] > 8) {
+                if (m_counts[id] == 9)
+                    m_log.diagnostics.push_back({ id, NcclTestsSeverity::Warning, line,
+                        m_log.file + ":" + std::to_string(line) + ": further \"" + id
+                            + "\" diagnostics of this run omitted" });
+                return;
             }
+            m_log.diagnostics.push_back(
+                { id, NcclTestsSeverity::Warning, line, m_log.file + ":" + std::to_string(line) + ": " + message });
         }
-        if (options.collective && *options.collective != *run.collective)
-            diag("op-conflict", first, std::string("the log measures ") + toString(*run.collective) + " but --op says "
-                    + toString(*options.collective) + "; using the log's");
-        return {};
-    }
 
-    void checkRows(NcclTestsRun& run)
-    {
-        const NcclTestsCollective c = *run.collective;
-        const int fromBandwidth = ranksFromBandwidthFactor(run, c);
-        if (run.devices.empty() && fromBandwidth > 0)
-            run.bandwidthRanks = fromBandwidth;
-        else if (!run.devices.empty() && fromBandwidth > 0 && fromBandwidth != run.ranks())
-            diag("ranks-mismatch", run.rows.front(), "busbw/algbw implies " + std::to_string(fromBandwidth)
-                    + " ranks but the device lines list " + std::to_string(run.ranks()));
-        const int n = run.ranks();
-        if (n <= 0)
-            return;
-        const double factor = busBandwidthFactor(c, n);
-        const double share = algorithmBandwidthShare(c, n);
-        for (const auto& row : run.rows) {
-            if (const auto ts = ncclTestsTypeSize(row.type); ts && row.count > 0) {
-                const double expected = static_cast<double>(row.count) * *ts * sizeToCountRatio(c, n);
-                if (std::abs(expected - static_cast<double>(row.bytes)) > 0.5)
-                    diag("row-size", row, "size " + std::to_string(row.bytes) + " is not count x type size"
-                            + (sizeToCountRatio(c, n) > 1 ? " x ranks" : "") + " for " + toString(c));
+        engine::Status resolve(NcclTestsRun& run, const NcclTestsParseOptions& options)
+        {
+            m_counts.clear();
+            const NcclTestsRow& first = run.rows.front();
+            const int line = first.line;
+            const std::string place
+                = first.pointer.empty() ? m_log.file + ":" + std::to_string(line) : m_log.file + ": " + first.pointer;
+            if (!run.binary.empty()) {
+                run.collective = ncclTestsCollectiveFromName(run.binary);
+                run.collectiveSource = NcclTestsCollectiveSource::BinaryName;
+                if (!run.collective)
+                    diag("unknown-binary", run.firstLine,
+                        "\"" + run.binary
+                            + "\" is not a benchmark this importer knows; reading the collective from the columns");
             }
-            for (const NcclTestsMeasurement* m : { row.outOfPlace ? &*row.outOfPlace : nullptr, &row.inPlace }) {
-                if (!m)
-                    continue;
-                if (m->timeUs && m->algbwGBps && *m->timeUs > 0) {
-                    // algbw = S / t (GB/s = bytes / us / 1e3); %.2f/%.0f/%.1e printing limits precision.
-                    const double expected = share * static_cast<double>(row.bytes) / (*m->timeUs * 1e3);
-                    if (std::abs(*m->algbwGBps - expected) > 0.011 + 0.06 * expected)
-                        diag("algbw-mismatch", row, "algbw " + std::to_string(*m->algbwGBps) + " GB/s is not size/time = "
-                                + std::to_string(expected) + " GB/s");
+            if (!run.collective) {
+                const auto candidates = ncclTestsCandidates(run, run.devices.empty() ? 0 : run.ranks());
+                if (candidates.size() == 1) {
+                    run.collective = candidates.front();
+                    run.collectiveSource = NcclTestsCollectiveSource::ColumnLayout;
+                } else if (options.collective) {
+                    run.collective = options.collective;
+                    run.collectiveSource = NcclTestsCollectiveSource::Option;
+                    if (!candidates.empty()
+                        && std::find(candidates.begin(), candidates.end(), *options.collective) == candidates.end())
+                        diag("op-conflict", first,
+                            std::string("the columns look like ") + listNames(candidates) + ", not "
+                                + toString(*options.collective) + " as --op says; using --op");
+                } else if (candidates.empty()) {
+                    return engine::Status::error(place
+                        + ": cannot tell which collective this log measures (its size, count, redop, root and "
+                          "busbw/algbw columns fit no nccl-tests benchmark); name it with --op");
+                } else {
+                    return engine::Status::error(place
+                        + ": cannot tell which collective this log measures (the log does not name its binary and the "
+                          "columns fit "
+                        + listNames(candidates) + "); name it with --op");
                 }
-                if (m->algbwGBps && m->busbwGBps && !factorMatches(*m->algbwGBps, *m->busbwGBps, factor))
-                    diag("busbw-mismatch", row, "busbw " + std::to_string(*m->busbwGBps) + " GB/s is not algbw x "
-                            + std::to_string(factor) + " (the " + toString(c) + " factor for " + std::to_string(n) + " ranks)");
-                if (run.errorColumnIsCount && m->wrong && *m->wrong > 0)
-                    // The count is printed as a float by some builds and can be absurd in a damaged log:
-                    // format it as a number rather than converting it to an integer type.
-                    diag("wrong-elements", row, (*m->wrong < 9e15 ? std::to_string(static_cast<long long>(*m->wrong))
-                                                                     : std::to_string(*m->wrong))
-                            + " elements came back wrong (data validation failed); the timing is kept");
+            }
+            if (options.collective && *options.collective != *run.collective)
+                diag("op-conflict", first,
+                    std::string("the log measures ") + toString(*run.collective) + " but --op says "
+                        + toString(*options.collective) + "; using the log's");
+            return {};
+        }
+
+        void checkRows(NcclTestsRun& run)
+        {
+            const NcclTestsCollective c = *run.collective;
+            const int fromBandwidth = ranksFromBandwidthFactor(run, c);
+            if (run.devices.empty() && fromBandwidth > 0)
+                run.bandwidthRanks = fromBandwidth;
+            else if (!run.devices.empty() && fromBandwidth > 0 && fromBandwidth != run.ranks())
+                diag("ranks-mismatch", run.rows.front(),
+                    "busbw/algbw implies " + std::to_string(fromBandwidth) + " ranks but the device lines list "
+                        + std::to_string(run.ranks()));
+            const int n = run.ranks();
+            if (n <= 0)
+                return;
+            const double factor = busBandwidthFactor(c, n);
+            const double share = algorithmBandwidthShare(c, n);
+            for (const auto& row : run.rows) {
+                if (const auto ts = ncclTestsTypeSize(row.type); ts && row.count > 0) {
+                    const double expected = static_cast<double>(row.count) * *ts * sizeToCountRatio(c, n);
+                    if (std::abs(expected - static_cast<double>(row.bytes)) > 0.5)
+                        diag("row-size", row,
+                            "size " + std::to_string(row.bytes) + " is not count x type size"
+                                + (sizeToCountRatio(c, n) > 1 ? " x ranks" : "") + " for " + toString(c));
+                }
+                for (const NcclTestsMeasurement* m : { row.outOfPlace ? &*row.outOfPlace : nullptr, &row.inPlace }) {
+                    if (!m)
+                        continue;
+                    if (m->timeUs && m->algbwGBps && *m->timeUs > 0) {
+                        // algbw = S / t (GB/s = bytes / us / 1e3); %.2f/%.0f/%.1e printing limits precision.
+                        const double expected = share * static_cast<double>(row.bytes) / (*m->timeUs * 1e3);
+                        if (std::abs(*m->algbwGBps - expected) > 0.011 + 0.06 * expected)
+                            diag("algbw-mismatch", row,
+                                "algbw " + std::to_string(*m->algbwGBps)
+                                    + " GB/s is not size/time = " + std::to_string(expected) + " GB/s");
+                    }
+                    if (m->algbwGBps && m->busbwGBps && !factorMatches(*m->algbwGBps, *m->busbwGBps, factor))
+                        diag("busbw-mismatch", row,
+                            "busbw " + std::to_string(*m->busbwGBps) + " GB/s is not algbw x " + std::to_string(factor)
+                                + " (the " + toString(c) + " factor for " + std::to_string(n) + " ranks)");
+                    if (run.errorColumnIsCount && m->wrong && *m->wrong > 0)
+                        // The count is printed as a float by some builds and can be absurd in a damaged log:
+                        // format it as a number rather than converting it to an integer type.
+                        diag("wrong-elements", row,
+                            (*m->wrong < 9e15 ? std::to_string(static_cast<long long>(*m->wrong))
+                                              : std::to_string(*m->wrong))
+                                + " elements came back wrong (data validation failed); the timing is kept");
+                }
             }
         }
-    }
 
-private:
-    NcclTestsLog& m_log;
-    std::map<std::string, int> m_counts;
-};
+    private:
+        NcclTestsLog& m_log;
+        std::map<std::string, int> m_counts;
+    };
 
 } // namespace
 
 namespace {
 
-/// `mpirun -np N` of a benchmark built without MPI support starts N independent one-rank jobs:
-/// N headers whose device lists each name only "Rank 0" (nccl-tests src/common.cu prints the ranks
-/// of its own communicator), and busbw 0 (the nccl-tests factor of one rank). Read as one run this
-/// would be an N-rank measurement; it is none.
-engine::Status checkSingletonLaunches(const NcclTestsLog& log)
-{
-    int headers = 0, rankZeroLines = 0;
-    bool otherRank = false, nonZeroBusbw = false;
-    std::set<std::pair<std::string, long long>> processes;
-    int firstLine = 0;
-    for (const auto& run : log.runs) {
-        if (run.threads)
-            ++headers;
-        for (const auto& d : run.devices) {
-            if (d.rank != 0) {
-                otherRank = true;
-                continue;
+    /// `mpirun -np N` of a benchmark built without MPI support starts N independent one-rank jobs:
+    /// N headers whose device lists each name only "Rank 0" (nccl-tests src/common.cu prints the ranks
+    /// of its own communicator), and busbw 0 (the nccl-tests factor of one rank). Read as one run this
+    /// would be an N-rank measurement; it is none.
+    engine::Status checkSingletonLaunches(const NcclTestsLog& log)
+    {
+        int headers = 0, rankZeroLines = 0;
+        bool otherRank = false, nonZeroBusbw = false;
+        std::set<std::pair<std::string, long long>> processes;
+        int firstLine = 0;
+        for (const auto& run : log.runs) {
+            if (run.threads)
+                ++headers;
+            for (const auto& d : run.devices) {
+                if (d.rank != 0) {
+                    otherRank = true;
+                    continue;
+                }
+                ++rankZeroLines;
+                processes.insert({ d.host, d.pid });
+                if (firstLine == 0)
+                    firstLine = d.line;
             }
-            ++rankZeroLines;
-            processes.insert({ d.host, d.pid });
-            if (firstLine == 0)
-                firstLine = d.line;
-        }
-        if (run.avgBusBwGBps && *run.avgBusBwGBps > 0)
-            nonZeroBusbw = true;
-        for (const auto& row : run.rows) {
-            const NcclTestsMeasurement& m = row.outOfPlace ? *row.outOfPlace : row.inPlace;
-            if (m.busbwGBps && *m.busbwGBps > 0)
+            if (run.avgBusBwGBps && *run.avgBusBwGBps > 0)
                 nonZeroBusbw = true;
+            for (const auto& row : run.rows) {
+                const NcclTestsMeasurement& m = row.outOfPlace ? *row.outOfPlace : row.inPlace;
+                if (m.busbwGBps && *m.busbwGBps > 0)
+                    nonZeroBusbw = true;
+            }
         }
+        if (otherRank || rankZeroLines < 2 || processes.size() < 2 || nonZeroBusbw)
+            return {};
+        return engine::Status::error(log.file + ":" + std::to_string(firstLine) + ": "
+            + std::to_string(processes.size()) + " independent one-rank jobs, not one "
+            + std::to_string(processes.size()) + "-rank run: " + std::to_string(std::max(headers, rankZeroLines))
+            + " headers each list only Rank 0 (different processes) "
+            + "and busbw is 0. mpirun started copies of an nccl-tests binary built without MPI support; rebuild "
+              "nccl-tests with MPI=1, or run one process with -g GPUS");
     }
-    if (otherRank || rankZeroLines < 2 || processes.size() < 2 || nonZeroBusbw)
-        return {};
-    return engine::Status::error(log.file + ":" + std::to_string(firstLine) + ": " + std::to_string(processes.size())
-        + " independent one-rank jobs, not one " + std::to_string(processes.size()) + "-rank run: "
-        + std::to_string(std::max(headers, rankZeroLines)) + " headers each list only Rank 0 (different processes) "
-        + "and busbw is 0. mpirun started copies of an nccl-tests binary built without MPI support; rebuild "
-          "nccl-tests with MPI=1, or run one process with -g GPUS");
-}
 
 } // namespace
 
@@ -317,7 +348,8 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
             kept.push_back(std::move(run));
         } else if (!run.binary.empty() || run.threads || !run.columns.empty()) {
             log.diagnostics.push_back({ "run-empty", NcclTestsSeverity::Warning, run.firstLine,
-                log.file + ":" + std::to_string(run.firstLine) + ": the benchmark starting here printed no result rows" });
+                log.file + ":" + std::to_string(run.firstLine)
+                    + ": the benchmark starting here printed no result rows" });
         }
     }
     log.runs = std::move(kept);
@@ -326,8 +358,9 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
             return engine::Status::error(firstBadRow);
         if (!firstFailure.empty())
             return engine::Status::error(firstFailure + " (no result rows before the failure)");
-        return engine::Status::error(log.file + ": no nccl-tests result rows found (expected lines such as "
-                                                "\"  8589934592  2147483648  float  sum  -1  31356  273.95  479.41  0 ...\")");
+        return engine::Status::error(log.file
+            + ": no nccl-tests result rows found (expected lines such as "
+              "\"  8589934592  2147483648  float  sum  -1  31356  273.95  479.41  0 ...\")");
     }
     RunChecker checker(log);
     // A run whose collective cannot be told fails a file that holds only it; in a file of several

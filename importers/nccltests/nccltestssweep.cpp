@@ -9,16 +9,24 @@ std::optional<engine::CollectiveOp> collectiveOpFor(NcclTestsCollective collecti
 {
     using engine::CollectiveOp;
     switch (collective) {
-    case NcclTestsCollective::AllReduce: return CollectiveOp::AllReduce;
-    case NcclTestsCollective::AllGather: return CollectiveOp::AllGather;
-    case NcclTestsCollective::ReduceScatter: return CollectiveOp::ReduceScatter;
-    case NcclTestsCollective::Broadcast: return CollectiveOp::Broadcast;
-    case NcclTestsCollective::Reduce: return CollectiveOp::Reduce;
-    case NcclTestsCollective::AllToAll: return CollectiveOp::AllToAll;
-    case NcclTestsCollective::SendRecv: return CollectiveOp::SendRecv;
+    case NcclTestsCollective::AllReduce:
+        return CollectiveOp::AllReduce;
+    case NcclTestsCollective::AllGather:
+        return CollectiveOp::AllGather;
+    case NcclTestsCollective::ReduceScatter:
+        return CollectiveOp::ReduceScatter;
+    case NcclTestsCollective::Broadcast:
+        return CollectiveOp::Broadcast;
+    case NcclTestsCollective::Reduce:
+        return CollectiveOp::Reduce;
+    case NcclTestsCollective::AllToAll:
+        return CollectiveOp::AllToAll;
+    case NcclTestsCollective::SendRecv:
+        return CollectiveOp::SendRecv;
     case NcclTestsCollective::Scatter:
     case NcclTestsCollective::Gather:
-    case NcclTestsCollective::HyperCube: return std::nullopt;
+    case NcclTestsCollective::HyperCube:
+        return std::nullopt;
     }
     return std::nullopt;
 }
@@ -40,7 +48,8 @@ engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& l
     sweep.sources.push_back(log.file);
     if (sweep.ranks < 2)
         return engine::Status::error(where + "the run has " + std::to_string(sweep.ranks)
-            + " rank(s): no device lines and no busbw/algbw ratio tell how many ranks took part; a collective needs at least 2");
+            + " rank(s): no device lines and no busbw/algbw ratio tell how many ranks took part; a collective needs at "
+              "least 2");
     if (!run.ncclAlgo.empty()) {
         std::string algo = run.ncclAlgo;
         std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::tolower(c)); });

@@ -5,15 +5,15 @@
 namespace clusterscope::importers {
 
 namespace {
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+    bool isDigit(char c) { return c >= '0' && c <= '9'; }
+    bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
-std::size_t skipDigits(std::string_view s, std::size_t i)
-{
-    while (i < s.size() && isDigit(s[i]))
-        ++i;
-    return i;
-}
+    std::size_t skipDigits(std::string_view s, std::size_t i)
+    {
+        while (i < s.size() && isDigit(s[i]))
+            ++i;
+        return i;
+    }
 } // namespace
 
 NcclTestsTokenizer::NcclTestsTokenizer(std::string_view text)

@@ -10,19 +10,19 @@
 namespace clusterscope::importers {
 
 enum class NcclTestsLineKind {
-    Blank,   ///< only whitespace
+    Blank, ///< only whitespace
     Comment, ///< starts with '#': headers, device lines, column titles, summary
-    Data,    ///< first token is an unsigned integer: a result row (possibly malformed)
-    Other,   ///< anything else: NCCL INFO/WARN lines, launcher chatter, error messages
+    Data, ///< first token is an unsigned integer: a result row (possibly malformed)
+    Other, ///< anything else: NCCL INFO/WARN lines, launcher chatter, error messages
 };
 
 struct NcclTestsLine {
-    int number = 0;                      ///< 1-based line number in the input
+    int number = 0; ///< 1-based line number in the input
     NcclTestsLineKind kind = NcclTestsLineKind::Blank;
-    std::string_view text;               ///< the line without prefix and trailing CR/LF; for comments, after '#'
+    std::string_view text; ///< the line without prefix and trailing CR/LF; for comments, after '#'
     std::vector<std::string_view> tokens; ///< whitespace-separated words of `text`
-    bool prefixed = false;               ///< a launcher prefix was removed
-    bool loggerPrefixed = false;         ///< a "FUNCTION(), FILE:LINE, " logger prefix was removed
+    bool prefixed = false; ///< a launcher prefix was removed
+    bool loggerPrefixed = false; ///< a "FUNCTION(), FILE:LINE, " logger prefix was removed
 };
 
 class NcclTestsTokenizer {

@@ -11,69 +11,70 @@
 
 namespace clusterscope::importers {
 
-using engine::RunCollectiveOp;
 using engine::DiagnosticSeverity;
+using engine::RunCollectiveOp;
 using engine::Status;
 
 namespace {
-struct NvtxRange {
-    std::int64_t tid = 0, start = 0, end = 0;
-    std::string name;
-    bool nccl = false;
-    std::int64_t bytes = -1;
-    std::int32_t rank = -1, nranks = 0, peer = -1;
-    std::string comm;
-};
+    struct NvtxRange {
+        std::int64_t tid = 0, start = 0, end = 0;
+        std::string name;
+        bool nccl = false;
+        std::int64_t bytes = -1;
+        std::int32_t rank = -1, nranks = 0, peer = -1;
+        std::string comm;
+    };
 
-std::string lower(std::string s)
-{
-    for (auto& c : s)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
+    std::string lower(std::string s)
+    {
+        for (auto& c : s)
+            c = char(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    }
 
-// NCCL's NVTX payload as nsys exports it (jsonText): {"Message size [bytes]": N, "Rank": r,
-// "No. of ranks": n, "Communicator": hash, "Peer rank": p}. Keys are matched loosely.
-void readPayload(const std::string& json, NvtxRange& r)
-{
-    auto doc = nlohmann::json::parse(json, nullptr, false);
-    if (!doc.is_object())
-        return;
-    for (const auto& [key, value] : doc.items()) {
-        const std::string k = lower(key);
-        if (value.is_number_integer()) {
-            const auto v = value.get<std::int64_t>();
-            if (k.find("size") != std::string::npos || k.find("bytes") != std::string::npos)
-                r.bytes = v;
-            else if (k.find("peer") != std::string::npos)
-                r.peer = std::int32_t(v);
-            else if (k.find("ranks") != std::string::npos)
-                r.nranks = std::int32_t(v);
-            else if (k == "rank")
-                r.rank = std::int32_t(v);
-            else if (k.find("comm") != std::string::npos)
-                r.comm = std::to_string(v);
-        } else if (value.is_string() && k.find("comm") != std::string::npos) {
-            r.comm = value.get<std::string>();
+    // NCCL's NVTX payload as nsys exports it (jsonText): {"Message size [bytes]": N, "Rank": r,
+    // "No. of ranks": n, "Communicator": hash, "Peer rank": p}. Keys are matched loosely.
+    void readPayload(const std::string& json, NvtxRange& r)
+    {
+        auto doc = nlohmann::json::parse(json, nullptr, false);
+        if (!doc.is_object())
+            return;
+        for (const auto& [key, value] : doc.items()) {
+            const std::string k = lower(key);
+            if (value.is_number_integer()) {
+                const auto v = value.get<std::int64_t>();
+                if (k.find("size") != std::string::npos || k.find("bytes") != std::string::npos)
+                    r.bytes = v;
+                else if (k.find("peer") != std::string::npos)
+                    r.peer = std::int32_t(v);
+                else if (k.find("ranks") != std::string::npos)
+                    r.nranks = std::int32_t(v);
+                else if (k == "rank")
+                    r.rank = std::int32_t(v);
+                else if (k.find("comm") != std::string::npos)
+                    r.comm = std::to_string(v);
+            } else if (value.is_string() && k.find("comm") != std::string::npos) {
+                r.comm = value.get<std::string>();
+            }
         }
     }
 }
-}
 
-engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::string& path, engine::Diagnostics& diagnostics)
+engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(
+    const std::string& path, engine::Diagnostics& diagnostics)
 {
     auto dbResult = SqliteReader::open(path);
     if (!dbResult)
         return dbResult.status();
     SqliteReader& db = *dbResult;
     if (!db.hasTable("CUPTI_ACTIVITY_KIND_KERNEL"))
-        return Status::error(path + ": no CUPTI_ACTIVITY_KIND_KERNEL table: not an Nsight Systems export with CUDA kernels");
+        return Status::error(
+            path + ": no CUPTI_ACTIVITY_KIND_KERNEL table: not an Nsight Systems export with CUDA kernels");
 
     std::map<std::int64_t, std::string> strings;
     if (db.hasTable("StringIds")) {
-        auto st = db.forEach("SELECT id, value FROM StringIds", [&](const SqliteRow& row) {
-            strings[row.integer(0)] = row.text(1);
-        });
+        auto st = db.forEach(
+            "SELECT id, value FROM StringIds", [&](const SqliteRow& row) { strings[row.integer(0)] = row.text(1); });
         if (!st)
             return st;
     }
@@ -83,7 +84,8 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
     };
     std::int64_t base = 0;
     if (db.hasTable("TARGET_INFO_SESSION_START_TIME")) {
-        auto st = db.forEach("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", [&](const SqliteRow& row) { base = row.integer(0); });
+        auto st = db.forEach("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME",
+            [&](const SqliteRow& row) { base = row.integer(0); });
         if (!st)
             return st;
     }
@@ -91,9 +93,10 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
     // Launch calls: correlationId -> (thread, start).
     std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> launches;
     if (db.hasTable("CUPTI_ACTIVITY_KIND_RUNTIME")) {
-        auto st = db.forEach("SELECT correlationId, globalTid, start FROM CUPTI_ACTIVITY_KIND_RUNTIME", [&](const SqliteRow& row) {
-            launches[row.integer(0)] = { row.integer(1), row.integer(2) };
-        });
+        auto st = db.forEach(
+            "SELECT correlationId, globalTid, start FROM CUPTI_ACTIVITY_KIND_RUNTIME", [&](const SqliteRow& row) {
+                launches[row.integer(0)] = { row.integer(1), row.integer(2) };
+            });
         if (!st)
             return st;
     }
@@ -104,10 +107,11 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
     if (db.hasTable("NVTX_EVENTS")) {
         std::int64_t ncclDomain = -1;
         // eventType 75 = NvtxDomainCreate: text is the domain's name.
-        auto domains = db.forEach("SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = 75", [&](const SqliteRow& row) {
-            if (row.text(1) == "NCCL")
-                ncclDomain = row.integer(0);
-        });
+        auto domains
+            = db.forEach("SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = 75", [&](const SqliteRow& row) {
+                  if (row.text(1) == "NCCL")
+                      ncclDomain = row.integer(0);
+              });
         if (!domains)
             return domains;
         const bool hasJson = db.hasColumn("NVTX_EVENTS", "jsonText");
@@ -157,7 +161,8 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
     std::map<std::int64_t, engine::RankTrace> byDevice;
     std::map<std::int64_t, std::int32_t> deviceRank;
     std::int64_t unknownSize = 0;
-    const std::string nameColumn = db.hasColumn("CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName" : "shortName";
+    const std::string nameColumn
+        = db.hasColumn("CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName" : "shortName";
     auto st = db.forEach("SELECT start, end, deviceId, streamId, correlationId, " + nameColumn
             + " FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start",
         [&](const SqliteRow& row) {
@@ -180,7 +185,8 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
                 c.startNs = a.startNs;
                 c.endNs = a.endNs;
                 c.launchNs = a.launchNs;
-                const NvtxRange* r = launch != launches.end() ? enclosing(launch->second.first, launch->second.second) : nullptr;
+                const NvtxRange* r
+                    = launch != launches.end() ? enclosing(launch->second.first, launch->second.second) : nullptr;
                 if (r) {
                     if (engine::parseRunCollectiveOp(r->name) != RunCollectiveOp::Unknown)
                         c.op = engine::parseRunCollectiveOp(r->name);
@@ -211,17 +217,18 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
         if (!db.hasTable(table))
             continue;
         const bool memset = std::string(table).back() == 'T';
-        auto s2 = db.forEach(std::string("SELECT start, end, deviceId, streamId, correlationId FROM ") + table, [&](const SqliteRow& row) {
-            engine::GpuActivity a;
-            a.startNs = row.integer(0) + base;
-            a.endNs = row.integer(1) + base;
-            a.stream = std::int32_t(row.integer(3));
-            a.kind = memset ? engine::GpuActivityKind::Memset : engine::GpuActivityKind::Memcpy;
-            const auto launch = launches.find(row.integer(4));
-            if (launch != launches.end())
-                a.launchNs = launch->second.second + base;
-            byDevice[row.integer(2)].activities.push_back(a);
-        });
+        auto s2 = db.forEach(std::string("SELECT start, end, deviceId, streamId, correlationId FROM ") + table,
+            [&](const SqliteRow& row) {
+                engine::GpuActivity a;
+                a.startNs = row.integer(0) + base;
+                a.endNs = row.integer(1) + base;
+                a.stream = std::int32_t(row.integer(3));
+                a.kind = memset ? engine::GpuActivityKind::Memset : engine::GpuActivityKind::Memcpy;
+                const auto launch = launches.find(row.integer(4));
+                if (launch != launches.end())
+                    a.launchNs = launch->second.second + base;
+                byDevice[row.integer(2)].activities.push_back(a);
+            });
         if (!s2)
             return s2;
     }
@@ -235,7 +242,8 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::str
     }
     if (unknownSize > 0)
         diagnostics.add(engine::diagnostic::kNsysNcclSizeUnknown,
-            path + ": NCCL kernels without an enclosing NCCL NVTX range with a message size have no bandwidth.", unknownSize);
+            path + ": NCCL kernels without an enclosing NCCL NVTX range with a message size have no bandwidth.",
+            unknownSize);
 
     std::vector<engine::RankTrace> out;
     std::sort(steps.begin(), steps.end(),

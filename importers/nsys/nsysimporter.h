@@ -14,6 +14,7 @@ namespace clusterscope::importers {
 /// NVTX range of the "NCCL" domain, whose JSON payload gives message size, rank and rank count),
 /// ProfilerStep#N NVTX ranges and TARGET_INFO_GPU. Times are ns, made absolute with
 /// TARGET_INFO_SESSION_START_TIME when present. Errors name the file and the table.
-engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(const std::string& path, engine::Diagnostics& diagnostics);
+engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(
+    const std::string& path, engine::Diagnostics& diagnostics);
 
 } // namespace clusterscope::importers

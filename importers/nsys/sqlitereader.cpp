@@ -11,7 +11,8 @@ std::int64_t SqliteRow::integer(int column) const { return sqlite3_column_int64(
 std::string SqliteRow::text(int column) const
 {
     const auto* p = sqlite3_column_text(m_statement, column);
-    return p ? std::string(reinterpret_cast<const char*>(p), std::size_t(sqlite3_column_bytes(m_statement, column))) : std::string();
+    return p ? std::string(reinterpret_cast<const char*>(p), std::size_t(sqlite3_column_bytes(m_statement, column)))
+             : std::string();
 }
 
 bool SqliteRow::isNull(int column) const { return sqlite3_column_type(m_statement, column) == SQLITE_NULL; }
@@ -41,7 +42,9 @@ bool SqliteReader::hasTable(const std::string& table) const
 {
     bool found = false;
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(m_db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &st, nullptr) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            m_db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &st, nullptr)
+        == SQLITE_OK) {
         sqlite3_bind_text(st, 1, table.c_str(), -1, SQLITE_TRANSIENT);
         found = sqlite3_step(st) == SQLITE_ROW;
     }

@@ -31,7 +31,8 @@ engine::Result<std::string> inflateBounded(const std::string& compressed, std::s
             break;
         if (rc != Z_OK || (produced == 0 && zs.avail_in == 0)) {
             const auto offset = zs.total_in;
-            const std::string why = zs.msg ? zs.msg : (rc == Z_OK || rc == Z_BUF_ERROR ? "truncated stream" : "inflate failed");
+            const std::string why
+                = zs.msg ? zs.msg : (rc == Z_OK || rc == Z_BUF_ERROR ? "truncated stream" : "inflate failed");
             inflateEnd(&zs);
             return Status::error("damaged gzip answer at compressed byte " + std::to_string(offset) + " (" + why + ")");
         }

@@ -19,7 +19,7 @@
 namespace clusterscope::importers {
 
 enum class ExpositionFormat : std::uint8_t {
-    Text004,     ///< text/plain; version=0.0.4 (timestamps in integer milliseconds)
+    Text004, ///< text/plain; version=0.0.4 (timestamps in integer milliseconds)
     OpenMetrics, ///< application/openmetrics-text; version=1.0.0 (timestamps in float seconds, "# EOF")
 };
 
@@ -34,13 +34,13 @@ struct LabelView {
 
 /// One sample; the views are valid only during the callback.
 struct SampleView {
-    std::string_view name;          ///< the sample's metric name (with _total, _bucket, ...)
-    std::string_view family;        ///< family of the last # TYPE line the sample belongs to, or empty
+    std::string_view name; ///< the sample's metric name (with _total, _bucket, ...)
+    std::string_view family; ///< family of the last # TYPE line the sample belongs to, or empty
     MetricType type = MetricType::Unknown; ///< the family's declared type (Unknown when undeclared)
     std::span<const LabelView> labels;
-    double value = 0.0;             ///< NaN and +-Inf allowed
+    double value = 0.0; ///< NaN and +-Inf allowed
     bool hasTimestamp = false;
-    std::int64_t timestampMs = 0;   ///< milliseconds since the epoch (OpenMetrics seconds are converted)
+    std::int64_t timestampMs = 0; ///< milliseconds since the epoch (OpenMetrics seconds are converted)
 };
 
 /// Family metadata in declaration order.
@@ -54,8 +54,9 @@ struct FamilyInfo {
 /// Parses `text` and calls `onSample` for every sample. Errors name `sourceName`, the line and the
 /// column ("metrics.txt:12:7: ..."). `families`, when given, receives the # TYPE / # HELP / # UNIT
 /// metadata. Returns the number of samples.
-engine::Result<std::size_t> parseExposition(std::string_view text, ExpositionFormat format, const std::string& sourceName,
-    const std::function<void(const SampleView&)>& onSample, std::vector<FamilyInfo>* families = nullptr);
+engine::Result<std::size_t> parseExposition(std::string_view text, ExpositionFormat format,
+    const std::string& sourceName, const std::function<void(const SampleView&)>& onSample,
+    std::vector<FamilyInfo>* families = nullptr);
 
 /// Guesses the format of a saved snapshot: OpenMetrics when the last non-empty line is "# EOF",
 /// text 0.0.4 otherwise.

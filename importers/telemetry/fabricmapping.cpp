@@ -45,21 +45,21 @@ std::string HostNaming::hostName(int host) const
 
 namespace {
 
-std::pair<std::string, std::string> splitDescription(const std::string& label)
-{
-    const auto sp = label.find(' ');
-    if (sp == std::string::npos)
-        return { label, {} };
-    std::string second = label.substr(sp + 1);
-    second = second.substr(0, second.find(' '));
-    return { label.substr(0, sp), second };
-}
+    std::pair<std::string, std::string> splitDescription(const std::string& label)
+    {
+        const auto sp = label.find(' ');
+        if (sp == std::string::npos)
+            return { label, {} };
+        std::string second = label.substr(sp + 1);
+        second = second.substr(0, second.find(' '));
+        return { label.substr(0, sp), second };
+    }
 
-bool parseInt(std::string_view s, int& out)
-{
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size() && !s.empty();
-}
+    bool parseInt(std::string_view s, int& out)
+    {
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+        return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+    }
 
 } // namespace
 
@@ -77,7 +77,8 @@ FabricMapping::FabricMapping(FabricGraph& g, const HostNaming& naming)
                 // The kernel's default CA description is "<host> HCA-<n>" (1-based).
                 int index = 0;
                 if (device.rfind("HCA-", 0) == 0 && parseInt(std::string_view(device).substr(4), index))
-                    m_nics.emplace(std::make_pair(host, naming.devicePrefix + std::to_string(index - 1 + naming.firstDevice)), id);
+                    m_nics.emplace(
+                        std::make_pair(host, naming.devicePrefix + std::to_string(index - 1 + naming.firstDevice)), id);
             } else {
                 host = naming.hostName(n.host);
                 device = naming.devicePrefix + std::to_string(n.rail + naming.firstDevice);

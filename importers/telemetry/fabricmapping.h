@@ -47,12 +47,12 @@ private:
     std::optional<LinkEnd> portEnd(engine::NodeId node, int port, std::string& why) const;
 
     const engine::FabricGraph& m_graph;
-    std::map<std::pair<std::string, std::string>, engine::NodeId> m_nics;   // (host, device)
-    std::map<std::pair<std::string, int>, engine::NodeId> m_gpus;           // (host, index)
+    std::map<std::pair<std::string, std::string>, engine::NodeId> m_nics; // (host, device)
+    std::map<std::pair<std::string, int>, engine::NodeId> m_gpus; // (host, index)
     std::unordered_map<std::uint64_t, engine::NodeId> m_switchByGuid;
     std::unordered_map<std::string, engine::NodeId> m_switchByName;
-    std::unordered_map<std::uint64_t, LinkEnd> m_ports;                      // node << 16 | port
-    std::unordered_map<engine::NodeId, LinkEnd> m_nvlink;                    // GPU -> its NVLink
+    std::unordered_map<std::uint64_t, LinkEnd> m_ports; // node << 16 | port
+    std::unordered_map<engine::NodeId, LinkEnd> m_nvlink; // GPU -> its NVLink
 };
 
 } // namespace clusterscope::importers

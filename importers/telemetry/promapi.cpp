@@ -39,81 +39,81 @@ bool decodePromFloat(std::string_view s, double& out)
 
 namespace {
 
-std::string jsonError(simdjson::error_code e) { return simdjson::error_message(e); }
+    std::string jsonError(simdjson::error_code e) { return simdjson::error_message(e); }
 
-// Parses the body and checks the envelope; `data` is left pointing at the "data" member.
-Status openEnvelope(dom::parser& parser, const std::string& body, const std::string& what, dom::element& data,
-    std::vector<std::string>* warnings)
-{
-    dom::element doc;
-    if (auto e = parser.parse(body).get(doc))
-        return Status::error(what + ": malformed JSON answer (" + jsonError(e) + "): " + body.substr(0, 120));
-    dom::object root;
-    if (doc.get(root))
-        return Status::error(what + ": the answer is not a JSON object");
-    std::string_view status;
-    if (root["status"].get(status))
-        return Status::error(what + ": the answer has no \"status\"");
-    if (status == "error") {
-        std::string_view type;
-        std::string_view message;
-        if (root["errorType"].get(type))
-            type = "unknown";
-        if (root["error"].get(message))
-            message = "(no message)";
-        return Status::error(what + ": " + std::string(type) + ": " + std::string(message));
+    // Parses the body and checks the envelope; `data` is left pointing at the "data" member.
+    Status openEnvelope(dom::parser& parser, const std::string& body, const std::string& what, dom::element& data,
+        std::vector<std::string>* warnings)
+    {
+        dom::element doc;
+        if (auto e = parser.parse(body).get(doc))
+            return Status::error(what + ": malformed JSON answer (" + jsonError(e) + "): " + body.substr(0, 120));
+        dom::object root;
+        if (doc.get(root))
+            return Status::error(what + ": the answer is not a JSON object");
+        std::string_view status;
+        if (root["status"].get(status))
+            return Status::error(what + ": the answer has no \"status\"");
+        if (status == "error") {
+            std::string_view type;
+            std::string_view message;
+            if (root["errorType"].get(type))
+                type = "unknown";
+            if (root["error"].get(message))
+                message = "(no message)";
+            return Status::error(what + ": " + std::string(type) + ": " + std::string(message));
+        }
+        if (status != "success")
+            return Status::error(what + ": unexpected status \"" + std::string(status) + "\"");
+        if (warnings) {
+            dom::array w;
+            if (!root["warnings"].get(w))
+                for (dom::element x : w) {
+                    std::string_view text;
+                    if (!x.get(text))
+                        warnings->emplace_back(text);
+                }
+        }
+        if (root["data"].get(data))
+            return Status::error(what + ": a successful answer without \"data\"");
+        return Status::success();
     }
-    if (status != "success")
-        return Status::error(what + ": unexpected status \"" + std::string(status) + "\"");
-    if (warnings) {
-        dom::array w;
-        if (!root["warnings"].get(w))
-            for (dom::element x : w) {
-                std::string_view text;
-                if (!x.get(text))
-                    warnings->emplace_back(text);
-            }
-    }
-    if (root["data"].get(data))
-        return Status::error(what + ": a successful answer without \"data\"");
-    return Status::success();
-}
 
-Status decodeLabels(dom::element metric, PromLabels& out, const std::string& what)
-{
-    dom::object obj;
-    if (metric.get(obj))
-        return Status::error(what + ": \"metric\" is not an object");
-    for (auto field : obj) {
-        std::string_view v;
-        if (field.value.get(v))
-            return Status::error(what + ": label \"" + std::string(field.key) + "\" is not a string");
-        out.emplace_back(std::string(field.key), std::string(v));
+    Status decodeLabels(dom::element metric, PromLabels& out, const std::string& what)
+    {
+        dom::object obj;
+        if (metric.get(obj))
+            return Status::error(what + ": \"metric\" is not an object");
+        for (auto field : obj) {
+            std::string_view v;
+            if (field.value.get(v))
+                return Status::error(what + ": label \"" + std::string(field.key) + "\" is not a string");
+            out.emplace_back(std::string(field.key), std::string(v));
+        }
+        std::sort(out.begin(), out.end());
+        return Status::success();
     }
-    std::sort(out.begin(), out.end());
-    return Status::success();
-}
 
-Status decodePoint(dom::element point, double& t, double& v, const std::string& what)
-{
-    dom::array pair;
-    if (point.get(pair) || pair.size() != 2)
-        return Status::error(what + ": a sample is not a [time, \"value\"] pair");
-    auto it = pair.begin();
-    dom::element te = *it;
-    ++it;
-    dom::element ve = *it;
-    if (te.get(t)) {
-        std::int64_t ti = 0;
-        if (te.get(ti))
-            return Status::error(what + ": a sample time is not a number");
-        t = static_cast<double>(ti);
+    Status decodePoint(dom::element point, double& t, double& v, const std::string& what)
+    {
+        dom::array pair;
+        if (point.get(pair) || pair.size() != 2)
+            return Status::error(what + ": a sample is not a [time, \"value\"] pair");
+        auto it = pair.begin();
+        dom::element te = *it;
+        ++it;
+        dom::element ve = *it;
+        if (te.get(t)) {
+            std::int64_t ti = 0;
+            if (te.get(ti))
+                return Status::error(what + ": a sample time is not a number");
+            t = static_cast<double>(ti);
+        }
+        std::string_view vs;
+        if (ve.get(vs) || !decodePromFloat(vs, v))
+            return Status::error(what + ": a sample value is not a Prometheus float string");
+        return Status::success();
     }
-    std::string_view vs;
-    if (ve.get(vs) || !decodePromFloat(vs, v))
-        return Status::error(what + ": a sample value is not a Prometheus float string");
-    return Status::success();
-}
 
 } // namespace
 
@@ -189,7 +189,8 @@ Result<PromQueryResult> decodeQueryResponse(const std::string& body, const std::
     return out;
 }
 
-Result<std::string> PromClient::api(const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const
+Result<std::string> PromClient::api(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const
 {
     auto res = get(path, params);
     if (!res)
@@ -211,13 +212,13 @@ Result<std::string> PromClient::api(const std::string& path, const std::vector<s
 }
 
 namespace {
-std::string num(double v)
-{
-    char buf[64];
-    auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    (void)ec;
-    return std::string(buf, ptr);
-}
+    std::string num(double v)
+    {
+        char buf[64];
+        auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+        (void)ec;
+        return std::string(buf, ptr);
+    }
 } // namespace
 
 Result<PromQueryResult> PromClient::query(const std::string& expr, std::optional<double> timeS) const
@@ -238,13 +239,15 @@ Result<PromQueryResult> PromClient::queryRange(const std::string& expr, double s
     if ((endS - startS) / stepS > 11000)
         return Status::error("query_range " + expr + ": " + num((endS - startS) / stepS)
             + " points per series exceed Prometheus' 11,000; use a larger step or a shorter window");
-    auto body = api("/api/v1/query_range", { { "query", expr }, { "start", num(startS) }, { "end", num(endS) }, { "step", num(stepS) } });
+    auto body = api("/api/v1/query_range",
+        { { "query", expr }, { "start", num(startS) }, { "end", num(endS) }, { "step", num(stepS) } });
     if (!body)
         return body.status();
     return decodeQueryResponse(*body, m_options.url + " /api/v1/query_range " + expr);
 }
 
-Result<std::vector<PromLabels>> PromClient::series(const std::vector<std::string>& matchers, double startS, double endS) const
+Result<std::vector<PromLabels>> PromClient::series(
+    const std::vector<std::string>& matchers, double startS, double endS) const
 {
     std::vector<std::pair<std::string, std::string>> params;
     for (const auto& m : matchers)
@@ -275,24 +278,24 @@ Result<std::vector<PromLabels>> PromClient::series(const std::vector<std::string
 }
 
 namespace {
-Result<std::vector<std::string>> decodeStringArray(const std::string& body, const std::string& what)
-{
-    dom::parser parser;
-    dom::element data;
-    if (Status s = openEnvelope(parser, body, what, data, nullptr); !s)
-        return s;
-    dom::array items;
-    if (data.get(items))
-        return Status::error(what + ": \"data\" is not an array");
-    std::vector<std::string> out;
-    for (dom::element item : items) {
-        std::string_view v;
-        if (item.get(v))
-            return Status::error(what + ": an entry of \"data\" is not a string");
-        out.emplace_back(v);
+    Result<std::vector<std::string>> decodeStringArray(const std::string& body, const std::string& what)
+    {
+        dom::parser parser;
+        dom::element data;
+        if (Status s = openEnvelope(parser, body, what, data, nullptr); !s)
+            return s;
+        dom::array items;
+        if (data.get(items))
+            return Status::error(what + ": \"data\" is not an array");
+        std::vector<std::string> out;
+        for (dom::element item : items) {
+            std::string_view v;
+            if (item.get(v))
+                return Status::error(what + ": an entry of \"data\" is not a string");
+            out.emplace_back(v);
+        }
+        return out;
     }
-    return out;
-}
 } // namespace
 
 Result<std::vector<std::string>> PromClient::labels() const

@@ -32,41 +32,41 @@ const std::string& labelValue(const PromLabels& labels, std::string_view name)
 
 namespace {
 
-std::string percentEncode(std::string_view s)
-{
-    static const char* kHex = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(s.size() * 3);
-    for (unsigned char c : s) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'
-            || c == '~')
-            out += static_cast<char>(c);
-        else {
-            out += '%';
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
+    std::string percentEncode(std::string_view s)
+    {
+        static const char* kHex = "0123456789ABCDEF";
+        std::string out;
+        out.reserve(s.size() * 3);
+        for (unsigned char c : s) {
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
+                || c == '.' || c == '~')
+                out += static_cast<char>(c);
+            else {
+                out += '%';
+                out += kHex[c >> 4];
+                out += kHex[c & 15];
+            }
         }
+        return out;
     }
-    return out;
-}
 
-std::string base64(const std::string& s)
-{
-    std::string out(beast::detail::base64::encoded_size(s.size()), '\0');
-    out.resize(beast::detail::base64::encode(out.data(), s.data(), s.size()));
-    return out;
-}
+    std::string base64(const std::string& s)
+    {
+        std::string out(beast::detail::base64::encoded_size(s.size()), '\0');
+        out.resize(beast::detail::base64::encode(out.data(), s.data(), s.size()));
+        return out;
+    }
 
-std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+    std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-// One HTTP GET attempt: a transport failure (retryable), or a response.
-struct AttemptResult {
-    bool ok = false;
-    bool cancelled = false;
-    bool retryable = false;
-    std::string error;
-    HttpResponse response;
-};
+    // One HTTP GET attempt: a transport failure (retryable), or a response.
+    struct AttemptResult {
+        bool ok = false;
+        bool cancelled = false;
+        bool retryable = false;
+        std::string error;
+        HttpResponse response;
+    };
 
 } // namespace
 
@@ -80,7 +80,9 @@ Result<PromClient> PromClient::create(PromClientOptions options)
     std::string url = options.url;
     const std::string scheme = "http://";
     if (url.rfind("https://", 0) == 0)
-        return Status::error(url + ": https is not supported by this build (no TLS); use an http:// endpoint or a local TLS-terminating proxy");
+        return Status::error(url
+            + ": https is not supported by this build (no TLS); use an http:// endpoint or a local TLS-terminating "
+              "proxy");
     if (url.rfind(scheme, 0) != 0)
         return Status::error(url + ": the Prometheus URL must start with http:// (e.g. http://127.0.0.1:9090)");
     std::string rest = url.substr(scheme.size());
@@ -106,8 +108,9 @@ Result<PromClient> PromClient::create(PromClientOptions options)
     }
     if (host.empty())
         return Status::error(url + ": the URL names no host");
-    if (port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })
-        || std::stoi(port) < 1 || std::stoi(port) > 65535)
+    if (port.empty() || port.size() > 5
+        || !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) || std::stoi(port) < 1
+        || std::stoi(port) > 65535)
         return Status::error(url + ": invalid port \"" + port + "\"");
     if (options.maxAttempts < 1 || options.maxAttempts > 20)
         return Status::error(url + ": attempts must be 1 to 20, got " + std::to_string(options.maxAttempts));
@@ -122,140 +125,141 @@ Result<PromClient> PromClient::create(PromClientOptions options)
 
 namespace {
 
-AttemptResult runAttempt(const PromClientOptions& o, const std::string& host, const std::string& port, const std::string& target,
-    const std::atomic<bool>* stop)
-{
-    AttemptResult r;
-    asio::io_context ioc;
-    tcp::resolver resolver(ioc);
-    beast::tcp_stream stream(ioc);
-    http::request<http::empty_body> req { http::verb::get, target, 11 };
-    req.set(http::field::host, host + ":" + port);
-    req.set(http::field::user_agent, "clusterscope");
-    req.set(http::field::accept, "application/json, application/openmetrics-text;q=0.9, text/plain;q=0.5");
-    if (o.gzip)
-        req.set(http::field::accept_encoding, "gzip");
-    if (!o.bearerToken.empty())
-        req.set(http::field::authorization, "Bearer " + o.bearerToken);
-    else if (!o.basicUser.empty())
-        req.set(http::field::authorization, "Basic " + base64(o.basicUser + ":" + o.basicPassword));
-    beast::flat_buffer buffer;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(o.maxResponseBytes);
-    parser.header_limit(64 * 1024);
-    beast::error_code failure;
-    std::string stage;
-    bool done = false;
+    AttemptResult runAttempt(const PromClientOptions& o, const std::string& host, const std::string& port,
+        const std::string& target, const std::atomic<bool>* stop)
+    {
+        AttemptResult r;
+        asio::io_context ioc;
+        tcp::resolver resolver(ioc);
+        beast::tcp_stream stream(ioc);
+        http::request<http::empty_body> req { http::verb::get, target, 11 };
+        req.set(http::field::host, host + ":" + port);
+        req.set(http::field::user_agent, "clusterscope");
+        req.set(http::field::accept, "application/json, application/openmetrics-text;q=0.9, text/plain;q=0.5");
+        if (o.gzip)
+            req.set(http::field::accept_encoding, "gzip");
+        if (!o.bearerToken.empty())
+            req.set(http::field::authorization, "Bearer " + o.bearerToken);
+        else if (!o.basicUser.empty())
+            req.set(http::field::authorization, "Basic " + base64(o.basicUser + ":" + o.basicPassword));
+        beast::flat_buffer buffer;
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(o.maxResponseBytes);
+        parser.header_limit(64 * 1024);
+        beast::error_code failure;
+        std::string stage;
+        bool done = false;
 
-    resolver.async_resolve(host, port, [&](beast::error_code ec, const tcp::resolver::results_type& results) {
-        if (ec) {
-            failure = ec;
-            stage = "cannot resolve " + host;
-            return;
-        }
-        stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
-            if (ec2) {
-                failure = ec2;
-                stage = "cannot connect";
+        resolver.async_resolve(host, port, [&](beast::error_code ec, const tcp::resolver::results_type& results) {
+            if (ec) {
+                failure = ec;
+                stage = "cannot resolve " + host;
                 return;
             }
-            http::async_write(stream, req, [&](beast::error_code ec3, std::size_t) {
-                if (ec3) {
-                    failure = ec3;
-                    stage = "cannot send the request";
+            stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
+                if (ec2) {
+                    failure = ec2;
+                    stage = "cannot connect";
                     return;
                 }
-                // Header first: a declared length above the cap is refused before any body is read.
-                http::async_read_header(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
-                    if (ec4) {
-                        failure = ec4;
-                        stage = "the answer broke off";
+                http::async_write(stream, req, [&](beast::error_code ec3, std::size_t) {
+                    if (ec3) {
+                        failure = ec3;
+                        stage = "cannot send the request";
                         return;
                     }
-                    if (parser.content_length() && *parser.content_length() > o.maxResponseBytes) {
-                        failure = http::error::body_limit;
-                        return;
-                    }
-                    http::async_read(stream, buffer, parser, [&](beast::error_code ec5, std::size_t) {
-                        if (ec5) {
-                            failure = ec5;
+                    // Header first: a declared length above the cap is refused before any body is read.
+                    http::async_read_header(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
+                        if (ec4) {
+                            failure = ec4;
                             stage = "the answer broke off";
                             return;
                         }
-                        done = true;
+                        if (parser.content_length() && *parser.content_length() > o.maxResponseBytes) {
+                            failure = http::error::body_limit;
+                            return;
+                        }
+                        http::async_read(stream, buffer, parser, [&](beast::error_code ec5, std::size_t) {
+                            if (ec5) {
+                                failure = ec5;
+                                stage = "the answer broke off";
+                                return;
+                            }
+                            done = true;
+                        });
                     });
                 });
             });
         });
-    });
 
-    const auto deadline = std::chrono::steady_clock::now() + o.timeout;
-    bool timedOut = false;
-    bool cancelled = false;
-    while (!ioc.stopped()) {
-        ioc.run_for(std::chrono::milliseconds(10));
-        if (ioc.stopped())
-            break;
-        const bool stopNow = stop && stop->load(std::memory_order_relaxed);
-        if ((stopNow && !cancelled) || (!timedOut && !cancelled && std::chrono::steady_clock::now() > deadline)) {
-            (stopNow ? cancelled : timedOut) = true;
-            resolver.cancel();
-            beast::error_code ignored;
-            stream.socket().cancel(ignored);
-            stream.socket().close(ignored);
+        const auto deadline = std::chrono::steady_clock::now() + o.timeout;
+        bool timedOut = false;
+        bool cancelled = false;
+        while (!ioc.stopped()) {
+            ioc.run_for(std::chrono::milliseconds(10));
+            if (ioc.stopped())
+                break;
+            const bool stopNow = stop && stop->load(std::memory_order_relaxed);
+            if ((stopNow && !cancelled) || (!timedOut && !cancelled && std::chrono::steady_clock::now() > deadline)) {
+                (stopNow ? cancelled : timedOut) = true;
+                resolver.cancel();
+                beast::error_code ignored;
+                stream.socket().cancel(ignored);
+                stream.socket().close(ignored);
+            }
         }
-    }
-    if (cancelled) {
-        r.cancelled = true;
-        r.error = "cancelled";
-        return r;
-    }
-    if (timedOut) {
-        r.retryable = true;
-        r.error = "no complete answer within " + std::to_string(o.timeout.count()) + " ms (timeout)";
-        return r;
-    }
-    if (!done) {
-        if (failure == http::error::body_limit) {
-            r.error = "the answer is larger than the " + mib(o.maxResponseBytes)
-                + " limit; narrow the query (fewer series, a larger step or a shorter window)";
+        if (cancelled) {
+            r.cancelled = true;
+            r.error = "cancelled";
             return r;
         }
-        if (failure == http::error::header_limit) {
-            r.error = "the answer's HTTP header exceeds 64 KiB";
+        if (timedOut) {
+            r.retryable = true;
+            r.error = "no complete answer within " + std::to_string(o.timeout.count()) + " ms (timeout)";
             return r;
         }
-        r.retryable = true;
-        r.error = stage + " (" + failure.message() + ")";
+        if (!done) {
+            if (failure == http::error::body_limit) {
+                r.error = "the answer is larger than the " + mib(o.maxResponseBytes)
+                    + " limit; narrow the query (fewer series, a larger step or a shorter window)";
+                return r;
+            }
+            if (failure == http::error::header_limit) {
+                r.error = "the answer's HTTP header exceeds 64 KiB";
+                return r;
+            }
+            r.retryable = true;
+            r.error = stage + " (" + failure.message() + ")";
+            return r;
+        }
+        beast::error_code ignored;
+        stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        auto& res = parser.get();
+        r.response.status = static_cast<int>(res.result_int());
+        r.response.contentType = std::string(res[http::field::content_type]);
+        const auto encoding = res[http::field::content_encoding];
+        if (beast::iequals(encoding, "gzip")) {
+            auto inflated = inflateBounded(res.body(), o.maxResponseBytes);
+            if (!inflated) {
+                r.error = inflated.message();
+                return r;
+            }
+            r.response.body = std::move(inflated.value());
+        } else if (!encoding.empty() && !beast::iequals(encoding, "identity")) {
+            r.error = "unsupported Content-Encoding \"" + std::string(encoding) + "\"";
+            return r;
+        } else
+            r.response.body = std::move(res.body());
+        r.ok = true;
+        const int s = r.response.status;
+        r.retryable = s == 429 || s == 502 || s == 503 || s == 504;
         return r;
     }
-    beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    auto& res = parser.get();
-    r.response.status = static_cast<int>(res.result_int());
-    r.response.contentType = std::string(res[http::field::content_type]);
-    const auto encoding = res[http::field::content_encoding];
-    if (beast::iequals(encoding, "gzip")) {
-        auto inflated = inflateBounded(res.body(), o.maxResponseBytes);
-        if (!inflated) {
-            r.error = inflated.message();
-            return r;
-        }
-        r.response.body = std::move(inflated.value());
-    } else if (!encoding.empty() && !beast::iequals(encoding, "identity")) {
-        r.error = "unsupported Content-Encoding \"" + std::string(encoding) + "\"";
-        return r;
-    } else
-        r.response.body = std::move(res.body());
-    r.ok = true;
-    const int s = r.response.status;
-    r.retryable = s == 429 || s == 502 || s == 503 || s == 504;
-    return r;
-}
 
 } // namespace
 
-Result<HttpResponse> PromClient::get(const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const
+Result<HttpResponse> PromClient::get(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const
 {
     std::string target = m_prefix + path;
     for (std::size_t i = 0; i < params.size(); ++i)

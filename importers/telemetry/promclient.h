@@ -21,15 +21,15 @@
 namespace clusterscope::importers {
 
 struct PromClientOptions {
-    std::string url;                 ///< base URL, "http://host:port[/prefix]" (https is refused: no TLS build)
-    std::string bearerToken;         ///< Authorization: Bearer ... when not empty
-    std::string basicUser;           ///< Authorization: Basic ... when not empty
+    std::string url; ///< base URL, "http://host:port[/prefix]" (https is refused: no TLS build)
+    std::string bearerToken; ///< Authorization: Bearer ... when not empty
+    std::string basicUser; ///< Authorization: Basic ... when not empty
     std::string basicPassword;
     std::chrono::milliseconds timeout { 10000 }; ///< per attempt: connect + send + receive
-    int maxAttempts = 3;             ///< attempts on transport errors and HTTP 429/502/503/504
-    std::chrono::milliseconds backoff { 200 };   ///< wait before the 2nd attempt; doubles after each
+    int maxAttempts = 3; ///< attempts on transport errors and HTTP 429/502/503/504
+    std::chrono::milliseconds backoff { 200 }; ///< wait before the 2nd attempt; doubles after each
     std::size_t maxResponseBytes = std::size_t(256) << 20; ///< cap on the body, compressed and inflated
-    bool gzip = true;                ///< send Accept-Encoding: gzip
+    bool gzip = true; ///< send Accept-Encoding: gzip
 };
 
 using PromLabels = std::vector<std::pair<std::string, std::string>>; ///< sorted by name
@@ -38,13 +38,13 @@ using PromLabels = std::vector<std::pair<std::string, std::string>>; ///< sorted
 const std::string& labelValue(const PromLabels& labels, std::string_view name);
 
 struct PromSeries {
-    PromLabels labels;            ///< including __name__ when the result keeps it
-    std::vector<double> timesS;   ///< seconds since the epoch (raw samples keep millisecond fractions)
-    std::vector<double> values;   ///< decoded from strings; NaN and +-Inf allowed
+    PromLabels labels; ///< including __name__ when the result keeps it
+    std::vector<double> timesS; ///< seconds since the epoch (raw samples keep millisecond fractions)
+    std::vector<double> values; ///< decoded from strings; NaN and +-Inf allowed
 };
 
 struct PromQueryResult {
-    std::string resultType;       ///< "matrix", "vector", "scalar" or "string"
+    std::string resultType; ///< "matrix", "vector", "scalar" or "string"
     std::vector<PromSeries> series; ///< vector: one point each; scalar: one series without labels
     std::vector<std::string> warnings;
 };
@@ -56,10 +56,10 @@ struct PromMetadata {
 };
 
 struct PromBuildInfo {
-    std::string version;   ///< "2.42.0"
+    std::string version; ///< "2.42.0"
     std::string revision;
     std::string goVersion;
-    int major = 0;         ///< 2 or 3: range selectors are closed [t-r, t] in 2.x, left-open in 3.x
+    int major = 0; ///< 2 or 3: range selectors are closed [t-r, t] in 2.x, left-open in 3.x
 };
 
 /// A raw HTTP exchange, for callers that need the body of an endpoint this client does not decode.
@@ -80,14 +80,16 @@ public:
 
     /// GET `path` (relative to the base URL, e.g. "/metrics") with URL-encoded `params`. Retries
     /// transport errors and 429/502/503/504; any other status is returned as is.
-    engine::Result<HttpResponse> get(const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
+    engine::Result<HttpResponse> get(
+        const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
 
     /// GET /api/v1/query (instant query at `timeS`, or now when absent).
     engine::Result<PromQueryResult> query(const std::string& expr, std::optional<double> timeS = std::nullopt) const;
     /// GET /api/v1/query_range; Prometheus refuses more than 11,000 points per series.
     engine::Result<PromQueryResult> queryRange(const std::string& expr, double startS, double endS, double stepS) const;
     /// GET /api/v1/series for the selectors (match[]) within [startS, endS] (0 = server default).
-    engine::Result<std::vector<PromLabels>> series(const std::vector<std::string>& matchers, double startS = 0, double endS = 0) const;
+    engine::Result<std::vector<PromLabels>> series(
+        const std::vector<std::string>& matchers, double startS = 0, double endS = 0) const;
     /// GET /api/v1/labels.
     engine::Result<std::vector<std::string>> labels() const;
     /// GET /api/v1/label/<name>/values.
@@ -101,7 +103,8 @@ private:
     explicit PromClient(PromClientOptions options);
     /// GETs an API path and checks the envelope: returns the body of a "status":"success" answer,
     /// or an error naming the endpoint, HTTP status, errorType and error.
-    engine::Result<std::string> api(const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
+    engine::Result<std::string> api(
+        const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
 
     PromClientOptions m_options;
     std::string m_host;

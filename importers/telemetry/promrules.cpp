@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace clusterscope::importers {
 
@@ -19,57 +19,57 @@ using engine::TelemetryMetric;
 
 namespace {
 
-std::string re(const std::set<std::string>& values)
-{
-    std::string out;
-    for (const auto& v : values) {
-        if (!out.empty())
-            out += '|';
-        for (char c : v) {
-            if (std::string_view(".+*?()|[]{}^$").find(c) != std::string_view::npos)
-                out += "\\\\";
-            out += c;
+    std::string re(const std::set<std::string>& values)
+    {
+        std::string out;
+        for (const auto& v : values) {
+            if (!out.empty())
+                out += '|';
+            for (char c : v) {
+                if (std::string_view(".+*?()|[]{}^$").find(c) != std::string_view::npos)
+                    out += "\\\\";
+                out += c;
+            }
+        }
+        return out;
+    }
+
+    std::string num(double v)
+    {
+        std::ostringstream o;
+        o.precision(15);
+        o << v;
+        return o.str();
+    }
+
+    std::string duration(double s) { return std::to_string(std::max<long long>(0, std::llround(std::ceil(s)))) + "s"; }
+
+    // Members of one pod and tier: which host names / switch names and ports carry its links.
+    struct Members {
+        std::set<std::string> hosts; // NIC-side host names
+        std::set<std::string> switches; // switch labels
+        std::set<std::string> ports; // switch ports (as text)
+        double capacityBytes = 0.0; // B/s per direction (largest in the group)
+    };
+
+    const char* tierKey(LinkLevel l)
+    {
+        switch (l) {
+        case LinkLevel::NodeLeaf:
+            return "node_leaf";
+        case LinkLevel::LeafSpine:
+            return "leaf_spine";
+        case LinkLevel::SpineCore:
+            return "spine_core";
+        default:
+            return "other";
         }
     }
-    return out;
-}
-
-std::string num(double v)
-{
-    std::ostringstream o;
-    o.precision(15);
-    o << v;
-    return o.str();
-}
-
-std::string duration(double s) { return std::to_string(std::max<long long>(0, std::llround(std::ceil(s)))) + "s"; }
-
-// Members of one pod and tier: which host names / switch names and ports carry its links.
-struct Members {
-    std::set<std::string> hosts;              // NIC-side host names
-    std::set<std::string> switches;           // switch labels
-    std::set<std::string> ports;              // switch ports (as text)
-    double capacityBytes = 0.0;               // B/s per direction (largest in the group)
-};
-
-const char* tierKey(LinkLevel l)
-{
-    switch (l) {
-    case LinkLevel::NodeLeaf:
-        return "node_leaf";
-    case LinkLevel::LeafSpine:
-        return "leaf_spine";
-    case LinkLevel::SpineCore:
-        return "spine_core";
-    default:
-        return "other";
-    }
-}
 
 } // namespace
 
-std::string generatePrometheusRules(const FabricGraph& g, const std::vector<SourceProfile>& profiles, const engine::AlertRules& rules,
-    const RulesOptions& options)
+std::string generatePrometheusRules(const FabricGraph& g, const std::vector<SourceProfile>& profiles,
+    const engine::AlertRules& rules, const RulesOptions& options)
 {
     // pod -> tier -> side ("nic" or "switch") members.
     std::map<std::string, std::map<LinkLevel, std::pair<Members, Members>>> pods;
@@ -82,10 +82,12 @@ std::string generatePrometheusRules(const FabricGraph& g, const std::vector<Sour
             continue;
         // The pod of a link is its lower switch's group ("spines" when it has none).
         NodeId lower = g.node(l.a).kind == NodeKind::Switch ? l.a : l.b;
-        if (g.node(l.a).kind == NodeKind::Switch && g.node(l.b).kind == NodeKind::Switch && g.node(l.b).tier < g.node(l.a).tier)
+        if (g.node(l.a).kind == NodeKind::Switch && g.node(l.b).kind == NodeKind::Switch
+            && g.node(l.b).tier < g.node(l.a).tier)
             lower = l.b;
         const int group = g.node(lower).group;
-        const std::string pod = group >= 0 ? "pod" + std::to_string(group) : "tier" + std::to_string(int(g.node(lower).tier));
+        const std::string pod
+            = group >= 0 ? "pod" + std::to_string(group) : "tier" + std::to_string(int(g.node(lower).tier));
         auto& [nicSide, switchSide] = pods[pod][lv];
         for (int end = 0; end < 2; ++end) {
             const NodeId n = end == 0 ? l.a : l.b;
@@ -119,8 +121,10 @@ std::string generatePrometheusRules(const FabricGraph& g, const std::vector<Sour
                 if (p.end == ProfileEnd::Nic) {
                     if (m.hosts.empty())
                         continue;
-                    const bool instance = std::find(p.hostLabels.begin(), p.hostLabels.end(), "instance") != p.hostLabels.end();
-                    sel = instance ? "instance=~\"(" + re(m.hosts) + ")(:[0-9]+)?\"" : p.hostLabels.front() + "=~\"" + re(m.hosts) + "\"";
+                    const bool instance
+                        = std::find(p.hostLabels.begin(), p.hostLabels.end(), "instance") != p.hostLabels.end();
+                    sel = instance ? "instance=~\"(" + re(m.hosts) + ")(:[0-9]+)?\""
+                                   : p.hostLabels.front() + "=~\"" + re(m.hosts) + "\"";
                 } else {
                     if (m.switches.empty() || p.nameLabels.empty())
                         continue;
@@ -132,49 +136,58 @@ std::string generatePrometheusRules(const FabricGraph& g, const std::vector<Sour
                     if (s.measures != TelemetryMetric::TxBytes || s.gauge)
                         continue;
                     const std::string scale = num(s.scale / m.capacityBytes);
-                    for (const auto& [fn, window, record] : { std::tuple { "irate", "1m", "irate" }, std::tuple { "rate", "5m", "rate5m" } }) {
+                    for (const auto& [fn, window, record] :
+                        { std::tuple { "irate", "1m", "irate" }, std::tuple { "rate", "5m", "rate5m" } }) {
                         y << "      - record: clusterscope:link_tx_util:" << record << "\n"
-                          << "        expr: '" << fn << "(" << s.metric << "{" << sel << "}[" << window << "]) * " << scale << "'\n"
-                          << "        labels: {pod: \"" << pod << "\", tier: \"" << tierKey(level) << "\", source: \"" << p.name << "\"}\n";
+                          << "        expr: '" << fn << "(" << s.metric << "{" << sel << "}[" << window << "]) * "
+                          << scale << "'\n"
+                          << "        labels: {pod: \"" << pod << "\", tier: \"" << tierKey(level) << "\", source: \""
+                          << p.name << "\"}\n";
                     }
                 }
             }
         }
-        y << "      - record: clusterscope:pod_tx_util:max\n        expr: 'max(clusterscope:link_tx_util:irate{pod=\"" << pod
-          << "\"})'\n        labels: {pod: \"" << pod << "\"}\n";
-        y << "      - record: clusterscope:pod_tx_util:avg5m\n        expr: 'avg(clusterscope:link_tx_util:rate5m{pod=\"" << pod
-          << "\"})'\n        labels: {pod: \"" << pod << "\"}\n";
-        y << "      - record: clusterscope:pod_links_at_or_above_95:count\n        expr: 'count(clusterscope:link_tx_util:irate{pod=\"" << pod
-          << "\"} >= 0.95) or vector(0)'\n        labels: {pod: \"" << pod << "\"}\n";
+        y << "      - record: clusterscope:pod_tx_util:max\n        expr: 'max(clusterscope:link_tx_util:irate{pod=\""
+          << pod << "\"})'\n        labels: {pod: \"" << pod << "\"}\n";
+        y << "      - record: clusterscope:pod_tx_util:avg5m\n        expr: "
+             "'avg(clusterscope:link_tx_util:rate5m{pod=\""
+          << pod << "\"})'\n        labels: {pod: \"" << pod << "\"}\n";
+        y << "      - record: clusterscope:pod_links_at_or_above_95:count\n        expr: "
+             "'count(clusterscope:link_tx_util:irate{pod=\""
+          << pod << "\"} >= 0.95) or vector(0)'\n        labels: {pod: \"" << pod << "\"}\n";
         for (const auto& p : profiles)
             if (p.end == ProfileEnd::Switch && !p.nameLabels.empty())
-                y << "      - record: clusterscope:switch_uplink_imbalance:ratio5m\n        expr: 'max by (" << p.nameLabels.front()
+                y << "      - record: clusterscope:switch_uplink_imbalance:ratio5m\n        expr: 'max by ("
+                  << p.nameLabels.front() << ") (clusterscope:link_tx_util:rate5m{pod=\"" << pod
+                  << "\",tier=\"leaf_spine\",source=\"" << p.name << "\"}) / avg by (" << p.nameLabels.front()
                   << ") (clusterscope:link_tx_util:rate5m{pod=\"" << pod << "\",tier=\"leaf_spine\",source=\"" << p.name
-                  << "\"}) / avg by (" << p.nameLabels.front() << ") (clusterscope:link_tx_util:rate5m{pod=\"" << pod
-                  << "\",tier=\"leaf_spine\",source=\"" << p.name << "\"})'\n        labels: {pod: \"" << pod << "\", source: \"" << p.name << "\"}\n";
+                  << "\"})'\n        labels: {pod: \"" << pod << "\", source: \"" << p.name << "\"}\n";
     }
 
     y << "  - name: clusterscope_alerts\n    interval: " << every << "\n    rules:\n";
     // Rules of one alert name differ by the series they watch (promtool rejects duplicates).
-    auto alert = [&](const engine::AlertRule& r, const std::string& expr, const std::string& summary, const std::string& metric = {}) {
+    auto alert = [&](const engine::AlertRule& r, const std::string& expr, const std::string& summary,
+                     const std::string& metric = {}) {
         y << "      - alert: ClusterScope" << r.name << "\n        expr: '" << expr << "'\n";
         if (r.forS > 0)
             y << "        for: " << duration(r.forS) << "\n";
-        y << "        labels: {severity: " << engine::toString(r.severity) << (metric.empty() ? "" : ", metric: " + metric) << "}\n"
+        y << "        labels: {severity: " << engine::toString(r.severity)
+          << (metric.empty() ? "" : ", metric: " + metric) << "}\n"
           << "        annotations: {summary: '" << summary << "'}\n";
     };
     for (const auto& r : rules.rules) {
         switch (r.kind) {
         case AlertKind::PeakUtilisation:
-            alert(r, "clusterscope:link_tx_util:irate >= " + num(r.threshold), "link at or above " + num(r.threshold * 100) + " % of its rate");
+            alert(r, "clusterscope:link_tx_util:irate >= " + num(r.threshold),
+                "link at or above " + num(r.threshold * 100) + " % of its rate");
             break;
         case AlertKind::AverageUtilisation:
             alert(r, "avg_over_time(clusterscope:link_tx_util:rate5m[1h]) > " + num(r.threshold),
                 "link averages above " + num(r.threshold * 100) + " % over an hour");
             break;
         case AlertKind::Imbalance:
-            alert(r, "clusterscope:switch_uplink_imbalance:ratio5m > " + num(r.threshold), "hottest uplink carries more than "
-                + num(r.threshold) + "x the mean of its switch''s uplinks");
+            alert(r, "clusterscope:switch_uplink_imbalance:ratio5m > " + num(r.threshold),
+                "hottest uplink carries more than " + num(r.threshold) + "x the mean of its switch''s uplinks");
             break;
         case AlertKind::LinkErrors:
         case AlertKind::Discards:
@@ -182,21 +195,24 @@ std::string generatePrometheusRules(const FabricGraph& g, const std::vector<Sour
         case AlertKind::CounterReset:
             for (const auto& p : profiles)
                 for (const auto& s : p.series) {
-                    const bool discard = s.measures == TelemetryMetric::XmitDiscards || s.measures == TelemetryMetric::RcvDiscards;
+                    const bool discard
+                        = s.measures == TelemetryMetric::XmitDiscards || s.measures == TelemetryMetric::RcvDiscards;
                     const bool down = s.measures == TelemetryMetric::LinkDowned;
                     const bool errors = engine::isErrorMetric(s.measures) && !discard && !down;
                     if (r.kind == AlertKind::CounterReset && s.measures == TelemetryMetric::TxBytes && !s.gauge)
                         alert(r, "resets(" + s.metric + "[5m]) > 0", s.metric + " restarted", s.metric);
                     else if ((r.kind == AlertKind::LinkErrors && errors) || (r.kind == AlertKind::Discards && discard)
                         || (r.kind == AlertKind::LinkDown && down))
-                        alert(r, "increase(" + s.metric + "[5m]) > " + num(r.threshold), s.metric + " increased", s.metric);
+                        alert(r, "increase(" + s.metric + "[5m]) > " + num(r.threshold), s.metric + " increased",
+                            s.metric);
                 }
             break;
         case AlertKind::TelemetryGap:
             alert(r, "up == 0", "scrape target down: its series are gaps, not zeros", "up");
             for (const auto& p : profiles)
                 for (const auto& h : p.health)
-                    alert(r, h.metric + " < " + num(h.unhealthyBelow), "collector failed: its series are missing", h.metric);
+                    alert(r, h.metric + " < " + num(h.unhealthyBelow), "collector failed: its series are missing",
+                        h.metric);
             break;
         case AlertKind::Burst:
         case AlertKind::PeerOutlier:

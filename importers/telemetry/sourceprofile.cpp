@@ -15,29 +15,31 @@ using nlohmann::json;
 
 namespace {
 
-Status need(const json& j, const char* key, json::value_t type, const std::string& where)
-{
-    if (!j.contains(key))
-        return Status::error(where + "/" + key + ": missing");
-    const auto t = j.at(key).type();
-    const bool ok = t == type || (type == json::value_t::number_float && (t == json::value_t::number_integer || t == json::value_t::number_unsigned));
-    if (!ok)
-        return Status::error(where + "/" + key + ": wrong type (" + j.at(key).type_name() + ")");
-    return Status::success();
-}
+    Status need(const json& j, const char* key, json::value_t type, const std::string& where)
+    {
+        if (!j.contains(key))
+            return Status::error(where + "/" + key + ": missing");
+        const auto t = j.at(key).type();
+        const bool ok = t == type
+            || (type == json::value_t::number_float
+                && (t == json::value_t::number_integer || t == json::value_t::number_unsigned));
+        if (!ok)
+            return Status::error(where + "/" + key + ": wrong type (" + j.at(key).type_name() + ")");
+        return Status::success();
+    }
 
-std::vector<std::string> stringOrList(const json& j)
-{
-    std::vector<std::string> out;
-    if (j.is_string()) {
-        if (!j.get<std::string>().empty())
-            out.push_back(j.get<std::string>());
-    } else if (j.is_array())
-        for (const auto& x : j)
-            if (x.is_string())
-                out.push_back(x.get<std::string>());
-    return out;
-}
+    std::vector<std::string> stringOrList(const json& j)
+    {
+        std::vector<std::string> out;
+        if (j.is_string()) {
+            if (!j.get<std::string>().empty())
+                out.push_back(j.get<std::string>());
+        } else if (j.is_array())
+            for (const auto& x : j)
+                if (x.is_string())
+                    out.push_back(x.get<std::string>());
+        return out;
+    }
 
 } // namespace
 

@@ -14,72 +14,76 @@ using engine::Status;
 
 namespace {
 
-std::string seriesName(const std::string& metric, const PromLabels& labels)
-{
-    std::string s = metric + "{";
-    bool first = true;
-    for (const auto& [k, v] : labels) {
-        if (k == "__name__")
-            continue;
-        s += (first ? "" : ",") + k + "=\"" + v + "\"";
-        first = false;
+    std::string seriesName(const std::string& metric, const PromLabels& labels)
+    {
+        std::string s = metric + "{";
+        bool first = true;
+        for (const auto& [k, v] : labels) {
+            if (k == "__name__")
+                continue;
+            s += (first ? "" : ",") + k + "=\"" + v + "\"";
+            first = false;
+        }
+        return s + "}";
     }
-    return s + "}";
-}
 
-// PromQL regex escaping (RE2 syntax) of a label value.
-std::string regexEscape(const std::string& v)
-{
-    std::string out;
-    for (char c : v) {
-        if (std::string_view(".+*?()|[]{}^$\\").find(c) != std::string_view::npos)
-            out += '\\';
-        out += c;
+    // PromQL regex escaping (RE2 syntax) of a label value.
+    std::string regexEscape(const std::string& v)
+    {
+        std::string out;
+        for (char c : v) {
+            if (std::string_view(".+*?()|[]{}^$\\").find(c) != std::string_view::npos)
+                out += '\\';
+            out += c;
+        }
+        // Inside a PromQL double-quoted string backslashes and quotes need escaping again.
+        std::string q;
+        for (char c : out) {
+            if (c == '\\' || c == '"')
+                q += '\\';
+            q += c;
+        }
+        return q;
     }
-    // Inside a PromQL double-quoted string backslashes and quotes need escaping again.
-    std::string q;
-    for (char c : out) {
-        if (c == '\\' || c == '"')
-            q += '\\';
-        q += c;
+
+    std::string windowSelector(double seconds)
+    {
+        return "[" + std::to_string(std::max<long long>(1, std::llround(std::ceil(seconds)))) + "s]";
     }
-    return q;
-}
 
-std::string windowSelector(double seconds) { return "[" + std::to_string(std::max<long long>(1, std::llround(std::ceil(seconds)))) + "s]"; }
-
-void addMapped(TelemetryFetch& out, const FabricMapping& mapping, const SourceProfile& p, const ProfileSeries& ps,
-    const PromSeries& s, bool count = true)
-{
-    std::string why;
-    const auto end = mapping.map(p, s.labels, why);
-    if (!end) {
-        if (!count)
+    void addMapped(TelemetryFetch& out, const FabricMapping& mapping, const SourceProfile& p, const ProfileSeries& ps,
+        const PromSeries& s, bool count = true)
+    {
+        std::string why;
+        const auto end = mapping.map(p, s.labels, why);
+        if (!end) {
+            if (!count)
+                return;
+            ++out.seriesUnmatched;
+            if (out.unmatchedExamples.size() < 20)
+                out.unmatchedExamples.push_back(seriesName(ps.metric, s.labels) + ": " + why);
             return;
-        ++out.seriesUnmatched;
-        if (out.unmatchedExamples.size() < 20)
-            out.unmatchedExamples.push_back(seriesName(ps.metric, s.labels) + ": " + why);
-        return;
+        }
+        engine::RawSeries r;
+        r.gauge = ps.gauge;
+        r.timesS = s.timesS;
+        r.values = s.values;
+        if (ps.scale != 1.0)
+            for (double& v : r.values)
+                v *= ps.scale;
+        r.source = seriesName(ps.metric, s.labels);
+        out.data.add(end->link, end->end, ps.measures, std::move(r));
+        if (count) {
+            ++out.seriesMapped;
+            ++out.seriesPerProfile[p.name];
+        }
     }
-    engine::RawSeries r;
-    r.gauge = ps.gauge;
-    r.timesS = s.timesS;
-    r.values = s.values;
-    if (ps.scale != 1.0)
-        for (double& v : r.values)
-            v *= ps.scale;
-    r.source = seriesName(ps.metric, s.labels);
-    out.data.add(end->link, end->end, ps.measures, std::move(r));
-    if (count) {
-        ++out.seriesMapped;
-        ++out.seriesPerProfile[p.name];
-    }
-}
 
 } // namespace
 
-Result<TelemetryFetch> fetchTelemetry(const PromClient& client, const FabricMapping& mapping, const std::vector<SourceProfile>& profiles,
-    double startS, double endS, const std::function<void(int, int)>& progress)
+Result<TelemetryFetch> fetchTelemetry(const PromClient& client, const FabricMapping& mapping,
+    const std::vector<SourceProfile>& profiles, double startS, double endS,
+    const std::function<void(int, int)>& progress)
 {
     if (!(endS > startS))
         return Status::error("telemetry window: the end must be after the start");
@@ -175,7 +179,8 @@ Result<TelemetryFetch> fetchTelemetry(const PromClient& client, const FabricMapp
     return out;
 }
 
-Result<TelemetryFetch> attachSnapshot(const std::string& path, const FabricMapping& mapping, const std::vector<SourceProfile>& profiles)
+Result<TelemetryFetch> attachSnapshot(
+    const std::string& path, const FabricMapping& mapping, const std::vector<SourceProfile>& profiles)
 {
     auto text = readInputFile(path);
     if (!text)

@@ -26,7 +26,7 @@ struct TelemetryFetch {
     std::size_t seriesUnmatched = 0;
     std::vector<std::string> unmatchedExamples; ///< up to 20: "series: why"
     std::map<std::string, std::size_t> seriesPerProfile;
-    std::vector<std::string> warnings;          ///< from the server
+    std::vector<std::string> warnings; ///< from the server
     int requests = 0;
 };
 
@@ -38,7 +38,7 @@ engine::Result<TelemetryFetch> fetchTelemetry(const PromClient& client, const Fa
 
 /// Attaches one exposition snapshot (a saved /metrics page) to the fabric: every sample becomes a
 /// one-point series (absolute counter values: errors since the counters were last cleared).
-engine::Result<TelemetryFetch> attachSnapshot(const std::string& path, const FabricMapping& mapping,
-    const std::vector<SourceProfile>& profiles);
+engine::Result<TelemetryFetch> attachSnapshot(
+    const std::string& path, const FabricMapping& mapping, const std::vector<SourceProfile>& profiles);
 
 } // namespace clusterscope::importers

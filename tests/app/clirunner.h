@@ -30,6 +30,9 @@ inline Run runCli(const QStringList& args)
 inline QString data(const char* path) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/") + QLatin1String(path); }
 
 /// A built-in example scenario.
-inline QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+inline QString example(const char* name)
+{
+    return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
+}
 
 } // namespace clitest

@@ -8,7 +8,10 @@ namespace {
 using clitest::Run;
 using clitest::runCli;
 
-QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+QString example(const char* name)
+{
+    return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
+}
 }
 
 class TestCli : public QObject {
@@ -51,7 +54,8 @@ private Q_SLOTS:
 
     void validateExamples()
     {
-        for (const char* name : { "llama3-70b-1024-h100.json", "gpt3-175b-1024-a100.json", "mixtral-8x7b-256-h200-roce.json" }) {
+        for (const char* name :
+            { "llama3-70b-1024-h100.json", "gpt3-175b-1024-a100.json", "mixtral-8x7b-256-h200-roce.json" }) {
             const Run r = runCli({ QStringLiteral("validate"), example(name) });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             QVERIFY(r.out.contains(QStringLiteral(": valid")));
@@ -63,9 +67,12 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("from");
         QTest::addColumn<QByteArray>("to");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("type error") << QByteArray("\"hidden\": 8192") << QByteArray("\"hidden\": \"8k\"") << "/model/hidden: expected a positive integer, got \"8k\"";
-        QTest::addRow("unknown key") << QByteArray("\"layers\": 80") << QByteArray("\"layerz\": 80") << "/model/layerz: unknown key";
-        QTest::addRow("cross-field") << QByteArray("\"dp\": 32") << QByteArray("\"dp\": 16") << "/parallelism: tp x pp x dp x cp = 512 does not equal cluster.gpus = 1024";
+        QTest::addRow("type error") << QByteArray("\"hidden\": 8192") << QByteArray("\"hidden\": \"8k\"")
+                                    << "/model/hidden: expected a positive integer, got \"8k\"";
+        QTest::addRow("unknown key") << QByteArray("\"layers\": 80") << QByteArray("\"layerz\": 80")
+                                     << "/model/layerz: unknown key";
+        QTest::addRow("cross-field") << QByteArray("\"dp\": 32") << QByteArray("\"dp\": 16")
+                                     << "/parallelism: tp x pp x dp x cp = 512 does not equal cluster.gpus = 1024";
         QTest::addRow("syntax") << QByteArray("\"moe\": null") << QByteArray("\"moe\": nul") << ": byte ";
     }
     void validateBrokenFile()
@@ -105,7 +112,8 @@ private Q_SLOTS:
 
     void validateJson()
     {
-        const Run r = runCli({ QStringLiteral("validate"), example("mixtral-8x7b-256-h200-roce.json"), QStringLiteral("--json") });
+        const Run r = runCli(
+            { QStringLiteral("validate"), example("mixtral-8x7b-256-h200-roce.json"), QStringLiteral("--json") });
         QCOMPARE(r.exitCode, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o.value(QStringLiteral("valid")).toBool(), true);
@@ -116,7 +124,8 @@ private Q_SLOTS:
     {
         Run r = runCli({ QStringLiteral("catalog") });
         QCOMPARE(r.exitCode, 0);
-        for (const char* id : { "A100-SXM-80GB", "H100-SXM-80GB", "H200-SXM-141GB", "B200", "GB200", "MI300X", "QM9700" })
+        for (const char* id :
+            { "A100-SXM-80GB", "H100-SXM-80GB", "H200-SXM-141GB", "B200", "GB200", "MI300X", "QM9700" })
             QVERIFY2(r.out.contains(QLatin1String(id)), id);
         r = runCli({ QStringLiteral("catalog"), QStringLiteral("--json") });
         QCOMPARE(r.exitCode, 0);

@@ -25,7 +25,10 @@ QString writeScenario(const QTemporaryDir& dir)
       "parallelism": {"tp": 8, "pp": 1, "dp": 1, "sequence_parallel": true}})");
     return path;
 }
-QJsonObject contention(const Run& r) { return QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("fabric_contention")).toObject(); }
+QJsonObject contention(const Run& r)
+{
+    return QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("fabric_contention")).toObject();
+}
 }
 
 class TestCliCalibrationFlow : public QObject {
@@ -36,36 +39,50 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString project = dir.filePath(QStringLiteral("cluster.csproj"));
         const QString scenario = writeScenario(dir);
-        Run r = runCli({ QStringLiteral("import-nccl-tests"), data("nccltests/allreduce_h100_8gpu.log"), QStringLiteral("--scenario"),
-            scenario, QStringLiteral("--project"), project });
+        Run r = runCli({ QStringLiteral("import-nccl-tests"), data("nccltests/allreduce_h100_8gpu.log"),
+            QStringLiteral("--scenario"), scenario, QStringLiteral("--project"), project });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("calibration stored in the project")));
         QVERIFY(QFile::exists(project));
 
         const Run plain = runCli({ QStringLiteral("evaluate"), scenario, QStringLiteral("--json") });
-        const Run calibrated = runCli({ QStringLiteral("evaluate"), scenario, QStringLiteral("--json"), QStringLiteral("--project"), project });
+        const Run calibrated = runCli(
+            { QStringLiteral("evaluate"), scenario, QStringLiteral("--json"), QStringLiteral("--project"), project });
         QVERIFY2(plain.exitCode == 0, qPrintable(plain.err));
         QVERIFY2(calibrated.exitCode == 0, qPrintable(calibrated.err));
         QCOMPARE(contention(plain).value(QStringLiteral("calibrated")).toBool(), false);
         QCOMPARE(contention(calibrated).value(QStringLiteral("calibrated")).toBool(), true);
         // The fixture's measured bus bandwidth differs from the uncalibrated model, so the TP
         // all-reduces inside the node (and so the iteration) change.
-        const double a = QJsonDocument::fromJson(plain.out.toUtf8()).object().value(QStringLiteral("iteration_seconds")).toDouble();
-        const double b = QJsonDocument::fromJson(calibrated.out.toUtf8()).object().value(QStringLiteral("iteration_seconds")).toDouble();
+        const double a = QJsonDocument::fromJson(plain.out.toUtf8())
+                             .object()
+                             .value(QStringLiteral("iteration_seconds"))
+                             .toDouble();
+        const double b = QJsonDocument::fromJson(calibrated.out.toUtf8())
+                             .object()
+                             .value(QStringLiteral("iteration_seconds"))
+                             .toDouble();
         QVERIFY(a > 0 && b > 0);
         QVERIFY2(std::abs(a - b) > 1e-9 * a, qPrintable(QStringLiteral("%1 vs %2").arg(a).arg(b)));
 
         // A file calibration works the same way; both at once is refused.
         const QString file = dir.filePath(QStringLiteral("cal.json"));
-        r = runCli({ QStringLiteral("import-nccl-tests"), data("nccltests/allreduce_h100_8gpu.log"), QStringLiteral("--scenario"),
-            scenario, QStringLiteral("--save-calibration"), file });
+        r = runCli({ QStringLiteral("import-nccl-tests"), data("nccltests/allreduce_h100_8gpu.log"),
+            QStringLiteral("--scenario"), scenario, QStringLiteral("--save-calibration"), file });
         QCOMPARE(r.exitCode, 0);
-        const Run fromFile = runCli({ QStringLiteral("evaluate"), scenario, QStringLiteral("--json"), QStringLiteral("--calibration"), file });
-        QCOMPARE(QJsonDocument::fromJson(fromFile.out.toUtf8()).object().value(QStringLiteral("iteration_seconds")).toDouble(), b);
-        r = runCli({ QStringLiteral("evaluate"), scenario, QStringLiteral("--calibration"), file, QStringLiteral("--project"), project });
+        const Run fromFile = runCli(
+            { QStringLiteral("evaluate"), scenario, QStringLiteral("--json"), QStringLiteral("--calibration"), file });
+        QCOMPARE(QJsonDocument::fromJson(fromFile.out.toUtf8())
+                     .object()
+                     .value(QStringLiteral("iteration_seconds"))
+                     .toDouble(),
+            b);
+        r = runCli({ QStringLiteral("evaluate"), scenario, QStringLiteral("--calibration"), file,
+            QStringLiteral("--project"), project });
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains(QStringLiteral("not both")));
-        r = runCli({ QStringLiteral("search"), scenario, QStringLiteral("--top"), QStringLiteral("1"), QStringLiteral("--project"), project });
+        r = runCli({ QStringLiteral("search"), scenario, QStringLiteral("--top"), QStringLiteral("1"),
+            QStringLiteral("--project"), project });
         QCOMPARE(r.exitCode, 0);
     }
 
@@ -75,8 +92,9 @@ private Q_SLOTS:
         const QString scenario = writeScenario(dir);
         const QString empty = dir.filePath(QStringLiteral("empty.csproj"));
         // A project without a calibration.
-        Run r = runCli({ QStringLiteral("import-nccl-tests"), data("nccltests/allreduce_h100_8gpu.log"), QStringLiteral("--scenario"),
-            scenario, QStringLiteral("--save-calibration"), dir.filePath(QStringLiteral("x.json")) });
+        Run r = runCli({ QStringLiteral("import-nccl-tests"), data("nccltests/allreduce_h100_8gpu.log"),
+            QStringLiteral("--scenario"), scenario, QStringLiteral("--save-calibration"),
+            dir.filePath(QStringLiteral("x.json")) });
         QCOMPARE(r.exitCode, 0);
         QFile notProject(empty);
         QVERIFY(notProject.open(QIODevice::WriteOnly));

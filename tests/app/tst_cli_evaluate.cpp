@@ -14,7 +14,10 @@ namespace {
 using clitest::Run;
 using clitest::runCli;
 
-QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+QString example(const char* name)
+{
+    return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
+}
 
 QJsonObject parse(const QString& text)
 {
@@ -107,15 +110,17 @@ private Q_SLOTS:
         const QJsonObject c = o.value(QStringLiteral("fabric_contention")).toObject();
         QCOMPARE(c.value(QStringLiteral("spine_slowdown")).toDouble(), a.load.spineSlowdown);
         QCOMPARE(c.value(QStringLiteral("core_slowdown")).toDouble(), a.load.coreSlowdown);
-        QCOMPARE(c.value(QStringLiteral("uncontended_iteration_seconds")).toDouble(), a.load.uncontendedIterationSeconds);
+        QCOMPARE(
+            c.value(QStringLiteral("uncontended_iteration_seconds")).toDouble(), a.load.uncontendedIterationSeconds);
     }
 
     void evaluateTrafficMatrix()
     {
-        const Run r = runCli({ QStringLiteral("evaluate"), example("mixtral-8x7b-256-h200-roce.json"), QStringLiteral("--json"),
-            QStringLiteral("--traffic"), QStringLiteral("nodes") });
+        const Run r = runCli({ QStringLiteral("evaluate"), example("mixtral-8x7b-256-h200-roce.json"),
+            QStringLiteral("--json"), QStringLiteral("--traffic"), QStringLiteral("nodes") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QJsonObject nodes = parse(r.out).value(QStringLiteral("traffic")).toObject().value(QStringLiteral("nodes")).toObject();
+        const QJsonObject nodes
+            = parse(r.out).value(QStringLiteral("traffic")).toObject().value(QStringLiteral("nodes")).toObject();
         QCOMPARE(nodes.value(QStringLiteral("blocks")).toInt(), 32);
         QVERIFY(!nodes.value(QStringLiteral("cells")).toArray().isEmpty());
     }
@@ -123,7 +128,8 @@ private Q_SLOTS:
     void evaluateSearchesWhenParallelismIsAbsent()
     {
         QTemporaryDir dir;
-        const QString path = edited(dir, "llama3-70b-1024-h100.json", [](QJsonObject& o) { o.remove(QStringLiteral("parallelism")); });
+        const QString path
+            = edited(dir, "llama3-70b-1024-h100.json", [](QJsonObject& o) { o.remove(QStringLiteral("parallelism")); });
         const Run r = runCli({ QStringLiteral("evaluate"), path, QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = parse(r.out);
@@ -141,7 +147,8 @@ private Q_SLOTS:
         });
         Run r = runCli({ QStringLiteral("evaluate"), path, QStringLiteral("--json") });
         QCOMPARE(r.exitCode, 0);
-        QVERIFY(parse(r.out).value(QStringLiteral("memory")).toObject().value(QStringLiteral("out_of_memory")).toBool());
+        QVERIFY(
+            parse(r.out).value(QStringLiteral("memory")).toObject().value(QStringLiteral("out_of_memory")).toBool());
         r = runCli({ QStringLiteral("evaluate"), path });
         QVERIFY(r.out.contains(QStringLiteral("OUT OF MEMORY")));
     }
@@ -170,12 +177,19 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         const QString llama = example("llama3-70b-1024-h100.json");
-        QTest::addRow("evaluate no file") << QStringList { QStringLiteral("evaluate") } << "expected exactly one scenario FILE";
-        QTest::addRow("evaluate missing file") << QStringList { QStringLiteral("evaluate"), QStringLiteral("/nonexistent.json") } << "/nonexistent.json";
-        QTest::addRow("evaluate bad traffic") << QStringList { QStringLiteral("evaluate"), llama, QStringLiteral("--traffic"), QStringLiteral("gpus") } << "--traffic expects";
-        QTest::addRow("search bad top") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--top"), QStringLiteral("x") } << "--top expects a positive integer";
-        QTest::addRow("search zero top") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--top"), QStringLiteral("0") } << "--top expects a positive integer";
-        QTest::addRow("unknown option") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--fast") } << "fast";
+        QTest::addRow("evaluate no file")
+            << QStringList { QStringLiteral("evaluate") } << "expected exactly one scenario FILE";
+        QTest::addRow("evaluate missing file")
+            << QStringList { QStringLiteral("evaluate"), QStringLiteral("/nonexistent.json") } << "/nonexistent.json";
+        QTest::addRow("evaluate bad traffic")
+            << QStringList { QStringLiteral("evaluate"), llama, QStringLiteral("--traffic"), QStringLiteral("gpus") }
+            << "--traffic expects";
+        QTest::addRow("search bad top") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--top"),
+            QStringLiteral("x") } << "--top expects a positive integer";
+        QTest::addRow("search zero top") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--top"),
+            QStringLiteral("0") } << "--top expects a positive integer";
+        QTest::addRow("unknown option") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--fast") }
+                                        << "fast";
     }
     void errors()
     {

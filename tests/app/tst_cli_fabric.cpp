@@ -8,7 +8,10 @@
 namespace {
 using clitest::Run;
 using clitest::runCli;
-QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+QString example(const char* name)
+{
+    return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
+}
 QString data(const char* name) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/fabric/") + QLatin1String(name); }
 }
 
@@ -27,8 +30,10 @@ private Q_SLOTS:
         QTest::addRow("512 leaf-spine") << data("leafspine-512-layout.json") << 16 << 8 << 0 << 512 << 102400.0;
         // 128 nodes + UFM -> 5 whole SUs; 40 leaves x 32 up-ports over 32 spines.
         QTest::addRow("Llama 1024 H100") << example("llama3-70b-1024-h100.json") << 40 << 32 << 0 << 1028 << 204800.0;
-        QTest::addRow("Mixtral 256 RoCE 3:1") << example("mixtral-8x7b-256-h200-roce.json") << 6 << 2 << 0 << 256 << 25600.0;
-        QTest::addRow("GPT-3 1024 A100 (radix 40: 3 tiers)") << example("gpt3-175b-1024-a100.json") << 52 << 60 << 40 << 1024 << 102400.0;
+        QTest::addRow("Mixtral 256 RoCE 3:1")
+            << example("mixtral-8x7b-256-h200-roce.json") << 6 << 2 << 0 << 256 << 25600.0;
+        QTest::addRow("GPT-3 1024 A100 (radix 40: 3 tiers)")
+            << example("gpt3-175b-1024-a100.json") << 52 << 60 << 40 << 1024 << 102400.0;
         QTest::addRow("torus 4x4x4") << data("torus-64.json") << 0 << 0 << 0 << 0 << 32 * 400.0 * 4 / 6;
     }
     void jsonContract()
@@ -42,7 +47,8 @@ private Q_SLOTS:
         const Run r = runCli({ QStringLiteral("fabric"), file, QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
-        for (const char* key : { "switches", "cables", "cables_by_medium", "bisection_gbps", "cost_usd", "power_w", "cost_per_gpu_usd", "bom" })
+        for (const char* key : { "switches", "cables", "cables_by_medium", "bisection_gbps", "cost_usd", "power_w",
+                 "cost_per_gpu_usd", "bom" })
             QVERIFY2(j.contains(QLatin1String(key)), key);
         QCOMPARE(j[QStringLiteral("switches")][QStringLiteral("leaf")].toInt(), leaf);
         QCOMPARE(j[QStringLiteral("switches")][QStringLiteral("spine")].toInt(), spine);
@@ -53,7 +59,8 @@ private Q_SLOTS:
         QVERIFY(std::abs(j[QStringLiteral("bisection_gbps")].toDouble() - bisectionGbps) < 1e-3);
         const double cost = j[QStringLiteral("cost_usd")].toDouble();
         QVERIFY(cost > 0 && j[QStringLiteral("power_w")].toDouble() > 0);
-        QVERIFY(std::abs(j[QStringLiteral("cost_per_gpu_usd")].toDouble() * j[QStringLiteral("gpus")].toDouble() - cost) < 1e-3);
+        QVERIFY(std::abs(j[QStringLiteral("cost_per_gpu_usd")].toDouble() * j[QStringLiteral("gpus")].toDouble() - cost)
+            < 1e-3);
         const QJsonObject contention = j[QStringLiteral("contention")].toObject();
         QCOMPARE(contention[QStringLiteral("routing")].toString(), QStringLiteral("ecmp"));
         QVERIFY(contention[QStringLiteral("ring_allreduce")][QStringLiteral("slowdown")].toDouble() >= 1.0);
@@ -84,11 +91,19 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::addRow("no file") << QStringList { QStringLiteral("fabric") } << "clusterscope-cli fabric: expected exactly one scenario FILE";
-        QTest::addRow("unknown option") << QStringList { QStringLiteral("fabric"), data("torus-64.json"), QStringLiteral("--bogus") } << "clusterscope-cli fabric:";
-        QTest::addRow("missing file") << QStringList { QStringLiteral("fabric"), QStringLiteral("/nonexistent/x.json") } << "/nonexistent/x.json";
-        QTest::addRow("missing price book") << QStringList { QStringLiteral("fabric"), data("torus-64.json"), QStringLiteral("--prices"), QStringLiteral("/nonexistent/p.json") } << "/nonexistent/p.json: cannot open the price book";
-        QTest::addRow("control: explicit catalog folder, dragonfly") << QStringList { QStringLiteral("fabric"), data("dragonfly-72.json"), QStringLiteral("--catalog"), QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/catalog") } << "";
+        QTest::addRow("no file") << QStringList { QStringLiteral("fabric") }
+                                 << "clusterscope-cli fabric: expected exactly one scenario FILE";
+        QTest::addRow("unknown option") << QStringList { QStringLiteral("fabric"), data("torus-64.json"),
+            QStringLiteral("--bogus") } << "clusterscope-cli fabric:";
+        QTest::addRow("missing file") << QStringList { QStringLiteral("fabric"), QStringLiteral("/nonexistent/x.json") }
+                                      << "/nonexistent/x.json";
+        QTest::addRow("missing price book") << QStringList { QStringLiteral("fabric"), data("torus-64.json"),
+            QStringLiteral("--prices"), QStringLiteral("/nonexistent/p.json") }
+                                            << "/nonexistent/p.json: cannot open the price book";
+        QTest::addRow("control: explicit catalog folder, dragonfly")
+            << QStringList { QStringLiteral("fabric"), data("dragonfly-72.json"), QStringLiteral("--catalog"),
+                   QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/catalog") }
+            << "";
     }
     void badInput()
     {

@@ -71,7 +71,8 @@ Cable leafUplink(const QStringList& lines, const QString& leafName, int n)
 
 QJsonObject importJson(const QStringList& args)
 {
-    const Run r = runCli(QStringList { QStringLiteral("import-fabric") } + args + QStringList { QStringLiteral("--json") });
+    const Run r
+        = runCli(QStringList { QStringLiteral("import-fabric") } + args + QStringList { QStringLiteral("--json") });
     if (r.exitCode != 0)
         qWarning("%s", qPrintable(r.err));
     return QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -94,10 +95,12 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString dump = dir.filePath(QStringLiteral("llama.topo"));
-        Run r = runCli({ QStringLiteral("export-fabric"), kScenario, QStringLiteral("--ibnetdiscover"), dump, QStringLiteral("--sharp"),
-            QStringLiteral("--management-switches"), QStringLiteral("2"), QStringLiteral("--management-hosts"), QStringLiteral("4") });
+        Run r = runCli({ QStringLiteral("export-fabric"), kScenario, QStringLiteral("--ibnetdiscover"), dump,
+            QStringLiteral("--sharp"), QStringLiteral("--management-switches"), QStringLiteral("2"),
+            QStringLiteral("--management-hosts"), QStringLiteral("4") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("72 switches, 1025 CAs")), qPrintable(r.out)); // 5 SUs of 8 rail leaves, 32 spines; UFM
+        QVERIFY2(r.out.contains(QStringLiteral("72 switches, 1025 CAs")),
+            qPrintable(r.out)); // 5 SUs of 8 rail leaves, 32 spines; UFM
 
         // Clean: no flags, SHARP nodes apart from the hosts, the management fabric found.
         QJsonObject o = importJson({ dump });
@@ -106,8 +109,13 @@ private Q_SLOTS:
         QCOMPARE(o.value(QStringLiteral("tiers")).toObject().value(QStringLiteral("spine")).toInt(), 32);
         QCOMPARE(o.value(QStringLiteral("flags")).toArray().size(), 0);
         const QJsonObject st = o.value(QStringLiteral("structure")).toObject();
-        QCOMPARE(st.value(QStringLiteral("embedded_cas")).toObject().value(QStringLiteral("sharp_aggregation_nodes")).toInt(), 74);
-        QCOMPARE(st.value(QStringLiteral("tier_confidence")).toDouble(), 1.0); // host-less leaves of the last SU: tier from their names
+        QCOMPARE(st.value(QStringLiteral("embedded_cas"))
+                     .toObject()
+                     .value(QStringLiteral("sharp_aggregation_nodes"))
+                     .toInt(),
+            74);
+        QCOMPARE(st.value(QStringLiteral("tier_confidence")).toDouble(),
+            1.0); // host-less leaves of the last SU: tier from their names
         const QJsonArray parts = st.value(QStringLiteral("parts")).toArray();
         QCOMPARE(parts.size(), 2);
         QCOMPARE(parts[1].toObject().value(QStringLiteral("role")).toString(), QStringLiteral("management"));
@@ -118,7 +126,8 @@ private Q_SLOTS:
         // One leaf-spine cable pulled (both ends' lines), two cables of other leaves swapped.
         QStringList lines = readLines(dump);
         const Cable pulled = leafUplink(lines, QStringLiteral("leaf-3"), 0);
-        const Cable x = leafUplink(lines, QStringLiteral("leaf-5"), 0), y = leafUplink(lines, QStringLiteral("leaf-9"), 5);
+        const Cable x = leafUplink(lines, QStringLiteral("leaf-5"), 0),
+                    y = leafUplink(lines, QStringLiteral("leaf-9"), 5);
         QVERIFY(!pulled.guidA.isEmpty() && !x.guidA.isEmpty() && !y.guidA.isEmpty());
         QVERIFY(x.guidB != y.guidB);
         const int a = portLine(lines, pulled.guidA, pulled.portA), b = portLine(lines, pulled.guidB, pulled.portB);
@@ -145,7 +154,8 @@ private Q_SLOTS:
         QCOMPARE(kinds(o), (QStringList { QStringLiteral("missing"), QStringLiteral("miswired") }));
         // Against the scenario's design: the pulled cable missing, the two swapped cables miswired.
         o = importJson({ damaged, QStringLiteral("--plan-scenario"), kScenario });
-        QCOMPARE(kinds(o), (QStringList { QStringLiteral("missing"), QStringLiteral("miswired"), QStringLiteral("miswired") }));
+        QCOMPARE(kinds(o),
+            (QStringList { QStringLiteral("missing"), QStringLiteral("miswired"), QStringLiteral("miswired") }));
         const QJsonObject missing = o.value(QStringLiteral("flags")).toArray()[0].toObject();
         QVERIFY2(missing.value(QStringLiteral("message")).toString().contains(QStringLiteral("leaf-3/P")),
             qPrintable(missing.value(QStringLiteral("message")).toString()));
@@ -166,7 +176,8 @@ private Q_SLOTS:
         QVERIFY(store);
         const auto stored = clusterscope::engine::importedFabrics(*store);
         QVERIFY(stored && stored->size() == 1);
-        QCOMPARE(QString::fromStdString(*clusterscope::engine::importedFabricDump(*store, (*stored)[0].id)), lines.join(QLatin1Char('\n')));
+        QCOMPARE(QString::fromStdString(*clusterscope::engine::importedFabricDump(*store, (*stored)[0].id)),
+            lines.join(QLatin1Char('\n')));
 
         // Bad input names the file.
         r = runCli({ QStringLiteral("import-fabric"), damaged, QStringLiteral("--plan-scenario"), dump });

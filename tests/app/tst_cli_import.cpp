@@ -29,10 +29,11 @@ private Q_SLOTS:
           "training": {"global_batch": 64, "micro_batch": 1, "dtype": "fp16", "recompute": "none"},
           "parallelism": {"tp": 1, "pp": 1, "dp": 8}})");
         f.close();
-        const Run r = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--compare"), scenario,
-            QStringLiteral("--json") });
+        const Run r = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"),
+            QStringLiteral("--compare"), scenario, QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QJsonObject c = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("model_comparison")).toObject();
+        const QJsonObject c
+            = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("model_comparison")).toObject();
         const QJsonArray rows = c.value(QStringLiteral("collectives")).toArray();
         QVERIFY(!rows.isEmpty());
         int allreduces = 0;
@@ -40,7 +41,9 @@ private Q_SLOTS:
             const QJsonObject row = v.toObject();
             QVERIFY(row.value(QStringLiteral("modelled_busbw_gbps")).toDouble() > 0);
             const double ratio = row.value(QStringLiteral("ratio")).toDouble();
-            QCOMPARE(ratio, row.value(QStringLiteral("measured_busbw_gbps")).toDouble() / row.value(QStringLiteral("modelled_busbw_gbps")).toDouble());
+            QCOMPARE(ratio,
+                row.value(QStringLiteral("measured_busbw_gbps")).toDouble()
+                    / row.value(QStringLiteral("modelled_busbw_gbps")).toDouble());
             if (row.value(QStringLiteral("op")).toString() == QLatin1String("allreduce")) {
                 ++allreduces;
                 // A V100 NVLink node: the measured all-reduces are within a factor of 3 of the model.
@@ -51,15 +54,16 @@ private Q_SLOTS:
         QVERIFY(!c.value(QStringLiteral("findings")).toArray().isEmpty());
         QVERIFY(c.value(QStringLiteral("measured")).toObject().value(QStringLiteral("total_s")).toDouble() > 0);
         // A scenario that does not exist: exit 1 naming it.
-        const Run bad = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--compare"),
-            dir.filePath(QStringLiteral("nope.json")) });
+        const Run bad = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"),
+            QStringLiteral("--compare"), dir.filePath(QStringLiteral("nope.json")) });
         QCOMPARE(bad.exitCode, 1);
         QVERIFY(bad.err.contains(QStringLiteral("nope.json")));
     }
 
     void importTraceJson()
     {
-        const Run r = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--json") });
+        const Run r
+            = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o.value(QStringLiteral("ranks")).toInt(), 8);
@@ -67,7 +71,8 @@ private Q_SLOTS:
         QCOMPARE(steps.size(), 1);
         QCOMPARE(steps[0].toObject().value(QStringLiteral("step")).toInt(), 10);
         const QJsonObject rank0 = steps[0].toObject().value(QStringLiteral("ranks")).toArray()[0].toObject();
-        for (const char* key : { "rank", "duration_s", "compute_s", "comm_exposed_s", "comm_overlapped_s", "memcpy_s", "idle_s" })
+        for (const char* key :
+            { "rank", "duration_s", "compute_s", "comm_exposed_s", "comm_overlapped_s", "memcpy_s", "idle_s" })
             QVERIFY2(rank0.contains(QLatin1String(key)), key);
         QCOMPARE(rank0.value(QStringLiteral("duration_s")).toDouble(), 0.014455);
         QList<int> last;
@@ -86,7 +91,8 @@ private Q_SLOTS:
 
     void importTraceText()
     {
-        const Run r = runCli({ QStringLiteral("import-trace"), data("kineto/hta_nccl_collective_args/nccl_data.json.gz") });
+        const Run r
+            = runCli({ QStringLiteral("import-trace"), data("kineto/hta_nccl_collective_args/nccl_data.json.gz") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("Per-step breakdown")));
         QVERIFY(r.out.contains(QStringLiteral("allreduce")));
@@ -96,7 +102,8 @@ private Q_SLOTS:
     void importTraceBadFiles()
     {
         QTemporaryDir dir;
-        QFile::copy(data("kineto/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json.gz"), dir.filePath(QStringLiteral("a.json.gz")));
+        QFile::copy(data("kineto/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json.gz"),
+            dir.filePath(QStringLiteral("a.json.gz")));
         QFile bad(dir.filePath(QStringLiteral("b.json")));
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("{\"traceEvents\": [{\"ph\": \"X\"");
@@ -106,7 +113,8 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(QStringLiteral("b.json: byte ")), qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o.value(QStringLiteral("ranks")).toInt(), 1);
-        QVERIFY(QJsonDocument(o.value(QStringLiteral("diagnostics")).toArray()).toJson().contains("import.file_failed"));
+        QVERIFY(
+            QJsonDocument(o.value(QStringLiteral("diagnostics")).toArray()).toJson().contains("import.file_failed"));
         r = runCli({ QStringLiteral("import-trace"), bad.fileName() });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.startsWith(bad.fileName() + QStringLiteral(": byte ")), qPrintable(r.err));
@@ -119,8 +127,8 @@ private Q_SLOTS:
 
     void importFabricJson()
     {
-        const Run r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/loginoff_infiniband_topology_topo.ibnetdiscover.txt.gz"),
-            QStringLiteral("--json") });
+        const Run r = runCli({ QStringLiteral("import-fabric"),
+            data("ibnetdiscover/loginoff_infiniband_topology_topo.ibnetdiscover.txt.gz"), QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o.value(QStringLiteral("switches")).toInt(), 8);
@@ -136,21 +144,23 @@ private Q_SLOTS:
 
     void importFabricPlan()
     {
-        Run r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/plan_match.ibnetdiscover"), QStringLiteral("--plan"),
-            data("ibnetdiscover/kalcher_infiniband_topology_test.ibnl"), QStringLiteral("--json") });
+        Run r = runCli(
+            { QStringLiteral("import-fabric"), data("ibnetdiscover/plan_match.ibnetdiscover"), QStringLiteral("--plan"),
+                data("ibnetdiscover/kalcher_infiniband_topology_test.ibnl"), QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QStringList kinds;
         for (const auto& v : QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("flags")).toArray())
             kinds << v.toObject().value(QStringLiteral("kind")).toString();
-        QCOMPARE(kinds, (QStringList { QStringLiteral("missing"), QStringLiteral("miswired"), QStringLiteral("extra") }));
+        QCOMPARE(
+            kinds, (QStringList { QStringLiteral("missing"), QStringLiteral("miswired"), QStringLiteral("extra") }));
         r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/jabl_ibtopotool_tests_3.topo") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("self_loop:")));
         r = runCli({ QStringLiteral("import-fabric"), data("kineto/README.md") });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("README.md: line ")), qPrintable(r.err));
-        r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/jabl_ibtopotool_tests_2.topo"), QStringLiteral("--plan"),
-            data("ibnetdiscover/jabl_ibtopotool_tests_2.topo") });
+        r = runCli({ QStringLiteral("import-fabric"), data("ibnetdiscover/jabl_ibtopotool_tests_2.topo"),
+            QStringLiteral("--plan"), data("ibnetdiscover/jabl_ibtopotool_tests_2.topo") });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("jabl_ibtopotool_tests_2.topo: line ")), qPrintable(r.err));
     }

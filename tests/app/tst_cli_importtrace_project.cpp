@@ -26,8 +26,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString project = dir.filePath(QStringLiteral("new.cscp"));
         QVERIFY(!QFile::exists(project));
-        const CliRun r = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"), QStringLiteral("--project"), project,
-            QStringLiteral("--json") });
+        const CliRun r = runCli({ QStringLiteral("import-trace"), data("kineto/param_dlrm_8rank"),
+            QStringLiteral("--project"), project, QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         const QJsonObject stored = o.value(QStringLiteral("stored")).toObject();
@@ -46,7 +46,8 @@ private Q_SLOTS:
         QCOMPARE(list->front().rankCount, 8);
         QCOMPARE(list->front().sources.size(), std::size_t(1));
         QVERIFY(QDir::isAbsolutePath(QString::fromStdString(list->front().sources.front())));
-        QVERIFY(QString::fromStdString(list->front().sources.front()).endsWith(QLatin1String("kineto/param_dlrm_8rank")));
+        QVERIFY(
+            QString::fromStdString(list->front().sources.front()).endsWith(QLatin1String("kineto/param_dlrm_8rank")));
 
         auto loaded = runs.load(id);
         QVERIFY2(loaded, loaded.message().c_str());
@@ -56,23 +57,31 @@ private Q_SLOTS:
         QCOMPARE(int(a.stragglers.size()), int(stragglers.size()));
         for (int i = 0; i < stragglers.size(); ++i) {
             QCOMPARE(a.stragglers[std::size_t(i)].rank, stragglers[i].toObject().value(QStringLiteral("rank")).toInt());
-            QCOMPARE(a.stragglers[std::size_t(i)].waitCausedUs, stragglers[i].toObject().value(QStringLiteral("wait_caused_us")).toDouble());
+            QCOMPARE(a.stragglers[std::size_t(i)].waitCausedUs,
+                stragglers[i].toObject().value(QStringLiteral("wait_caused_us")).toDouble());
         }
         // Ranked by the tail they cause: rank 7 (7.6 ms), rank 4 (one wait of 886 us), rank 5 (583 us).
         QCOMPARE(a.stragglers[0].rank, 7);
         QCOMPARE(a.stragglers[1].rank, 4);
         QCOMPARE(a.stragglers[2].rank, 5);
-        QCOMPARE(stragglers[1].toObject().value(QStringLiteral("wait_max_us")).toDouble(), a.stragglers[1].waitTailUs.max);
+        QCOMPARE(
+            stragglers[1].toObject().value(QStringLiteral("wait_max_us")).toDouble(), a.stragglers[1].waitTailUs.max);
         const QJsonArray colls = o.value(QStringLiteral("collectives")).toArray();
         QCOMPARE(int(a.collectives.size()), int(colls.size()));
         for (int i = 0; i < colls.size(); ++i) {
             const QJsonObject c = colls[i].toObject();
-            QCOMPARE(QString::fromLatin1(toString(a.collectives[std::size_t(i)].op)), c.value(QStringLiteral("op")).toString());
+            QCOMPARE(QString::fromLatin1(toString(a.collectives[std::size_t(i)].op)),
+                c.value(QStringLiteral("op")).toString());
             QCOMPARE(a.collectives[std::size_t(i)].durationUs, c.value(QStringLiteral("duration_us")).toDouble());
             if (!c.value(QStringLiteral("busbw_gbps")).isNull())
                 QCOMPARE(a.collectives[std::size_t(i)].busbwGbps, c.value(QStringLiteral("busbw_gbps")).toDouble());
         }
-        const QJsonObject rank0 = o.value(QStringLiteral("steps")).toArray()[0].toObject().value(QStringLiteral("ranks")).toArray()[0].toObject();
+        const QJsonObject rank0 = o.value(QStringLiteral("steps"))
+                                      .toArray()[0]
+                                      .toObject()
+                                      .value(QStringLiteral("ranks"))
+                                      .toArray()[0]
+                                      .toObject();
         QCOMPARE(a.steps.front().ranks.front().durationSeconds, rank0.value(QStringLiteral("duration_s")).toDouble());
         QCOMPARE(a.steps.front().ranks.front().idleSeconds, rank0.value(QStringLiteral("idle_s")).toDouble());
     }
@@ -82,9 +91,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString project = dir.filePath(QStringLiteral("p.cscp"));
         for (int i = 1; i <= 2; ++i) {
-            const CliRun r = runCli({ QStringLiteral("import-trace"), data("kineto/hta_sampled_2of128rank"), QStringLiteral("--project"), project });
+            const CliRun r = runCli({ QStringLiteral("import-trace"), data("kineto/hta_sampled_2of128rank"),
+                QStringLiteral("--project"), project });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-            QVERIFY2(r.out.contains(QStringLiteral("run \"hta_sampled_2of128rank\" stored in the project ") + project), qPrintable(r.out));
+            QVERIFY2(r.out.contains(QStringLiteral("run \"hta_sampled_2of128rank\" stored in the project ") + project),
+                qPrintable(r.out));
             QVERIFY(r.out.contains(QStringLiteral("Per-step breakdown")));
         }
         auto store = ProjectStore::open(project.toStdString());
@@ -96,12 +107,16 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString project = dir.filePath(QStringLiteral("p.cscp"));
-        QVERIFY(runCli({ QStringLiteral("import-trace"), data("kineto/hta_sampled_2of128rank"), QStringLiteral("--project"), project }).exitCode == 0);
+        QVERIFY(runCli({ QStringLiteral("import-trace"), data("kineto/hta_sampled_2of128rank"),
+                           QStringLiteral("--project"), project })
+                    .exitCode
+            == 0);
         QFile bad(dir.filePath(QStringLiteral("bad.json")));
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("{\"traceEvents\": [ {\"ph\": \"X\", ");
         bad.close();
-        const CliRun r = runCli({ QStringLiteral("import-trace"), bad.fileName(), QStringLiteral("--project"), project });
+        const CliRun r
+            = runCli({ QStringLiteral("import-trace"), bad.fileName(), QStringLiteral("--project"), project });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("bad.json")), qPrintable(r.err));
         auto store = ProjectStore::open(project.toStdString());
@@ -116,8 +131,8 @@ private Q_SLOTS:
         QVERIFY(notProject.open(QIODevice::WriteOnly));
         notProject.write("hello");
         notProject.close();
-        const CliRun r = runCli({ QStringLiteral("import-trace"), data("kineto/hta_sampled_2of128rank"), QStringLiteral("--project"),
-            notProject.fileName() });
+        const CliRun r = runCli({ QStringLiteral("import-trace"), data("kineto/hta_sampled_2of128rank"),
+            QStringLiteral("--project"), notProject.fileName() });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("notes.txt")), qPrintable(r.err));
     }

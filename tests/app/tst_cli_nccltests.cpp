@@ -8,10 +8,19 @@
 namespace {
 using clitest::Run;
 // Every call runs the import-nccl-tests command.
-Run runCli(const QStringList& args) { return clitest::runCli(QStringList { QStringLiteral("import-nccl-tests") } + args); }
+Run runCli(const QStringList& args)
+{
+    return clitest::runCli(QStringList { QStringLiteral("import-nccl-tests") } + args);
+}
 
-QString data(const char* name) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/nccltests/") + QLatin1String(name); }
-QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+QString data(const char* name)
+{
+    return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/nccltests/") + QLatin1String(name);
+}
+QString example(const char* name)
+{
+    return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
+}
 } // namespace
 
 class TestCliNcclTests : public QObject {
@@ -23,27 +32,60 @@ private Q_SLOTS:
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("message");
         QTest::addRow("no log") << QStringList {} << 1 << "expected at least one nccl-tests LOG";
-        QTest::addRow("unknown option") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--frob") } << 1 << "frob";
+        QTest::addRow("unknown option") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--frob") }
+                                        << 1 << "frob";
         QTest::addRow("missing file") << QStringList { data("absent.log") } << 1 << "absent.log: cannot open";
-        QTest::addRow("malformed rows: file and line") << QStringList { data("malformed_all_rows.log") } << 1 << "malformed_all_rows.log:21: cannot read time value";
-        QTest::addRow("broken header: file and line") << QStringList { data("malformed_header.log") } << 1 << "malformed_header.log:18: cannot read the column header";
-        QTest::addRow("ambiguous collective") << QStringList { data("allgather_2node_tagoutput.log") } << 1 << "name it with --op";
-        QTest::addRow("bad --op") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--op"), QStringLiteral("allsum") } << 1 << "--op: unknown collective \"allsum\"";
-        QTest::addRow("bad --algo") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--algo"), QStringLiteral("magic") } << 1 << "--algo: unknown algorithm";
-        QTest::addRow("GPU not in the catalog") << QStringList { data("alltoall_tcp_slow.log") } << 1 << "alltoall_tcp_slow.log:6: cannot map the GPU \"NVIDIA L40S\" to a catalog GPU";
-        QTest::addRow("only hypercube: nothing to calibrate") << QStringList { data("hypercube_8gpu.log") } << 1 << "no counterpart for hypercube";
-        QTest::addRow("bad scenario") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--scenario"), data("not_nccl.log") } << 1 << "not_nccl.log";
+        QTest::addRow("malformed rows: file and line") << QStringList { data("malformed_all_rows.log") } << 1
+                                                       << "malformed_all_rows.log:21: cannot read time value";
+        QTest::addRow("broken header: file and line") << QStringList { data("malformed_header.log") } << 1
+                                                      << "malformed_header.log:18: cannot read the column header";
+        QTest::addRow("ambiguous collective")
+            << QStringList { data("allgather_2node_tagoutput.log") } << 1 << "name it with --op";
+        QTest::addRow("bad --op") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--op"),
+            QStringLiteral("allsum") }
+                                  << 1 << "--op: unknown collective \"allsum\"";
+        QTest::addRow("bad --algo") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--algo"),
+            QStringLiteral("magic") }
+                                    << 1 << "--algo: unknown algorithm";
+        QTest::addRow("GPU not in the catalog")
+            << QStringList { data("alltoall_tcp_slow.log") } << 1
+            << "alltoall_tcp_slow.log:6: cannot map the GPU \"NVIDIA L40S\" to a catalog GPU";
+        QTest::addRow("only hypercube: nothing to calibrate")
+            << QStringList { data("hypercube_8gpu.log") } << 1 << "no counterpart for hypercube";
+        QTest::addRow("bad scenario") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--scenario"),
+            data("not_nccl.log") } << 1
+                                      << "not_nccl.log";
         QTest::addRow("allreduce from the log header") << QStringList { data("allreduce_h100_8gpu.log") } << 0 << "";
-        QTest::addRow("allgather with --op") << QStringList { data("allgather_2node_tagoutput.log"), QStringLiteral("--op"), QStringLiteral("allgather") } << 0 << "";
-        QTest::addRow("L40S log on a scenario") << QStringList { data("alltoall_tcp_slow.log"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") } << 0 << "";
-        QTest::addRow("several logs, text and JSON") << QStringList { data("two_runs.log"), data("allreduce_bf16.json"), data("reducescatter_v100_old.log"), QStringLiteral("--scenario"), example("gpt3-175b-1024-a100.json") } << 0 << "";
-        QTest::addRow("pinned algorithm") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--algo"), QStringLiteral("ring") } << 0 << "";
-        QTest::addRow("hardware on the command line") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nodes"), QStringLiteral("1"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--nic"), QStringLiteral("8x400") } << 0 << "";
-        QTest::addRow("table-only 2-node excerpt with --gpu") << QStringList { data("robust_srun_label.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"), QStringLiteral("4x400") } << 0 << "";
-        QTest::addRow("bad --nic") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"), QStringLiteral("8y400") } << 1 << "--nic: expected COUNTxGBPS";
-        QTest::addRow("unknown --gpu") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H900") } << 1 << "--gpu: unknown GPU \"H900\"";
-        QTest::addRow("--gpu with --scenario") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") } << 1 << "pass one";
-        QTest::addRow("independent one-rank jobs") << QStringList { data("robust_singleton_launches.log") } << 1 << "4 independent one-rank jobs";
+        QTest::addRow("allgather with --op") << QStringList { data("allgather_2node_tagoutput.log"),
+            QStringLiteral("--op"), QStringLiteral("allgather") }
+                                             << 0 << "";
+        QTest::addRow("L40S log on a scenario") << QStringList { data("alltoall_tcp_slow.log"),
+            QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") }
+                                                << 0 << "";
+        QTest::addRow("several logs, text and JSON") << QStringList { data("two_runs.log"), data("allreduce_bf16.json"),
+            data("reducescatter_v100_old.log"), QStringLiteral("--scenario"), example("gpt3-175b-1024-a100.json") }
+                                                     << 0 << "";
+        QTest::addRow("pinned algorithm") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--algo"),
+            QStringLiteral("ring") } << 0 << "";
+        QTest::addRow("hardware on the command line") << QStringList { data("allreduce_h100_8gpu.log"),
+            QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nodes"), QStringLiteral("1"),
+            QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--nic"), QStringLiteral("8x400") }
+                                                      << 0 << "";
+        QTest::addRow("table-only 2-node excerpt with --gpu") << QStringList { data("robust_srun_label.log"),
+            QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"), QStringLiteral("4x400") }
+                                                              << 0 << "";
+        QTest::addRow("bad --nic") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"),
+            QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"), QStringLiteral("8y400") }
+                                   << 1 << "--nic: expected COUNTxGBPS";
+        QTest::addRow("unknown --gpu") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"),
+            QStringLiteral("H900") } << 1
+                                       << "--gpu: unknown GPU \"H900\"";
+        QTest::addRow("--gpu with --scenario")
+            << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"),
+                   QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") }
+            << 1 << "pass one";
+        QTest::addRow("independent one-rank jobs")
+            << QStringList { data("robust_singleton_launches.log") } << 1 << "4 independent one-rank jobs";
         QTest::addRow("logger prefix") << QStringList { data("robust_logger_prefix.log") } << 0 << "";
     }
     void exitCodes()
@@ -62,13 +104,16 @@ private Q_SLOTS:
     {
         const Run r = runCli({ data("allreduce_h100_8gpu.log") });
         QCOMPARE(r.exitCode, 0);
-        QVERIFY(r.out.contains(QStringLiteral("all_reduce_perf (allreduce, from the binary_name), 8 ranks on 1 node(s), 8 per node, NVIDIA H100 80GB HBM3")));
+        QVERIFY(r.out.contains(QStringLiteral("all_reduce_perf (allreduce, from the binary_name), 8 ranks on 1 "
+                                              "node(s), 8 per node, NVIDIA H100 80GB HBM3")));
         QVERIFY(r.out.contains(QStringLiteral("31 sizes (8 .. 8589934592 B), nThread 1 nGpus 1, 20 iters")));
         QVERIFY(r.out.contains(QStringLiteral("cluster: 8 x H100-SXM-80GB (8 per node)")));
         // The public 8x H100 row: 31356 us, measured busbw 479.41 GB/s at 8 GiB (3 significant digits).
-        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\\n +8589934592 +31356\\.0 +479 \\|"))), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\\n +8589934592 +31356\\.0 +479 \\|"))),
+            qPrintable(r.out));
         // Small sizes keep 3 significant digits instead of "0.00".
-        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\\n +8 +[0-9.]+ +0\\.0*[1-9][0-9]{2} \\|"))), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\\n +8 +[0-9.]+ +0\\.0*[1-9][0-9]{2} \\|"))),
+            qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("correction nvls tier 0:")));
     }
 
@@ -82,8 +127,8 @@ private Q_SLOTS:
         for (const char* key : { "logs", "cluster", "sweeps", "skipped", "calibration" })
             QVERIFY2(doc.contains(QLatin1String(key)), key);
         const QJsonObject run = doc[QStringLiteral("logs")][0][QStringLiteral("runs")][0].toObject();
-        for (const char* key : { "binary", "collective", "collective_source", "ranks", "nodes", "ranks_per_node", "gpu", "nthreads", "ngpus",
-                 "min_bytes", "max_bytes", "iters", "warmup_iters", "avg_busbw_gbps", "rows" })
+        for (const char* key : { "binary", "collective", "collective_source", "ranks", "nodes", "ranks_per_node", "gpu",
+                 "nthreads", "ngpus", "min_bytes", "max_bytes", "iters", "warmup_iters", "avg_busbw_gbps", "rows" })
             QVERIFY2(run.contains(QLatin1String(key)), key);
         QCOMPARE(run[QStringLiteral("ranks")].toInt(), 8);
         QCOMPARE(run[QStringLiteral("nodes")].toInt(), 1);
@@ -91,25 +136,29 @@ private Q_SLOTS:
         QCOMPARE(doc[QStringLiteral("cluster")][QStringLiteral("gpu")].toString(), QStringLiteral("H100-SXM-80GB"));
         QCOMPARE(doc[QStringLiteral("cluster")][QStringLiteral("source")].toString(), QStringLiteral("log"));
         const QJsonObject sweep = doc[QStringLiteral("sweeps")][0].toObject();
-        for (const char* key : { "op", "ranks", "nodes", "algorithm", "rms_before", "rms_after", "sizes", "corrections" })
+        for (const char* key :
+            { "op", "ranks", "nodes", "algorithm", "rms_before", "rms_after", "sizes", "corrections" })
             QVERIFY2(sweep.contains(QLatin1String(key)), key);
         QVERIFY(sweep[QStringLiteral("rms_after")].toDouble() < sweep[QStringLiteral("rms_before")].toDouble());
         const QJsonArray sizes = sweep[QStringLiteral("sizes")].toArray();
         QCOMPARE(sizes.size(), 31);
         const QJsonObject last = sizes.last().toObject();
-        for (const char* key : { "bytes", "measured_us", "measured_busbw_gbps", "before_us", "before_busbw_gbps", "after_us", "after_busbw_gbps",
-                 "residual_before", "residual_after", "algorithm_before", "protocol_before", "algorithm_after", "protocol_after" })
+        for (const char* key : { "bytes", "measured_us", "measured_busbw_gbps", "before_us", "before_busbw_gbps",
+                 "after_us", "after_busbw_gbps", "residual_before", "residual_after", "algorithm_before",
+                 "protocol_before", "algorithm_after", "protocol_after" })
             QVERIFY2(last.contains(QLatin1String(key)), key);
         QCOMPARE(last[QStringLiteral("bytes")].toDouble(), 8589934592.0);
         QVERIFY(std::abs(last[QStringLiteral("measured_busbw_gbps")].toDouble() - 479.41) < 0.01);
-        QCOMPARE(doc[QStringLiteral("calibration")][QStringLiteral("format")].toString(), QStringLiteral("clusterscope-calibration"));
+        QCOMPARE(doc[QStringLiteral("calibration")][QStringLiteral("format")].toString(),
+            QStringLiteral("clusterscope-calibration"));
     }
 
     void saveCalibration()
     {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("cal.json"));
-        const Run r = runCli({ data("allreduce_bf16.json"), QStringLiteral("--save-calibration"), out, QStringLiteral("--json") });
+        const Run r = runCli(
+            { data("allreduce_bf16.json"), QStringLiteral("--save-calibration"), out, QStringLiteral("--json") });
         QCOMPARE(r.exitCode, 0);
         QFile f(out);
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -117,10 +166,12 @@ private Q_SLOTS:
         QCOMPARE(saved[QStringLiteral("format")].toString(), QStringLiteral("clusterscope-calibration"));
         QCOMPARE(saved[QStringLiteral("version")].toInt(), 1);
         QVERIFY(!saved[QStringLiteral("calibration")].toArray().isEmpty());
-        const QJsonObject printed = QJsonDocument::fromJson(r.out.toUtf8()).object()[QStringLiteral("calibration")].toObject();
+        const QJsonObject printed
+            = QJsonDocument::fromJson(r.out.toUtf8()).object()[QStringLiteral("calibration")].toObject();
         QCOMPARE(saved, printed);
         // An unwritable destination is an error naming it.
-        const Run bad = runCli({ data("allreduce_bf16.json"), QStringLiteral("--save-calibration"), QStringLiteral("/nonexistent/dir/cal.json") });
+        const Run bad = runCli({ data("allreduce_bf16.json"), QStringLiteral("--save-calibration"),
+            QStringLiteral("/nonexistent/dir/cal.json") });
         QCOMPARE(bad.exitCode, 1);
         QVERIFY2(bad.err.contains(QStringLiteral("/nonexistent/dir/cal.json")), qPrintable(bad.err));
     }

@@ -18,8 +18,9 @@ class TestCliTelemetry : public QObject {
 private slots:
     void snapshotOnImportedFabric()
     {
-        const auto r = runCli({ QStringLiteral("telemetry"), QStringLiteral("--snapshot"), data("telemetry/fabric3_snapshot.prom"),
-            QStringLiteral("--fabric"), data("ibnetdiscover/jabl_ibtopotool_tests_3.topo"), QStringLiteral("--json") });
+        const auto r = runCli({ QStringLiteral("telemetry"), QStringLiteral("--snapshot"),
+            data("telemetry/fabric3_snapshot.prom"), QStringLiteral("--fabric"),
+            data("ibnetdiscover/jabl_ibtopotool_tests_3.topo"), QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o.value(QStringLiteral("series_mapped")).toInt(), 5);
@@ -28,10 +29,13 @@ private slots:
         QCOMPARE(errors.size(), 3);
         QStringList lines;
         for (const auto& e : errors)
-            lines << e.toObject().value(QStringLiteral("link")).toString() + QStringLiteral(": ") + e.toObject().value(QStringLiteral("metric")).toString()
-                    + QStringLiteral(" = ") + QString::number(e.toObject().value(QStringLiteral("value")).toDouble());
-        QVERIFY2(lines.contains(QStringLiteral("r-ufm111 HCA-1 port 2 <-> SwitchIB Mellanox Technologies port 35: symbol_errors = 7"))
-                || lines.contains(QStringLiteral("SwitchIB Mellanox Technologies port 35 <-> r-ufm111 HCA-1 port 2: symbol_errors = 7")),
+            lines << e.toObject().value(QStringLiteral("link")).toString() + QStringLiteral(": ")
+                    + e.toObject().value(QStringLiteral("metric")).toString() + QStringLiteral(" = ")
+                    + QString::number(e.toObject().value(QStringLiteral("value")).toDouble());
+        QVERIFY2(lines.contains(QStringLiteral(
+                     "r-ufm111 HCA-1 port 2 <-> SwitchIB Mellanox Technologies port 35: symbol_errors = 7"))
+                || lines.contains(QStringLiteral(
+                    "SwitchIB Mellanox Technologies port 35 <-> r-ufm111 HCA-1 port 2: symbol_errors = 7")),
             qPrintable(lines.join(QLatin1Char('\n'))));
     }
 
@@ -39,7 +43,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("rules.yml"));
-        const auto r = runCli({ QStringLiteral("telemetry"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json"), QStringLiteral("--rules"), out });
+        const auto r = runCli({ QStringLiteral("telemetry"), QStringLiteral("--scenario"),
+            example("llama3-70b-1024-h100.json"), QStringLiteral("--rules"), out });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("promtool check rules")));
         QFile f(out);
@@ -54,20 +59,24 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         const QString scenario = example("llama3-70b-1024-h100.json");
-        QTest::addRow("server down") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"), QStringLiteral("--scenario"), scenario,
-            QStringLiteral("--live"), QStringLiteral("10"), QStringLiteral("--timeout"), QStringLiteral("2") }
+        QTest::addRow("server down") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"),
+            QStringLiteral("--scenario"), scenario, QStringLiteral("--live"), QStringLiteral("10"),
+            QStringLiteral("--timeout"), QStringLiteral("2") }
                                      << "http://127.0.0.1:1 /api/v1/status/buildinfo: cannot connect";
-        QTest::addRow("https") << QStringList { QStringLiteral("--url"), QStringLiteral("https://127.0.0.1:9090"), QStringLiteral("--scenario"), scenario,
-            QStringLiteral("--live"), QStringLiteral("10") }
+        QTest::addRow("https") << QStringList { QStringLiteral("--url"), QStringLiteral("https://127.0.0.1:9090"),
+            QStringLiteral("--scenario"), scenario, QStringLiteral("--live"), QStringLiteral("10") }
                                << "https is not supported";
-        QTest::addRow("no fabric") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"), QStringLiteral("--live"), QStringLiteral("10") }
+        QTest::addRow("no fabric") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"),
+            QStringLiteral("--live"), QStringLiteral("10") }
                                    << "give the fabric the telemetry belongs to";
-        QTest::addRow("no window") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"), QStringLiteral("--scenario"), scenario }
+        QTest::addRow("no window") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"),
+            QStringLiteral("--scenario"), scenario }
                                    << "give the window";
-        QTest::addRow("bad live") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"), QStringLiteral("--scenario"), scenario,
-            QStringLiteral("--live"), QStringLiteral("soon") }
+        QTest::addRow("bad live") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"),
+            QStringLiteral("--scenario"), scenario, QStringLiteral("--live"), QStringLiteral("soon") }
                                   << "--live wants a window in seconds";
-        QTest::addRow("missing snapshot") << QStringList { QStringLiteral("--snapshot"), QStringLiteral("/nonexistent/metrics.prom"), QStringLiteral("--scenario"), scenario }
+        QTest::addRow("missing snapshot") << QStringList { QStringLiteral("--snapshot"),
+            QStringLiteral("/nonexistent/metrics.prom"), QStringLiteral("--scenario"), scenario }
                                           << "/nonexistent/metrics.prom";
     }
     void errors()

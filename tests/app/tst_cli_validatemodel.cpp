@@ -25,7 +25,8 @@ private Q_SLOTS:
         QVERIFY(tables.size() >= 4);
         for (const QJsonValue& t : tables) {
             const QJsonObject o = t.toObject();
-            QVERIFY2(o.value(QStringLiteral("within_limits")).toBool(), qPrintable(o.value(QStringLiteral("id")).toString()));
+            QVERIFY2(o.value(QStringLiteral("within_limits")).toBool(),
+                qPrintable(o.value(QStringLiteral("id")).toString()));
             QVERIFY(o.value(QStringLiteral("rows")).toArray().size() > 0);
             QVERIFY(o.contains(QStringLiteral("mape")) && o.contains(QStringLiteral("bias")));
         }
@@ -46,8 +47,9 @@ private Q_SLOTS:
         QVERIFY(dir.isValid());
         const QString project = dir.filePath(QStringLiteral("p.csproj"));
         const QString sweep = QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/validation/h200_bf16_gemm.csv");
-        const Run fit = runCli({ QStringLiteral("calibrate-compute"), QStringLiteral("--gemm-csv"), sweep, QStringLiteral("--gpu"),
-            QStringLiteral("H200-SXM-141GB"), QStringLiteral("--project"), project, QStringLiteral("--json") });
+        const Run fit = runCli(
+            { QStringLiteral("calibrate-compute"), QStringLiteral("--gemm-csv"), sweep, QStringLiteral("--gpu"),
+                QStringLiteral("H200-SXM-141GB"), QStringLiteral("--project"), project, QStringLiteral("--json") });
         QVERIFY2(fit.exitCode == 0, qPrintable(fit.err));
         const QJsonObject j = QJsonDocument::fromJson(fit.out.toUtf8()).object();
         QVERIFY(j.value(QStringLiteral("calibration")).toObject().contains(QStringLiteral("gemm_peak_fraction")));
@@ -55,26 +57,32 @@ private Q_SLOTS:
         QVERIFY(gemm.value(QStringLiteral("mean_abs_error_after")).toDouble() < 0.05);
         QCOMPARE(gemm.value(QStringLiteral("residuals")).toArray().size(), 13);
 
-        const Run before = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"), QStringLiteral("--json"), QStringLiteral("--no-fabric") });
+        const Run before = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"),
+            QStringLiteral("--json"), QStringLiteral("--no-fabric") });
         QCOMPARE(before.exitCode, 0);
         const QJsonObject b = QJsonDocument::fromJson(before.out.toUtf8()).object();
-        QCOMPARE(b.value(QStringLiteral("compute_calibration")).toObject().value(QStringLiteral("calibrated")).toBool(true), false);
-        const Run after = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"), QStringLiteral("--json"),
-            QStringLiteral("--no-fabric"), QStringLiteral("--project"), project });
+        QCOMPARE(
+            b.value(QStringLiteral("compute_calibration")).toObject().value(QStringLiteral("calibrated")).toBool(true),
+            false);
+        const Run after = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"),
+            QStringLiteral("--json"), QStringLiteral("--no-fabric"), QStringLiteral("--project"), project });
         QVERIFY2(after.exitCode == 0, qPrintable(after.err));
         const QJsonObject a = QJsonDocument::fromJson(after.out.toUtf8()).object();
         const QJsonObject cal = a.value(QStringLiteral("compute_calibration")).toObject();
         QVERIFY(cal.value(QStringLiteral("calibrated")).toBool());
         QVERIFY(cal.value(QStringLiteral("source")).toString().contains(QStringLiteral("GEMM sweep")));
-        QVERIFY(a.value(QStringLiteral("iteration_seconds")).toDouble() != b.value(QStringLiteral("iteration_seconds")).toDouble());
+        QVERIFY(a.value(QStringLiteral("iteration_seconds")).toDouble()
+            != b.value(QStringLiteral("iteration_seconds")).toDouble());
     }
 
     void calibrateComputeMeasuredStep()
     {
-        const Run r = runCli({ QStringLiteral("calibrate-compute"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json"),
-            QStringLiteral("--tokens-per-second"), QStringLiteral("700000"), QStringLiteral("--json") });
+        const Run r = runCli(
+            { QStringLiteral("calibrate-compute"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json"),
+                QStringLiteral("--tokens-per-second"), QStringLiteral("700000"), QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QJsonObject step = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("fits")).toArray().at(0).toObject();
+        const QJsonObject step
+            = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("fits")).toArray().at(0).toObject();
         QVERIFY(step.value(QStringLiteral("mean_abs_error_after")).toDouble() < 0.01);
     }
 
@@ -82,11 +90,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("nothing to fit") << QStringList { QStringLiteral("calibrate-compute") } << "give --gemm-csv FILE and/or --scenario FILE";
-        QTest::addRow("step without scenario") << QStringList { QStringLiteral("calibrate-compute"), QStringLiteral("--step-seconds"), QStringLiteral("3") }
+        QTest::addRow("nothing to fit") << QStringList { QStringLiteral("calibrate-compute") }
+                                        << "give --gemm-csv FILE and/or --scenario FILE";
+        QTest::addRow("step without scenario") << QStringList { QStringLiteral("calibrate-compute"),
+            QStringLiteral("--step-seconds"), QStringLiteral("3") }
                                                << "needs the --scenario";
-        QTest::addRow("bad number") << QStringList { QStringLiteral("calibrate-compute"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json"),
-            QStringLiteral("--step-seconds"), QStringLiteral("fast") } << "--step-seconds expects a positive number";
+        QTest::addRow("bad number") << QStringList { QStringLiteral("calibrate-compute"), QStringLiteral("--scenario"),
+            example("llama3-70b-1024-h100.json"), QStringLiteral("--step-seconds"), QStringLiteral("fast") }
+                                    << "--step-seconds expects a positive number";
     }
     void calibrateComputeBadInput()
     {

@@ -30,8 +30,7 @@ std::vector<CollectiveRequest> requestMix(const CollectiveModel& m)
     return v;
 }
 
-template <typename F>
-double callsPerSecond(const std::vector<CollectiveRequest>& requests, F&& f, double& sink)
+template <typename F> double callsPerSecond(const std::vector<CollectiveRequest>& requests, F&& f, double& sink)
 {
     using Clock = std::chrono::steady_clock;
     long long calls = 0;
@@ -67,16 +66,21 @@ private Q_SLOTS:
 
         // Baseline: alpha-beta, t = alpha + 2(n-1)/n x S / B (the textbook ring formula).
         const double alpha = 10e-6, beta = 1.0 / 370.8e9;
-        const double baseline = callsPerSecond(requests, [&](const CollectiveRequest& r) {
-            const double n = r.group.ranks;
-            return alpha + 2.0 * (n - 1) / n * r.bytes * beta;
-        }, sink);
-        const double autoRate = callsPerSecond(requests, [&](const CollectiveRequest& r) { return m.estimate(r).seconds; }, sink);
+        const double baseline = callsPerSecond(
+            requests,
+            [&](const CollectiveRequest& r) {
+                const double n = r.group.ranks;
+                return alpha + 2.0 * (n - 1) / n * r.bytes * beta;
+            },
+            sink);
+        const double autoRate = callsPerSecond(
+            requests, [&](const CollectiveRequest& r) { return m.estimate(r).seconds; }, sink);
         std::vector<CollectiveRequest> ring = requests;
         for (auto& r : ring)
             if (r.op != CollectiveOp::AllToAll && r.op != CollectiveOp::SendRecv)
                 r.algorithm = CollectiveAlgorithm::Ring;
-        const double fixedRate = callsPerSecond(ring, [&](const CollectiveRequest& r) { return m.estimate(r).seconds; }, sink);
+        const double fixedRate = callsPerSecond(
+            ring, [&](const CollectiveRequest& r) { return m.estimate(r).seconds; }, sink);
 
         qInfo("requests in the mix: %zu (checksum %g)", requests.size(), sink);
         qInfo("baseline alpha-beta formula: %.1f million evaluations/s", baseline / 1e6);

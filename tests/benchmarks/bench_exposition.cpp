@@ -20,19 +20,22 @@ std::string bigExposition(int copies)
     std::string text;
     char line[256];
     for (int c = 0; c < copies; ++c) {
-        text += "# HELP node_infiniband_port_data_transmitted_bytes_total Number of data octets transmitted on all links\n"
+        text += "# HELP node_infiniband_port_data_transmitted_bytes_total Number of data octets transmitted on all "
+                "links\n"
                 "# TYPE node_infiniband_port_data_transmitted_bytes_total counter\n";
         for (int n = 0; n < 128; ++n)
             for (int g = 0; g < 8; ++g) {
                 std::snprintf(line, sizeof line,
-                    "node_infiniband_port_data_transmitted_bytes_total{device=\"mlx5_%d\",instance=\"node%03d:9100\",job=\"node\",port=\"1\"} %.6e\n",
+                    "node_infiniband_port_data_transmitted_bytes_total{device=\"mlx5_%d\",instance=\"node%03d:9100\","
+                    "job=\"node\",port=\"1\"} %.6e\n",
                     g, n + 1, 1.234567e15 + n * 1e9 + g);
                 text += line;
             }
         text += "# TYPE PortXmitDataExtended counter\n";
         for (int s = 0; s < 48; ++s)
             for (int p = 1; p <= 64; ++p) {
-                std::snprintf(line, sizeof line, "PortXmitDataExtended{node_guid=\"0xb83fd20300%06x\",port_num=\"%d\",source=\"ufm\"} %lld %lld\n",
+                std::snprintf(line, sizeof line,
+                    "PortXmitDataExtended{node_guid=\"0xb83fd20300%06x\",port_num=\"%d\",source=\"ufm\"} %lld %lld\n",
                     s, p, 85554128244LL + s * 1000 + p, 1628683905941LL + c);
                 text += line;
             }
@@ -78,7 +81,8 @@ private Q_SLOTS:
         QCOMPARE(samples, std::size_t(200 * (1024 + 48 * 64)));
         QVERIFY(checksum > 0);
         const double mb = double(text.size()) / 1e6;
-        std::printf("exposition parse: %.0f MB/s, %.1f M samples/s (%.0f MB, %zu samples); baseline memchr line scan: %.0f MB/s; "
+        std::printf("exposition parse: %.0f MB/s, %.1f M samples/s (%.0f MB, %zu samples); baseline memchr line scan: "
+                    "%.0f MB/s; "
                     "parse/scan time ratio %.2f\n",
             mb / best, double(samples) / best / 1e6, mb, samples, mb / bestBaseline, best / bestBaseline);
     }

@@ -88,9 +88,13 @@ private Q_SLOTS:
             auto shiftT = model.time(shift, o);
             const auto c1 = clock::now();
             QVERIFY(ringT.isOk() && shiftT.isOk());
-            qInfo("%s: ring AllReduce slowdown %.2fx (max util %.2f); half-shift slowdown %.2fx (max util %.2f); %.2f s; peak RSS %.0f MB",
-                mode == RoutingMode::Ecmp ? "ecmp" : mode == RoutingMode::Adaptive ? "adaptive" : "spray", ringT->slowdown,
-                ringT->maxUtilisation, shiftT->slowdown, shiftT->maxUtilisation, seconds(c0, c1), peakRssMb());
+            qInfo("%s: ring AllReduce slowdown %.2fx (max util %.2f); half-shift slowdown %.2fx (max util %.2f); %.2f "
+                  "s; peak RSS %.0f MB",
+                mode == RoutingMode::Ecmp           ? "ecmp"
+                    : mode == RoutingMode::Adaptive ? "adaptive"
+                                                    : "spray",
+                ringT->slowdown, ringT->maxUtilisation, shiftT->slowdown, shiftT->maxUtilisation, seconds(c0, c1),
+                peakRssMb());
         }
         QCOMPARE(design->gpus.size(), std::size_t(32768));
         QCOMPARE(rates.size(), placement->bytes.size());

@@ -5,9 +5,9 @@
 // 2048 x 2048 grid). Medians of repeated runs; figures are printed, never asserted.
 
 #include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
 #include "engine/training/trafficblocks.h"
 #include "engine/training/trainingevaluator.h"
-#include "engine/scenario/scenariojson.h"
 #include "resources/embeddedresources.h"
 
 #ifdef CLUSTERSCOPE_BENCH_HEATMAP_VIEWS
@@ -88,9 +88,12 @@ private Q_SLOTS:
             // Baseline: the dense node-level block matrix of the whole cluster.
             const double baseline = medianMs(9, [&] { sink += e.matrix.aggregate(8).bytes[1]; });
             const double full = medianMs(15, [&] { sink += e.source->blocks({ { 0, n, 0, n }, 32, {} })->bytes[0]; });
-            const double zoom = medianMs(15, [&] { sink += e.source->blocks({ { 7900, 8500, 7900, 8500 }, 1, {} })->bytes[0]; });
+            const double zoom = medianMs(15, [&] {
+                sink += e.source->blocks({ { 7900, 8500, 7900, 8500 }, 1, {} })->bytes[0];
+            });
             const double filtered = medianMs(15, [&] {
-                sink += e.source->blocks({ { 0, n, 0, n }, 32, { 1u << int(TrafficDimension::DP), 1u << 1 } })->bytes[0];
+                sink
+                    += e.source->blocks({ { 0, n, 0, n }, 32, { 1u << int(TrafficDimension::DP), 1u << 1 } })->bytes[0];
             });
             qInfo("%s, 16,384 GPUs: full view (512 x 512 racks) %.2f ms, with dp + leaf filter %.2f ms, zoomed "
                   "(600 x 600 GPUs) %.3f ms; baseline TrafficMatrix::aggregate(node, 2048 x 2048) %.1f ms; "

@@ -47,8 +47,7 @@ std::string dump(int hosts, int radix)
     return importers::writeIbnetdiscover(d->graph, o);
 }
 
-template <typename F>
-double bestSeconds(int runs, F&& f)
+template <typename F> double bestSeconds(int runs, F&& f)
 {
     double best = 1e300;
     for (int i = 0; i < runs; ++i) {
@@ -72,7 +71,8 @@ void measure(const char* what, int hosts, int radix, int runs, bool withLegacy)
     });
     const double rssAfter = peakRssMb();
     qInfo("%s: %zu CAs (SHARP nodes included), %.1f MB of text", what, cas, text.size() / 1e6);
-    qInfo("  import + analysis: %.3f s (%.0f CAs/s), %zu flags; peak RSS %.0f MB (%.0f MB before the import, dump text included)",
+    qInfo("  import + analysis: %.3f s (%.0f CAs/s), %zu flags; peak RSS %.0f MB (%.0f MB before the import, dump text "
+          "included)",
         fresh, cas / fresh, flags, rssAfter, rssBefore);
     if (withLegacy) {
         std::size_t legacyFlags = 0;
@@ -81,7 +81,8 @@ void measure(const char* what, int hosts, int radix, int runs, bool withLegacy)
             QVERIFY(f);
             legacyFlags = f->flags.size();
         });
-        qInfo("  previous importer: %.3f s, %zu flags (its all-pairs missing-link rule across pods); new/previous time ratio %.2f"
+        qInfo("  previous importer: %.3f s, %zu flags (its all-pairs missing-link rule across pods); new/previous time "
+              "ratio %.2f"
               " (speed-up %.1fx)",
             legacy, legacyFlags, fresh / legacy, legacy / fresh);
     } else {

@@ -14,10 +14,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 #include <fstream>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace clusterscope;
@@ -122,7 +122,9 @@ private Q_SLOTS:
         const pid_t child = fork();
         if (child == 0) {
             close(pipeFd[0]);
-            { std::ofstream("/proc/self/clear_refs") << "5"; }
+            {
+                std::ofstream("/proc/self/clear_refs") << "5";
+            }
             const long before = statusKb("VmRSS:");
             auto r = importers::loadRun({ dir.path().toStdString() }, { cores, {}, nullptr });
             const long peak = statusKb("VmHWM:");
@@ -136,11 +138,12 @@ private Q_SLOTS:
         close(pipeFd[0]);
         waitpid(child, nullptr, 0);
 
-        std::printf("\nKineto import benchmark: %d ranks, %.1f MB of JSON, %zu GPU activities, %zu NCCL calls\n", kRanks, mb,
-            events, collectives);
+        std::printf("\nKineto import benchmark: %d ranks, %.1f MB of JSON, %zu GPU activities, %zu NCCL calls\n",
+            kRanks, mb, events, collectives);
         std::printf("  clusterscope, 1 thread   : %7.3f s  %8.1f MB/s per core\n", oneThread, mb / oneThread);
         std::printf("  clusterscope, %u threads  : %7.3f s  %8.1f MB/s\n", cores, allThreads, mb / allThreads);
-        std::printf("  nlohmann::json, 1 thread : %7.3f s  %8.1f MB/s  (DOM parse only, no analysis)\n", baseline, mb / baseline);
+        std::printf("  nlohmann::json, 1 thread : %7.3f s  %8.1f MB/s  (DOM parse only, no analysis)\n", baseline,
+            mb / baseline);
         std::printf("  ratio clusterscope / nlohmann (1 thread): %.1fx\n", baseline / oneThread);
         std::printf("  analysis of the run      : %7.3f s\n", analyse);
         if (growth[0] >= 0)

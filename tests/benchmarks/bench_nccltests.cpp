@@ -20,20 +20,27 @@ std::string bigLog(int runs)
     std::string text;
     char line[256];
     for (int r = 0; r < runs; ++r) {
-        text += "# nccl-tests version 2.13.11 nccl-headers=21903 nccl-library=21903\n# Collective test starting: all_reduce_perf\n"
-                "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n";
+        text += "# nccl-tests version 2.13.11 nccl-headers=21903 nccl-library=21903\n# Collective test starting: "
+                "all_reduce_perf\n"
+                "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg "
+                "iters: 1 validation: 1 graph: 0\n";
         for (int d = 0; d < 8; ++d) {
-            std::snprintf(line, sizeof line, "#  Rank %2d Group  0 Pid %6d on   node-001 device %2d [0000:%02x:00] NVIDIA H100 80GB HBM3\n", d, 100 + d, d, 0x18 + d);
+            std::snprintf(line, sizeof line,
+                "#  Rank %2d Group  0 Pid %6d on   node-001 device %2d [0000:%02x:00] NVIDIA H100 80GB HBM3\n", d,
+                100 + d, d, 0x18 + d);
             text += line;
         }
-        text += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+        text += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw "
+                "  busbw #wrong\n";
         for (double s = 8; s <= 8589934592.0; s *= 2) {
             const double t = 12 + s * 1.75 / 450e3, alg = s / (t * 1e3);
-            std::snprintf(line, sizeof line, "%12.0f  %12.0f  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d\n", s, s / 4,
+            std::snprintf(line, sizeof line,
+                "%12.0f  %12.0f  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d\n", s, s / 4,
                 "float", "sum", -1, t, alg, alg * 1.75, 0, t, alg, alg * 1.75, 0);
             text += line;
         }
-        text += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 123.4 \n#\n# Collective test concluded: all_reduce_perf\n";
+        text += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 123.4 \n#\n# Collective test concluded: "
+                "all_reduce_perf\n";
     }
     return text;
 }
@@ -64,7 +71,8 @@ private Q_SLOTS:
         QVERIFY(words > rows);
         const double baseline = std::chrono::duration<double>(t1 - t0).count();
         const double parse = std::chrono::duration<double>(t2 - t1).count();
-        std::printf("nccl-tests parse: %.0f rows/s (%.1f MB/s); baseline tokenize only: %.0f rows/s; parse/tokenize time ratio %.2f\n",
+        std::printf("nccl-tests parse: %.0f rows/s (%.1f MB/s); baseline tokenize only: %.0f rows/s; parse/tokenize "
+                    "time ratio %.2f\n",
             double(rows) / parse, double(text.size()) / parse / 1e6, double(rows) / baseline, parse / baseline);
     }
 };

@@ -22,7 +22,8 @@ class BenchTelemetryQuery : public QObject {
 private Q_SLOTS:
     void queryToView()
     {
-        const QString missing = telemetrytest::missingPrograms({ QStringLiteral("prometheus"), QStringLiteral("promtool") });
+        const QString missing
+            = telemetrytest::missingPrograms({ QStringLiteral("prometheus"), QStringLiteral("promtool") });
         if (!missing.isEmpty())
             QFAIL(qPrintable(missing));
         QTemporaryDir dir;
@@ -32,8 +33,9 @@ private Q_SLOTS:
         const std::string om = dir.filePath(QStringLiteral("c.om")).toStdString();
         telemetrytest::writeClusterOpenMetrics(design.graph, om, start, seconds);
         QProcess promtool;
-        promtool.start(QStringLiteral("promtool"), { QStringLiteral("tsdb"), QStringLiteral("create-blocks-from"), QStringLiteral("openmetrics"),
-                                                        QString::fromStdString(om), dir.filePath(QStringLiteral("data")) });
+        promtool.start(QStringLiteral("promtool"),
+            { QStringLiteral("tsdb"), QStringLiteral("create-blocks-from"), QStringLiteral("openmetrics"),
+                QString::fromStdString(om), dir.filePath(QStringLiteral("data")) });
         QVERIFY(promtool.waitForFinished(300000) && promtool.exitCode() == 0);
         QFile cfg(dir.filePath(QStringLiteral("p.yml")));
         QVERIFY(cfg.open(QIODevice::WriteOnly));
@@ -42,18 +44,23 @@ private Q_SLOTS:
         telemetrytest::Child prometheus;
         const int port = telemetrytest::freeLoopbackPort();
         QVERIFY(prometheus.start(QStringLiteral("prometheus"),
-            { QStringLiteral("--config.file=") + cfg.fileName(), QStringLiteral("--storage.tsdb.path=") + dir.filePath(QStringLiteral("data")),
-                QStringLiteral("--storage.tsdb.retention.time=100y"), QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port) },
+            { QStringLiteral("--config.file=") + cfg.fileName(),
+                QStringLiteral("--storage.tsdb.path=") + dir.filePath(QStringLiteral("data")),
+                QStringLiteral("--storage.tsdb.retention.time=100y"),
+                QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port) },
             dir.filePath(QStringLiteral("p.log"))));
         const auto client = telemetrytest::client(port);
         QVERIFY(telemetrytest::waitFor([&] { return bool(client.buildInfo()); }, 30));
         auto profiles = builtinSourceProfiles();
         QVERIFY(profiles);
         using Clock = std::chrono::steady_clock;
-        std::size_t ports = 0; // switch ports with series: NIC-facing leaf ports and both ends of uplinks but the gap link
+        std::size_t ports
+            = 0; // switch ports with series: NIC-facing leaf ports and both ends of uplinks but the gap link
         for (LinkId id = 0; id < design.graph.linkCount(); ++id) {
             const auto lv = design.graph.level(id);
-            ports += lv == LinkLevel::NodeLeaf && design.graph.node(design.graph.link(id).a).kind == NodeKind::Nic ? 1 : lv == LinkLevel::LeafSpine ? 2 : 0;
+            ports += lv == LinkLevel::NodeLeaf && design.graph.node(design.graph.link(id).a).kind == NodeKind::Nic ? 1
+                : lv == LinkLevel::LeafSpine                                                                       ? 2
+                                                                                                                   : 0;
         }
         ports -= 2;
         const double end = double(start + seconds - 1);
@@ -61,7 +68,8 @@ private Q_SLOTS:
         std::size_t bytes = 0;
         for (int rep = 0; rep < 3; ++rep) {
             const auto t0 = Clock::now();
-            auto raw = client.get("/api/v1/query", { { "query", "PortXmitDataExtended[89s]" }, { "time", std::to_string(end) } });
+            auto raw = client.get(
+                "/api/v1/query", { { "query", "PortXmitDataExtended[89s]" }, { "time", std::to_string(end) } });
             const auto t1 = Clock::now();
             QVERIFY(raw && raw->status == 200);
             bytes = raw->body.size();
@@ -79,9 +87,12 @@ private Q_SLOTS:
             bestView = std::min(bestView, std::chrono::duration<double>(t2 - t1).count());
             bestLive = std::min(bestLive, std::chrono::duration<double>(t3 - t2).count());
         }
-        std::printf("telemetry query -> analysed view (1,024 GPUs, %zu links, 90 s at 1 s): %.2f s; baseline one raw GET of the "
-                    "switch-port bytes (%.1f MB): %.2f s; ratio %.1f; live refresh (instant irate of %zu ports): %.3f s\n",
-            design.graph.linkCount(), bestView, double(bytes) / 1e6, bestBaseline, bestView / bestBaseline, ports, bestLive);
+        std::printf(
+            "telemetry query -> analysed view (1,024 GPUs, %zu links, 90 s at 1 s): %.2f s; baseline one raw GET of "
+            "the "
+            "switch-port bytes (%.1f MB): %.2f s; ratio %.1f; live refresh (instant irate of %zu ports): %.3f s\n",
+            design.graph.linkCount(), bestView, double(bytes) / 1e6, bestBaseline, bestView / bestBaseline, ports,
+            bestLive);
         prometheus.stop();
     }
 };

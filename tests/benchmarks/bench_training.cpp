@@ -9,8 +9,8 @@
 
 #include <QtTest>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -74,8 +74,8 @@ private Q_SLOTS:
                             for (int zero : { 0, 1, 2, 3 })
                                 for (Recompute rc : { Recompute::None, Recompute::Selective, Recompute::Full }) {
                                     TrainingStrategy t;
-                                    t.parallelism = ParallelismSpec { tp, pp, 16384 / (tp * pp * cp), cp, 1, vpp, zero, tp > 1,
-                                        vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB };
+                                    t.parallelism = ParallelismSpec { tp, pp, 16384 / (tp * pp * cp), cp, 1, vpp, zero,
+                                        tp > 1, vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB };
                                     t.microBatch = mb;
                                     t.recompute = rc;
                                     if (!evaluator->invalidReason(t))
@@ -98,7 +98,8 @@ private Q_SLOTS:
         const double plainSeconds = measure(false, iterations / 2, sink);
         measure(true, static_cast<long long>(strategies.size()), sink); // one pass to warm the cache
         const double memoSeconds = measure(true, iterations, sink);
-        qInfo("%zu distinct valid strategies: %.2f million evaluations/s on one core (%.0f ns each) with memoised collectives; "
+        qInfo("%zu distinct valid strategies: %.2f million evaluations/s on one core (%.0f ns each) with memoised "
+              "collectives; "
               "baseline without memoisation %.2f million/s (%.0f ns); ratio %.2fx; Calculon ~40/s",
             strategies.size(), 1e-6 / memoSeconds, 1e9 * memoSeconds, 1e-6 / plainSeconds, 1e9 * plainSeconds,
             plainSeconds / memoSeconds);
@@ -127,8 +128,10 @@ private Q_SLOTS:
         const double seconds = secondsSince(start);
         QVERIFY(!r.ranked.empty());
         const TrainingStrategy& best = r.ranked.front().strategy;
-        qInfo("405B-class (%d layers) on 16,384 GPUs: full search %.3f s: %lld candidates, %lld valid, %lld fit and timed (%.2f million/s); "
-              "best tp %d pp %d vpp %d dp %d cp %d mb %d zero %d recompute %s: %.2f s/iteration, MFU %.1f%%, %.1f GB/GPU; Pareto %zu",
+        qInfo("405B-class (%d layers) on 16,384 GPUs: full search %.3f s: %lld candidates, %lld valid, %lld fit and "
+              "timed (%.2f million/s); "
+              "best tp %d pp %d vpp %d dp %d cp %d mb %d zero %d recompute %s: %.2f s/iteration, MFU %.1f%%, %.1f "
+              "GB/GPU; Pareto %zu",
             layers, seconds, r.candidates, r.valid, r.fitting, r.candidates / seconds / 1e6, best.parallelism.tp,
             best.parallelism.pp, best.parallelism.vpp, best.parallelism.dp, best.parallelism.cp, best.microBatch,
             best.parallelism.zero, toString(best.recompute), r.ranked.front().iterationSeconds,

@@ -72,8 +72,10 @@ private Q_SLOTS:
         }
         auto law = fitLatencyBandwidth(points);
         QVERIFY2(law.isOk(), law.message().c_str());
-        QVERIFY2(std::abs(law->latencySeconds / (latencyUs * 1e-6) - 1) <= tolerance, qPrintable(QString::number(law->latencySeconds)));
-        QVERIFY2(std::abs(law->bytesPerSecond / (gbps * 1e9) - 1) <= tolerance, qPrintable(QString::number(law->bytesPerSecond)));
+        QVERIFY2(std::abs(law->latencySeconds / (latencyUs * 1e-6) - 1) <= tolerance,
+            qPrintable(QString::number(law->latencySeconds)));
+        QVERIFY2(std::abs(law->bytesPerSecond / (gbps * 1e9) - 1) <= tolerance,
+            qPrintable(QString::number(law->bytesPerSecond)));
         QVERIFY(relativeRms(points, *law) <= noise + 1e-9);
     }
 
@@ -81,10 +83,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("error");
-        QTest::addRow("one size") << "one" << "needs at least two different message sizes, got 1";
-        QTest::addRow("zero time") << "zero" << "sizes and times must be positive";
-        QTest::addRow("negative intercept clamps to zero latency") << "clamp" << "";
-        QTest::addRow("flat curve: bandwidth not identifiable") << "flat" << "";
+        QTest::addRow("one size") << "one"
+                                  << "needs at least two different message sizes, got 1";
+        QTest::addRow("zero time") << "zero"
+                                   << "sizes and times must be positive";
+        QTest::addRow("negative intercept clamps to zero latency") << "clamp"
+                                                                   << "";
+        QTest::addRow("flat curve: bandwidth not identifiable") << "flat"
+                                                                << "";
     }
     void latencyBandwidthFitEdges()
     {
@@ -145,10 +151,14 @@ private Q_SLOTS:
         QTest::addColumn<double>("latencyScale");
         QTest::addColumn<double>("offsetUs");
         QTest::addColumn<double>("bandwidthScale");
-        QTest::addRow("8x H100 allreduce ring, slower links") << "H100-SXM-80GB" << 8 << 1 << "allreduce" << "ring" << 1.0 << 3.0 << 0.8;
-        QTest::addRow("8x H100 allreduce auto, faster") << "H100-SXM-80GB" << 8 << 1 << "allreduce" << "auto" << 1.0 << -1.0 << 1.1;
-        QTest::addRow("16x H100 2 nodes allgather ring") << "H100-SXM-80GB" << 16 << 2 << "allgather" << "ring" << 1.0 << 12.0 << 0.7;
-        QTest::addRow("8x A100 broadcast") << "A100-SXM-80GB" << 8 << 1 << "broadcast" << "auto" << 1.0 << 5.0 << 0.9;
+        QTest::addRow("8x H100 allreduce ring, slower links") << "H100-SXM-80GB" << 8 << 1 << "allreduce"
+                                                              << "ring" << 1.0 << 3.0 << 0.8;
+        QTest::addRow("8x H100 allreduce auto, faster") << "H100-SXM-80GB" << 8 << 1 << "allreduce"
+                                                        << "auto" << 1.0 << -1.0 << 1.1;
+        QTest::addRow("16x H100 2 nodes allgather ring") << "H100-SXM-80GB" << 16 << 2 << "allgather"
+                                                         << "ring" << 1.0 << 12.0 << 0.7;
+        QTest::addRow("8x A100 broadcast") << "A100-SXM-80GB" << 8 << 1 << "broadcast"
+                                           << "auto" << 1.0 << 5.0 << 0.9;
     }
     void recoversKnownCorrection()
     {
@@ -175,21 +185,26 @@ private Q_SLOTS:
         sweep.ranks = ranks;
         sweep.nodes = nodes;
         for (double s : powersOfTwo(1024, 4.0 * 1024 * 1024 * 1024))
-            sweep.points.push_back({ s, measuredModel.evaluateNcclTests(sweep.op, s, ranks, nodes, sweep.algorithm).seconds });
+            sweep.points.push_back(
+                { s, measuredModel.evaluateNcclTests(sweep.op, s, ranks, nodes, sweep.algorithm).seconds });
         auto cal = calibrateSweep(model, sweep);
         QVERIFY2(cal.isOk(), cal.message().c_str());
         QVERIFY2(cal->rmsBefore > 0.05, qPrintable(QString::number(cal->rmsBefore)));
-        QVERIFY2(cal->rmsAfter < 0.01, qPrintable(QStringLiteral("after %1 before %2").arg(cal->rmsAfter).arg(cal->rmsBefore)));
+        QVERIFY2(cal->rmsAfter < 0.01,
+            qPrintable(QStringLiteral("after %1 before %2").arg(cal->rmsAfter).arg(cal->rmsBefore)));
         QVERIFY(!cal->corrections.empty());
         for (const auto& c : cal->corrections) {
             QVERIFY2(std::abs(c.correction.bandwidthScale / bandwidthScale - 1) < 0.02,
-                qPrintable(QStringLiteral("%1: %2").arg(QString::fromUtf8(toString(c.algorithm))).arg(c.correction.bandwidthScale)));
+                qPrintable(QStringLiteral("%1: %2")
+                               .arg(QString::fromUtf8(toString(c.algorithm)))
+                               .arg(c.correction.bandwidthScale)));
         }
         // The model given the fitted calibration reproduces the "after" column.
         CollectiveModel calibrated = model;
         calibrated.setCalibration(cal->calibration);
         for (const auto& row : cal->rows)
-            QCOMPARE(calibrated.evaluateNcclTests(sweep.op, row.bytes, ranks, nodes, sweep.algorithm).seconds, row.afterSeconds);
+            QCOMPARE(calibrated.evaluateNcclTests(sweep.op, row.bytes, ranks, nodes, sweep.algorithm).seconds,
+                row.afterSeconds);
     }
 
     void neverWorseThanModel()
@@ -282,16 +297,24 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("error");
         const QString head = QStringLiteral(R"({"format": "clusterscope-calibration", "version": 1, )");
-        QTest::addRow("not JSON") << "{" << "cal.json: byte 2: not valid JSON";
-        QTest::addRow("wrong format") << R"({"format": "clusterscope-scenario", "version": 1})" << "cal.json: /format: expected \"clusterscope-calibration\"";
-        QTest::addRow("unknown key") << head + R"("calibration": [], "sweeps": [], "extra": 1})" << "cal.json: /extra";
-        QTest::addRow("auto in calibration") << head + R"("calibration": [{"algorithm": "auto", "tier": 0, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 1}], "sweeps": []})"
-                                             << "cal.json: /calibration/0/algorithm: a correction belongs to a concrete algorithm";
-        QTest::addRow("bad tier") << head + R"("calibration": [{"algorithm": "ring", "tier": 2, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 1}], "sweeps": []})"
+        QTest::addRow("not JSON") << "{"
+                                  << "cal.json: byte 2: not valid JSON";
+        QTest::addRow("wrong format") << R"({"format": "clusterscope-scenario", "version": 1})"
+                                      << "cal.json: /format: expected \"clusterscope-calibration\"";
+        QTest::addRow("unknown key") << head + R"("calibration": [], "sweeps": [], "extra": 1})"
+                                     << "cal.json: /extra";
+        QTest::addRow("auto in calibration")
+            << head
+                + R"("calibration": [{"algorithm": "auto", "tier": 0, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 1}], "sweeps": []})"
+            << "cal.json: /calibration/0/algorithm: a correction belongs to a concrete algorithm";
+        QTest::addRow("bad tier") << head
+                + R"("calibration": [{"algorithm": "ring", "tier": 2, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 1}], "sweeps": []})"
                                   << "cal.json: /calibration/0/tier";
-        QTest::addRow("zero bandwidth scale") << head + R"("calibration": [{"algorithm": "ring", "tier": 0, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 0}], "sweeps": []})"
+        QTest::addRow("zero bandwidth scale") << head
+                + R"("calibration": [{"algorithm": "ring", "tier": 0, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 0}], "sweeps": []})"
                                               << "cal.json: /calibration/0/bandwidth_scale";
-        QTest::addRow("sweeps not an array") << head + R"("calibration": [], "sweeps": 3})" << "cal.json: /sweeps: expected an array";
+        QTest::addRow("sweeps not an array") << head + R"("calibration": [], "sweeps": 3})"
+                                             << "cal.json: /sweeps: expected an array";
     }
     void jsonErrors()
     {

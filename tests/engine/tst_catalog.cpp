@@ -43,11 +43,16 @@ private Q_SLOTS:
         auto catalog = Catalog::builtin();
         QVERIFY(catalog.isOk());
         auto check = [](const SourceInfo& s) { return !s.source.empty() && s.date.size() == 10; };
-        for (const auto& e : catalog->gpus()) QVERIFY2(check(e), e.id.c_str());
-        for (const auto& e : catalog->nics()) QVERIFY2(check(e), e.id.c_str());
-        for (const auto& e : catalog->switches()) QVERIFY2(check(e), e.id.c_str());
-        for (const auto& e : catalog->cables()) QVERIFY2(check(e), e.id.c_str());
-        for (const auto& e : catalog->transceivers()) QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->gpus())
+            QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->nics())
+            QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->switches())
+            QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->cables())
+            QVERIFY2(check(e), e.id.c_str());
+        for (const auto& e : catalog->transceivers())
+            QVERIFY2(check(e), e.id.c_str());
         QVERIFY(catalog->nicFor("infiniband", 400));
         QVERIFY(catalog->nicFor("infiniband", 200));
         QVERIFY(catalog->nicFor("infiniband", 800));
@@ -61,10 +66,24 @@ private Q_SLOTS:
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("gpu without source") << "gpus.json" << "\"source\": \"NVIDIA H100" << "\"sourc\": \"NVIDIA H100" << "cat/gpus.json: /gpus/2/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
-        QTest::addRow("switch radix text") << "switches.json" << "\"radix\": 64" << "\"radix\": \"64\"" << "cat/switches.json: /switches/1/radix: expected a positive integer";
-        QTest::addRow("unknown transceiver") << "cables.json" << "\"transceiver\": \"SR4\"" << "\"transceiver\": \"SR9\"" << "cat/cables.json: /cables/2/transceiver: no transceiver with id \"SR9\"";
-        QTest::addRow("bad json") << "nics.json" << "\"nics\": [" << "\"nics\": [[," << "cat/nics.json: byte";
+        QTest::addRow("gpu without source")
+            << "gpus.json"
+            << "\"source\": \"NVIDIA H100"
+            << "\"sourc\": \"NVIDIA H100"
+            << "cat/gpus.json: /gpus/2/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
+        QTest::addRow("switch radix text") << "switches.json"
+                                           << "\"radix\": 64"
+                                           << "\"radix\": \"64\""
+                                           << "cat/switches.json: /switches/1/radix: expected a positive integer";
+        QTest::addRow("unknown transceiver")
+            << "cables.json"
+            << "\"transceiver\": \"SR4\""
+            << "\"transceiver\": \"SR9\""
+            << "cat/cables.json: /cables/2/transceiver: no transceiver with id \"SR9\"";
+        QTest::addRow("bad json") << "nics.json"
+                                  << "\"nics\": ["
+                                  << "\"nics\": [[,"
+                                  << "cat/nics.json: byte";
     }
     void brokenCatalogNamesFileAndPointer()
     {

@@ -2,9 +2,9 @@
 // nearest-rank tail statistics (latencystats.h), the step tail, and stragglers ranked by the tail
 // of the waits they cause.
 
+#include "engine/collectives/collectivemodel.h"
 #include "engine/run/collectivefold.h"
 #include "engine/run/collectiveop.h"
-#include "engine/collectives/collectivemodel.h"
 
 #include <QtTest>
 
@@ -91,7 +91,8 @@ private Q_SLOTS:
         if (const auto model = modelOpOf(o))
             QCOMPARE(busBandwidthFactor(*model, ranks), factor); // one formula
         // A fold of calls of 1 ms and 3 ms: busbw of the mean (2 ms), not the mean of per-call busbw.
-        const auto folds = foldCollectives({ call(o, 2'000'000'000, ranks, 1000.0), call(o, 2'000'000'000, ranks, 3000.0) });
+        const auto folds
+            = foldCollectives({ call(o, 2'000'000'000, ranks, 1000.0), call(o, 2'000'000'000, ranks, 3000.0) });
         QCOMPARE(int(folds.size()), 1);
         QCOMPARE(folds[0].algbwGbps, 1000.0);
         QCOMPARE(folds[0].busbwGbps, 1000.0 * factor);
@@ -102,8 +103,10 @@ private Q_SLOTS:
     void foldKeepsKindsApart()
     {
         const auto folds = foldCollectives({ call(RunCollectiveOp::AllReduce, 100, 8, 5.0, -1, 0, "dp"),
-            call(RunCollectiveOp::AllReduce, 100, 8, 7.0, -1, 0, "tp"), call(RunCollectiveOp::AllReduce, 200, 8, 9.0, -1, 0, "dp"),
-            call(RunCollectiveOp::AllReduce, 100, 8, 11.0, -1, 0, "dp"), call(RunCollectiveOp::AllGather, -1, 8, 4.0) });
+            call(RunCollectiveOp::AllReduce, 100, 8, 7.0, -1, 0, "tp"),
+            call(RunCollectiveOp::AllReduce, 200, 8, 9.0, -1, 0, "dp"),
+            call(RunCollectiveOp::AllReduce, 100, 8, 11.0, -1, 0, "dp"),
+            call(RunCollectiveOp::AllGather, -1, 8, 4.0) });
         QCOMPARE(int(folds.size()), 4);
         QCOMPARE(folds[0].processGroup, std::string("dp"));
         QCOMPARE(folds[0].calls, 2);

@@ -52,47 +52,92 @@ private Q_SLOTS:
         QTest::addColumn<double>("algbwGBps"); // bytes / bandwidth term
         const int ll = 0, ll128 = 1, simple = 2;
         // Ring: base + (nsteps - nInter) x max(intraLat, netOverhead) + nInter x interLat; busBw x n/nsteps.
-        QTest::addRow("ring simple allreduce 1 node") << "allreduce" << 8 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 14 * 3.4 << 370.8 * 8 / 14;
-        QTest::addRow("ring LL allreduce 1 node: min(llMaxBw, busBw/2)") << "allreduce" << 8 << 8 << 8 << kGiB << "ring" << ll << 6.6 + 14 * 0.6 << 141.0 * 8 / 14;
-        QTest::addRow("ring LL128 allreduce 1 node: 0.92 busBw") << "allreduce" << 8 << 8 << 8 << kGiB << "ring" << ll128 << 14 + 14 * 1.9 << 370.8 * 0.92 * 8 / 14;
-        QTest::addRow("ring simple allreduce 2 nodes: plateau x1.4") << "allreduce" << 16 << 8 << 8 << kGiB << "ring" << simple << (8.4 + 28 * 3.4 + 2 * 14) * 1.4 << 370.8 * 16 / 30;
-        QTest::addRow("ring simple allreduce 2 nodes, small: no plateau") << "allreduce" << 16 << 8 << 8 << 8192.0 << "ring" << simple << 8.4 + 28 * 3.4 + 2 * 14 << 370.8 * 16 / 30;
-        QTest::addRow("ring LL allreduce 2 nodes: intraLat x1.8") << "allreduce" << 16 << 8 << 8 << kGiB << "ring" << ll << 6.6 + 28 * 1.08 + 2 * 2.7 << 45.0 * 16 / 30;
-        QTest::addRow("ring simple allreduce 2 nodes 1 NIC") << "allreduce" << 16 << 8 << 1 << kGiB << "ring" << simple << (8.4 + 28 * 3.4 + 2 * 14) * 1.4 << 48.0 * 16 / 30;
-        QTest::addRow("ring LL128 1 rank per node: 0.7") << "allreduce" << 4 << 1 << 1 << kGiB << "ring" << ll128 << 14 + 6 * 4.0 << 48.0 * 0.7 * 4 / 6;
-        QTest::addRow("ring simple allgather 1 node") << "allgather" << 8 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 7 * 3.4 << 370.8 * 8 / 7;
-        QTest::addRow("ring simple reducescatter 2 nodes") << "reducescatter" << 16 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 14 * 3.4 + 14 << 370.8 * 16 / 15;
-        QTest::addRow("ring simple broadcast 1 node") << "broadcast" << 8 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 8 * 3.4 << 370.8;
-        QTest::addRow("ring simple reduce 2 nodes") << "reduce" << 16 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 15 * 3.4 + 14 << 370.8;
+        QTest::addRow("ring simple allreduce 1 node")
+            << "allreduce" << 8 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 14 * 3.4 << 370.8 * 8 / 14;
+        QTest::addRow("ring LL allreduce 1 node: min(llMaxBw, busBw/2)")
+            << "allreduce" << 8 << 8 << 8 << kGiB << "ring" << ll << 6.6 + 14 * 0.6 << 141.0 * 8 / 14;
+        QTest::addRow("ring LL128 allreduce 1 node: 0.92 busBw")
+            << "allreduce" << 8 << 8 << 8 << kGiB << "ring" << ll128 << 14 + 14 * 1.9 << 370.8 * 0.92 * 8 / 14;
+        QTest::addRow("ring simple allreduce 2 nodes: plateau x1.4")
+            << "allreduce" << 16 << 8 << 8 << kGiB << "ring" << simple << (8.4 + 28 * 3.4 + 2 * 14) * 1.4
+            << 370.8 * 16 / 30;
+        QTest::addRow("ring simple allreduce 2 nodes, small: no plateau")
+            << "allreduce" << 16 << 8 << 8 << 8192.0 << "ring" << simple << 8.4 + 28 * 3.4 + 2 * 14 << 370.8 * 16 / 30;
+        QTest::addRow("ring LL allreduce 2 nodes: intraLat x1.8")
+            << "allreduce" << 16 << 8 << 8 << kGiB << "ring" << ll << 6.6 + 28 * 1.08 + 2 * 2.7 << 45.0 * 16 / 30;
+        QTest::addRow("ring simple allreduce 2 nodes 1 NIC") << "allreduce" << 16 << 8 << 1 << kGiB << "ring" << simple
+                                                             << (8.4 + 28 * 3.4 + 2 * 14) * 1.4 << 48.0 * 16 / 30;
+        QTest::addRow("ring LL128 1 rank per node: 0.7")
+            << "allreduce" << 4 << 1 << 1 << kGiB << "ring" << ll128 << 14 + 6 * 4.0 << 48.0 * 0.7 * 4 / 6;
+        QTest::addRow("ring simple allgather 1 node")
+            << "allgather" << 8 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 7 * 3.4 << 370.8 * 8 / 7;
+        QTest::addRow("ring simple reducescatter 2 nodes")
+            << "reducescatter" << 16 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 14 * 3.4 + 14 << 370.8 * 16 / 15;
+        QTest::addRow("ring simple broadcast 1 node")
+            << "broadcast" << 8 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 8 * 3.4 << 370.8;
+        QTest::addRow("ring simple reduce 2 nodes")
+            << "reduce" << 16 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 15 * 3.4 + 14 << 370.8;
         // Tree: min(0.92 busBw, nCh perChMaxTree) x 0.5 x correction; 2((ppn-1) intraLat + log2(nNodes) interLat).
-        QTest::addRow("tree simple 1 node, 1 GiB (no correction)") << "allreduce" << 8 << 8 << 8 << kGiB << "tree" << simple << 8.4 + 2 * 7 * 4.0 << 370.8 * 0.92 * 0.5;
-        QTest::addRow("tree simple 1 node, 64 KiB (correction .6)") << "allreduce" << 8 << 8 << 8 << 65536.0 << "tree" << simple << 8.4 + 2 * 7 * 4.0 << 370.8 * 0.92 * 0.5 * 0.6;
-        QTest::addRow("tree LL 4 nodes, 4 KiB: llMaxBw, correction .7") << "allreduce" << 32 << 8 << 8 << 4096.0 << "tree" << ll << 6.8 + 2 * (7 * 1.08 + 2 * 5.0) << 35.0 * 0.5 * 0.7;
-        QTest::addRow("tree LL128 2 nodes 1 NIC: perChMaxTreeLL128 cap") << "allreduce" << 16 << 8 << 1 << kGiB << "tree" << ll128 << 14 + 2 * (7 * 1.25 + 1 * 8.5) << 2 * 36.7 * 0.5;
-        QTest::addRow("tree LL128 1 node: 7/9") << "allreduce" << 8 << 8 << 8 << kGiB << "tree" << ll128 << 14 + 2 * 7 * 1.25 << 370.8 * 0.92 * 7 / 9 * 0.5;
-        QTest::addRow("tree simple 4 nodes 1 NIC: NIC relief (n-1)/n over (m-1)/m") << "allreduce" << 32 << 8 << 1 << kGiB << "tree" << simple << 8.4 + 2 * (7 * 4.0 + 2 * 14) << 48.0 * (31.0 / 32) / (3.0 / 4) * 0.92 * 0.5;
+        QTest::addRow("tree simple 1 node, 1 GiB (no correction)")
+            << "allreduce" << 8 << 8 << 8 << kGiB << "tree" << simple << 8.4 + 2 * 7 * 4.0 << 370.8 * 0.92 * 0.5;
+        QTest::addRow("tree simple 1 node, 64 KiB (correction .6)")
+            << "allreduce" << 8 << 8 << 8 << 65536.0 << "tree" << simple << 8.4 + 2 * 7 * 4.0
+            << 370.8 * 0.92 * 0.5 * 0.6;
+        QTest::addRow("tree LL 4 nodes, 4 KiB: llMaxBw, correction .7")
+            << "allreduce" << 32 << 8 << 8 << 4096.0 << "tree" << ll << 6.8 + 2 * (7 * 1.08 + 2 * 5.0)
+            << 35.0 * 0.5 * 0.7;
+        QTest::addRow("tree LL128 2 nodes 1 NIC: perChMaxTreeLL128 cap")
+            << "allreduce" << 16 << 8 << 1 << kGiB << "tree" << ll128 << 14 + 2 * (7 * 1.25 + 1 * 8.5)
+            << 2 * 36.7 * 0.5;
+        QTest::addRow("tree LL128 1 node: 7/9")
+            << "allreduce" << 8 << 8 << 8 << kGiB << "tree" << ll128 << 14 + 2 * 7 * 1.25 << 370.8 * 0.92 * 7 / 9 * 0.5;
+        QTest::addRow("tree simple 4 nodes 1 NIC: NIC relief (n-1)/n over (m-1)/m")
+            << "allreduce" << 32 << 8 << 1 << kGiB << "tree" << simple << 8.4 + 2 * (7 * 4.0 + 2 * 14)
+            << 48.0 * (31.0 / 32) / (3.0 / 4) * 0.92 * 0.5;
         // NVLS: bwIntra x 0.85 x 15/16 over S(1 + 1/ppn); multi-node bounded by the NICs over 2(m-1)/m.
-        QTest::addRow("nvls allreduce 1 node") << "allreduce" << 8 << 8 << 8 << kGiB << "nvls" << simple << 25.0 << 370.8 * 0.85 * 15 / 16 / 1.125;
-        QTest::addRow("nvls allreduce 4 nodes (SHARP: intra-bound)") << "allreduce" << 32 << 8 << 8 << kGiB << "nvls" << simple << 25.0 + 18 << 370.8 * 0.85 * 15 / 16 / 1.125;
-        QTest::addRow("nvls allreduce 4 nodes 1 NIC (SHARP 0.9)") << "allreduce" << 32 << 8 << 1 << kGiB << "nvls" << simple << 25.0 + 18 << 0.9 * 48;
-        QTest::addRow("nvls allgather 1 node") << "allgather" << 8 << 8 << 8 << kGiB << "nvls" << simple << 25.0 << 370.8 * 0.85 * 15 / 16;
-        QTest::addRow("nvlstree allreduce 4 nodes") << "allreduce" << 32 << 8 << 8 << kGiB << "nvlstree" << simple << 25.0 + 2 * 2 * 20.9 << 384.0 / 1.5;
-        QTest::addRow("nvlstree allreduce 8 nodes 1 NIC: perChMaxNVLSTree") << "allreduce" << 64 << 8 << 1 << kGiB << "nvlstree" << simple << 25.0 + 2 * 3 * 20.9 << 48.0 / (2.0 * 7 / 8);
+        QTest::addRow("nvls allreduce 1 node")
+            << "allreduce" << 8 << 8 << 8 << kGiB << "nvls" << simple << 25.0 << 370.8 * 0.85 * 15 / 16 / 1.125;
+        QTest::addRow("nvls allreduce 4 nodes (SHARP: intra-bound)")
+            << "allreduce" << 32 << 8 << 8 << kGiB << "nvls" << simple << 25.0 + 18 << 370.8 * 0.85 * 15 / 16 / 1.125;
+        QTest::addRow("nvls allreduce 4 nodes 1 NIC (SHARP 0.9)")
+            << "allreduce" << 32 << 8 << 1 << kGiB << "nvls" << simple << 25.0 + 18 << 0.9 * 48;
+        QTest::addRow("nvls allgather 1 node")
+            << "allgather" << 8 << 8 << 8 << kGiB << "nvls" << simple << 25.0 << 370.8 * 0.85 * 15 / 16;
+        QTest::addRow("nvlstree allreduce 4 nodes")
+            << "allreduce" << 32 << 8 << 8 << kGiB << "nvlstree" << simple << 25.0 + 2 * 2 * 20.9 << 384.0 / 1.5;
+        QTest::addRow("nvlstree allreduce 8 nodes 1 NIC: perChMaxNVLSTree")
+            << "allreduce" << 64 << 8 << 1 << kGiB << "nvlstree" << simple << 25.0 + 2 * 3 * 20.9
+            << 48.0 / (2.0 * 7 / 8);
         // CollNet: SHARP halves node egress; NCCL's 0.9.
-        QTest::addRow("collnet direct 4 nodes") << "allreduce" << 32 << 8 << 8 << kGiB << "collnet_direct" << simple << 2 * (3.7 + 0.4 * 7) + 31 << 370.8 / 1.75;
-        QTest::addRow("collnet direct 4 nodes 1 NIC") << "allreduce" << 32 << 8 << 1 << kGiB << "collnet_direct" << simple << 2 * (3.7 + 0.4 * 7) + 31 << 0.9 * 48;
-        QTest::addRow("collnet chain 4 nodes") << "allreduce" << 32 << 8 << 8 << kGiB << "collnet_chain" << simple << 2 * 7 * 2.8 + 30 << 370.8 / 2;
+        QTest::addRow("collnet direct 4 nodes") << "allreduce" << 32 << 8 << 8 << kGiB << "collnet_direct" << simple
+                                                << 2 * (3.7 + 0.4 * 7) + 31 << 370.8 / 1.75;
+        QTest::addRow("collnet direct 4 nodes 1 NIC") << "allreduce" << 32 << 8 << 1 << kGiB << "collnet_direct"
+                                                      << simple << 2 * (3.7 + 0.4 * 7) + 31 << 0.9 * 48;
+        QTest::addRow("collnet chain 4 nodes")
+            << "allreduce" << 32 << 8 << 8 << kGiB << "collnet_chain" << simple << 2 * 7 * 2.8 + 30 << 370.8 / 2;
         // PAT: log2(nNodes) interLat / 3.5 + 2.8 nRanks; ring bw x 0.75.
-        QTest::addRow("pat allgather 8 nodes x 1") << "allgather" << 8 << 1 << 1 << kGiB << "pat" << simple << 8 + 3 * 14 / 3.5 + 2.8 * 8 << 48 * 0.75 * 8 / 7;
+        QTest::addRow("pat allgather 8 nodes x 1")
+            << "allgather" << 8 << 1 << 1 << kGiB << "pat" << simple << 8 + 3 * 14 / 3.5 + 2.8 * 8 << 48 * 0.75 * 8 / 7;
         // Textbook algorithms with NCCL's Ring/Simple step latencies (8.4 base, 3.4 NVLink, 14 net).
-        QTest::addRow("halving-doubling allreduce 2 nodes") << "allreduce" << 16 << 8 << 8 << kGiB << "halving_doubling" << simple << 8.4 + 2 * (3 * 3.4 + 14) << 1.0 / (1.75 / 370.8 + 1.0 / 384);
-        QTest::addRow("halving-doubling allgather 1 node") << "allgather" << 8 << 8 << 8 << kGiB << "halving_doubling" << simple << 8.4 + 3 * 3.4 << 370.8 / (7.0 / 8);
-        QTest::addRow("direct one-shot allreduce 1 node") << "allreduce" << 8 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 3.4 << 370.8 / 7;
-        QTest::addRow("direct alltoall 2 nodes") << "alltoall" << 16 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 14 << 384.0 / (0.5 * 8);
-        QTest::addRow("direct sendrecv 2 nodes") << "sendrecv" << 16 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 14 << 48.0;
-        QTest::addRow("direct broadcast 1 node") << "broadcast" << 8 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 3.4 << 370.8 / 7;
-        QTest::addRow("hierarchical allreduce 4 nodes") << "allreduce" << 32 << 8 << 8 << kGiB << "hierarchical" << simple << 8.4 + 2 * 7 * 3.4 + 2 * 3 * 14 << 1.0 / (1.75 / 370.8 + 0.1875 / 48);
-        QTest::addRow("parameter server 4 nodes (2 N S through the hub)") << "allreduce" << 32 << 8 << 8 << kGiB << "parameter_server" << simple << 2 * (8.4 + 14) << 384.0 / (2 * 32);
+        QTest::addRow("halving-doubling allreduce 2 nodes")
+            << "allreduce" << 16 << 8 << 8 << kGiB << "halving_doubling" << simple << 8.4 + 2 * (3 * 3.4 + 14)
+            << 1.0 / (1.75 / 370.8 + 1.0 / 384);
+        QTest::addRow("halving-doubling allgather 1 node")
+            << "allgather" << 8 << 8 << 8 << kGiB << "halving_doubling" << simple << 8.4 + 3 * 3.4 << 370.8 / (7.0 / 8);
+        QTest::addRow("direct one-shot allreduce 1 node")
+            << "allreduce" << 8 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 3.4 << 370.8 / 7;
+        QTest::addRow("direct alltoall 2 nodes")
+            << "alltoall" << 16 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 14 << 384.0 / (0.5 * 8);
+        QTest::addRow("direct sendrecv 2 nodes")
+            << "sendrecv" << 16 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 14 << 48.0;
+        QTest::addRow("direct broadcast 1 node")
+            << "broadcast" << 8 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 3.4 << 370.8 / 7;
+        QTest::addRow("hierarchical allreduce 4 nodes")
+            << "allreduce" << 32 << 8 << 8 << kGiB << "hierarchical" << simple << 8.4 + 2 * 7 * 3.4 + 2 * 3 * 14
+            << 1.0 / (1.75 / 370.8 + 0.1875 / 48);
+        QTest::addRow("parameter server 4 nodes (2 N S through the hub)")
+            << "allreduce" << 32 << 8 << 8 << kGiB << "parameter_server" << simple << 2 * (8.4 + 14)
+            << 384.0 / (2 * 32);
     }
     void terms()
     {
@@ -116,7 +161,8 @@ private Q_SLOTS:
         QVERIFY2(std::abs(t.latencySeconds * 1e6 / latencyUs - 1) < 1e-9,
             qPrintable(QStringLiteral("latency %1 us, expected %2").arg(t.latencySeconds * 1e6).arg(latencyUs)));
         const double algbw = bytes / t.bandwidthSeconds / 1e9;
-        QVERIFY2(std::abs(algbw / algbwGBps - 1) < 1e-9, qPrintable(QStringLiteral("algbw %1, expected %2").arg(algbw).arg(algbwGBps)));
+        QVERIFY2(std::abs(algbw / algbwGBps - 1) < 1e-9,
+            qPrintable(QStringLiteral("algbw %1, expected %2").arg(algbw).arg(algbwGBps)));
         QCOMPARE(t.tier, ranks > ranksPerNode ? 1 : 0);
     }
 

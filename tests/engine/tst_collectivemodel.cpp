@@ -98,14 +98,22 @@ private Q_SLOTS:
         QTest::addColumn<bool>("roce");
         // Small messages are latency-bound: LL; large ones bandwidth-bound: NVLS on Hopper NVSwitch,
         // ring elsewhere (NCCL's usual choices).
-        QTest::addRow("H100 1 node 1 KiB allreduce") << "H100-SXM-80GB" << 8 << "allreduce" << 1024.0 << "ring" << "LL" << false;
-        QTest::addRow("H100 1 node 8 GiB allreduce") << "H100-SXM-80GB" << 8 << "allreduce" << 8 * kGiB << "nvls" << "Simple" << false;
-        QTest::addRow("A100 1 node 1 KiB allreduce") << "A100-SXM-80GB" << 8 << "allreduce" << 1024.0 << "ring" << "LL" << false;
-        QTest::addRow("A100 1 node 8 GiB allreduce") << "A100-SXM-80GB" << 8 << "allreduce" << 8 * kGiB << "ring" << "Simple" << false;
-        QTest::addRow("A100 64 nodes 8 KiB allreduce RoCE") << "A100-SXM-80GB" << 512 << "allreduce" << 8192.0 << "tree" << "LL" << true;
-        QTest::addRow("A100 64 nodes 8 KiB allreduce IB") << "A100-SXM-80GB" << 512 << "allreduce" << 8192.0 << "tree" << "LL" << false;
-        QTest::addRow("A100 64 nodes 8 GiB allgather") << "A100-SXM-80GB" << 512 << "allgather" << 8 * kGiB << "ring" << "Simple" << false;
-        QTest::addRow("H100 1 node 8 GiB alltoall") << "H100-SXM-80GB" << 8 << "alltoall" << 8 * kGiB << "direct" << "Simple" << false;
+        QTest::addRow("H100 1 node 1 KiB allreduce") << "H100-SXM-80GB" << 8 << "allreduce" << 1024.0 << "ring"
+                                                     << "LL" << false;
+        QTest::addRow("H100 1 node 8 GiB allreduce") << "H100-SXM-80GB" << 8 << "allreduce" << 8 * kGiB << "nvls"
+                                                     << "Simple" << false;
+        QTest::addRow("A100 1 node 1 KiB allreduce") << "A100-SXM-80GB" << 8 << "allreduce" << 1024.0 << "ring"
+                                                     << "LL" << false;
+        QTest::addRow("A100 1 node 8 GiB allreduce") << "A100-SXM-80GB" << 8 << "allreduce" << 8 * kGiB << "ring"
+                                                     << "Simple" << false;
+        QTest::addRow("A100 64 nodes 8 KiB allreduce RoCE") << "A100-SXM-80GB" << 512 << "allreduce" << 8192.0 << "tree"
+                                                            << "LL" << true;
+        QTest::addRow("A100 64 nodes 8 KiB allreduce IB") << "A100-SXM-80GB" << 512 << "allreduce" << 8192.0 << "tree"
+                                                          << "LL" << false;
+        QTest::addRow("A100 64 nodes 8 GiB allgather") << "A100-SXM-80GB" << 512 << "allgather" << 8 * kGiB << "ring"
+                                                       << "Simple" << false;
+        QTest::addRow("H100 1 node 8 GiB alltoall") << "H100-SXM-80GB" << 8 << "alltoall" << 8 * kGiB << "direct"
+                                                    << "Simple" << false;
     }
     void autoChoice()
     {
@@ -177,7 +185,8 @@ private Q_SLOTS:
         m.setCalibration(cal);
         const CollectiveEstimate e = m.estimate(r);
         QCOMPARE(e.protocol, CollectiveProtocol::Simple);
-        const double expected = latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6 + t.bandwidthSeconds / bandwidthScale;
+        const double expected
+            = latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6 + t.bandwidthSeconds / bandwidthScale;
         QVERIFY(std::abs(e.seconds / expected - 1) < 1e-12);
         QVERIFY(std::abs(e.latencySeconds - (latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6)) < 1e-15);
         // The intra-node tier is untouched.
@@ -196,7 +205,8 @@ private Q_SLOTS:
         QCOMPARE(g.ranksPerNode, 8);
         QCOMPARE(g.nicsPerNode, 8);
         QCOMPARE(g.spanTier, 1);
-        const CollectiveEstimate e = m.evaluateNcclTests(CollectiveOp::AllReduce, 1 << 30, 16, 2, CollectiveAlgorithm::Ring);
+        const CollectiveEstimate e
+            = m.evaluateNcclTests(CollectiveOp::AllReduce, 1 << 30, 16, 2, CollectiveAlgorithm::Ring);
         CollectiveRequest r { CollectiveOp::AllReduce, double(1 << 30), g, CollectiveAlgorithm::Ring };
         QCOMPARE(e.seconds, m.estimate(r).seconds);
         // 4 GPUs per node use 4 rails.
@@ -262,7 +272,8 @@ private Q_SLOTS:
         if (gpusPerNode == 1) {
             const CollectiveEstimate automatic = m.estimate(r);
             QVERIFY(automatic.valid);
-            QVERIFY2(automatic.busbwBytesPerSecond / 1e9 <= maxBusbwGBps, qPrintable(QString::number(automatic.busbwBytesPerSecond / 1e9)));
+            QVERIFY2(automatic.busbwBytesPerSecond / 1e9 <= maxBusbwGBps,
+                qPrintable(QString::number(automatic.busbwBytesPerSecond / 1e9)));
         }
         // Ring: the NIC-bound (or NVLink-bound) figure (trees can exceed the NIC across two nodes).
         r.algorithm = CollectiveAlgorithm::Ring;
@@ -299,10 +310,13 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("algorithm");
         QTest::addColumn<QString>("op");
-        for (const char* a : { "ring", "tree", "nvls", "nvlstree", "collnet_direct", "halving_doubling", "direct", "hierarchical" })
+        for (const char* a :
+            { "ring", "tree", "nvls", "nvlstree", "collnet_direct", "halving_doubling", "direct", "hierarchical" })
             QTest::addRow("%s", a) << a << "allreduce";
-        QTest::addRow("direct alltoall") << "direct" << "alltoall";
-        QTest::addRow("ring allgather") << "ring" << "allgather";
+        QTest::addRow("direct alltoall") << "direct"
+                                         << "alltoall";
+        QTest::addRow("ring allgather") << "ring"
+                                        << "allgather";
     }
     void tierBytesAddUp()
     {
@@ -330,15 +344,33 @@ private Q_SLOTS:
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("algorithm");
         QTest::addColumn<QString>("message");
-        QTest::addRow("nvls on A100") << "A100-SXM-80GB" << false << 8 << "allreduce" << "nvls" << "nvls needs an NVSwitch";
-        QTest::addRow("nvlstree on one node") << "H100-SXM-80GB" << false << 8 << "allreduce" << "nvlstree" << "more than one node";
-        QTest::addRow("collnet on RoCE") << "H100-SXM-80GB" << true << 16 << "allreduce" << "collnet" << "needs InfiniBand";
-        QTest::addRow("collnet on one node") << "H100-SXM-80GB" << false << 8 << "allreduce" << "collnet_chain" << "spanning nodes";
-        QTest::addRow("tree allgather") << "H100-SXM-80GB" << false << 16 << "allgather" << "tree" << "allreduce only";
-        QTest::addRow("pat with 8 per node") << "H100-SXM-80GB" << false << 16 << "allgather" << "pat" << "one rank per node";
-        QTest::addRow("ring alltoall") << "H100-SXM-80GB" << false << 16 << "alltoall" << "ring" << "ring runs";
-        QTest::addRow("parameter server broadcast") << "H100-SXM-80GB" << false << 16 << "broadcast" << "parameter_server" << "allreduce (push/pull) only";
-        QTest::addRow("hierarchical sendrecv") << "H100-SXM-80GB" << false << 16 << "sendrecv" << "hierarchical" << "hierarchical runs";
+        QTest::addRow("nvls on A100") << "A100-SXM-80GB" << false << 8 << "allreduce"
+                                      << "nvls"
+                                      << "nvls needs an NVSwitch";
+        QTest::addRow("nvlstree on one node") << "H100-SXM-80GB" << false << 8 << "allreduce"
+                                              << "nvlstree"
+                                              << "more than one node";
+        QTest::addRow("collnet on RoCE") << "H100-SXM-80GB" << true << 16 << "allreduce"
+                                         << "collnet"
+                                         << "needs InfiniBand";
+        QTest::addRow("collnet on one node") << "H100-SXM-80GB" << false << 8 << "allreduce"
+                                             << "collnet_chain"
+                                             << "spanning nodes";
+        QTest::addRow("tree allgather") << "H100-SXM-80GB" << false << 16 << "allgather"
+                                        << "tree"
+                                        << "allreduce only";
+        QTest::addRow("pat with 8 per node") << "H100-SXM-80GB" << false << 16 << "allgather"
+                                             << "pat"
+                                             << "one rank per node";
+        QTest::addRow("ring alltoall") << "H100-SXM-80GB" << false << 16 << "alltoall"
+                                       << "ring"
+                                       << "ring runs";
+        QTest::addRow("parameter server broadcast") << "H100-SXM-80GB" << false << 16 << "broadcast"
+                                                    << "parameter_server"
+                                                    << "allreduce (push/pull) only";
+        QTest::addRow("hierarchical sendrecv") << "H100-SXM-80GB" << false << 16 << "sendrecv"
+                                               << "hierarchical"
+                                               << "hierarchical runs";
     }
     void unsupported()
     {
@@ -348,7 +380,8 @@ private Q_SLOTS:
         QFETCH(QString, op);
         QFETCH(QString, algorithm);
         QFETCH(QString, message);
-        const CollectiveModel m = modelFor(cluster(gpu.toUtf8().constData(), 64, 8, 400.0, 8, roce ? Transport::RoCE : Transport::InfiniBand));
+        const CollectiveModel m = modelFor(
+            cluster(gpu.toUtf8().constData(), 64, 8, 400.0, 8, roce ? Transport::RoCE : Transport::InfiniBand));
         CollectiveRequest r;
         r.op = opNamed(op);
         r.bytes = 1e6;
@@ -396,9 +429,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("message");
-        QTest::addRow("gpu") << "gpu" << "/cluster/gpu: unknown GPU \"Z100\"";
-        QTest::addRow("nic rate") << "nic" << "/cluster/nic/gbps";
-        QTest::addRow("gpus per node") << "gpn" << "/cluster/gpus_per_node";
+        QTest::addRow("gpu") << "gpu"
+                             << "/cluster/gpu: unknown GPU \"Z100\"";
+        QTest::addRow("nic rate") << "nic"
+                                  << "/cluster/nic/gbps";
+        QTest::addRow("gpus per node") << "gpn"
+                                       << "/cluster/gpus_per_node";
     }
     void badScenario()
     {
@@ -431,7 +467,8 @@ private Q_SLOTS:
             const auto op = static_cast<CollectiveOp>(index);
             QCOMPARE(parseCollectiveOp(toString(op)), std::optional<CollectiveOp>(op));
         }
-        QCOMPARE(parseCollectiveAlgorithm("collnet"), std::optional<CollectiveAlgorithm>(CollectiveAlgorithm::CollNetDirect));
+        QCOMPARE(parseCollectiveAlgorithm("collnet"),
+            std::optional<CollectiveAlgorithm>(CollectiveAlgorithm::CollNetDirect));
         QCOMPARE(parseCollectiveAlgorithm("RING"), std::optional<CollectiveAlgorithm>(CollectiveAlgorithm::Ring));
         QVERIFY(!parseCollectiveAlgorithm("rings"));
         QVERIFY(!parseCollectiveOp("all_reduce"));

@@ -87,7 +87,8 @@ private Q_SLOTS:
         QFETCH(int, ranksPerNode);
         const int n = nodes * ranksPerNode;
         const double m = nodes;
-        const auto hier = run(CollectiveOp::AllReduce, CollectiveAlgorithm::Hierarchical, { n, ranksPerNode, ranksPerNode, 1, 0 }, kS);
+        const auto hier = run(
+            CollectiveOp::AllReduce, CollectiveAlgorithm::Hierarchical, { n, ranksPerNode, ranksPerNode, 1, 0 }, kS);
         QVERIFY(std::abs(hier.perRankBytes.nicBytes * ranksPerNode - 2 * (m - 1) / m * kS) < 1);
         const auto flat = run(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, { n, 1, 1, 1, 0 }, kS);
         const double saving = flat.perRankBytes.nicBytes / hier.perRankBytes.nicBytes;

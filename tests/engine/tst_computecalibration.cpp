@@ -72,7 +72,9 @@ private Q_SLOTS:
         // Every estimate with the fit is calibrated and reproduces the measurement.
         Scenario calibrated = s;
         applyComputeCalibration(fit->calibration, calibrated.computeCalibration);
-        const double after = TrainingEvaluator::create(calibrated, m_catalog)->evaluate(TrainingStrategy::fromScenario(calibrated)).iterationSeconds;
+        const double after = TrainingEvaluator::create(calibrated, m_catalog)
+                                 ->evaluate(TrainingStrategy::fromScenario(calibrated))
+                                 .iterationSeconds;
         QVERIFY(std::abs(after / step.seconds - 1.0) < 0.01);
     }
 
@@ -93,10 +95,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("csv");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("no seconds column") << "m,n,k\n1,2,3\n" << "s.csv: line 1: the header has no column \"seconds\"";
-        QTest::addRow("bad number") << "# c\nm,n,k,seconds\n1024,1024,1024,abc\n" << "s.csv: line 3, column seconds: expected a positive number";
-        QTest::addRow("short row") << "m,n,k,seconds\n1024,1024\n" << "s.csv: line 2: expected 4 fields";
-        QTest::addRow("empty") << "# only comments\n" << "s.csv: no measurements";
+        QTest::addRow("no seconds column") << "m,n,k\n1,2,3\n"
+                                           << "s.csv: line 1: the header has no column \"seconds\"";
+        QTest::addRow("bad number") << "# c\nm,n,k,seconds\n1024,1024,1024,abc\n"
+                                    << "s.csv: line 3, column seconds: expected a positive number";
+        QTest::addRow("short row") << "m,n,k,seconds\n1024,1024\n"
+                                   << "s.csv: line 2: expected 4 fields";
+        QTest::addRow("empty") << "# only comments\n"
+                               << "s.csv: no measurements";
     }
     void badInputsNameThePlace()
     {

@@ -55,17 +55,19 @@ private Q_SLOTS:
     void sourcesRaiseOnlyRegisteredKinds()
     {
         QFETCH(QString, folder);
-        const QRegularExpression literal(QStringLiteral("\\b(add|addSeparate)\\(\\s*\"[a-z]+\\.[a-z_]+\"\\s*,\\s*(engine::)?DiagnosticSeverity"));
+        const QRegularExpression literal(
+            QStringLiteral("\\b(add|addSeparate)\\(\\s*\"[a-z]+\\.[a-z_]+\"\\s*,\\s*(engine::)?DiagnosticSeverity"));
         int files = 0;
-        QDirIterator it(QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/") + folder, { QStringLiteral("*.cpp"), QStringLiteral("*.h") },
-            QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator it(QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/") + folder,
+            { QStringLiteral("*.cpp"), QStringLiteral("*.h") }, QDir::Files, QDirIterator::Subdirectories);
         while (it.hasNext()) {
             const QString path = it.next();
             QFile f(path);
             QVERIFY(f.open(QIODevice::ReadOnly));
             const auto m = literal.match(QString::fromUtf8(f.readAll()));
-            QVERIFY2(!m.hasMatch(), qPrintable(path + QStringLiteral(": raises an unregistered diagnostic: ") + m.captured(0)
-                                         + QStringLiteral(" (add a kind to engine/core/diagnostickinds.h)")));
+            QVERIFY2(!m.hasMatch(),
+                qPrintable(path + QStringLiteral(": raises an unregistered diagnostic: ") + m.captured(0)
+                    + QStringLiteral(" (add a kind to engine/core/diagnostickinds.h)")));
             ++files;
         }
         QVERIFY(files > 0);

@@ -86,7 +86,8 @@ private Q_SLOTS:
         l.rackPitchMetres = 5000;
         const Status s = layOutFabric(*d, l, *catalog);
         QVERIFY(!s.isOk());
-        QVERIFY2(s.message().rfind("/layout: no catalog cable carries 400 Gb/s over 5002", 0) == 0, s.message().c_str());
+        QVERIFY2(
+            s.message().rfind("/layout: no catalog cable carries 400 Gb/s over 5002", 0) == 0, s.message().c_str());
     }
 
     void lengthBins_data()
@@ -115,10 +116,14 @@ private Q_SLOTS:
             QVERIFY2(book->find("gpu", e.id), e.id.c_str());
             QVERIFY2(book->find("host", e.id), e.id.c_str());
         }
-        for (const auto& e : catalog->nics()) QVERIFY2(book->find("nic", e.id), e.id.c_str());
-        for (const auto& e : catalog->switches()) QVERIFY2(book->find("switch", e.id), e.id.c_str());
-        for (const auto& e : catalog->cables()) QVERIFY2(book->find("cable", e.id), e.id.c_str());
-        for (const auto& e : catalog->transceivers()) QVERIFY2(book->find("transceiver", e.id), e.id.c_str());
+        for (const auto& e : catalog->nics())
+            QVERIFY2(book->find("nic", e.id), e.id.c_str());
+        for (const auto& e : catalog->switches())
+            QVERIFY2(book->find("switch", e.id), e.id.c_str());
+        for (const auto& e : catalog->cables())
+            QVERIFY2(book->find("cable", e.id), e.id.c_str());
+        for (const auto& e : catalog->transceivers())
+            QVERIFY2(book->find("transceiver", e.id), e.id.c_str());
         for (const auto& e : book->entries())
             QVERIFY(!e.source.empty() && e.date.size() == 10);
     }
@@ -128,15 +133,20 @@ private Q_SLOTS:
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");
         const QString head = QStringLiteral(R"({"format": "clusterscope-pricebook", "version": 1, "items": [)");
-        QTest::addRow("no source") << head + R"({"kind": "nic", "id": "X", "price_usd": 1, "source": "", "date": "2025-01-01"}]})"
+        QTest::addRow("no source") << head
+                + R"({"kind": "nic", "id": "X", "price_usd": 1, "source": "", "date": "2025-01-01"}]})"
                                    << "p.json: /items/0/source: every price must name its source";
-        QTest::addRow("bad date") << head + R"({"kind": "nic", "id": "X", "price_usd": 1, "source": "s", "date": "May 2025"}]})"
+        QTest::addRow("bad date") << head
+                + R"({"kind": "nic", "id": "X", "price_usd": 1, "source": "s", "date": "May 2025"}]})"
                                   << "p.json: /items/0/date: expected an ISO date YYYY-MM-DD, got \"May 2025\"";
-        QTest::addRow("unknown kind") << head + R"({"kind": "rack", "id": "X", "price_usd": 1, "source": "s", "date": "2025-01-01"}]})"
+        QTest::addRow("unknown kind") << head
+                + R"({"kind": "rack", "id": "X", "price_usd": 1, "source": "s", "date": "2025-01-01"}]})"
                                       << "p.json: /items/0/kind";
-        QTest::addRow("typo key") << head + R"({"kind": "nic", "id": "X", "price": 1, "source": "s", "date": "2025-01-01"}]})"
+        QTest::addRow("typo key") << head
+                + R"({"kind": "nic", "id": "X", "price": 1, "source": "s", "date": "2025-01-01"}]})"
                                   << "p.json: /items/0/price_usd";
-        QTest::addRow("duplicate") << head + R"({"kind": "nic", "id": "X", "price_usd": 1, "source": "s", "date": "2025-01-01"},
+        QTest::addRow("duplicate") << head
+                + R"({"kind": "nic", "id": "X", "price_usd": 1, "source": "s", "date": "2025-01-01"},
                                                {"kind": "nic", "id": "X", "price_usd": 2, "source": "s", "date": "2025-01-01"}]})"
                                    << "p.json: /items/1/id: duplicate price for nic \"X\"";
         QTest::addRow("not json") << QStringLiteral("{") << "p.json: byte 2: invalid JSON";
@@ -178,7 +188,8 @@ private Q_SLOTS:
         QVERIFY(layOutFabric(*d, defaultLayout(*d), *catalog).isOk());
         auto bom = computeBom(*d, *catalog, *book);
         QVERIFY2(bom.isOk(), bom.message().c_str());
-        QCOMPARE(QString::fromStdString(bomCsv(*bom)), QString::fromStdString(readText(dataFile("superpod-1su.bom.csv"))));
+        QCOMPARE(
+            QString::fromStdString(bomCsv(*bom)), QString::fromStdString(readText(dataFile("superpod-1su.bom.csv"))));
         // 12 switches, 248 NICs + the UFM's 4 ports cabled, optics at both ends of every fibre.
         long long fibres = 0, modules = 0;
         for (const auto& l : bom->lines) {

@@ -360,10 +360,15 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("change");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("no NIC at 123G") << "nic123" << "/cluster/nic/gbps: the catalog has no infiniband NIC at 123 Gb/s";
-        QTest::addRow("no 512-port switch") << "radix512" << "/cluster/fabric/switch_radix: the catalog has no infiniband switch with 512 ports";
-        QTest::addRow("oversubscribed fat-tree") << "fatTree3to1" << "/cluster/fabric/oversubscription";
-        QTest::addRow("dragonfly too small") << "dragonflySmall" << "/cluster/fabric: 1024 NIC ports need";
+        QTest::addRow("no NIC at 123G") << "nic123"
+                                        << "/cluster/nic/gbps: the catalog has no infiniband NIC at 123 Gb/s";
+        QTest::addRow("no 512-port switch")
+            << "radix512"
+            << "/cluster/fabric/switch_radix: the catalog has no infiniband switch with 512 ports";
+        QTest::addRow("oversubscribed fat-tree") << "fatTree3to1"
+                                                 << "/cluster/fabric/oversubscription";
+        QTest::addRow("dragonfly too small") << "dragonflySmall"
+                                             << "/cluster/fabric: 1024 NIC ports need";
     }
     void scenarioErrors()
     {

@@ -110,9 +110,10 @@ private Q_SLOTS:
         QVERIFY2(ecmp.estimate && adaptive.estimate && spray.estimate, ecmp.trainingError.c_str());
         qInfo("GPT-3 example: spine/core slowdown ECMP %.2f/%.2f, adaptive %.2f/%.2f, spray %.2f/%.2f; iteration "
               "ECMP %.3f s (uncontended %.3f s), adaptive %.3f s, spray %.3f s",
-            ecmp.load.spineSlowdown, ecmp.load.coreSlowdown, adaptive.load.spineSlowdown, adaptive.load.coreSlowdown, spray.load.spineSlowdown,
-            spray.load.coreSlowdown, ecmp.estimate->iterationSeconds, ecmp.load.uncontendedIterationSeconds,
-            adaptive.estimate->iterationSeconds, spray.estimate->iterationSeconds);
+            ecmp.load.spineSlowdown, ecmp.load.coreSlowdown, adaptive.load.spineSlowdown, adaptive.load.coreSlowdown,
+            spray.load.spineSlowdown, spray.load.coreSlowdown, ecmp.estimate->iterationSeconds,
+            ecmp.load.uncontendedIterationSeconds, adaptive.estimate->iterationSeconds,
+            spray.estimate->iterationSeconds);
         QVERIFY(ecmp.load.coreSlowdown > 1.2); // hashing collides
         QVERIFY(ecmp.load.coreSlowdown >= adaptive.load.coreSlowdown);
         QVERIFY(adaptive.load.coreSlowdown >= spray.load.coreSlowdown - 1e-9);

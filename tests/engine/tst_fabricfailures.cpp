@@ -2,8 +2,8 @@
 // the probe traffic as the topology dictates; bad failure specs are refused.
 
 #include "engine/fabric/bisection.h"
-#include "engine/fabric/failureanalysis.h"
 #include "engine/fabric/fabricbuilder.h"
+#include "engine/fabric/failureanalysis.h"
 #include "engine/fabric/trafficpatterns.h"
 
 #include <QtTest>

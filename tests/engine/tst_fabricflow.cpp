@@ -2,8 +2,8 @@
 // adaptive routing and spraying balance, max-min fair sharing, oversubscription slowdown, rail
 // locality of ring AllReduce, torus and dragonfly minimal routing, and bad input.
 
-#include "engine/fabric/fabricbuilder.h"
 #include "engine/fabric/ecmpstats.h"
+#include "engine/fabric/fabricbuilder.h"
 #include "engine/fabric/flowmodel.h"
 #include "engine/fabric/trafficpatterns.h"
 #include "engine/scenario/scenario.h"
@@ -128,7 +128,8 @@ private Q_SLOTS:
         double worst = 0;
         for (double b : model.linkBytes(*p))
             worst = std::max(worst, b / 1e9);
-        QVERIFY2(std::abs(t->slowdown - worst) < 1e-6, qPrintable(QStringLiteral("%1 vs %2").arg(t->slowdown).arg(worst)));
+        QVERIFY2(
+            std::abs(t->slowdown - worst) < 1e-6, qPrintable(QStringLiteral("%1 vs %2").arg(t->slowdown).arg(worst)));
         QVERIFY(t->slowdown > 1.0);
     }
 
@@ -153,7 +154,8 @@ private Q_SLOTS:
         // Two hashing stages (leaf up, spine down): at least the one-stage expectation
         // q / efficiency, and below twice it.
         const double oneStage = 1.0 / ecmpCollectiveEfficiency(n, queuePairs);
-        QVERIFY2(s->mean >= oneStage - 0.1 && s->mean < 2 * oneStage, qPrintable(QStringLiteral("%1 vs %2").arg(s->mean).arg(oneStage)));
+        QVERIFY2(s->mean >= oneStage - 0.1 && s->mean < 2 * oneStage,
+            qPrintable(QStringLiteral("%1 vs %2").arg(s->mean).arg(oneStage)));
         QVERIFY(s->min >= 1.0 && s->min <= s->mean && s->mean <= s->max);
         QVERIFY(!model.sampleEcmpSlowdown(leafToLeaf(d), o, 0).isOk());
     }
@@ -211,7 +213,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("flows");
         QTest::addColumn<double>("totalBytes");
         // 4 servers x 8 GPUs = 32 ranks, 1 GB.
-        QTest::addRow("hierarchical") << "hier" << (4 * 8 + 8 * 4) << (32 * 2 * 7 / 8.0 * 1e9 + 32 * 2 * 3 / 4.0 * 1e9 / 8);
+        QTest::addRow("hierarchical") << "hier" << (4 * 8 + 8 * 4)
+                                      << (32 * 2 * 7 / 8.0 * 1e9 + 32 * 2 * 3 / 4.0 * 1e9 / 8);
         QTest::addRow("all-to-all") << "a2a" << 32 * 31 << 32 * 31 * 1e6;
         QTest::addRow("parameter server, 2 hubs") << "ps" << 30 * 2 * 2 << 30 * 2 * 1e9;
     }
@@ -250,7 +253,8 @@ private Q_SLOTS:
     {
         QFETCH(QString, kind);
         QFETCH(int, maxNetworkHops);
-        auto d = kind == QLatin1String("torus") ? buildTorus(singles(64), { 4, 4, 4 }) : buildDragonfly(singles(72), 2, 4, 2);
+        auto d = kind == QLatin1String("torus") ? buildTorus(singles(64), { 4, 4, 4 })
+                                                : buildDragonfly(singles(72), 2, 4, 2);
         QVERIFY2(d.isOk(), d.message().c_str());
         const FlowModel model(*d);
         const auto flows = allToAllFlows(*d, 1e6);
@@ -295,7 +299,8 @@ private Q_SLOTS:
         balanced.linkEfficiency = 0;
         auto bad = model.time(leafToLeaf(d), balanced);
         QVERIFY(!bad.isOk());
-        QCOMPARE(QString::fromStdString(bad.message()), QStringLiteral("link efficiency must be in (0, 1], got 0.000000"));
+        QCOMPARE(
+            QString::fromStdString(bad.message()), QStringLiteral("link efficiency must be in (0, 1], got 0.000000"));
     }
 
     void halfShiftCrossesBisection()
@@ -321,7 +326,8 @@ private Q_SLOTS:
         std::vector<Flow> flows = { { 0, 99, 1 } };
         auto p = model.route(flows, FlowOptions {});
         QVERIFY(!p.isOk());
-        QCOMPARE(QString::fromStdString(p.message()), QStringLiteral("flow 0: rank 99 is out of range (the fabric has 8 GPUs)"));
+        QCOMPARE(QString::fromStdString(p.message()),
+            QStringLiteral("flow 0: rank 99 is out of range (the fabric has 8 GPUs)"));
     }
 };
 

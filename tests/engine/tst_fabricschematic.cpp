@@ -87,8 +87,9 @@ private Q_SLOTS:
         long long fabricCables = 0;
         for (LinkId l = 0; l < g.linkCount(); ++l) {
             const FabricLink& link = g.link(l);
-            fabricCables += !(link.flags & kLinkMissing) && link.medium != LinkMedium::Pcie && link.medium != LinkMedium::NvLink
-                && g.node(link.a).kind != NodeKind::Gpu && g.node(link.b).kind != NodeKind::Gpu;
+            fabricCables += !(link.flags & kLinkMissing) && link.medium != LinkMedium::Pcie
+                && link.medium != LinkMedium::NvLink && g.node(link.a).kind != NodeKind::Gpu
+                && g.node(link.b).kind != NodeKind::Gpu;
         }
         QCOMPARE(cables, fabricCables);
         QCOMPARE(busiest, 0.75f);

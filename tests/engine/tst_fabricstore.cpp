@@ -44,7 +44,8 @@ private Q_SLOTS:
         QCOMPARE(int(importedFabrics(*reopened)->size()), 1);
         auto gone = importedFabricDump(*reopened, *a);
         QVERIFY(!gone);
-        QVERIFY2(QString::fromStdString(gone.message()).contains(QStringLiteral("no imported fabric with id")), gone.message().c_str());
+        QVERIFY2(QString::fromStdString(gone.message()).contains(QStringLiteral("no imported fabric with id")),
+            gone.message().c_str());
     }
 
     void migrationFromSchema4()

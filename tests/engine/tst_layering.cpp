@@ -25,7 +25,8 @@ const std::map<QString, QStringList> kEngineFolders = {
     { QStringLiteral("fabric"), { QStringLiteral("scenario") } },
     { QStringLiteral("calibration"), { QStringLiteral("collectives") } },
     { QStringLiteral("run"), { QStringLiteral("collectives") } },
-    { QStringLiteral("training"), { QStringLiteral("collectives"), QStringLiteral("fabric"), QStringLiteral("calibration") } },
+    { QStringLiteral("training"),
+        { QStringLiteral("collectives"), QStringLiteral("fabric"), QStringLiteral("calibration") } },
     { QStringLiteral("store"), { QStringLiteral("run"), QStringLiteral("calibration") } },
     { QStringLiteral("analysis"), { QStringLiteral("training"), QStringLiteral("run"), QStringLiteral("store") } },
 };
@@ -53,7 +54,8 @@ struct Source {
 std::vector<Source> sources(const QString& folder, const QStringList& patterns)
 {
     std::vector<Source> out;
-    QDirIterator it(QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/") + folder, patterns, QDir::Files, QDirIterator::Subdirectories);
+    QDirIterator it(
+        QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/") + folder, patterns, QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString path = it.next();
         QFile f(path);
@@ -79,8 +81,8 @@ private Q_SLOTS:
     void noQtOrVtkInCore()
     {
         QFETCH(QString, folder);
-        const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s*[<\"](Q[A-Za-z]|qt|vtk)"),
-            QRegularExpression::MultilineOption);
+        const QRegularExpression include(
+            QStringLiteral("^\\s*#\\s*include\\s*[<\"](Q[A-Za-z]|qt|vtk)"), QRegularExpression::MultilineOption);
         const QRegularExpression linkage(QStringLiteral("Qt6::|\\bVTK::|\\$\\{VTK_LIBRARIES\\}"));
         const auto files = sources(folder, kCode + QStringList { QStringLiteral("CMakeLists.txt") });
         QVERIFY2(!files.empty(), qPrintable(QStringLiteral("no sources found under ") + folder));
@@ -97,24 +99,31 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<QString>("forbidden"); // regular expression for the included path
-        QTest::addRow("engine includes no importers, views or app") << "engine" << "^(importers|views|app)/";
-        QTest::addRow("importers include no views or app") << "importers" << "^(views|app)/";
-        QTest::addRow("views include no app (gui, report, cli)") << "views" << "^app/";
-        QTest::addRow("the CLI includes no views or GUI") << "app/cli" << "^(views|app/gui)/";
-        QTest::addRow("the report includes no GUI") << "app/report" << "^app/gui/";
+        QTest::addRow("engine includes no importers, views or app") << "engine"
+                                                                    << "^(importers|views|app)/";
+        QTest::addRow("importers include no views or app") << "importers"
+                                                           << "^(views|app)/";
+        QTest::addRow("views include no app (gui, report, cli)") << "views"
+                                                                 << "^app/";
+        QTest::addRow("the CLI includes no views or GUI") << "app/cli"
+                                                          << "^(views|app/gui)/";
+        QTest::addRow("the report includes no GUI") << "app/report"
+                                                    << "^app/gui/";
     }
     void layerDirections()
     {
         QFETCH(QString, folder);
         QFETCH(QString, forbidden);
-        const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s*\"([^\"]+)\""), QRegularExpression::MultilineOption);
+        const QRegularExpression include(
+            QStringLiteral("^\\s*#\\s*include\\s*\"([^\"]+)\""), QRegularExpression::MultilineOption);
         const QRegularExpression bad(forbidden);
         const auto files = sources(folder, kCode);
         QVERIFY2(!files.empty(), qPrintable(QStringLiteral("no sources found under ") + folder));
         for (const Source& s : files)
             for (auto it = include.globalMatch(s.text); it.hasNext();) {
                 const QString included = it.next().captured(1);
-                QVERIFY2(!bad.match(included).hasMatch(), qPrintable(s.path + QStringLiteral(": includes ") + included));
+                QVERIFY2(
+                    !bad.match(included).hasMatch(), qPrintable(s.path + QStringLiteral(": includes ") + included));
             }
     }
 
@@ -122,13 +131,15 @@ private Q_SLOTS:
     void engineFolderDag()
     {
         const QString root = QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/engine/");
-        const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s*\"engine/([a-z_]+)/"), QRegularExpression::MultilineOption);
+        const QRegularExpression include(
+            QStringLiteral("^\\s*#\\s*include\\s*\"engine/([a-z_]+)/"), QRegularExpression::MultilineOption);
         int edges = 0;
         const auto folders = QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         QVERIFY(!folders.isEmpty());
         for (const QString& folder : folders) {
             QVERIFY2(kEngineFolders.count(folder),
-                qPrintable(QStringLiteral("engine/") + folder + QStringLiteral(" is not placed in the engine's folder DAG: add it to kEngineFolders in ")
+                qPrintable(QStringLiteral("engine/") + folder
+                    + QStringLiteral(" is not placed in the engine's folder DAG: add it to kEngineFolders in ")
                     + QStringLiteral(__FILE__)));
             const auto allowed = allowedBelow(folder);
             for (const Source& s : sources(QStringLiteral("engine/") + folder, kCode))
@@ -136,7 +147,8 @@ private Q_SLOTS:
                     const QString target = it.next().captured(1);
                     ++edges;
                     QVERIFY2(allowed.count(target),
-                        qPrintable(s.path + QStringLiteral(": engine/") + folder + QStringLiteral(" may not include engine/") + target
+                        qPrintable(s.path + QStringLiteral(": engine/") + folder
+                            + QStringLiteral(" may not include engine/") + target
                             + QStringLiteral(" (it is not below it in kEngineFolders)")));
                 }
         }
@@ -148,8 +160,10 @@ private Q_SLOTS:
     {
         for (const auto& [folder, direct] : kEngineFolders)
             for (const QString& below : direct) {
-                QVERIFY2(kEngineFolders.count(below), qPrintable(folder + QStringLiteral(" lists unknown folder ") + below));
-                QVERIFY2(!allowedBelow(below).count(folder), qPrintable(folder + QStringLiteral(" and ") + below + QStringLiteral(" form a cycle")));
+                QVERIFY2(
+                    kEngineFolders.count(below), qPrintable(folder + QStringLiteral(" lists unknown folder ") + below));
+                QVERIFY2(!allowedBelow(below).count(folder),
+                    qPrintable(folder + QStringLiteral(" and ") + below + QStringLiteral(" form a cycle")));
             }
     }
 };

@@ -70,15 +70,22 @@ private Q_SLOTS:
         QTest::addColumn<QString>("manifest");
         QTest::addColumn<QString>("csv");
         QTest::addColumn<QString>("expected");
-        const QString head = QStringLiteral(R"({"format": "clusterscope-validation", "version": 1, "tables": [{"id": "t", "title": "t", "file": "t.csv", "kind": "training", "metric": "measured_tokens_per_s_per_gpu", "mape_limit": 0.1, "bias_limit": 0.05}]})");
+        const QString head = QStringLiteral(
+            R"({"format": "clusterscope-validation", "version": 1, "tables": [{"id": "t", "title": "t", "file": "t.csv", "kind": "training", "metric": "measured_tokens_per_s_per_gpu", "mape_limit": 0.1, "bias_limit": 0.05}]})");
         QTest::addRow("not a number") << head
-                                      << QStringLiteral("model,gpus,gpu,layers,hidden,heads,vocab,seq,global_batch,measured_tokens_per_s_per_gpu\nm,8,H100,32,4096,32,32000,4096,128,abc\n")
-                                      << QStringLiteral("t.csv: line 2, column measured_tokens_per_s_per_gpu: expected a number");
-        QTest::addRow("short row") << head << QStringLiteral("a,b\n1\n") << QStringLiteral("tables.json: /tables/0/file: t.csv: line 2: expected 2 fields");
-        QTest::addRow("unknown key") << QString(head).replace(QStringLiteral("\"kind\""), QStringLiteral("\"kindd\": 1, \"kind\""))
+                                      << QStringLiteral(
+                                             "model,gpus,gpu,layers,hidden,heads,vocab,seq,global_batch,measured_"
+                                             "tokens_per_s_per_gpu\nm,8,H100,32,4096,32,32000,4096,128,abc\n")
+                                      << QStringLiteral(
+                                             "t.csv: line 2, column measured_tokens_per_s_per_gpu: expected a number");
+        QTest::addRow("short row") << head << QStringLiteral("a,b\n1\n")
+                                   << QStringLiteral("tables.json: /tables/0/file: t.csv: line 2: expected 2 fields");
+        QTest::addRow("unknown key") << QString(head).replace(
+            QStringLiteral("\"kind\""), QStringLiteral("\"kindd\": 1, \"kind\""))
                                      << QString() << QStringLiteral("tables.json: /tables/0/kindd");
         QTest::addRow("missing layers") << head
-                                        << QStringLiteral("model,gpus,gpu,hidden,heads,vocab,seq,global_batch,measured_tokens_per_s_per_gpu\nm,8,H100,4096,32,32000,4096,128,100\n")
+                                        << QStringLiteral("model,gpus,gpu,hidden,heads,vocab,seq,global_batch,measured_"
+                                                          "tokens_per_s_per_gpu\nm,8,H100,4096,32,32000,4096,128,100\n")
                                         << QStringLiteral("t.csv: line 2, column layers: a value is required");
     }
     void badTablesNameThePlace()
@@ -87,8 +94,8 @@ private Q_SLOTS:
         QFETCH(QString, csv);
         QFETCH(QString, expected);
         const std::string text = csv.toStdString();
-        auto result = runModelValidation(manifest.toStdString(),
-            [&text](const std::string&) -> Result<std::string> { return text; }, m_catalog);
+        auto result = runModelValidation(
+            manifest.toStdString(), [&text](const std::string&) -> Result<std::string> { return text; }, m_catalog);
         QVERIFY(!result.isOk());
         QVERIFY2(QString::fromStdString(result.message()).startsWith(expected), result.message().c_str());
     }

@@ -112,10 +112,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("text file") << "text" << "not a ClusterScope project (not an SQLite database)";
-        QTest::addRow("other sqlite") << "sqlite" << "not a ClusterScope project (an SQLite database of another application)";
-        QTest::addRow("newer schema") << "newer" << "written by a newer ClusterScope (project schema 99";
-        QTest::addRow("missing") << "missing" << "no such project file";
+        QTest::addRow("text file") << "text"
+                                   << "not a ClusterScope project (not an SQLite database)";
+        QTest::addRow("other sqlite") << "sqlite"
+                                      << "not a ClusterScope project (an SQLite database of another application)";
+        QTest::addRow("newer schema") << "newer"
+                                      << "written by a newer ClusterScope (project schema 99";
+        QTest::addRow("missing") << "missing"
+                                 << "no such project file";
     }
     void refusals()
     {
@@ -135,7 +139,8 @@ private Q_SLOTS:
         }
         auto store = ProjectStore::open(path);
         QVERIFY(!store.isOk());
-        QVERIFY2(QString::fromStdString(store.message()).startsWith(QString::fromStdString(path) + QStringLiteral(": ") + expected),
+        QVERIFY2(QString::fromStdString(store.message())
+                     .startsWith(QString::fromStdString(path) + QStringLiteral(": ") + expected),
             store.message().c_str());
     }
 

@@ -131,7 +131,8 @@ private Q_SLOTS:
         QCOMPARE(b.commExposedSeconds, 50e-9);
         QCOMPARE(b.memcpySeconds, 30e-9);
         QCOMPARE(b.idleSeconds, 70e-9);
-        QVERIFY(qAbs(b.computeSeconds + b.commExposedSeconds + b.memcpySeconds + b.idleSeconds - b.durationSeconds) < 1e-15);
+        QVERIFY(qAbs(b.computeSeconds + b.commExposedSeconds + b.memcpySeconds + b.idleSeconds - b.durationSeconds)
+            < 1e-15);
     }
 
     // Idle split by launch times: a gap where the next kernel was already launched is kernel-wait,
@@ -190,9 +191,9 @@ private Q_SLOTS:
         QCOMPARE(a.clockOffsetNs[0], std::int64_t(0));
         QCOMPARE(int(a.collectives.size()), 2);
         QCOMPARE(a.collectives[0].lastArrivalRank, 2);
-        QCOMPARE(a.collectives[0].waitUs, 0.3);                 // 400 - 100 ns
+        QCOMPARE(a.collectives[0].waitUs, 0.3); // 400 - 100 ns
         QCOMPARE(a.collectives[0].totalWaitUs, (300 + 250) / 1e3);
-        QCOMPARE(a.collectives[0].durationUs, 0.1);             // rank 2's kernel 400..500
+        QCOMPARE(a.collectives[0].durationUs, 0.1); // rank 2's kernel 400..500
         // algbw = 3 MB / 100 ns = 30000 GB/s; busbw = x 2(3-1)/3
         QCOMPARE(a.collectives[0].algbwGbps, 30000.0);
         QCOMPARE(a.collectives[0].busbwGbps, 30000.0 * 4.0 / 3.0);

@@ -17,8 +17,7 @@ class TestScenarioJson : public QObject {
 
     static json baseScenario()
     {
-        return json::parse(std::string(
-            clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json")));
+        return json::parse(std::string(clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json")));
     }
 
 private Q_SLOTS:
@@ -97,34 +96,93 @@ private Q_SLOTS:
         QTest::addColumn<QString>("pointer");
         QTest::addColumn<QString>("value"); // JSON text, or "<remove>"
         QTest::addColumn<QString>("expected");
-        QTest::addRow("hidden is a string") << "/model/hidden" << "\"4k\"" << "llama.json: /model/hidden: expected a positive integer, got \"4k\"";
-        QTest::addRow("negative gpus") << "/cluster/gpus" << "-8" << "llama.json: /cluster/gpus: expected a positive integer, got -8";
-        QTest::addRow("fractional layers") << "/model/layers" << "80.5" << "llama.json: /model/layers: expected a positive integer";
-        QTest::addRow("unknown root key") << "/colour" << "\"blue\"" << "llama.json: /colour: unknown key \"colour\"";
-        QTest::addRow("unknown nested key") << "/cluster/fabric/radix" << "64" << "llama.json: /cluster/fabric/radix: unknown key";
-        QTest::addRow("typo in training") << "/training/globl_batch" << "8" << "llama.json: /training/globl_batch: unknown key \"globl_batch\"";
-        QTest::addRow("missing model") << "/model" << "<remove>" << "llama.json: /model: required object is missing";
-        QTest::addRow("missing gpus") << "/cluster/gpus" << "<remove>" << "llama.json: /cluster/gpus: required key is missing";
-        QTest::addRow("bad transport") << "/cluster/transport" << "\"ethernet\"" << "llama.json: /cluster/transport: expected one of infiniband, roce, got \"ethernet\"";
-        QTest::addRow("bad fabric type") << "/cluster/fabric/type" << "\"mesh\"" << "llama.json: /cluster/fabric/type: expected one of";
-        QTest::addRow("oversubscription below 1") << "/cluster/fabric/oversubscription" << "0.5" << "llama.json: /cluster/fabric/oversubscription: expected a number in [1, 64]";
-        QTest::addRow("too many tiers") << "/cluster/fabric/tiers" << "4" << "llama.json: /cluster/fabric/tiers: expected 1, 2 or 3 tiers";
-        QTest::addRow("dragonfly key on rail") << "/cluster/fabric/p" << "4" << "llama.json: /cluster/fabric/p: \"p\" only applies to fabric type \"dragonfly\"";
-        QTest::addRow("bad dtype") << "/training/dtype" << "\"fp32\"" << "llama.json: /training/dtype: expected one of bf16, fp16, fp8";
-        QTest::addRow("bad recompute") << "/training/recompute" << "true" << "llama.json: /training/recompute: expected a string, got true";
-        QTest::addRow("zero stage 4") << "/parallelism/zero" << "4" << "llama.json: /parallelism/zero: expected a ZeRO stage 0-3";
-        QTest::addRow("nic not object") << "/cluster/nic" << "400" << "llama.json: /cluster/nic: expected an object, got 400";
-        QTest::addRow("nic gbps zero") << "/cluster/nic/gbps" << "0" << "llama.json: /cluster/nic/gbps: expected a number in";
-        QTest::addRow("moe top_k > experts") << "/model/moe" << "{\"experts\": 2, \"top_k\": 4}" << "llama.json: /model/moe/top_k: top_k (4) cannot exceed experts (2)";
-        QTest::addRow("moe unknown key") << "/model/moe" << "{\"experts\": 8, \"top_k\": 2, \"capacity\": 1}" << "llama.json: /model/moe/capacity: unknown key";
-        QTest::addRow("wrong format") << "/format" << "\"something\"" << "llama.json: /format: expected \"clusterscope-scenario\"";
-        QTest::addRow("future version") << "/version" << "2" << "llama.json: /version: this ClusterScope reads scenario version 1";
-        QTest::addRow("compression method") << "/communication" << "{\"compression\": {\"method\": \"zip\"}}" << "llama.json: /communication/compression/method: expected one of";
-        QTest::addRow("loss rate") << "/communication" << "{\"loss_rate\": 2}" << "llama.json: /communication/loss_rate: expected a number in [0, 0.5]";
-        QTest::addRow("routing") << "/communication" << "{\"routing\": \"random\"}" << "llama.json: /communication/routing: expected one of ecmp, adaptive, spray";
-        QTest::addRow("layout typo") << "/layout" << "{\"rack_pich_m\": 1}" << "llama.json: /layout/rack_pich_m: unknown key";
-        QTest::addRow("torus without dims") << "/cluster/fabric/type" << "\"torus\"" << "llama.json: /cluster/fabric/dims: a torus needs \"dims\"";
-        QTest::addRow("name not string") << "/name" << "7" << "llama.json: /name: expected a string, got 7";
+        QTest::addRow("hidden is a string") << "/model/hidden"
+                                            << "\"4k\""
+                                            << "llama.json: /model/hidden: expected a positive integer, got \"4k\"";
+        QTest::addRow("negative gpus") << "/cluster/gpus"
+                                       << "-8"
+                                       << "llama.json: /cluster/gpus: expected a positive integer, got -8";
+        QTest::addRow("fractional layers") << "/model/layers"
+                                           << "80.5"
+                                           << "llama.json: /model/layers: expected a positive integer";
+        QTest::addRow("unknown root key") << "/colour"
+                                          << "\"blue\""
+                                          << "llama.json: /colour: unknown key \"colour\"";
+        QTest::addRow("unknown nested key") << "/cluster/fabric/radix"
+                                            << "64"
+                                            << "llama.json: /cluster/fabric/radix: unknown key";
+        QTest::addRow("typo in training") << "/training/globl_batch"
+                                          << "8"
+                                          << "llama.json: /training/globl_batch: unknown key \"globl_batch\"";
+        QTest::addRow("missing model") << "/model"
+                                       << "<remove>"
+                                       << "llama.json: /model: required object is missing";
+        QTest::addRow("missing gpus") << "/cluster/gpus"
+                                      << "<remove>"
+                                      << "llama.json: /cluster/gpus: required key is missing";
+        QTest::addRow("bad transport")
+            << "/cluster/transport"
+            << "\"ethernet\""
+            << "llama.json: /cluster/transport: expected one of infiniband, roce, got \"ethernet\"";
+        QTest::addRow("bad fabric type") << "/cluster/fabric/type"
+                                         << "\"mesh\""
+                                         << "llama.json: /cluster/fabric/type: expected one of";
+        QTest::addRow("oversubscription below 1")
+            << "/cluster/fabric/oversubscription"
+            << "0.5"
+            << "llama.json: /cluster/fabric/oversubscription: expected a number in [1, 64]";
+        QTest::addRow("too many tiers") << "/cluster/fabric/tiers"
+                                        << "4"
+                                        << "llama.json: /cluster/fabric/tiers: expected 1, 2 or 3 tiers";
+        QTest::addRow("dragonfly key on rail")
+            << "/cluster/fabric/p"
+            << "4"
+            << "llama.json: /cluster/fabric/p: \"p\" only applies to fabric type \"dragonfly\"";
+        QTest::addRow("bad dtype") << "/training/dtype"
+                                   << "\"fp32\""
+                                   << "llama.json: /training/dtype: expected one of bf16, fp16, fp8";
+        QTest::addRow("bad recompute") << "/training/recompute"
+                                       << "true"
+                                       << "llama.json: /training/recompute: expected a string, got true";
+        QTest::addRow("zero stage 4") << "/parallelism/zero"
+                                      << "4"
+                                      << "llama.json: /parallelism/zero: expected a ZeRO stage 0-3";
+        QTest::addRow("nic not object") << "/cluster/nic"
+                                        << "400"
+                                        << "llama.json: /cluster/nic: expected an object, got 400";
+        QTest::addRow("nic gbps zero") << "/cluster/nic/gbps"
+                                       << "0"
+                                       << "llama.json: /cluster/nic/gbps: expected a number in";
+        QTest::addRow("moe top_k > experts") << "/model/moe"
+                                             << "{\"experts\": 2, \"top_k\": 4}"
+                                             << "llama.json: /model/moe/top_k: top_k (4) cannot exceed experts (2)";
+        QTest::addRow("moe unknown key") << "/model/moe"
+                                         << "{\"experts\": 8, \"top_k\": 2, \"capacity\": 1}"
+                                         << "llama.json: /model/moe/capacity: unknown key";
+        QTest::addRow("wrong format") << "/format"
+                                      << "\"something\""
+                                      << "llama.json: /format: expected \"clusterscope-scenario\"";
+        QTest::addRow("future version") << "/version"
+                                        << "2"
+                                        << "llama.json: /version: this ClusterScope reads scenario version 1";
+        QTest::addRow("compression method") << "/communication"
+                                            << "{\"compression\": {\"method\": \"zip\"}}"
+                                            << "llama.json: /communication/compression/method: expected one of";
+        QTest::addRow("loss rate") << "/communication"
+                                   << "{\"loss_rate\": 2}"
+                                   << "llama.json: /communication/loss_rate: expected a number in [0, 0.5]";
+        QTest::addRow("routing") << "/communication"
+                                 << "{\"routing\": \"random\"}"
+                                 << "llama.json: /communication/routing: expected one of ecmp, adaptive, spray";
+        QTest::addRow("layout typo") << "/layout"
+                                     << "{\"rack_pich_m\": 1}"
+                                     << "llama.json: /layout/rack_pich_m: unknown key";
+        QTest::addRow("torus without dims") << "/cluster/fabric/type"
+                                            << "\"torus\""
+                                            << "llama.json: /cluster/fabric/dims: a torus needs \"dims\"";
+        QTest::addRow("name not string") << "/name"
+                                         << "7"
+                                         << "llama.json: /name: expected a string, got 7";
     }
     void parseErrors()
     {
@@ -149,16 +207,19 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("from");
         QTest::addColumn<QByteArray>("to");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("global_batch 1e99999") << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":1e99999")
-                                              << "llama.json: byte ";
-        QTest::addRow("negative overflow") << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":-1e400")
-                                           << "number overflow parsing '-1e400'";
-        QTest::addRow("integer beyond 64 bits") << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":123456789012345678901234567890")
-                                                << "llama.json: /training/global_batch: expected a positive integer";
+        QTest::addRow("global_batch 1e99999")
+            << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":1e99999") << "llama.json: byte ";
+        QTest::addRow("negative overflow")
+            << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":-1e400")
+            << "number overflow parsing '-1e400'";
+        QTest::addRow("integer beyond 64 bits")
+            << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":123456789012345678901234567890")
+            << "llama.json: /training/global_batch: expected a positive integer";
         QTest::addRow("1e300 for an int") << QByteArray("\"global_batch\":1024") << QByteArray("\"global_batch\":1e300")
                                           << "llama.json: /training/global_batch: expected a positive integer";
         QTest::addRow("bad UTF-8") << QByteArray("\"name\":\"") << QByteArray("\"name\":\"\xff") << "llama.json: byte ";
-        QTest::addRow("deep nesting") << QByteArray("\"moe\":null") << QByteArray("\"moe\":") + QByteArray(100000, '[') << "llama.json: byte ";
+        QTest::addRow("deep nesting") << QByteArray("\"moe\":null") << QByteArray("\"moe\":") + QByteArray(100000, '[')
+                                      << "llama.json: byte ";
     }
     void damagedText()
     {
@@ -171,14 +232,16 @@ private Q_SLOTS:
         auto result = parseScenarioJson(std::string_view(text.constData(), std::size_t(text.size())), "llama.json");
         QVERIFY(!result.isOk());
         QVERIFY2(QString::fromStdString(result.message()).contains(expected), result.message().c_str());
-        QVERIFY2(QString::fromStdString(result.message()).startsWith(QStringLiteral("llama.json: ")), result.message().c_str());
+        QVERIFY2(QString::fromStdString(result.message()).startsWith(QStringLiteral("llama.json: ")),
+            result.message().c_str());
     }
 
     void syntaxErrorNamesByte()
     {
         auto result = parseScenarioJson("{\"format\": \"clusterscope-scenario\",, }", "broken.json");
         QVERIFY(!result.isOk());
-        QVERIFY2(QString::fromStdString(result.message()).startsWith(QStringLiteral("broken.json: byte 36: not valid JSON")),
+        QVERIFY2(
+            QString::fromStdString(result.message()).startsWith(QStringLiteral("broken.json: byte 36: not valid JSON")),
             result.message().c_str());
     }
 
@@ -187,20 +250,51 @@ private Q_SLOTS:
         QTest::addColumn<QString>("pointer");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("unknown gpu") << "/cluster/gpu" << "\"H900\"" << "v.json: /cluster/gpu: unknown GPU \"H900\"";
-        QTest::addRow("partial node") << "/cluster/gpus" << "1020" << "v.json: /cluster/gpus: 1020 GPUs do not fill whole nodes of 8";
-        QTest::addRow("product mismatch") << "/parallelism/dp" << "16" << "v.json: /parallelism: tp x pp x dp x cp = 512 does not equal cluster.gpus = 1024";
-        QTest::addRow("heads vs tp") << "/model/heads" << "60" << "v.json: /model/heads: hidden (8192) is not a multiple of heads (60)";
+        QTest::addRow("unknown gpu") << "/cluster/gpu"
+                                     << "\"H900\""
+                                     << "v.json: /cluster/gpu: unknown GPU \"H900\"";
+        QTest::addRow("partial node") << "/cluster/gpus"
+                                      << "1020"
+                                      << "v.json: /cluster/gpus: 1020 GPUs do not fill whole nodes of 8";
+        QTest::addRow("product mismatch")
+            << "/parallelism/dp"
+            << "16"
+            << "v.json: /parallelism: tp x pp x dp x cp = 512 does not equal cluster.gpus = 1024";
+        QTest::addRow("heads vs tp") << "/model/heads"
+                                     << "60"
+                                     << "v.json: /model/heads: hidden (8192) is not a multiple of heads (60)";
         // Any layer count is accepted (Megatron's uneven splits); a stated split it would refuse is not.
-        QTest::addRow("stated first stage too big") << "/parallelism/first_stage_layers" << "90" << "v.json: /parallelism/first_stage_layers: first and last stage layers exceed the model's layers";
-        QTest::addRow("stated first stage uneven rest") << "/parallelism/first_stage_layers" << "19" << "v.json: /parallelism/first_stage_layers: the layers left for the other stages do not divide evenly among them";
-        QTest::addRow("pp above layers") << "/model/layers" << "3" << "v.json: /parallelism/pp: pp (4) exceeds the layers (3)";
-        QTest::addRow("batch vs dp") << "/training/global_batch" << "1000" << "v.json: /parallelism/dp: global_batch (1000) is not divisible by dp x micro_batch (32)";
-        QTest::addRow("micro batch") << "/training/micro_batch" << "3" << "v.json: /training/micro_batch: global_batch (1024) is not a multiple of micro_batch (3)";
-        QTest::addRow("ep without moe") << "/parallelism/ep" << "2" << "v.json: /parallelism/ep: ep > 1 needs a mixture-of-experts model";
-        QTest::addRow("odd radix") << "/cluster/fabric/switch_radix" << "63" << "v.json: /cluster/fabric/switch_radix: expected an even radix";
-        QTest::addRow("fp8 on A100") << "/cluster/gpu" << "\"A100-SXM-80GB\"" << "";
-        QTest::addRow("vpp without pp") << "/parallelism" << "{\"tp\": 8, \"dp\": 128, \"vpp\": 2}" << "v.json: /parallelism/vpp: virtual stages need pipeline parallelism";
+        QTest::addRow("stated first stage too big")
+            << "/parallelism/first_stage_layers"
+            << "90"
+            << "v.json: /parallelism/first_stage_layers: first and last stage layers exceed the model's layers";
+        QTest::addRow("stated first stage uneven rest") << "/parallelism/first_stage_layers"
+                                                        << "19"
+                                                        << "v.json: /parallelism/first_stage_layers: the layers left "
+                                                           "for the other stages do not divide evenly among them";
+        QTest::addRow("pp above layers") << "/model/layers"
+                                         << "3"
+                                         << "v.json: /parallelism/pp: pp (4) exceeds the layers (3)";
+        QTest::addRow("batch vs dp")
+            << "/training/global_batch"
+            << "1000"
+            << "v.json: /parallelism/dp: global_batch (1000) is not divisible by dp x micro_batch (32)";
+        QTest::addRow("micro batch")
+            << "/training/micro_batch"
+            << "3"
+            << "v.json: /training/micro_batch: global_batch (1024) is not a multiple of micro_batch (3)";
+        QTest::addRow("ep without moe") << "/parallelism/ep"
+                                        << "2"
+                                        << "v.json: /parallelism/ep: ep > 1 needs a mixture-of-experts model";
+        QTest::addRow("odd radix") << "/cluster/fabric/switch_radix"
+                                   << "63"
+                                   << "v.json: /cluster/fabric/switch_radix: expected an even radix";
+        QTest::addRow("fp8 on A100") << "/cluster/gpu"
+                                     << "\"A100-SXM-80GB\""
+                                     << "";
+        QTest::addRow("vpp without pp") << "/parallelism"
+                                        << "{\"tp\": 8, \"dp\": 128, \"vpp\": 2}"
+                                        << "v.json: /parallelism/vpp: virtual stages need pipeline parallelism";
     }
     void validationErrors()
     {

@@ -181,9 +181,12 @@ private slots:
                     return true;
             return false;
         };
-        QVERIFY2(find(QStringLiteral("LinkPeakUtilisation 3: node004 mlx5_0 -> leaf-0: utilisation at or above 95.0 % for 3 s in a row")),
+        QVERIFY2(
+            find(QStringLiteral(
+                "LinkPeakUtilisation 3: node004 mlx5_0 -> leaf-0: utilisation at or above 95.0 % for 3 s in a row")),
             qPrintable(alerts.join(QLatin1Char('\n'))));
-        QVERIFY2(find(QStringLiteral("LinkErrors 0: node001 mlx5_0 port 1 <-> leaf-0 port 1: symbol_errors +9 in the window, seen at both ends (7 at node001 mlx5_0, 2 at leaf-0)")),
+        QVERIFY2(find(QStringLiteral("LinkErrors 0: node001 mlx5_0 port 1 <-> leaf-0 port 1: symbol_errors +9 in the "
+                                     "window, seen at both ends (7 at node001 mlx5_0, 2 at leaf-0)")),
             qPrintable(alerts.join(QLatin1Char('\n'))));
         QVERIFY(find(QStringLiteral("7 at node002 mlx5_0 only: one-ended errors point at the cable or optic")));
         QVERIFY(find(QStringLiteral("7 at node003 mlx5_0 only (the other end is not measured)")));

@@ -35,9 +35,10 @@ struct ModelTraffic {
 ModelTraffic modelTraffic(const QString& variant)
 {
     const bool moe = variant == QLatin1String("mixtral");
-    auto scenario = parseScenarioJson(clusterscope::resources::embeddedFile(
-                                          moe ? "examples/mixtral-8x7b-256-h200-roce.json" : "examples/llama3-70b-1024-h100.json"),
-        "example");
+    auto scenario
+        = parseScenarioJson(clusterscope::resources::embeddedFile(moe ? "examples/mixtral-8x7b-256-h200-roce.json"
+                                                                      : "examples/llama3-70b-1024-h100.json"),
+            "example");
     if (!scenario)
         qFatal("%s", scenario.message().c_str());
     Scenario s = *scenario;
@@ -102,7 +103,8 @@ private Q_SLOTS:
         QCOMPARE(mine.cols, reference.blocks);
         for (long long r = 0; r < mine.rows; ++r)
             for (long long c = 0; c < mine.cols; ++c)
-                QVERIFY2(near(mine.at(r, c), reference.at(r, c)), qPrintable(QStringLiteral("cell %1,%2").arg(r).arg(c)));
+                QVERIFY2(
+                    near(mine.at(r, c), reference.at(r, c)), qPrintable(QStringLiteral("cell %1,%2").arg(r).arg(c)));
         // The sum is preserved: every block size gives the whole iteration's bytes.
         double total = 0;
         for (const auto& perClass : t.matrix.totalsByClass())
@@ -136,7 +138,8 @@ private Q_SLOTS:
         QCOMPARE(split[kTrafficUnknownDimension], (std::array<double, kLinkClasses> {}));
         QVERIFY(nonZero >= 3); // tp on scale-up, dp under leaves, pp through spines at least
         // Masks combine: tp + dp on every class equals their two sums.
-        const TrafficBlocks both = query(*t.source, { 0, n, 0, n }, 128, { (1u << 0) | (1u << 2), kAllLinkClassesMask });
+        const TrafficBlocks both
+            = query(*t.source, { 0, n, 0, n }, 128, { (1u << 0) | (1u << 2), kAllLinkClassesMask });
         double expected = 0;
         for (int c = 0; c < kLinkClasses; ++c)
             expected += reference[0][c] + reference[2][c];
@@ -150,11 +153,14 @@ private Q_SLOTS:
         QTest::addColumn<GpuWindow>("window");
         QTest::addRow("llama gpu-level corner") << QStringLiteral("llama") << 1LL << GpuWindow { 0, 64, 0, 64 };
         QTest::addRow("llama gpu-level pp band") << QStringLiteral("llama") << 1LL << GpuWindow { 240, 272, 0, 512 };
-        QTest::addRow("llama node-level off-diagonal") << QStringLiteral("llama") << 8LL << GpuWindow { 256, 512, 0, 768 };
+        QTest::addRow("llama node-level off-diagonal")
+            << QStringLiteral("llama") << 8LL << GpuWindow { 256, 512, 0, 768 };
         QTest::addRow("llama unaligned window") << QStringLiteral("llama") << 8LL << GpuWindow { 3, 203, 101, 333 };
-        QTest::addRow("ulysses all-to-all, narrow columns") << QStringLiteral("llama-ulysses") << 4LL << GpuWindow { 0, 300, 130, 140 };
+        QTest::addRow("ulysses all-to-all, narrow columns")
+            << QStringLiteral("llama-ulysses") << 4LL << GpuWindow { 0, 300, 130, 140 };
         QTest::addRow("mixtral ep window") << QStringLiteral("mixtral") << 2LL << GpuWindow { 16, 96, 8, 120 };
-        QTest::addRow("bi-ring last rows") << QStringLiteral("llama-cp-vpp") << 16LL << GpuWindow { 900, 1024, 0, 1024 };
+        QTest::addRow("bi-ring last rows")
+            << QStringLiteral("llama-cp-vpp") << 16LL << GpuWindow { 900, 1024, 0, 1024 };
     }
     void windowsEqualTheFullMatrix()
     {
@@ -169,7 +175,8 @@ private Q_SLOTS:
         std::vector<double> expected(static_cast<std::size_t>(part.rows * part.cols), 0.0);
         for (long long s = window.rowBegin; s < window.rowEnd; ++s)
             for (long long d = window.colBegin; d < window.colEnd; ++d)
-                expected[static_cast<std::size_t>((s / block - part.firstRowBlock) * part.cols + d / block - part.firstColBlock)]
+                expected[static_cast<std::size_t>(
+                    (s / block - part.firstRowBlock) * part.cols + d / block - part.firstColBlock)]
                     += t.matrix.pairTotalBytes(s, d);
         double total = 0;
         for (long long i = 0; i < part.rows * part.cols; ++i) {
@@ -209,8 +216,8 @@ private Q_SLOTS:
         g.nodesPerLeaf = 2;
         g.nodesPerPod = 8;
         const GroupPlacer placer(g);
-        std::vector<MeasuredTrafficPair> pairs { { 0, 1, 100.0, 0 }, { 0, 1, 50.0, 0 }, { 1, 0, 7.0, kTrafficUnknownDimension },
-            { 0, 4, 1000.0, 2 }, { 31, 0, 1e6, 4 }, { 5, 17, 3.0, 3 } };
+        std::vector<MeasuredTrafficPair> pairs { { 0, 1, 100.0, 0 }, { 0, 1, 50.0, 0 },
+            { 1, 0, 7.0, kTrafficUnknownDimension }, { 0, 4, 1000.0, 2 }, { 31, 0, 1e6, 4 }, { 5, 17, 3.0, 3 } };
         auto r = MeasuredTrafficSource::create(32, pairs, placer);
         QVERIFY2(r.isOk(), r.message().c_str());
         const MeasuredTrafficSource& m = *r;
@@ -241,8 +248,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<MeasuredTrafficPair>("pair");
         QTest::addColumn<QString>("message");
-        QTest::addRow("source out of range") << MeasuredTrafficPair { 32, 0, 1.0, 0 } << QStringLiteral("GPU 32 is outside");
-        QTest::addRow("negative destination") << MeasuredTrafficPair { 0, -1, 1.0, 0 } << QStringLiteral("GPU -1 is outside");
+        QTest::addRow("source out of range")
+            << MeasuredTrafficPair { 32, 0, 1.0, 0 } << QStringLiteral("GPU 32 is outside");
+        QTest::addRow("negative destination")
+            << MeasuredTrafficPair { 0, -1, 1.0, 0 } << QStringLiteral("GPU -1 is outside");
         QTest::addRow("self pair") << MeasuredTrafficPair { 3, 3, 1.0, 0 } << QStringLiteral("both GPU 3");
         QTest::addRow("bad dimension") << MeasuredTrafficPair { 0, 1, 1.0, 9 } << QStringLiteral("dimension 9");
         QTest::addRow("negative bytes") << MeasuredTrafficPair { 0, 1, -5.0, 0 } << QStringLiteral("must be finite");
@@ -264,7 +273,8 @@ private Q_SLOTS:
         QTest::addColumn<long long>("block");
         QTest::addColumn<QString>("message");
         QTest::addRow("empty rows") << GpuWindow { 5, 5, 0, 10 } << 1LL << QStringLiteral("source rows [5, 5)");
-        QTest::addRow("columns past the end") << GpuWindow { 0, 10, 0, 1025 } << 1LL << QStringLiteral("destination columns [0, 1025)");
+        QTest::addRow("columns past the end")
+            << GpuWindow { 0, 10, 0, 1025 } << 1LL << QStringLiteral("destination columns [0, 1025)");
         QTest::addRow("negative rows") << GpuWindow { -1, 10, 0, 10 } << 1LL << QStringLiteral("source rows [-1, 10)");
         QTest::addRow("zero block") << GpuWindow { 0, 10, 0, 10 } << 0LL << QStringLiteral("gpus_per_block is 0");
     }
@@ -289,7 +299,8 @@ private Q_SLOTS:
         QCOMPARE(n, 16384LL);
         auto refused = t.source->blocks({ { 0, n, 0, n }, 1, {} });
         QVERIFY(!refused.isOk());
-        QVERIFY2(QString::fromStdString(refused.message()).contains(QStringLiteral("16384 x 16384 blocks")), refused.message().c_str());
+        QVERIFY2(QString::fromStdString(refused.message()).contains(QStringLiteral("16384 x 16384 blocks")),
+            refused.message().c_str());
 
         int fds[2];
         QVERIFY(pipe(fds) == 0);

@@ -308,7 +308,8 @@ private Q_SLOTS:
     // GEMMs; a capacity factor caps it (tokens beyond it are dropped).
     void moeLoadImbalance()
     {
-        auto s = parseScenarioJson(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "mixtral");
+        auto s = parseScenarioJson(
+            clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "mixtral");
         QVERIFY(s.isOk());
         if (!s->parallelism || s->parallelism->ep == 1) {
             s->parallelism = ParallelismSpec {};
@@ -350,7 +351,8 @@ private Q_SLOTS:
         Scenario s = llama70b();
         const double untied = TransformerShape::fromModel(s.model).totalParams();
         s.model.tiedEmbeddings = true;
-        QVERIFY(near(untied - TransformerShape::fromModel(s.model).totalParams(), double(s.model.vocab) * s.model.hidden, 1e-12));
+        QVERIFY(near(untied - TransformerShape::fromModel(s.model).totalParams(),
+            double(s.model.vocab) * s.model.hidden, 1e-12));
     }
 
     // Small layers become host-bound: the layer cannot run faster than its kernels are launched.

@@ -92,7 +92,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("which");
         QTest::addColumn<double>("billions");
         QTest::addRow("llama3-70b") << QStringLiteral("llama") << 70.55; // Meta model card: 70.6 B
-        QTest::addRow("gpt3-175b") << QStringLiteral("gpt3") << 175.2;   // 174.6 B + untied output layer
+        QTest::addRow("gpt3-175b") << QStringLiteral("gpt3") << 175.2; // 174.6 B + untied output layer
     }
     void parameterCounts()
     {
@@ -117,7 +117,8 @@ private Q_SLOTS:
         QFETCH(double, seedGigabytes);
         const ModelSpec m = which == QStringLiteral("llama") ? llama70b().model : gpt3();
         const double fp32GradientBytes = 4.0 * TransformerShape::fromModel(m).totalParams();
-        QVERIFY2(near(fp32GradientBytes / 1e9, seedGigabytes, 0.01), qPrintable(QString::number(fp32GradientBytes / 1e9)));
+        QVERIFY2(
+            near(fp32GradientBytes / 1e9, seedGigabytes, 0.01), qPrintable(QString::number(fp32GradientBytes / 1e9)));
         // "every 2 seconds -> 140 GB/s or 1.12 Tb/s" for the 70B case.
         if (seedGigabytes == 280.0)
             QVERIFY(near(fp32GradientBytes / 2.0 * 8.0 / 1e12, 1.12, 0.01));
@@ -173,12 +174,14 @@ private Q_SLOTS:
         QTest::addColumn<double>("ratioVsFp32");
         QTest::addColumn<double>("runReduction");
         // Seed: "top-1% ~100x" -- with 4-byte indices next to 4-byte values it is 50x.
-        QTest::newRow("top-1% with indices: 50x, not 100x") << int(CompressionMethod::TopK) << 0.01 << 0.0 << 0.02 << 0.98;
+        QTest::newRow("top-1% with indices: 50x, not 100x")
+            << int(CompressionMethod::TopK) << 0.01 << 0.0 << 0.02 << 0.98;
         QTest::addRow("int8: 4x") << int(CompressionMethod::Int8) << 0.0 << 0.0 << 0.25049 << 0.74951;
         QTest::addRow("fp8: 4x") << int(CompressionMethod::Fp8) << 0.0 << 0.0 << 0.25049 << 0.74951;
         QTest::addRow("1-bit: 32x") << int(CompressionMethod::OneBit) << 0.0 << 0.0 << 0.03174 << 0.96826;
         // Seed: 1-bit Adam "94% less" -- matches an uncompressed warm-up of ~3% of the steps.
-        QTest::newRow("1-bit Adam, 3% warm-up: 94%") << int(CompressionMethod::OneBit) << 0.0 << 0.03 << 0.03174 << 0.93921;
+        QTest::newRow("1-bit Adam, 3% warm-up: 94%")
+            << int(CompressionMethod::OneBit) << 0.0 << 0.03 << 0.03174 << 0.93921;
         QTest::addRow("none") << int(CompressionMethod::None) << 0.0 << 0.0 << 1.0 << 0.0;
     }
     void compressionVolumes()
@@ -224,10 +227,12 @@ private Q_SLOTS:
         const double expected = CompressionMethod(method) == CompressionMethod::TopK
             ? plain.bytesSent.dp * ratio * n / 2.0
             : plain.bytesSent.dp * ratio;
-        QVERIFY2(near(packed.bytesSent.dp, expected, 1e-9), qPrintable(QString::number(packed.bytesSent.dp / expected)));
+        QVERIFY2(
+            near(packed.bytesSent.dp, expected, 1e-9), qPrintable(QString::number(packed.bytesSent.dp / expected)));
         // The warm-up share of the steps runs at the uncompressed iteration time.
         const double iterations = 1e12 / (s.training.globalBatch * double(s.model.seqLen));
-        QVERIFY(near(packed.trainingSeconds, iterations * (0.9 * packed.iterationSeconds + 0.1 * plain.iterationSeconds), 1e-9));
+        QVERIFY(near(
+            packed.trainingSeconds, iterations * (0.9 * packed.iterationSeconds + 0.1 * plain.iterationSeconds), 1e-9));
     }
 
     // --- memory -----------------------------------------------------------------------------------
@@ -421,7 +426,8 @@ private Q_SLOTS:
     void moeAndContextParallel()
     {
         QFETCH(int, cpKind);
-        auto s = *parseScenarioJson(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "m");
+        auto s = *parseScenarioJson(
+            clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "m");
         s.parallelism->cp = 2;
         s.parallelism->dp = 64;
         s.parallelism->cpKind = ContextParallelKind(cpKind);

@@ -52,8 +52,8 @@ private Q_SLOTS:
         QFETCH(int, nodesPerPod);
         Scenario s = example("llama3-70b-1024-h100.json");
         s.cluster.fabric.type = type == QStringLiteral("rail-optimized") ? FabricType::RailOptimized
-            : type == QStringLiteral("leaf-spine")                        ? FabricType::LeafSpine
-                                                                          : FabricType::FatTree;
+            : type == QStringLiteral("leaf-spine")                       ? FabricType::LeafSpine
+                                                                         : FabricType::FatTree;
         s.cluster.fabric.switchRadix = radix;
         s.cluster.fabric.oversubscription = oversubscription;
         s.cluster.fabric.tiers = tiers;
@@ -82,9 +82,12 @@ private Q_SLOTS:
         QTest::addRow("tp4 leaves 2 ranks of dp per node") << 4 << 1 << 1 << def << "dp" << 256 << 2 << 2 << 2;
         QTest::addRow("cp2 after tp4 in the node") << 4 << 2 << 4 << def << "cp" << 2 << 2 << 2 << 0;
         QTest::addRow("tp16 spans two nodes") << 16 << 1 << 1 << def << "tp" << 16 << 8 << 8 << 1;
-        QTest::addRow("dp innermost puts tp across nodes") << 8 << 1 << 4 << QStringLiteral("dp-tp-cp-pp") << "tp" << 8 << 1 << 1 << 1;
-        QTest::addRow("dp innermost: pp 8 x 32 GPUs apart") << 8 << 1 << 4 << QStringLiteral("dp-tp-cp-pp") << "pp" << 2 << 1 << 1 << 2;
-        QTest::addRow("pp innermost inside the node") << 1 << 1 << 8 << QStringLiteral("pp-tp-cp-dp") << "pp" << 2 << 2 << 2 << 0;
+        QTest::addRow("dp innermost puts tp across nodes")
+            << 8 << 1 << 4 << QStringLiteral("dp-tp-cp-pp") << "tp" << 8 << 1 << 1 << 1;
+        QTest::addRow("dp innermost: pp 8 x 32 GPUs apart")
+            << 8 << 1 << 4 << QStringLiteral("dp-tp-cp-pp") << "pp" << 2 << 1 << 1 << 2;
+        QTest::addRow("pp innermost inside the node")
+            << 1 << 1 << 8 << QStringLiteral("pp-tp-cp-dp") << "pp" << 2 << 2 << 2 << 0;
     }
     void groups()
     {
@@ -108,9 +111,9 @@ private Q_SLOTS:
         p.placementOrder = order.toStdString();
         const StrategyGroups g = evaluator->groups(p);
         const GroupPlacement& got = which == QStringLiteral("tp") ? g.tp
-            : which == QStringLiteral("cp")                        ? g.cp
-            : which == QStringLiteral("pp")                        ? g.ppPair
-                                                                   : g.dp;
+            : which == QStringLiteral("cp")                       ? g.cp
+            : which == QStringLiteral("pp")                       ? g.ppPair
+                                                                  : g.dp;
         QCOMPARE(got.ranks, ranks);
         QCOMPARE(got.ranksPerNode, ranksPerNode);
         QCOMPARE(got.nicsPerNode, nicsPerNode);
@@ -145,22 +148,36 @@ private Q_SLOTS:
         QTest::addColumn<QString>("pointer");
         const QString llama = QStringLiteral("llama3-70b-1024-h100.json");
         const QString mixtral = QStringLiteral("mixtral-8x7b-256-h200-roce.json");
-        QTest::addRow("product") << llama << "dp=16" << "/parallelism: tp x pp x dp x cp";
-        QTest::addRow("tp divides heads") << llama << "tp=16,dp=16,pp=4,heads" << "/parallelism/tp: heads";
-        QTest::addRow("kv heads") << llama << "tp=16,dp=16,kv=6" << "/parallelism/tp: kv_heads";
+        QTest::addRow("product") << llama << "dp=16"
+                                 << "/parallelism: tp x pp x dp x cp";
+        QTest::addRow("tp divides heads") << llama << "tp=16,dp=16,pp=4,heads"
+                                          << "/parallelism/tp: heads";
+        QTest::addRow("kv heads") << llama << "tp=16,dp=16,kv=6"
+                                  << "/parallelism/tp: kv_heads";
         // Layer counts that do not divide pp x vpp are split the way Megatron does (uneven stages);
         // what is refused is a pipeline deeper than the layers and a stated split that cannot hold.
-        QTest::addRow("pp above layers") << llama << "pp=128,dp=1" << "/parallelism/pp: pp cannot exceed";
-        QTest::addRow("stated first stage") << llama << "first=90" << "/parallelism/first_stage_layers";
-        QTest::addRow("batch") << llama << "mb=3" << "/parallelism/dp";
-        QTest::addRow("seq") << llama << "cp=2,seq=8191" << "/parallelism/cp: seq_len";
-        QTest::addRow("ulysses heads") << llama << "cp=16,dp=2,ulysses" << "/parallelism/cp: Ulysses";
-        QTest::addRow("ep dense") << llama << "ep=2" << "/parallelism/ep: ep > 1 needs";
-        QTest::addRow("ep experts") << mixtral << "ep=3" << "/parallelism/ep: experts";
-        QTest::addRow("vpp without pp") << mixtral << "vpp=2" << "/parallelism/vpp: virtual";
-        QTest::addRow("interleaved micro-batches") << llama << "vpp=2,batch=96" << "/parallelism/vpp: the interleaved";
-        QTest::addRow("interleaved vpp1") << llama << "interleaved" << "/parallelism/pipeline_schedule";
-        QTest::addRow("zero2 with pp") << llama << "zero=2" << "/parallelism/zero";
+        QTest::addRow("pp above layers") << llama << "pp=128,dp=1"
+                                         << "/parallelism/pp: pp cannot exceed";
+        QTest::addRow("stated first stage") << llama << "first=90"
+                                            << "/parallelism/first_stage_layers";
+        QTest::addRow("batch") << llama << "mb=3"
+                               << "/parallelism/dp";
+        QTest::addRow("seq") << llama << "cp=2,seq=8191"
+                             << "/parallelism/cp: seq_len";
+        QTest::addRow("ulysses heads") << llama << "cp=16,dp=2,ulysses"
+                                       << "/parallelism/cp: Ulysses";
+        QTest::addRow("ep dense") << llama << "ep=2"
+                                  << "/parallelism/ep: ep > 1 needs";
+        QTest::addRow("ep experts") << mixtral << "ep=3"
+                                    << "/parallelism/ep: experts";
+        QTest::addRow("vpp without pp") << mixtral << "vpp=2"
+                                        << "/parallelism/vpp: virtual";
+        QTest::addRow("interleaved micro-batches") << llama << "vpp=2,batch=96"
+                                                   << "/parallelism/vpp: the interleaved";
+        QTest::addRow("interleaved vpp1") << llama << "interleaved"
+                                          << "/parallelism/pipeline_schedule";
+        QTest::addRow("zero2 with pp") << llama << "zero=2"
+                                       << "/parallelism/zero";
     }
     void invalidStrategies()
     {

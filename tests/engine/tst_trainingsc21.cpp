@@ -114,14 +114,17 @@ private Q_SLOTS:
         QVERIFY(e.valid);
         // Parameter count of the row: the table counts the (tied) vocabulary once and learned position
         // embeddings (s x h); its figures are within ~3% of 12 l h^2 (1 + 13/12h + (V + s)/12lh).
-        const double params = evaluator->shape().totalParams() - evaluator->shape().outputLayerParams + 2048.0 * row.hidden;
-        QVERIFY2(std::abs(params / 1e9 - row.billions) / row.billions < 0.04, qPrintable(QString::number(params / 1e9)));
+        const double params
+            = evaluator->shape().totalParams() - evaluator->shape().outputLayerParams + 2048.0 * row.hidden;
+        QVERIFY2(
+            std::abs(params / 1e9 - row.billions) / row.billions < 0.04, qPrintable(QString::number(params / 1e9)));
         // The FLOPs of the table's formula.
         const double B = row.batch, sq = 2048, l = row.layers, h = row.hidden, V = 51200;
         const double formula = 96.0 * B * sq * l * h * h * (1.0 + sq / (6.0 * h) + V / (16.0 * l * h));
         QVERIFY(std::abs(e.hardwareFlopsPerIteration / formula - 1.0) < 1e-9);
         const double error = e.hardwareTflopsPerGpu / row.tflops - 1.0;
-        qInfo("%7.1fB: predicted %.1f TF/s, paper %.0f, error %+.1f%% (compute %.2f s, recompute %.2f, bubble %.2f, tp %.2f, pp %.2f, dp %.2f, opt %.3f; memory %.1f GB)",
+        qInfo("%7.1fB: predicted %.1f TF/s, paper %.0f, error %+.1f%% (compute %.2f s, recompute %.2f, bubble %.2f, tp "
+              "%.2f, pp %.2f, dp %.2f, opt %.3f; memory %.1f GB)",
             row.billions, e.hardwareTflopsPerGpu, row.tflops, 100 * error, e.breakdown.compute, e.breakdown.recompute,
             e.breakdown.bubble, e.breakdown.tpExposed, e.breakdown.ppExposed, e.breakdown.dpExposed,
             e.breakdown.optimizer, e.memory.totalBytes() / 1e9);

@@ -62,8 +62,9 @@ private Q_SLOTS:
     void computeCalibration()
     {
         json j = base();
-        j["calibration"] = { { "compute", { { "gemm_peak_fraction", 0.6 }, { "flash_attention", false },
-                                              { "overlap_interference_fraction", 0.0 } } } };
+        j["calibration"] = { { "compute",
+            { { "gemm_peak_fraction", 0.6 }, { "flash_attention", false },
+                { "overlap_interference_fraction", 0.0 } } } };
         auto first = parseScenarioJson(j.dump(), "a.json");
         QVERIFY2(first.isOk(), first.message().c_str());
         QCOMPARE(*first->computeCalibration.gemmPeakFraction, 0.6);
@@ -80,14 +81,30 @@ private Q_SLOTS:
         QTest::addColumn<QString>("pointer");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("message");
-        QTest::addRow("gated_mlp type") << "/model/gated_mlp" << "\"yes\"" << "a.json: /model/gated_mlp: expected";
-        QTest::addRow("negative price") << "/training/gpu_hour_usd" << "-1" << "a.json: /training/gpu_hour_usd:";
-        QTest::addRow("order missing pp") << "/parallelism/placement_order" << "\"tp-cp-dp\"" << "a.json: /parallelism/placement_order: expected the dimensions";
-        QTest::addRow("order repeated") << "/parallelism/placement_order" << "\"tp-tp-dp-pp\"" << "a.json: /parallelism/placement_order: expected the dimensions";
-        QTest::addRow("calibration fraction") << "/calibration/compute/gemm_peak_fraction" << "1.5" << "a.json: /calibration/compute/gemm_peak_fraction:";
-        QTest::addRow("calibration unknown key") << "/calibration/compute/gemm_peak" << "0.5" << "a.json: /calibration/compute/gemm_peak:";
-        QTest::addRow("calibration unknown section") << "/calibration/computer" << "{}" << "a.json: /calibration/computer:";
-        QTest::addRow("order unknown") << "/parallelism/placement_order" << "\"tp-cp-dp-ep\"" << "a.json: /parallelism/placement_order: expected the dimensions";
+        QTest::addRow("gated_mlp type") << "/model/gated_mlp"
+                                        << "\"yes\""
+                                        << "a.json: /model/gated_mlp: expected";
+        QTest::addRow("negative price") << "/training/gpu_hour_usd"
+                                        << "-1"
+                                        << "a.json: /training/gpu_hour_usd:";
+        QTest::addRow("order missing pp") << "/parallelism/placement_order"
+                                          << "\"tp-cp-dp\""
+                                          << "a.json: /parallelism/placement_order: expected the dimensions";
+        QTest::addRow("order repeated") << "/parallelism/placement_order"
+                                        << "\"tp-tp-dp-pp\""
+                                        << "a.json: /parallelism/placement_order: expected the dimensions";
+        QTest::addRow("calibration fraction") << "/calibration/compute/gemm_peak_fraction"
+                                              << "1.5"
+                                              << "a.json: /calibration/compute/gemm_peak_fraction:";
+        QTest::addRow("calibration unknown key") << "/calibration/compute/gemm_peak"
+                                                 << "0.5"
+                                                 << "a.json: /calibration/compute/gemm_peak:";
+        QTest::addRow("calibration unknown section") << "/calibration/computer"
+                                                     << "{}"
+                                                     << "a.json: /calibration/computer:";
+        QTest::addRow("order unknown") << "/parallelism/placement_order"
+                                       << "\"tp-cp-dp-ep\""
+                                       << "a.json: /parallelism/placement_order: expected the dimensions";
     }
     void errors()
     {

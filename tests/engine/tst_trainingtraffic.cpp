@@ -50,8 +50,10 @@ private Q_SLOTS:
         QTest::addColumn<int>("cpKind");
         QTest::addRow("llama 1f1b") << QStringLiteral("llama3-70b-1024-h100.json") << 1 << -1;
         QTest::addRow("llama interleaved") << QStringLiteral("llama3-70b-1024-h100.json") << 2 << -1;
-        QTest::addRow("mixtral ep + ring cp") << QStringLiteral("mixtral-8x7b-256-h200-roce.json") << 1 << int(ContextParallelKind::Ring);
-        QTest::addRow("mixtral ep + ulysses") << QStringLiteral("mixtral-8x7b-256-h200-roce.json") << 1 << int(ContextParallelKind::Ulysses);
+        QTest::addRow("mixtral ep + ring cp")
+            << QStringLiteral("mixtral-8x7b-256-h200-roce.json") << 1 << int(ContextParallelKind::Ring);
+        QTest::addRow("mixtral ep + ulysses")
+            << QStringLiteral("mixtral-8x7b-256-h200-roce.json") << 1 << int(ContextParallelKind::Ulysses);
     }
     void totalsMatchBytesSent()
     {
@@ -71,7 +73,8 @@ private Q_SLOTS:
         const Built b = build(s);
         QVERIFY(b.estimate.valid);
         const auto totals = b.matrix.totalsByClass();
-        const auto sum = [](const std::array<double, kLinkClasses>& row) { return std::accumulate(row.begin(), row.end(), 0.0); };
+        const auto sum
+            = [](const std::array<double, kLinkClasses>& row) { return std::accumulate(row.begin(), row.end(), 0.0); };
         const double gpus = s.cluster.gpus;
         const CommunicationBytes& sent = b.estimate.bytesSent;
         QVERIFY(near(sum(totals[int(TrafficDimension::TP)]), gpus * sent.tp, 1e-9));

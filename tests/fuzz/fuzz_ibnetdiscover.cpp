@@ -8,6 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-    (void)clusterscope::importers::parseIbnetdiscover(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.topo");
+    (void)clusterscope::importers::parseIbnetdiscover(
+        std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.topo");
     return 0;
 }

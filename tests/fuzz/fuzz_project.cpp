@@ -56,8 +56,9 @@ void writeSeed(const std::string& path)
     auto added = RunStore(*store).add("seed run", { "seed" }, run, analyzeRun(run));
     check(added.isOk(), added.message());
     // Small pages keep the seed (and every mutation of it) a few kilobytes.
-    check(sqlite3_exec(store->handle(), "PRAGMA journal_mode = DELETE; PRAGMA page_size = 512; VACUUM", nullptr, nullptr,
-              nullptr) == SQLITE_OK,
+    check(sqlite3_exec(store->handle(), "PRAGMA journal_mode = DELETE; PRAGMA page_size = 512; VACUUM", nullptr,
+              nullptr, nullptr)
+            == SQLITE_OK,
         sqlite3_errmsg(store->handle()));
 }
 

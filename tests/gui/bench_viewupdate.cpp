@@ -79,7 +79,8 @@ private Q_SLOTS:
         std::sort(viewsMs.begin(), viewsMs.end());
         std::sort(engineMs.begin(), engineMs.end());
         const double views = viewsMs[viewsMs.size() / 2], engineOnly = engineMs[engineMs.size() / 2];
-        qInfo("%d GPUs: edit -> visible view (Fabric 3D + BOM) updated %.1f ms median (target %.0f ms); engine analysis alone %.1f ms; "
+        qInfo("%d GPUs: edit -> visible view (Fabric 3D + BOM) updated %.1f ms median (target %.0f ms); engine "
+              "analysis alone %.1f ms; "
               "ratio %.2fx",
             gpus, views, targetMs, engineOnly, views / engineOnly);
     }

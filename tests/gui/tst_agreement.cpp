@@ -25,7 +25,10 @@ using namespace clusterscope;
 namespace {
 QString example(const QString& name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + name; }
 
-bool close(double a, double b, double relative = 1e-9) { return std::abs(a - b) <= relative * std::max(std::abs(a), std::abs(b)); }
+bool close(double a, double b, double relative = 1e-9)
+{
+    return std::abs(a - b) <= relative * std::max(std::abs(a), std::abs(b));
+}
 }
 
 class TestAgreement : public QObject {
@@ -36,7 +39,8 @@ private Q_SLOTS:
     void examples_data()
     {
         QTest::addColumn<QString>("file");
-        for (const char* f : { "llama3-70b-1024-h100.json", "gpt3-175b-1024-a100.json", "mixtral-8x7b-256-h200-roce.json" })
+        for (const char* f :
+            { "llama3-70b-1024-h100.json", "gpt3-175b-1024-a100.json", "mixtral-8x7b-256-h200-roce.json" })
             QTest::addRow("%s", f) << QString::fromLatin1(f);
     }
     void examples()
@@ -62,17 +66,21 @@ private Q_SLOTS:
 
         // The CLI.
         QProcess cli;
-        cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), { QStringLiteral("evaluate"), path, QStringLiteral("--json") });
+        cli.start(
+            QStringLiteral(CLUSTERSCOPE_CLI_PATH), { QStringLiteral("evaluate"), path, QStringLiteral("--json") });
         QVERIFY(cli.waitForFinished(120000));
         QCOMPARE(cli.exitCode(), 0);
         const QJsonObject json = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
         const double cliSeconds = json.value(QStringLiteral("iteration_seconds")).toDouble();
-        QVERIFY2(close(cliSeconds, guiSeconds), qPrintable(QStringLiteral("CLI %1 s, GUI %2 s").arg(cliSeconds).arg(guiSeconds)));
+        QVERIFY2(close(cliSeconds, guiSeconds),
+            qPrintable(QStringLiteral("CLI %1 s, GUI %2 s").arg(cliSeconds).arg(guiSeconds)));
         const QJsonObject contention = json.value(QStringLiteral("fabric_contention")).toObject();
         const double cliBusiest = contention.value(QStringLiteral("busiest_link_utilisation")).toDouble(-1);
         QVERIFY2(close(cliBusiest, guiBusiest->utilisation, 1e-6), qPrintable(QString::number(cliBusiest)));
-        QCOMPARE(contention.value(QStringLiteral("busiest_link_level")).toString(), QString::fromLatin1(engine::toString(guiBusiest->level)));
-        QCOMPARE(contention.value(QStringLiteral("core_tier")).toBool(), engine::hasLinksAt(gui->fabric->graph, engine::LinkLevel::SpineCore));
+        QCOMPARE(contention.value(QStringLiteral("busiest_link_level")).toString(),
+            QString::fromLatin1(engine::toString(guiBusiest->level)));
+        QCOMPARE(contention.value(QStringLiteral("core_tier")).toBool(),
+            engine::hasLinksAt(gui->fabric->graph, engine::LinkLevel::SpineCore));
         QVERIFY(close(json.value(QStringLiteral("memory_bytes_per_gpu")).toDouble(), guiMemory));
 
         // The report.
@@ -94,7 +102,8 @@ private Q_SLOTS:
             qPrintable(QStringLiteral("report %1 s, GUI %2 s").arg(report.estimate->iterationSeconds).arg(guiSeconds)));
         QVERIFY(close(report.estimate->memory.totalBytes(), guiMemory));
         const QString html = app::reportHtml(*doc, app::ReportImageMode::DataUris);
-        const QString busiestText = QStringLiteral("Busiest link: ") + QString::fromStdString(engine::describeUtilisation(guiBusiest->utilisation));
+        const QString busiestText = QStringLiteral("Busiest link: ")
+            + QString::fromStdString(engine::describeUtilisation(guiBusiest->utilisation));
         QVERIFY2(html.contains(busiestText), qPrintable(busiestText));
         QVERIFY2(html.contains(app::formatSeconds(guiSeconds)), qPrintable(app::formatSeconds(guiSeconds)));
         // Tiers are named only when the fabric has them.

@@ -53,7 +53,10 @@ QStringList clippedLabels(const QWidget* top)
                            .arg(needed)
                            .arg(label->width());
         } else if (label->width() + 1 < label->minimumSizeHint().width()) {
-            out << QStringLiteral("%1: %2 px wide, needs %3").arg(name).arg(label->width()).arg(label->minimumSizeHint().width());
+            out << QStringLiteral("%1: %2 px wide, needs %3")
+                       .arg(name)
+                       .arg(label->width())
+                       .arg(label->minimumSizeHint().width());
         }
     }
     return out;
@@ -126,9 +129,9 @@ private Q_SLOTS:
             w.tabs()->setCurrentIndex(i);
             settle(w);
             const QStringList cut = clippedLabels(w.tabs()->currentWidget());
-            QVERIFY2(cut.isEmpty(), qPrintable(w.tabs()->tabText(i) + QStringLiteral(": ") + cut.join(QStringLiteral("; "))));
+            QVERIFY2(cut.isEmpty(),
+                qPrintable(w.tabs()->tabText(i) + QStringLiteral(": ") + cut.join(QStringLiteral("; "))));
         }
-
     }
 
     // Empty states and errors (a scenario whose strategy does not fit) wrap instead of being cut.
@@ -148,9 +151,9 @@ private Q_SLOTS:
             w.tabs()->setCurrentIndex(i);
             settle(w);
             const QStringList cut = clippedLabels(w.tabs()->currentWidget());
-            QVERIFY2(cut.isEmpty(), qPrintable(w.tabs()->tabText(i) + QStringLiteral(": ") + cut.join(QStringLiteral("; "))));
+            QVERIFY2(cut.isEmpty(),
+                qPrintable(w.tabs()->tabText(i) + QStringLiteral(": ") + cut.join(QStringLiteral("; "))));
         }
-
     }
 
     // The layout and the project open at exit come back at the next start.
@@ -176,7 +179,8 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         QCoreApplication::processEvents();
         QCOMPARE(again.size(), QSize(1300, 720));
-        QVERIFY2(std::abs(again.editorDock()->width() - 420) <= 8, qPrintable(QString::number(again.editorDock()->width())));
+        QVERIFY2(
+            std::abs(again.editorDock()->width() - 420) <= 8, qPrintable(QString::number(again.editorDock()->width())));
         again.close();
     }
 };

@@ -95,7 +95,8 @@ private Q_SLOTS:
         type->setCurrentIndex(int(engine::FabricType::LeafSpine));
         spin(w, "/cluster/fabric/switch_radix")->setValue(32);
         settle(w);
-        QVERIFY2(w.editor()->notesText().contains(QStringLiteral("tiers raised from 2 to 3")), qPrintable(w.editor()->notesText()));
+        QVERIFY2(w.editor()->notesText().contains(QStringLiteral("tiers raised from 2 to 3")),
+            qPrintable(w.editor()->notesText()));
         for (int i = 0; i < 2; ++i)
             w.document()->undoStack()->undo();
         settle(w);
@@ -137,7 +138,6 @@ private Q_SLOTS:
         QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("GPUs")));
         QCOMPARE(w.document()->scenarios()[0].cluster.gpus, kept);
         settle(w);
-
     }
 
     void rangeMessages()

@@ -2,34 +2,34 @@
 // scenario import (good and broken), and the 3D fabric of the example drawn under Xvfb.
 
 #include "app/gui/analysisrunner.h"
+#include "app/gui/comparedialog.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/projectdocument.h"
-#include "views/bom/bomview.h"
-#include "views/editor/scenarioeditor.h"
-#include "views/models/bomtablemodel.h"
-#include "app/gui/runscontroller.h"
 #include "app/gui/reportdialog.h"
-#include "app/gui/comparedialog.h"
-#include <QTableWidget>
+#include "app/gui/runscontroller.h"
 #include "engine/calibration/calibrationjson.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
-#include "engine/store/projectdocuments.h"
 #include "engine/scenario/scenariojson.h"
+#include "engine/store/projectdocuments.h"
 #include "engine/store/projectstore.h"
 #include "engine/training/trainingestimate.h"
+#include "views/bom/bomview.h"
+#include "views/editor/scenarioeditor.h"
+#include "views/fabric/fabricscene.h"
+#include "views/fabric/fabricview.h"
+#include "views/models/bomtablemodel.h"
+#include "views/models/scenariolistmodel.h"
 #include "views/runs/runlistmodel.h"
 #include "views/runs/runsview.h"
 #include "views/runs/stragglertablemodel.h"
-#include "views/fabric/fabricscene.h"
-#include "views/fabric/fabricview.h"
-#include "views/models/scenariolistmodel.h"
 #include "views/widgets/vtkopenglwidget.h"
+#include <QTableWidget>
 
 #include <QAbstractItemModelTester>
+#include <QDoubleSpinBox>
 #include <QListView>
 #include <QSpinBox>
-#include <QDoubleSpinBox>
 #include <QTabWidget>
 #include <QUndoStack>
 #include <QtTest>
@@ -46,7 +46,10 @@ bool glAvailable()
 }
 // Views update when the background analysis delivers: wait for it.
 void settle(app::MainWindow& w) { w.analysisRunner()->waitUntilIdle(); }
-QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+QString example(const char* name)
+{
+    return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
+}
 }
 
 class TestMainWindow : public QObject {
@@ -57,22 +60,27 @@ private Q_SLOTS:
     void exampleProjectAndTabs()
     {
         app::MainWindow w;
-        QAbstractItemModelTester tester(w.scenarioList()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(
+            w.scenarioList()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(w.document()->scenarios().size() >= 3);
-        QCOMPARE(QString::fromStdString(w.document()->scenarios().front().name), QStringLiteral("Llama-3-70B on 1024 H100"));
+        QCOMPARE(
+            QString::fromStdString(w.document()->scenarios().front().name), QStringLiteral("Llama-3-70B on 1024 H100"));
         QCOMPARE(w.currentScenario(), 0);
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("Example project")));
         QStringList tabs;
         for (int i = 0; i < w.tabs()->count(); ++i)
             tabs << w.tabs()->tabText(i);
-        QCOMPARE(tabs, (QStringList { QStringLiteral("Fabric 3D"), QStringLiteral("Traffic"), QStringLiteral("Iteration breakdown"),
-                           QStringLiteral("Strategies"), QStringLiteral("Bill of materials"), QStringLiteral("Runs") }));
+        QCOMPARE(tabs,
+            (QStringList { QStringLiteral("Fabric 3D"), QStringLiteral("Traffic"),
+                QStringLiteral("Iteration breakdown"), QStringLiteral("Strategies"),
+                QStringLiteral("Bill of materials"), QStringLiteral("Runs") }));
     }
 
     void undoableEdits()
     {
         app::MainWindow w;
-        QAbstractItemModelTester tester(w.scenarioList()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(
+            w.scenarioList()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         const std::size_t before = w.document()->scenarios().size();
         QVERIFY(!w.document()->isModified());
         w.selectScenario(1);
@@ -168,10 +176,13 @@ private Q_SLOTS:
         QByteArray wrongType = llama;
         wrongType.replace("\"global_batch\": 1024", "\"global_batch\": {\"a\": [1e308]}");
         QTest::addRow("scenario: number overflow") << "s.json" << overflow << "s.json: byte ";
-        QTest::addRow("scenario: wrong type") << "s.json" << wrongType << "s.json: /training/global_batch: expected a positive integer";
+        QTest::addRow("scenario: wrong type")
+            << "s.json" << wrongType << "s.json: /training/global_batch: expected a positive integer";
         QTest::addRow("scenario: truncated") << "s.json" << llama.left(300) << "s.json: byte ";
-        QTest::addRow("project: not a database") << "p.csproj" << QByteArray(4096, 'x') << "p.csproj: not a ClusterScope project";
-        QTest::addRow("project: damaged scenario row") << "p.csproj" << QByteArray("<damaged row>") << "(scenario 1): byte ";
+        QTest::addRow("project: not a database")
+            << "p.csproj" << QByteArray(4096, 'x') << "p.csproj: not a ClusterScope project";
+        QTest::addRow("project: damaged scenario row")
+            << "p.csproj" << QByteArray("<damaged row>") << "(scenario 1): byte ";
     }
     void damagedFilesLeaveTheProjectUntouched()
     {
@@ -187,7 +198,8 @@ private Q_SLOTS:
             auto scenario = engine::loadScenarioFile(example("llama3-70b-1024-h100.json").toStdString());
             QVERIFY(scenario.isOk());
             QVERIFY(store->saveScenarios({ { 0, *scenario } }).isOk());
-            QCOMPARE(sqlite3_exec(store->handle(), "UPDATE scenarios SET json = '{\"format\": 1e99999}'", nullptr, nullptr, nullptr),
+            QCOMPARE(sqlite3_exec(store->handle(), "UPDATE scenarios SET json = '{\"format\": 1e99999}'", nullptr,
+                         nullptr, nullptr),
                 SQLITE_OK);
         } else {
             QFile f(path);
@@ -255,7 +267,8 @@ private Q_SLOTS:
         QCOMPARE(w.fabricView()->scene().glyphCounts()[int(views::SceneNodeKind::Node)], 128);
 
         // Spin-box steps on one field merge into one undo entry.
-        auto* oversub = qobject_cast<QDoubleSpinBox*>(w.editor()->fieldFor(QStringLiteral("/cluster/fabric/oversubscription")));
+        auto* oversub
+            = qobject_cast<QDoubleSpinBox*>(w.editor()->fieldFor(QStringLiteral("/cluster/fabric/oversubscription")));
         QVERIFY(oversub);
         oversub->setValue(2.0);
         oversub->setValue(3.0);
@@ -363,8 +376,10 @@ private Q_SLOTS:
             for (auto& row : set.calibration.corrections)
                 for (auto& c : row)
                     c.bandwidthScale = 0.5;
-            QVERIFY(store->putDocument(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName,
-                engine::calibrationToJson(set)).isOk());
+            QVERIFY(store
+                        ->putDocument(engine::kCalibrationDocumentKind, engine::kCalibrationDocumentName,
+                            engine::calibrationToJson(set))
+                        .isOk());
         }
         app::MainWindow w;
         QVERIFY(!w.openPath(project, true).has_value());
@@ -373,7 +388,8 @@ private Q_SLOTS:
         QVERIFY(stored->has_value());
         settle(w);
         const double calibrated = w.analysisRunner()->latest()->estimate->iterationSeconds;
-        QVERIFY2(calibrated > uncalibrated * 1.05, qPrintable(QStringLiteral("%1 vs %2").arg(calibrated).arg(uncalibrated)));
+        QVERIFY2(
+            calibrated > uncalibrated * 1.05, qPrintable(QStringLiteral("%1 vs %2").arg(calibrated).arg(uncalibrated)));
     }
 
     // File > Export Report builds the report in the background, previews it and writes the PDF.
@@ -382,8 +398,8 @@ private Q_SLOTS:
         auto catalog = engine::Catalog::builtin();
         auto prices = engine::PriceBook::builtin();
         app::MainWindow w;
-        app::ReportDialog dialog(w.document()->scenarios()[2], { w.document()->scenarios()[0] }, *catalog, *prices,
-            std::nullopt, QImage());
+        app::ReportDialog dialog(
+            w.document()->scenarios()[2], { w.document()->scenarios()[0] }, *catalog, *prices, std::nullopt, QImage());
         dialog.waitUntilBuilt();
         QVERIFY(dialog.document());
         QVERIFY(dialog.previewText().contains(QStringLiteral("Mixtral 8x7B")));

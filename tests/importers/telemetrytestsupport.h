@@ -61,7 +61,8 @@ inline QString missingPrograms(const QStringList& programs)
     if (missing.isEmpty())
         return {};
     return QStringLiteral("missing programs: ") + missing.join(QStringLiteral(", "))
-        + QStringLiteral(" (Debian packages prometheus and prometheus-node-exporter; packaging/bootstrap.sh installs them)");
+        + QStringLiteral(
+            " (Debian packages prometheus and prometheus-node-exporter; packaging/bootstrap.sh installs them)");
 }
 
 /// A child process killed (by its own PID, through QProcess) when this object dies.
@@ -95,8 +96,7 @@ private:
 };
 
 /// Polls `probe` every 100 ms for at most `seconds`.
-template <typename F>
-bool waitFor(F&& probe, double seconds)
+template <typename F> bool waitFor(F&& probe, double seconds)
 {
     for (int i = 0; i < int(seconds * 10); ++i) {
         if (probe())
@@ -119,18 +119,22 @@ inline clusterscope::importers::PromClient client(int port, int timeoutMs = 2000
 inline clusterscope::engine::FabricDesign exampleFabric()
 {
     auto catalog = clusterscope::engine::Catalog::builtin();
-    auto scenario = clusterscope::engine::loadScenarioFile(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json");
+    auto scenario = clusterscope::engine::loadScenarioFile(
+        CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json");
     return std::move(clusterscope::engine::buildFabric(*scenario, *catalog).value());
 }
 
 /// Links the planted faults sit on (LinkIds of the example fabric).
 struct PlantedFaults {
-    clusterscope::engine::LinkId hotUplink = clusterscope::engine::kNoId;   ///< leaf -> spine at 97 % in comm phases + xmit discards
-    clusterscope::engine::LinkId symbolLink = clusterscope::engine::kNoId;  ///< NIC - leaf: symbol errors at both ends
-    clusterscope::engine::LinkId oneEnded = clusterscope::engine::kNoId;    ///< leaf - spine: symbol errors at the spine end only
-    clusterscope::engine::LinkId resetLink = clusterscope::engine::kNoId;   ///< NIC - leaf: NIC tx counter reset + link downed
-    clusterscope::engine::LinkId burstLink = clusterscope::engine::kNoId;   ///< spine -> leaf: one 1-s burst at 100 %
-    clusterscope::engine::LinkId gapLink = clusterscope::engine::kNoId;     ///< leaf - spine: no series at either end
+    clusterscope::engine::LinkId hotUplink
+        = clusterscope::engine::kNoId; ///< leaf -> spine at 97 % in comm phases + xmit discards
+    clusterscope::engine::LinkId symbolLink = clusterscope::engine::kNoId; ///< NIC - leaf: symbol errors at both ends
+    clusterscope::engine::LinkId oneEnded
+        = clusterscope::engine::kNoId; ///< leaf - spine: symbol errors at the spine end only
+    clusterscope::engine::LinkId resetLink
+        = clusterscope::engine::kNoId; ///< NIC - leaf: NIC tx counter reset + link downed
+    clusterscope::engine::LinkId burstLink = clusterscope::engine::kNoId; ///< spine -> leaf: one 1-s burst at 100 %
+    clusterscope::engine::LinkId gapLink = clusterscope::engine::kNoId; ///< leaf - spine: no series at either end
     double periodS = 6.0;
 };
 
@@ -138,7 +142,8 @@ struct PlantedFaults {
 /// device "mlx5_R", port "1"), switch-port counters with UFM names (node_name = the built label,
 /// port_num), every byte counter at 1 s, error counters every 10 s (and at the end).
 /// Iteration period 6 s: 2 s of communication at 80 % of the NIC rate, 4 s at 4 %.
-inline PlantedFaults writeClusterOpenMetrics(const clusterscope::engine::FabricGraph& g, const std::string& path, long long start, int seconds)
+inline PlantedFaults writeClusterOpenMetrics(
+    const clusterscope::engine::FabricGraph& g, const std::string& path, long long start, int seconds)
 {
     using namespace clusterscope::engine;
     PlantedFaults f;
@@ -186,7 +191,8 @@ inline PlantedFaults writeClusterOpenMetrics(const clusterscope::engine::FabricG
     auto nicLabels = [&](LinkId id) {
         const FabricNode& n = g.node(g.link(id).a);
         char b[96];
-        std::snprintf(b, sizeof b, "{instance=\"node%03d:9100\",device=\"mlx5_%d\",port=\"%d\"}", n.host + 1, int(n.rail), int(g.link(id).portA));
+        std::snprintf(b, sizeof b, "{instance=\"node%03d:9100\",device=\"mlx5_%d\",port=\"%d\"}", n.host + 1,
+            int(n.rail), int(g.link(id).portA));
         return std::string(b);
     };
     auto portLabels = [&](NodeId sw, int port) {
@@ -207,17 +213,21 @@ inline PlantedFaults writeClusterOpenMetrics(const clusterscope::engine::FabricG
                 std::fprintf(out, "%s %.0f %lld\n", series.c_str(), valueAt(t), start + t);
     };
 
-    std::fprintf(out, "# TYPE node_infiniband_port_data_transmitted_bytes counter\n# UNIT node_infiniband_port_data_transmitted_bytes bytes\n"
-                      "# HELP node_infiniband_port_data_transmitted_bytes Number of data octets transmitted on all links\n");
+    std::fprintf(out,
+        "# TYPE node_infiniband_port_data_transmitted_bytes counter\n# UNIT "
+        "node_infiniband_port_data_transmitted_bytes bytes\n"
+        "# HELP node_infiniband_port_data_transmitted_bytes Number of data octets transmitted on all links\n");
     for (std::size_t i = 0; i < nicLinks.size(); ++i)
         counter("node_infiniband_port_data_transmitted_bytes_total" + nicLabels(nicLinks[i]), nicRate[i],
             nicLinks[i] == f.resetLink ? resetAt : -1);
     std::fprintf(out, "# TYPE node_infiniband_symbol_error counter\n");
     for (LinkId id : nicLinks)
-        events("node_infiniband_symbol_error_total" + nicLabels(id), [&](int t) { return id == f.symbolLink ? double(t / 7 * 5) : 0.0; });
+        events("node_infiniband_symbol_error_total" + nicLabels(id),
+            [&](int t) { return id == f.symbolLink ? double(t / 7 * 5) : 0.0; });
     std::fprintf(out, "# TYPE node_infiniband_link_downed counter\n");
     for (LinkId id : nicLinks)
-        events("node_infiniband_link_downed_total" + nicLabels(id), [&](int t) { return id == f.resetLink && t >= resetAt ? 1.0 : 0.0; });
+        events("node_infiniband_link_downed_total" + nicLabels(id),
+            [&](int t) { return id == f.resetLink && t >= resetAt ? 1.0 : 0.0; });
 
     // Switch ports: leaf -> NIC (98 % of the NIC's pattern), leaf -> spine, spine -> leaf.
     std::fprintf(out, "# TYPE PortXmitDataExtended unknown\n");
@@ -249,7 +259,9 @@ inline PlantedFaults writeClusterOpenMetrics(const clusterscope::engine::FabricG
     }
     // One family after the other (OpenMetrics wants a family's samples together).
     for (const bool discardFamily : { false, true }) {
-        std::fprintf(out, discardFamily ? "# TYPE PortXmitDiscardsExtended unknown\n" : "# TYPE SymbolErrorCounterExtended unknown\n");
+        std::fprintf(out,
+            discardFamily ? "# TYPE PortXmitDiscardsExtended unknown\n"
+                          : "# TYPE SymbolErrorCounterExtended unknown\n");
         for (LinkId id = 0; id < g.linkCount(); ++id) {
             const LinkLevel lv = g.level(id);
             const auto& l = g.link(id);
@@ -261,7 +273,8 @@ inline PlantedFaults writeClusterOpenMetrics(const clusterscope::engine::FabricG
                 const int port = end == 0 ? l.portA : l.portB;
                 if (!discardFamily) {
                     const bool symbol = (id == f.symbolLink) || (id == f.oneEnded && end == 1);
-                    events("SymbolErrorCounterExtended" + portLabels(sw, port), [&](int t) { return symbol ? double(t / 7 * 5) : 0.0; });
+                    events("SymbolErrorCounterExtended" + portLabels(sw, port),
+                        [&](int t) { return symbol ? double(t / 7 * 5) : 0.0; });
                     continue;
                 }
                 const bool discards = id == f.hotUplink && end == 0;

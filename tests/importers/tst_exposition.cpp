@@ -2,8 +2,8 @@
 // (escapes, NaN/+-Inf, trailing comma, timestamps, histogram, summary, untyped, UTF-8, exemplars,
 // _created, seconds timestamps) and every error shape with its line and column.
 
-#include "importers/telemetry/expositionparser.h"
 #include "importers/common/inputfile.h"
+#include "importers/telemetry/expositionparser.h"
 
 #include <QtTest>
 
@@ -55,7 +55,8 @@ std::string dump(std::string_view text, ExpositionFormat format, std::string* er
         return {};
     }
     for (const auto& f : families)
-        o << "# family " << f.name << " type=" << toString(f.type) << " unit=" << f.unit << " help=" << escape(f.help) << "\n";
+        o << "# family " << f.name << " type=" << toString(f.type) << " unit=" << f.unit << " help=" << escape(f.help)
+          << "\n";
     return o.str();
 }
 } // namespace
@@ -119,7 +120,8 @@ private slots:
     void timestamps()
     {
         std::int64_t ms = 0;
-        auto a = parseExposition("m 1 1628683905941\n", ExpositionFormat::Text004, "a", [&](const SampleView& s) { ms = s.timestampMs; });
+        auto a = parseExposition(
+            "m 1 1628683905941\n", ExpositionFormat::Text004, "a", [&](const SampleView& s) { ms = s.timestampMs; });
         QVERIFY(a);
         QCOMPARE(ms, std::int64_t(1628683905941));
         auto b = parseExposition("m 1 1628683905.941\n# EOF\n", ExpositionFormat::OpenMetrics, "b",
@@ -135,22 +137,29 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::addRow("missing value") << "m{a=\"1\"}\n" << false << "input:1:9: sample has no value";
         QTest::addRow("bad value") << "ok 1\nm 12abc\n" << false << "input:2:3: invalid sample value \"12abc\"";
-        QTest::addRow("unterminated label value") << "m{a=\"x} 1\n" << false << "input:1:6: unterminated value of label \"a\"";
-        QTest::addRow("label without quotes") << "m{a=1} 1\n" << false << "input:1:5: expected '\"' to open the value of label \"a\"";
+        QTest::addRow("unterminated label value") << "m{a=\"x} 1\n"
+                                                  << false << "input:1:6: unterminated value of label \"a\"";
+        QTest::addRow("label without quotes") << "m{a=1} 1\n"
+                                              << false << "input:1:5: expected '\"' to open the value of label \"a\"";
         QTest::addRow("missing =") << "m{a \"1\"} 1\n" << false << "input:1:5: expected '=' after label name \"a\"";
         QTest::addRow("bad label name") << "m{1a=\"x\"} 1\n" << false << "input:1:3: invalid label name";
-        QTest::addRow("missing comma") << "m{a=\"1\" b=\"2\"} 1\n" << false << "input:1:9: expected ',' or '}' after a label value";
+        QTest::addRow("missing comma") << "m{a=\"1\" b=\"2\"} 1\n"
+                                       << false << "input:1:9: expected ',' or '}' after a label value";
         QTest::addRow("unterminated label set") << "m{a=\"1\"," << false << "input:1:9: unterminated label set";
         QTest::addRow("bad metric name") << "1m 1\n" << false << "input:1:1: a sample must start with a metric name";
-        QTest::addRow("quoted UTF-8 name") << "{\"my.metric\"} 1\n" << false
-                                           << "input:1:1: quoted metric names (Prometheus 3 UTF-8 names) are not supported";
-        QTest::addRow("float timestamp in 0.0.4") << "m 1 1.5\n" << false
-                                                  << "input:1:5: invalid timestamp \"1.5\" (text 0.0.4 wants integer milliseconds)";
+        QTest::addRow("quoted UTF-8 name")
+            << "{\"my.metric\"} 1\n"
+            << false << "input:1:1: quoted metric names (Prometheus 3 UTF-8 names) are not supported";
+        QTest::addRow("float timestamp in 0.0.4")
+            << "m 1 1.5\n"
+            << false << "input:1:5: invalid timestamp \"1.5\" (text 0.0.4 wants integer milliseconds)";
         QTest::addRow("trailing garbage") << "m 1 2 3\n" << false << "input:1:7: unexpected text after the sample";
-        QTest::addRow("unknown type") << "# TYPE m countr\nm 1\n" << false << "input:1:10: unknown metric type \"countr\"";
+        QTest::addRow("unknown type") << "# TYPE m countr\nm 1\n"
+                                      << false << "input:1:10: unknown metric type \"countr\"";
         QTest::addRow("no # EOF") << "m 1 1\n" << true << "input: OpenMetrics data does not end with \"# EOF\"";
         QTest::addRow("content after # EOF") << "m 1 1\n# EOF\nm 2 2\n" << true << "input:3:1: content after \"# EOF\"";
-        QTest::addRow("exemplar in 0.0.4") << "m 1 # {a=\"b\"} 1\n" << false << "input:1:5: unexpected text after the sample";
+        QTest::addRow("exemplar in 0.0.4") << "m 1 # {a=\"b\"} 1\n"
+                                           << false << "input:1:5: unexpected text after the sample";
     }
     void errors()
     {
@@ -158,7 +167,8 @@ private slots:
         QFETCH(bool, openMetrics);
         QFETCH(QString, message);
         const std::string t = text.toStdString();
-        auto n = parseExposition(t, openMetrics ? ExpositionFormat::OpenMetrics : ExpositionFormat::Text004, "input", [](const SampleView&) {});
+        auto n = parseExposition(t, openMetrics ? ExpositionFormat::OpenMetrics : ExpositionFormat::Text004, "input",
+            [](const SampleView&) {});
         QVERIFY(!n);
         QCOMPARE(QString::fromStdString(n.message()), message);
     }
@@ -169,7 +179,8 @@ private slots:
         QCOMPARE(int(detectExpositionFormat("m 1\n")), int(ExpositionFormat::Text004));
         QCOMPARE(int(expositionFormatFromContentType("application/openmetrics-text; version=1.0.0; charset=utf-8")),
             int(ExpositionFormat::OpenMetrics));
-        QCOMPARE(int(expositionFormatFromContentType("text/plain; version=0.0.4; charset=utf-8")), int(ExpositionFormat::Text004));
+        QCOMPARE(int(expositionFormatFromContentType("text/plain; version=0.0.4; charset=utf-8")),
+            int(ExpositionFormat::Text004));
     }
 };
 

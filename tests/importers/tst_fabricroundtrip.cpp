@@ -129,7 +129,8 @@ private Q_SLOTS:
             QCOMPARE(int(e.kind), int(EmbeddedCa::Kind::SharpAggregationNode));
             QVERIFY(e.hostSwitch != engine::kNoId);
         }
-        QCOMPARE(f->graph.countNodes(NodeKind::Nic), d.graph.countNodes(NodeKind::Nic) + d.graph.countNodes(NodeKind::Host) + 6);
+        QCOMPARE(f->graph.countNodes(NodeKind::Nic),
+            d.graph.countNodes(NodeKind::Nic) + d.graph.countNodes(NodeKind::Host) + 6);
         // Parts: the compute fabric and the management network.
         QCOMPARE(int(f->structure.parts.size()), 2);
         QCOMPARE(int(f->structure.parts[0].role), int(FabricPart::Role::Compute));
@@ -191,17 +192,17 @@ private Q_SLOTS:
             }
         QVERIFY(swapB != kNo);
         const std::vector<PlantedDefect> defects {
-            { PlantedDefect::Kind::Remove, pod1[5], kNo },
-            { PlantedDefect::Kind::Remove, spineCore[17], kNo },
+            { PlantedDefect::Kind::Remove, pod1[5], kNo }, { PlantedDefect::Kind::Remove, spineCore[17], kNo },
             { PlantedDefect::Kind::DegradeWidth, pod2[7], kNo },
             { PlantedDefect::Kind::DegradeWidth, nodeLeaf[1234], kNo },
-            { PlantedDefect::Kind::DegradeSpeed, spineCore[301], kNo },
-            { PlantedDefect::Kind::Swap, swapA, swapB },
+            { PlantedDefect::Kind::DegradeSpeed, spineCore[301], kNo }, { PlantedDefect::Kind::Swap, swapA, swapB },
             { PlantedDefect::Kind::Swap, pod1[40], pod2[61] }, // across pods
         };
         // Expected flags, by kind and the nodes their ports name (read before the swaps move ends).
         std::multiset<FlagKey> expected;
-        auto ends = [&](LinkId l) { return std::set<std::string> { nodeName(g, g.link(l).a), nodeName(g, g.link(l).b) }; };
+        auto ends = [&](LinkId l) {
+            return std::set<std::string> { nodeName(g, g.link(l).a), nodeName(g, g.link(l).b) };
+        };
         expected.insert({ "missing", ends(pod1[5]) });
         expected.insert({ "missing", ends(spineCore[17]) });
         expected.insert({ "degraded", ends(pod2[7]) });
@@ -254,7 +255,8 @@ private Q_SLOTS:
         QVERIFY(clean);
         QCOMPARE(int(compareCountsWithPlan(*clean, d.graph).size()), 0);
         engine::FabricGraph damaged = d.graph;
-        QVERIFY(plantDefects(damaged, { { PlantedDefect::Kind::Remove, linksAt(damaged, engine::LinkLevel::LeafSpine)[99], kNo } }));
+        QVERIFY(plantDefects(
+            damaged, { { PlantedDefect::Kind::Remove, linksAt(damaged, engine::LinkLevel::LeafSpine)[99], kNo } }));
         auto f = parseIbnetdiscover(writeIbnetdiscover(damaged, o), "damaged.topo");
         QVERIFY(f);
         const auto flags = compareCountsWithPlan(*f, d.graph);

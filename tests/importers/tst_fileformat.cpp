@@ -21,7 +21,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("head");
         QTest::addColumn<FileFormat>("expected");
-        QTest::addRow("kineto object") << QByteArray("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [") << FileFormat::KinetoTrace;
+        QTest::addRow("kineto object") << QByteArray("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [")
+                                       << FileFormat::KinetoTrace;
         QTest::addRow("chrome trace") << QByteArray(" {\"traceEvents\": [{\"ph\": \"X\"}]}") << FileFormat::KinetoTrace;
         QTest::addRow("event array") << QByteArray("[{\"ph\": \"X\", \"name\": \"k\"}]") << FileFormat::KinetoTrace;
         QTest::addRow("scenario") << QByteArray("\xEF\xBB\xBF{\"format\": \"clusterscope-scenario\", \"version\": 1}")
@@ -30,9 +31,10 @@ private Q_SLOTS:
         QTest::addRow("sqlite") << QByteArray("SQLite format 3\0\x10\0", 19) << FileFormat::SqliteDatabase;
         QTest::addRow("ibnetdiscover") << QByteArray("#\n# Topology file: generated\n\nvendid=0x2c9\ndevid=0xc738\n")
                                        << FileFormat::IbnetdiscoverDump;
-        QTest::addRow("ibnetdiscover records only") << QByteArray("Switch\t36 \"S-0002c9\"\t# \"leaf\"\n[1]\t\"H-1\"[1]\n")
-                                                    << FileFormat::IbnetdiscoverDump;
-        QTest::addRow("nccl-tests") << QByteArray("# nThread 1 nGpus 8 minBytes 8\n#  Rank  0 Group  0\n") << FileFormat::NcclTestsLog;
+        QTest::addRow("ibnetdiscover records only")
+            << QByteArray("Switch\t36 \"S-0002c9\"\t# \"leaf\"\n[1]\t\"H-1\"[1]\n") << FileFormat::IbnetdiscoverDump;
+        QTest::addRow("nccl-tests") << QByteArray("# nThread 1 nGpus 8 minBytes 8\n#  Rank  0 Group  0\n")
+                                    << FileFormat::NcclTestsLog;
         QTest::addRow("plain text") << QByteArray("hello\nworld\n") << FileFormat::Unknown;
         QTest::addRow("empty") << QByteArray() << FileFormat::Unknown;
     }
@@ -47,13 +49,17 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("path");
         QTest::addColumn<FileFormat>("expected");
-        QTest::addRow("ibnetdiscover .topo") << data("ibnetdiscover/jabl_ibtopotool_tests_1.topo") << FileFormat::IbnetdiscoverDump;
-        QTest::addRow("ibnetdiscover gzipped") << data("ibnetdiscover/loginoff_infiniband_topology_topo.ibnetdiscover.txt.gz")
-                                               << FileFormat::IbnetdiscoverDump;
-        QTest::addRow("kineto gzipped") << data("kineto/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json.gz")
+        QTest::addRow("ibnetdiscover .topo")
+            << data("ibnetdiscover/jabl_ibtopotool_tests_1.topo") << FileFormat::IbnetdiscoverDump;
+        QTest::addRow("ibnetdiscover gzipped")
+            << data("ibnetdiscover/loginoff_infiniband_topology_topo.ibnetdiscover.txt.gz")
+            << FileFormat::IbnetdiscoverDump;
+        QTest::addRow("kineto gzipped") << data(
+            "kineto/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json.gz")
                                         << FileFormat::KinetoTrace;
         QTest::addRow("nccl-tests log") << data("nccltests/allreduce_h100_8gpu.log") << FileFormat::NcclTestsLog;
-        QTest::addRow("scenario") << QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json")
+        QTest::addRow("scenario") << QStringLiteral(
+            CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json")
                                   << FileFormat::ScenarioJson;
         QTest::addRow("folder") << data("kineto/param_dlrm_8rank") << FileFormat::Directory;
         QTest::addRow("missing") << data("no/such/file") << FileFormat::Unknown;

@@ -34,12 +34,12 @@ std::string dump(const ImportedFabric& f)
     for (engine::NodeId n = 0; n < g.nodeCount(); ++n) {
         char guid[32];
         std::snprintf(guid, sizeof guid, "%016llx", static_cast<unsigned long long>(g.node(n).guid));
-        os << "node " << n << " " << engine::toString(g.node(n).kind) << " " << guid << " ports " << g.node(n).ports << " tier "
-           << int(g.node(n).tier) << " host " << g.node(n).host << " \"" << g.label(n) << "\"\n";
+        os << "node " << n << " " << engine::toString(g.node(n).kind) << " " << guid << " ports " << g.node(n).ports
+           << " tier " << int(g.node(n).tier) << " host " << g.node(n).host << " \"" << g.label(n) << "\"\n";
     }
     for (const auto& l : g.links())
-        os << "link " << l.a << ":" << l.portA << " - " << l.b << ":" << l.portB << " " << int(l.lanes) << "x " << l.gbps
-           << " Gb/s flags " << int(l.flags) << "\n";
+        os << "link " << l.a << ":" << l.portA << " - " << l.b << ":" << l.portB << " " << int(l.lanes) << "x "
+           << l.gbps << " Gb/s flags " << int(l.flags) << "\n";
     for (const auto& fl : f.flags) {
         os << "flag " << toString(fl.kind);
         for (const auto& p : fl.ports)
@@ -63,21 +63,29 @@ private Q_SLOTS:
         QTest::addColumn<int>("peerPort");
         QTest::addColumn<int>("lanes");
         QTest::addColumn<QString>("speed");
-        QTest::addRow("switch header") << "Switch\t36 \"S-f4521403001165a0\"\t\t# \"MF0;ib5:SX6036/U1\" enhanced port 0 lid 128 lmc 0"
-                                       << int(IbLine::Kind::NodeHeader) << 0 << 0 << 0 << "";
-        QTest::addRow("ca header") << "Ca      2 \"H-0003ba000100e388\" # \"nsn33-43 HCA-1\"" << int(IbLine::Kind::NodeHeader) << 0 << 0 << 0 << "";
-        QTest::addRow("switch port to ca") << "[1]\t\"H-24be05ffff980030\"[1](24be05ffff980031) \t\t# \"stage114 mlx4_0\" lid 105 4xQDR"
-                                           << int(IbLine::Kind::Port) << 1 << 1 << 4 << "QDR";
-        QTest::addRow("switch port to switch") << "[21]\t\"S-f4521403007ea570\"[26]\t\t# \"MF0;ib8:SX6036/U1\" lid 1 4xFDR10"
-                                               << int(IbLine::Kind::Port) << 21 << 26 << 4 << "FDR10";
-        QTest::addRow("ca port") << "[2](2c903003421b2) \"S-e41d2d030003e470\"[35] # lid 3 lmc 0 \"SwitchIB Mellanox Technologies\" lid 268 4xFDR"
+        QTest::addRow("switch header")
+            << "Switch\t36 \"S-f4521403001165a0\"\t\t# \"MF0;ib5:SX6036/U1\" enhanced port 0 lid 128 lmc 0"
+            << int(IbLine::Kind::NodeHeader) << 0 << 0 << 0 << "";
+        QTest::addRow("ca header") << "Ca      2 \"H-0003ba000100e388\" # \"nsn33-43 HCA-1\""
+                                   << int(IbLine::Kind::NodeHeader) << 0 << 0 << 0 << "";
+        QTest::addRow("switch port to ca")
+            << "[1]\t\"H-24be05ffff980030\"[1](24be05ffff980031) \t\t# \"stage114 mlx4_0\" lid 105 4xQDR"
+            << int(IbLine::Kind::Port) << 1 << 1 << 4 << "QDR";
+        QTest::addRow("switch port to switch")
+            << "[21]\t\"S-f4521403007ea570\"[26]\t\t# \"MF0;ib8:SX6036/U1\" lid 1 4xFDR10" << int(IbLine::Kind::Port)
+            << 21 << 26 << 4 << "FDR10";
+        QTest::addRow("ca port") << "[2](2c903003421b2) \"S-e41d2d030003e470\"[35] # lid 3 lmc 0 \"SwitchIB Mellanox "
+                                    "Technologies\" lid 268 4xFDR"
                                  << int(IbLine::Kind::Port) << 2 << 35 << 4 << "FDR";
-        QTest::addRow("1x link") << "[1]     \"S-005442ba00003080\"[10]                # \"ISR9024 Voltaire\" lid 6 1xSDR"
-                                 << int(IbLine::Kind::Port) << 1 << 10 << 1 << "SDR";
-        QTest::addRow("error text") << "src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110"
-                                    << int(IbLine::Kind::Unrecognised) << 0 << 0 << 0 << "";
+        QTest::addRow("1x link")
+            << "[1]     \"S-005442ba00003080\"[10]                # \"ISR9024 Voltaire\" lid 6 1xSDR"
+            << int(IbLine::Kind::Port) << 1 << 10 << 1 << "SDR";
+        QTest::addRow("error text")
+            << "src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110"
+            << int(IbLine::Kind::Unrecognised) << 0 << 0 << 0 << "";
         QTest::addRow("truncated port") << "[3]\t\"S-f45214" << int(IbLine::Kind::Unrecognised) << 0 << 0 << 0 << "";
-        QTest::addRow("truncated header") << "Switch 36 \"S-f452" << int(IbLine::Kind::Unrecognised) << 0 << 0 << 0 << "";
+        QTest::addRow("truncated header")
+            << "Switch 36 \"S-f452" << int(IbLine::Kind::Unrecognised) << 0 << 0 << 0 << "";
     }
     void lexer()
     {
@@ -118,7 +126,8 @@ private Q_SLOTS:
         QCOMPARE(missing, std::size_t(1));
         QCOMPARE(f->graph.countLinks(engine::LinkLevel::LeafSpine), std::size_t(47));
         QCOMPARE(countFlags(f->flags, FabricFlag::Kind::Missing), 1);
-        const auto& flag = *std::find_if(f->flags.begin(), f->flags.end(), [](const auto& x) { return x.kind == FabricFlag::Kind::Missing; });
+        const auto& flag = *std::find_if(
+            f->flags.begin(), f->flags.end(), [](const auto& x) { return x.kind == FabricFlag::Kind::Missing; });
         QCOMPARE(flag.ports, (std::vector<std::string> { "S-f452140300115da0/P0", "S-f4521403007ea570/P0" }));
         QVERIFY(QString::fromStdString(flag.message).contains(QStringLiteral("has 3 link(s)")));
         QCOMPARE(countFlags(f->flags, FabricFlag::Kind::Degraded), 0);
@@ -178,7 +187,8 @@ private Q_SLOTS:
         QCOMPARE(t->graph.countNodes(engine::NodeKind::Nic), std::size_t(20));
         int trunk = 0; // the 5-link trunk between the two blade switches, each cable once
         for (const auto& l : t->graph.links())
-            trunk += t->graph.node(l.a).kind == engine::NodeKind::Switch && t->graph.node(l.b).kind == engine::NodeKind::Switch;
+            trunk += t->graph.node(l.a).kind == engine::NodeKind::Switch
+                && t->graph.node(l.b).kind == engine::NodeKind::Switch;
         QCOMPARE(trunk, 5);
         QCOMPARE(tiers(*t), (std::vector<std::size_t> { 2 }));
     }
@@ -189,14 +199,19 @@ private Q_SLOTS:
         QTest::addColumn<bool>("ok");
         QTest::addColumn<QString>("expected");
         QTest::addRow("empty") << QByteArray("") << false << "x.topo: line 1: no Switch or Ca node header";
-        QTest::addRow("junk") << QByteArray("\n\nhello world\n") << false << "x.topo: line 3: no Switch or Ca node header";
-        QTest::addRow("bad port line") << QByteArray("Switch 4 \"S-01\" # \"a\"\n[1] \"H-02\"[1](03) # \"h\" lid 1 4xQDR\n[2] garbage\n")
+        QTest::addRow("junk") << QByteArray("\n\nhello world\n") << false
+                              << "x.topo: line 3: no Switch or Ca node header";
+        QTest::addRow("bad port line") << QByteArray(
+            "Switch 4 \"S-01\" # \"a\"\n[1] \"H-02\"[1](03) # \"h\" lid 1 4xQDR\n[2] garbage\n")
                                        << true << "line 3: lines that are neither";
-        QTest::addRow("truncated last line") << QByteArray("Switch 4 \"S-01\" # \"a\"\n[1] \"H-02\"[1](03) # \"h\" lid 1 4xQDR\n[2] \"H-0")
-                                             << true << "line 3: lines that are neither";
-        QTest::addRow("unknown speed") << QByteArray("Switch 4 \"S-01\" # \"a\"\n[1] \"H-02\"[1](03) # \"h\" lid 1 4xWARP\n") << true
-                                       << "line 2: link speed \"WARP\" is unknown";
-        QTest::addRow("port conflict") << QByteArray("Switch 4 \"S-01\" # \"a\"\n[1] \"H-02\"[1] # \"h\" lid 1 4xQDR\n[1] \"H-03\"[1] # \"h\" lid 1 4xQDR\n")
+        QTest::addRow("truncated last line")
+            << QByteArray("Switch 4 \"S-01\" # \"a\"\n[1] \"H-02\"[1](03) # \"h\" lid 1 4xQDR\n[2] \"H-0") << true
+            << "line 3: lines that are neither";
+        QTest::addRow("unknown speed") << QByteArray(
+            "Switch 4 \"S-01\" # \"a\"\n[1] \"H-02\"[1](03) # \"h\" lid 1 4xWARP\n")
+                                       << true << "line 2: link speed \"WARP\" is unknown";
+        QTest::addRow("port conflict") << QByteArray(
+            "Switch 4 \"S-01\" # \"a\"\n[1] \"H-02\"[1] # \"h\" lid 1 4xQDR\n[1] \"H-03\"[1] # \"h\" lid 1 4xQDR\n")
                                        << true << "line 3: a port is reported connected to two different peers";
     }
     void malformed()
@@ -229,8 +244,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("bad port line") << QByteArray("SX6036 sw1\n\tP1 - SX6036 sw2 P1\n") << "p.ibnl: line 2: expected \"P<n> -> TYPE NAME P<m>\"";
-        QTest::addRow("port before system") << QByteArray("\n\tP1 -> SX6036 sw2 P1\n") << "p.ibnl: line 2: a port line before the first system line";
+        QTest::addRow("bad port line") << QByteArray("SX6036 sw1\n\tP1 - SX6036 sw2 P1\n")
+                                       << "p.ibnl: line 2: expected \"P<n> -> TYPE NAME P<m>\"";
+        QTest::addRow("port before system")
+            << QByteArray("\n\tP1 -> SX6036 sw2 P1\n") << "p.ibnl: line 2: a port line before the first system line";
         QTest::addRow("lonely word") << QByteArray("SX6036\n") << "p.ibnl: line 1: expected a system line";
         QTest::addRow("empty") << QByteArray("# nothing\n") << "p.ibnl: line 1: no system line";
     }
@@ -270,7 +287,8 @@ private Q_SLOTS:
         std::string text = "ibnetdiscover output\r\n";
         auto guid = [](int kind, int i) {
             char buf[32];
-            std::snprintf(buf, sizeof buf, "%016llx", 0x0002c90300000000ull + (unsigned long long)(kind * 0x10000 + i * 16));
+            std::snprintf(
+                buf, sizeof buf, "%016llx", 0x0002c90300000000ull + (unsigned long long)(kind * 0x10000 + i * 16));
             return std::string(buf);
         };
         auto leafDesc = [](int b) { return "MF0;ib-dir01:MCS8500/L0" + std::to_string(b + 1) + "/U1"; };
@@ -279,20 +297,21 @@ private Q_SLOTS:
         for (int b = 0; b < leaves; ++b) {
             text += "Switch 41 \"S-" + guid(1, b) + "\" # \"" + leafDesc(b) + "\" enhanced port 0 lid 1 lmc 0\r\n";
             for (int h = 0; h < hostsPerLeaf; ++h)
-                text += "[" + std::to_string(h + 1) + "] \"H-" + guid(3, b * hostsPerLeaf + h) + "\"[1](0) # \"gpu" + std::to_string(b * hostsPerLeaf + h)
-                    + " mlx5_0\" lid 5 4xHDR\r\n";
+                text += "[" + std::to_string(h + 1) + "] \"H-" + guid(3, b * hostsPerLeaf + h) + "\"[1](0) # \"gpu"
+                    + std::to_string(b * hostsPerLeaf + h) + " mlx5_0\" lid 5 4xHDR\r\n";
             for (int s = 0; s < spines; ++s)
                 for (int m = 0; m < 2; ++m)
-                    text += "[" + std::to_string(21 + 2 * s + m) + "] \"S-" + guid(2, s) + "\"[" + std::to_string(1 + 2 * b + m) + "] # \""
-                        + spineDesc(s) + "\" lid 2 4xHDR\r\n";
-            text += "[41] \"H-" + guid(4, b) + "\"[1](0) # \"Mellanox Technologies Aggregation Node\" lid 9 4xHDR\r\n\r\n";
+                    text += "[" + std::to_string(21 + 2 * s + m) + "] \"S-" + guid(2, s) + "\"["
+                        + std::to_string(1 + 2 * b + m) + "] # \"" + spineDesc(s) + "\" lid 2 4xHDR\r\n";
+            text += "[41] \"H-" + guid(4, b)
+                + "\"[1](0) # \"Mellanox Technologies Aggregation Node\" lid 9 4xHDR\r\n\r\n";
         }
         for (int s = 0; s < spines; ++s) {
             text += "Switch 41 \"S-" + guid(2, s) + "\" # \"" + spineDesc(s) + "\" enhanced port 0 lid 1 lmc 0\r\n";
             for (int b = 0; b < leaves; ++b)
                 for (int m = 0; m < 2; ++m)
-                    text += "[" + std::to_string(1 + 2 * b + m) + "] \"S-" + guid(1, b) + "\"[" + std::to_string(21 + 2 * s + m) + "] # \""
-                        + leafDesc(b) + "\" lid 2 4xHDR\r\n";
+                    text += "[" + std::to_string(1 + 2 * b + m) + "] \"S-" + guid(1, b) + "\"["
+                        + std::to_string(21 + 2 * s + m) + "] # \"" + leafDesc(b) + "\" lid 2 4xHDR\r\n";
             text += "\r\n";
         }
         text += "[admin@ufm01 ~]$ ";
@@ -320,7 +339,8 @@ private Q_SLOTS:
         QVERIFY(d);
         QCOMPARE(int(d->flags.size()), 1);
         QCOMPARE(int(d->flags[0].kind), int(FabricFlag::Kind::Missing));
-        QCOMPARE(d->flags[0].ports, (std::vector<std::string> { "S-" + guid(1, 0) + "/P0", "S-" + guid(2, 0) + "/P0" }));
+        QCOMPARE(
+            d->flags[0].ports, (std::vector<std::string> { "S-" + guid(1, 0) + "/P0", "S-" + guid(2, 0) + "/P0" }));
     }
 
     void tierNames_data()

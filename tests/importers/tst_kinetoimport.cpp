@@ -1,8 +1,8 @@
 // Kineto importer: exact timestamps, NCCL kernel names, the real samples (DLRM stragglers 7, 5, 4),
 // collective args, both naming schemes, malformed input with byte offsets, golden file.
 
-#include "engine/run/rundump.h"
 #include "engine/run/runanalysis.h"
+#include "engine/run/rundump.h"
 #include "importers/kineto/decimaltime.h"
 #include "importers/kineto/kinetoparser.h"
 #include "importers/kineto/ncclkernelname.h"
@@ -22,13 +22,16 @@ std::string padded(std::string s) { return s; }
 // A two-event trace in the new naming scheme with collective args, relative timestamps.
 std::string newSchemeTrace(int rank, const char* kernelStart, const char* kernelDur)
 {
-    return std::string(R"J({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": )J") + std::to_string(rank)
+    return std::string(R"J({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": )J")
+        + std::to_string(rank)
         + R"J(, "world_size": 2, "pg_count": 1, "pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "pg_size": 2, "ranks": [0, 1]}], "nccl_version": "2.21.5"},
  "traceEvents": [
   {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 7, "tid": 7, "ts": 1000.000, "dur": 5000.5},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1100.250, "dur": 5, "args": {"correlation": 42}},
   {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7,
-   "ts": )J" + kernelStart + R"J(, "dur": )J" + kernelDur + R"J(, "args": {"correlation": 42, "device": 0, "stream": 7, "Collective name": "allreduce",
+   "ts": )J"
+        + kernelStart + R"J(, "dur": )J" + kernelDur
+        + R"J(, "args": {"correlation": 42, "device": 0, "stream": 7, "Collective name": "allreduce",
    "In msg nelems": 1048576, "Out msg nelems": 1048576, "Group size": 2, "dtype": "BFloat16", "In split size": "[]", "Out split size": "[]",
    "Process Group Name": "0", "Process Group Description": "default_pg", "Process Group Ranks": "[0, 1]", "Seq": 5}},
   {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7, "ts": 4000, "dur": 10, "args": {"correlation": 43}},
@@ -78,18 +81,30 @@ private Q_SLOTS:
         QTest::addColumn<int>("op");
         QTest::addColumn<QString>("algorithm");
         QTest::addColumn<QString>("dtype");
-        QTest::addRow("old allreduce") << "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)" << true
-                                       << int(RunCollectiveOp::AllReduce) << "RING" << "float";
-        QTest::addRow("old sendrecv") << "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
-                                      << true << int(RunCollectiveOp::SendRecv) << "RING" << "int8_t";
-        QTest::addRow("new allreduce, algorithm not trusted") << "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
-                                                              << true << int(RunCollectiveOp::AllReduce) << "" << "f32";
-        QTest::addRow("new allgather") << "ncclDevKernel_AllGather_RING_LL(x)" << true << int(RunCollectiveOp::AllGather) << "" << "";
-        QTest::addRow("new sendrecv") << "ncclDevKernel_SendRecv(x)" << true << int(RunCollectiveOp::SendRecv) << "" << "";
-        QTest::addRow("new generic") << "ncclDevKernel_Generic(x)" << true << int(RunCollectiveOp::Unknown) << "" << "";
-        QTest::addRow("pre 2.8") << "ncclAllReduceRingLLKernel_sum_f32(CollectiveArgs)" << true << int(RunCollectiveOp::AllReduce)
-                                 << "RING" << "f32";
-        QTest::addRow("gemm") << "ampere_sgemm_128x64_nn" << false << 0 << "" << "";
+        QTest::addRow("old allreduce")
+            << "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)" << true
+            << int(RunCollectiveOp::AllReduce) << "RING"
+            << "float";
+        QTest::addRow("old sendrecv")
+            << "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)" << true
+            << int(RunCollectiveOp::SendRecv) << "RING"
+            << "int8_t";
+        QTest::addRow("new allreduce, algorithm not trusted")
+            << "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)" << true
+            << int(RunCollectiveOp::AllReduce) << ""
+            << "f32";
+        QTest::addRow("new allgather") << "ncclDevKernel_AllGather_RING_LL(x)" << true
+                                       << int(RunCollectiveOp::AllGather) << ""
+                                       << "";
+        QTest::addRow("new sendrecv") << "ncclDevKernel_SendRecv(x)" << true << int(RunCollectiveOp::SendRecv) << ""
+                                      << "";
+        QTest::addRow("new generic") << "ncclDevKernel_Generic(x)" << true << int(RunCollectiveOp::Unknown) << ""
+                                     << "";
+        QTest::addRow("pre 2.8") << "ncclAllReduceRingLLKernel_sum_f32(CollectiveArgs)" << true
+                                 << int(RunCollectiveOp::AllReduce) << "RING"
+                                 << "f32";
+        QTest::addRow("gemm") << "ampere_sgemm_128x64_nn" << false << 0 << ""
+                              << "";
     }
     void kernelNames()
     {
@@ -120,7 +135,8 @@ private Q_SLOTS:
         }
         // Absolute epoch microseconds kept exactly: rank 0's first AllReduce kernel.
         const auto& c0 = run->ranks[0].collectives;
-        const auto ar = std::find_if(c0.begin(), c0.end(), [](const auto& c) { return c.op == RunCollectiveOp::AllReduce; });
+        const auto ar
+            = std::find_if(c0.begin(), c0.end(), [](const auto& c) { return c.op == RunCollectiveOp::AllReduce; });
         QCOMPARE(ar->startNs, std::int64_t(1694128201436304000LL));
         QCOMPARE(ar->endNs, std::int64_t(1694128201436550000LL));
         QCOMPARE(ar->bytes, std::int64_t(394241 * 4)); // nccl:all_reduce Input Dims [[394241]] float
@@ -215,7 +231,8 @@ private Q_SLOTS:
             QFile f(dir.filePath(QStringLiteral("rank%1.json").arg(rank)));
             QVERIFY(f.open(QIODevice::WriteOnly));
             // Rank 1 starts 300 us later; both end at 2500 us.
-            f.write(QByteArray::fromStdString(newSchemeTrace(rank, rank ? "1500.000" : "1200.000", rank ? "1000.000" : "1300.000")));
+            f.write(QByteArray::fromStdString(
+                newSchemeTrace(rank, rank ? "1500.000" : "1200.000", rank ? "1000.000" : "1300.000")));
         }
         auto run = loadRun({ dir.path().toStdString() }, { 2, {}, nullptr });
         QVERIFY2(run, run.message().c_str());
@@ -231,7 +248,8 @@ private Q_SLOTS:
         QCOMPARE(int(r0.collectives[1].op), int(RunCollectiveOp::Unknown)); // Generic without args
         QVERIFY(run->diagnostics.find("kineto.nccl_op_unknown"));
         const auto a = engine::analyzeRun(*run);
-        const auto ar = std::find_if(a.collectives.begin(), a.collectives.end(), [](const auto& x) { return x.op == RunCollectiveOp::AllReduce; });
+        const auto ar = std::find_if(a.collectives.begin(), a.collectives.end(),
+            [](const auto& x) { return x.op == RunCollectiveOp::AllReduce; });
         QCOMPARE(ar->lastArrivalRank, 1);
         QCOMPARE(ar->waitUs, 300.0);
         QCOMPARE(ar->durationUs, 1000.0);
@@ -287,7 +305,12 @@ private Q_SLOTS:
         std::atomic<int> calls { 0 };
         std::atomic<std::size_t> lastTotal { 0 };
         auto run = loadRun({ dataPath("param_dlrm_8rank").toStdString() },
-            { 2, [&](std::size_t, std::size_t total) { ++calls; lastTotal = total; }, nullptr });
+            { 2,
+                [&](std::size_t, std::size_t total) {
+                    ++calls;
+                    lastTotal = total;
+                },
+                nullptr });
         QVERIFY(run);
         QCOMPARE(calls.load(), 8);
         QCOMPARE(lastTotal.load(), std::size_t(8));
@@ -297,7 +320,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("truncated") << QByteArray(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}, {"ph": "X", "na)")
+        QTest::addRow("truncated") << QByteArray(
+            R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}, {"ph": "X", "na)")
                                    << "byte ";
         QTest::addRow("not json") << QByteArray("hello") << "byte 0";
         QTest::addRow("top-level array") << QByteArray("[1, 2]") << "expected a JSON object";
@@ -321,9 +345,10 @@ private Q_SLOTS:
     {
         KinetoParser parser;
         engine::Diagnostics d;
-        auto r = parser.parse(padded(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon", "dur": 2},
+        auto r
+            = parser.parse(padded(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon", "dur": 2},
             {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": -1}, {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1}]})"),
-            "t.json", d);
+                "t.json", d);
         QVERIFY2(r, r.message().c_str());
         QCOMPARE(int(r->activities.size()), 1);
         QVERIFY(d.find("kineto.bad_timestamp"));

@@ -39,20 +39,25 @@ std::string floatStr(double value, int width)
 
 /// An all_reduce_perf log of `ranks` ranks on `nodes` hosts whose time follows
 /// t = latency + S x factor / busbw (one regime) or the faster of two such laws.
-std::string syntheticAllReduceLog(int ranks, int nodes, double latencyUs, double busGBps, double latency2Us = 0, double bus2GBps = 0)
+std::string syntheticAllReduceLog(
+    int ranks, int nodes, double latencyUs, double busGBps, double latency2Us = 0, double bus2GBps = 0)
 {
     std::string text = "# nccl-tests version 2.13.11 nccl-headers=21903 nccl-library=21903\n"
                        "# Collective test starting: all_reduce_perf\n"
-                       "# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+                       "# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 "
+                       "agg iters: 1 validation: 1 graph: 0\n"
                        "#\n# Using devices\n";
     char line[512];
     for (int r = 0; r < ranks; ++r) {
-        std::snprintf(line, sizeof line, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] NVIDIA H100 80GB HBM3\n", r, 1000 + r,
+        std::snprintf(line, sizeof line,
+            "#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] NVIDIA H100 80GB HBM3\n", r, 1000 + r,
             ("node-" + std::to_string(r / (ranks / nodes))).c_str(), r % (ranks / nodes), 0x18 + r % 8);
         text += line;
     }
-    text += "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+    text += "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw  "
+            " busbw #wrong\n"
+            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+            "(GB/s)\n";
     const double factor = 2.0 * (ranks - 1) / ranks;
     for (double s = 8; s <= 8589934592.0; s *= 2) {
         double t = latencyUs + s * factor / (busGBps * 1e3);
@@ -62,10 +67,13 @@ std::string syntheticAllReduceLog(int ranks, int nodes, double latencyUs, double
         std::snprintf(line, sizeof line, "%12.0f  %12.0f  %8s  %6s  %6d", s, s / 4, "float", "sum", -1);
         text += line;
         for (int half = 0; half < 2; ++half)
-            text += "  " + floatStr(t, 7) + "  " + floatStr(alg, 6) + "  " + floatStr(alg * factor, 6) + "  " + "     0";
+            text
+                += "  " + floatStr(t, 7) + "  " + floatStr(alg, 6) + "  " + floatStr(alg * factor, 6) + "  " + "     0";
         text += "\n";
     }
-    return text + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 100 \n#\n# Collective test concluded: all_reduce_perf\n";
+    return text
+        + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 100 \n#\n# Collective test concluded: "
+          "all_reduce_perf\n";
 }
 
 engine::CollectiveModel h100Model(int gpus, int gpusPerNode)
@@ -94,7 +102,8 @@ private Q_SLOTS:
         QTest::addColumn<double>("bus2GBps");
         QTest::addColumn<double>("maxRmsAfter");
         QTest::addRow("8x H100, one law 30 us + 350 GB/s") << 8 << 1 << 30.0 << 350.0 << 0.0 << 0.0 << 0.03;
-        QTest::addRow("8x H100, LL-like 9 us/40 GB/s then 60 us/470 GB/s") << 8 << 1 << 9.0 << 40.0 << 60.0 << 470.0 << 0.10;
+        QTest::addRow("8x H100, LL-like 9 us/40 GB/s then 60 us/470 GB/s")
+            << 8 << 1 << 9.0 << 40.0 << 60.0 << 470.0 << 0.10;
         QTest::addRow("16x H100 on 2 nodes, 45 us + 160 GB/s") << 16 << 2 << 45.0 << 160.0 << 0.0 << 0.0 << 0.06;
     }
     void syntheticLogIsFittedBack()
@@ -117,8 +126,10 @@ private Q_SLOTS:
         const engine::CollectiveModel model = h100Model(ranks, ranks / nodes);
         auto cal = engine::calibrateSweep(model, *sweep);
         QVERIFY2(cal.isOk(), cal.message().c_str());
-        QVERIFY2(cal->rmsAfter < cal->rmsBefore, qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
-        QVERIFY2(cal->rmsAfter <= maxRmsAfter, qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
+        QVERIFY2(cal->rmsAfter < cal->rmsBefore,
+            qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
+        QVERIFY2(cal->rmsAfter <= maxRmsAfter,
+            qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
         // The largest sizes are bandwidth-bound: the calibrated busbw there must be near the law's.
         const engine::ResidualRow& last = cal->rows.back();
         const double factor = 2.0 * (ranks - 1) / ranks;
@@ -141,9 +152,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         QTest::addColumn<int>("points");
         QTest::addColumn<double>("firstSeconds");
-        QTest::addRow("public H100 row is the last point") << "allreduce_h100_8gpu.log" << "" << "" << 31 << 11.54e-6;
-        QTest::addRow("hypercube has no model counterpart") << "hypercube_8gpu.log" << "" << "no counterpart for hypercube" << 0 << 0.0;
-        QTest::addRow("json, out-of-place times") << "allreduce_bf16.json" << "" << "" << 21 << 0.0;
+        QTest::addRow("public H100 row is the last point") << "allreduce_h100_8gpu.log"
+                                                           << ""
+                                                           << "" << 31 << 11.54e-6;
+        QTest::addRow("hypercube has no model counterpart") << "hypercube_8gpu.log"
+                                                            << ""
+                                                            << "no counterpart for hypercube" << 0 << 0.0;
+        QTest::addRow("json, out-of-place times") << "allreduce_bf16.json"
+                                                  << ""
+                                                  << "" << 21 << 0.0;
     }
     void sweepFromRun()
     {
@@ -173,18 +190,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("id");
-        QTest::addRow("H100 SXM") << "NVIDIA H100 80GB HBM3" << "H100-SXM-80GB";
-        QTest::addRow("H100 PCIe") << "NVIDIA H100 PCIe" << "";
-        QTest::addRow("H100 NVL") << "NVIDIA H100 NVL" << "";
-        QTest::addRow("H200") << "NVIDIA H200" << "H200-SXM-141GB";
-        QTest::addRow("A100 80GB") << "NVIDIA A100-SXM4-80GB" << "A100-SXM-80GB";
-        QTest::addRow("A100 40GB") << "NVIDIA A100-SXM4-40GB" << "A100-SXM-80GB";
-        QTest::addRow("V100") << "Tesla V100-SXM2-16GB" << "V100-SXM2-32GB";
-        QTest::addRow("B200") << "NVIDIA B200" << "B200";
-        QTest::addRow("GB200") << "NVIDIA GB200" << "GB200";
-        QTest::addRow("MI300X") << "AMD Instinct MI300X" << "MI300X";
-        QTest::addRow("L40S") << "NVIDIA L40S" << "";
-        QTest::addRow("empty") << "" << "";
+        QTest::addRow("H100 SXM") << "NVIDIA H100 80GB HBM3"
+                                  << "H100-SXM-80GB";
+        QTest::addRow("H100 PCIe") << "NVIDIA H100 PCIe"
+                                   << "";
+        QTest::addRow("H100 NVL") << "NVIDIA H100 NVL"
+                                  << "";
+        QTest::addRow("H200") << "NVIDIA H200"
+                              << "H200-SXM-141GB";
+        QTest::addRow("A100 80GB") << "NVIDIA A100-SXM4-80GB"
+                                   << "A100-SXM-80GB";
+        QTest::addRow("A100 40GB") << "NVIDIA A100-SXM4-40GB"
+                                   << "A100-SXM-80GB";
+        QTest::addRow("V100") << "Tesla V100-SXM2-16GB"
+                              << "V100-SXM2-32GB";
+        QTest::addRow("B200") << "NVIDIA B200"
+                              << "B200";
+        QTest::addRow("GB200") << "NVIDIA GB200"
+                               << "GB200";
+        QTest::addRow("MI300X") << "AMD Instinct MI300X"
+                                << "MI300X";
+        QTest::addRow("L40S") << "NVIDIA L40S"
+                              << "";
+        QTest::addRow("empty") << ""
+                               << "";
     }
     void gpuNames()
     {

@@ -42,9 +42,12 @@ private Q_SLOTS:
         const std::string log = "# Collective test starting: all_reduce_perf\n"
                                 "#  Rank  0 Group  0 Pid 1 on node-001 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"
                                 "#  Rank  1 Group  0 Pid 2 on node-001 device  1 [0000:2a:00] NVIDIA H100 80GB HBM3\n"
-                                "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-                                "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
-                                "     1048576        262144     float     sum      -1    20.00   52.43   52.43  1.1e126    20.00   52.43   52.43      0\n";
+                                "#       size         count      type   redop    root     time   algbw   busbw #wrong  "
+                                "   time   algbw   busbw #wrong\n"
+                                "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)         "
+                                "   (us)  (GB/s)  (GB/s)\n"
+                                "     1048576        262144     float     sum      -1    20.00   52.43   52.43  "
+                                "1.1e126    20.00   52.43   52.43      0\n";
         auto parsed = parseNcclTestsText(log, "wrong.log");
         QVERIFY2(parsed.isOk(), parsed.message().c_str());
         QVERIFY(hasDiagnostic(*parsed, "wrong-elements", "elements came back wrong"));
@@ -65,26 +68,51 @@ private Q_SLOTS:
         QTest::addColumn<int>("extraColumns");
         QTest::addColumn<qulonglong>("lastBytes");
 
-        QTest::addRow("modern all_reduce, 8x H100") << "allreduce_h100_8gpu.log" << "" << "allreduce" << "binary_name" << 31 << 8 << 1
-                                                   << "NVIDIA H100 80GB HBM3" << true << true << 0 << 8589934592ULL;
-        QTest::addRow("tag-output all_gather, 2 nodes, N/A, needs --op") << "allgather_2node_tagoutput.log" << "allgather" << "allgather"
-                                                                         << "option" << 21 << 16 << 2 << "NVIDIA H100 80GB HBM3" << true
-                                                                         << true << 0 << 1073741824ULL;
-        QTest::addRow("old layout reduce_scatter: no root, error column") << "reducescatter_v100_old.log" << "" << "reducescatter"
-                                                                          << "column_layout" << 22 << 8 << 1 << "Tesla V100-SXM2-32GB"
-                                                                          << false << false << 0 << 134217728ULL;
-        QTest::addRow("broadcast with root, srun --label") << "broadcast_srun_label.log" << "" << "broadcast" << "binary_name" << 26 << 8
-                                                           << 1 << "NVIDIA A100-SXM4-80GB" << true << true << 0 << 268435456ULL;
-        QTest::addRow("sendrecv with -I statistics") << "sendrecv_istats.log" << "" << "sendrecv" << "binary_name" << 28 << 2 << 2
-                                                     << "NVIDIA H100 80GB HBM3" << true << true << 4 << 1073741824ULL;
-        QTest::newRow("alltoall %e times, cputime, timestamps") << "alltoall_tcp_slow.log" << "" << "alltoall" << "binary_name" << 14 << 4
-                                                               << 4 << "NVIDIA L40S" << true << true << 0 << 8589934592ULL;
-        QTest::addRow("hypercube with empty redop") << "hypercube_8gpu.log" << "" << "hypercube" << "binary_name" << 18 << 8 << 1
-                                                    << "NVIDIA H100 80GB HBM3" << true << true << 0 << 134217728ULL;
-        QTest::addRow("-J JSON all_reduce bfloat16") << "allreduce_bf16.json" << "" << "allreduce" << "binary_name" << 21 << 8 << 1
-                                                     << "NVIDIA H100 80GB HBM3" << true << true << 0 << 1073741824ULL;
-        QTest::addRow("--op agreeing with the log") << "allreduce_h100_8gpu.log" << "allreduce" << "allreduce" << "binary_name" << 31 << 8
-                                                    << 1 << "NVIDIA H100 80GB HBM3" << true << true << 0 << 8589934592ULL;
+        QTest::addRow("modern all_reduce, 8x H100")
+            << "allreduce_h100_8gpu.log"
+            << ""
+            << "allreduce"
+            << "binary_name" << 31 << 8 << 1 << "NVIDIA H100 80GB HBM3" << true << true << 0 << 8589934592ULL;
+        QTest::addRow("tag-output all_gather, 2 nodes, N/A, needs --op")
+            << "allgather_2node_tagoutput.log"
+            << "allgather"
+            << "allgather"
+            << "option" << 21 << 16 << 2 << "NVIDIA H100 80GB HBM3" << true << true << 0 << 1073741824ULL;
+        QTest::addRow("old layout reduce_scatter: no root, error column")
+            << "reducescatter_v100_old.log"
+            << ""
+            << "reducescatter"
+            << "column_layout" << 22 << 8 << 1 << "Tesla V100-SXM2-32GB" << false << false << 0 << 134217728ULL;
+        QTest::addRow("broadcast with root, srun --label")
+            << "broadcast_srun_label.log"
+            << ""
+            << "broadcast"
+            << "binary_name" << 26 << 8 << 1 << "NVIDIA A100-SXM4-80GB" << true << true << 0 << 268435456ULL;
+        QTest::addRow("sendrecv with -I statistics")
+            << "sendrecv_istats.log"
+            << ""
+            << "sendrecv"
+            << "binary_name" << 28 << 2 << 2 << "NVIDIA H100 80GB HBM3" << true << true << 4 << 1073741824ULL;
+        QTest::newRow("alltoall %e times, cputime, timestamps")
+            << "alltoall_tcp_slow.log"
+            << ""
+            << "alltoall"
+            << "binary_name" << 14 << 4 << 4 << "NVIDIA L40S" << true << true << 0 << 8589934592ULL;
+        QTest::addRow("hypercube with empty redop")
+            << "hypercube_8gpu.log"
+            << ""
+            << "hypercube"
+            << "binary_name" << 18 << 8 << 1 << "NVIDIA H100 80GB HBM3" << true << true << 0 << 134217728ULL;
+        QTest::addRow("-J JSON all_reduce bfloat16")
+            << "allreduce_bf16.json"
+            << ""
+            << "allreduce"
+            << "binary_name" << 21 << 8 << 1 << "NVIDIA H100 80GB HBM3" << true << true << 0 << 1073741824ULL;
+        QTest::addRow("--op agreeing with the log")
+            << "allreduce_h100_8gpu.log"
+            << "allreduce"
+            << "allreduce"
+            << "binary_name" << 31 << 8 << 1 << "NVIDIA H100 80GB HBM3" << true << true << 0 << 8589934592ULL;
     }
     void fixtures()
     {
@@ -112,7 +140,9 @@ private Q_SLOTS:
             QVERIFY(row.inPlace.timeUs && row.inPlace.algbwGBps && row.inPlace.busbwGBps);
         }
         for (const auto& d : log->diagnostics)
-            QVERIFY2(d.id != "busbw-mismatch" && d.id != "algbw-mismatch" && d.id != "row-size" && d.id != "row-columns", d.message.c_str());
+            QVERIFY2(
+                d.id != "busbw-mismatch" && d.id != "algbw-mismatch" && d.id != "row-size" && d.id != "row-columns",
+                d.message.c_str());
     }
 
     void headerFacts()
@@ -200,10 +230,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("op");
-        for (const char* f : { "allreduce_h100_8gpu.log", "reducescatter_v100_old.log", "broadcast_srun_label.log", "sendrecv_istats.log",
-                 "alltoall_tcp_slow.log", "hypercube_8gpu.log", "allreduce_bf16.json", "two_runs.log" })
+        for (const char* f : { "allreduce_h100_8gpu.log", "reducescatter_v100_old.log", "broadcast_srun_label.log",
+                 "sendrecv_istats.log", "alltoall_tcp_slow.log", "hypercube_8gpu.log", "allreduce_bf16.json",
+                 "two_runs.log" })
             QTest::addRow("%s", f) << f << "";
-        QTest::addRow("allgather_2node_tagoutput.log") << "allgather_2node_tagoutput.log" << "allgather";
+        QTest::addRow("allgather_2node_tagoutput.log") << "allgather_2node_tagoutput.log"
+                                                       << "allgather";
     }
     void fixtureRowsFollowFactors()
     {
@@ -220,7 +252,8 @@ private Q_SLOTS:
                     QVERIFY2(std::abs(*m->busbwGBps - *m->algbwGBps * f) <= 0.011 * (1 + f) + 0.015 * *m->busbwGBps,
                         qPrintable(QStringLiteral("line %1").arg(row.line)));
                     const double alg = share * double(row.bytes) / (*m->timeUs * 1e3);
-                    QVERIFY2(std::abs(*m->algbwGBps - alg) <= 0.011 + 0.06 * alg, qPrintable(QStringLiteral("line %1").arg(row.line)));
+                    QVERIFY2(std::abs(*m->algbwGBps - alg) <= 0.011 + 0.06 * alg,
+                        qPrintable(QStringLiteral("line %1").arg(row.line)));
                 }
             }
         }
@@ -254,15 +287,20 @@ private Q_SLOTS:
         QTest::addColumn<QString>("collectives"); ///< one per run, comma-separated
         QTest::addColumn<int>("ranks");
         QTest::addColumn<int>("nodes");
-        QTest::addColumn<int>("rows");           ///< rows of the first run
+        QTest::addColumn<int>("rows"); ///< rows of the first run
         QTest::addColumn<QString>("diagnostic"); ///< a diagnostic id the log must produce ("" none)
-        QTest::addRow("run(), common.cu:NNN, logger prefix") << "robust_logger_prefix.log" << "allreduce" << 8 << 1 << 8 << "";
+        QTest::addRow("run(), common.cu:NNN, logger prefix") << "robust_logger_prefix.log"
+                                                             << "allreduce" << 8 << 1 << 8 << "";
         QTest::addRow("two runs, NCCL INFO and Open MPI warnings interleaved")
-            << "robust_two_runs_interleaved.log" << "allgather,allreduce" << 4 << 1 << 7 << "";
+            << "robust_two_runs_interleaved.log"
+            << "allgather,allreduce" << 4 << 1 << 7 << "";
         QTest::addRow("literal ... line, size-0 rows, trailing whitespace")
-            << "robust_excerpt_elided.log" << "allreduce" << 8 << 1 << 2 + 4 + 7 << "elided-rows";
-        QTest::addRow("srun --label 0: prefixes") << "robust_srun_label.log" << "allreduce" << 8 << 2 << 9 << "";
-        QTest::addRow("mpirun [1,0]<stdout>: prefixes") << "robust_tag_output.log" << "allreduce" << 8 << 2 << 9 << "";
+            << "robust_excerpt_elided.log"
+            << "allreduce" << 8 << 1 << 2 + 4 + 7 << "elided-rows";
+        QTest::addRow("srun --label 0: prefixes") << "robust_srun_label.log"
+                                                  << "allreduce" << 8 << 2 << 9 << "";
+        QTest::addRow("mpirun [1,0]<stdout>: prefixes") << "robust_tag_output.log"
+                                                        << "allreduce" << 8 << 2 << 9 << "";
     }
     void robustness()
     {
@@ -327,7 +365,9 @@ private Q_SLOTS:
         auto log = importNcclTestsFile(dataFile("robust_singleton_launches.log"));
         QVERIFY(!log.isOk());
         const std::string m = log.message();
-        QVERIFY2(m.find("robust_singleton_launches.log:4: 4 independent one-rank jobs, not one 4-rank run") != std::string::npos, m.c_str());
+        QVERIFY2(m.find("robust_singleton_launches.log:4: 4 independent one-rank jobs, not one 4-rank run")
+                != std::string::npos,
+            m.c_str());
         QVERIFY2(m.find("MPI=1") != std::string::npos, m.c_str());
     }
 
@@ -388,16 +428,36 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("message");
-        QTest::addRow("every row malformed") << "malformed_all_rows.log" << "" << "malformed_all_rows.log:21: cannot read time value \"11.2x\"";
-        QTest::addRow("broken column header") << "malformed_header.log" << "" << "malformed_header.log:18: cannot read the column header";
-        QTest::addRow("NCCL failure before any row") << "nccl_failure.log" << "" << "nccl_failure.log:17: node-001: Test NCCL failure common.cu:1005";
-        QTest::addRow("empty file") << "empty.log" << "" << "empty.log: the file is empty";
-        QTest::addRow("not an nccl-tests log") << "not_nccl.log" << "" << "not_nccl.log: no nccl-tests result rows found";
-        QTest::addRow("ambiguous collective without --op") << "allgather_2node_tagoutput.log" << ""
-                                                           << "allgather_2node_tagoutput.log:27: cannot tell which collective this log measures (the log does not name its binary and the columns fit allgather or alltoall); name it with --op";
-        QTest::addRow("columns fit no collective") << "no_collective_fits.log" << "" << "no_collective_fits.log:18: cannot tell which collective";
-        QTest::addRow("truncated JSON") << "malformed_truncated.json" << "" << "malformed_truncated.json:";
-        QTest::addRow("missing file") << "absent.log" << "" << "absent.log: cannot open";
+        QTest::addRow("every row malformed") << "malformed_all_rows.log"
+                                             << ""
+                                             << "malformed_all_rows.log:21: cannot read time value \"11.2x\"";
+        QTest::addRow("broken column header") << "malformed_header.log"
+                                              << ""
+                                              << "malformed_header.log:18: cannot read the column header";
+        QTest::addRow("NCCL failure before any row")
+            << "nccl_failure.log"
+            << ""
+            << "nccl_failure.log:17: node-001: Test NCCL failure common.cu:1005";
+        QTest::addRow("empty file") << "empty.log"
+                                    << ""
+                                    << "empty.log: the file is empty";
+        QTest::addRow("not an nccl-tests log") << "not_nccl.log"
+                                               << ""
+                                               << "not_nccl.log: no nccl-tests result rows found";
+        QTest::addRow("ambiguous collective without --op")
+            << "allgather_2node_tagoutput.log"
+            << ""
+            << "allgather_2node_tagoutput.log:27: cannot tell which collective this log measures (the log does not "
+               "name its binary and the columns fit allgather or alltoall); name it with --op";
+        QTest::addRow("columns fit no collective") << "no_collective_fits.log"
+                                                   << ""
+                                                   << "no_collective_fits.log:18: cannot tell which collective";
+        QTest::addRow("truncated JSON") << "malformed_truncated.json"
+                                        << ""
+                                        << "malformed_truncated.json:";
+        QTest::addRow("missing file") << "absent.log"
+                                      << ""
+                                      << "absent.log: cannot open";
     }
     void errors()
     {
@@ -414,7 +474,8 @@ private Q_SLOTS:
         auto log = importNcclTestsFile(dataFile("malformed_truncated.json"));
         QVERIFY(!log.isOk());
         const QString m = QString::fromStdString(log.message());
-        QVERIFY2(m.contains(QRegularExpression(QStringLiteral("malformed_truncated\\.json: byte \\d+: not valid JSON \\(line \\d+, column \\d+: "))),
+        QVERIFY2(m.contains(QRegularExpression(QStringLiteral(
+                     "malformed_truncated\\.json: byte \\d+: not valid JSON \\(line \\d+, column \\d+: "))),
             log.message().c_str());
     }
 
@@ -424,16 +485,21 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("message");
-        QTest::addRow("number overflow") << QByteArray(R"({"version":1,"results":[{"size":1e99999}]})")
-                                         << "d.json: byte 39: not valid JSON (line 1, column 39: number overflow parsing '1e99999')";
-        QTest::addRow("negative overflow") << QByteArray("{\"results\": [{\"size\": 1, \"count\": 1,\n \"in_place\": {\"time\": -1e400}}]}")
-                                           << "d.json: byte 65: not valid JSON (line 2, column 28: number overflow parsing '-1e400')";
-        QTest::addRow("hostname not a string") << QByteArray(R"({"config": {"devices": [{"rank": 0, "hostname": 7}]}, "results": []})")
-                                               << "d.json: /config/devices/0/hostname: expected a string, got 7";
-        QTest::addRow("group not an integer") << QByteArray(R"({"config": {"devices": [{"rank": 0, "group": "a"}]}, "results": []})")
-                                              << "d.json: /config/devices/0/group: expected an integer, got \"a\"";
-        QTest::addRow("device out of range") << QByteArray(R"({"config": {"devices": [{"rank": 0, "device": 99999999999}]}, "results": []})")
-                                             << "d.json: /config/devices/0/device: integer out of range: 99999999999";
+        QTest::addRow("number overflow")
+            << QByteArray(R"({"version":1,"results":[{"size":1e99999}]})")
+            << "d.json: byte 39: not valid JSON (line 1, column 39: number overflow parsing '1e99999')";
+        QTest::addRow("negative overflow")
+            << QByteArray("{\"results\": [{\"size\": 1, \"count\": 1,\n \"in_place\": {\"time\": -1e400}}]}")
+            << "d.json: byte 65: not valid JSON (line 2, column 28: number overflow parsing '-1e400')";
+        QTest::addRow("hostname not a string")
+            << QByteArray(R"({"config": {"devices": [{"rank": 0, "hostname": 7}]}, "results": []})")
+            << "d.json: /config/devices/0/hostname: expected a string, got 7";
+        QTest::addRow("group not an integer")
+            << QByteArray(R"({"config": {"devices": [{"rank": 0, "group": "a"}]}, "results": []})")
+            << "d.json: /config/devices/0/group: expected an integer, got \"a\"";
+        QTest::addRow("device out of range")
+            << QByteArray(R"({"config": {"devices": [{"rank": 0, "device": 99999999999}]}, "results": []})")
+            << "d.json: /config/devices/0/device: integer out of range: 99999999999";
         QTest::addRow("type not a string") << QByteArray(R"({"results": [{"size": 8, "count": 2, "type": 5}]})")
                                            << "d.json: /results/0/type: expected a string, got 5";
     }
@@ -451,7 +517,9 @@ private Q_SLOTS:
         auto log = importNcclTestsFile(dataFile("malformed_rows.log"));
         QVERIFY2(log.isOk(), log.message().c_str());
         QCOMPARE(log->runs.front().rows.size(), std::size_t(6));
-        QVERIFY(hasDiagnostic(*log, "row-columns", "malformed_rows.log:23: expected 8 values after the root column (per the column header at line 17), found 6"));
+        QVERIFY(hasDiagnostic(*log, "row-columns",
+            "malformed_rows.log:23: expected 8 values after the root column (per the column header at line 17), found "
+            "6"));
         QVERIFY(hasDiagnostic(*log, "row-number", "malformed_rows.log:25: cannot read busbw value \"zero\""));
     }
 
@@ -461,20 +529,30 @@ private Q_SLOTS:
         QTest::addColumn<QString>("op");
         QTest::addColumn<int>("rows");
         QTest::addColumn<QString>("diagnostic");
-        const QString row = QStringLiteral("  1048576  262144  float  sum  -1  16.75  62.61  109.56  0  16.61  63.12  110.46  0\n");
+        const QString row
+            = QStringLiteral("  1048576  262144  float  sum  -1  16.75  62.61  109.56  0  16.61  63.12  110.46  0\n");
         QTest::addRow("table without header: guessed layout") << row + row << "allreduce" << 2 << "no-column-header";
-        QTest::addRow("wrong elements are reported") << QStringLiteral("  1048576  262144  float  sum  -1  16.75  62.61  109.56  12  16.61  63.12  110.46  0\n")
-                                                     << "allreduce" << 1 << "wrong-elements";
-        QTest::addRow("busbw inconsistent with algbw") << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 on h device  0 [0000:04:00] G\n#  Rank  1 Group  0 Pid 2 on h device  1 [0000:05:00] G\n"
-                                                                         "  1048576  262144  float  sum  -1  16.75  62.61  109.56  0  16.61  63.12  110.46  0\n")
-                                                       << "" << 1 << "busbw-mismatch";
-        QTest::addRow("trace-replay row: in-place only") << QStringLiteral("# Collective test starting: all_reduce_perf\n"
-                                                                           "  1048576  262144  float  sum  -1  16.61  63.12  110.46  0\n")
-                                                         << "" << 1 << "";
-        QTest::addRow("CRLF and BOM") << QStringLiteral("\xEF\xBB\xBF# Collective test starting: all_reduce_perf\r\n  1048576  262144  float  sum  -1  16.61  63.12  110.46  0\r\n")
+        QTest::addRow("wrong elements are reported")
+            << QStringLiteral("  1048576  262144  float  sum  -1  16.75  62.61  109.56  12  16.61  63.12  110.46  0\n")
+            << "allreduce" << 1 << "wrong-elements";
+        QTest::addRow("busbw inconsistent with algbw")
+            << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 on h device  0 "
+                              "[0000:04:00] G\n#  Rank  1 Group  0 Pid 2 on h device  1 [0000:05:00] G\n"
+                              "  1048576  262144  float  sum  -1  16.75  62.61  109.56  0  16.61  63.12  110.46  0\n")
+            << "" << 1 << "busbw-mismatch";
+        QTest::addRow("trace-replay row: in-place only")
+            << QStringLiteral("# Collective test starting: all_reduce_perf\n"
+                              "  1048576  262144  float  sum  -1  16.61  63.12  110.46  0\n")
+            << "" << 1 << "";
+        QTest::addRow("CRLF and BOM") << QStringLiteral("\xEF\xBB\xBF# Collective test starting: all_reduce_perf\r\n  "
+                                                        "1048576  262144  float  sum  -1  16.61  63.12  110.46  0\r\n")
                                       << "" << 1 << "";
-        QTest::addRow("log names another op than --op") << QStringLiteral("# Collective test starting: all_reduce_perf\n") + row << "broadcast" << 1 << "op-conflict";
-        QTest::addRow("device line garbled") << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 device\n") + row << "" << 1 << "device-line";
+        QTest::addRow("log names another op than --op")
+            << QStringLiteral("# Collective test starting: all_reduce_perf\n") + row << "broadcast" << 1
+            << "op-conflict";
+        QTest::addRow("device line garbled")
+            << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 device\n") + row
+            << "" << 1 << "device-line";
     }
     void inMemoryVariants()
     {
@@ -486,7 +564,8 @@ private Q_SLOTS:
         QVERIFY2(log.isOk(), log.message().c_str());
         QTEST(int(log->runs.front().rows.size()), "rows");
         if (!diagnostic.isEmpty())
-            QVERIFY2(hasDiagnostic(*log, diagnostic.toStdString(), "mem.log:"), log->diagnostics.empty() ? "none" : log->diagnostics.front().message.c_str());
+            QVERIFY2(hasDiagnostic(*log, diagnostic.toStdString(), "mem.log:"),
+                log->diagnostics.empty() ? "none" : log->diagnostics.front().message.c_str());
     }
 
     void numbers_data()

@@ -61,12 +61,13 @@ private Q_SLOTS:
         QTest::addColumn<double>("nicGbps");
         QTest::addColumn<bool>("roce");
         // Stated hardware (README); A3 Mega: 8 x 200 Gb/s GPUDirect-TCPXO per VM (Ethernet, no SHARP).
-        QTest::addRow("2x8 H100 GCP A3 Mega") << "h100_2x8_gcp_a3mega_allreduce.log" << "H100-SXM-80GB" << 16 << 2 << 31 << 8
-                                              << 200.0 << true;
+        QTest::addRow("2x8 H100 GCP A3 Mega") << "h100_2x8_gcp_a3mega_allreduce.log"
+                                              << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << true;
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
-        QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log" << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << true;
-        QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log" << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0
-                                           << false;
+        QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
+                                       << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << true;
+        QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log"
+                                           << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << false;
     }
     void publicLogs()
     {
@@ -113,13 +114,15 @@ private Q_SLOTS:
             100 * cal->rmsBefore, 100 * cal->rmsAfter, 100 * cal->heldOutRmsBefore, 100 * cal->heldOutRmsAfter,
             cal->rejectedByCrossValidation ? " (calibration rejected)" : "", cal->outliers);
         for (const auto& r : cal->rows)
-            qInfo("  %12.0f B  measured %10.1f us  model %10.1f us (%+6.1f%%) %s/%s  calibrated %10.1f us (%+6.1f%%)%s", r.bytes,
-                r.measuredSeconds * 1e6, r.beforeSeconds * 1e6, 100 * r.residualBefore(), engine::toString(r.algorithmBefore),
-                engine::toString(r.protocolBefore), r.afterSeconds * 1e6, 100 * r.residualAfter(), r.outlier ? " outlier" : "");
+            qInfo("  %12.0f B  measured %10.1f us  model %10.1f us (%+6.1f%%) %s/%s  calibrated %10.1f us (%+6.1f%%)%s",
+                r.bytes, r.measuredSeconds * 1e6, r.beforeSeconds * 1e6, 100 * r.residualBefore(),
+                engine::toString(r.algorithmBefore), engine::toString(r.protocolBefore), r.afterSeconds * 1e6,
+                100 * r.residualAfter(), r.outlier ? " outlier" : "");
 
         // The calibration never makes held-out sizes worse (else it is rejected) and never raises the RMS.
         QVERIFY(cal->rejectedByCrossValidation || cal->heldOutRmsAfter <= cal->heldOutRmsBefore);
-        QVERIFY2(cal->rmsAfter <= cal->rmsBefore + 1e-12, qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
+        QVERIFY2(cal->rmsAfter <= cal->rmsBefore + 1e-12,
+            qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
     }
 };
 

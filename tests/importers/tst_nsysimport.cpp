@@ -35,46 +35,63 @@ bool writeFixture(const QString& path, int rank, std::int64_t ncclStart, bool wi
     const std::string r = std::to_string(rank);
     const std::string tid = std::to_string((100LL + rank) << 24 | 7);
     bool ok = exec(db,
-                  "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-                  " contextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL,"
-                  " shortName INTEGER NOT NULL, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER);"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER,"
-                  " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER);"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-                  " contextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL,"
-                  " copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-                  " contextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER, bytes INTEGER NOT NULL);"
-                  "CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, category INTEGER,"
-                  " color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER,"
-                  " int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT);"
-                  "CREATE TABLE TARGET_INFO_GPU(id INTEGER NOT NULL, name TEXT, busLocation TEXT, totalMemory INTEGER, smCount INTEGER,"
-                  " memoryBandwidth INTEGER, uuid TEXT);"
-                  "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);"
-                  "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"
-                  "INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION', '3.11.0');"
-                  "INSERT INTO StringIds VALUES(1, 'sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n'),"
-                  " (2, 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)'), (3, 'cudaLaunchKernel'),"
-                  " (4, 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL');"
-                  "INSERT INTO TARGET_INFO_GPU VALUES(0, 'NVIDIA H100 80GB HBM3', '0000:18:00.0', 85520809984, 132, 3352320000000, 'GPU-x');"
-                  "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES("
-        + std::to_string(kSessionStart) + ", '', '');"
-                                          "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(1000, 1010, 0, "
-        + tid + ", 11, 3, 0), (1100, 1110, 0, " + tid + ", 12, 3, 0);"
-        + "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(2000, 12000, 0, 1, 7, 11, 0, 1, 1, 132, 1, 1, 384, 1, 1),"
-          " ("
-        + std::to_string(ncclStart) + ", 20000, 0, 1, 13, 12, 0, 2, 4, 8, 1, 1, 544, 1, 1);"
-          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(500, 1500, 0, 1, 7, 0, 0, 1048576, 1, 0, 2);"
-          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES(20000, 21000, 0, 1, 7, 0, 0, 0, 4096);"
-          "INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid, domainId) VALUES(0, 30000, 59, 'ProfilerStep#1', "
-        + tid + ", 0);");
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT "
+        "NULL,"
+        " contextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName "
+        "INTEGER NOT NULL,"
+        " shortName INTEGER NOT NULL, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, "
+        "blockZ INTEGER);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER,"
+        " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT "
+        "NULL,"
+        " contextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT "
+        "NULL,"
+        " copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT "
+        "NULL,"
+        " contextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER, bytes "
+        "INTEGER NOT NULL);"
+        "CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, "
+        "category INTEGER,"
+        " color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, "
+        "uint64Value INTEGER,"
+        " int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId "
+        "INTEGER, jsonText TEXT);"
+        "CREATE TABLE TARGET_INFO_GPU(id INTEGER NOT NULL, name TEXT, busLocation TEXT, totalMemory INTEGER, smCount "
+        "INTEGER,"
+        " memoryBandwidth INTEGER, uuid TEXT);"
+        "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);"
+        "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"
+        "INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION', '3.11.0');"
+        "INSERT INTO StringIds VALUES(1, 'sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n'),"
+        " (2, 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)'), (3, 'cudaLaunchKernel'),"
+        " (4, 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL');"
+        "INSERT INTO TARGET_INFO_GPU VALUES(0, 'NVIDIA H100 80GB HBM3', '0000:18:00.0', 85520809984, 132, "
+        "3352320000000, 'GPU-x');"
+        "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES("
+            + std::to_string(kSessionStart)
+            + ", '', '');"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(1000, 1010, 0, "
+            + tid + ", 11, 3, 0), (1100, 1110, 0, " + tid + ", 12, 3, 0);"
+            + "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(2000, 12000, 0, 1, 7, 11, 0, 1, 1, 132, 1, 1, 384, 1, 1),"
+              " ("
+            + std::to_string(ncclStart)
+            + ", 20000, 0, 1, 13, 12, 0, 2, 4, 8, 1, 1, 544, 1, 1);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(500, 1500, 0, 1, 7, 0, 0, 1048576, 1, 0, 2);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES(20000, 21000, 0, 1, 7, 0, 0, 0, 4096);"
+              "INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid, domainId) VALUES(0, 30000, 59, "
+              "'ProfilerStep#1', "
+            + tid + ", 0);");
     if (withNvtx)
         ok = ok
             && exec(db,
-                "INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid, domainId) VALUES(0, NULL, 75, 'NCCL', " + tid
+                "INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid, domainId) VALUES(0, NULL, 75, 'NCCL', "
+                    + tid
                     + ", 5);"
-                      "INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid, domainId, jsonText) VALUES(1050, 1200, 59, "
+                      "INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid, domainId, jsonText) "
+                      "VALUES(1050, 1200, 59, "
                       "'ncclAllReduce', "
                     + tid + ", 5, '{\"Communicator\": \"0x7f3a\", \"Message size [bytes]\": 4194304, \"Rank\": " + r
                     + ", \"No. of ranks\": 2, \"Reduction operation\": \"Sum\"}');");
@@ -163,7 +180,9 @@ private Q_SLOTS:
         engine::Diagnostics d;
         auto r = importers::importNsysDatabase(empty.toStdString(), d);
         QVERIFY(!r);
-        QVERIFY2(QString::fromStdString(r.message()).contains(QStringLiteral("empty.sqlite: no CUPTI_ACTIVITY_KIND_KERNEL table")), r.message().c_str());
+        QVERIFY2(QString::fromStdString(r.message())
+                     .contains(QStringLiteral("empty.sqlite: no CUPTI_ACTIVITY_KIND_KERNEL table")),
+            r.message().c_str());
         r = importers::importNsysDatabase(dir.filePath(QStringLiteral("missing.sqlite")).toStdString(), d);
         QVERIFY(!r);
         QVERIFY(QString::fromStdString(r.message()).contains(QStringLiteral("missing.sqlite: cannot open")));

@@ -117,7 +117,8 @@ private:
         if (has("/api/v1/query_range"))
             body = kMatrix;
         else if (has("/api/v1/status/buildinfo"))
-            body = R"({"status":"success","data":{"version":"2.42.0","revision":"deb","branch":"debian/sid","goVersion":"go1.19.8"}})";
+            body
+                = R"({"status":"success","data":{"version":"2.42.0","revision":"deb","branch":"debian/sid","goVersion":"go1.19.8"}})";
         else if (has("/api/v1/labels"))
             body = R"({"status":"success","data":["__name__","device","instance"]})";
         else if (has("/api/v1/label/__name__/values"))
@@ -128,10 +129,12 @@ private:
             body = R"({"status":"success","data":{"up":[{"type":"gauge","help":"Target up.","unit":""}]}})";
         else if (has("query=bad")) {
             res.result(http::status::bad_request);
-            body = R"({"status":"error","errorType":"bad_data","error":"1:13: parse error: unclosed left parenthesis"})";
+            body
+                = R"({"status":"error","errorType":"bad_data","error":"1:13: parse error: unclosed left parenthesis"})";
         } else if (has("query=exec")) {
             res.result(http::status::unprocessable_entity);
-            body = R"({"status":"error","errorType":"execution","error":"found duplicate series for the match group {} on the right hand-side of the operation"})";
+            body
+                = R"({"status":"error","errorType":"execution","error":"found duplicate series for the match group {} on the right hand-side of the operation"})";
         } else if (has("query=unavailable")) {
             res.result(http::status::service_unavailable);
             body = R"({"status":"error","errorType":"unavailable","error":"TSDB not ready"})";
@@ -268,7 +271,8 @@ private slots:
         QTest::addColumn<QString>("query");
         QTest::addColumn<int>("limit");
         QTest::addColumn<QString>("message");
-        QTest::addRow("bad_data 400") << "bad" << 0 << "HTTP 400: bad_data: 1:13: parse error: unclosed left parenthesis";
+        QTest::addRow("bad_data 400") << "bad" << 0
+                                      << "HTTP 400: bad_data: 1:13: parse error: unclosed left parenthesis";
         QTest::addRow("execution 422") << "exec" << 0 << "HTTP 422: execution: found duplicate series";
         QTest::addRow("unavailable 503") << "unavailable" << 0 << "HTTP 503: unavailable: TSDB not ready";
         QTest::addRow("HTML 500") << "html" << 0 << "HTTP 500: <html><body>Internal Server Error</body></html>";
@@ -284,7 +288,8 @@ private slots:
         QFETCH(QString, query);
         QFETCH(int, limit);
         QFETCH(QString, message);
-        auto r = makeClient(m_server->port(), 1, 30000, limit ? std::size_t(limit) << 20 : std::size_t(256) << 20).query(query.toStdString());
+        auto r = makeClient(m_server->port(), 1, 30000, limit ? std::size_t(limit) << 20 : std::size_t(256) << 20)
+                     .query(query.toStdString());
         QVERIFY(!r);
         QVERIFY2(r.message().find(message.toStdString()) != std::string::npos, r.message().c_str());
         QVERIFY2(r.message().find("http://127.0.0.1:") != std::string::npos, "the message names the server");
@@ -300,7 +305,8 @@ private slots:
         m_server->flakyFailures = 5;
         auto failed = makeClient(m_server->port(), 2).query("flaky");
         QVERIFY(!failed);
-        QVERIFY2(failed.message().find("HTTP 503: unavailable: try again") != std::string::npos, failed.message().c_str());
+        QVERIFY2(
+            failed.message().find("HTTP 503: unavailable: try again") != std::string::npos, failed.message().c_str());
         m_server->flakyFailures = 0;
     }
 
@@ -310,7 +316,8 @@ private slots:
         t.start();
         auto r = makeClient(m_server->port(), 2, 300).query("slow");
         QVERIFY(!r);
-        QVERIFY2(r.message().find("no complete answer within 300 ms (timeout) (after 2 attempts)") != std::string::npos, r.message().c_str());
+        QVERIFY2(r.message().find("no complete answer within 300 ms (timeout) (after 2 attempts)") != std::string::npos,
+            r.message().c_str());
         QVERIFY2(t.elapsed() < 20000, "two 300 ms attempts must not hang");
     }
 
@@ -363,10 +370,14 @@ private slots:
     {
         QTest::addColumn<QString>("url");
         QTest::addColumn<QString>("message");
-        QTest::addRow("https") << "https://127.0.0.1:9090" << "https is not supported";
-        QTest::addRow("no scheme") << "127.0.0.1:9090" << "must start with http://";
-        QTest::addRow("bad port") << "http://127.0.0.1:99999" << "invalid port";
-        QTest::addRow("no host") << "http://:9090" << "names no host";
+        QTest::addRow("https") << "https://127.0.0.1:9090"
+                               << "https is not supported";
+        QTest::addRow("no scheme") << "127.0.0.1:9090"
+                                   << "must start with http://";
+        QTest::addRow("bad port") << "http://127.0.0.1:99999"
+                                  << "invalid port";
+        QTest::addRow("no host") << "http://:9090"
+                                 << "names no host";
     }
     void badUrls()
     {

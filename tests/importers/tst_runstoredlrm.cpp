@@ -48,8 +48,8 @@ private Q_SLOTS:
         auto loaded = RunStore(*store).load(id);
         QVERIFY2(loaded, loaded.message().c_str());
         const qint64 loadUs = timer.nsecsElapsed() / 1000;
-        qInfo("DLRM 8 ranks, %d collectives: create+store %lld us, open+load %lld us", int(m_analysis.collectives.size()),
-            storeUs, loadUs);
+        qInfo("DLRM 8 ranks, %d collectives: create+store %lld us, open+load %lld us",
+            int(m_analysis.collectives.size()), storeUs, loadUs);
 
         QCOMPARE(dumpRunCanonical(Run {}, loaded->analysis), dumpRunCanonical(Run {}, m_analysis));
         QCOMPARE(loaded->analysis.clockOffsetNs, m_analysis.clockOffsetNs);

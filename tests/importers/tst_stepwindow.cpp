@@ -19,8 +19,8 @@ namespace {
 
 // Times in microseconds, as Kineto writes them.
 struct Kernel {
-    double launchUs;  ///< cudaLaunchKernel on the host
-    double startUs;   ///< on the GPU
+    double launchUs; ///< cudaLaunchKernel on the host
+    double startUs; ///< on the GPU
     double durUs;
 };
 
@@ -32,23 +32,25 @@ std::string event(const std::string& fields) { return "  {" + fields + "},\n"; }
 // 163 ms with 4 ms of gaps (159 ms busy); step 3's from 268 ms for 160 ms, gap-free.
 std::string pytorch2Trace(std::vector<Kernel>& step2, std::vector<Kernel>& step3)
 {
-    std::string t = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85100000000}],
+    std::string t
+        = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85100000000}],
  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1, "nccl_version": "2.28.3"},
  "traceEvents": [
 )";
     for (const char* tid : { "101", "202" }) {
-        t += event(std::string(R"("ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": )") + tid
-            + R"(, "ts": 50000, "dur": 60000)");
-        t += event(std::string(R"("ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": )") + tid
-            + R"(, "ts": 110000, "dur": 60000)");
+        t += event(std::string(R"("ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": )")
+            + tid + R"(, "ts": 50000, "dur": 60000)");
+        t += event(std::string(R"("ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": )")
+            + tid + R"(, "ts": 110000, "dur": 60000)");
     }
     int correlation = 1;
     const auto add = [&](const Kernel& k) {
         t += event(R"("ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 101, "ts": )"
-            + std::to_string(k.launchUs) + R"(, "dur": 4, "args": {"correlation": )" + std::to_string(correlation) + "}");
+            + std::to_string(k.launchUs) + R"(, "dur": 4, "args": {"correlation": )" + std::to_string(correlation)
+            + "}");
         t += event(R"("ph": "X", "cat": "kernel", "name": "ampere_bf16_s16816gemm", "pid": 0, "tid": 7, "ts": )"
-            + std::to_string(k.startUs) + R"(, "dur": )" + std::to_string(k.durUs)
-            + R"(, "args": {"correlation": )" + std::to_string(correlation) + R"(, "device": 0, "stream": 7})");
+            + std::to_string(k.startUs) + R"(, "dur": )" + std::to_string(k.durUs) + R"(, "args": {"correlation": )"
+            + std::to_string(correlation) + R"(, "device": 0, "stream": 7})");
         ++correlation;
     };
     // Warm-up: 10 kernels launched at 0..36 ms, running 45..105 ms.

@@ -37,7 +37,8 @@ class TestTelemetryBackfill : public QObject {
 private slots:
     void initTestCase()
     {
-        const QString missing = telemetrytest::missingPrograms({ QStringLiteral("prometheus"), QStringLiteral("promtool") });
+        const QString missing
+            = telemetrytest::missingPrograms({ QStringLiteral("prometheus"), QStringLiteral("promtool") });
         if (!missing.isEmpty())
             QFAIL(qPrintable(missing));
         QVERIFY(m_dir.isValid());
@@ -53,8 +54,9 @@ private slots:
         t.restart();
         QProcess promtool;
         promtool.setProcessChannelMode(QProcess::MergedChannels);
-        promtool.start(QStringLiteral("promtool"), { QStringLiteral("tsdb"), QStringLiteral("create-blocks-from"), QStringLiteral("openmetrics"),
-                                                        QString::fromStdString(om), m_dir.filePath(QStringLiteral("data")) });
+        promtool.start(QStringLiteral("promtool"),
+            { QStringLiteral("tsdb"), QStringLiteral("create-blocks-from"), QStringLiteral("openmetrics"),
+                QString::fromStdString(om), m_dir.filePath(QStringLiteral("data")) });
         QVERIFY(promtool.waitForFinished(300000));
         QVERIFY2(promtool.exitCode() == 0, promtool.readAll().constData());
         QFile::remove(QString::fromStdString(om));
@@ -66,8 +68,10 @@ private slots:
         for (int attempt = 0; attempt < 2 && !m_prometheus.running(); ++attempt) {
             m_port = telemetrytest::freeLoopbackPort();
             QVERIFY(m_prometheus.start(QStringLiteral("prometheus"),
-                { QStringLiteral("--config.file=") + cfg.fileName(), QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("data")),
-                    QStringLiteral("--storage.tsdb.retention.time=100y"), QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_port) },
+                { QStringLiteral("--config.file=") + cfg.fileName(),
+                    QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("data")),
+                    QStringLiteral("--storage.tsdb.retention.time=100y"),
+                    QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_port) },
                 m_dir.filePath(QStringLiteral("prometheus.log"))));
             const auto c = telemetrytest::client(m_port, 2000);
             if (!telemetrytest::waitFor([&] { return bool(c.buildInfo()); }, 30))
@@ -91,8 +95,8 @@ private slots:
         QVERIFY2(fetched, fetched.message().c_str());
         const double fetchS = t.elapsed() / 1000.0;
         const TelemetryReport r = analyseTelemetry(graph, fetched->data, AlertRules::defaults());
-        qInfo("query + analysis: %.2f s fetch (%d requests), %.2f s total; %zu series mapped", fetchS, fetched->requests,
-            t.elapsed() / 1000.0, fetched->seriesMapped);
+        qInfo("query + analysis: %.2f s fetch (%d requests), %.2f s total; %zu series mapped", fetchS,
+            fetched->requests, t.elapsed() / 1000.0, fetched->seriesMapped);
         QCOMPARE(fetched->seriesUnmatched, std::size_t(0));
         QVERIFY(fetched->build.major >= 2);
 
@@ -156,20 +160,24 @@ private slots:
     {
         QProcess cli;
         cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
-            { QStringLiteral("telemetry"), QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:%1").arg(m_port), QStringLiteral("--scenario"),
-                QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json"), QStringLiteral("--start"),
-                QString::number(m_start), QStringLiteral("--end"), QString::number(m_start + m_seconds - 1), QStringLiteral("--json") });
+            { QStringLiteral("telemetry"), QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:%1").arg(m_port),
+                QStringLiteral("--scenario"),
+                QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json"),
+                QStringLiteral("--start"), QString::number(m_start), QStringLiteral("--end"),
+                QString::number(m_start + m_seconds - 1), QStringLiteral("--json") });
         QVERIFY(cli.waitForFinished(120000));
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         const QJsonObject o = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
         QCOMPARE(o.value(QStringLiteral("links_without_data")).toInt(), 5);
-        QCOMPARE(o.value(QStringLiteral("iteration_period")).toObject().value(QStringLiteral("period_s")).toDouble(), 6.0);
+        QCOMPARE(
+            o.value(QStringLiteral("iteration_period")).toObject().value(QStringLiteral("period_s")).toDouble(), 6.0);
         QCOMPARE(o.value(QStringLiteral("alerts")).toArray().size(), 10);
         const QString hot = QString::fromStdString(linkName(m_design.graph, m_faults.hotUplink));
         bool found = false;
         for (const auto& a : o.value(QStringLiteral("alerts")).toArray())
-            found = found || (a.toObject().value(QStringLiteral("rule")).toString() == QStringLiteral("LinkPeakUtilisation")
-                                 && a.toObject().value(QStringLiteral("link")).toString() == hot);
+            found = found
+                || (a.toObject().value(QStringLiteral("rule")).toString() == QStringLiteral("LinkPeakUtilisation")
+                    && a.toObject().value(QStringLiteral("link")).toString() == hot);
         QVERIFY2(found, qPrintable(hot));
     }
 

@@ -25,11 +25,12 @@ using namespace clusterscope::importers;
 
 namespace {
 
-const char* kCounters[] = { "excessive_buffer_overrun_errors", "link_downed", "link_error_recovery", "local_link_integrity_errors",
-    "multicast_rcv_packets", "multicast_xmit_packets", "port_rcv_constraint_errors", "port_rcv_data", "port_rcv_discards",
-    "port_rcv_errors", "port_rcv_packets", "port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors",
-    "port_xmit_constraint_errors", "port_xmit_data", "port_xmit_discards", "port_xmit_packets", "port_xmit_wait", "symbol_error",
-    "unicast_rcv_packets", "unicast_xmit_packets", "VL15_dropped" };
+const char* kCounters[] = { "excessive_buffer_overrun_errors", "link_downed", "link_error_recovery",
+    "local_link_integrity_errors", "multicast_rcv_packets", "multicast_xmit_packets", "port_rcv_constraint_errors",
+    "port_rcv_data", "port_rcv_discards", "port_rcv_errors", "port_rcv_packets", "port_rcv_remote_physical_errors",
+    "port_rcv_switch_relay_errors", "port_xmit_constraint_errors", "port_xmit_data", "port_xmit_discards",
+    "port_xmit_packets", "port_xmit_wait", "symbol_error", "unicast_rcv_packets", "unicast_xmit_packets",
+    "VL15_dropped" };
 
 // Atomic write (temp + rename): the exporter never reads half a file.
 void writeFile(const QString& path, const QByteArray& text)
@@ -43,7 +44,10 @@ void writeFile(const QString& path, const QByteArray& text)
 }
 
 // procfs' sysfs.InfiniBandClass() layout (github.com/prometheus/procfs, sysfs/class_infiniband.go).
-QString portDir(const QString& root, const char* dev) { return root + QStringLiteral("/class/infiniband/") + QLatin1String(dev) + QStringLiteral("/ports/1"); }
+QString portDir(const QString& root, const char* dev)
+{
+    return root + QStringLiteral("/class/infiniband/") + QLatin1String(dev) + QStringLiteral("/ports/1");
+}
 
 void initFixture(const QString& root)
 {
@@ -94,7 +98,8 @@ class TestTelemetryLive : public QObject {
 private slots:
     void initTestCase()
     {
-        const QString missing = telemetrytest::missingPrograms({ QStringLiteral("prometheus"), QStringLiteral("prometheus-node-exporter") });
+        const QString missing = telemetrytest::missingPrograms(
+            { QStringLiteral("prometheus"), QStringLiteral("prometheus-node-exporter") });
         if (!missing.isEmpty())
             QFAIL(qPrintable(missing));
         QVERIFY(m_dir.isValid());
@@ -103,12 +108,18 @@ private slots:
         for (int attempt = 0; attempt < 2 && !m_exporter.running(); ++attempt) {
             m_exporterPort = telemetrytest::freeLoopbackPort();
             QVERIFY(m_exporter.start(QStringLiteral("prometheus-node-exporter"),
-                { QStringLiteral("--path.sysfs=") + sysfs, QStringLiteral("--path.procfs=") + m_dir.filePath(QStringLiteral("noproc")),
+                { QStringLiteral("--path.sysfs=") + sysfs,
+                    QStringLiteral("--path.procfs=") + m_dir.filePath(QStringLiteral("noproc")),
                     QStringLiteral("--collector.disable-defaults"), QStringLiteral("--collector.infiniband"),
                     QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_exporterPort) },
                 m_dir.filePath(QStringLiteral("node_exporter.log"))));
             const auto probe = telemetrytest::client(m_exporterPort, 2000);
-            if (!telemetrytest::waitFor([&] { auto r = probe.get("/metrics", {}); return r && r->status == 200; }, 20))
+            if (!telemetrytest::waitFor(
+                    [&] {
+                        auto r = probe.get("/metrics", {});
+                        return r && r->status == 200;
+                    },
+                    20))
                 m_exporter.stop();
         }
         QVERIFY2(m_exporter.running(), "prometheus-node-exporter did not come up (see node_exporter.log)");
@@ -125,7 +136,8 @@ private slots:
         for (int attempt = 0; attempt < 2 && !m_prometheus.running(); ++attempt) {
             m_prometheusPort = telemetrytest::freeLoopbackPort();
             QVERIFY(m_prometheus.start(QStringLiteral("prometheus"),
-                { QStringLiteral("--config.file=") + cfg.fileName(), QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("tsdb")),
+                { QStringLiteral("--config.file=") + cfg.fileName(),
+                    QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("tsdb")),
                     QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_prometheusPort) },
                 m_dir.filePath(QStringLiteral("prometheus.log"))));
             const auto c = telemetrytest::client(m_prometheusPort, 2000);
@@ -135,7 +147,12 @@ private slots:
         QVERIFY2(m_prometheus.running(), "prometheus did not come up (see prometheus.log)");
         // /-/ready is not "data present": the first scrape lands seconds later. Wait for up == 1.
         const auto c = telemetrytest::client(m_prometheusPort, 2000);
-        QVERIFY2(telemetrytest::waitFor([&] { auto r = c.query("up{job=\"node\"} == 1"); return r && !r->series.empty(); }, 30),
+        QVERIFY2(telemetrytest::waitFor(
+                     [&] {
+                         auto r = c.query("up{job=\"node\"} == 1");
+                         return r && !r->series.empty();
+                     },
+                     30),
             "no successful scrape within 30 s");
     }
 
@@ -152,12 +169,13 @@ private slots:
         auto page = telemetrytest::client(m_exporterPort).get("/metrics", {});
         QVERIFY2(page, page.message().c_str());
         double bytes = -1;
-        auto n = parseExposition(page->body, expositionFormatFromContentType(page->contentType), "node_exporter /metrics", [&](const SampleView& s) {
-            if (s.name == "node_infiniband_port_data_transmitted_bytes_total")
-                for (const auto& l : s.labels)
-                    if (l.name == "device" && l.value == "mlx5_0")
-                        bytes = s.value;
-        });
+        auto n = parseExposition(page->body, expositionFormatFromContentType(page->contentType),
+            "node_exporter /metrics", [&](const SampleView& s) {
+                if (s.name == "node_infiniband_port_data_transmitted_bytes_total")
+                    for (const auto& l : s.labels)
+                        if (l.name == "device" && l.value == "mlx5_0")
+                            bytes = s.value;
+            });
         QVERIFY2(n, n.message().c_str());
         QVERIFY(*n > 40);
         QCOMPARE(bytes, 4000.0); // the collector multiplies the 4-octet words by 4
@@ -177,12 +195,16 @@ private slots:
             lastWrite = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
             words0 += ((i % 4) < 2 ? 50e9 : 5e9) / 4;
             words1 += 10e9 / 4;
-            writeFile(portDir(root, "mlx5_0") + QStringLiteral("/counters/port_xmit_data"), QByteArray::number(qint64(words0)) + '\n');
-            writeFile(portDir(root, "mlx5_1") + QStringLiteral("/counters/port_xmit_data"), QByteArray::number(qint64(words1)) + '\n');
+            writeFile(portDir(root, "mlx5_0") + QStringLiteral("/counters/port_xmit_data"),
+                QByteArray::number(qint64(words0)) + '\n');
+            writeFile(portDir(root, "mlx5_1") + QStringLiteral("/counters/port_xmit_data"),
+                QByteArray::number(qint64(words1)) + '\n');
             if (i % 5 == 4) {
                 symbols += 3;
-                writeFile(portDir(root, "mlx5_1") + QStringLiteral("/counters/symbol_error"), QByteArray::number(symbols) + '\n');
-                writeFile(portDir(root, "mlx5_1") + QStringLiteral("/counters/port_xmit_discards"), QByteArray::number(symbols / 3) + '\n');
+                writeFile(portDir(root, "mlx5_1") + QStringLiteral("/counters/symbol_error"),
+                    QByteArray::number(symbols) + '\n');
+                writeFile(portDir(root, "mlx5_1") + QStringLiteral("/counters/port_xmit_discards"),
+                    QByteArray::number(symbols / 3) + '\n');
             }
             std::this_thread::sleep_until(t0 + std::chrono::seconds(i + 1));
         }
@@ -211,7 +233,9 @@ private slots:
         QCOMPARE(r.health.size(), std::size_t(0));
         bool errors = false, discards = false;
         for (const auto& a : r.alerts) {
-            errors = errors || (a.rule == "LinkErrors" && a.link == 1 && a.message.find("the other end is not measured") != std::string::npos);
+            errors = errors
+                || (a.rule == "LinkErrors" && a.link == 1
+                    && a.message.find("the other end is not measured") != std::string::npos);
             discards = discards || (a.rule == "LinkDiscards" && a.link == 1);
             QVERIFY2(a.link != 1 || a.rule != "LinkPeakUtilisation", a.message.c_str());
         }
@@ -222,10 +246,16 @@ private slots:
     void brokenCounterFileIsAGapNotAZero()
     {
         // One unparsable counter fails node_exporter's whole infiniband collector.
-        writeFile(portDir(m_dir.filePath(QStringLiteral("sysfs")), "mlx5_1") + QStringLiteral("/counters/port_rcv_errors"), "garbage\n");
+        writeFile(
+            portDir(m_dir.filePath(QStringLiteral("sysfs")), "mlx5_1") + QStringLiteral("/counters/port_rcv_errors"),
+            "garbage\n");
         const auto c = telemetrytest::client(m_prometheusPort);
         QVERIFY(telemetrytest::waitFor(
-            [&] { auto r = c.query("node_scrape_collector_success{collector=\"infiniband\"} == 0"); return r && !r->series.empty(); }, 15));
+            [&] {
+                auto r = c.query("node_scrape_collector_success{collector=\"infiniband\"} == 0");
+                return r && !r->series.empty();
+            },
+            15));
         // The window must end after the failed scrape: wait a scrape and end at the current second.
         std::this_thread::sleep_for(std::chrono::seconds(2));
         const double end = double(std::time(nullptr));
@@ -235,8 +265,10 @@ private slots:
         auto fetched = fetchTelemetry(c, mapping, *profiles, end - 5, end);
         QVERIFY2(fetched, fetched.message().c_str());
         QCOMPARE(fetched->data.health.size(), std::size_t(1));
-        QVERIFY2(fetched->data.health[0].message.find("collector failed") != std::string::npos, fetched->data.health[0].message.c_str());
-        QVERIFY2(fetched->data.health[0].target.find("infiniband") != std::string::npos, fetched->data.health[0].target.c_str());
+        QVERIFY2(fetched->data.health[0].message.find("collector failed") != std::string::npos,
+            fetched->data.health[0].message.c_str());
+        QVERIFY2(fetched->data.health[0].target.find("infiniband") != std::string::npos,
+            fetched->data.health[0].target.c_str());
     }
 };
 

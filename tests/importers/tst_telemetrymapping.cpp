@@ -46,16 +46,22 @@ private slots:
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");
         const QString head = QStringLiteral(R"({"format":"clusterscope-telemetry-profile","version":1,"name":"x",)");
-        QTest::addRow("not json") << "{" << "p.json: not a JSON object";
-        QTest::addRow("wrong format") << R"({"format":"other"})" << "p.json: /format: expected \"clusterscope-telemetry-profile\"";
-        QTest::addRow("bad end") << head + R"("end":"rack","labels":{},"series":[]})" << "p.json: /end: \"rack\" is not nic, switch or gpu";
+        QTest::addRow("not json") << "{"
+                                  << "p.json: not a JSON object";
+        QTest::addRow("wrong format") << R"({"format":"other"})"
+                                      << "p.json: /format: expected \"clusterscope-telemetry-profile\"";
+        QTest::addRow("bad end") << head + R"("end":"rack","labels":{},"series":[]})"
+                                 << "p.json: /end: \"rack\" is not nic, switch or gpu";
         QTest::addRow("nic without device") << head + R"("end":"nic","labels":{"host":"host"},"series":[]})"
                                             << "p.json: /labels: a nic profile needs \"host\" and \"device\"";
-        QTest::addRow("unknown quantity") << head + R"("end":"switch","labels":{"name":"n"},"series":[{"metric":"m","measures":"watts","type":"counter"}]})"
+        QTest::addRow("unknown quantity") << head
+                + R"("end":"switch","labels":{"name":"n"},"series":[{"metric":"m","measures":"watts","type":"counter"}]})"
                                           << "p.json: /series/0/measures: unknown quantity \"watts\"";
-        QTest::addRow("bad type") << head + R"("end":"switch","labels":{"name":"n"},"series":[{"metric":"m","measures":"tx_bytes","type":"histogram"}]})"
+        QTest::addRow("bad type") << head
+                + R"("end":"switch","labels":{"name":"n"},"series":[{"metric":"m","measures":"tx_bytes","type":"histogram"}]})"
                                   << "p.json: /series/0/type: \"histogram\" is not counter or gauge";
-        QTest::addRow("zero scale") << head + R"("end":"switch","labels":{"name":"n"},"series":[{"metric":"m","measures":"tx_bytes","type":"counter","scale":0}]})"
+        QTest::addRow("zero scale") << head
+                + R"("end":"switch","labels":{"name":"n"},"series":[{"metric":"m","measures":"tx_bytes","type":"counter","scale":0}]})"
                                     << "p.json: /series/0/scale: must be positive";
     }
     void profileErrors()
@@ -81,7 +87,8 @@ private slots:
         FabricMapping m(g, HostNaming::parse("gpu-node-:2:0").value());
         auto all = builtinSourceProfiles();
         std::string why;
-        auto end = m.map(profile(*all, "node_exporter_infiniband"), { { "device", "mlx5_3" }, { "instance", "gpu-node-02:9100" }, { "port", "1" } }, why);
+        auto end = m.map(profile(*all, "node_exporter_infiniband"),
+            { { "device", "mlx5_3" }, { "instance", "gpu-node-02:9100" }, { "port", "1" } }, why);
         QVERIFY2(end, why.c_str());
         const FabricLink& l = g.link(end->link);
         const NodeId nic = end->end == 0 ? l.a : l.b;
@@ -89,12 +96,16 @@ private slots:
         QCOMPARE(int(g.node(nic).rail), 3);
         QCOMPARE(g.label(nic), std::string("gpu-node-02 mlx5_3"));
         // Switch port by the built label.
-        auto sw = m.map(profile(*all, "ufm_telemetry"), { { "node_name", g.label(g.otherEnd(end->link, nic)) }, { "port_num", std::to_string(end->end == 0 ? l.portB : l.portA) } }, why);
+        auto sw = m.map(profile(*all, "ufm_telemetry"),
+            { { "node_name", g.label(g.otherEnd(end->link, nic)) },
+                { "port_num", std::to_string(end->end == 0 ? l.portB : l.portA) } },
+            why);
         QVERIFY2(sw, why.c_str());
         QCOMPARE(sw->link, end->link);
         QCOMPARE(sw->end, 1 - end->end);
         // Unmatched, with the reason.
-        QVERIFY(!m.map(profile(*all, "node_exporter_infiniband"), { { "device", "mlx5_3" }, { "instance", "gpu-node-09:9100" } }, why));
+        QVERIFY(!m.map(profile(*all, "node_exporter_infiniband"),
+            { { "device", "mlx5_3" }, { "instance", "gpu-node-09:9100" } }, why));
         QCOMPARE(why, std::string("no NIC \"gpu-node-09 mlx5_3\" in the fabric"));
         QVERIFY(!m.map(profile(*all, "ufm_telemetry"), { { "node_name", "leaf-0" }, { "port_num", "x" } }, why));
         QCOMPARE(why, std::string("label port_num=\"x\" is not a port number"));
@@ -119,8 +130,11 @@ private slots:
         QStringList unmatched;
         for (const auto& u : snap->unmatchedExamples)
             unmatched << QString::fromStdString(u);
-        QVERIFY2(unmatched.join(QLatin1Char('\n')).contains(QStringLiteral("no NIC \"ghost mlx5_0\" in the fabric")), qPrintable(unmatched.join(QLatin1Char('\n'))));
-        QVERIFY2(unmatched.join(QLatin1Char('\n')).contains(QStringLiteral("port 60 of SwitchIB Mellanox Technologies has no link")), qPrintable(unmatched.join(QLatin1Char('\n'))));
+        QVERIFY2(unmatched.join(QLatin1Char('\n')).contains(QStringLiteral("no NIC \"ghost mlx5_0\" in the fabric")),
+            qPrintable(unmatched.join(QLatin1Char('\n'))));
+        QVERIFY2(unmatched.join(QLatin1Char('\n'))
+                     .contains(QStringLiteral("port 60 of SwitchIB Mellanox Technologies has no link")),
+            qPrintable(unmatched.join(QLatin1Char('\n'))));
         // r-ufm111's HCA-1 (mlx5_0) port 2 and switch e41d2d030003e470 port 35 are the two ends of one link.
         LinkId link = kNoId;
         int nicErrors = 0, switchErrors = 0;
@@ -153,9 +167,13 @@ private slots:
         const std::string y = generatePrometheusRules(g, *all, AlertRules::defaults());
         QVERIFY(y.find("name: clusterscope_pod0") != std::string::npos);
         QVERIFY(y.find("name: clusterscope_pod1") != std::string::npos);
-        QVERIFY2(y.find("irate(node_infiniband_port_data_transmitted_bytes_total{instance=~\"(node001|node002|node003|node004)(:[0-9]+)?\"}[1m]) * 2e-11")
-                != std::string::npos, y.c_str());
-        QVERIFY(y.find("alert: ClusterScopeLinkDown\n        expr: 'increase(node_infiniband_link_downed_total[5m]) > 0'") != std::string::npos);
+        QVERIFY2(y.find("irate(node_infiniband_port_data_transmitted_bytes_total{instance=~\"(node001|node002|node003|"
+                        "node004)(:[0-9]+)?\"}[1m]) * 2e-11")
+                != std::string::npos,
+            y.c_str());
+        QVERIFY(
+            y.find("alert: ClusterScopeLinkDown\n        expr: 'increase(node_infiniband_link_downed_total[5m]) > 0'")
+            != std::string::npos);
         QVERIFY(y.find("for: 2s") != std::string::npos);
     }
 };

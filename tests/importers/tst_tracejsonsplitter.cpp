@@ -11,15 +11,16 @@ using namespace clusterscope::importers;
 
 namespace {
 // Escaped (not a raw string literal: moc mis-tokenises raw strings holding \" sequences).
-const std::string kTrace = " {\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\\"0\\\" [x]\"}],\n"
-    " \"traceEvents\": [ {\"ph\": \"X\", \"name\": \"a}],[{\\\\\", \"args\": {\"k\": [1, [2, {\"z\": \"]\"}]]}},\n"
-    "  {\"ph\": \"i\", \"name\": \"\\u00e9\\\"{\"} ,{\"ph\":\"X\",\"ts\":1.5e3}\n"
-    " ,{} ],\n"
-    " \"baseTimeNanoseconds\": 1711964646000000000, \"traceName\": \"t\\\\\"} ";
+const std::string kTrace
+    = " {\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\\"0\\\" [x]\"}],\n"
+      " \"traceEvents\": [ {\"ph\": \"X\", \"name\": \"a}],[{\\\\\", \"args\": {\"k\": [1, [2, {\"z\": \"]\"}]]}},\n"
+      "  {\"ph\": \"i\", \"name\": \"\\u00e9\\\"{\"} ,{\"ph\":\"X\",\"ts\":1.5e3}\n"
+      " ,{} ],\n"
+      " \"baseTimeNanoseconds\": 1711964646000000000, \"traceName\": \"t\\\\\"} ";
 
 struct Pieces {
     std::vector<std::string> members; // "key=value"
-    std::string events;               // batches' contents concatenated without the brackets
+    std::string events; // batches' contents concatenated without the brackets
     int batches = 0;
 };
 
@@ -35,7 +36,8 @@ engine::Status split(const std::string& text, std::size_t batchBytes, std::size_
             return engine::Status::success();
         },
         [&](const std::string& batch, std::int64_t origin) {
-            if (batch.front() != '[' || batch.back() != ']' || batch.capacity() < batch.size() + TraceJsonSplitter::kPadding)
+            if (batch.front() != '[' || batch.back() != ']'
+                || batch.capacity() < batch.size() + TraceJsonSplitter::kPadding)
                 return engine::Status::error("batch is not a padded array");
             if (text.compare(std::size_t(origin + 1), batch.size() - 2, batch, 1, batch.size() - 2) != 0)
                 return engine::Status::error("batch origin does not point at its text");
@@ -57,7 +59,8 @@ private Q_SLOTS:
         QCOMPARE(int(reference.members.size()), 4);
         QCOMPARE(QString::fromStdString(reference.members[1]),
             QStringLiteral("deviceProperties=[{\"id\": 0, \"name\": \"GPU \\\"0\\\" [x]\"}]"));
-        QCOMPARE(QString::fromStdString(reference.members[2]), QStringLiteral("baseTimeNanoseconds=1711964646000000000"));
+        QCOMPARE(
+            QString::fromStdString(reference.members[2]), QStringLiteral("baseTimeNanoseconds=1711964646000000000"));
         for (std::size_t block : { 1, 2, 3, 5, 7, 16, 17, 64 }) {
             for (std::size_t batch : { 1, 40, 1000 }) {
                 Pieces p;
@@ -71,7 +74,9 @@ private Q_SLOTS:
                 QVERIFY(!joined.empty());
                 std::string ref = reference.events;
                 auto strip = [](std::string s) {
-                    s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '|' || c == ' ' || c == '\n' || c == ','; }), s.end());
+                    s.erase(std::remove_if(s.begin(), s.end(),
+                                [](char c) { return c == '|' || c == ' ' || c == '\n' || c == ','; }),
+                        s.end());
                     return s;
                 };
                 QCOMPARE(strip(joined), strip(ref));
@@ -102,7 +107,8 @@ private Q_SLOTS:
         QTest::addRow("array") << QByteArray("[1]") << "t.json: byte 0: expected a JSON object";
         QTest::addRow("bad key") << QByteArray("{1: 2}") << "t.json: byte 1: expected a member name";
         QTest::addRow("no colon") << QByteArray("{\"a\" 2}") << "t.json: byte 5: expected ':' after \"a\"";
-        QTest::addRow("bad separator") << QByteArray("{\"traceEvents\": [{} {}]}") << "t.json: byte 20: expected ',' or ']'";
+        QTest::addRow("bad separator") << QByteArray("{\"traceEvents\": [{} {}]}")
+                                       << "t.json: byte 20: expected ',' or ']'";
         QTest::addRow("trailing text") << QByteArray("{\"a\": 1} x") << "t.json: byte 9: unexpected text after";
         QTest::addRow("unclosed string") << QByteArray("{\"traceEvents\": [{\"ph") << "t.json: byte 21: unexpected end";
     }

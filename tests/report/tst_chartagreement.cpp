@@ -31,7 +31,8 @@ private Q_SLOTS:
     void legendsAgree()
     {
         QFETCH(QString, file);
-        auto scenario = engine::loadScenarioFile(std::string(CLUSTERSCOPE_SOURCE_DIR) + "/resources/examples/" + file.toStdString());
+        auto scenario = engine::loadScenarioFile(
+            std::string(CLUSTERSCOPE_SOURCE_DIR) + "/resources/examples/" + file.toStdString());
         QVERIFY2(scenario, scenario.message().c_str());
         const engine::Catalog catalog = engine::Catalog::builtin().value();
         const engine::PriceBook prices = engine::PriceBook::builtin().value();

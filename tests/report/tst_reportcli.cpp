@@ -1,11 +1,11 @@
 // `clusterscope-cli report` as a user runs it: it execs clusterscope-report (the CLI links no Qt),
 // writes the three formats, and fails with exit 1 and a clear message on bad input.
 
+#include "engine/analysis/scenarioanalysis.h"
 #include "engine/calibration/calibrationjson.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/fabricbom.h"
 #include "engine/fabric/pricebook.h"
-#include "engine/analysis/scenarioanalysis.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/store/projectstore.h"
 
@@ -32,7 +32,10 @@ Run runCli(const QStringList& args, const QString& program = QStringLiteral(CLUS
     return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
 }
 
-QString example(const char* name) { return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name); }
+QString example(const char* name)
+{
+    return QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
+}
 
 QByteArray readAll(const QString& path)
 {
@@ -66,22 +69,25 @@ private Q_SLOTS:
     {
         const QString pdf = m_dir.filePath(QStringLiteral("r.pdf")), html = m_dir.filePath(QStringLiteral("r.html")),
                       csv = m_dir.filePath(QStringLiteral("r.csv"));
-        const Run r = runCli({ example("llama3-70b-1024-h100.json"), QStringLiteral("--pdf"), pdf, QStringLiteral("--html"),
-            html, QStringLiteral("--bom-csv"), csv });
+        const Run r = runCli({ example("llama3-70b-1024-h100.json"), QStringLiteral("--pdf"), pdf,
+            QStringLiteral("--html"), html, QStringLiteral("--bom-csv"), csv });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("wrote ") + pdf));
         QVERIFY(r.err.isEmpty()); // no Qt chatter on a headless run
         QVERIFY(readAll(pdf).startsWith("%PDF-"));
         QVERIFY(readAll(html).startsWith("<!DOCTYPE html>"));
-        QCOMPARE(readAll(csv), readAll(QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/report/llama3-70b-1024-h100-bom.csv")));
+        QCOMPARE(
+            readAll(csv), readAll(QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/report/llama3-70b-1024-h100-bom.csv")));
     }
 
     /// A project's scenario chosen by name; the stored calibration is reported by name.
     void projectScenario()
     {
-        const QString csv = m_dir.filePath(QStringLiteral("mixtral.csv")), html = m_dir.filePath(QStringLiteral("mixtral.html"));
-        const Run r = runCli({ m_project, QStringLiteral("--scenario"), QStringLiteral("Mixtral 8x7B on 256 H200, RoCE 3:1"),
-            QStringLiteral("--bom-csv"), csv, QStringLiteral("--html"), html, QStringLiteral("--no-sensitivity") });
+        const QString csv = m_dir.filePath(QStringLiteral("mixtral.csv")),
+                      html = m_dir.filePath(QStringLiteral("mixtral.html"));
+        const Run r
+            = runCli({ m_project, QStringLiteral("--scenario"), QStringLiteral("Mixtral 8x7B on 256 H200, RoCE 3:1"),
+                QStringLiteral("--bom-csv"), csv, QStringLiteral("--html"), html, QStringLiteral("--no-sensitivity") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         auto catalog = engine::Catalog::builtin();
         auto prices = engine::PriceBook::builtin();
@@ -100,7 +106,8 @@ private Q_SLOTS:
         const QString calibrationFile = m_dir.filePath(QStringLiteral("cal.json"));
         QProcess import;
         import.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
-            { QStringLiteral("import-nccl-tests"), QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/nccltests/allreduce_h100_8gpu.log"),
+            { QStringLiteral("import-nccl-tests"),
+                QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/nccltests/allreduce_h100_8gpu.log"),
                 QStringLiteral("--save-calibration"), calibrationFile });
         QVERIFY(import.waitForFinished(60000));
         QCOMPARE(import.exitCode(), 0);
@@ -126,8 +133,8 @@ private Q_SLOTS:
         const QString plain = QString::fromUtf8(text.readAllStandardOutput());
         QVERIFY(plain.contains(QStringLiteral("stored calibration h100 allreduce")));
         QVERIFY(!plain.contains(QStringLiteral("Uncalibrated.")));
-        for (const char* section : { "Iteration breakdown", "Link utilisation and oversubscription", "Calibration status",
-                 "is stored in the project: 1 measured sweep(s)", "Compute efficiency model" })
+        for (const char* section : { "Iteration breakdown", "Link utilisation and oversubscription",
+                 "Calibration status", "is stored in the project: 1 measured sweep(s)", "Compute efficiency model" })
             QVERIFY2(plain.contains(QLatin1String(section)), section);
         const engine::SweepCalibration& sweep = set->sweeps.front();
         const QString rms = QString::number(sweep.rmsBefore * 100, 'f', 1) + QStringLiteral("%\\s+")
@@ -141,37 +148,37 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         const QString llama = example("llama3-70b-1024-h100.json");
         const QString out = QDir::temp().filePath(QStringLiteral("clusterscope-report-test.pdf"));
-        QTest::addRow("unknown option") << QStringList { llama, QStringLiteral("--pdf"), out, QStringLiteral("--bogus") }
-                                        << QStringLiteral("unknown option --bogus (see --help)");
+        QTest::addRow("unknown option") << QStringList { llama, QStringLiteral("--pdf"), out,
+            QStringLiteral("--bogus") } << QStringLiteral("unknown option --bogus (see --help)");
         QTest::addRow("no file") << QStringList { QStringLiteral("--pdf"), out }
                                  << QStringLiteral("expected one scenario or project FILE");
         QTest::addRow("no output") << QStringList { llama } << QStringLiteral("nothing to write: give --pdf OUT");
-        QTest::addRow("missing file") << QStringList { QStringLiteral("/nonexistent/s.json"), QStringLiteral("--pdf"), out }
-                                      << QStringLiteral("/nonexistent/s.json: no such file");
-        QTest::addRow("option without value") << QStringList { llama, QStringLiteral("--pdf") }
-                                              << QStringLiteral("option --pdf needs a value");
-        QTest::addRow("compare without name") << QStringList { llama, QStringLiteral("--compare"), QStringLiteral("--pdf"), out }
-                                              << QStringLiteral("--compare needs at least one scenario NAME");
-        QTest::addRow("unwritable folder") << QStringList { llama, QStringLiteral("--pdf"), QStringLiteral("/nonexistent-dir/r.pdf") }
-                                           << QStringLiteral("cannot write /nonexistent-dir/r.pdf: the folder /nonexistent-dir does not exist");
-        QTest::addRow("output is a folder") << QStringList { llama, QStringLiteral("--html"), QDir::tempPath() }
-                                            << QStringLiteral("it is a folder");
-        QTest::addRow("project without scenario name")
-            << QStringList { m_project, QStringLiteral("--pdf"), out }
-            << QStringLiteral("the project holds 2 scenarios; pass --scenario NAME (one of \"Llama-3-70B on 1024 H100\"");
-        QTest::addRow("project unknown scenario")
-            << QStringList { m_project, QStringLiteral("--scenario"), QStringLiteral("Nope"), QStringLiteral("--pdf"), out }
-            << QStringLiteral("no scenario named \"Nope\"");
-        QTest::addRow("project unknown calibration")
-            << QStringList { m_project, QStringLiteral("--scenario"), QStringLiteral("Llama-3-70B on 1024 H100"),
-                   QStringLiteral("--calibration"), QStringLiteral("none"), QStringLiteral("--pdf"), out }
-            << QStringLiteral("no calibration named \"none\"");
-        QTest::addRow("scenario file with another name")
-            << QStringList { llama, QStringLiteral("--scenario"), QStringLiteral("Other"), QStringLiteral("--pdf"), out }
-            << QStringLiteral("the scenario is named \"Llama-3-70B on 1024 H100\", not \"Other\"");
-        QTest::addRow("compare file missing")
-            << QStringList { llama, QStringLiteral("--compare"), QStringLiteral("/nonexistent/b.json"), QStringLiteral("--pdf"), out }
-            << QStringLiteral("/nonexistent/b.json");
+        QTest::addRow("missing file") << QStringList { QStringLiteral("/nonexistent/s.json"), QStringLiteral("--pdf"),
+            out } << QStringLiteral("/nonexistent/s.json: no such file");
+        QTest::addRow("option without value")
+            << QStringList { llama, QStringLiteral("--pdf") } << QStringLiteral("option --pdf needs a value");
+        QTest::addRow("compare without name") << QStringList { llama, QStringLiteral("--compare"),
+            QStringLiteral("--pdf"), out } << QStringLiteral("--compare needs at least one scenario NAME");
+        QTest::addRow("unwritable folder")
+            << QStringList { llama, QStringLiteral("--pdf"), QStringLiteral("/nonexistent-dir/r.pdf") }
+            << QStringLiteral("cannot write /nonexistent-dir/r.pdf: the folder /nonexistent-dir does not exist");
+        QTest::addRow("output is a folder")
+            << QStringList { llama, QStringLiteral("--html"), QDir::tempPath() } << QStringLiteral("it is a folder");
+        QTest::addRow("project without scenario name") << QStringList {
+            m_project, QStringLiteral("--pdf"), out
+        } << QStringLiteral("the project holds 2 scenarios; pass --scenario NAME (one of \"Llama-3-70B on 1024 H100\"");
+        QTest::addRow("project unknown scenario") << QStringList { m_project, QStringLiteral("--scenario"),
+            QStringLiteral("Nope"), QStringLiteral("--pdf"), out }
+                                                  << QStringLiteral("no scenario named \"Nope\"");
+        QTest::addRow("project unknown calibration") << QStringList { m_project, QStringLiteral("--scenario"),
+            QStringLiteral("Llama-3-70B on 1024 H100"), QStringLiteral("--calibration"), QStringLiteral("none"),
+            QStringLiteral("--pdf"), out } << QStringLiteral("no calibration named \"none\"");
+        QTest::addRow("scenario file with another name") << QStringList {
+            llama, QStringLiteral("--scenario"), QStringLiteral("Other"), QStringLiteral("--pdf"), out
+        } << QStringLiteral("the scenario is named \"Llama-3-70B on 1024 H100\", not \"Other\"");
+        QTest::addRow("compare file missing") << QStringList { llama, QStringLiteral("--compare"),
+            QStringLiteral("/nonexistent/b.json"), QStringLiteral("--pdf"), out }
+                                              << QStringLiteral("/nonexistent/b.json");
     }
     void errors()
     {
@@ -199,10 +206,12 @@ private Q_SLOTS:
         QVERIFY(QFile::copy(QStringLiteral(CLUSTERSCOPE_CLI_PATH), lonely));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("PATH"), m_dir.filePath(QStringLiteral("empty")));
-        const Run r = runCli({ example("llama3-70b-1024-h100.json"), QStringLiteral("--pdf"), m_dir.filePath(QStringLiteral("x.pdf")) },
+        const Run r = runCli(
+            { example("llama3-70b-1024-h100.json"), QStringLiteral("--pdf"), m_dir.filePath(QStringLiteral("x.pdf")) },
             lonely, env);
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("clusterscope-cli report: clusterscope-report is not installed")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("clusterscope-cli report: clusterscope-report is not installed")),
+            qPrintable(r.err));
     }
 
     /// The CLI itself links no Qt library (issue 2: no GUI libraries needed to run it).

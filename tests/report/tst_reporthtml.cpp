@@ -31,7 +31,8 @@ private Q_SLOTS:
         QVERIFY(prices.isOk());
         m_prices = std::move(*prices);
         for (const char* name : { "llama3-70b-1024-h100.json", "mixtral-8x7b-256-h200-roce.json" }) {
-            auto scenario = engine::loadScenarioFile(std::string(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + name);
+            auto scenario
+                = engine::loadScenarioFile(std::string(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/") + name);
             QVERIFY2(scenario.isOk(), scenario.message().c_str());
             m_scenarios.push_back(*scenario);
         }
@@ -96,7 +97,8 @@ private Q_SLOTS:
                 --depth;
             }
         }
-        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString() + QStringLiteral(" at line ") + QString::number(xml.lineNumber())));
+        QVERIFY2(!xml.hasError(),
+            qPrintable(xml.errorString() + QStringLiteral(" at line ") + QString::number(xml.lineNumber())));
         QCOMPARE(roots, QStringList { QStringLiteral("html") });
         QCOMPARE(title, doc.title);
         QCOMPARE(images, int(1 + doc.scenarios.size())); // breakdown chart + one fabric picture per scenario
@@ -172,7 +174,8 @@ private Q_SLOTS:
     {
         const auto status = writeHtml(m_report, QStringLiteral("/nonexistent-folder/report.html"));
         QVERIFY(!status.isOk());
-        QVERIFY2(QString::fromStdString(status.message()).startsWith(QStringLiteral("cannot write /nonexistent-folder/report.html")),
+        QVERIFY2(QString::fromStdString(status.message())
+                     .startsWith(QStringLiteral("cannot write /nonexistent-folder/report.html")),
             status.message().c_str());
         const auto pdf = writePdf(m_report, QStringLiteral("/nonexistent-folder/report.pdf"));
         QVERIFY(!pdf.isOk());

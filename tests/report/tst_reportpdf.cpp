@@ -49,7 +49,8 @@ private Q_SLOTS:
         auto prices = engine::PriceBook::builtin();
         QVERIFY(prices.isOk());
         m_prices = std::move(*prices);
-        auto scenario = engine::loadScenarioFile(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json");
+        auto scenario
+            = engine::loadScenarioFile(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json");
         QVERIFY2(scenario.isOk(), scenario.message().c_str());
         m_scenario = *scenario;
 
@@ -97,23 +98,28 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("parts");
         const engine::FabricBom& bom = *m_analysis.bom;
         const engine::TrainingEstimate& e = *m_analysis.estimate;
-        QTest::addRow("network total") << QStringList { formatUsd(bom.networkCostUsd), formatWatts(bom.networkPowerWatts) };
+        QTest::addRow("network total") << QStringList { formatUsd(bom.networkCostUsd),
+            formatWatts(bom.networkPowerWatts) };
         QTest::addRow("gpu total") << QStringList { QStringLiteral("GPUs"), formatUsd(bom.gpuCostUsd) };
         QTest::addRow("cluster total") << QStringList { QStringLiteral("Cluster"), formatUsd(bom.clusterCostUsd) };
         QTest::addRow("cost per gpu") << QStringList { QStringLiteral("Cost per GPU (cluster / network)"),
             formatUsd(bom.clusterCostPerGpuUsd()) + QStringLiteral(" / ") + formatUsd(bom.networkCostPerGpuUsd()) };
         QTest::addRow("network share of cost")
             << QStringList { QStringLiteral("Network share of cluster cost"), formatPercent(bom.networkShare()) };
-        QTest::addRow("iteration time") << QStringList { QStringLiteral("Iteration time"), formatSeconds(e.iterationSeconds) };
-        QTest::addRow("breakdown total")
-            << QStringList { QStringLiteral("Iteration"), formatSeconds(e.breakdown.total()), QStringLiteral("100.0%") };
+        QTest::addRow("iteration time") << QStringList { QStringLiteral("Iteration time"),
+            formatSeconds(e.iterationSeconds) };
+        QTest::addRow("breakdown total") << QStringList { QStringLiteral("Iteration"),
+            formatSeconds(e.breakdown.total()), QStringLiteral("100.0%") };
         QTest::addRow("compute") << QStringList { QStringLiteral("Compute"), formatSeconds(e.breakdown.compute) };
-        QTest::addRow("tp exposed") << QStringList { QStringLiteral("TP exposed"), formatSeconds(e.breakdown.tpExposed) };
+        QTest::addRow("tp exposed") << QStringList { QStringLiteral("TP exposed"),
+            formatSeconds(e.breakdown.tpExposed) };
         QTest::addRow("mfu") << QStringList { QStringLiteral("MFU"), formatPercent(e.mfu) };
-        QTest::addRow("tokens per second")
-            << QStringList { QStringLiteral("Tokens per second"), formatCount((long long)std::llround(e.tokensPerSecond)) };
-        QTest::addRow("time to train") << QStringList { QStringLiteral("Time to train the budget"), formatDuration(e.trainingSeconds) };
-        QTest::addRow("cost to train") << QStringList { QStringLiteral("Cost to train the budget"), formatUsd(e.trainingCostUsd) };
+        QTest::addRow("tokens per second") << QStringList { QStringLiteral("Tokens per second"),
+            formatCount((long long)std::llround(e.tokensPerSecond)) };
+        QTest::addRow("time to train") << QStringList { QStringLiteral("Time to train the budget"),
+            formatDuration(e.trainingSeconds) };
+        QTest::addRow("cost to train") << QStringList { QStringLiteral("Cost to train the budget"),
+            formatUsd(e.trainingCostUsd) };
         QTest::addRow("uncalibrated") << QStringList { QStringLiteral("Calibration"), QStringLiteral("uncalibrated") };
         QTest::addRow("price date") << QStringList { QString::fromStdString(m_analysis.bom->lines.front().priceDate) };
     }
@@ -131,9 +137,9 @@ private Q_SLOTS:
         const engine::ScenarioAnalysis a = engine::analyseScenario(variant, m_catalog, m_prices);
         QVERIFY(a.bom && a.estimate);
         // The variant's name may wrap in its cell ("2:1" on the next line); the costs tell 2:1 apart.
-        const QStringList parts { formatCount(variant.cluster.gpus),
-            formatSeconds(a.estimate->iterationSeconds), formatCount((long long)std::llround(a.estimate->tokensPerSecond)),
-            formatUsd(a.bom->networkCostPerGpuUsd()), formatUsd(a.bom->clusterCostUsd) };
+        const QStringList parts { formatCount(variant.cluster.gpus), formatSeconds(a.estimate->iterationSeconds),
+            formatCount((long long)std::llround(a.estimate->tokensPerSecond)), formatUsd(a.bom->networkCostPerGpuUsd()),
+            formatUsd(a.bom->clusterCostUsd) };
         const QRegularExpression row(QStringLiteral("Oversubscription(\\s+2:1)?\\s+") + cells(parts).pattern());
         QVERIFY2(m_text.contains(row), qPrintable(row.pattern()));
         QVERIFY(m_text.contains(QStringLiteral("RoCE instead of")));
@@ -199,7 +205,8 @@ private Q_SLOTS:
         auto pages = writePdf(longBom, pdf);
         QVERIFY2(pages.isOk(), pages.message().c_str());
         int pagesWithRows = 0;
-        const QRegularExpression qm9700Row = cells({ QStringLiteral("72"), QStringLiteral("$42,000"), QStringLiteral("$3,024,000") });
+        const QRegularExpression qm9700Row
+            = cells({ QStringLiteral("72"), QStringLiteral("$42,000"), QStringLiteral("$3,024,000") });
         for (int page = 1; page <= *pages; ++page) {
             const QString text = tool(QStringLiteral("pdftotext"),
                 { QStringLiteral("-layout"), QStringLiteral("-f"), QString::number(page), QStringLiteral("-l"),
@@ -207,7 +214,8 @@ private Q_SLOTS:
             if (!text.contains(qm9700Row))
                 continue;
             ++pagesWithRows;
-            QVERIFY2(text.contains(cells({ QStringLiteral("Category"), QStringLiteral("Item"), QStringLiteral("Description") })),
+            QVERIFY2(text.contains(
+                         cells({ QStringLiteral("Category"), QStringLiteral("Item"), QStringLiteral("Description") })),
                 qPrintable(QStringLiteral("page %1 has BOM rows but no header").arg(page)));
         }
         QVERIFY(pagesWithRows >= 2);

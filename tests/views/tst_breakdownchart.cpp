@@ -2,11 +2,11 @@
 // from real evaluations of the example scenarios; under Xvfb the grabbed picture must show bars
 // whose pixel heights are proportional to the seconds of a hand-built breakdown.
 
-#include "tests/common/screenshots.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
+#include "tests/common/screenshots.h"
 #include "views/charts/breakdownchart.h"
 #include "views/presentation/breakdownpalette.h"
 
@@ -160,7 +160,9 @@ void TestBreakdownChart::oneBarSetPerComponentOneCategoryPerStrategy()
 {
     QFETCH(QString, example);
     QFETCH(int, top);
-    const Evaluated& e = example == QLatin1String("llama") ? *m_llama : example == QLatin1String("mixtral") ? *m_mixtral : *m_gpt3;
+    const Evaluated& e = example == QLatin1String("llama") ? *m_llama
+        : example == QLatin1String("mixtral")              ? *m_mixtral
+                                                           : *m_gpt3;
     const std::vector<LabelledBreakdown> bars = BreakdownChart::fromEstimates(e.current, &e.search, top);
     QCOMPARE(int(bars.size()), (e.current.valid ? 1 : 0) + top);
 
@@ -184,11 +186,14 @@ void TestBreakdownChart::oneBarSetPerComponentOneCategoryPerStrategy()
     QCOMPARE(categories->count(), int(bars.size()));
     if (e.current.valid)
         QVERIFY(categories->at(0).contains(QLatin1String(">Current<br>")));
-    QVERIFY(categories->at(int(bars.size()) - 1).contains(QStringLiteral(">#%1<br>").arg(top + (e.current.valid ? 0 : 1)))
+    QVERIFY(
+        categories->at(int(bars.size()) - 1).contains(QStringLiteral(">#%1<br>").arg(top + (e.current.valid ? 0 : 1)))
         || categories->at(int(bars.size()) - 1).contains(QStringLiteral(">#%1<br>").arg(top + 1)));
     // Each category names the strategy and its network share.
     for (int i = 0; i < categories->count(); ++i)
-        QVERIFY2(categories->at(i).contains(QStringLiteral("network %1%").arg(QLocale().toString(bars[std::size_t(i)].networkShare * 100, 'f', 1))),
+        QVERIFY2(
+            categories->at(i).contains(
+                QStringLiteral("network %1%").arg(QLocale().toString(bars[std::size_t(i)].networkShare * 100, 'f', 1))),
             qPrintable(categories->at(i)));
 
     // The network share line: one point per strategy, in percent; the guideline at 25%.
@@ -234,7 +239,7 @@ void TestBreakdownChart::segmentTextGivesNameSecondsAndShare()
     const QString dp = chart.segmentText(0, int(BreakdownComponent::DpExposed));
     QVERIFY2(dp.contains(QLatin1String("Exposed DP")), qPrintable(dp));
     QVERIFY2(dp.contains(QLatin1String("0.750 s")), qPrintable(dp));
-    QVERIFY2(dp.contains(QLatin1String("18.8%")), qPrintable(dp));   // 0.75 / 4
+    QVERIFY2(dp.contains(QLatin1String("18.8%")), qPrintable(dp)); // 0.75 / 4
     QVERIFY2(dp.contains(QLatin1String("4.000 s iteration")), qPrintable(dp));
     QVERIFY(chart.segmentText(0, int(BreakdownComponent::Compute)).contains(QLatin1String("75.0%")));
     QVERIFY(chart.segmentText(1, 0).isEmpty());
@@ -274,7 +279,8 @@ void TestBreakdownChart::hoverShowsTheSegment()
     const double seconds = bars[1].breakdown.epExposed;
     QVERIFY(seconds > 0); // Mixtral is a mixture of experts: EP all-to-all is exposed
     QVERIFY2(text.contains(QLocale().toString(seconds, 'f', 3) + QLatin1String(" s")), qPrintable(text));
-    QVERIFY2(text.contains(QLocale().toString(seconds / bars[1].breakdown.total() * 100, 'f', 1) + QLatin1Char('%')), qPrintable(text));
+    QVERIFY2(text.contains(QLocale().toString(seconds / bars[1].breakdown.total() * 100, 'f', 1) + QLatin1Char('%')),
+        qPrintable(text));
     Q_EMIT ep->hovered(false, 1);
     QTRY_VERIFY(!QToolTip::isVisible());
 }
@@ -341,9 +347,11 @@ void TestBreakdownChart::screenshots()
 {
     if (!canGrab())
         QSKIP("needs a real display (run under xvfb-run)");
-    const std::pair<const Evaluated*, QString> cases[] = { { &*m_llama, clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-llama3.png")) },
+    const std::pair<const Evaluated*, QString> cases[] = {
+        { &*m_llama, clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-llama3.png")) },
         { &*m_mixtral, clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-mixtral.png")) },
-        { &*m_gpt3, clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-gpt3.png")) } };
+        { &*m_gpt3, clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-gpt3.png")) }
+    };
     for (const auto& [evaluated, path] : cases) {
         BreakdownChart chart;
         chart.resize(1200, 700);
@@ -366,7 +374,8 @@ void TestBreakdownChart::screenshots()
     narrow.setBreakdowns(BreakdownChart::fromEstimates(m_llama->current, &m_llama->search, 4));
     narrow.show();
     QVERIFY(QTest::qWaitForWindowExposed(&narrow));
-    QVERIFY(narrow.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-narrow.png"))));
+    QVERIFY(narrow.grab().save(
+        clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-narrow.png"))));
     QVERIFY(narrow.labelDetail() > 0); // 820 px cannot hold "TP1 DP256 CP4 Z3 mb1" five times
     BreakdownChart wide;
     wide.resize(1400, 700);
@@ -378,7 +387,8 @@ void TestBreakdownChart::screenshots()
     empty.resize(900, 500);
     empty.show();
     QVERIFY(QTest::qWaitForWindowExposed(&empty));
-    QVERIFY(empty.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-empty.png"))));
+    QVERIFY(
+        empty.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-breakdown-empty.png"))));
 }
 
 QTEST_MAIN(TestBreakdownChart)

@@ -51,8 +51,8 @@ FabricSceneData smallScene()
     d.nodes.push_back({ 0, 0, 8, SceneNodeKind::Spine, {} });
     for (int i = 0; i < 8; ++i)
         d.links.push_back({ i, 8 + i / 4, 0.1f, false }); // cool links
-    d.links.push_back({ 8, 10, 0.95f, false });           // a hot uplink
-    d.links.push_back({ 9, 10, -1.0f, true });            // a flagged (missing) uplink
+    d.links.push_back({ 8, 10, 0.95f, false }); // a hot uplink
+    d.links.push_back({ 9, 10, -1.0f, true }); // a flagged (missing) uplink
     return d;
 }
 
@@ -93,7 +93,8 @@ private Q_SLOTS:
         // Eight node glyphs outweigh two leaves, which outweigh one spine.
         QVERIFY(nodes > leaves && leaves > spines);
         // The scalar bar occupies the right edge and runs from blue to red.
-        const QRect bar(int(image.width() * 0.88), int(image.height() * 0.1), int(image.width() * 0.1), int(image.height() * 0.8));
+        const QRect bar(
+            int(image.width() * 0.88), int(image.height() * 0.1), int(image.width() * 0.1), int(image.height() * 0.8));
         QVERIFY(countPixelsNear(image, { 0.9, 0.1, 0.1 }, bar) > 50);
         QVERIFY(countPixelsNear(image, { 0.1, 0.2, 0.9 }, bar) > 50);
         // The flagged link is drawn in its highlight colour.
@@ -126,7 +127,10 @@ private Q_SLOTS:
         QVERIFY(!view.pickAt(QPoint(5, view.vtkWidget()->height() - 5)).has_value());
 
         view.setDetailsProvider([](const FabricSceneData& d, const ScenePick& p) {
-            return QStringLiteral("picked %1 %2 of %3").arg(p.isLink ? QStringLiteral("link") : QStringLiteral("node")).arg(p.index).arg(d.nodes.size());
+            return QStringLiteral("picked %1 %2 of %3")
+                .arg(p.isLink ? QStringLiteral("link") : QStringLiteral("node"))
+                .arg(p.index)
+                .arg(d.nodes.size());
         });
         QSignalSpy picked(&view, &FabricView::picked);
         QTest::mouseClick(view.vtkWidget(), Qt::LeftButton, {}, middle);
@@ -203,9 +207,12 @@ private Q_SLOTS:
         // Tiers stack upwards: servers below leaves below the spine.
         float serverZ = 0, leafZ = 0, spineZ = 0;
         for (const auto& n : scene.nodes) {
-            if (n.kind == SceneNodeKind::Node) serverZ = n.z;
-            if (n.kind == SceneNodeKind::Leaf) leafZ = n.z;
-            if (n.kind == SceneNodeKind::Spine) spineZ = n.z;
+            if (n.kind == SceneNodeKind::Node)
+                serverZ = n.z;
+            if (n.kind == SceneNodeKind::Leaf)
+                leafZ = n.z;
+            if (n.kind == SceneNodeKind::Spine)
+                spineZ = n.z;
         }
         QVERIFY(serverZ < leafZ && leafZ < spineZ);
     }

@@ -78,7 +78,8 @@ private Q_SLOTS:
             QVERIFY2(luminance(HeatmapColorScale::viridisAt(i)) > luminance(HeatmapColorScale::viridisAt(i - 8)),
                 qPrintable(QString::number(i)));
         QVERIFY(s.tickDecades().size() <= 10);
-        QCOMPARE(HeatmapColorScale::forRange(1e0, 1e18).tickDecades(), (QVector<int> { 0, 3, 6, 9, 12, 15, 18 })); // every third
+        QCOMPARE(HeatmapColorScale::forRange(1e0, 1e18).tickDecades(),
+            (QVector<int> { 0, 3, 6, 9, 12, 15, 18 })); // every third
     }
 
     void zoomKeepsTheGpuUnderTheCursor()

@@ -4,12 +4,12 @@
 // the picture, zoom that switches the aggregation level, and bounded memory for 16,384 GPUs.
 // Screenshots go to gui-heatmap-*.png in tests/common/screenshots.h's folder.
 
-#include "tests/common/screenshots.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/trafficblocks.h"
 #include "engine/training/trainingevaluator.h"
 #include "resources/embeddedresources.h"
+#include "tests/common/screenshots.h"
 #include "views/heatmap/trafficheatmapcanvas.h"
 #include "views/heatmap/trafficheatmapwidget.h"
 
@@ -87,7 +87,8 @@ long long peakRssKiB()
 
 void save(QWidget& w, const char* name)
 {
-    const QString path = clusterscope::testsupport::screenshotPath(QStringLiteral("gui-heatmap-") + QLatin1String(name) + QStringLiteral(".png"));
+    const QString path = clusterscope::testsupport::screenshotPath(
+        QStringLiteral("gui-heatmap-") + QLatin1String(name) + QStringLiteral(".png"));
     if (!w.grab().save(path))
         qWarning("could not save %s", qPrintable(path));
 }
@@ -116,7 +117,8 @@ private Q_SLOTS:
         QCOMPARE(tp, w.canvas()->colorScale().rgb(e.matrix.pairTotalBytes(0, 1)));
         QCOMPARE(dp, w.canvas()->colorScale().rgb(e.matrix.pairTotalBytes(0, 8)));
         QCOMPARE(none, HeatmapColorScale::zeroRgb());
-        QVERIFY2(luminance(tp) > luminance(dp) + 40, qPrintable(QStringLiteral("%1 vs %2").arg(luminance(tp)).arg(luminance(dp))));
+        QVERIFY2(luminance(tp) > luminance(dp) + 40,
+            qPrintable(QStringLiteral("%1 vs %2").arg(luminance(tp)).arg(luminance(dp))));
         save(w, "llama-gpu-zoom");
     }
 
@@ -128,8 +130,8 @@ private Q_SLOTS:
         g.gpus = 16;
         g.gpusPerNode = 4;
         g.scaleUpDomainGpus = 4;
-        auto measured = MeasuredTrafficSource::create(16,
-            { { 0, 5, 1e3, kTrafficUnknownDimension }, { 9, 2, 1e6, 2 }, { 15, 12, 1e9, 0 } }, GroupPlacer(g));
+        auto measured = MeasuredTrafficSource::create(
+            16, { { 0, 5, 1e3, kTrafficUnknownDimension }, { 9, 2, 1e6, 2 }, { 15, 12, 1e9, 0 } }, GroupPlacer(g));
         QVERIFY(measured.isOk());
         TrafficHeatmapWidget w;
         w.resize(900, 700);
@@ -142,7 +144,7 @@ private Q_SLOTS:
         const QRgb low = pixelAt(w, 0, 5), mid = pixelAt(w, 9, 2), high = pixelAt(w, 15, 12);
         QVERIFY(low != mid && mid != high && low != high);
         QVERIFY(luminance(low) < luminance(mid) && luminance(mid) < luminance(high));
-        QCOMPARE(low, HeatmapColorScale::viridisAt(0));   // 1 kB: bottom of the 3..9 decade scale
+        QCOMPARE(low, HeatmapColorScale::viridisAt(0)); // 1 kB: bottom of the 3..9 decade scale
         QCOMPARE(high, HeatmapColorScale::viridisAt(255)); // 1 GB: top
         QCOMPARE(pixelAt(w, 5, 0), HeatmapColorScale::zeroRgb()); // direction matters: 5 -> 0 sent nothing
         save(w, "measured-three");
@@ -173,7 +175,8 @@ private Q_SLOTS:
         // Decade ticks cover the cells and are labelled in SI bytes.
         const HeatmapColorScale& s = c->colorScale();
         QVERIFY(s.tickDecades().size() >= 3);
-        QCOMPARE(HeatmapColorScale::formatBytes(std::pow(10.0, s.highDecade())), QStringLiteral("10 TB")); // node pairs of TP: 8 x 601 GB
+        QCOMPARE(HeatmapColorScale::formatBytes(std::pow(10.0, s.highDecade())),
+            QStringLiteral("10 TB")); // node pairs of TP: 8 x 601 GB
     }
 
     void hoverNamesThePairAndBytes()
@@ -199,7 +202,8 @@ private Q_SLOTS:
         const QString gpus = c->hoverText(c->cellCenter(3, 4));
         QVERIFY2(gpus.contains(QStringLiteral("Source: GPU 3 (node 0)")), qPrintable(gpus));
         QVERIFY2(gpus.contains(QStringLiteral("Destination: GPU 4 (node 0)")), qPrintable(gpus));
-        QVERIFY2(gpus.contains(QStringLiteral("TP 601 GB")) && gpus.contains(QStringLiteral("scale-up 601 GB")), qPrintable(gpus));
+        QVERIFY2(gpus.contains(QStringLiteral("TP 601 GB")) && gpus.contains(QStringLiteral("scale-up 601 GB")),
+            qPrintable(gpus));
         QVERIFY(c->hoverText(QPoint(2, 2)).isEmpty()); // outside the plot
         w.setDimensionFilter(1u << int(TrafficDimension::DP));
         c->ensureRendered();
@@ -290,8 +294,8 @@ private Q_SLOTS:
             int steps = 0;
             while (c->level() != level && steps++ < 60) {
                 // A real wheel notch at the centre, as the user zooms in.
-                QWheelEvent wheel(centre, c->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
-                    Qt::NoScrollPhase, false);
+                QWheelEvent wheel(centre, c->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                    Qt::NoModifier, Qt::NoScrollPhase, false);
                 QCoreApplication::sendEvent(c, &wheel);
                 c->ensureRendered();
             }
@@ -302,12 +306,14 @@ private Q_SLOTS:
         QVERIFY(c->viewport().span() < c->plotRect().width());
         // Dragging pans: the picture follows the mouse (right shows lower destinations).
         const double colStart = c->viewport().colStart();
-        QMouseEvent press(QEvent::MouseButtonPress, centre, c->mapToGlobal(centre), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent press(
+            QEvent::MouseButtonPress, centre, c->mapToGlobal(centre), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(c, &press);
         const QPointF moved = centre + QPointF(100, 0);
         QMouseEvent move(QEvent::MouseMove, moved, c->mapToGlobal(moved), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(c, &move);
-        QMouseEvent release(QEvent::MouseButtonRelease, moved, c->mapToGlobal(moved), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+        QMouseEvent release(
+            QEvent::MouseButtonRelease, moved, c->mapToGlobal(moved), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
         QCoreApplication::sendEvent(c, &release);
         QVERIFY(c->viewport().colStart() < colStart);
         w.resetView();
@@ -387,8 +393,8 @@ private Q_SLOTS:
         const long long controlBefore = peakRssKiB();
         std::vector<char> control(32u << 20, 1);
         const long long controlAfter = peakRssKiB();
-        printf("peak RSS grew by %lld KiB; control %lld KiB (checksum %d)\n", after - before, controlAfter - controlBefore,
-            int(control[12345]));
+        printf("peak RSS grew by %lld KiB; control %lld KiB (checksum %d)\n", after - before,
+            controlAfter - controlBefore, int(control[12345]));
         fflush(stdout);
     }
 
@@ -414,16 +420,21 @@ private Q_SLOTS:
         QCoreApplication::sendEvent(c, &hover);
         QTest::qWait(300);
         QVERIFY(QToolTip::isVisible());
-        QVERIFY2(QToolTip::text().contains(QStringLiteral("Source: GPU 4000 (node 500)\nDestination: GPU 4001 (node 500)")),
+        QVERIFY2(
+            QToolTip::text().contains(QStringLiteral("Source: GPU 4000 (node 500)\nDestination: GPU 4001 (node 500)")),
             qPrintable(QToolTip::text()));
-        QGuiApplication::primaryScreen()->grabWindow(0).copy(w.geometry()).save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-heatmap-hover.png")));
+        QGuiApplication::primaryScreen()
+            ->grabWindow(0)
+            .copy(w.geometry())
+            .save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-heatmap-hover.png")));
         QToolTip::hideText();
         const Example moe = example("examples/mixtral-8x7b-256-h200-roce.json");
         w.setTitle(QStringLiteral("Mixtral 8x7B on 256 H200 (TP 2, EP 8, DP 128): model traffic"));
         w.setSource(moe.source, moe.geometry);
         w.canvas()->setViewWindow(0, 0, 64);
         save(w, "mixtral-zoom");
-        QVERIFY(QFile::exists(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-heatmap-mixtral-zoom.png"))));
+        QVERIFY(
+            QFile::exists(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-heatmap-mixtral-zoom.png"))));
     }
 };
 

@@ -20,7 +20,8 @@ using clusterscope::engine::foldCollectives;
 using namespace clusterscope::engine;
 
 namespace {
-CollectiveSummary coll(RunCollectiveOp op, const char* group, std::int64_t bytes, int ranks, double durationUs, double totalWaitUs = 0)
+CollectiveSummary coll(
+    RunCollectiveOp op, const char* group, std::int64_t bytes, int ranks, double durationUs, double totalWaitUs = 0)
 {
     CollectiveSummary c;
     c.op = op;
@@ -46,7 +47,8 @@ private Q_SLOTS:
         QCOMPARE(model.columnCount(), int(StragglerTableModel::ColumnCount));
         QCOMPARE(model.index(0, StragglerTableModel::Rank).data().toInt(), 7);
         QCOMPARE(model.index(2, StragglerTableModel::Rank).data().toInt(), 4);
-        QCOMPARE(model.index(0, StragglerTableModel::WaitCaused).data(StragglerTableModel::kSortRole).toDouble(), 1500.0);
+        QCOMPARE(
+            model.index(0, StragglerTableModel::WaitCaused).data(StragglerTableModel::kSortRole).toDouble(), 1500.0);
         QCOMPARE(model.index(0, StragglerTableModel::WaitCaused).data().toString(), QLocale().toString(1.5, 'f', 3));
         QVERIFY(model.index(0, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("61.2%")));
         model.setStragglers({});
@@ -64,12 +66,12 @@ private Q_SLOTS:
         QTest::addColumn<double>("busbw");
         // nccl-tests: algbw = S / t (t = mean of the two calls), busbw = algbw x 2(n-1)/n for
         // all-reduce, (n-1)/n for all-gather, 1 for send/recv (NVIDIA/nccl-tests doc/PERFORMANCE.md).
-        QTest::addRow("allreduce 8 ranks, 1 GB in 10 ms mean") << int(RunCollectiveOp::AllReduce) << 1'000'000'000LL << 8
-                                                               << 8000.0 << 12000.0 << 100.0 << 175.0;
-        QTest::addRow("allgather 4 ranks, 64 MB in 1 ms") << int(RunCollectiveOp::AllGather) << 64'000'000LL << 4 << 1000.0
-                                                          << 1000.0 << 64.0 << 48.0;
-        QTest::addRow("sendrecv, 4 MB in 200 us mean") << int(RunCollectiveOp::SendRecv) << 4'000'000LL << 2 << 100.0 << 300.0
-                                                       << 20.0 << 20.0;
+        QTest::addRow("allreduce 8 ranks, 1 GB in 10 ms mean")
+            << int(RunCollectiveOp::AllReduce) << 1'000'000'000LL << 8 << 8000.0 << 12000.0 << 100.0 << 175.0;
+        QTest::addRow("allgather 4 ranks, 64 MB in 1 ms")
+            << int(RunCollectiveOp::AllGather) << 64'000'000LL << 4 << 1000.0 << 1000.0 << 64.0 << 48.0;
+        QTest::addRow("sendrecv, 4 MB in 200 us mean")
+            << int(RunCollectiveOp::SendRecv) << 4'000'000LL << 2 << 100.0 << 300.0 << 20.0 << 20.0;
         QTest::addRow("unknown bytes") << int(RunCollectiveOp::AllReduce) << -1LL << 8 << 10.0 << 30.0 << 0.0 << 0.0;
     }
     void collectiveRows()
@@ -82,7 +84,8 @@ private Q_SLOTS:
         QFETCH(double, algbw);
         QFETCH(double, busbw);
         const auto rows = foldCollectives({ coll(RunCollectiveOp(op), "", bytes, ranks, durationA, 5),
-            coll(RunCollectiveOp::Broadcast, "pp", 100, 2, 1.0), coll(RunCollectiveOp(op), "", bytes, ranks, durationB, 7) });
+            coll(RunCollectiveOp::Broadcast, "pp", 100, 2, 1.0),
+            coll(RunCollectiveOp(op), "", bytes, ranks, durationB, 7) });
         QCOMPARE(int(rows.size()), 2);
         const CollectiveFold& r = rows[0];
         QCOMPARE(r.calls, 2);
@@ -91,8 +94,10 @@ private Q_SLOTS:
         QCOMPARE(r.durationUs.p50, std::min(durationA, durationB));
         QCOMPARE(r.durationUs.p99, std::max(durationA, durationB));
         QCOMPARE(r.durationUs.max, std::max(durationA, durationB));
-        QVERIFY2(std::abs(r.algbwGbps - algbw) <= 1e-9 * std::max(1.0, algbw), qPrintable(QString::number(r.algbwGbps)));
-        QVERIFY2(std::abs(r.busbwGbps - busbw) <= 1e-9 * std::max(1.0, busbw), qPrintable(QString::number(r.busbwGbps)));
+        QVERIFY2(
+            std::abs(r.algbwGbps - algbw) <= 1e-9 * std::max(1.0, algbw), qPrintable(QString::number(r.algbwGbps)));
+        QVERIFY2(
+            std::abs(r.busbwGbps - busbw) <= 1e-9 * std::max(1.0, busbw), qPrintable(QString::number(r.busbwGbps)));
         QCOMPARE(r.totalWaitUs, 12.0);
         QCOMPARE(rows[1].processGroup, std::string("pp"));
     }
@@ -105,8 +110,10 @@ private Q_SLOTS:
         proxy.setSourceModel(&model);
         proxy.setSortRole(CollectiveTableModel::kSortRole);
         QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setCollectives({ coll(RunCollectiveOp::AllReduce, "", 9'000'000, 8, 900.0), coll(RunCollectiveOp::AllGather, "tp", 10'000'000, 8, 100.0),
-            coll(RunCollectiveOp::SendRecv, "pp", 200'000'000, 2, 2000.0), coll(RunCollectiveOp::AllToAll, "ep", -1, 8, 50.0) });
+        model.setCollectives({ coll(RunCollectiveOp::AllReduce, "", 9'000'000, 8, 900.0),
+            coll(RunCollectiveOp::AllGather, "tp", 10'000'000, 8, 100.0),
+            coll(RunCollectiveOp::SendRecv, "pp", 200'000'000, 2, 2000.0),
+            coll(RunCollectiveOp::AllToAll, "ep", -1, 8, 50.0) });
         QCOMPARE(model.rowCount(), 4);
         QCOMPARE(model.index(0, CollectiveTableModel::Operation).data().toString(), QStringLiteral("allreduce"));
         QCOMPARE(model.index(0, CollectiveTableModel::Group).data().toString(), QStringLiteral("default"));
@@ -116,10 +123,14 @@ private Q_SLOTS:
         QStringList order;
         for (int r = 0; r < proxy.rowCount(); ++r)
             order << proxy.index(r, CollectiveTableModel::Operation).data().toString();
-        QCOMPARE(order, (QStringList { QStringLiteral("alltoall"), QStringLiteral("allreduce"), QStringLiteral("allgather"), QStringLiteral("sendrecv") }));
+        QCOMPARE(order,
+            (QStringList { QStringLiteral("alltoall"), QStringLiteral("allreduce"), QStringLiteral("allgather"),
+                QStringLiteral("sendrecv") }));
         proxy.sort(CollectiveTableModel::BusBw, Qt::DescendingOrder);
-        QCOMPARE(proxy.index(0, CollectiveTableModel::Operation).data().toString(), QStringLiteral("sendrecv")); // 100 GB/s
-        QCOMPARE(proxy.index(1, CollectiveTableModel::Operation).data().toString(), QStringLiteral("allgather")); // 87.5 GB/s
+        QCOMPARE(
+            proxy.index(0, CollectiveTableModel::Operation).data().toString(), QStringLiteral("sendrecv")); // 100 GB/s
+        QCOMPARE(proxy.index(1, CollectiveTableModel::Operation).data().toString(),
+            QStringLiteral("allgather")); // 87.5 GB/s
         model.setCollectives({});
         QCOMPARE(proxy.rowCount(), 0);
     }
@@ -146,7 +157,8 @@ private Q_SLOTS:
         QCOMPARE(model.index(1, RunListModel::Name).data(RunListModel::kRunIdRole).toLongLong(), 9LL);
         QCOMPARE(model.index(0, RunListModel::Ranks).data().toInt(), 8);
         QCOMPARE(model.index(1, RunListModel::Gpu).data().toString(), QStringLiteral("unknown"));
-        QVERIFY(model.index(0, RunListModel::Name).data(Qt::ToolTipRole).toString().contains(QStringLiteral("/data/dlrm")));
+        QVERIFY(
+            model.index(0, RunListModel::Name).data(Qt::ToolTipRole).toString().contains(QStringLiteral("/data/dlrm")));
         model.setRuns({ b });
         QCOMPARE(model.rowCount(), 1);
     }
@@ -169,7 +181,8 @@ private Q_SLOTS:
                 sum += RunPalette::seconds(b, c);
         QCOMPARE(sum, b.durationSeconds);
         QCOMPARE(RunPalette::seconds(b, RunComponent::CommOverlapped), 2.0);
-        QCOMPARE(RunPalette::activityColor(GpuActivityKind::Communication), RunPalette::color(RunComponent::CommExposed));
+        QCOMPARE(
+            RunPalette::activityColor(GpuActivityKind::Communication), RunPalette::color(RunComponent::CommExposed));
     }
 };
 

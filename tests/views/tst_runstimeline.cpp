@@ -33,7 +33,8 @@ Run generatedRun(int ranks, int steps)
         for (int s = 0; s < steps; ++s) {
             const std::int64_t base = s * kStepNs;
             for (int k = 0; k < 1780; ++k)
-                t.activities.push_back({ base + k * 50'000, base + k * 50'000 + 40'000, 7, GpuActivityKind::Compute, -1, -1 });
+                t.activities.push_back(
+                    { base + k * 50'000, base + k * 50'000 + 40'000, 7, GpuActivityKind::Compute, -1, -1 });
             for (int k = 0; k < 160; ++k) {
                 CollectiveCall c;
                 c.op = RunCollectiveOp::AllReduce;
@@ -42,13 +43,16 @@ Run generatedRun(int ranks, int steps)
                 c.bytes = 25'000'000;
                 c.groupSize = ranks;
                 c.processGroup = "dp";
-                t.activities.push_back({ c.startNs, c.endNs, 20, GpuActivityKind::Communication, std::int32_t(t.collectives.size()), -1 });
+                t.activities.push_back(
+                    { c.startNs, c.endNs, 20, GpuActivityKind::Communication, std::int32_t(t.collectives.size()), -1 });
                 t.collectives.push_back(std::move(c));
             }
             for (int k = 0; k < 20; ++k)
-                t.activities.push_back({ base + k * 4'000'000 + 1'000, base + k * 4'000'000 + 101'000, 3, GpuActivityKind::Memcpy, -1, -1 });
+                t.activities.push_back({ base + k * 4'000'000 + 1'000, base + k * 4'000'000 + 101'000, 3,
+                    GpuActivityKind::Memcpy, -1, -1 });
         }
-        std::sort(t.activities.begin(), t.activities.end(), [](const GpuActivity& a, const GpuActivity& b) { return a.startNs < b.startNs; });
+        std::sort(t.activities.begin(), t.activities.end(),
+            [](const GpuActivity& a, const GpuActivity& b) { return a.startNs < b.startNs; });
         run.ranks.push_back(std::move(t));
     }
     return run;
@@ -142,7 +146,8 @@ private Q_SLOTS:
         const QSize size = widget.lanesRect().size();
         const QImage image = widget.renderLanes(size);
         const double renderMs = widget.lastRenderMilliseconds();
-        qInfo("%zu events, %d lanes: generated in %lld ms, timeline data built in %lld ms, zoomed-out render of %dx%d px in "
+        qInfo("%zu events, %d lanes: generated in %lld ms, timeline data built in %lld ms, zoomed-out render of %dx%d "
+              "px in "
               "%.1f ms (%.1f M events/s; one bare pass over the events %.1f ms, ratio %.1f)",
             data->eventCount(), int(data->lanes().size()), generateMs, buildMs, size.width(), size.height(), renderMs,
             double(data->eventCount()) / renderMs / 1e3, baselineMs, renderMs / std::max(0.001, baselineMs));
@@ -162,22 +167,27 @@ private Q_SLOTS:
             // Compute and communication are busy for 89 of every 100 ms; the 20 copies per step
             // light up about 20 of the ~46 columns of a step.
             const bool copies = data->lanes()[std::size_t(lane)].stream == 3;
-            QVERIFY2(busy > size.width() * (copies ? 0.3 : 0.8), qPrintable(QStringLiteral("lane %1 has %2 busy columns").arg(lane).arg(busy)));
+            QVERIFY2(busy > size.width() * (copies ? 0.3 : 0.8),
+                qPrintable(QStringLiteral("lane %1 has %2 busy columns").arg(lane).arg(busy)));
             if (copies)
-                QVERIFY2(busy < size.width() * 0.6, qPrintable(QStringLiteral("copy lane %1 has %2 busy columns").arg(lane).arg(busy)));
+                QVERIFY2(busy < size.width() * 0.6,
+                    qPrintable(QStringLiteral("copy lane %1 has %2 busy columns").arg(lane).arg(busy)));
         }
         std::vector<float> occupancy(std::size_t(size.width()) * kTimelineKinds);
-        data->binLane(1, widget.viewStartNs(), (widget.viewEndNs() - widget.viewStartNs()) / size.width(), size.width(), occupancy.data());
+        data->binLane(1, widget.viewStartNs(), (widget.viewEndNs() - widget.viewStartNs()) / size.width(), size.width(),
+            occupancy.data());
         double total = 0;
         int columns = 0;
         for (int x = 0; x < size.width(); ++x) {
-            const double t = widget.viewStartNs() + (x + 0.5) * (widget.viewEndNs() - widget.viewStartNs()) / size.width();
+            const double t
+                = widget.viewStartNs() + (x + 0.5) * (widget.viewEndNs() - widget.viewStartNs()) / size.width();
             if (t < 0 || t >= 32 * kStepNs)
                 continue;
             total += occupancy[std::size_t(x) * kTimelineKinds];
             ++columns;
         }
-        QVERIFY2(std::abs(total / columns - 0.712) < 0.02, qPrintable(QString::number(total / columns))); // 1780 x 40 us / 100 ms
+        QVERIFY2(std::abs(total / columns - 0.712) < 0.02,
+            qPrintable(QString::number(total / columns))); // 1780 x 40 us / 100 ms
 
         // Zoomed to one step's tail: the idle 10 ms show as background in every lane.
         widget.setViewRange(85'000'000, 100'000'000);
@@ -196,7 +206,8 @@ private Q_SLOTS:
             computeColumns += p == compute.rgb();
             gapColumns += isBackground(p, base, alternate);
         }
-        QVERIFY2(std::abs(double(computeColumns) / size.width() - 0.8) < 0.02, qPrintable(QString::number(computeColumns)));
+        QVERIFY2(
+            std::abs(double(computeColumns) / size.width() - 0.8) < 0.02, qPrintable(QString::number(computeColumns)));
         QVERIFY2(std::abs(double(gapColumns) / size.width() - 0.2) < 0.02, qPrintable(QString::number(gapColumns)));
     }
 
@@ -216,7 +227,8 @@ private Q_SLOTS:
         widget.panByPixels(100);
         QVERIFY(std::abs(widget.viewStartNs() - (after - 250 * 25'000.0 - 100 * 25'000.0)) < 1);
         widget.fitAll();
-        QVERIFY(widget.viewStartNs() < double(widget.data()->beginNs()) && widget.viewEndNs() > double(widget.data()->endNs()));
+        QVERIFY(widget.viewStartNs() < double(widget.data()->beginNs())
+            && widget.viewEndNs() > double(widget.data()->endNs()));
     }
 
     void hoverShowsTheEvent()
@@ -235,9 +247,13 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("25")) && text.contains(QStringLiteral("MB")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("dp")), qPrintable(text));
         // Lane 1 = compute; x = 45 us is a gap 5 us from kernels at both sides: within 3 px tolerance.
-        const QString compute = widget.eventTextAt(QPoint(TimelineWidget::kLabelWidth + 42, TimelineWidget::kAxisHeight + laneH + laneH / 2));
+        const QString compute = widget.eventTextAt(
+            QPoint(TimelineWidget::kLabelWidth + 42, TimelineWidget::kAxisHeight + laneH + laneH / 2));
         QVERIFY2(compute.contains(QStringLiteral("compute")), qPrintable(compute));
-        QVERIFY(widget.eventTextAt(QPoint(TimelineWidget::kLabelWidth + 45, TimelineWidget::kAxisHeight + laneH + laneH / 2)).isEmpty());
+        QVERIFY(
+            widget
+                .eventTextAt(QPoint(TimelineWidget::kLabelWidth + 45, TimelineWidget::kAxisHeight + laneH + laneH / 2))
+                .isEmpty());
         QVERIFY(widget.eventTextAt(QPoint(10, 50)).isEmpty()); // label gutter
     }
 
@@ -251,11 +267,14 @@ private Q_SLOTS:
         widget.setData(TimelineData::fromRun(run, {}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
-        QVERIFY(widget.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-zoomed-out.png"))));
+        QVERIFY(widget.grab().save(
+            clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-zoomed-out.png"))));
         widget.setViewRange(88'000'000, 101'000'000);
-        QVERIFY(widget.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-step-tail.png"))));
+        QVERIFY(widget.grab().save(
+            clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-step-tail.png"))));
         widget.setViewRange(0, 600'000);
-        QVERIFY(widget.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-kernels.png"))));
+        QVERIFY(widget.grab().save(
+            clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-timeline-kernels.png"))));
     }
 };
 

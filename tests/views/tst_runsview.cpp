@@ -3,12 +3,13 @@
 // (no re-parse, as when a project is reopened) and shown: the straggler table starts with 7, 4, 5
 // (ranked by the tail of the waits they cause); the per-rank chart has one bar per rank whose segment heights in pixels
 // are proportional to the breakdown; collectives sort by number. A generated run with events
-// fills the timeline. Signals, progress area, drop and the heatmap slot. Screenshots in tests/common/screenshots.h's folder.
+// fills the timeline. Signals, progress area, drop and the heatmap slot. Screenshots in tests/common/screenshots.h's
+// folder.
 
-#include "tests/common/screenshots.h"
 #include "engine/run/runanalysis.h"
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
+#include "tests/common/screenshots.h"
 #include "views/runs/collectivetablemodel.h"
 #include "views/runs/runbreakdownchart.h"
 #include "views/runs/runlistmodel.h"
@@ -52,7 +53,8 @@ int coloredRun(const QImage& image, int x, const QColor& color)
     int count = 0;
     for (int y = 0; y < image.height(); ++y) {
         const QColor c = image.pixelColor(x, y);
-        if (std::abs(c.red() - color.red()) <= 3 && std::abs(c.green() - color.green()) <= 3 && std::abs(c.blue() - color.blue()) <= 3)
+        if (std::abs(c.red() - color.red()) <= 3 && std::abs(c.green() - color.green()) <= 3
+            && std::abs(c.blue() - color.blue()) <= 3)
             ++count;
     }
     return count;
@@ -80,7 +82,8 @@ Run generatedRun(int ranks, int late)
             const std::int64_t base = std::int64_t(s) * 10'000'000;
             t.steps.push_back({ s, base, base + 10'000'000 });
             for (int k = 0; k < 200; ++k)
-                t.activities.push_back({ base + k * 30'000, base + k * 30'000 + 25'000, 7, GpuActivityKind::Compute, -1, -1 });
+                t.activities.push_back(
+                    { base + k * 30'000, base + k * 30'000 + 25'000, 7, GpuActivityKind::Compute, -1, -1 });
             CollectiveCall c;
             c.op = RunCollectiveOp::AllReduce;
             c.startNs = base + 6'200'000 + (r == late ? 800'000 : r * 20'000);
@@ -88,11 +91,13 @@ Run generatedRun(int ranks, int late)
             c.bytes = 100'000'000;
             c.groupSize = ranks;
             c.sequence = s;
-            t.activities.push_back({ c.startNs, c.endNs, 20, GpuActivityKind::Communication, std::int32_t(t.collectives.size()), -1 });
+            t.activities.push_back(
+                { c.startNs, c.endNs, 20, GpuActivityKind::Communication, std::int32_t(t.collectives.size()), -1 });
             t.collectives.push_back(c);
             t.activities.push_back({ base + 9'000'000, base + 9'300'000, 3, GpuActivityKind::Memcpy, -1, -1 });
         }
-        std::sort(t.activities.begin(), t.activities.end(), [](const GpuActivity& a, const GpuActivity& b) { return a.startNs < b.startNs; });
+        std::sort(t.activities.begin(), t.activities.end(),
+            [](const GpuActivity& a, const GpuActivity& b) { return a.startNs < b.startNs; });
         run.ranks.push_back(std::move(t));
     }
     return run;
@@ -123,11 +128,13 @@ private:
 
 void TestRunsView::initTestCase()
 {
-    QVERIFY2(QFile::exists(QStringLiteral(CLUSTERSCOPE_CLI_PATH)), "build clusterscope-cli first (cmake --build build)");
+    QVERIFY2(
+        QFile::exists(QStringLiteral(CLUSTERSCOPE_CLI_PATH)), "build clusterscope-cli first (cmake --build build)");
     const QString project = m_dir.filePath(QStringLiteral("runs.cscp"));
     QProcess cli;
     cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
-        { QStringLiteral("import-trace"), QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/kineto/param_dlrm_8rank"), QStringLiteral("--project"), project });
+        { QStringLiteral("import-trace"), QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/kineto/param_dlrm_8rank"),
+            QStringLiteral("--project"), project });
     QVERIFY(cli.waitForFinished(60000));
     QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
     auto store = ProjectStore::open(project.toStdString());
@@ -237,7 +244,11 @@ void TestRunsView::barHeightsAreProportional()
                 continue; // too thin to measure to 10%
             const int got = coloredRun(image, x, RunPalette::color(component));
             QVERIFY2(std::abs(got / expected - 1.0) <= 0.10,
-                qPrintable(QStringLiteral("rank %1 %2: %3 px, expected %4 px").arg(b.rank).arg(RunPalette::name(component)).arg(got).arg(expected)));
+                qPrintable(QStringLiteral("rank %1 %2: %3 px, expected %4 px")
+                               .arg(b.rank)
+                               .arg(RunPalette::name(component))
+                               .arg(got)
+                               .arg(expected)));
             ++checked;
         }
     }
@@ -344,14 +355,16 @@ void TestRunsView::dropOffersImport()
     RunsView view;
     QSignalSpy dropped(&view, &RunsView::importPathsDropped);
     QMimeData mime;
-    mime.setUrls({ QUrl::fromLocalFile(QStringLiteral("/data/run1")), QUrl::fromLocalFile(QStringLiteral("/data/rank0.json.gz")) });
+    mime.setUrls({ QUrl::fromLocalFile(QStringLiteral("/data/run1")),
+        QUrl::fromLocalFile(QStringLiteral("/data/rank0.json.gz")) });
     QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&view, &enter);
     QVERIFY(enter.isAccepted());
     QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&view, &drop);
     QCOMPARE(dropped.count(), 1);
-    QCOMPARE(dropped.front().front().toStringList(), (QStringList { QStringLiteral("/data/run1"), QStringLiteral("/data/rank0.json.gz") }));
+    QCOMPARE(dropped.front().front().toStringList(),
+        (QStringList { QStringLiteral("/data/run1"), QStringLiteral("/data/rank0.json.gz") }));
     // Not while an import runs, and not for remote URLs.
     view.setImporting(true);
     QDropEvent again(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
@@ -409,7 +422,8 @@ void TestRunsView::screenshots()
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QCoreApplication::processEvents();
-        QVERIFY(view.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-view-generated.png"))));
+        QVERIFY(
+            view.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-view-generated.png"))));
     }
     {
         RunsView view;

@@ -2,12 +2,12 @@
 // model contract (QAbstractItemModelTester), the value of every column, and numeric sorting through
 // a QSortFilterProxyModel.
 
-#include "views/presentation/strategylabel.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
 #include "views/models/strategytablemodel.h"
+#include "views/presentation/strategylabel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
@@ -94,21 +94,35 @@ void TestStrategiesModel::sortValueOfEveryNumericColumn_data()
 {
     QTest::addColumn<int>("column");
     QTest::addColumn<Getter>("getter");
-    QTest::addRow("TP") << int(StrategyTableModel::Tp) << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.tp); });
-    QTest::addRow("PP") << int(StrategyTableModel::Pp) << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.pp); });
-    QTest::addRow("VPP") << int(StrategyTableModel::Vpp) << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.vpp); });
-    QTest::addRow("DP") << int(StrategyTableModel::Dp) << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.dp); });
-    QTest::addRow("EP") << int(StrategyTableModel::Ep) << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.ep); });
-    QTest::addRow("micro-batch") << int(StrategyTableModel::MicroBatch) << Getter([](const TrainingEstimate& e) { return double(e.strategy.microBatch); });
-    QTest::addRow("ZeRO") << int(StrategyTableModel::Zero) << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.zero); });
-    QTest::addRow("iteration s") << int(StrategyTableModel::IterationSeconds) << Getter([](const TrainingEstimate& e) { return e.iterationSeconds; });
-    QTest::addRow("TFLOP/s") << int(StrategyTableModel::TflopsPerGpu) << Getter([](const TrainingEstimate& e) { return e.tflopsPerGpu; });
+    QTest::addRow("TP") << int(StrategyTableModel::Tp)
+                        << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.tp); });
+    QTest::addRow("PP") << int(StrategyTableModel::Pp)
+                        << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.pp); });
+    QTest::addRow("VPP") << int(StrategyTableModel::Vpp)
+                         << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.vpp); });
+    QTest::addRow("DP") << int(StrategyTableModel::Dp)
+                        << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.dp); });
+    QTest::addRow("EP") << int(StrategyTableModel::Ep)
+                        << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.ep); });
+    QTest::addRow("micro-batch") << int(StrategyTableModel::MicroBatch)
+                                 << Getter([](const TrainingEstimate& e) { return double(e.strategy.microBatch); });
+    QTest::addRow("ZeRO") << int(StrategyTableModel::Zero)
+                          << Getter([](const TrainingEstimate& e) { return double(e.strategy.parallelism.zero); });
+    QTest::addRow("iteration s") << int(StrategyTableModel::IterationSeconds)
+                                 << Getter([](const TrainingEstimate& e) { return e.iterationSeconds; });
+    QTest::addRow("TFLOP/s") << int(StrategyTableModel::TflopsPerGpu)
+                             << Getter([](const TrainingEstimate& e) { return e.tflopsPerGpu; });
     QTest::addRow("MFU") << int(StrategyTableModel::Mfu) << Getter([](const TrainingEstimate& e) { return e.mfu; });
-    QTest::addRow("tokens/s") << int(StrategyTableModel::TokensPerSecond) << Getter([](const TrainingEstimate& e) { return e.tokensPerSecond; });
-    QTest::addRow("memory bytes") << int(StrategyTableModel::MemoryPerGpu) << Getter([](const TrainingEstimate& e) { return e.memory.totalBytes(); });
-    QTest::addRow("network share") << int(StrategyTableModel::NetworkShare) << Getter([](const TrainingEstimate& e) { return e.networkShare; });
-    QTest::addRow("cost per iteration") << int(StrategyTableModel::CostPerIteration) << Getter([](const TrainingEstimate& e) { return e.costPerIterationUsd; });
-    QTest::addRow("cost to train") << int(StrategyTableModel::CostToTrain) << Getter([](const TrainingEstimate& e) { return e.trainingCostUsd; });
+    QTest::addRow("tokens/s") << int(StrategyTableModel::TokensPerSecond)
+                              << Getter([](const TrainingEstimate& e) { return e.tokensPerSecond; });
+    QTest::addRow("memory bytes") << int(StrategyTableModel::MemoryPerGpu)
+                                  << Getter([](const TrainingEstimate& e) { return e.memory.totalBytes(); });
+    QTest::addRow("network share") << int(StrategyTableModel::NetworkShare)
+                                   << Getter([](const TrainingEstimate& e) { return e.networkShare; });
+    QTest::addRow("cost per iteration") << int(StrategyTableModel::CostPerIteration)
+                                        << Getter([](const TrainingEstimate& e) { return e.costPerIterationUsd; });
+    QTest::addRow("cost to train") << int(StrategyTableModel::CostToTrain)
+                                   << Getter([](const TrainingEstimate& e) { return e.trainingCostUsd; });
 }
 
 void TestStrategiesModel::sortValueOfEveryNumericColumn()
@@ -133,15 +147,22 @@ void TestStrategiesModel::displayText()
     const TrainingEstimate& e = m_llama.ranked.front();
     const QLocale l;
     QCOMPARE(model.index(0, StrategyTableModel::Rank).data().toInt(), 1);
-    QCOMPARE(model.index(0, StrategyTableModel::IterationSeconds).data().toString(), l.toString(e.iterationSeconds, 'f', 3));
-    QCOMPARE(model.index(0, StrategyTableModel::Mfu).data().toString(), l.toString(e.mfu * 100, 'f', 1) + QLatin1Char('%'));
+    QCOMPARE(
+        model.index(0, StrategyTableModel::IterationSeconds).data().toString(), l.toString(e.iterationSeconds, 'f', 3));
+    QCOMPARE(
+        model.index(0, StrategyTableModel::Mfu).data().toString(), l.toString(e.mfu * 100, 'f', 1) + QLatin1Char('%'));
     QVERIFY(model.index(0, StrategyTableModel::MemoryPerGpu).data().toString().endsWith(QLatin1String(" GB fits")));
-    QVERIFY(model.index(0, StrategyTableModel::MemoryPerGpu).data(Qt::ToolTipRole).toString().contains(QLatin1String("activations")));
+    QVERIFY(model.index(0, StrategyTableModel::MemoryPerGpu)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QLatin1String("activations")));
     // The search's fastest Llama strategy uses ring context parallelism (CP 4).
     QCOMPARE(model.index(0, StrategyTableModel::Cp).data().toString(),
-        e.strategy.parallelism.cp > 1 ? QStringLiteral("%1 (ring)").arg(e.strategy.parallelism.cp) : QStringLiteral("1"));
+        e.strategy.parallelism.cp > 1 ? QStringLiteral("%1 (ring)").arg(e.strategy.parallelism.cp)
+                                      : QStringLiteral("1"));
     QVERIFY(model.index(0, StrategyTableModel::CostToTrain).data().toString().startsWith(QLatin1Char('$')));
-    QCOMPARE(model.index(0, StrategyTableModel::Recompute).data().toString(), QString::fromLatin1(toString(e.strategy.recompute)));
+    QCOMPARE(model.index(0, StrategyTableModel::Recompute).data().toString(),
+        QString::fromLatin1(toString(e.strategy.recompute)));
 }
 
 void TestStrategiesModel::sortByIterationTime()

@@ -3,13 +3,13 @@
 // other, the Pareto series hold every ranked strategy and the front, the busy area, and (under
 // Xvfb) a picture with the front's colour and the cost colours.
 
-#include "tests/common/screenshots.h"
-#include "views/presentation/strategylabel.h"
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
+#include "tests/common/screenshots.h"
 #include "views/models/strategytablemodel.h"
+#include "views/presentation/strategylabel.h"
 #include "views/strategies/paretochart.h"
 #include "views/strategies/strategiesview.h"
 
@@ -118,7 +118,8 @@ void TestStrategiesView::applyEmitsTheSelectedStrategy_data()
     QTest::addColumn<int>("order");
     QTest::addColumn<int>("proxyRow");
     QTest::addRow("fastest, search order") << int(StrategyTableModel::Rank) << int(Qt::AscendingOrder) << 0;
-    QTest::addRow("slowest by iteration time") << int(StrategyTableModel::IterationSeconds) << int(Qt::DescendingOrder) << 0;
+    QTest::addRow("slowest by iteration time")
+        << int(StrategyTableModel::IterationSeconds) << int(Qt::DescendingOrder) << 0;
     QTest::addRow("most memory") << int(StrategyTableModel::MemoryPerGpu) << int(Qt::DescendingOrder) << 0;
     QTest::addRow("third by tokens/s") << int(StrategyTableModel::TokensPerSecond) << int(Qt::AscendingOrder) << 2;
 }
@@ -201,8 +202,8 @@ void TestStrategiesView::clickingAPointSelectsItsRow()
             target = int(i);
     ParetoChart* chart = view.paretoChart();
     QTest::qWait(50); // let the chart lay out its series
-    const QPointF scene = chart->chart()->mapToScene(
-        chart->chart()->mapToPosition(ParetoChart::pointOf(m_mixtral.ranked[std::size_t(target)]), chart->rankedSeries()));
+    const QPointF scene = chart->chart()->mapToScene(chart->chart()->mapToPosition(
+        ParetoChart::pointOf(m_mixtral.ranked[std::size_t(target)]), chart->rankedSeries()));
     const QPoint pos = chart->chartView()->mapFromScene(scene);
     QSignalSpy clicked(chart, &ParetoChart::pointClicked);
     QTest::mouseClick(chart->chartView()->viewport(), Qt::LeftButton, {}, pos);
@@ -210,10 +211,12 @@ void TestStrategiesView::clickingAPointSelectsItsRow()
     const int row = view.selectedRow();
     QVERIFY(row >= 0);
     // Several strategies can share a point (e.g. recompute none/selective with equal time and memory).
-    QCOMPARE(ParetoChart::pointOf(m_mixtral.ranked[std::size_t(row)]), ParetoChart::pointOf(m_mixtral.ranked[std::size_t(target)]));
+    QCOMPARE(ParetoChart::pointOf(m_mixtral.ranked[std::size_t(row)]),
+        ParetoChart::pointOf(m_mixtral.ranked[std::size_t(target)]));
     QCOMPARE(chart->selectedIndex(), row);
     // A click on empty plot area selects nothing new.
-    QTest::mouseClick(chart->chartView()->viewport(), Qt::LeftButton, {}, chart->chartView()->viewport()->rect().center());
+    QTest::mouseClick(
+        chart->chartView()->viewport(), Qt::LeftButton, {}, chart->chartView()->viewport()->rect().center());
     QCOMPARE(clicked.count(), 1);
 }
 
@@ -298,7 +301,8 @@ void TestStrategiesView::picture()
 {
     if (!canGrab())
         QSKIP("needs a real display (run under xvfb-run)");
-    const std::pair<const SearchResult*, QString> cases[] = { { &m_llama, QStringLiteral("llama3") }, { &m_mixtral, QStringLiteral("mixtral") } };
+    const std::pair<const SearchResult*, QString> cases[]
+        = { { &m_llama, QStringLiteral("llama3") }, { &m_mixtral, QStringLiteral("mixtral") } };
     for (const auto& [result, name] : cases) {
         StrategiesView view;
         view.resize(1500, 950);
@@ -307,8 +311,10 @@ void TestStrategiesView::picture()
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         const QImage image = view.grab().toImage();
-        QVERIFY(image.save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-strategies-%1.png").arg(name))));
-        QVERIFY(view.paretoChart()->grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-pareto-%1.png").arg(name))));
+        QVERIFY(image.save(
+            clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-strategies-%1.png").arg(name))));
+        QVERIFY(view.paretoChart()->grab().save(
+            clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-pareto-%1.png").arg(name))));
         // The front's red outline and the cost colours of the points are drawn.
         const QImage chart = view.paretoChart()->chartView()->grab().toImage();
         QVERIFY2(countNear(chart, QColor(0xC0, 0x39, 0x2B), 20) > 20, "the Pareto front is drawn");
@@ -317,7 +323,8 @@ void TestStrategiesView::picture()
             minCost = std::min(minCost, e.costPerIterationUsd);
             maxCost = std::max(maxCost, e.costPerIterationUsd);
         }
-        QVERIFY2(countNear(chart, ParetoChart::costColor(minCost, minCost, maxCost), 8) > 10, "the cheapest point's colour");
+        QVERIFY2(
+            countNear(chart, ParetoChart::costColor(minCost, minCost, maxCost), 8) > 10, "the cheapest point's colour");
     }
     StrategiesView empty;
     empty.resize(1000, 600);
@@ -325,7 +332,8 @@ void TestStrategiesView::picture()
     empty.setProgress(0.3);
     empty.show();
     QVERIFY(QTest::qWaitForWindowExposed(&empty));
-    QVERIFY(empty.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-strategies-empty-busy.png"))));
+    QVERIFY(empty.grab().save(
+        clusterscope::testsupport::screenshotPath(QStringLiteral("gui-charts-strategies-empty-busy.png"))));
 }
 
 QTEST_MAIN(TestStrategiesView)

@@ -52,7 +52,8 @@ void BomView::setBom(const engine::FabricBom& bom, const QString& title)
     m_title->setText(title);
     const QLocale l;
     m_totals->setText(tr("Network: $%1 (%2 per GPU, %3% of the cluster's $%4), %5 kW.   GPUs: %6 at $%7.")
-                          .arg(l.toString(bom.networkCostUsd, 'f', 0), QStringLiteral("$") + l.toString(bom.networkCostPerGpuUsd(), 'f', 0),
+                          .arg(l.toString(bom.networkCostUsd, 'f', 0),
+                              QStringLiteral("$") + l.toString(bom.networkCostPerGpuUsd(), 'f', 0),
                               l.toString(bom.networkShare() * 100, 'f', 1), l.toString(bom.clusterCostUsd, 'f', 0),
                               l.toString(bom.networkPowerWatts / 1000, 'f', 1), l.toString(bom.gpus),
                               l.toString(bom.gpuCostUsd, 'f', 0)));
@@ -78,8 +79,8 @@ std::optional<QString> BomView::exportCsv(const QString& path) const
 
 void BomView::exportCsvInteractively()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export bill of materials"), QStringLiteral("bom.csv"),
-        tr("CSV files (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export bill of materials"), QStringLiteral("bom.csv"), tr("CSV files (*.csv)"));
     if (path.isEmpty())
         return;
     if (auto error = exportCsv(path))

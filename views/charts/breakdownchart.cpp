@@ -1,9 +1,9 @@
-#include "views/presentation/strategylabel.h"
 #include "views/charts/breakdownchart.h"
+#include "views/presentation/strategylabel.h"
 
 #include "engine/training/strategysearch.h"
-#include "views/presentation/breakdownpalette.h"
 #include "views/models/strategytablemodel.h"
+#include "views/presentation/breakdownpalette.h"
 #include "views/widgets/emptystatewidget.h"
 
 #include <QBarCategoryAxis>
@@ -38,27 +38,27 @@ struct BreakdownChart::Private {
 
 namespace {
 
-bool sameStrategy(const engine::TrainingStrategy& a, const engine::TrainingStrategy& b)
-{
-    return a.parallelism == b.parallelism && a.microBatch == b.microBatch && a.recompute == b.recompute;
-}
+    bool sameStrategy(const engine::TrainingStrategy& a, const engine::TrainingStrategy& b)
+    {
+        return a.parallelism == b.parallelism && a.microBatch == b.microBatch && a.recompute == b.recompute;
+    }
 
-// Upper end of the share axis in percent: at least 50% so the 25% guideline sits mid-height, and
-// rounded up to a multiple of 10 above the largest share.
-double shareAxisMaxPercent(const std::vector<LabelledBreakdown>& bars)
-{
-    double maxShare = 0;
-    for (const LabelledBreakdown& b : bars)
-        maxShare = std::max(maxShare, b.networkShare * 100);
-    return std::max(50.0, std::ceil(maxShare * 1.15 / 10) * 10);
-}
+    // Upper end of the share axis in percent: at least 50% so the 25% guideline sits mid-height, and
+    // rounded up to a multiple of 10 above the largest share.
+    double shareAxisMaxPercent(const std::vector<LabelledBreakdown>& bars)
+    {
+        double maxShare = 0;
+        for (const LabelledBreakdown& b : bars)
+            maxShare = std::max(maxShare, b.networkShare * 100);
+        return std::max(50.0, std::ceil(maxShare * 1.15 / 10) * 10);
+    }
 
-QString recomputeLabel(engine::Recompute r)
-{
-    if (r == engine::Recompute::None)
-        return BreakdownChart::tr("no recompute");
-    return BreakdownChart::tr("recompute %1").arg(QString::fromLatin1(engine::toString(r)));
-}
+    QString recomputeLabel(engine::Recompute r)
+    {
+        if (r == engine::Recompute::None)
+            return BreakdownChart::tr("no recompute");
+        return BreakdownChart::tr("recompute %1").arg(QString::fromLatin1(engine::toString(r)));
+    }
 
 } // namespace
 
@@ -69,9 +69,8 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     d->stack = new QStackedWidget(this);
-    d->empty = new EmptyStateWidget(tr("Iteration breakdown"),
-        tr("Evaluate the scenario to see where each iteration's time goes."),
-        d->stack);
+    d->empty = new EmptyStateWidget(
+        tr("Iteration breakdown"), tr("Evaluate the scenario to see where each iteration's time goes."), d->stack);
     d->chart = new QChart;
     d->chart->setAnimationOptions(QChart::NoAnimation);
     d->chart->legend()->setAlignment(Qt::AlignRight);
@@ -113,13 +112,13 @@ void BreakdownChart::setTitle(const QString& title)
     d->chart->setTitle(title.isEmpty() ? tr("Iteration breakdown") : title);
 }
 
-std::vector<LabelledBreakdown> BreakdownChart::fromEstimates(
-    const engine::TrainingEstimate& current, const engine::SearchResult* search, int topCount, const QString& currentName)
+std::vector<LabelledBreakdown> BreakdownChart::fromEstimates(const engine::TrainingEstimate& current,
+    const engine::SearchResult* search, int topCount, const QString& currentName)
 {
     std::vector<LabelledBreakdown> bars;
     if (current.valid)
-        bars.push_back(fromEstimate((currentName.isEmpty() ? tr("Current") : currentName) + QLatin1Char('\n') + strategyLabel(current.strategy)
-                + QLatin1Char('\n') + recomputeLabel(current.strategy.recompute),
+        bars.push_back(fromEstimate((currentName.isEmpty() ? tr("Current") : currentName) + QLatin1Char('\n')
+                + strategyLabel(current.strategy) + QLatin1Char('\n') + recomputeLabel(current.strategy.recompute),
             current));
     if (!search)
         return bars;
@@ -128,8 +127,8 @@ std::vector<LabelledBreakdown> BreakdownChart::fromEstimates(
         const engine::TrainingEstimate& e = search->ranked[i];
         if (current.valid && sameStrategy(e.strategy, current.strategy))
             continue;
-        bars.push_back(fromEstimate(QStringLiteral("#%1\n").arg(i + 1) + strategyLabel(e.strategy)
-                + QLatin1Char('\n') + recomputeLabel(e.strategy.recompute),
+        bars.push_back(fromEstimate(QStringLiteral("#%1\n").arg(i + 1) + strategyLabel(e.strategy) + QLatin1Char('\n')
+                + recomputeLabel(e.strategy.recompute),
             e));
         ++added;
     }
@@ -164,7 +163,8 @@ QStringList BreakdownChart::labelLines(const LabelledBreakdown& b, int detail)
             // Break at the space nearest the middle.
             int best = -1;
             for (int i = 0; i < line.size(); ++i)
-                if (line[i] == QLatin1Char(' ') && (best < 0 || std::abs(i - line.size() / 2) < std::abs(best - line.size() / 2)))
+                if (line[i] == QLatin1Char(' ')
+                    && (best < 0 || std::abs(i - line.size() / 2) < std::abs(best - line.size() / 2)))
                     best = i;
             if (line.size() > 12 && best > 0)
                 split << line.left(best) << line.mid(best + 1);
@@ -206,7 +206,8 @@ void BreakdownChart::updateCategoryLabels()
         QStringList lines = labelLines(b, detail);
         for (QString& line : lines)
             line = line.toHtmlEscaped();
-        categories << QLatin1String("<div align=\"center\">") + lines.join(QLatin1String("<br>")) + QLatin1String("</div>");
+        categories << QLatin1String("<div align=\"center\">") + lines.join(QLatin1String("<br>"))
+                + QLatin1String("</div>");
     }
     d->xAxis->setCategories(categories);
 }

@@ -27,9 +27,9 @@ namespace clusterscope::views {
 
 /// One bar of the chart.
 struct LabelledBreakdown {
-    QString label;                          ///< category label, e.g. "Current" or "#1 TP8 PP4 DP32"
-    engine::IterationBreakdown breakdown;   ///< seconds per component
-    double networkShare = 0;                ///< exposed communication / iteration time (0..1)
+    QString label; ///< category label, e.g. "Current" or "#1 TP8 PP4 DP32"
+    engine::IterationBreakdown breakdown; ///< seconds per component
+    double networkShare = 0; ///< exposed communication / iteration time (0..1)
 };
 
 class BreakdownChart : public QWidget {

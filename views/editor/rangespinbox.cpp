@@ -47,11 +47,14 @@ QString RangeSpinBox::rejectionFor(const QString& text) const
     bool ok = false;
     const qlonglong v = digits.toLongLong(&ok);
     if (!ok)
-        return tr("%1: \"%2\" is not a whole number (range %3); kept %4.").arg(m_label, text.trimmed(), range, l.toString(value()));
+        return tr("%1: \"%2\" is not a whole number (range %3); kept %4.")
+            .arg(m_label, text.trimmed(), range, l.toString(value()));
     if (v > maximum())
-        return tr("%1: %2 is above the maximum %3; kept %4.").arg(m_label, l.toString(v), l.toString(maximum()), l.toString(value()));
+        return tr("%1: %2 is above the maximum %3; kept %4.")
+            .arg(m_label, l.toString(v), l.toString(maximum()), l.toString(value()));
     if (v < minimum())
-        return tr("%1: %2 is below the minimum %3; kept %4.").arg(m_label, l.toString(v), l.toString(minimum()), l.toString(value()));
+        return tr("%1: %2 is below the minimum %3; kept %4.")
+            .arg(m_label, l.toString(v), l.toString(minimum()), l.toString(value()));
     return {};
 }
 
@@ -66,6 +69,5 @@ QValidator::State RangeSpinBox::validate(QString& input, int& pos) const
     }
     return state;
 }
-
 
 } // namespace clusterscope::views

@@ -22,17 +22,19 @@ namespace clusterscope::views {
 using namespace clusterscope::engine;
 
 namespace {
-QFormLayout* section(QVBoxLayout* into, const QString& title, QWidget* parent)
-{
-    auto* box = new QGroupBox(title, parent);
-    auto* form = new QFormLayout(box);
-    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    into->addWidget(box);
-    return form;
-}
+    QFormLayout* section(QVBoxLayout* into, const QString& title, QWidget* parent)
+    {
+        auto* box = new QGroupBox(title, parent);
+        auto* form = new QFormLayout(box);
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        into->addWidget(box);
+        return form;
+    }
 
-template <typename Enum>
-Enum enumAt(const QComboBox* combo) { return static_cast<Enum>(std::max(0, combo->currentIndex())); }
+    template <typename Enum> Enum enumAt(const QComboBox* combo)
+    {
+        return static_cast<Enum>(std::max(0, combo->currentIndex()));
+    }
 } // namespace
 
 ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
@@ -71,7 +73,8 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_gpusPerNode = intField(f, QStringLiteral("/cluster/gpus_per_node"), tr("GPUs per node"), 1, 576,
         tr("Accelerators per server (8 on HGX/DGX boards; 4 per GB200 compute tray)."));
     m_nicGbps = choiceField(f, QStringLiteral("/cluster/nic/gbps"), tr("NIC rate"),
-        { QStringLiteral("100"), QStringLiteral("200"), QStringLiteral("400"), QStringLiteral("800"), QStringLiteral("1600") },
+        { QStringLiteral("100"), QStringLiteral("200"), QStringLiteral("400"), QStringLiteral("800"),
+            QStringLiteral("1600") },
         tr("Line rate of each scale-out NIC in Gb/s (HDR 200, NDR 400, XDR 800). 400 Gb/s moves 50 GB/s."));
     m_nicsPerNode = intField(f, QStringLiteral("/cluster/nic/per_node"), tr("NICs per node"), 1, 64,
         tr("Scale-out NICs per server; rail-optimized designs give each GPU its own NIC."));
@@ -99,7 +102,8 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_dfA = intField(f, QStringLiteral("/cluster/fabric/a"), tr("Dragonfly a"), 1, 512, tr("Routers per group."));
     m_dfH = intField(f, QStringLiteral("/cluster/fabric/h"), tr("Dragonfly h"), 1, 512, tr("Global links per router."));
     m_torusDims = new QLineEdit(content);
-    m_torusDims->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("^\\d+(x\\d+){1,2}$")), m_torusDims));
+    m_torusDims->setValidator(
+        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("^\\d+(x\\d+){1,2}$")), m_torusDims));
     m_torusDims->setToolTip(tr("Nodes per torus dimension, e.g. 8x8x2; must multiply to the node count."));
     f->addRow(tr("Torus dims"), m_torusDims);
     register_(QStringLiteral("/cluster/fabric/dims"), tr("Torus dims"), m_torusDims);
@@ -112,11 +116,15 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_kvHeads = intField(f, QStringLiteral("/model/kv_heads"), tr("KV heads"), 1, 4096,
         tr("Key/value heads; fewer than the query heads is grouped-query attention."));
     m_ffn = intField(f, QStringLiteral("/model/ffn_hidden"), tr("FFN size"), 1, 1 << 22, tr("Hidden size of the MLP."));
-    m_vocab = intField(f, QStringLiteral("/model/vocab"), tr("Vocabulary"), 1, 1 << 24, tr("Tokens in the vocabulary."));
-    m_seqLen = intField(f, QStringLiteral("/model/seq_len"), tr("Sequence length"), 1, 1 << 24, tr("Tokens per sequence."), tr(" tokens"));
-    m_moe = boolField(f, QStringLiteral("/model/moe"), tr("Mixture of experts"), tr("Replace the MLP by routed experts."));
+    m_vocab
+        = intField(f, QStringLiteral("/model/vocab"), tr("Vocabulary"), 1, 1 << 24, tr("Tokens in the vocabulary."));
+    m_seqLen = intField(f, QStringLiteral("/model/seq_len"), tr("Sequence length"), 1, 1 << 24,
+        tr("Tokens per sequence."), tr(" tokens"));
+    m_moe = boolField(
+        f, QStringLiteral("/model/moe"), tr("Mixture of experts"), tr("Replace the MLP by routed experts."));
     m_experts = intField(f, QStringLiteral("/model/moe/experts"), tr("Experts"), 1, 4096, tr("Experts per MoE layer."));
-    m_topK = intField(f, QStringLiteral("/model/moe/top_k"), tr("Top-k"), 1, 64, tr("Experts each token is routed to."));
+    m_topK
+        = intField(f, QStringLiteral("/model/moe/top_k"), tr("Top-k"), 1, 64, tr("Experts each token is routed to."));
     m_expertFfn = intField(f, QStringLiteral("/model/moe/expert_ffn_hidden"), tr("Expert FFN size"), 1, 1 << 22,
         tr("Hidden size of each expert's MLP."));
 
@@ -126,7 +134,8 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_microBatch = intField(f, QStringLiteral("/training/micro_batch"), tr("Micro-batch"), 1, 1 << 16,
         tr("Sequences per micro-batch; the rest is gradient accumulation."), tr(" seq"));
     m_dtype = choiceField(f, QStringLiteral("/training/dtype"), tr("Precision"),
-        { QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp8") }, tr("Compute and communication precision."));
+        { QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp8") },
+        tr("Compute and communication precision."));
     m_recompute = choiceField(f, QStringLiteral("/training/recompute"), tr("Recomputation"),
         { QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full") },
         tr("Activation recomputation: trades compute for memory."));
@@ -136,14 +145,20 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     f = section(layout, tr("Parallelism"), content);
     m_autoParallel = boolField(f, QStringLiteral("#search-chooses-parallelism"), tr("Let the search choose"),
         tr("When checked the scenario has no fixed strategy: evaluation uses the best one the search finds."));
-    m_tp = intField(f, QStringLiteral("/parallelism/tp"), tr("Tensor (TP)"), 1, 1024, tr("Tensor-parallel ranks, usually inside one NVLink domain."));
+    m_tp = intField(f, QStringLiteral("/parallelism/tp"), tr("Tensor (TP)"), 1, 1024,
+        tr("Tensor-parallel ranks, usually inside one NVLink domain."));
     m_pp = intField(f, QStringLiteral("/parallelism/pp"), tr("Pipeline (PP)"), 1, 1024, tr("Pipeline stages."));
     m_dp = intField(f, QStringLiteral("/parallelism/dp"), tr("Data (DP)"), 1, 1 << 20, tr("Data-parallel replicas."));
-    m_cp = intField(f, QStringLiteral("/parallelism/cp"), tr("Context (CP)"), 1, 1024, tr("Context-parallel ranks splitting the sequence."));
-    m_ep = intField(f, QStringLiteral("/parallelism/ep"), tr("Expert (EP)"), 1, 4096, tr("Expert-parallel ranks (MoE only)."));
-    m_vpp = intField(f, QStringLiteral("/parallelism/vpp"), tr("Virtual stages"), 1, 128, tr("Interleaved pipeline chunks per GPU."));
-    m_zero = intField(f, QStringLiteral("/parallelism/zero"), tr("ZeRO stage"), 0, 3, tr("0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)."));
-    m_sp = boolField(f, QStringLiteral("/parallelism/sequence_parallel"), tr("Sequence parallel"), tr("Megatron sequence parallelism with TP."));
+    m_cp = intField(f, QStringLiteral("/parallelism/cp"), tr("Context (CP)"), 1, 1024,
+        tr("Context-parallel ranks splitting the sequence."));
+    m_ep = intField(
+        f, QStringLiteral("/parallelism/ep"), tr("Expert (EP)"), 1, 4096, tr("Expert-parallel ranks (MoE only)."));
+    m_vpp = intField(f, QStringLiteral("/parallelism/vpp"), tr("Virtual stages"), 1, 128,
+        tr("Interleaved pipeline chunks per GPU."));
+    m_zero = intField(f, QStringLiteral("/parallelism/zero"), tr("ZeRO stage"), 0, 3,
+        tr("0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)."));
+    m_sp = boolField(f, QStringLiteral("/parallelism/sequence_parallel"), tr("Sequence parallel"),
+        tr("Megatron sequence parallelism with TP."));
     m_schedule = choiceField(f, QStringLiteral("/parallelism/pipeline_schedule"), tr("Pipeline schedule"),
         { QStringLiteral("1f1b"), QStringLiteral("gpipe"), QStringLiteral("interleaved") }, tr("Pipeline schedule."));
     m_cpKind = choiceField(f, QStringLiteral("/parallelism/cp_kind"), tr("CP kind"),
@@ -151,17 +166,19 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
 
     f = section(layout, tr("Communication"), content);
     m_compression = choiceField(f, QStringLiteral("/communication/compression/method"), tr("Gradient compression"),
-        { QStringLiteral("none"), QStringLiteral("topk"), QStringLiteral("int8"), QStringLiteral("fp8"), QStringLiteral("onebit") },
+        { QStringLiteral("none"), QStringLiteral("topk"), QStringLiteral("int8"), QStringLiteral("fp8"),
+            QStringLiteral("onebit") },
         tr("Top-k sparsification, 8-bit quantization or 1-bit (with error feedback)."));
-    m_topkFraction = realField(f, QStringLiteral("/communication/compression/topk_fraction"), tr("Top-k fraction"), 0.000001, 1.0, 4,
-        tr("Share of gradient elements sent by top-k."));
+    m_topkFraction = realField(f, QStringLiteral("/communication/compression/topk_fraction"), tr("Top-k fraction"),
+        0.000001, 1.0, 4, tr("Share of gradient elements sent by top-k."));
     m_dpOverlap = boolField(f, QStringLiteral("/communication/dp_overlap"), tr("Overlap DP with backward"),
         tr("Bucketed gradient synchronisation during the backward pass."));
     m_tpOverlap = realField(f, QStringLiteral("/communication/tp_overlap_fraction"), tr("TP overlap"), 0, 1, 2,
         tr("Share of tensor-parallel communication hidden behind compute."));
     m_algorithm = choiceField(f, QStringLiteral("/communication/algorithm"), tr("Collective algorithm"),
-        { QStringLiteral("auto"), QStringLiteral("ring"), QStringLiteral("tree"), QStringLiteral("nvls"), QStringLiteral("nvlstree"),
-            QStringLiteral("collnet"), QStringLiteral("pat"), QStringLiteral("hierarchical"), QStringLiteral("direct") },
+        { QStringLiteral("auto"), QStringLiteral("ring"), QStringLiteral("tree"), QStringLiteral("nvls"),
+            QStringLiteral("nvlstree"), QStringLiteral("collnet"), QStringLiteral("pat"),
+            QStringLiteral("hierarchical"), QStringLiteral("direct") },
         tr("Force a collective algorithm, or let the model choose as NCCL's tuner does."));
     m_routing = choiceField(f, QStringLiteral("/communication/routing"), tr("Routing"),
         { QStringLiteral("ecmp"), QStringLiteral("adaptive"), QStringLiteral("spray") },
@@ -211,8 +228,8 @@ QDoubleSpinBox* ScenarioEditor::realField(QFormLayout* form, const QString& poin
     w->setRange(min, max);
     w->setSuffix(suffix);
     const QLocale l;
-    w->setToolTip(tip + QLatin1Char(' ')
-        + tr("Range %1 to %2%3.").arg(l.toString(min, 'g', 6), l.toString(max, 'g', 6), suffix));
+    w->setToolTip(
+        tip + QLatin1Char(' ') + tr("Range %1 to %2%3.").arg(l.toString(min, 'g', 6), l.toString(max, 'g', 6), suffix));
     w->setKeyboardTracking(false);
     form->addRow(label, w);
     register_(pointer, label, w);
@@ -220,8 +237,8 @@ QDoubleSpinBox* ScenarioEditor::realField(QFormLayout* form, const QString& poin
     return w;
 }
 
-QComboBox* ScenarioEditor::choiceField(QFormLayout* form, const QString& pointer, const QString& label,
-    const QStringList& items, const QString& tip)
+QComboBox* ScenarioEditor::choiceField(
+    QFormLayout* form, const QString& pointer, const QString& label, const QStringList& items, const QString& tip)
 {
     auto* w = new QComboBox(form->parentWidget());
     w->addItems(items);
@@ -232,7 +249,8 @@ QComboBox* ScenarioEditor::choiceField(QFormLayout* form, const QString& pointer
     return w;
 }
 
-QCheckBox* ScenarioEditor::boolField(QFormLayout* form, const QString& pointer, const QString& label, const QString& tip)
+QCheckBox* ScenarioEditor::boolField(
+    QFormLayout* form, const QString& pointer, const QString& label, const QString& tip)
 {
     auto* w = new QCheckBox(form->parentWidget());
     w->setToolTip(tip);
@@ -431,10 +449,12 @@ void ScenarioEditor::updateEnabled()
     for (QWidget* w : { static_cast<QWidget*>(m_dfP), static_cast<QWidget*>(m_dfA), static_cast<QWidget*>(m_dfH) })
         w->setEnabled(type == FabricType::Dragonfly);
     m_torusDims->setEnabled(type == FabricType::Torus);
-    for (QWidget* w : { static_cast<QWidget*>(m_experts), static_cast<QWidget*>(m_topK), static_cast<QWidget*>(m_expertFfn) })
+    for (QWidget* w :
+        { static_cast<QWidget*>(m_experts), static_cast<QWidget*>(m_topK), static_cast<QWidget*>(m_expertFfn) })
         w->setEnabled(m_moe->isChecked());
     const bool fixed = !m_autoParallel->isChecked();
-    for (QWidget* w : std::initializer_list<QWidget*> { m_tp, m_pp, m_dp, m_cp, m_ep, m_vpp, m_zero, m_sp, m_schedule, m_cpKind })
+    for (QWidget* w :
+        std::initializer_list<QWidget*> { m_tp, m_pp, m_dp, m_cp, m_ep, m_vpp, m_zero, m_sp, m_schedule, m_cpKind })
         w->setEnabled(fixed);
     m_topkFraction->setEnabled(enumAt<CompressionMethod>(m_compression) == CompressionMethod::TopK);
 }

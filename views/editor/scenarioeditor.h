@@ -31,7 +31,7 @@ namespace clusterscope::views {
 /// strategy fits, tiers were raised, little memory headroom), shown in the editor like a validation
 /// problem: beside the field at `pointer`.
 struct EditorNote {
-    QString pointer;  ///< JSON pointer of the field it concerns ("/cluster/fabric/tiers")
+    QString pointer; ///< JSON pointer of the field it concerns ("/cluster/fabric/tiers")
     QString message;
     bool error = true; ///< false: a warning or an explanation (not red)
 };
@@ -67,8 +67,8 @@ private:
         const QString& tip, const QString& suffix = {});
     QDoubleSpinBox* realField(QFormLayout* form, const QString& pointer, const QString& label, double min, double max,
         int decimals, const QString& tip, const QString& suffix = {});
-    QComboBox* choiceField(QFormLayout* form, const QString& pointer, const QString& label, const QStringList& items,
-        const QString& tip);
+    QComboBox* choiceField(
+        QFormLayout* form, const QString& pointer, const QString& label, const QStringList& items, const QString& tip);
     QCheckBox* boolField(QFormLayout* form, const QString& pointer, const QString& label, const QString& tip);
     void register_(const QString& pointer, const QString& label, QWidget* w);
     void emitEdit(const QString& what);
@@ -86,22 +86,61 @@ private:
     QList<EditorNote> m_analysisNotes;
 
     // Cluster
-    QComboBox* m_gpu; QSpinBox* m_gpus; QSpinBox* m_gpusPerNode; QComboBox* m_nicGbps; QSpinBox* m_nicsPerNode;
+    QComboBox* m_gpu;
+    QSpinBox* m_gpus;
+    QSpinBox* m_gpusPerNode;
+    QComboBox* m_nicGbps;
+    QSpinBox* m_nicsPerNode;
     QComboBox* m_transport;
     // Fabric
-    QComboBox* m_fabricType; QSpinBox* m_radix; QSpinBox* m_tiers; QDoubleSpinBox* m_oversub; QSpinBox* m_planes;
-    QCheckBox* m_dualTor; QSpinBox* m_dfP; QSpinBox* m_dfA; QSpinBox* m_dfH; QLineEdit* m_torusDims;
+    QComboBox* m_fabricType;
+    QSpinBox* m_radix;
+    QSpinBox* m_tiers;
+    QDoubleSpinBox* m_oversub;
+    QSpinBox* m_planes;
+    QCheckBox* m_dualTor;
+    QSpinBox* m_dfP;
+    QSpinBox* m_dfA;
+    QSpinBox* m_dfH;
+    QLineEdit* m_torusDims;
     // Model
-    QSpinBox* m_layers; QSpinBox* m_hidden; QSpinBox* m_heads; QSpinBox* m_kvHeads; QSpinBox* m_ffn; QSpinBox* m_vocab;
-    QSpinBox* m_seqLen; QCheckBox* m_moe; QSpinBox* m_experts; QSpinBox* m_topK; QSpinBox* m_expertFfn;
+    QSpinBox* m_layers;
+    QSpinBox* m_hidden;
+    QSpinBox* m_heads;
+    QSpinBox* m_kvHeads;
+    QSpinBox* m_ffn;
+    QSpinBox* m_vocab;
+    QSpinBox* m_seqLen;
+    QCheckBox* m_moe;
+    QSpinBox* m_experts;
+    QSpinBox* m_topK;
+    QSpinBox* m_expertFfn;
     // Training
-    QSpinBox* m_globalBatch; QSpinBox* m_microBatch; QComboBox* m_dtype; QComboBox* m_recompute; QDoubleSpinBox* m_tokens;
+    QSpinBox* m_globalBatch;
+    QSpinBox* m_microBatch;
+    QComboBox* m_dtype;
+    QComboBox* m_recompute;
+    QDoubleSpinBox* m_tokens;
     // Parallelism
-    QCheckBox* m_autoParallel; QSpinBox* m_tp; QSpinBox* m_pp; QSpinBox* m_dp; QSpinBox* m_cp; QSpinBox* m_ep;
-    QSpinBox* m_vpp; QSpinBox* m_zero; QCheckBox* m_sp; QComboBox* m_schedule; QComboBox* m_cpKind;
+    QCheckBox* m_autoParallel;
+    QSpinBox* m_tp;
+    QSpinBox* m_pp;
+    QSpinBox* m_dp;
+    QSpinBox* m_cp;
+    QSpinBox* m_ep;
+    QSpinBox* m_vpp;
+    QSpinBox* m_zero;
+    QCheckBox* m_sp;
+    QComboBox* m_schedule;
+    QComboBox* m_cpKind;
     // Communication
-    QComboBox* m_compression; QDoubleSpinBox* m_topkFraction; QCheckBox* m_dpOverlap; QDoubleSpinBox* m_tpOverlap;
-    QComboBox* m_algorithm; QComboBox* m_routing; QDoubleSpinBox* m_lossRate;
+    QComboBox* m_compression;
+    QDoubleSpinBox* m_topkFraction;
+    QCheckBox* m_dpOverlap;
+    QDoubleSpinBox* m_tpOverlap;
+    QComboBox* m_algorithm;
+    QComboBox* m_routing;
+    QDoubleSpinBox* m_lossRate;
 };
 
 } // namespace clusterscope::views

@@ -40,90 +40,100 @@ FabricScene::~FabricScene() = default;
 std::array<double, 3> FabricScene::kindColour(SceneNodeKind kind)
 {
     switch (kind) {
-    case SceneNodeKind::Node: return { 0.30, 0.69, 0.31 };  // green: GPU nodes
-    case SceneNodeKind::Leaf: return { 0.13, 0.59, 0.95 };  // blue
-    case SceneNodeKind::Spine: return { 1.00, 0.60, 0.00 }; // orange
-    case SceneNodeKind::Core: return { 0.61, 0.15, 0.69 };  // purple
-    case SceneNodeKind::Other: return { 0.47, 0.47, 0.47 };
+    case SceneNodeKind::Node:
+        return { 0.30, 0.69, 0.31 }; // green: GPU nodes
+    case SceneNodeKind::Leaf:
+        return { 0.13, 0.59, 0.95 }; // blue
+    case SceneNodeKind::Spine:
+        return { 1.00, 0.60, 0.00 }; // orange
+    case SceneNodeKind::Core:
+        return { 0.61, 0.15, 0.69 }; // purple
+    case SceneNodeKind::Other:
+        return { 0.47, 0.47, 0.47 };
     }
     return { 0.5, 0.5, 0.5 };
 }
 
 namespace {
 
-constexpr double kFlagColour[3] = { 0.9, 0.0, 0.35 }; // flagged links and switches: magenta-red
+    constexpr double kFlagColour[3] = { 0.9, 0.0, 0.35 }; // flagged links and switches: magenta-red
 
-std::string kindName(SceneNodeKind kind)
-{
-    switch (kind) {
-    case SceneNodeKind::Node: return "GPU nodes";
-    case SceneNodeKind::Leaf: return switchTierLabel(engine::kTierLeaf).toStdString();
-    case SceneNodeKind::Spine: return switchTierLabel(engine::kTierSpine).toStdString();
-    case SceneNodeKind::Core: return switchTierLabel(engine::kTierCore).toStdString();
-    case SceneNodeKind::Other: return "Appliances, other";
-    }
-    return "";
-}
-
-vtkSmartPointer<vtkLookupTable> utilisationColours()
-{
-    // Blue (idle) through green and yellow to red (saturated), the usual heat ordering.
-    auto lut = vtkSmartPointer<vtkLookupTable>::New();
-    lut->SetHueRange(0.66, 0.0);
-    lut->SetSaturationRange(0.85, 0.85);
-    lut->SetValueRange(0.9, 0.9);
-    lut->SetTableRange(0.0, 100.0);
-    lut->SetNumberOfTableValues(256);
-    lut->Build();
-    return lut;
-}
-
-vtkSmartPointer<vtkActor> linkActor(const FabricSceneData& data, vtkPoints* points, int which, vtkLookupTable* lut,
-    int& count)
-{
-    // which: 0 links with a value (coloured by it), 1 links without a value (grey), 2 flagged links.
-    vtkNew<vtkCellArray> lines;
-    vtkNew<vtkFloatArray> values;
-    values->SetName("utilisation");
-    for (const SceneLink& l : data.links) {
-        const int kind = l.flagged ? 2 : (l.value >= 0 ? 0 : 1);
-        if (kind != which)
-            continue;
-        const vtkIdType ids[2] = { l.from, l.to };
-        lines->InsertNextCell(2, ids);
-        values->InsertNextValue(l.value * 100.0f); // percent, for the scalar bar labels
-        ++count;
-    }
-    if (lines->GetNumberOfCells() == 0)
-        return nullptr;
-    vtkNew<vtkPolyData> poly;
-    poly->SetPoints(points);
-    poly->SetLines(lines);
-    poly->GetCellData()->SetScalars(values);
-    vtkNew<vtkPolyDataMapper> mapper;
-    mapper->SetInputData(poly);
-    auto actor = vtkSmartPointer<vtkActor>::New();
-    actor->SetMapper(mapper);
-    if (which == 0) {
-        mapper->SetLookupTable(lut);
-        mapper->SetScalarRange(0.0, 100.0);
-        mapper->SetScalarModeToUseCellData();
-        mapper->ScalarVisibilityOn();
-        actor->GetProperty()->SetLineWidth(2.0);
-    } else {
-        mapper->ScalarVisibilityOff();
-        if (which == 1) {
-            actor->GetProperty()->SetColor(0.55, 0.58, 0.62);
-            actor->GetProperty()->SetOpacity(0.55);
-            actor->GetProperty()->SetLineWidth(1.0);
-        } else {
-            actor->GetProperty()->SetColor(kFlagColour[0], kFlagColour[1], kFlagColour[2]);
-            actor->GetProperty()->SetLineWidth(5.0);
+    std::string kindName(SceneNodeKind kind)
+    {
+        switch (kind) {
+        case SceneNodeKind::Node:
+            return "GPU nodes";
+        case SceneNodeKind::Leaf:
+            return switchTierLabel(engine::kTierLeaf).toStdString();
+        case SceneNodeKind::Spine:
+            return switchTierLabel(engine::kTierSpine).toStdString();
+        case SceneNodeKind::Core:
+            return switchTierLabel(engine::kTierCore).toStdString();
+        case SceneNodeKind::Other:
+            return "Appliances, other";
         }
+        return "";
     }
-    actor->GetProperty()->LightingOff();
-    return actor;
-}
+
+    vtkSmartPointer<vtkLookupTable> utilisationColours()
+    {
+        // Blue (idle) through green and yellow to red (saturated), the usual heat ordering.
+        auto lut = vtkSmartPointer<vtkLookupTable>::New();
+        lut->SetHueRange(0.66, 0.0);
+        lut->SetSaturationRange(0.85, 0.85);
+        lut->SetValueRange(0.9, 0.9);
+        lut->SetTableRange(0.0, 100.0);
+        lut->SetNumberOfTableValues(256);
+        lut->Build();
+        return lut;
+    }
+
+    vtkSmartPointer<vtkActor> linkActor(
+        const FabricSceneData& data, vtkPoints* points, int which, vtkLookupTable* lut, int& count)
+    {
+        // which: 0 links with a value (coloured by it), 1 links without a value (grey), 2 flagged links.
+        vtkNew<vtkCellArray> lines;
+        vtkNew<vtkFloatArray> values;
+        values->SetName("utilisation");
+        for (const SceneLink& l : data.links) {
+            const int kind = l.flagged ? 2 : (l.value >= 0 ? 0 : 1);
+            if (kind != which)
+                continue;
+            const vtkIdType ids[2] = { l.from, l.to };
+            lines->InsertNextCell(2, ids);
+            values->InsertNextValue(l.value * 100.0f); // percent, for the scalar bar labels
+            ++count;
+        }
+        if (lines->GetNumberOfCells() == 0)
+            return nullptr;
+        vtkNew<vtkPolyData> poly;
+        poly->SetPoints(points);
+        poly->SetLines(lines);
+        poly->GetCellData()->SetScalars(values);
+        vtkNew<vtkPolyDataMapper> mapper;
+        mapper->SetInputData(poly);
+        auto actor = vtkSmartPointer<vtkActor>::New();
+        actor->SetMapper(mapper);
+        if (which == 0) {
+            mapper->SetLookupTable(lut);
+            mapper->SetScalarRange(0.0, 100.0);
+            mapper->SetScalarModeToUseCellData();
+            mapper->ScalarVisibilityOn();
+            actor->GetProperty()->SetLineWidth(2.0);
+        } else {
+            mapper->ScalarVisibilityOff();
+            if (which == 1) {
+                actor->GetProperty()->SetColor(0.55, 0.58, 0.62);
+                actor->GetProperty()->SetOpacity(0.55);
+                actor->GetProperty()->SetLineWidth(1.0);
+            } else {
+                actor->GetProperty()->SetColor(kFlagColour[0], kFlagColour[1], kFlagColour[2]);
+                actor->GetProperty()->SetLineWidth(5.0);
+            }
+        }
+        actor->GetProperty()->LightingOff();
+        return actor;
+    }
 
 } // namespace
 
@@ -229,7 +239,8 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         symbol->Update();
         std::string text = kindName(kind) + " (" + std::to_string(m_glyphCounts[k]) + ")";
         if (kind == SceneNodeKind::Node && data.serversPerGlyph > 1) // level of detail: say what a glyph is
-            text = "Server groups of up to " + std::to_string(data.serversPerGlyph) + " (" + std::to_string(m_glyphCounts[k]) + ")";
+            text = "Server groups of up to " + std::to_string(data.serversPerGlyph) + " ("
+                + std::to_string(m_glyphCounts[k]) + ")";
         legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);
     }
 
@@ -240,7 +251,8 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         int flaggedLines = 0;
         for (const SceneLink& l : data.links)
             flaggedLines += l.flagged ? 1 : 0;
-        const std::string text = "Flagged: " + std::to_string(m_flaggedNodes) + " switches, " + std::to_string(flaggedLines) + " lines";
+        const std::string text
+            = "Flagged: " + std::to_string(m_flaggedNodes) + " switches, " + std::to_string(flaggedLines) + " lines";
         legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);
     }
 

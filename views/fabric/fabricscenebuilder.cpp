@@ -14,23 +14,27 @@ using namespace clusterscope::engine;
 
 namespace {
 
-SceneNodeKind kindOfSwitch(int tier)
-{
-    switch (tier) {
-    case kTierLeaf: return SceneNodeKind::Leaf;
-    case kTierSpine: return SceneNodeKind::Spine;
-    case kTierCore: return SceneNodeKind::Core;
-    default: return SceneNodeKind::Other;
+    SceneNodeKind kindOfSwitch(int tier)
+    {
+        switch (tier) {
+        case kTierLeaf:
+            return SceneNodeKind::Leaf;
+        case kTierSpine:
+            return SceneNodeKind::Spine;
+        case kTierCore:
+            return SceneNodeKind::Core;
+        default:
+            return SceneNodeKind::Other;
+        }
     }
-}
 
-// Spreads `count` items evenly over [-width/2, width/2].
-float spread(std::size_t index, std::size_t count, float width)
-{
-    if (count <= 1)
-        return 0.0f;
-    return -width / 2 + width * float(index) / float(count - 1);
-}
+    // Spreads `count` items evenly over [-width/2, width/2].
+    float spread(std::size_t index, std::size_t count, float width)
+    {
+        if (count <= 1)
+            return 0.0f;
+        return -width / 2 + width * float(index) / float(count - 1);
+    }
 
 } // namespace
 
@@ -53,7 +57,8 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
     std::size_t perGroup = 1;
     if (maxServerGlyphs > 0 && hosts > std::size_t(maxServerGlyphs))
         perGroup = (hosts + std::size_t(maxServerGlyphs) - 1) / std::size_t(maxServerGlyphs);
-    const bool byRack = perGroup > 1 && std::all_of(rackOfHost.begin(), rackOfHost.end(), [](const auto& e) { return e.second >= 0; });
+    const bool byRack = perGroup > 1
+        && std::all_of(rackOfHost.begin(), rackOfHost.end(), [](const auto& e) { return e.second >= 0; });
     std::map<std::int64_t, int> groupScene; // group key -> scene node
     std::unordered_map<std::int32_t, int> hostScene;
     std::size_t hostIndex = 0;
@@ -62,8 +67,9 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
         auto [it, inserted] = groupScene.try_emplace(key, int(scene.nodes.size()));
         if (inserted) {
             SceneNode node { 0, 0, 0, SceneNodeKind::Node, {}, -1, 0, false };
-            node.label = perGroup == 1 ? "server " + std::to_string(host)
-                                       : (byRack ? "rack " + std::to_string(rack) : "servers from " + std::to_string(host));
+            node.label = perGroup == 1
+                ? "server " + std::to_string(host)
+                : (byRack ? "rack " + std::to_string(rack) : "servers from " + std::to_string(host));
             scene.nodes.push_back(node);
         }
         scene.nodes[std::size_t(it->second)].members += 1;
@@ -98,7 +104,8 @@ FabricSceneData sceneFromGraph(const FabricGraph& graph, SceneLayout layout, std
 
     // Positions: server glyphs on the floor in rows, each switch tier a block of rows above.
     const std::size_t glyphs = groupScene.size();
-    const std::size_t perRow = std::max<std::size_t>(1, std::min<std::size_t>(32, std::size_t(std::ceil(std::sqrt(double(glyphs) * 4)))));
+    const std::size_t perRow
+        = std::max<std::size_t>(1, std::min<std::size_t>(32, std::size_t(std::ceil(std::sqrt(double(glyphs) * 4)))));
     const float width = float(std::min(glyphs, perRow));
     std::size_t g = 0;
     for (const auto& [key, index] : groupScene) {

@@ -14,17 +14,17 @@ struct SceneNode {
     float x = 0, y = 0, z = 0; ///< metres, z up
     SceneNodeKind kind = SceneNodeKind::Node;
     std::string label;
-    int graphNode = -1;        ///< the graph node it stands for (a switch, or one node of a server); -1 none
-    int members = 1;           ///< servers folded into this glyph (level of detail)
-    bool flagged = false;      ///< a switch an imported fabric's checks flagged: drawn highlighted
+    int graphNode = -1; ///< the graph node it stands for (a switch, or one node of a server); -1 none
+    int members = 1; ///< servers folded into this glyph (level of detail)
+    bool flagged = false; ///< a switch an imported fabric's checks flagged: drawn highlighted
 };
 
 struct SceneLink {
-    int from = 0, to = 0;      ///< indices into nodes
-    float value = -1.0f;       ///< utilisation 0..1 (the busiest member), or < 0 when unknown
-    bool flagged = false;      ///< missing/degraded/miswired: drawn highlighted
-    int graphLink = -1;        ///< one graph link it stands for (the busiest member); -1 none
-    int members = 1;           ///< parallel graph links folded into this line
+    int from = 0, to = 0; ///< indices into nodes
+    float value = -1.0f; ///< utilisation 0..1 (the busiest member), or < 0 when unknown
+    bool flagged = false; ///< missing/degraded/miswired: drawn highlighted
+    int graphLink = -1; ///< one graph link it stands for (the busiest member); -1 none
+    int members = 1; ///< parallel graph links folded into this line
 };
 
 struct FabricSceneData {

@@ -5,12 +5,12 @@
 
 #include <QComboBox>
 #include <QEvent>
-#include <QSignalBlocker>
-#include <QLineF>
-#include <QMouseEvent>
 #include <QFileDialog>
 #include <QLabel>
+#include <QLineF>
 #include <QMessageBox>
+#include <QMouseEvent>
+#include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -138,7 +138,8 @@ void FabricView::resetCamera()
             camera->Zoom(std::clamp(std::min(0.82 * width / (x1 - x0), 0.78 * height / (y1 - y0)), 0.2, 5.0));
             project(x0, x1, y0, y1);
             // Centre the box at 44% of the width and 47% of the height (display y grows upwards).
-            camera->SetWindowCenter(2.0 * ((x0 + x1) / 2 - 0.44 * width) / width, 2.0 * ((y0 + y1) / 2 - 0.47 * height) / height);
+            camera->SetWindowCenter(
+                2.0 * ((x0 + x1) / 2 - 0.44 * width) / width, 2.0 * ((y0 + y1) / 2 - 0.47 * height) / height);
         }
     }
     m_cameraAuto = true;
@@ -233,7 +234,8 @@ void FabricView::showPick(const ScenePick& pick)
                        QString::fromStdString(m_data.nodes[std::size_t(l.to)].label),
                        l.value >= 0 ? QString::number(l.value * 100, 'f', 1) + QLatin1Char('%') : tr("unknown"));
     } else {
-        text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(m_data.nodes[std::size_t(pick.index)].label).toHtmlEscaped());
+        text = QStringLiteral("<b>%1</b>")
+                   .arg(QString::fromStdString(m_data.nodes[std::size_t(pick.index)].label).toHtmlEscaped());
     }
     m_detailsPanel->setText(text);
     m_detailsPanel->adjustSize();
@@ -271,8 +273,8 @@ void FabricView::viewFromSide()
 
 void FabricView::exportPng()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export fabric picture"), QStringLiteral("fabric.png"),
-        tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export fabric picture"), QStringLiteral("fabric.png"), tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
     if (!grabPicture().save(path, "PNG"))

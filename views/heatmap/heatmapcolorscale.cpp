@@ -10,26 +10,26 @@ namespace clusterscope::views {
 
 namespace {
 
-// Viridis sampled at entries 0, 32, ..., 224, 255 of matplotlib's 256-entry table (_cm_listed.py,
-// _viridis_data, scaled to 0-255); linear interpolation between the stops follows the full table
-// closely enough for a legend-read heatmap.
-constexpr std::array<std::array<int, 3>, 9> kViridisStops { { { 68, 1, 84 }, { 72, 36, 117 }, { 59, 82, 139 },
-    { 44, 114, 142 }, { 33, 145, 140 }, { 34, 168, 132 }, { 94, 201, 98 }, { 173, 220, 48 }, { 253, 231, 37 } } };
+    // Viridis sampled at entries 0, 32, ..., 224, 255 of matplotlib's 256-entry table (_cm_listed.py,
+    // _viridis_data, scaled to 0-255); linear interpolation between the stops follows the full table
+    // closely enough for a legend-read heatmap.
+    constexpr std::array<std::array<int, 3>, 9> kViridisStops { { { 68, 1, 84 }, { 72, 36, 117 }, { 59, 82, 139 },
+        { 44, 114, 142 }, { 33, 145, 140 }, { 34, 168, 132 }, { 94, 201, 98 }, { 173, 220, 48 }, { 253, 231, 37 } } };
 
-std::array<QRgb, 256> buildTable()
-{
-    std::array<QRgb, 256> table {};
-    for (int i = 0; i < 256; ++i) {
-        const double x = i / 255.0 * 8.0;
-        const int k = std::min(7, static_cast<int>(x));
-        const double f = x - k;
-        int c[3];
-        for (int ch = 0; ch < 3; ++ch)
-            c[ch] = static_cast<int>(std::lround(kViridisStops[k][ch] * (1.0 - f) + kViridisStops[k + 1][ch] * f));
-        table[i] = qRgb(c[0], c[1], c[2]);
+    std::array<QRgb, 256> buildTable()
+    {
+        std::array<QRgb, 256> table {};
+        for (int i = 0; i < 256; ++i) {
+            const double x = i / 255.0 * 8.0;
+            const int k = std::min(7, static_cast<int>(x));
+            const double f = x - k;
+            int c[3];
+            for (int ch = 0; ch < 3; ++ch)
+                c[ch] = static_cast<int>(std::lround(kViridisStops[k][ch] * (1.0 - f) + kViridisStops[k + 1][ch] * f));
+            table[i] = qRgb(c[0], c[1], c[2]);
+        }
+        return table;
     }
-    return table;
-}
 
 } // namespace
 
@@ -73,7 +73,10 @@ QRgb HeatmapColorScale::viridisAt(int index)
     return table[static_cast<std::size_t>(std::clamp(index, 0, 255))];
 }
 
-QRgb HeatmapColorScale::viridis(double t) { return viridisAt(static_cast<int>(std::lround(std::clamp(t, 0.0, 1.0) * 255.0))); }
+QRgb HeatmapColorScale::viridis(double t)
+{
+    return viridisAt(static_cast<int>(std::lround(std::clamp(t, 0.0, 1.0) * 255.0)));
+}
 
 QVector<int> HeatmapColorScale::tickDecades() const
 {

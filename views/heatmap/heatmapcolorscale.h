@@ -16,7 +16,7 @@ public:
     static HeatmapColorScale forRange(double minPositiveBytes, double maxBytes);
 
     bool isEmpty() const { return m_hiDecade <= m_loDecade; }
-    int lowDecade() const { return m_loDecade; }  ///< the scale starts at 10^lowDecade bytes
+    int lowDecade() const { return m_loDecade; } ///< the scale starts at 10^lowDecade bytes
     int highDecade() const { return m_hiDecade; } ///< and ends at 10^highDecade bytes
     /// Position of `bytes` on the scale in [0, 1]; -1 for zero (no traffic).
     double position(double bytes) const;

@@ -21,7 +21,7 @@ struct TrafficHeatmapGeometry {
     long long gpusPerBlock(HeatmapLevel level) const;
 };
 
-QString levelName(HeatmapLevel level);       ///< "GPU", "node", "rack", "pod"
+QString levelName(HeatmapLevel level); ///< "GPU", "node", "rack", "pod"
 QString levelNamePlural(HeatmapLevel level); ///< "GPUs", "nodes", "racks", "pods"
 
 class HeatmapViewport {
@@ -34,8 +34,8 @@ public:
 
     double rowStart() const { return m_rowStart; } ///< first visible source GPU (fractional)
     double colStart() const { return m_colStart; } ///< first visible destination GPU (fractional)
-    double span() const { return m_span; }         ///< visible GPUs on each axis
-    double minSpan() const;                        ///< deepest zoom: 4 GPUs (or all when fewer)
+    double span() const { return m_span; } ///< visible GPUs on each axis
+    double minSpan() const; ///< deepest zoom: 4 GPUs (or all when fewer)
 
     /// Zooms by `factor` (> 1 in, < 1 out) keeping the GPU under the plot fraction (fx, fy) fixed.
     void zoomAt(double fx, double fy, double factor);

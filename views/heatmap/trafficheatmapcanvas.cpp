@@ -14,13 +14,13 @@ namespace clusterscope::views {
 
 namespace {
 
-/// First plot pixel whose centre lies at or after GPU coordinate `gpu`: pixel p shows the GPU under
-/// its centre, start + (p + 0.5) / pixelsPerGpu. The image and the hover both use this one rule, so
-/// the tooltip always names the cell drawn under the cursor.
-long long firstPixelAt(double gpu, double start, double pixelsPerGpu)
-{
-    return static_cast<long long>(std::ceil((gpu - start) * pixelsPerGpu - 0.5));
-}
+    /// First plot pixel whose centre lies at or after GPU coordinate `gpu`: pixel p shows the GPU under
+    /// its centre, start + (p + 0.5) / pixelsPerGpu. The image and the hover both use this one rule, so
+    /// the tooltip always names the cell drawn under the cursor.
+    long long firstPixelAt(double gpu, double start, double pixelsPerGpu)
+    {
+        return static_cast<long long>(std::ceil((gpu - start) * pixelsPerGpu - 0.5));
+    }
 
 } // namespace
 
@@ -133,7 +133,8 @@ void TrafficHeatmapCanvas::renderImage()
             const long long lo = (firstBlock + i) * b, hi = std::min(gpus, lo + b);
             const long long p0 = firstPixelAt(double(lo), start, scale);
             const long long p1 = std::max(firstPixelAt(double(hi), start, scale), p0 + 1); // thin blocks still show
-            out[std::size_t(i)] = { int(std::clamp(p0, 0LL, (long long)pixels)), int(std::clamp(p1, 0LL, (long long)pixels)) };
+            out[std::size_t(i)]
+                = { int(std::clamp(p0, 0LL, (long long)pixels)), int(std::clamp(p1, 0LL, (long long)pixels)) };
         }
         return out;
     };
@@ -223,7 +224,8 @@ QPoint TrafficHeatmapCanvas::cellCenter(long long srcGpu, long long dstGpu) cons
     const long long b = m_geometry.gpusPerBlock(m_stats.level);
     const auto centre = [&](long long gpu, double start) {
         const long long lo = gpu / b * b, hi = std::min(m_source->gpus(), lo + b);
-        const double visibleLo = std::max<double>(lo, start), visibleHi = std::min<double>(hi, start + m_viewport.span());
+        const double visibleLo = std::max<double>(lo, start),
+                     visibleHi = std::min<double>(hi, start + m_viewport.span());
         return (0.5 * (visibleLo + visibleHi) - start) * m_plot.width() / m_viewport.span();
     };
     const double x = centre(dstGpu, m_viewport.colStart()), y = centre(srcGpu, m_viewport.rowStart());

@@ -43,7 +43,7 @@ public:
     void ensureRendered();
     struct RenderStats {
         HeatmapLevel level = HeatmapLevel::Gpu;
-        long long cells = 0;          ///< block cells queried
+        long long cells = 0; ///< block cells queried
         double queryMilliseconds = 0; ///< TrafficSource::blocks
         double imageMilliseconds = 0; ///< cells to pixels
     };

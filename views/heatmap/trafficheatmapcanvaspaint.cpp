@@ -13,42 +13,41 @@ namespace clusterscope::views {
 
 namespace {
 
-const QChar kDash(0x2013);
+    const QChar kDash(0x2013);
 
-QString range(long long first, long long last)
-{
-    return first == last ? QString::number(first) : QString::number(first) + kDash + QString::number(last);
-}
-
-QString dimensionLabel(int d)
-{
-    static const char* const names[] = { "TP", "CP", "DP", "EP", "PP", "unattributed" };
-    return QLatin1String(names[std::clamp(d, 0, engine::kTrafficSourceDimensions - 1)]);
-}
-
-
-QString maskLabel(unsigned mask, int count, unsigned all, QString (*label)(int))
-{
-    if ((mask & all) == all)
-        return QStringLiteral("all");
-    QStringList parts;
-    for (int i = 0; i < count; ++i)
-        if (mask & (1u << i))
-            parts << label(i);
-    return parts.isEmpty() ? QStringLiteral("none") : parts.join(QLatin1Char('+'));
-}
-
-/// A "nice" step (1, 2, 5 x 10^k) of at least `minimum`.
-long long niceStep(double minimum)
-{
-    long long step = 1;
-    while (true) {
-        for (long long m : { 1LL, 2LL, 5LL })
-            if (m * step >= minimum)
-                return m * step;
-        step *= 10;
+    QString range(long long first, long long last)
+    {
+        return first == last ? QString::number(first) : QString::number(first) + kDash + QString::number(last);
     }
-}
+
+    QString dimensionLabel(int d)
+    {
+        static const char* const names[] = { "TP", "CP", "DP", "EP", "PP", "unattributed" };
+        return QLatin1String(names[std::clamp(d, 0, engine::kTrafficSourceDimensions - 1)]);
+    }
+
+    QString maskLabel(unsigned mask, int count, unsigned all, QString (*label)(int))
+    {
+        if ((mask & all) == all)
+            return QStringLiteral("all");
+        QStringList parts;
+        for (int i = 0; i < count; ++i)
+            if (mask & (1u << i))
+                parts << label(i);
+        return parts.isEmpty() ? QStringLiteral("none") : parts.join(QLatin1Char('+'));
+    }
+
+    /// A "nice" step (1, 2, 5 x 10^k) of at least `minimum`.
+    long long niceStep(double minimum)
+    {
+        long long step = 1;
+        while (true) {
+            for (long long m : { 1LL, 2LL, 5LL })
+                if (m * step >= minimum)
+                    return m * step;
+            step *= 10;
+        }
+    }
 
 } // namespace
 
@@ -66,7 +65,8 @@ void TrafficHeatmapCanvas::layoutAreas()
     const int side = std::max(0, std::min(width() - left - legendWidth - 10, height() - header - bottom));
     m_plot = QRect(left, header, side, side);
     m_legend = QRect(m_plot.right() + 28, header, legendWidth - 28, side);
-    m_legendBar = QRect(m_legend.left(), m_legend.top() + line + 14, 18, std::max(10, m_legend.height() - 3 * line - 26));
+    m_legendBar
+        = QRect(m_legend.left(), m_legend.top() + line + 14, 18, std::max(10, m_legend.height() - 3 * line - 26));
 }
 
 void TrafficHeatmapCanvas::paintEvent(QPaintEvent*)
@@ -199,7 +199,8 @@ void TrafficHeatmapCanvas::paintAxes(QPainter& p) const
                       : QString(levelNamePlural(level) + QLatin1Char(' ') + range(firstBlock, lastBlock)
                           + QStringLiteral(" (GPUs ") + range(firstGpu, lastGpu) + QLatin1Char(')')));
         if (axis == 0) {
-            p.drawText(QRect(m_plot.left(), m_plot.bottom() + line + 10, m_plot.width(), line), Qt::AlignHCenter, title);
+            p.drawText(
+                QRect(m_plot.left(), m_plot.bottom() + line + 10, m_plot.width(), line), Qt::AlignHCenter, title);
         } else {
             p.save();
             p.translate(10, m_plot.center().y());
@@ -215,11 +216,13 @@ QString TrafficHeatmapCanvas::statusText() const
     if (!m_source)
         return QStringLiteral("No traffic source");
     const long long b = m_geometry.gpusPerBlock(m_stats.level);
-    const QString cell = b == 1 ? QStringLiteral("one GPU per cell") : QString::number(b) + QStringLiteral(" GPUs per cell");
+    const QString cell
+        = b == 1 ? QStringLiteral("one GPU per cell") : QString::number(b) + QStringLiteral(" GPUs per cell");
     const double zoom = m_viewport.span() > 0 ? m_source->gpus() / m_viewport.span() : 1.0;
     return levelName(m_stats.level) + QStringLiteral(" level (") + cell + QStringLiteral(") \u00b7 zoom ")
         + QString::number(zoom, 'g', 3) + QStringLiteral("\u00d7 \u00b7 dimension: ")
-        + maskLabel(m_filter.dimensionMask, engine::kTrafficSourceDimensions, engine::kAllTrafficDimensionsMask, dimensionLabel)
+        + maskLabel(
+            m_filter.dimensionMask, engine::kTrafficSourceDimensions, engine::kAllTrafficDimensionsMask, dimensionLabel)
         + QStringLiteral(" \u00b7 link class: ")
         + maskLabel(m_filter.linkClassMask, engine::kLinkClasses, engine::kAllLinkClassesMask, linkClassLabel)
         + QStringLiteral(" \u00b7 wheel: zoom, drag: pan, double-click: reset");
@@ -259,10 +262,11 @@ QString TrafficHeatmapCanvas::hoverText(QPoint pos) const
                 byClass[c] += v;
             }
         }
-    QString text = QStringLiteral("Source: ") + blockLabel(sb, b) + QStringLiteral("\nDestination: ") + blockLabel(db, b)
-        + QStringLiteral("\nBytes per iteration: ") + HeatmapColorScale::formatBytes(shown);
+    QString text = QStringLiteral("Source: ") + blockLabel(sb, b) + QStringLiteral("\nDestination: ")
+        + blockLabel(db, b) + QStringLiteral("\nBytes per iteration: ") + HeatmapColorScale::formatBytes(shown);
     if (all > shown)
-        text += QStringLiteral(" (") + HeatmapColorScale::formatBytes(all - shown) + QStringLiteral(" more hidden by the filters)");
+        text += QStringLiteral(" (") + HeatmapColorScale::formatBytes(all - shown)
+            + QStringLiteral(" more hidden by the filters)");
     QStringList dims, classes;
     for (int d = 0; d < engine::kTrafficSourceDimensions; ++d)
         if (byDimension[d] > 0)

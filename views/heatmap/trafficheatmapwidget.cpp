@@ -20,7 +20,8 @@ TrafficHeatmapGeometry heatmapGeometryFor(const engine::Scenario& scenario, cons
 {
     TrafficHeatmapGeometry out;
     out.gpusPerNode = std::max(1, scenario.cluster.gpusPerNode);
-    out.nodesPerRack = std::max(1, scenario.layout ? scenario.layout->nodesPerRack : engine::LayoutSpec {}.nodesPerRack);
+    out.nodesPerRack
+        = std::max(1, scenario.layout ? scenario.layout->nodesPerRack : engine::LayoutSpec {}.nodesPerRack);
     out.racksPerPod = std::max(1, (g.nodesPerPod + out.nodesPerRack - 1) / out.nodesPerRack);
     return out;
 }
@@ -90,7 +91,8 @@ TrafficHeatmapWidget::TrafficHeatmapWidget(QWidget* parent)
     m_reset->setEnabled(false);
 }
 
-void TrafficHeatmapWidget::setSource(std::shared_ptr<const engine::TrafficSource> source, const TrafficHeatmapGeometry& geometry)
+void TrafficHeatmapWidget::setSource(
+    std::shared_ptr<const engine::TrafficSource> source, const TrafficHeatmapGeometry& geometry)
 {
     const bool has = source && source->gpus() > 0;
     m_canvas->setSource(std::move(source), geometry);

@@ -12,7 +12,19 @@ namespace clusterscope::views {
 class BomTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Category, Item, Description, Length, Quantity, UnitPrice, Total, UnitPower, TotalPower, Source, ColumnCount };
+    enum Column {
+        Category,
+        Item,
+        Description,
+        Length,
+        Quantity,
+        UnitPrice,
+        Total,
+        UnitPower,
+        TotalPower,
+        Source,
+        ColumnCount
+    };
 
     using QAbstractTableModel::QAbstractTableModel;
 

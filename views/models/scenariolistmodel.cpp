@@ -44,10 +44,13 @@ QVariant ScenarioListModel::data(const QModelIndex& index, int role) const
     const Row& row = m_rows[std::size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:
-    case Qt::EditRole: return row.name;
+    case Qt::EditRole:
+        return row.name;
     case Qt::ToolTipRole:
-    case Qt::StatusTipRole: return row.summary;
-    default: return {};
+    case Qt::StatusTipRole:
+        return row.summary;
+    default:
+        return {};
     }
 }
 

@@ -10,30 +10,34 @@ namespace clusterscope::views {
 
 namespace {
 
-QString recomputeName(engine::Recompute r)
-{
-    switch (r) {
-    case engine::Recompute::None: return StrategyTableModel::tr("none");
-    case engine::Recompute::Selective: return StrategyTableModel::tr("selective");
-    case engine::Recompute::Full: return StrategyTableModel::tr("full");
+    QString recomputeName(engine::Recompute r)
+    {
+        switch (r) {
+        case engine::Recompute::None:
+            return StrategyTableModel::tr("none");
+        case engine::Recompute::Selective:
+            return StrategyTableModel::tr("selective");
+        case engine::Recompute::Full:
+            return StrategyTableModel::tr("full");
+        }
+        return {};
     }
-    return {};
-}
 
-QString cpKindName(engine::ContextParallelKind k)
-{
-    return k == engine::ContextParallelKind::Ulysses ? StrategyTableModel::tr("Ulysses") : StrategyTableModel::tr("ring");
-}
+    QString cpKindName(engine::ContextParallelKind k)
+    {
+        return k == engine::ContextParallelKind::Ulysses ? StrategyTableModel::tr("Ulysses")
+                                                         : StrategyTableModel::tr("ring");
+    }
 
-QString money(double usd)
-{
-    const QLocale l;
-    if (usd >= 1e6)
-        return QStringLiteral("$%1M").arg(l.toString(usd / 1e6, 'f', 2));
-    if (usd >= 100)
-        return QStringLiteral("$%1").arg(l.toString(usd, 'f', 0));
-    return QStringLiteral("$%1").arg(l.toString(usd, 'f', 2));
-}
+    QString money(double usd)
+    {
+        const QLocale l;
+        if (usd >= 1e6)
+            return QStringLiteral("$%1M").arg(l.toString(usd / 1e6, 'f', 2));
+        if (usd >= 100)
+            return QStringLiteral("$%1").arg(l.toString(usd, 'f', 0));
+        return QStringLiteral("$%1").arg(l.toString(usd, 'f', 2));
+    }
 
 } // namespace
 
@@ -56,26 +60,43 @@ QVariant StrategyTableModel::display(const engine::TrainingEstimate& e, int colu
     const engine::ParallelismSpec& p = e.strategy.parallelism;
     const QLocale l;
     switch (column) {
-    case Tp: return p.tp;
-    case Pp: return p.pp;
-    case Vpp: return p.vpp;
-    case Dp: return p.dp;
-    case Cp: return p.cp > 1 ? QStringLiteral("%1 (%2)").arg(p.cp).arg(cpKindName(p.cpKind)) : QStringLiteral("1");
-    case Ep: return p.ep;
-    case MicroBatch: return e.strategy.microBatch;
-    case Zero: return p.zero;
-    case Recompute: return recomputeName(e.strategy.recompute);
-    case IterationSeconds: return l.toString(e.iterationSeconds, 'f', 3);
-    case TflopsPerGpu: return l.toString(e.tflopsPerGpu, 'f', 1);
-    case Mfu: return QStringLiteral("%1%").arg(l.toString(e.mfu * 100, 'f', 1));
-    case TokensPerSecond: return l.toString(e.tokensPerSecond, 'f', 0);
+    case Tp:
+        return p.tp;
+    case Pp:
+        return p.pp;
+    case Vpp:
+        return p.vpp;
+    case Dp:
+        return p.dp;
+    case Cp:
+        return p.cp > 1 ? QStringLiteral("%1 (%2)").arg(p.cp).arg(cpKindName(p.cpKind)) : QStringLiteral("1");
+    case Ep:
+        return p.ep;
+    case MicroBatch:
+        return e.strategy.microBatch;
+    case Zero:
+        return p.zero;
+    case Recompute:
+        return recomputeName(e.strategy.recompute);
+    case IterationSeconds:
+        return l.toString(e.iterationSeconds, 'f', 3);
+    case TflopsPerGpu:
+        return l.toString(e.tflopsPerGpu, 'f', 1);
+    case Mfu:
+        return QStringLiteral("%1%").arg(l.toString(e.mfu * 100, 'f', 1));
+    case TokensPerSecond:
+        return l.toString(e.tokensPerSecond, 'f', 0);
     case MemoryPerGpu:
-        return QStringLiteral("%1 GB %2").arg(l.toString(e.memory.totalBytes() / 1e9, 'f', 1),
-            e.memory.fits() ? tr("fits") : tr("OOM"));
-    case NetworkShare: return QStringLiteral("%1%").arg(l.toString(e.networkShare * 100, 'f', 1));
-    case CostPerIteration: return money(e.costPerIterationUsd);
-    case CostToTrain: return e.trainingCostUsd > 0 ? money(e.trainingCostUsd) : tr("no budget");
-    default: return {};
+        return QStringLiteral("%1 GB %2")
+            .arg(l.toString(e.memory.totalBytes() / 1e9, 'f', 1), e.memory.fits() ? tr("fits") : tr("OOM"));
+    case NetworkShare:
+        return QStringLiteral("%1%").arg(l.toString(e.networkShare * 100, 'f', 1));
+    case CostPerIteration:
+        return money(e.costPerIterationUsd);
+    case CostToTrain:
+        return e.trainingCostUsd > 0 ? money(e.trainingCostUsd) : tr("no budget");
+    default:
+        return {};
     }
 }
 
@@ -83,18 +104,30 @@ QVariant StrategyTableModel::sortValue(const engine::TrainingEstimate& e, int ro
 {
     const engine::ParallelismSpec& p = e.strategy.parallelism;
     switch (column) {
-    case Rank: return row;
-    case Cp: return p.cp * 2 + (p.cpKind == engine::ContextParallelKind::Ulysses ? 1 : 0);
-    case Recompute: return static_cast<int>(e.strategy.recompute);
-    case IterationSeconds: return e.iterationSeconds;
-    case TflopsPerGpu: return e.tflopsPerGpu;
-    case Mfu: return e.mfu;
-    case TokensPerSecond: return e.tokensPerSecond;
-    case MemoryPerGpu: return e.memory.totalBytes();
-    case NetworkShare: return e.networkShare;
-    case CostPerIteration: return e.costPerIterationUsd;
-    case CostToTrain: return e.trainingCostUsd;
-    default: return display(e, column);
+    case Rank:
+        return row;
+    case Cp:
+        return p.cp * 2 + (p.cpKind == engine::ContextParallelKind::Ulysses ? 1 : 0);
+    case Recompute:
+        return static_cast<int>(e.strategy.recompute);
+    case IterationSeconds:
+        return e.iterationSeconds;
+    case TflopsPerGpu:
+        return e.tflopsPerGpu;
+    case Mfu:
+        return e.mfu;
+    case TokensPerSecond:
+        return e.tokensPerSecond;
+    case MemoryPerGpu:
+        return e.memory.totalBytes();
+    case NetworkShare:
+        return e.networkShare;
+    case CostPerIteration:
+        return e.costPerIterationUsd;
+    case CostToTrain:
+        return e.trainingCostUsd;
+    default:
+        return display(e, column);
     }
 }
 
@@ -105,11 +138,15 @@ QVariant StrategyTableModel::data(const QModelIndex& index, int role) const
     const int row = index.row();
     const engine::TrainingEstimate& e = m_estimates[std::size_t(row)];
     switch (role) {
-    case Qt::DisplayRole: return index.column() == Rank ? QVariant(row + 1) : display(e, index.column());
-    case kSortRole: return sortValue(e, row, index.column());
-    case kRankRole: return row;
+    case Qt::DisplayRole:
+        return index.column() == Rank ? QVariant(row + 1) : display(e, index.column());
+    case kSortRole:
+        return sortValue(e, row, index.column());
+    case kRankRole:
+        return row;
     case Qt::TextAlignmentRole:
-        return index.column() == Recompute ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == Recompute ? int(Qt::AlignLeft | Qt::AlignVCenter)
+                                           : int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if ((index.column() == MemoryPerGpu && !e.memory.fits())
             || (index.column() == NetworkShare && e.networkShare > engine::kNetworkShareGuideline))
@@ -126,9 +163,11 @@ QVariant StrategyTableModel::data(const QModelIndex& index, int role) const
                 .arg(e.memory.activationsBytes / 1e9, 0, 'f', 1)
                 .arg((e.memory.otherBytes + e.memory.compressionBytes) / 1e9, 0, 'f', 1);
         if (index.column() == NetworkShare)
-            return tr("Exposed communication / iteration time (guideline: under %1%)").arg(engine::kNetworkShareGuideline * 100);
+            return tr("Exposed communication / iteration time (guideline: under %1%)")
+                .arg(engine::kNetworkShareGuideline * 100);
         return strategyLabel(e.strategy);
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -138,39 +177,67 @@ QVariant StrategyTableModel::headerData(int section, Qt::Orientation orientation
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case Vpp: return tr("Virtual pipeline stages per GPU (interleaving)");
-        case Cp: return tr("Context parallelism and its flavour (ring attention or Ulysses all-to-all)");
-        case MicroBatch: return tr("Sequences per micro-batch");
-        case Zero: return tr("ZeRO stage (3 = fully sharded)");
-        case TflopsPerGpu: return tr("Model TFLOP/s per GPU (1e12 FLOP/s, recomputation not counted)");
-        case Mfu: return tr("Model FLOPs utilisation: model FLOP/s over the GPU's peak");
-        case CostPerIteration: return tr("GPU-hours of one iteration times the GPU-hour price (USD)");
-        case CostToTrain: return tr("GPU cost of the scenario's token budget (USD)");
-        default: return {};
+        case Vpp:
+            return tr("Virtual pipeline stages per GPU (interleaving)");
+        case Cp:
+            return tr("Context parallelism and its flavour (ring attention or Ulysses all-to-all)");
+        case MicroBatch:
+            return tr("Sequences per micro-batch");
+        case Zero:
+            return tr("ZeRO stage (3 = fully sharded)");
+        case TflopsPerGpu:
+            return tr("Model TFLOP/s per GPU (1e12 FLOP/s, recomputation not counted)");
+        case Mfu:
+            return tr("Model FLOPs utilisation: model FLOP/s over the GPU's peak");
+        case CostPerIteration:
+            return tr("GPU-hours of one iteration times the GPU-hour price (USD)");
+        case CostToTrain:
+            return tr("GPU cost of the scenario's token budget (USD)");
+        default:
+            return {};
         }
     }
     if (role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Rank: return tr("#");
-    case Tp: return tr("TP");
-    case Pp: return tr("PP");
-    case Vpp: return tr("VPP");
-    case Dp: return tr("DP");
-    case Cp: return tr("CP");
-    case Ep: return tr("EP");
-    case MicroBatch: return tr("Micro-batch");
-    case Zero: return tr("ZeRO");
-    case Recompute: return tr("Recompute");
-    case IterationSeconds: return tr("Iteration (s)");
-    case TflopsPerGpu: return tr("TFLOP/s per GPU");
-    case Mfu: return tr("MFU");
-    case TokensPerSecond: return tr("Tokens/s");
-    case MemoryPerGpu: return tr("Memory per GPU");
-    case NetworkShare: return tr("Network share");
-    case CostPerIteration: return tr("Cost / iteration");
-    case CostToTrain: return tr("Cost to train");
-    default: return {};
+    case Rank:
+        return tr("#");
+    case Tp:
+        return tr("TP");
+    case Pp:
+        return tr("PP");
+    case Vpp:
+        return tr("VPP");
+    case Dp:
+        return tr("DP");
+    case Cp:
+        return tr("CP");
+    case Ep:
+        return tr("EP");
+    case MicroBatch:
+        return tr("Micro-batch");
+    case Zero:
+        return tr("ZeRO");
+    case Recompute:
+        return tr("Recompute");
+    case IterationSeconds:
+        return tr("Iteration (s)");
+    case TflopsPerGpu:
+        return tr("TFLOP/s per GPU");
+    case Mfu:
+        return tr("MFU");
+    case TokensPerSecond:
+        return tr("Tokens/s");
+    case MemoryPerGpu:
+        return tr("Memory per GPU");
+    case NetworkShare:
+        return tr("Network share");
+    case CostPerIteration:
+        return tr("Cost / iteration");
+    case CostToTrain:
+        return tr("Cost to train");
+    default:
+        return {};
     }
 }
 

@@ -15,8 +15,25 @@ class StrategyTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
-        Rank, Tp, Pp, Vpp, Dp, Cp, Ep, MicroBatch, Zero, Recompute, IterationSeconds, TflopsPerGpu, Mfu,
-        TokensPerSecond, MemoryPerGpu, NetworkShare, CostPerIteration, CostToTrain, ColumnCount
+        Rank,
+        Tp,
+        Pp,
+        Vpp,
+        Dp,
+        Cp,
+        Ep,
+        MicroBatch,
+        Zero,
+        Recompute,
+        IterationSeconds,
+        TflopsPerGpu,
+        Mfu,
+        TokensPerSecond,
+        MemoryPerGpu,
+        NetworkShare,
+        CostPerIteration,
+        CostToTrain,
+        ColumnCount
     };
     /// Raw value for sorting: int, double (seconds, fraction, bytes, USD) or QString.
     static constexpr int kSortRole = Qt::UserRole;
@@ -28,7 +45,6 @@ public:
     void setEstimates(const std::vector<engine::TrainingEstimate>& estimates);
     const std::vector<engine::TrainingEstimate>& estimates() const { return m_estimates; }
     const engine::TrainingEstimate& estimate(int row) const { return m_estimates[std::size_t(row)]; }
-
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

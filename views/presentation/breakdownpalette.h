@@ -18,7 +18,18 @@ struct IterationBreakdown;
 namespace clusterscope::views {
 
 /// The parts of engine::IterationBreakdown, bottom to top in a stacked bar.
-enum class BreakdownComponent { Compute, Recompute, TpExposed, PpExposed, DpExposed, CpExposed, EpExposed, Bubble, Optimizer, Other };
+enum class BreakdownComponent {
+    Compute,
+    Recompute,
+    TpExposed,
+    PpExposed,
+    DpExposed,
+    CpExposed,
+    EpExposed,
+    Bubble,
+    Optimizer,
+    Other
+};
 
 inline constexpr int kBreakdownComponentCount = 10;
 

@@ -29,8 +29,9 @@ QString strategyDescription(const engine::TrainingStrategy& s)
         parts << QLatin1String(engine::toString(p.cpKind)) + QStringLiteral(" context parallel");
     if (p.pp > 1)
         parts << QLatin1String(engine::toString(p.schedule)) + QStringLiteral(" schedule");
-    parts << (s.recompute == engine::Recompute::None ? QStringLiteral("no recomputation")
-                                                     : QLatin1String(engine::toString(s.recompute)) + QStringLiteral(" recomputation"));
+    parts << (s.recompute == engine::Recompute::None
+            ? QStringLiteral("no recomputation")
+            : QLatin1String(engine::toString(s.recompute)) + QStringLiteral(" recomputation"));
     return parts.join(QStringLiteral(" · "));
 }
 

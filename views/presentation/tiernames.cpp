@@ -22,15 +22,18 @@ QString linkLevelLabel(engine::LinkLevel level)
 {
     using engine::LinkLevel;
     switch (level) {
-    case LinkLevel::Internal: return QStringLiteral("inside a server");
-    case LinkLevel::NodeLeaf: return QStringLiteral("server to ") + QString::fromStdString(engine::tierName(engine::kTierLeaf));
+    case LinkLevel::Internal:
+        return QStringLiteral("inside a server");
+    case LinkLevel::NodeLeaf:
+        return QStringLiteral("server to ") + QString::fromStdString(engine::tierName(engine::kTierLeaf));
     case LinkLevel::LeafSpine:
         return QString::fromStdString(engine::tierName(engine::kTierLeaf)) + QStringLiteral(" to ")
             + QString::fromStdString(engine::tierName(engine::kTierSpine));
     case LinkLevel::SpineCore:
         return QString::fromStdString(engine::tierName(engine::kTierSpine)) + QStringLiteral(" to ")
             + QString::fromStdString(engine::tierName(engine::kTierCore));
-    case LinkLevel::Other: break;
+    case LinkLevel::Other:
+        break;
     }
     return QStringLiteral("other (same tier or direct)");
 }

@@ -2,7 +2,6 @@
 
 #include <QLocale>
 
-
 namespace clusterscope::views {
 
 CollectiveTableModel::CollectiveTableModel(QObject* parent)
@@ -17,7 +16,10 @@ void CollectiveTableModel::setCollectives(const std::vector<engine::CollectiveSu
     endResetModel();
 }
 
-int CollectiveTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+int CollectiveTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
 
 int CollectiveTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
@@ -31,33 +33,57 @@ QVariant CollectiveTableModel::data(const QModelIndex& index, int role) const
     const bool known = r.bytes >= 0;
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case Operation: return QString::fromLatin1(engine::toString(r.op));
-        case Group: return group;
-        case Bytes: return known ? l.formattedDataSize(r.bytes, 2, QLocale::DataSizeSIFormat) : tr("?");
-        case Ranks: return r.groupSize;
-        case Count: return r.calls;
-        case MeanDuration: return l.toString(r.durationUs.mean, 'f', 1);
-        case P50Duration: return l.toString(r.durationUs.p50, 'f', 1);
-        case P99Duration: return l.toString(r.durationUs.p99, 'f', 1);
-        case MaxDuration: return l.toString(r.durationUs.max, 'f', 1);
-        case AlgBw: return known ? l.toString(r.algbwGbps, 'f', 2) : tr("?");
-        case BusBw: return known ? l.toString(r.busbwGbps, 'f', 2) : tr("?");
-        case TotalWait: return l.toString(r.totalWaitUs, 'f', 1);
+        case Operation:
+            return QString::fromLatin1(engine::toString(r.op));
+        case Group:
+            return group;
+        case Bytes:
+            return known ? l.formattedDataSize(r.bytes, 2, QLocale::DataSizeSIFormat) : tr("?");
+        case Ranks:
+            return r.groupSize;
+        case Count:
+            return r.calls;
+        case MeanDuration:
+            return l.toString(r.durationUs.mean, 'f', 1);
+        case P50Duration:
+            return l.toString(r.durationUs.p50, 'f', 1);
+        case P99Duration:
+            return l.toString(r.durationUs.p99, 'f', 1);
+        case MaxDuration:
+            return l.toString(r.durationUs.max, 'f', 1);
+        case AlgBw:
+            return known ? l.toString(r.algbwGbps, 'f', 2) : tr("?");
+        case BusBw:
+            return known ? l.toString(r.busbwGbps, 'f', 2) : tr("?");
+        case TotalWait:
+            return l.toString(r.totalWaitUs, 'f', 1);
         }
     } else if (role == kSortRole) {
         switch (index.column()) {
-        case Operation: return QString::fromLatin1(engine::toString(r.op));
-        case Group: return group;
-        case Bytes: return qlonglong(r.bytes);
-        case Ranks: return r.groupSize;
-        case Count: return r.calls;
-        case MeanDuration: return r.durationUs.mean;
-        case P50Duration: return r.durationUs.p50;
-        case P99Duration: return r.durationUs.p99;
-        case MaxDuration: return r.durationUs.max;
-        case AlgBw: return known ? r.algbwGbps : -1.0;
-        case BusBw: return known ? r.busbwGbps : -1.0;
-        case TotalWait: return r.totalWaitUs;
+        case Operation:
+            return QString::fromLatin1(engine::toString(r.op));
+        case Group:
+            return group;
+        case Bytes:
+            return qlonglong(r.bytes);
+        case Ranks:
+            return r.groupSize;
+        case Count:
+            return r.calls;
+        case MeanDuration:
+            return r.durationUs.mean;
+        case P50Duration:
+            return r.durationUs.p50;
+        case P99Duration:
+            return r.durationUs.p99;
+        case MaxDuration:
+            return r.durationUs.max;
+        case AlgBw:
+            return known ? r.algbwGbps : -1.0;
+        case BusBw:
+            return known ? r.busbwGbps : -1.0;
+        case TotalWait:
+            return r.totalWaitUs;
         }
     } else if (role == Qt::TextAlignmentRole) {
         return index.column() <= Group ? QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter)
@@ -73,25 +99,38 @@ QVariant CollectiveTableModel::headerData(int section, Qt::Orientation orientati
     if (orientation != Qt::Horizontal)
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::ToolTipRole && (section == AlgBw || section == BusBw))
-        return tr("nccl-tests definitions: algbw = bytes / mean duration; busbw = algbw x bus factor of the operation.");
+        return tr(
+            "nccl-tests definitions: algbw = bytes / mean duration; busbw = algbw x bus factor of the operation.");
     if (role == Qt::ToolTipRole && section >= P50Duration && section <= MaxDuration)
         return tr("Tail of the call durations (nearest-rank percentiles: every figure is a measured call). "
                   "A synchronised collective is as slow as its slowest call.");
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case Operation: return tr("Operation");
-    case Group: return tr("Group");
-    case Bytes: return tr("Bytes");
-    case Ranks: return tr("Ranks");
-    case Count: return tr("Count");
-    case MeanDuration: return tr("Mean duration (µs)");
-    case P50Duration: return tr("p50 (µs)");
-    case P99Duration: return tr("p99 (µs)");
-    case MaxDuration: return tr("Max (µs)");
-    case AlgBw: return tr("algbw (GB/s)");
-    case BusBw: return tr("busbw (GB/s)");
-    case TotalWait: return tr("Total wait (µs)");
+    case Operation:
+        return tr("Operation");
+    case Group:
+        return tr("Group");
+    case Bytes:
+        return tr("Bytes");
+    case Ranks:
+        return tr("Ranks");
+    case Count:
+        return tr("Count");
+    case MeanDuration:
+        return tr("Mean duration (µs)");
+    case P50Duration:
+        return tr("p50 (µs)");
+    case P99Duration:
+        return tr("p99 (µs)");
+    case MaxDuration:
+        return tr("Max (µs)");
+    case AlgBw:
+        return tr("algbw (GB/s)");
+    case BusBw:
+        return tr("busbw (GB/s)");
+    case TotalWait:
+        return tr("Total wait (µs)");
     }
     return {};
 }

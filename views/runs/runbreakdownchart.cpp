@@ -35,7 +35,8 @@ RunBreakdownChart::RunBreakdownChart(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     d->stack = new QStackedWidget(this);
-    d->empty = new EmptyStateWidget(tr("Per-rank breakdown"), tr("Import a run to see where each rank's time went."), d->stack);
+    d->empty = new EmptyStateWidget(
+        tr("Per-rank breakdown"), tr("Import a run to see where each rank's time went."), d->stack);
     d->chart = new QChart;
     d->chart->setAnimationOptions(QChart::NoAnimation);
     d->chart->legend()->setAlignment(Qt::AlignBottom);
@@ -65,7 +66,8 @@ void RunBreakdownChart::setEmptyState(const QString& message)
     d->stack->setCurrentWidget(d->empty);
 }
 
-std::vector<engine::RankStepBreakdown> RunBreakdownChart::perRank(const std::vector<engine::StepBreakdown>& steps, int stepIndex)
+std::vector<engine::RankStepBreakdown> RunBreakdownChart::perRank(
+    const std::vector<engine::StepBreakdown>& steps, int stepIndex)
 {
     std::map<std::int32_t, std::pair<engine::RankStepBreakdown, int>> byRank;
     for (int si = 0; si < int(steps.size()); ++si) {
@@ -117,7 +119,7 @@ void RunBreakdownChart::setSteps(const std::vector<engine::StepBreakdown>& steps
         return;
     }
     m_scope = stepIndex >= 0 && stepIndex < int(steps.size()) ? tr("step %1").arg(steps[std::size_t(stepIndex)].step)
-                                                               : tr("mean of %n step(s)", nullptr, int(steps.size()));
+                                                              : tr("mean of %n step(s)", nullptr, int(steps.size()));
     QChart* chart = d->chart;
     chart->removeAllSeries();
     for (QAbstractAxis* axis : chart->axes()) {

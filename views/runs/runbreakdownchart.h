@@ -34,7 +34,8 @@ public:
     /// The bars shown, one per rank in rank order (seconds).
     const std::vector<engine::RankStepBreakdown>& bars() const { return m_bars; }
     /// Per-rank breakdown of step `stepIndex` or (-1) the mean over steps, sorted by rank.
-    static std::vector<engine::RankStepBreakdown> perRank(const std::vector<engine::StepBreakdown>& steps, int stepIndex);
+    static std::vector<engine::RankStepBreakdown> perRank(
+        const std::vector<engine::StepBreakdown>& steps, int stepIndex);
     /// Tooltip text of component `component` (index into RunPalette::components()) of bar `bar`.
     QString segmentText(int bar, int component) const;
 

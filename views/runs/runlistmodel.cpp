@@ -37,12 +37,18 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
         return qlonglong(r.id);
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case Name: return QString::fromStdString(r.name);
-        case Ranks: return r.rankCount;
-        case Gpu: return r.gpuName.empty() ? tr("unknown") : QString::fromStdString(r.gpuName);
-        case Steps: return r.stepCount;
-        case Collectives: return r.collectiveCount;
-        case Imported: return QString(QString::fromStdString(r.importedUtc) + QStringLiteral(" UTC"));
+        case Name:
+            return QString::fromStdString(r.name);
+        case Ranks:
+            return r.rankCount;
+        case Gpu:
+            return r.gpuName.empty() ? tr("unknown") : QString::fromStdString(r.gpuName);
+        case Steps:
+            return r.stepCount;
+        case Collectives:
+            return r.collectiveCount;
+        case Imported:
+            return QString(QString::fromStdString(r.importedUtc) + QStringLiteral(" UTC"));
         }
     }
     if (role == Qt::ToolTipRole) {
@@ -56,7 +62,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
             text += tr("\n%1 errors, %2 warnings while importing").arg(r.errorCount).arg(r.warningCount);
         return text;
     }
-    if (role == Qt::TextAlignmentRole && (index.column() == Ranks || index.column() == Steps || index.column() == Collectives))
+    if (role == Qt::TextAlignmentRole
+        && (index.column() == Ranks || index.column() == Steps || index.column() == Collectives))
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     return {};
 }
@@ -66,12 +73,18 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Name: return tr("Run");
-    case Ranks: return tr("Ranks");
-    case Gpu: return tr("GPU");
-    case Steps: return tr("Steps");
-    case Collectives: return tr("Collectives");
-    case Imported: return tr("Imported");
+    case Name:
+        return tr("Run");
+    case Ranks:
+        return tr("Ranks");
+    case Gpu:
+        return tr("GPU");
+    case Steps:
+        return tr("Steps");
+    case Collectives:
+        return tr("Collectives");
+    case Imported:
+        return tr("Imported");
     }
     return {};
 }

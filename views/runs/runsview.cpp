@@ -35,55 +35,58 @@
 namespace clusterscope::views {
 
 namespace {
-QTableView* makeTable(QWidget* parent)
-{
-    auto* table = new QTableView(parent);
-    table->setAlternatingRowColors(true);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->verticalHeader()->hide();
-    table->horizontalHeader()->setStretchLastSection(true);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    return table;
-}
-
-QWidget* titled(const QString& title, QWidget* body, QWidget* parent, QWidget* extra = nullptr)
-{
-    auto* box = new QWidget(parent);
-    auto* layout = new QVBoxLayout(box);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto* header = new QHBoxLayout;
-    auto* label = new QLabel(title, box);
-    QFont bold = label->font();
-    bold.setBold(true);
-    label->setFont(bold);
-    header->addWidget(label, 1);
-    if (extra)
-        header->addWidget(extra);
-    layout->addLayout(header);
-    layout->addWidget(body, 1);
-    return box;
-}
-
-// The timeline's colour key: a swatch per activity kind.
-QLabel* timelineLegend(QWidget* parent)
-{
-    QString html;
-    for (auto kind : { engine::GpuActivityKind::Compute, engine::GpuActivityKind::Communication, engine::GpuActivityKind::Memcpy }) {
-        const QString name = kind == engine::GpuActivityKind::Compute ? RunsView::tr("compute")
-            : kind == engine::GpuActivityKind::Communication          ? RunsView::tr("communication")
-                                                                      : RunsView::tr("memcpy/memset");
-        html += QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
-                    .arg(RunPalette::activityColor(kind).name(), name);
+    QTableView* makeTable(QWidget* parent)
+    {
+        auto* table = new QTableView(parent);
+        table->setAlternatingRowColors(true);
+        table->setSelectionBehavior(QAbstractItemView::SelectRows);
+        table->setSelectionMode(QAbstractItemView::SingleSelection);
+        table->verticalHeader()->hide();
+        table->horizontalHeader()->setStretchLastSection(true);
+        table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        return table;
     }
-    html += RunsView::tr("— opacity shows how busy each pixel column is; wheel zooms, drag pans, Shift+wheel scrolls ranks, "
-                         "double-click shows all");
-    auto* label = new QLabel(html, parent);
-    label->setTextFormat(Qt::RichText);
-    label->setForegroundRole(QPalette::PlaceholderText);
-    label->setWordWrap(true);
-    return label;
-}
+
+    QWidget* titled(const QString& title, QWidget* body, QWidget* parent, QWidget* extra = nullptr)
+    {
+        auto* box = new QWidget(parent);
+        auto* layout = new QVBoxLayout(box);
+        layout->setContentsMargins(0, 0, 0, 0);
+        auto* header = new QHBoxLayout;
+        auto* label = new QLabel(title, box);
+        QFont bold = label->font();
+        bold.setBold(true);
+        label->setFont(bold);
+        header->addWidget(label, 1);
+        if (extra)
+            header->addWidget(extra);
+        layout->addLayout(header);
+        layout->addWidget(body, 1);
+        return box;
+    }
+
+    // The timeline's colour key: a swatch per activity kind.
+    QLabel* timelineLegend(QWidget* parent)
+    {
+        QString html;
+        for (auto kind : { engine::GpuActivityKind::Compute, engine::GpuActivityKind::Communication,
+                 engine::GpuActivityKind::Memcpy }) {
+            const QString name = kind == engine::GpuActivityKind::Compute ? RunsView::tr("compute")
+                : kind == engine::GpuActivityKind::Communication          ? RunsView::tr("communication")
+                                                                          : RunsView::tr("memcpy/memset");
+            html += QStringLiteral(
+                "<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
+                        .arg(RunPalette::activityColor(kind).name(), name);
+        }
+        html += RunsView::tr(
+            "— opacity shows how busy each pixel column is; wheel zooms, drag pans, Shift+wheel scrolls ranks, "
+            "double-click shows all");
+        auto* label = new QLabel(html, parent);
+        label->setTextFormat(Qt::RichText);
+        label->setForegroundRole(QPalette::PlaceholderText);
+        label->setWordWrap(true);
+        return label;
+    }
 }
 
 RunsView::RunsView(QWidget* parent)
@@ -109,7 +112,8 @@ RunsView::RunsView(QWidget* parent)
     , m_import(new QPushButton(tr("Import traces…"), this))
     , m_delete(new QPushButton(tr("Delete"), this))
     , m_stack(new QStackedWidget(this))
-    , m_empty(new EmptyStateWidget(tr("Runs"), tr("Import profiler traces (menu, button or drop a folder here)."), this))
+    , m_empty(
+          new EmptyStateWidget(tr("Runs"), tr("Import profiler traces (menu, button or drop a folder here)."), this))
     , m_content(new QWidget(this))
 {
     setAcceptDrops(true);
@@ -156,7 +160,8 @@ RunsView::RunsView(QWidget* parent)
     };
     connect(deleteAction, &QAction::triggered, this, requestDelete);
     connect(m_delete, &QPushButton::clicked, this, requestDelete);
-    connect(m_runTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsView::onRunSelectionChanged);
+    connect(
+        m_runTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsView::onRunSelectionChanged);
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -292,14 +297,16 @@ void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* e
         m_timeline->setData(TimelineData::fromRun(*events, analysis.clockOffsetNs));
     } else {
         m_timeline->setData(nullptr);
-        m_timeline->setPlaceholderText(tr("The events are not stored in the project: import the traces again to see the "
-                                          "timeline."));
+        m_timeline->setPlaceholderText(
+            tr("The events are not stored in the project: import the traces again to see the "
+               "timeline."));
     }
     const QLocale l;
     const int ranks = int(analysis.clockOffsetNs.size());
     m_title->setText(title.isEmpty() ? tr("Runs") : tr("Run: %1").arg(title));
-    QString caption = tr("%n rank(s), %1 step(s), %2 collectives", nullptr, ranks)
-                          .arg(l.toString(qlonglong(m_steps.size())), l.toString(qlonglong(analysis.collectives.size())));
+    QString caption
+        = tr("%n rank(s), %1 step(s), %2 collectives", nullptr, ranks)
+              .arg(l.toString(qlonglong(m_steps.size())), l.toString(qlonglong(analysis.collectives.size())));
     // The tail beside the mean: a synchronous step lasts as long as its slowest rank.
     const engine::LatencyStats stepTail = engine::stepDurationStats(analysis);
     if (stepTail.count > 0)
@@ -309,7 +316,8 @@ void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* e
     if (!analysis.stragglers.empty())
         caption += tr("; slowest to arrive: rank %1").arg(analysis.stragglers.front().rank);
     if (events)
-        caption += tr("; %1 GPU events").arg(l.toString(qulonglong(m_timeline->data() ? m_timeline->data()->eventCount() : 0)));
+        caption += tr("; %1 GPU events")
+                       .arg(l.toString(qulonglong(m_timeline->data() ? m_timeline->data()->eventCount() : 0)));
     m_caption->setText(caption);
     m_stack->setCurrentWidget(m_content);
 }
@@ -373,7 +381,8 @@ void RunsView::setImportStatus(const QString& text) { m_importStatus->setText(te
 void RunsView::dragEnterEvent(QDragEnterEvent* event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (!isImporting() && !urls.isEmpty() && std::all_of(urls.begin(), urls.end(), [](const QUrl& u) { return u.isLocalFile(); }))
+    if (!isImporting() && !urls.isEmpty()
+        && std::all_of(urls.begin(), urls.end(), [](const QUrl& u) { return u.isLocalFile(); }))
         event->acceptProposedAction();
 }
 

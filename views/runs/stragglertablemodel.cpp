@@ -32,25 +32,37 @@ QVariant StragglerTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Rank: return s.rank;
-        case LastArrivals: return s.lastArrivals;
-        case P99Wait: return l.toString(s.waitTailUs.p99 / 1e3, 'f', 3);
-        case MaxWait: return l.toString(s.waitTailUs.max / 1e3, 'f', 3);
-        case WaitCaused: return l.toString(s.waitCausedUs / 1e3, 'f', 3);
+        case Rank:
+            return s.rank;
+        case LastArrivals:
+            return s.lastArrivals;
+        case P99Wait:
+            return l.toString(s.waitTailUs.p99 / 1e3, 'f', 3);
+        case MaxWait:
+            return l.toString(s.waitTailUs.max / 1e3, 'f', 3);
+        case WaitCaused:
+            return l.toString(s.waitCausedUs / 1e3, 'f', 3);
         }
         break;
     case kSortRole:
         switch (index.column()) {
-        case Rank: return s.rank;
-        case LastArrivals: return s.lastArrivals;
-        case P99Wait: return s.waitTailUs.p99;
-        case MaxWait: return s.waitTailUs.max;
-        case WaitCaused: return s.waitCausedUs;
+        case Rank:
+            return s.rank;
+        case LastArrivals:
+            return s.lastArrivals;
+        case P99Wait:
+            return s.waitTailUs.p99;
+        case MaxWait:
+            return s.waitTailUs.max;
+        case WaitCaused:
+            return s.waitCausedUs;
         }
         break;
-    case Qt::TextAlignmentRole: return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-        return tr("Rank %1 arrived last at %2 collectives; the other ranks waited %3 ms for it in total (%4% of all waiting).")
+        return tr("Rank %1 arrived last at %2 collectives; the other ranks waited %3 ms for it in total (%4% of all "
+                  "waiting).")
             .arg(s.rank)
             .arg(s.lastArrivals)
             .arg(l.toString(s.waitCausedUs / 1e3, 'f', 3))
@@ -67,11 +79,16 @@ QVariant StragglerTableModel::headerData(int section, Qt::Orientation orientatio
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Rank: return tr("Rank");
-    case LastArrivals: return tr("Last arrivals");
-    case P99Wait: return tr("p99 wait (ms)");
-    case MaxWait: return tr("Max wait (ms)");
-    case WaitCaused: return tr("Wait caused (ms)");
+    case Rank:
+        return tr("Rank");
+    case LastArrivals:
+        return tr("Last arrivals");
+    case P99Wait:
+        return tr("p99 wait (ms)");
+    case MaxWait:
+        return tr("Max wait (ms)");
+    case WaitCaused:
+        return tr("Wait caused (ms)");
     }
     return {};
 }

@@ -13,31 +13,36 @@
 namespace clusterscope::views {
 
 namespace {
-QString kindName(engine::GpuActivityKind k)
-{
-    switch (k) {
-    case engine::GpuActivityKind::Compute: return QCoreApplication::translate("TimelineData", "compute");
-    case engine::GpuActivityKind::Communication: return QCoreApplication::translate("TimelineData", "comm");
-    case engine::GpuActivityKind::Memcpy: return QCoreApplication::translate("TimelineData", "memcpy");
-    case engine::GpuActivityKind::Memset: return QCoreApplication::translate("TimelineData", "memset");
+    QString kindName(engine::GpuActivityKind k)
+    {
+        switch (k) {
+        case engine::GpuActivityKind::Compute:
+            return QCoreApplication::translate("TimelineData", "compute");
+        case engine::GpuActivityKind::Communication:
+            return QCoreApplication::translate("TimelineData", "comm");
+        case engine::GpuActivityKind::Memcpy:
+            return QCoreApplication::translate("TimelineData", "memcpy");
+        case engine::GpuActivityKind::Memset:
+            return QCoreApplication::translate("TimelineData", "memset");
+        }
+        return {};
     }
-    return {};
+
+    QString durationText(double ns)
+    {
+        const QLocale l;
+        if (std::abs(ns) >= 1e9)
+            return l.toString(ns / 1e9, 'f', 3) + QStringLiteral(" s");
+        if (std::abs(ns) >= 1e6)
+            return l.toString(ns / 1e6, 'f', 3) + QStringLiteral(" ms");
+        if (std::abs(ns) >= 1e3)
+            return l.toString(ns / 1e3, 'f', 1) + QStringLiteral(" µs");
+        return l.toString(ns, 'f', 0) + QStringLiteral(" ns");
+    }
 }
 
-QString durationText(double ns)
-{
-    const QLocale l;
-    if (std::abs(ns) >= 1e9)
-        return l.toString(ns / 1e9, 'f', 3) + QStringLiteral(" s");
-    if (std::abs(ns) >= 1e6)
-        return l.toString(ns / 1e6, 'f', 3) + QStringLiteral(" ms");
-    if (std::abs(ns) >= 1e3)
-        return l.toString(ns / 1e3, 'f', 1) + QStringLiteral(" µs");
-    return l.toString(ns, 'f', 0) + QStringLiteral(" ns");
-}
-}
-
-std::shared_ptr<const TimelineData> TimelineData::fromRun(const engine::Run& run, const std::vector<std::int64_t>& clockOffsetNs)
+std::shared_ptr<const TimelineData> TimelineData::fromRun(
+    const engine::Run& run, const std::vector<std::int64_t>& clockOffsetNs)
 {
     auto data = std::make_shared<TimelineData>();
     data->m_beginNs = std::numeric_limits<std::int64_t>::max();
@@ -86,7 +91,8 @@ std::shared_ptr<const TimelineData> TimelineData::fromRun(const engine::Run& run
             if (!std::is_sorted(l.startNs.begin(), l.startNs.end())) { // be robust to unsorted input
                 std::vector<std::size_t> order(l.startNs.size());
                 std::iota(order.begin(), order.end(), std::size_t(0));
-                std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return l.startNs[a] < l.startNs[b]; });
+                std::stable_sort(order.begin(), order.end(),
+                    [&](std::size_t a, std::size_t b) { return l.startNs[a] < l.startNs[b]; });
                 TimelineLane sorted = l;
                 for (std::size_t i = 0; i < order.size(); ++i) {
                     sorted.startNs[i] = l.startNs[order[i]];
@@ -111,8 +117,8 @@ void TimelineData::binLane(int lane, double t0Ns, double nsPerColumn, int column
     const double t1Ns = t0Ns + nsPerColumn * columns;
     // Events starting before t0 - maxDuration cannot reach the window.
     const double searchFrom = t0Ns - double(l.maxDurationNs);
-    auto it = std::lower_bound(l.startNs.begin(), l.startNs.end(), searchFrom,
-        [](std::int64_t s, double t) { return double(s) < t; });
+    auto it = std::lower_bound(
+        l.startNs.begin(), l.startNs.end(), searchFrom, [](std::int64_t s, double t) { return double(s) < t; });
     const double invNs = 1.0 / nsPerColumn;
     for (std::size_t i = std::size_t(it - l.startNs.begin()), n = l.startNs.size(); i < n; ++i) {
         const double s = double(l.startNs[i]);
@@ -178,7 +184,8 @@ QString TimelineData::describe(int lane, int event) const
             text += QStringLiteral(", ") + QLocale().formattedDataSize(coll.bytes, 2, QLocale::DataSizeSIFormat);
         text += QStringLiteral(", ")
             + (coll.processGroup.empty() ? QCoreApplication::translate("TimelineData", "default group")
-                                         : QCoreApplication::translate("TimelineData", "group %1").arg(QString::fromStdString(coll.processGroup)));
+                                         : QCoreApplication::translate("TimelineData", "group %1")
+                                               .arg(QString::fromStdString(coll.processGroup)));
     }
     return text;
 }
@@ -186,7 +193,10 @@ QString TimelineData::describe(int lane, int event) const
 QString TimelineData::laneLabel(int lane) const
 {
     const TimelineLane& l = m_lanes[std::size_t(lane)];
-    return QCoreApplication::translate("TimelineData", "rank %1 · s%2 %3").arg(l.rank).arg(l.stream).arg(kindName(l.dominant));
+    return QCoreApplication::translate("TimelineData", "rank %1 · s%2 %3")
+        .arg(l.rank)
+        .arg(l.stream)
+        .arg(kindName(l.dominant));
 }
 
 } // namespace clusterscope::views

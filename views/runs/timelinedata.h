@@ -22,13 +22,13 @@ inline constexpr int kTimelineKinds = 4; ///< engine::GpuActivityKind values
 struct TimelineLane {
     std::int32_t rank = 0;
     std::int32_t stream = 0;
-    std::int32_t rankIndex = 0;        ///< index into Run::ranks
+    std::int32_t rankIndex = 0; ///< index into Run::ranks
     engine::GpuActivityKind dominant = engine::GpuActivityKind::Compute; ///< kind with most events
     std::vector<std::int64_t> startNs; ///< aligned, sorted ascending
     std::vector<std::int64_t> endNs;
-    std::vector<std::uint8_t> kind;        ///< engine::GpuActivityKind
-    std::vector<std::int32_t> collective;  ///< index into the rank's collectives, -1 for none
-    std::int64_t maxDurationNs = 0;        ///< longest event: bounds the binary search for visible events
+    std::vector<std::uint8_t> kind; ///< engine::GpuActivityKind
+    std::vector<std::int32_t> collective; ///< index into the rank's collectives, -1 for none
+    std::int64_t maxDurationNs = 0; ///< longest event: bounds the binary search for visible events
 };
 
 /// What a collective kernel was (for the hover text).
@@ -42,7 +42,8 @@ class TimelineData {
 public:
     /// Lanes of `run` sorted by rank then stream; `clockOffsetNs` as in engine::RunAnalysis (empty =
     /// no alignment).
-    static std::shared_ptr<const TimelineData> fromRun(const engine::Run& run, const std::vector<std::int64_t>& clockOffsetNs);
+    static std::shared_ptr<const TimelineData> fromRun(
+        const engine::Run& run, const std::vector<std::int64_t>& clockOffsetNs);
 
     const std::vector<TimelineLane>& lanes() const { return m_lanes; }
     std::int64_t beginNs() const { return m_beginNs; }

@@ -18,29 +18,29 @@
 namespace clusterscope::views {
 
 namespace {
-QString axisLabel(double ns)
-{
-    const QLocale l;
-    const double a = std::abs(ns);
-    if (a >= 1e9)
-        return l.toString(ns / 1e9, 'g', 6) + QStringLiteral(" s");
-    if (a >= 1e6)
-        return l.toString(ns / 1e6, 'g', 6) + QStringLiteral(" ms");
-    if (a >= 1e3)
-        return l.toString(ns / 1e3, 'g', 6) + QStringLiteral(" µs");
-    return l.toString(ns, 'g', 6) + QStringLiteral(" ns");
-}
+    QString axisLabel(double ns)
+    {
+        const QLocale l;
+        const double a = std::abs(ns);
+        if (a >= 1e9)
+            return l.toString(ns / 1e9, 'g', 6) + QStringLiteral(" s");
+        if (a >= 1e6)
+            return l.toString(ns / 1e6, 'g', 6) + QStringLiteral(" ms");
+        if (a >= 1e3)
+            return l.toString(ns / 1e3, 'g', 6) + QStringLiteral(" µs");
+        return l.toString(ns, 'g', 6) + QStringLiteral(" ns");
+    }
 
-// 1, 2 or 5 times a power of ten, the smallest such step giving at most `maxTicks` ticks.
-double niceStep(double span, int maxTicks)
-{
-    const double raw = span / std::max(1, maxTicks);
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : { 1.0, 2.0, 5.0, 10.0 })
-        if (m * power >= raw)
-            return m * power;
-    return 10 * power;
-}
+    // 1, 2 or 5 times a power of ten, the smallest such step giving at most `maxTicks` ticks.
+    double niceStep(double span, int maxTicks)
+    {
+        const double raw = span / std::max(1, maxTicks);
+        const double power = std::pow(10.0, std::floor(std::log10(raw)));
+        for (double m : { 1.0, 2.0, 5.0, 10.0 })
+            if (m * power >= raw)
+                return m * power;
+        return 10 * power;
+    }
 }
 
 TimelineWidget::TimelineWidget(QWidget* parent)
@@ -288,7 +288,8 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event)
     const QPoint delta = event->position().toPoint() - m_dragOrigin;
     m_viewStartNs = m_dragStartNs - delta.x() * m_nsPerPixel;
     const int lanes = m_data ? int(m_data->lanes().size()) : 0;
-    m_firstLane = std::clamp(m_dragFirstLane - delta.y() / std::max(1, laneHeight()), 0, std::max(0, lanes - visibleLaneCount() + 1));
+    m_firstLane = std::clamp(
+        m_dragFirstLane - delta.y() / std::max(1, laneHeight()), 0, std::max(0, lanes - visibleLaneCount() + 1));
     invalidate();
 }
 

@@ -1,5 +1,5 @@
-#include "views/presentation/strategylabel.h"
 #include "views/strategies/paretochart.h"
+#include "views/presentation/strategylabel.h"
 
 #include "engine/training/strategysearch.h"
 #include "views/models/strategytablemodel.h"
@@ -41,12 +41,9 @@ struct ParetoChart::Private {
 
 namespace {
 
-const QColor kFrontColor(0xC0, 0x39, 0x2B);
+    const QColor kFrontColor(0xC0, 0x39, 0x2B);
 
-QString usd(double v)
-{
-    return QStringLiteral("$") + QLocale().toString(v, 'f', v >= 100 ? 0 : 2);
-}
+    QString usd(double v) { return QStringLiteral("$") + QLocale().toString(v, 'f', v >= 100 ? 0 : 2); }
 
 } // namespace
 
@@ -111,8 +108,9 @@ ParetoChart::ParetoChart(QWidget* parent)
     d->memoryAxis->setLabelFormat(QStringLiteral("%.0f"));
     d->chart->addAxis(d->timeAxis, Qt::AlignBottom);
     d->chart->addAxis(d->memoryAxis, Qt::AlignLeft);
-    for (QXYSeries* s : { static_cast<QXYSeries*>(d->capacity), static_cast<QXYSeries*>(d->front),
-             static_cast<QXYSeries*>(d->pareto), static_cast<QXYSeries*>(d->ranked), static_cast<QXYSeries*>(d->selected) }) {
+    for (QXYSeries* s :
+        { static_cast<QXYSeries*>(d->capacity), static_cast<QXYSeries*>(d->front), static_cast<QXYSeries*>(d->pareto),
+            static_cast<QXYSeries*>(d->ranked), static_cast<QXYSeries*>(d->selected) }) {
         d->chart->addSeries(s);
         s->attachAxis(d->timeAxis);
         s->attachAxis(d->memoryAxis);
@@ -120,8 +118,10 @@ ParetoChart::ParetoChart(QWidget* parent)
     for (QLegendMarker* m : d->chart->legend()->markers(d->front))
         m->setVisible(false);
 
-    connect(d->ranked, &QScatterSeries::hovered, this, [this](const QPointF& p, bool on) { on ? showPoint(p, false) : QToolTip::hideText(); });
-    connect(d->pareto, &QScatterSeries::hovered, this, [this](const QPointF& p, bool on) { on ? showPoint(p, true) : QToolTip::hideText(); });
+    connect(d->ranked, &QScatterSeries::hovered, this,
+        [this](const QPointF& p, bool on) { on ? showPoint(p, false) : QToolTip::hideText(); });
+    connect(d->pareto, &QScatterSeries::hovered, this,
+        [this](const QPointF& p, bool on) { on ? showPoint(p, true) : QToolTip::hideText(); });
     d->view = new QChartView(d->chart, this);
     d->view->setRenderHint(QPainter::Antialiasing);
     // Clicks are resolved here rather than through QScatterSeries::clicked: the front's markers
@@ -166,8 +166,8 @@ QColor ParetoChart::costColor(double usd, double minUsd, double maxUsd)
     const double u = (t - 0.5 * i) * 2;
     const QColor& a = stops[i];
     const QColor& b = stops[i + 1];
-    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * u), float(a.greenF() + (b.greenF() - a.greenF()) * u),
-        float(a.blueF() + (b.blueF() - a.blueF()) * u));
+    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * u),
+        float(a.greenF() + (b.greenF() - a.greenF()) * u), float(a.blueF() + (b.blueF() - a.blueF()) * u));
 }
 
 QString ParetoChart::describe(const engine::TrainingEstimate& e)
@@ -227,8 +227,10 @@ void ParetoChart::setResult(const engine::SearchResult& result)
 {
     m_ranked = result.ranked;
     m_pareto = result.pareto;
-    std::sort(m_pareto.begin(), m_pareto.end(),
-        [](const engine::TrainingEstimate& a, const engine::TrainingEstimate& b) { return a.iterationSeconds < b.iterationSeconds; });
+    std::sort(
+        m_pareto.begin(), m_pareto.end(), [](const engine::TrainingEstimate& a, const engine::TrainingEstimate& b) {
+            return a.iterationSeconds < b.iterationSeconds;
+        });
 
     double minCost = 0, maxCost = 0, minTime = 0, maxTime = 1, maxMemory = 1, capacity = 0;
     bool first = true;
@@ -252,13 +254,13 @@ void ParetoChart::setResult(const engine::SearchResult& result)
     d->ranked->clearPointsConfiguration();
     d->ranked->replace(rankedPoints);
     for (std::size_t i = 0; i < m_ranked.size(); ++i)
-        d->ranked->setPointConfiguration(int(i), QXYSeries::PointConfiguration::Color,
-            costColor(m_ranked[i].costPerIterationUsd, minCost, maxCost));
+        d->ranked->setPointConfiguration(
+            int(i), QXYSeries::PointConfiguration::Color, costColor(m_ranked[i].costPerIterationUsd, minCost, maxCost));
     d->pareto->clearPointsConfiguration();
     d->pareto->replace(paretoPoints);
     for (std::size_t i = 0; i < m_pareto.size(); ++i)
-        d->pareto->setPointConfiguration(int(i), QXYSeries::PointConfiguration::Color,
-            costColor(m_pareto[i].costPerIterationUsd, minCost, maxCost));
+        d->pareto->setPointConfiguration(
+            int(i), QXYSeries::PointConfiguration::Color, costColor(m_pareto[i].costPerIterationUsd, minCost, maxCost));
     d->front->replace(paretoPoints);
 
     // The front often runs from the fastest strategy to ones 30x slower that save memory: a log
@@ -302,12 +304,13 @@ void ParetoChart::setResult(const engine::SearchResult& result)
     if (first)
         d->costLegend->setText(tr("No strategy to plot."));
     else
-        d->costLegend->setText(tr("Point colour: cost per iteration%5, <span style=\"color:%1\">&#9632;</span> %2 (cheapest) "
-                                  "to <span style=\"color:%3\">&#9632;</span> %4 (dearest). Hover a point for details, "
-                                  "click it to select its row.")
-                                   .arg(costColor(minCost, minCost, maxCost).name(), usd(minCost),
-                                       costColor(maxCost, minCost, maxCost).name(), usd(maxCost),
-                                       minCost > 0 && maxCost / minCost > 4 ? tr(" (log scale)") : QString()));
+        d->costLegend->setText(
+            tr("Point colour: cost per iteration%5, <span style=\"color:%1\">&#9632;</span> %2 (cheapest) "
+               "to <span style=\"color:%3\">&#9632;</span> %4 (dearest). Hover a point for details, "
+               "click it to select its row.")
+                .arg(costColor(minCost, minCost, maxCost).name(), usd(minCost),
+                    costColor(maxCost, minCost, maxCost).name(), usd(maxCost),
+                    minCost > 0 && maxCost / minCost > 4 ? tr(" (log scale)") : QString()));
     m_selected = -1;
     d->selected->clear();
 }

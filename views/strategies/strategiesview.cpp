@@ -34,9 +34,8 @@ StrategiesView::StrategiesView(QWidget* parent)
     , m_apply(new QPushButton(tr("Apply to scenario"), this))
     , m_applyAction(new QAction(tr("Apply strategy to scenario"), this))
     , m_stack(new QStackedWidget(this))
-    , m_empty(new EmptyStateWidget(tr("Strategies"),
-          tr("Run a strategy search to rank every valid parallelism layout."),
-          this))
+    , m_empty(new EmptyStateWidget(
+          tr("Strategies"), tr("Run a strategy search to rank every valid parallelism layout."), this))
     , m_content(new QWidget(this))
     , m_notice(new QWidget(this))
     , m_noticeText(new QLabel(m_notice))
@@ -90,7 +89,8 @@ StrategiesView::StrategiesView(QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->addAction(m_applyAction);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &StrategiesView::onSelectionChanged);
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &StrategiesView::onSelectionChanged);
     connect(m_pareto, &ParetoChart::pointClicked, this, &StrategiesView::selectRow);
 
     auto* splitter = new QSplitter(Qt::Vertical, m_content);
@@ -135,7 +135,8 @@ void StrategiesView::setResult(const engine::SearchResult& result, const QString
                                l.toString(qlonglong(result.ranked.size())), l.toString(qlonglong(result.pareto.size())),
                                result.cancelled ? tr(" Search cancelled: partial results.") : QString()));
     m_table->resizeColumnsToContents();
-    m_stack->setCurrentWidget(result.ranked.empty() && result.pareto.empty() ? static_cast<QWidget*>(m_empty) : m_content);
+    m_stack->setCurrentWidget(
+        result.ranked.empty() && result.pareto.empty() ? static_cast<QWidget*>(m_empty) : m_content);
     if (result.ranked.empty())
         m_empty->setText(tr("No strategy fits in GPU memory (%1 valid of %2).")
                              .arg(l.toString(result.valid), l.toString(result.candidates)));

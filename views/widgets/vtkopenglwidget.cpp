@@ -30,20 +30,20 @@ struct VtkOpenGLWidget::Private {
 };
 
 namespace {
-// VTK asks to make its context current: make Qt's context current on its surface. NOT
-// QOpenGLWidget::makeCurrent(), which rebinds Qt's framebuffer behind VTK's GL-state cache.
-void onMakeCurrent(vtkObject*, unsigned long, void* clientData, void*)
-{
-    auto* w = static_cast<VtkOpenGLWidget*>(clientData);
-    if (QOpenGLContext* c = w->context())
-        c->makeCurrent(c->surface());
-}
+    // VTK asks to make its context current: make Qt's context current on its surface. NOT
+    // QOpenGLWidget::makeCurrent(), which rebinds Qt's framebuffer behind VTK's GL-state cache.
+    void onMakeCurrent(vtkObject*, unsigned long, void* clientData, void*)
+    {
+        auto* w = static_cast<VtkOpenGLWidget*>(clientData);
+        if (QOpenGLContext* c = w->context())
+            c->makeCurrent(c->surface());
+    }
 
-void onIsCurrent(vtkObject*, unsigned long, void* clientData, void* callData)
-{
-    auto* w = static_cast<VtkOpenGLWidget*>(clientData);
-    *static_cast<bool*>(callData) = w->context() && QOpenGLContext::currentContext() == w->context();
-}
+    void onIsCurrent(vtkObject*, unsigned long, void* clientData, void* callData)
+    {
+        auto* w = static_cast<VtkOpenGLWidget*>(clientData);
+        *static_cast<bool*>(callData) = w->context() && QOpenGLContext::currentContext() == w->context();
+    }
 } // namespace
 
 VtkOpenGLWidget::VtkOpenGLWidget(QWidget* parent)
@@ -176,22 +176,29 @@ void VtkOpenGLWidget::paintGL()
 QImage VtkOpenGLWidget::grabPicture() { return grabFramebuffer(); }
 
 namespace {
-void feedPosition(vtkGenericRenderWindowInteractor* i, QWidget* w, QPointF pos, Qt::KeyboardModifiers mods)
-{
-    const qreal dpr = w->devicePixelRatioF();
-    i->SetEventInformationFlipY(int(pos.x() * dpr), int(pos.y() * dpr), (mods & Qt::ControlModifier) ? 1 : 0,
-        (mods & Qt::ShiftModifier) ? 1 : 0);
-}
+    void feedPosition(vtkGenericRenderWindowInteractor* i, QWidget* w, QPointF pos, Qt::KeyboardModifiers mods)
+    {
+        const qreal dpr = w->devicePixelRatioF();
+        i->SetEventInformationFlipY(int(pos.x() * dpr), int(pos.y() * dpr), (mods & Qt::ControlModifier) ? 1 : 0,
+            (mods & Qt::ShiftModifier) ? 1 : 0);
+    }
 } // namespace
 
 void VtkOpenGLWidget::mousePressEvent(QMouseEvent* event)
 {
     feedPosition(d->interactor, this, event->position(), event->modifiers());
     switch (event->button()) {
-    case Qt::LeftButton: d->interactor->InvokeEvent(vtkCommand::LeftButtonPressEvent); break;
-    case Qt::RightButton: d->interactor->InvokeEvent(vtkCommand::RightButtonPressEvent); break;
-    case Qt::MiddleButton: d->interactor->InvokeEvent(vtkCommand::MiddleButtonPressEvent); break;
-    default: break;
+    case Qt::LeftButton:
+        d->interactor->InvokeEvent(vtkCommand::LeftButtonPressEvent);
+        break;
+    case Qt::RightButton:
+        d->interactor->InvokeEvent(vtkCommand::RightButtonPressEvent);
+        break;
+    case Qt::MiddleButton:
+        d->interactor->InvokeEvent(vtkCommand::MiddleButtonPressEvent);
+        break;
+    default:
+        break;
     }
     update();
 }
@@ -210,10 +217,17 @@ void VtkOpenGLWidget::mouseReleaseEvent(QMouseEvent* event)
 {
     feedPosition(d->interactor, this, event->position(), event->modifiers());
     switch (event->button()) {
-    case Qt::LeftButton: d->interactor->InvokeEvent(vtkCommand::LeftButtonReleaseEvent); break;
-    case Qt::RightButton: d->interactor->InvokeEvent(vtkCommand::RightButtonReleaseEvent); break;
-    case Qt::MiddleButton: d->interactor->InvokeEvent(vtkCommand::MiddleButtonReleaseEvent); break;
-    default: break;
+    case Qt::LeftButton:
+        d->interactor->InvokeEvent(vtkCommand::LeftButtonReleaseEvent);
+        break;
+    case Qt::RightButton:
+        d->interactor->InvokeEvent(vtkCommand::RightButtonReleaseEvent);
+        break;
+    case Qt::MiddleButton:
+        d->interactor->InvokeEvent(vtkCommand::MiddleButtonReleaseEvent);
+        break;
+    default:
+        break;
     }
     update();
 }
@@ -245,8 +259,8 @@ void VtkOpenGLWidget::keyPressEvent(QKeyEvent* event)
         QOpenGLWidget::keyPressEvent(event);
         return;
     }
-    d->interactor->SetKeyEventInformation(event->modifiers() & Qt::ControlModifier, event->modifiers() & Qt::ShiftModifier,
-        text.isEmpty() ? 0 : text.at(0), 0, nullptr);
+    d->interactor->SetKeyEventInformation(event->modifiers() & Qt::ControlModifier,
+        event->modifiers() & Qt::ShiftModifier, text.isEmpty() ? 0 : text.at(0), 0, nullptr);
     d->interactor->InvokeEvent(vtkCommand::KeyPressEvent);
     d->interactor->InvokeEvent(vtkCommand::CharEvent);
     update();
