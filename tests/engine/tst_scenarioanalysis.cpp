@@ -120,7 +120,7 @@ private Q_SLOTS:
         QVERIFY2(a.invalidStrategy.rfind("/parallelism: tp x pp x dp x cp", 0) == 0, a.invalidStrategy.c_str());
         QVERIFY(a.search && !a.search->ranked.empty());
         QVERIFY(a.estimate);
-        QCOMPARE(a.estimateSource, std::string("search"));
+        QCOMPARE(a.estimateSource, EstimateSource::Search);
         QVERIFY(a.estimate->strategy.parallelism == a.search->ranked.front().strategy.parallelism);
         QVERIFY(a.trafficSource);
 

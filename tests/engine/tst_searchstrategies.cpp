@@ -93,7 +93,16 @@ private Q_SLOTS:
         // 64 GPUs, a small dense model: count the enumeration by hand for one (tp, cp, pp) cell.
         Scenario s = example("llama3-70b-1024-h100.json");
         s.cluster.gpus = 64;
-        s.model = ModelSpec { 8, 1024, 8, 8, 4096, 32000, 2048, std::nullopt, false };
+        s.model = ModelSpec {};
+        s.model.layers = 8;
+        s.model.hidden = 1024;
+        s.model.heads = 8;
+        s.model.kvHeads = 8;
+        s.model.ffnHidden = 4096;
+        s.model.vocab = 32000;
+        s.model.seqLen = 2048;
+        s.model.moe = std::nullopt;
+        s.model.gatedMlp = false;
         s.training.globalBatch = 64;
         s.parallelism.reset();
         auto evaluator = TrainingEvaluator::create(s, m_catalog);
