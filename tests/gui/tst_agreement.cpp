@@ -60,7 +60,7 @@ private Q_SLOTS:
         QVERIFY(!w.breakdownChart()->breakdowns().empty());
         QVERIFY2(close(w.breakdownChart()->breakdowns().front().breakdown.total(), guiSeconds, 1e-6),
             qPrintable(QString::number(w.breakdownChart()->breakdowns().front().breakdown.total())));
-        const auto guiBusiest = engine::busiestLink(gui->fabric->graph, gui->linkUtilisation);
+        const auto guiBusiest = engine::busiestLink(gui->fabric->graph, gui->load.linkUtilisation);
         QVERIFY(guiBusiest);
         const double guiMemory = gui->estimate->memory.totalBytes();
 
