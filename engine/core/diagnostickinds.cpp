@@ -19,11 +19,12 @@ const char* toString(DiagnosticSeverity severity)
 
 namespace {
     using namespace diagnostic;
-    constexpr std::array kKinds { kImportFileFailed, kImportRankAssigned, kKinetoNcclOpUnknown, kKinetoNcclSizeUnknown,
-        kKinetoMultipleDevices, kKinetoBadTimestamp, kNsysNcclSizeUnknown, kIbLeadingText, kIbUnrecognisedLine,
-        kIbPortConflict, kIbNodeWithoutHeader, kIbUnknownSpeed, kIbTierUnknown, kIbMissingLinks, kRunNoProfilerSteps,
-        kRunActivityOutsideSteps, kRunCollectiveMismatch, kRunTrafficTooLarge, kRunTrafficUnknownBytes,
-        kRunTrafficUnknownPeers };
+    constexpr std::array kKinds { kImportFileFailed, kImportRanksWithoutTrace, kImportRankAssigned,
+        kKinetoNcclOpUnknown, kKinetoNcclSizeUnknown, kKinetoMultipleDevices, kKinetoBadTimestamp, kNsysNcclSizeUnknown,
+        kIbLeadingText, kIbUnrecognisedLine, kIbPortConflict, kIbNodeWithoutHeader, kIbUnknownSpeed, kIbTierUnknown,
+        kIbMissingLinks, kIbTrailingPrompt, kIbTierFromName, kIbMixedLinkRates, kIbEmbeddedCaUnplaced,
+        kRunNoProfilerSteps, kRunActivityOutsideSteps, kRunCollectiveMismatch, kRunTrafficTooLarge,
+        kRunTrafficUnknownBytes, kRunTrafficUnknownPeers };
 } // namespace
 
 std::span<const DiagnosticKind> diagnosticKinds() { return kKinds; }

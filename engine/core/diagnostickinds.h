@@ -29,6 +29,10 @@ namespace diagnostic {
     // Importing many trace files (importers/kineto/runloader, nsys).
     inline constexpr DiagnosticKind kImportFileFailed { "import.file_failed", DiagnosticSeverity::Error,
         "A trace file could not be read; the run is analysed without that rank." };
+    inline constexpr DiagnosticKind kImportRanksWithoutTrace { "import.ranks_without_trace",
+        DiagnosticSeverity::Warning,
+        "Ranks within the traces' world size have no readable trace: their collectives are seen from the other ranks "
+        "only." };
     inline constexpr DiagnosticKind kImportRankAssigned { "import.rank_assigned", DiagnosticSeverity::Warning,
         "Traces that state no rank, or a rank another trace already has, were numbered in file order." };
 
@@ -63,6 +67,15 @@ namespace diagnostic {
         "Switches with no path to a channel adapter have no inferable tier." };
     inline constexpr DiagnosticKind kIbMissingLinks { "ibnetdiscover.missing_links", DiagnosticSeverity::Warning,
         "Inter-switch links are missing compared with the fabric's regular pattern." };
+    inline constexpr DiagnosticKind kIbTrailingPrompt { "ibnetdiscover.trailing_prompt", DiagnosticSeverity::Info,
+        "A shell prompt after the last node (a terminal capture) was ignored." };
+    inline constexpr DiagnosticKind kIbTierFromName { "ibnetdiscover.tier_from_name", DiagnosticSeverity::Info,
+        "Switches the wiring alone cannot place (no hosts below them) take the tier their names state." };
+    inline constexpr DiagnosticKind kIbMixedLinkRates { "ibnetdiscover.mixed_link_rates", DiagnosticSeverity::Info,
+        "Links of one level run at several widths or speeds by design; they are not flagged one by one." };
+    inline constexpr DiagnosticKind kIbEmbeddedCaUnplaced { "ibnetdiscover.embedded_ca_unplaced",
+        DiagnosticSeverity::Info,
+        "Switch-embedded adapters (SHARP aggregation nodes, management ports) whose switch is not in the dump." };
 
     // Run analysis (engine/run).
     inline constexpr DiagnosticKind kRunNoProfilerSteps { "run.no_profiler_steps", DiagnosticSeverity::Info,

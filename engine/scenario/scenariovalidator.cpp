@@ -2,7 +2,7 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenario.h"
-#include "engine/training/pipelinesplit.h"
+#include "engine/scenario/pipelinesplit.h"
 
 namespace clusterscope::engine {
 

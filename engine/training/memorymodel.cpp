@@ -1,6 +1,6 @@
 #include "engine/training/memorymodel.h"
 
-#include "engine/training/pipelinesplit.h"
+#include "engine/scenario/pipelinesplit.h"
 #include "engine/training/transformershape.h"
 
 #include <algorithm>

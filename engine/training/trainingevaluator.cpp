@@ -3,7 +3,7 @@
 #include "engine/catalog/catalog.h"
 #include "engine/core/linkclass.h"
 #include "engine/training/gradientcompression.h"
-#include "engine/training/pipelinesplit.h"
+#include "engine/scenario/pipelinesplit.h"
 
 #include <algorithm>
 #include <atomic>

@@ -2,7 +2,7 @@
 // collectives, the pipeline schedule and the optimizer step (notes/training-model.md).
 
 #include "engine/training/gradientcompression.h"
-#include "engine/training/pipelinesplit.h"
+#include "engine/scenario/pipelinesplit.h"
 #include "engine/training/trainingevaluator.h"
 
 #include <algorithm>

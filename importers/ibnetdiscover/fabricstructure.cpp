@@ -195,7 +195,7 @@ namespace {
         for (const auto& [n, tier] : changes)
             g.node(n).tier = std::int8_t(tier);
         if (!changes.empty())
-            fabric.diagnostics.add("ibnetdiscover.tier_from_name", DiagnosticSeverity::Info,
+            fabric.diagnostics.add(engine::diagnostic::kIbTierFromName,
                 name + ": switches take the tier their description names (" + g.label(changes.front().first)
                     + "): their distance from the hosts says otherwise, but every cable of theirs still joins adjacent "
                       "tiers.",
@@ -283,7 +283,7 @@ namespace {
                 slower += k < r ? c : 0;
             mixed[key] = 10 * (narrower + slower) > n;
             if (mixed[key])
-                fabric.diagnostics.add("ibnetdiscover.mixed_link_rates", DiagnosticSeverity::Info,
+                fabric.diagnostics.add(engine::diagnostic::kIbMixedLinkRates,
                     name
                         + ": the links of one level differ in width or speed too often to be defects (a mixed fabric); "
                           "not flagged.",
@@ -353,7 +353,7 @@ void analyseFabricStructure(ImportedFabric& fabric, const std::string& name)
     inferGroupsAndCablingDefects(fabric, name);
     for (const auto& e : fabric.structure.embedded)
         if (e.hostSwitch == engine::kNoId)
-            fabric.diagnostics.add("ibnetdiscover.embedded_ca_unplaced", DiagnosticSeverity::Info,
+            fabric.diagnostics.add(engine::diagnostic::kIbEmbeddedCaUnplaced,
                 name + ": a switch-embedded CA (" + e.description + ") is cabled to no switch in the dump.");
 }
 

@@ -174,7 +174,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
             r.speed = l.speed;
     });
     if (pendingLine > 0 && looksLikePrompt(pendingText)) {
-        out.diagnostics.add("ibnetdiscover.trailing_prompt", DiagnosticSeverity::Info,
+        out.diagnostics.add(engine::diagnostic::kIbTrailingPrompt,
             name + ": line " + std::to_string(pendingLine) + ": a shell prompt after the dump was skipped (\""
                 + pendingText.substr(0, 80) + "\").");
         pendingLine = 0;
@@ -270,7 +270,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         }
     }
     if (headerless > 0)
-        out.diagnostics.add("ibnetdiscover.node_without_header", DiagnosticSeverity::Info,
+        out.diagnostics.add(engine::diagnostic::kIbNodeWithoutHeader,
             name + ": nodes only seen as a peer (no block of their own) were added from the peer's description.",
             headerless);
     auto portName
@@ -322,7 +322,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         out.graph.addLink(fl);
     }
     if (unknownSpeeds > 0)
-        out.diagnostics.add("ibnetdiscover.unknown_speed", DiagnosticSeverity::Warning,
+        out.diagnostics.add(engine::diagnostic::kIbUnknownSpeed,
             name + ": line " + std::to_string(firstUnknownSpeed) + ": link speed \"" + unknownSpeed
                 + "\" is unknown; its rate is 0.",
             unknownSpeeds);

@@ -343,7 +343,7 @@ void inferGroupsAndCablingDefects(ImportedFabric& fabric, const std::string& nam
     for (const auto& l : added)
         g.addLink(l);
     if (missingLinks > 0)
-        fabric.diagnostics.add("ibnetdiscover.missing_links", DiagnosticSeverity::Warning,
+        fabric.diagnostics.add(engine::diagnostic::kIbMissingLinks,
             name + ": inter-switch links are missing compared with the cabling pattern of their pod.", missingLinks);
     fabric.flags.insert(
         fabric.flags.end(), std::make_move_iterator(flags.begin()), std::make_move_iterator(flags.end()));

@@ -95,7 +95,7 @@ RankNumbering numberRanks(const std::vector<std::pair<std::int32_t, std::int32_t
 void addRunLevelDiagnostics(engine::Run& run, bool renumbered)
 {
     if (renumbered)
-        run.diagnostics.add("import.rank_assigned", DiagnosticSeverity::Warning,
+        run.diagnostics.add(engine::diagnostic::kImportRankAssigned,
             "Some traces state no rank or a rank another trace already has; they were numbered in file order.");
     // Ranks the world size promises but no file holds (a missing, truncated or unreadable rank file).
     std::int32_t world = 0;
@@ -114,7 +114,7 @@ void addRunLevelDiagnostics(engine::Run& run, bool renumbered)
             first += (first.empty() ? "" : ", ") + std::to_string(r);
     }
     if (missing > 0)
-        run.diagnostics.add("import.ranks_without_trace", DiagnosticSeverity::Warning,
+        run.diagnostics.add(engine::diagnostic::kImportRanksWithoutTrace,
             "The traces state a world size of " + std::to_string(world) + " but " + std::to_string(missing)
                 + " ranks have no readable trace (" + first + (missing > 8 ? ", ..." : "")
                 + "); their collectives are seen from the other ranks only.",

@@ -42,7 +42,7 @@ engine::Result<ReducedRun> assembleReducedRun(
         TraceFileReduction& r = reductions[f];
         out.run.diagnostics.merge(r.diagnostics);
         if (!r.error.empty()) {
-            out.run.diagnostics.addSeparate("import.file_failed", DiagnosticSeverity::Error, r.error);
+            out.run.diagnostics.addSeparate(engine::diagnostic::kImportFileFailed, r.error);
             if (firstError.empty())
                 firstError = r.error;
         }

@@ -149,7 +149,7 @@ private Q_SLOTS:
                 + R"({"kind": "nic", "id": "X", "price_usd": 1, "source": "s", "date": "2025-01-01"},
                                                {"kind": "nic", "id": "X", "price_usd": 2, "source": "s", "date": "2025-01-01"}]})"
                                    << "p.json: /items/1/id: duplicate price for nic \"X\"";
-        QTest::addRow("not json") << QStringLiteral("{") << "p.json: byte 2: invalid JSON";
+        QTest::addRow("not json") << QStringLiteral("{") << "p.json: byte 2: not valid JSON";
     }
     void priceBookErrors()
     {

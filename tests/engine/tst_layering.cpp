@@ -29,6 +29,7 @@ const std::map<QString, QStringList> kEngineFolders = {
         { QStringLiteral("collectives"), QStringLiteral("fabric"), QStringLiteral("calibration") } },
     { QStringLiteral("store"), { QStringLiteral("run"), QStringLiteral("calibration") } },
     { QStringLiteral("analysis"), { QStringLiteral("training"), QStringLiteral("run"), QStringLiteral("store") } },
+    { QStringLiteral("telemetry"), { QStringLiteral("fabric") } },
 };
 
 std::set<QString> allowedBelow(const QString& folder)

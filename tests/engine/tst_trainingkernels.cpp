@@ -7,7 +7,7 @@
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
-#include "engine/training/pipelinesplit.h"
+#include "engine/scenario/pipelinesplit.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
 #include "resources/embeddedresources.h"

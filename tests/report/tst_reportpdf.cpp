@@ -7,6 +7,7 @@
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/scenario/scenariojson.h"
+#include "views/presentation/breakdownpalette.h"
 
 #include <QGuiApplication>
 #include <QRegularExpression>
@@ -111,8 +112,10 @@ private Q_SLOTS:
         QTest::addRow("breakdown total") << QStringList { QStringLiteral("Iteration"),
             formatSeconds(e.breakdown.total()), QStringLiteral("100.0%") };
         QTest::addRow("compute") << QStringList { QStringLiteral("Compute"), formatSeconds(e.breakdown.compute) };
-        QTest::addRow("tp exposed") << QStringList { QStringLiteral("TP exposed"),
-            formatSeconds(e.breakdown.tpExposed) };
+        // The component's name as every chart and table says it (views/presentation).
+        QTest::addRow("tp exposed") << QStringList {
+            views::BreakdownPalette::name(views::BreakdownComponent::TpExposed), formatSeconds(e.breakdown.tpExposed)
+        };
         QTest::addRow("mfu") << QStringList { QStringLiteral("MFU"), formatPercent(e.mfu) };
         QTest::addRow("tokens per second") << QStringList { QStringLiteral("Tokens per second"),
             formatCount((long long)std::llround(e.tokensPerSecond)) };

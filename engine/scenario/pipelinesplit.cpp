@@ -1,4 +1,4 @@
-#include "engine/training/pipelinesplit.h"
+#include "engine/scenario/pipelinesplit.h"
 
 namespace clusterscope::engine {
 
