@@ -49,12 +49,11 @@ namespace {
         {
             if constexpr (sizeof...(args) == 0) {
                 out += fmt;
-                out += eol;
-                return;
+            } else {
+                char buf[512];
+                const int n = std::snprintf(buf, sizeof buf, fmt, args...);
+                out.append(buf, std::size_t(std::clamp(n, 0, int(sizeof buf) - 1)));
             }
-            char buf[512];
-            const int n = std::snprintf(buf, sizeof buf, fmt, args...);
-            out.append(buf, std::size_t(std::clamp(n, 0, int(sizeof buf) - 1)));
             out += eol;
         }
     };
