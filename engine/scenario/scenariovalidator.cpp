@@ -1,8 +1,8 @@
 #include "engine/scenario/scenariovalidator.h"
 
 #include "engine/catalog/catalog.h"
-#include "engine/scenario/scenario.h"
 #include "engine/scenario/pipelinesplit.h"
+#include "engine/scenario/scenario.h"
 
 namespace clusterscope::engine {
 

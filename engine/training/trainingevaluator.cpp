@@ -2,8 +2,8 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/core/linkclass.h"
-#include "engine/training/gradientcompression.h"
 #include "engine/scenario/pipelinesplit.h"
+#include "engine/training/gradientcompression.h"
 
 #include <algorithm>
 #include <atomic>

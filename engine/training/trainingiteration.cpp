@@ -1,8 +1,8 @@
 // TrainingEvaluator::evaluate(): assembles one iteration from the layer times, the placed
 // collectives, the pipeline schedule and the optimizer step (notes/training-model.md).
 
-#include "engine/training/gradientcompression.h"
 #include "engine/scenario/pipelinesplit.h"
+#include "engine/training/gradientcompression.h"
 #include "engine/training/trainingevaluator.h"
 
 #include <algorithm>

@@ -5,9 +5,9 @@
 // - GEMM tile/wave quantization, fp8 not 2x bf16, attention by head_dim, and the compute breakdown.
 
 #include "engine/catalog/catalog.h"
+#include "engine/scenario/pipelinesplit.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
-#include "engine/scenario/pipelinesplit.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
 #include "resources/embeddedresources.h"
