@@ -79,6 +79,17 @@ namespace {
         return Status::success();
     }
 
+    /// The envelope's "data" as an array (series, labels, label values); `items` lives in `parser`.
+    Status openDataArray(dom::parser& parser, const std::string& body, const std::string& what, dom::array& items)
+    {
+        dom::element data;
+        if (Status s = openEnvelope(parser, body, what, data, nullptr); !s)
+            return s;
+        if (data.get(items))
+            return Status::error(what + ": \"data\" is not an array");
+        return Status::success();
+    }
+
     Status decodeLabels(dom::element metric, PromLabels& out, const std::string& what)
     {
         dom::object obj;
@@ -261,12 +272,9 @@ Result<std::vector<PromLabels>> PromClient::series(
     if (!body)
         return body.status();
     dom::parser parser;
-    dom::element data;
-    if (Status s = openEnvelope(parser, *body, what, data, nullptr); !s)
-        return s;
     dom::array items;
-    if (data.get(items))
-        return Status::error(what + ": \"data\" is not an array");
+    if (Status s = openDataArray(parser, *body, what, items); !s)
+        return s;
     std::vector<PromLabels> out;
     for (dom::element item : items) {
         PromLabels l;
@@ -281,12 +289,9 @@ namespace {
     Result<std::vector<std::string>> decodeStringArray(const std::string& body, const std::string& what)
     {
         dom::parser parser;
-        dom::element data;
-        if (Status s = openEnvelope(parser, body, what, data, nullptr); !s)
-            return s;
         dom::array items;
-        if (data.get(items))
-            return Status::error(what + ": \"data\" is not an array");
+        if (Status s = openDataArray(parser, body, what, items); !s)
+            return s;
         std::vector<std::string> out;
         for (dom::element item : items) {
             std::string_view v;
