@@ -199,21 +199,27 @@ namespace {
             runValidateModelCommand },
         { "calibrate-compute",
             "[--gemm-csv FILE [--gpu ID] [--dtype D]] [--scenario FILE (--step-seconds S | --tokens-per-second T)] "
-            "[--project P] [--save OUT] [--json]",
-            "Fit the training compute model to your GEMM sweep and/or a measured training step.",
+            "[--run RUN [--scenario FILE|NAME]] [--project P] [--save OUT] [--json]",
+            "Fit the training compute model to your GEMM sweep, a measured step or a profiled run.",
             "Fits calibration.compute constants to your own measurements and shows the residuals before and\n"
             "after: a GEMM sweep CSV (columns m, n, k, seconds; '#' comments) fits the GEMM fraction of peak,\n"
             "per-GEMM latency and half-efficiency K dimension; a measured step (the scenario as it ran, with its\n"
             "parallelism, and its seconds per iteration or tokens/s) fits one efficiency scale shared by GEMMs\n"
-            "and attention. Both together: the sweep first, then the step. evaluate --project P then uses the\n"
-            "fit and its JSON says compute_calibration.calibrated = true.\n"
+            "and attention. A profiled run stored in the project (import-trace DIR --project P) gives the\n"
+            "measured step: its median step's compute-kernel time when the trace has one, else its step time,\n"
+            "fitted the same way; the run and the scenario must have the same GPU type and count. The sweep\n"
+            "is fitted first, then the step. evaluate --project P, the GUI and the report then use the fit on\n"
+            "scenarios of the same GPU and dtype, and say calibrated (compute_calibration.calibrated = true).\n"
             "  --gemm-csv FILE        GEMM sweep (e.g. from torch.matmul timed with CUDA events)\n"
             "  --gpu ID / --dtype D   the sweep's catalog GPU and dtype (default: the scenario's, bf16)\n"
-            "  --scenario FILE        the scenario a measured step ran\n"
+            "  --scenario FILE        the scenario a measured step ran (with --run: a file or a scenario of P;\n"
+            "                         default: P's only scenario)\n"
             "  --step-seconds S       measured seconds per iteration   --tokens-per-second T  or its throughput\n"
+            "  --run RUN              a run stored in P (its id or name, see the Runs tab)\n"
             "  --project P            store the fit in project P (created if absent)\n"
             "  --save OUT             write the fit as JSON ({format: clusterscope-compute-calibration, compute})\n"
-            "  --json                 {fits: [{what, residuals, mean_abs_error_before/after}], calibration}\n",
+            "  --json                 {fits: [{what, quantity, residuals, mean_abs_error_before/after,\n"
+            "                         iteration_seconds_before/after}], calibration}\n",
             runCalibrateComputeCommand },
     };
 } // namespace

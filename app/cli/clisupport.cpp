@@ -1,8 +1,10 @@
 #include "app/cli/clisupport.h"
+
 #include "engine/store/projectdocuments.h"
 
 #include "app/cli/clicommand.h"
 #include "app/cli/commandline.h"
+#include "engine/analysis/runcomputecalibration.h"
 #include "engine/calibration/calibrationjson.h"
 #include "engine/core/atomicfile.h"
 #include "engine/scenario/scenariojson.h"
@@ -112,20 +114,18 @@ std::optional<TrainingContext> loadTrainingContextForCli(const CommandLine& cl, 
     context.scenario = std::move(*scenario);
     if (!loadCalibrationForCli(cl, io, context.calibration))
         return std::nullopt;
-    // A compute calibration stored by calibrate-compute --project overlays the scenario's keys.
+    // A compute calibration stored by calibrate-compute --project overlays the scenario's keys when it
+    // was fitted on the scenario's GPU and dtype (the GUI and the report apply it the same way).
     if (const auto project = cl.value("project")) {
         if (auto store = engine::ProjectStore::open(*project)) {
-            if (auto doc
-                = store->document(engine::kComputeCalibrationDocumentKind, engine::kComputeCalibrationDocumentName)) {
-                auto fit = engine::parseComputeCalibrationJson(*doc, *project + " (compute calibration)");
-                if (!fit) {
-                    io.err << fit.message() << "\n";
-                    return std::nullopt;
-                }
-                if (fit->calibratedFrom.empty())
-                    fit->calibratedFrom = "project " + *project;
-                engine::applyComputeCalibration(*fit, context.scenario.computeCalibration);
+            auto fit = engine::readProjectComputeCalibration(*store, *project);
+            if (!fit) {
+                io.err << fit.message() << "\n";
+                return std::nullopt;
             }
+            std::string whyNot;
+            if (*fit && !engine::applyProjectComputeCalibration(**fit, context.scenario, &whyNot))
+                io.err << "note: " << *project << ": " << whyNot << "\n";
         }
     }
     auto evaluator = engine::TrainingEvaluator::create(context.scenario, context.catalog);

@@ -4,6 +4,7 @@
 #include "engine/analysis/fabriccontention.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/fabric/pricebook.h"
+#include "engine/training/computecalibration.h"
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/trainingjson.h"
 
@@ -140,6 +141,8 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
     io.out << scenario->name << " (strategy from the " << source << (calibration ? "; collective model calibrated" : "")
            << ")\n";
     printTrainingEstimate(io.out, estimate);
+    if (const std::string from = computeCalibrationSource(scenario->computeCalibration); !from.empty())
+        io.out << "  compute       calibrated from " << from << "\n";
     if (a.fabric && load.error.empty()) {
         io.out << "  fabric        " << toString(scenario->communication.routing)
                << " routing: " << describeContention(a.fabric->graph, load.spineSlowdown, load.coreSlowdown)

@@ -2,7 +2,10 @@
 
 #include "engine/calibration/weightedleastsquares.h"
 #include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
 #include "engine/training/trainingevaluator.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -68,6 +71,73 @@ void applyComputeCalibration(const ComputeCalibrationSpec& fit, ComputeCalibrati
         target.calibratedFrom = target.calibratedFrom.empty() || target.calibratedFrom == fit.calibratedFrom
             ? fit.calibratedFrom
             : target.calibratedFrom + "; " + fit.calibratedFrom;
+}
+
+std::string projectComputeCalibrationToJson(const ProjectComputeCalibration& calibration)
+{
+    nlohmann::json doc = nlohmann::json::parse(computeCalibrationToJson(calibration.compute));
+    if (!calibration.fittedGpu.empty() || !calibration.fittedDtype.empty())
+        doc["fitted"] = { { "gpu", calibration.fittedGpu }, { "dtype", calibration.fittedDtype } };
+    return doc.dump(2) + "\n";
+}
+
+Result<ProjectComputeCalibration> parseProjectComputeCalibrationJson(std::string_view text, std::string_view origin)
+{
+    nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    ProjectComputeCalibration out;
+    // "fitted" is read here; the rest is the calibration document of scenariojson.h.
+    if (doc.is_object() && doc.contains("fitted")) {
+        const nlohmann::json fitted = doc["fitted"];
+        if (!fitted.is_object() || !fitted.value("gpu", nlohmann::json()).is_string()
+            || !fitted.value("dtype", nlohmann::json()).is_string() || fitted.size() != 2)
+            return Status::error(std::string(origin) + ": /fitted: expected {\"gpu\": ID, \"dtype\": bf16|fp16|fp8}");
+        out.fittedGpu = fitted["gpu"].get<std::string>();
+        out.fittedDtype = fitted["dtype"].get<std::string>();
+        if (!out.fittedDtype.empty() && out.fittedDtype != "bf16" && out.fittedDtype != "fp16"
+            && out.fittedDtype != "fp8")
+            return Status::error(std::string(origin) + ": /fitted/dtype: expected bf16, fp16 or fp8");
+        doc.erase("fitted");
+        auto compute = parseComputeCalibrationJson(doc.dump(), origin);
+        if (!compute)
+            return compute.status();
+        out.compute = std::move(*compute);
+        return out;
+    }
+    auto compute = parseComputeCalibrationJson(text, origin);
+    if (!compute)
+        return compute.status();
+    out.compute = std::move(*compute);
+    return out;
+}
+
+bool applyProjectComputeCalibration(
+    const ProjectComputeCalibration& calibration, Scenario& scenario, std::string* whyNot)
+{
+    const std::string dtype = toString(scenario.training.dtype);
+    if ((!calibration.fittedGpu.empty() && calibration.fittedGpu != scenario.cluster.gpu)
+        || (!calibration.fittedDtype.empty() && calibration.fittedDtype != dtype)) {
+        if (whyNot)
+            *whyNot = "the compute calibration was fitted on " + calibration.fittedGpu + " " + calibration.fittedDtype
+                + " and scenario \"" + scenario.name + "\" runs " + scenario.cluster.gpu + " " + dtype
+                + ": not applied";
+        return false;
+    }
+    applyComputeCalibration(calibration.compute, scenario.computeCalibration);
+    return true;
+}
+
+std::string computeCalibrationSource(const ComputeCalibrationSpec& calibration)
+{
+    if (calibration == ComputeCalibrationSpec {})
+        return {};
+    return calibration.calibratedFrom.empty() ? "scenario calibration.compute keys" : calibration.calibratedFrom;
+}
+
+double modelledComputeSeconds(const IterationBreakdown& b) { return b.compute + b.recompute + b.optimizer; }
+
+const char* toString(MeasuredQuantity quantity)
+{
+    return quantity == MeasuredQuantity::ComputeTime ? "compute time" : "step time";
 }
 
 Result<std::vector<GemmMeasurement>> parseGemmSweepCsv(const std::string& text, const std::string& file)
@@ -187,6 +257,8 @@ Result<ComputeFit> fitGemmSweep(
     fit.calibration.gemmPeakFraction = bestFraction;
     fit.calibration.gemmFixedSeconds = bestFixed;
     fit.calibration.gemmHalfDimension = bestHalf;
+    fit.fittedGpu = gpu.id;
+    fit.fittedDtype = toString(dtype);
     ComputeEfficiencyParams fitted = base;
     fitted.gemmPeakFraction = bestFraction;
     fitted.gemmFixedSeconds = bestFixed;
@@ -237,7 +309,9 @@ Result<ComputeFit> fitMeasuredSteps(
         const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
         if (const char* reason = evaluator->invalidReason(strategy))
             return Status::error(step.label + ": " + reason);
-        return evaluator->evaluate(strategy).iterationSeconds;
+        const TrainingEstimate e = evaluator->evaluate(strategy);
+        return step.quantity == MeasuredQuantity::ComputeTime ? modelledComputeSeconds(e.breakdown)
+                                                              : e.iterationSeconds;
     };
     const auto cost = [&](double logScale) -> Result<double> {
         double sum = 0;
@@ -290,6 +364,8 @@ Result<ComputeFit> fitMeasuredSteps(
         const double attention = start.flashPeakFraction.value_or(gpu->attentionFraction);
         fit.calibration.gemmPeakFraction = std::min(1.0, gemm * scale);
         fit.calibration.flashPeakFraction = std::min(1.0, attention * scale);
+        fit.fittedGpu = first.scenario.cluster.gpu;
+        fit.fittedDtype = toString(first.scenario.training.dtype);
     }
     for (const MeasuredStep& step : steps) {
         auto before = predict(step, 1.0, false);

@@ -1,5 +1,6 @@
 #include "engine/training/trainingjson.h"
 
+#include "engine/training/computecalibration.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trafficmatrix.h"
 #include "engine/training/trainingevaluator.h"
@@ -41,13 +42,11 @@ namespace {
         j["breakdown"] = { { "compute", b.compute }, { "recompute", b.recompute }, { "tp_exposed", b.tpExposed },
             { "pp_exposed", b.ppExposed }, { "dp_exposed", b.dpExposed }, { "cp_exposed", b.cpExposed },
             { "ep_exposed", b.epExposed }, { "bubble", b.bubble }, { "optimizer", b.optimizer }, { "other", b.other } };
-        const ComputeCalibrationSpec& cal = evaluator.scenario().computeCalibration;
-        const bool calibrated = cal != ComputeCalibrationSpec {};
-        j["compute_calibration"] = { { "calibrated", calibrated },
+        const std::string source = computeCalibrationSource(evaluator.scenario().computeCalibration);
+        j["compute_calibration"] = { { "calibrated", !source.empty() },
             { "source",
-                !calibrated ? "documented defaults and the catalog's achievable fractions (uncalibrated)"
-                    : cal.calibratedFrom.empty() ? "scenario calibration.compute keys"
-                                                 : cal.calibratedFrom } };
+                source.empty() ? "documented defaults and the catalog's achievable fractions (uncalibrated)"
+                               : source } };
         const ComputeBreakdown& cb = e.computeBreakdown;
         j["compute_breakdown"] = { { "gemm", cb.gemm }, { "attention", cb.attention },
             { "elementwise", cb.elementwise }, { "fp8_casts", cb.fp8Casts }, { "kernel_overhead", cb.overhead },

@@ -57,14 +57,15 @@ private Q_SLOTS:
         QVERIFY(gemm.value(QStringLiteral("mean_abs_error_after")).toDouble() < 0.05);
         QCOMPARE(gemm.value(QStringLiteral("residuals")).toArray().size(), 13);
 
-        const Run before = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"),
+        // The sweep ran on an H200: it calibrates H200 bf16 scenarios (and no others).
+        const Run before = runCli({ QStringLiteral("evaluate"), example("mixtral-8x7b-256-h200-roce.json"),
             QStringLiteral("--json"), QStringLiteral("--no-fabric") });
         QCOMPARE(before.exitCode, 0);
         const QJsonObject b = QJsonDocument::fromJson(before.out.toUtf8()).object();
         QCOMPARE(
             b.value(QStringLiteral("compute_calibration")).toObject().value(QStringLiteral("calibrated")).toBool(true),
             false);
-        const Run after = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"),
+        const Run after = runCli({ QStringLiteral("evaluate"), example("mixtral-8x7b-256-h200-roce.json"),
             QStringLiteral("--json"), QStringLiteral("--no-fabric"), QStringLiteral("--project"), project });
         QVERIFY2(after.exitCode == 0, qPrintable(after.err));
         const QJsonObject a = QJsonDocument::fromJson(after.out.toUtf8()).object();
@@ -73,6 +74,16 @@ private Q_SLOTS:
         QVERIFY(cal.value(QStringLiteral("source")).toString().contains(QStringLiteral("GEMM sweep")));
         QVERIFY(a.value(QStringLiteral("iteration_seconds")).toDouble()
             != b.value(QStringLiteral("iteration_seconds")).toDouble());
+        const Run h100 = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"),
+            QStringLiteral("--json"), QStringLiteral("--no-fabric"), QStringLiteral("--project"), project });
+        QVERIFY2(h100.exitCode == 0, qPrintable(h100.err));
+        QVERIFY(!QJsonDocument::fromJson(h100.out.toUtf8())
+                     .object()
+                     .value(QStringLiteral("compute_calibration"))
+                     .toObject()
+                     .value(QStringLiteral("calibrated"))
+                     .toBool(true));
+        QVERIFY2(h100.err.contains(QStringLiteral("fitted on H200-SXM-141GB bf16")), qPrintable(h100.err));
     }
 
     void calibrateComputeMeasuredStep()
@@ -91,7 +102,7 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
         QTest::addRow("nothing to fit") << QStringList { QStringLiteral("calibrate-compute") }
-                                        << "give --gemm-csv FILE and/or --scenario FILE";
+                                        << "give --gemm-csv FILE and/or a measured step";
         QTest::addRow("step without scenario") << QStringList { QStringLiteral("calibrate-compute"),
             QStringLiteral("--step-seconds"), QStringLiteral("3") }
                                                << "needs the --scenario";

@@ -26,8 +26,6 @@ namespace {
 
     constexpr std::int64_t kUs = 1000;
     constexpr std::int64_t kOrigin = 4458676416788LL * kUs; // a PyTorch 2.x relative timestamp (ns)
-    constexpr std::int64_t kKernelPitchNs = 40 * kUs; // one GEMM every 40 us, 30 us long
-    constexpr std::int64_t kKernelNs = 30 * kUs;
 
     // The whole run's schedule on the reference clock: the same for every rank's file.
     struct Layout {
@@ -48,7 +46,7 @@ namespace {
             // Kernel durations at ~200 GB/s of bus bandwidth plus 100 us of latency.
             allReduceNs = 100 * kUs + std::int64_t(double(s.allReduceBytes) / 200.0);
             allGatherNs = 100 * kUs + std::int64_t(double(s.allGatherBytes) / 200.0);
-            segmentNs = s.computeKernelsPerCollective * kKernelPitchNs + std::int64_t(s.arrivalJitterUs * 1e3)
+            segmentNs = s.computeKernelsPerCollective * s.kernelPitchNs() + std::int64_t(s.arrivalJitterUs * 1e3)
                 + maxLateNs + std::max(allReduceNs, allGatherNs) + 200 * kUs;
             stepNs = segmentsPerStep * segmentNs + 100 * kUs;
         }
@@ -59,7 +57,7 @@ namespace {
         }
         std::int64_t idealArrival(int step, int segment) const
         {
-            return segmentStart(step, segment) + spec.computeKernelsPerCollective * kKernelPitchNs + 10 * kUs;
+            return segmentStart(step, segment) + spec.computeKernelsPerCollective * spec.kernelPitchNs() + 10 * kUs;
         }
         std::int64_t skew(int rank) const
         {
@@ -198,10 +196,10 @@ std::string generateRankTrace(const TraceGeneratorSpec& spec, int rank)
             const std::int64_t segStart = l.segmentStart(step, seg);
             const std::size_t target = s.size() + paddingPerSegment;
             for (int k = 0; k < spec.computeKernelsPerCollective; ++k) {
-                const std::int64_t k0 = segStart + k * kKernelPitchNs;
+                const std::int64_t k0 = segStart + k * spec.kernelPitchNs();
                 launch(k0);
                 const Us t = us(k0 + skew);
-                const Us d = us(kKernelNs);
+                const Us d = us(spec.kernelNs());
                 e.event(
                     R"J(  {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", "pid": 0, "tid": 7, "ts": %lld.%03d, "dur": %lld.%03d, "args": {"External id": %d, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": %d, "registers per thread": 168, "shared memory": 213248, "grid": [132, 1, 1], "block": [384, 1, 1]}})J",
                     t.whole, t.frac, d.whole, d.frac, ext, corr);

@@ -28,11 +28,15 @@ struct TraceGeneratorSpec {
     int tensorParallel = 1; ///< > 1: one AllGather per step in each group of this many consecutive ranks
     std::int64_t allGatherBytes = 8LL << 20; ///< S of each AllGather (output bytes)
     int computeKernelsPerCollective = 4; ///< GEMM kernels before each collective
+    double computeKernelUs = 30; ///< duration of each GEMM kernel (10 us apart)
     std::size_t paddingBytesPerRank = 0; ///< extra CPU-op events until a file is about this large
     std::vector<PlantedStraggler> stragglers;
     double maxClockSkewUs = 800; ///< rank clocks are offset by up to this (deterministic)
     double arrivalJitterUs = 20; ///< non-stragglers arrive within this spread
     std::uint32_t seed = 1;
+
+    std::int64_t kernelNs() const { return std::int64_t(computeKernelUs * 1e3); }
+    std::int64_t kernelPitchNs() const { return kernelNs() + 10000; } ///< one GEMM every kernel + 10 us
 };
 
 /// What the analyses must find.
