@@ -36,9 +36,17 @@ void AnalysisRunner::setCalibration(std::optional<engine::CollectiveCalibration>
         = calibration ? std::make_shared<const engine::CollectiveCalibration>(std::move(*calibration)) : nullptr;
 }
 
-void AnalysisRunner::request(
-    const engine::Scenario& scenario, std::optional<std::vector<engine::ValidationIssue>> issues)
+void AnalysisRunner::setComputeCalibration(std::optional<engine::ProjectComputeCalibration> calibration)
 {
+    m_computeCalibration = std::move(calibration);
+}
+
+void AnalysisRunner::request(
+    const engine::Scenario& requested, std::optional<std::vector<engine::ValidationIssue>> issues)
+{
+    engine::Scenario scenario = requested;
+    if (m_computeCalibration)
+        (void)engine::applyProjectComputeCalibration(*m_computeCalibration, scenario); // other GPUs: as given
     m_stop.request_stop();
     m_stop = std::stop_source();
     const quint64 generation = ++m_generation;

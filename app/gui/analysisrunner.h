@@ -6,6 +6,7 @@
 
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/scenario/scenario.h"
+#include "engine/training/computecalibration.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -29,6 +30,12 @@ public:
 
     /// The collective calibration to use from now on (none: NCCL's defaults).
     void setCalibration(std::optional<engine::CollectiveCalibration> calibration);
+
+    /// The project's compute calibration to use from now on (none: the documented defaults). It is
+    /// applied to each requested scenario fitted on its GPU and dtype (applyProjectComputeCalibration),
+    /// as the CLI's evaluate --project and the report do.
+    void setComputeCalibration(std::optional<engine::ProjectComputeCalibration> calibration);
+    const std::optional<engine::ProjectComputeCalibration>& computeCalibration() const { return m_computeCalibration; }
 
     /// Starts analysing `scenario` (a copy is taken), cancelling any analysis still running.
     /// `issues`, when given, are the scenario's validation issues already found by the caller
@@ -58,6 +65,7 @@ private:
     int m_running = 0;
     std::shared_ptr<const engine::ScenarioAnalysis> m_latest;
     std::shared_ptr<const engine::CollectiveCalibration> m_calibration;
+    std::optional<engine::ProjectComputeCalibration> m_computeCalibration;
     QElapsedTimer m_progressClock;
 };
 

@@ -5,6 +5,8 @@
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/fabriclayout.h"
 #include "engine/scenario/scenario.h"
+#include "engine/training/computecalibration.h"
+#include "engine/training/trainingevaluator.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
 #include "views/fabric/fabricscenebuilder.h"
@@ -174,9 +176,21 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
     if (analysis.estimate) {
         chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate,
             analysis.search ? &*analysis.search : nullptr, 4, fallback ? tr("Best valid") : QString()));
+        // Calibrated or not is said beside the iteration time, as the CLI and the report say it.
+        const std::string from = analysis.evaluator
+            ? engine::computeCalibrationSource(analysis.evaluator->scenario().computeCalibration)
+            : std::string();
+        // The source's first words fit a chart title ("run "x"" of "run "x" (median compute time ...)");
+        // the chart's tooltip has the whole source.
+        const QString source = QString::fromStdString(from);
+        const QString calibrated = from.empty()
+            ? QString()
+            : tr(" — compute calibrated from %1").arg(source.section(QStringLiteral(" ("), 0, 0));
+        chart.setToolTip(from.empty() ? QString() : tr("Compute model calibrated from %1").arg(source));
         chart.setTitle(fallback
-                ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
-                : QString());
+                ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown") + calibrated
+                : calibrated.isEmpty() ? QString()
+                                       : tr("Iteration breakdown") + calibrated);
     } else {
         chart.setEmptyState(why);
     }

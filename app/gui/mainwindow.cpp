@@ -3,6 +3,7 @@
 #include "app/gui/analysisnotes.h"
 #include "app/gui/analysisrunner.h"
 #include "app/gui/comparedialog.h"
+#include "app/gui/computecalibrationcontroller.h"
 #include "app/gui/fabricimportcontroller.h"
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/gettingstarted.h"
@@ -11,10 +12,12 @@
 #include "app/gui/runscontroller.h"
 #include "app/gui/windowlayout.h"
 #include "engine/analysis/runcomparison.h"
+#include "engine/analysis/runcomputecalibration.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
+#include "engine/store/projectstore.h"
 #include "importers/common/fileformat.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
@@ -39,6 +42,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QListView>
+#include <QTableView>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -161,6 +165,18 @@ void MainWindow::createCentre()
     m_runs = new views::RunsView(m_tabs);
     m_tabs->addTab(m_runs, tr("Runs"));
     m_runsController = new RunsController(m_runs, m_document, this);
+    // "Calibrate from this run" (context menu of the stored runs, and the View menu).
+    m_computeCalibration = new ComputeCalibrationController(*m_document, *m_catalog, this);
+    connect(m_computeCalibration, &ComputeCalibrationController::calibrationChanged, this, [this] {
+        useProjectCalibration();
+        updateViews();
+    });
+    connect(m_computeCalibration, &ComputeCalibrationController::message, this,
+        [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    auto* calibrate = new QAction(tr("Calibrate Compute from This Run..."), m_runs->runTable());
+    connect(calibrate, &QAction::triggered, this,
+        [this] { m_computeCalibration->calibrateFromRun(m_runs->currentRunId(), currentScenario()); });
+    m_runs->runTable()->addAction(calibrate);
     m_fabricImport = new FabricImportController(*this, *m_document, *m_fabric, *m_tabs);
     connect(m_runsController, &RunsController::importFinished, this, [this](bool, const QString& message) {
         statusBar()->showMessage(message, 6000);
@@ -289,6 +305,8 @@ void MainWindow::createActions()
 
     view->addSeparator();
     view->addAction(tr("Compare &Run with Scenario..."), this, &MainWindow::compareRunWithScenario);
+    view->addAction(tr("Calibrate Compute from Run..."), this,
+        [this] { m_computeCalibration->calibrateFromRun(m_runs->currentRunId(), currentScenario()); });
     view->addAction(tr("&Compare Scenarios..."), QKeySequence(tr("Ctrl+K")), this, [this] {
         const auto& list = m_document->scenarios();
         if (list.size() < 1)
@@ -393,6 +411,17 @@ void MainWindow::updateViews()
 
 void MainWindow::useProjectCalibration()
 {
+    // The compute calibration (calibrate-compute --project, or Calibrate from this run).
+    m_runner->setComputeCalibration(std::nullopt);
+    if (engine::ProjectStore* store = m_document->store()) {
+        auto compute = engine::readProjectComputeCalibration(*store, store->path());
+        if (compute)
+            m_runner->setComputeCalibration(*compute);
+        else
+            statusBar()->showMessage(
+                tr("The project's compute calibration cannot be read: %1").arg(QString::fromStdString(compute.message())),
+                8000);
+    }
     auto calibration = m_document->calibration();
     if (!calibration) {
         statusBar()->showMessage(
@@ -520,7 +549,7 @@ void MainWindow::exportReport()
     if (m_fabric->hasScene())
         picture = m_fabric->grabPicture();
     ReportDialog dialog(m_document->scenarios()[std::size_t(index)], others, *m_catalog, *m_prices,
-        calibration ? *calibration : std::nullopt, picture, this);
+        calibration ? *calibration : std::nullopt, picture, this, m_runner->computeCalibration());
     dialog.exec();
 }
 

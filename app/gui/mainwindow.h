@@ -35,6 +35,7 @@ namespace clusterscope::app {
 class AnalysisRunner;
 class FabricImportController;
 class RunsController;
+class ComputeCalibrationController;
 class ProjectDocument;
 
 class MainWindow : public QMainWindow {
@@ -51,6 +52,7 @@ public:
     views::TrafficHeatmapWidget* trafficView() const { return m_traffic; }
     views::RunsView* runsView() const { return m_runs; }
     RunsController* runsController() const { return m_runsController; }
+    ComputeCalibrationController* computeCalibrationController() const { return m_computeCalibration; }
     FabricImportController* fabricImport() const { return m_fabricImport; }
     AnalysisRunner* analysisRunner() const { return m_runner; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -129,6 +131,7 @@ private:
     views::TrafficHeatmapWidget* m_traffic = nullptr;
     views::RunsView* m_runs = nullptr;
     RunsController* m_runsController = nullptr;
+    ComputeCalibrationController* m_computeCalibration = nullptr;
     FabricImportController* m_fabricImport = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusScenario = nullptr;

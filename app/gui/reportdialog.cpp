@@ -71,13 +71,14 @@ namespace {
 
 ReportDialog::ReportDialog(const engine::Scenario& subject, const std::vector<engine::Scenario>& others,
     const engine::Catalog& catalog, const engine::PriceBook& prices, std::optional<engine::CalibrationSet> calibration,
-    QImage fabricPicture, QWidget* parent)
+    QImage fabricPicture, QWidget* parent, std::optional<engine::ProjectComputeCalibration> computeCalibration)
     : QDialog(parent)
     , m_subject(subject)
     , m_others(others)
     , m_catalog(catalog)
     , m_prices(prices)
     , m_calibration(std::move(calibration))
+    , m_computeCalibration(std::move(computeCalibration))
     , m_fabricPicture(std::move(fabricPicture))
 {
     setWindowTitle(tr("Export report — %1").arg(QString::fromStdString(subject.name)));
@@ -167,6 +168,7 @@ void ReportDialog::build()
     input.sourceName = tr("ClusterScope project");
     input.calibration = m_calibration;
     input.calibrationName = QStringLiteral("nccl-tests");
+    input.computeCalibration = m_computeCalibration;
     if (!m_fabricPicture.isNull()) {
         // The 3D view's empty margins would shrink the fabric and its labels on the page.
         const QImage picture = cropToContent(m_fabricPicture);

@@ -4,6 +4,7 @@
 // with others) on a worker with progress and cancel, previews it, and saves PDF, HTML and BOM CSV.
 
 #include "engine/calibration/sweepcalibration.h"
+#include "engine/training/computecalibration.h"
 #include "engine/scenario/scenario.h"
 
 #include <QDialog>
@@ -34,9 +35,11 @@ class ReportDialog : public QDialog {
 public:
     /// `subject` is reported; `others` can be ticked for comparison. `fabricPicture` (may be null)
     /// is the 3D view's snapshot of the subject's fabric, used instead of the 2D schematic.
+    /// `computeCalibration` is the project's compute calibration (applied as the GUI applies it).
     ReportDialog(const engine::Scenario& subject, const std::vector<engine::Scenario>& others,
         const engine::Catalog& catalog, const engine::PriceBook& prices,
-        std::optional<engine::CalibrationSet> calibration, QImage fabricPicture, QWidget* parent = nullptr);
+        std::optional<engine::CalibrationSet> calibration, QImage fabricPicture, QWidget* parent = nullptr,
+        std::optional<engine::ProjectComputeCalibration> computeCalibration = std::nullopt);
     ~ReportDialog() override;
 
     /// Builds the report (again) in the background.
@@ -62,6 +65,7 @@ private:
     const engine::Catalog& m_catalog;
     const engine::PriceBook& m_prices;
     std::optional<engine::CalibrationSet> m_calibration;
+    std::optional<engine::ProjectComputeCalibration> m_computeCalibration;
     QImage m_fabricPicture;
     std::shared_ptr<ReportDocument> m_document;
     std::stop_source m_stop;

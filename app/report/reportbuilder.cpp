@@ -56,7 +56,11 @@ Result<ReportDocument> buildReport(const ReportInput& input)
     const double share = 1.0 / double(input.scenarios.size() + (input.sensitivity ? 1 : 0));
     std::vector<BreakdownBar> bars;
     for (std::size_t i = 0; i < input.scenarios.size(); ++i) {
-        const Scenario& scenario = input.scenarios[i];
+        Scenario scenario = input.scenarios[i];
+        std::string notApplied;
+        if (input.computeCalibration
+            && !engine::applyProjectComputeCalibration(*input.computeCalibration, scenario, &notApplied))
+            doc.computeCalibrationNotes << QString::fromStdString(notApplied);
         const QString name = QString::fromStdString(scenario.name);
         AnalysisOptions options;
         options.searchTopK = 3;

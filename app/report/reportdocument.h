@@ -8,10 +8,12 @@
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/calibration/sweepcalibration.h"
 #include "engine/scenario/scenario.h"
+#include "engine/training/computecalibration.h"
 
 #include <QDateTime>
 #include <QImage>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <optional>
@@ -58,6 +60,9 @@ struct ReportInput {
     /// The project's stored collective calibration, if any (the report states "uncalibrated" otherwise).
     std::optional<engine::CalibrationSet> calibration;
     QString calibrationName;
+    /// The project's compute calibration, if any: applied to every scenario fitted on its GPU and
+    /// dtype (engine::applyProjectComputeCalibration), as the GUI and evaluate --project apply it.
+    std::optional<engine::ProjectComputeCalibration> computeCalibration;
     bool sensitivity = true; ///< compute the sensitivity table (re-runs the analysis)
     /// Optional picture of a fabric (e.g. the 3D view's snapshot); a null image falls back to the
     /// 2D schematic. Called on the building thread.
@@ -82,6 +87,8 @@ struct ReportDocument {
     std::vector<PriceSourceRow> priceSources; ///< distinct (source, date) of the subject's BOM
     std::optional<engine::CalibrationSet> calibration;
     QString calibrationName;
+    /// Why the project's compute calibration was not applied to a scenario (another GPU or dtype).
+    QStringList computeCalibrationNotes;
     QImage breakdownChart; ///< iteration breakdown of every scenario, stacked bars
 };
 

@@ -6,6 +6,7 @@
 #include "engine/analysis/fabriccontention.h"
 #include "engine/analysis/memoryheadroom.h"
 #include "engine/collectives/collectivemodel.h"
+#include "engine/training/computecalibration.h"
 #include "engine/training/computeefficiency.h"
 #include "views/presentation/tiernames.h"
 
@@ -42,6 +43,15 @@ namespace {
 
     QString levelText(LinkLevel level) { return views::linkLevelLabel(level); }
 
+    // Beside an iteration time: the compute model was calibrated, and from what (nothing when not).
+    QString computeCalibrationNote(const Scenario& s)
+    {
+        const std::string from = computeCalibrationSource(s.computeCalibration);
+        return from.empty() ? QString()
+                            : QStringLiteral(" (compute calibrated from ") + QString::fromStdString(from)
+                + QLatin1Char(')');
+    }
+
 } // namespace
 
 void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QString& chartSource, int widthPx)
@@ -50,7 +60,7 @@ void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QStrin
     const Scenario& s = rs.scenario;
     html.heading(2, QStringLiteral("Predicted performance"));
     QList<QPair<QString, QString>> facts;
-    facts << qMakePair(QStringLiteral("Iteration time"), formatSeconds(e.iterationSeconds))
+    facts << qMakePair(QStringLiteral("Iteration time"), formatSeconds(e.iterationSeconds) + computeCalibrationNote(s))
           << qMakePair(QStringLiteral("Tokens per second"), formatCount((long long)std::llround(e.tokensPerSecond)))
           << qMakePair(QStringLiteral("Model TFLOP/s per GPU"), QString::number(e.tflopsPerGpu, 'f', 1))
           << qMakePair(QStringLiteral("MFU"), formatPercent(e.mfu))
@@ -279,9 +289,18 @@ void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
     html.heading(3, QStringLiteral("Compute efficiency model"));
     const ComputeEfficiencyParams defaults;
     const ComputeCalibrationSpec& cc = s.computeCalibration;
-    const auto param = [](const QString& name, double value, const std::optional<double>& override) {
+    const QString calibratedFrom = QString::fromStdString(computeCalibrationSource(cc));
+    html.paragraph(calibratedFrom.isEmpty()
+            ? QStringLiteral("Uncalibrated: the documented defaults and the catalog's achievable fractions of peak. "
+                             "Calibrate with clusterscope-cli calibrate-compute or the Runs tab's \"Calibrate from "
+                             "this run\".")
+            : QStringLiteral("Calibrated from ") + calibratedFrom + QStringLiteral("."));
+    for (const QString& note : doc.computeCalibrationNotes)
+        html.paragraph(QStringLiteral("Project compute calibration: ") + note + QLatin1Char('.'));
+    const auto param = [&calibratedFrom](const QString& name, double value, const std::optional<double>& override) {
         return QStringList { name, QString::number(override.value_or(value), 'g', 4),
-            override ? QStringLiteral("scenario calibration.compute") : QStringLiteral("documented default") };
+            override ? (calibratedFrom.isEmpty() ? QStringLiteral("scenario calibration.compute") : calibratedFrom)
+                     : QStringLiteral("documented default") };
     };
     html.beginTable(
         { QStringLiteral("Parameter"), QStringLiteral("Value"), QStringLiteral("Source") }, QStringLiteral("lrl"));

@@ -2,6 +2,7 @@
 
 #include "app/report/reportbuilder.h"
 #include "app/report/reportwriter.h"
+#include "engine/analysis/runcomputecalibration.h"
 #include "engine/calibration/calibrationjson.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
@@ -120,6 +121,7 @@ namespace {
         std::vector<Scenario> scenarios;
         std::optional<CalibrationSet> calibration;
         QString calibrationName;
+        std::optional<ProjectComputeCalibration> computeCalibration;
     };
 
     Result<Scenario> validated(Scenario scenario, const Catalog& catalog, const std::string& origin)
@@ -180,6 +182,11 @@ namespace {
             loaded.calibration = std::move(*set);
             loaded.calibrationName = QString::fromStdString(chosen);
         }
+        // The compute calibration (calibrate-compute --project, or the GUI's Calibrate from this run).
+        auto compute = readProjectComputeCalibration(*store, path);
+        if (!compute)
+            return compute.status();
+        loaded.computeCalibration = std::move(*compute);
         return loaded;
     }
 
@@ -274,6 +281,7 @@ int runReportTool(const QStringList& args, QTextStream& out, QTextStream& err, c
     input.sourceName = QFileInfo(a.file).fileName();
     input.calibration = loaded->calibration;
     input.calibrationName = loaded->calibrationName;
+    input.computeCalibration = loaded->computeCalibration;
     input.sensitivity = a.sensitivity;
     auto report = buildReport(input);
     if (!report)

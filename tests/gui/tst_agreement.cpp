@@ -8,12 +8,15 @@
 #include "app/report/reportformat.h"
 #include "app/report/reporthtml.h"
 #include "engine/analysis/fabriccontention.h"
+#include "engine/analysis/runcomputecalibration.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/scenario/scenariojson.h"
+#include "engine/store/projectstore.h"
 #include "views/charts/breakdownchart.h"
 
+#include <QChart>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -109,6 +112,91 @@ private Q_SLOTS:
         // Tiers are named only when the fabric has them.
         if (!engine::hasLinksAt(gui->fabric->graph, engine::LinkLevel::SpineCore))
             QVERIFY(!html.contains(QStringLiteral("core links x")));
+    }
+
+    /// A project with a stored compute calibration: the GUI, evaluate --project and the report
+    /// apply it the same way and give the same iteration time, each saying it is calibrated.
+    void calibratedProject()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString scenarioFile = example(QStringLiteral("llama3-70b-1024-h100.json"));
+        auto scenario = engine::loadScenarioFile(scenarioFile.toStdString());
+        QVERIFY(scenario);
+        const QString project = dir.filePath(QStringLiteral("calibrated.csproj"));
+        const std::string from = "run \"llama-run\" (median compute time 3.2 s over 5 steps)";
+        {
+            auto store = engine::ProjectStore::create(project.toStdString());
+            QVERIFY2(store, store.message().c_str());
+            QVERIFY(store->saveScenarios({ { 0, *scenario } }));
+            engine::ProjectComputeCalibration c;
+            c.compute.gemmPeakFraction = 0.5;
+            c.compute.flashPeakFraction = 0.45;
+            c.compute.calibratedFrom = from;
+            c.fittedGpu = scenario->cluster.gpu;
+            c.fittedDtype = engine::toString(scenario->training.dtype);
+            QVERIFY(engine::storeProjectComputeCalibration(*store, c));
+        }
+
+        app::MainWindow w;
+        QVERIFY(!w.openPath(project, true).has_value());
+        w.tabs()->setCurrentWidget(w.breakdownChart());
+        w.analysisRunner()->waitUntilIdle();
+        QCoreApplication::processEvents();
+        const auto gui = w.analysisRunner()->latest();
+        QVERIFY(gui && gui->estimate);
+        const double guiSeconds = gui->estimate->iterationSeconds;
+        QVERIFY2(w.breakdownChart()->chart()->title().endsWith(
+                     QStringLiteral("compute calibrated from run \"llama-run\"")),
+            qPrintable(w.breakdownChart()->chart()->title()));
+        QVERIFY(w.breakdownChart()->toolTip().contains(QString::fromStdString(from)));
+
+        QProcess cli;
+        cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
+            { QStringLiteral("evaluate"), scenarioFile, QStringLiteral("--project"), project, QStringLiteral("--json") });
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        const QJsonObject json = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        const double cliSeconds = json.value(QStringLiteral("iteration_seconds")).toDouble();
+        QVERIFY2(close(cliSeconds, guiSeconds),
+            qPrintable(QStringLiteral("CLI %1 s, GUI %2 s").arg(cliSeconds).arg(guiSeconds)));
+        const QJsonObject cal = json.value(QStringLiteral("compute_calibration")).toObject();
+        QVERIFY(cal.value(QStringLiteral("calibrated")).toBool());
+        QCOMPARE(cal.value(QStringLiteral("source")).toString(), QString::fromStdString(from));
+
+        // The uncalibrated scenario is faster (the fractions above are below the catalog's).
+        QProcess plain;
+        plain.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), { QStringLiteral("evaluate"), scenarioFile, QStringLiteral("--json") });
+        QVERIFY(plain.waitForFinished(120000));
+        const double plainSeconds
+            = QJsonDocument::fromJson(plain.readAllStandardOutput()).object().value(QStringLiteral("iteration_seconds")).toDouble();
+        QVERIFY2(guiSeconds > plainSeconds * 1.05, qPrintable(QStringLiteral("%1 vs %2").arg(guiSeconds).arg(plainSeconds)));
+
+        // The report, given the project's calibration as the report tool and the GUI's dialog give it.
+        auto catalog = engine::Catalog::builtin();
+        auto prices = engine::PriceBook::builtin();
+        QVERIFY(catalog && prices);
+        auto store = engine::ProjectStore::open(project.toStdString());
+        QVERIFY(store);
+        auto stored = engine::readProjectComputeCalibration(*store, project.toStdString());
+        QVERIFY(stored && *stored);
+        app::ReportInput input;
+        input.scenarios = { *scenario };
+        input.catalog = &*catalog;
+        input.prices = &*prices;
+        input.sensitivity = false;
+        input.computeCalibration = **stored;
+        auto doc = app::buildReport(input);
+        QVERIFY2(doc, doc.message().c_str());
+        const engine::ScenarioAnalysis& report = doc->scenarios.front().analysis;
+        QVERIFY(report.estimate);
+        QVERIFY2(close(report.estimate->iterationSeconds, guiSeconds),
+            qPrintable(QStringLiteral("report %1 s, GUI %2 s").arg(report.estimate->iterationSeconds).arg(guiSeconds)));
+        const QString html = app::reportHtml(*doc, app::ReportImageMode::DataUris);
+        const QString beside = QString(app::formatSeconds(guiSeconds) + QStringLiteral(" (compute calibrated from ")
+            + QString::fromStdString(from))
+                                   .toHtmlEscaped();
+        QVERIFY2(html.contains(beside), qPrintable(beside));
     }
 };
 
