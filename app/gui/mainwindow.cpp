@@ -7,6 +7,7 @@
 #include "app/gui/fabricimportcontroller.h"
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/gettingstarted.h"
+#include "app/gui/livecontroller.h"
 #include "app/gui/projectdocument.h"
 #include "app/gui/reportdialog.h"
 #include "app/gui/runscontroller.h"
@@ -19,6 +20,7 @@
 #include "engine/scenario/scenariovalidator.h"
 #include "engine/store/projectstore.h"
 #include "importers/common/fileformat.h"
+#include "views/live/liveview.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
 #include "views/editor/scenarioeditor.h"
@@ -177,6 +179,9 @@ void MainWindow::createCentre()
     connect(calibrate, &QAction::triggered, this,
         [this] { m_computeCalibration->calibrateFromRun(m_runs->currentRunId(), currentScenario()); });
     m_runs->runTable()->addAction(calibrate);
+    auto* live = new views::LiveView(m_tabs);
+    m_tabs->addTab(live, tr("Live"));
+    new LiveController(*live, *m_document, [this] { return m_runner->latest(); }, this);
     m_fabricImport = new FabricImportController(*this, *m_document, *m_fabric, *m_tabs);
     connect(m_runsController, &RunsController::importFinished, this, [this](bool, const QString& message) {
         statusBar()->showMessage(message, 6000);
@@ -277,6 +282,11 @@ void MainWindow::createActions()
         tr("Import &Traces..."), QKeySequence(tr("Ctrl+T")), m_runsController, &RunsController::importInteractively);
     file->addAction(
         tr("Import &Fabric (ibnetdiscover)..."), m_fabricImport, &FabricImportController::importInteractively);
+    file->addAction(tr("Connect to &Telemetry Server..."), this, [this] {
+        auto* live = findChild<views::LiveView*>();
+        m_tabs->setCurrentWidget(live);
+        live->setFocus();
+    });
     file->addSeparator();
     file->addAction(tr("Export &Report..."), QKeySequence(tr("Ctrl+R")), this, &MainWindow::exportReport);
     file->addSeparator();

@@ -73,7 +73,7 @@ private Q_SLOTS:
         QCOMPARE(tabs,
             (QStringList { QStringLiteral("Fabric 3D"), QStringLiteral("Traffic"),
                 QStringLiteral("Iteration breakdown"), QStringLiteral("Strategies"),
-                QStringLiteral("Bill of materials"), QStringLiteral("Runs") }));
+                QStringLiteral("Bill of materials"), QStringLiteral("Runs"), QStringLiteral("Live") }));
     }
 
     void undoableEdits()

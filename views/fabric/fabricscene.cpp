@@ -91,12 +91,14 @@ namespace {
     vtkSmartPointer<vtkActor> linkActor(
         const FabricSceneData& data, vtkPoints* points, int which, vtkLookupTable* lut, int& count)
     {
-        // which: 0 links with a value (coloured by it), 1 links without a value (grey), 2 flagged links.
+        // which: 0 links with a value (coloured by it), 1 links without a value (grey), 2 flagged links,
+        // 3 links at or above the 95 % peak guideline (coloured, drawn thicker so one hot line shows
+        // among hundreds).
         vtkNew<vtkCellArray> lines;
         vtkNew<vtkFloatArray> values;
         values->SetName("utilisation");
         for (const SceneLink& l : data.links) {
-            const int kind = l.flagged ? 2 : (l.value >= 0 ? 0 : 1);
+            const int kind = l.flagged ? 2 : (l.value >= 0.95f ? 3 : (l.value >= 0 ? 0 : 1));
             if (kind != which)
                 continue;
             const vtkIdType ids[2] = { l.from, l.to };
@@ -114,12 +116,12 @@ namespace {
         mapper->SetInputData(poly);
         auto actor = vtkSmartPointer<vtkActor>::New();
         actor->SetMapper(mapper);
-        if (which == 0) {
+        if (which == 0 || which == 3) {
             mapper->SetLookupTable(lut);
             mapper->SetScalarRange(0.0, 100.0);
             mapper->SetScalarModeToUseCellData();
             mapper->ScalarVisibilityOn();
-            actor->GetProperty()->SetLineWidth(2.0);
+            actor->GetProperty()->SetLineWidth(which == 3 ? 5.0 : 2.0);
         } else {
             mapper->ScalarVisibilityOff();
             if (which == 1) {
@@ -227,6 +229,11 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         m_actors->props.push_back(actor);
         ++legendEntries;
     }
+    int flaggedLines = 0;
+    for (const SceneLink& l : data.links)
+        flaggedLines += l.flagged ? 1 : 0;
+    const bool flagLegend = m_flaggedNodes == 0 && flaggedLines > 0 && !data.flagLegend.empty();
+    legendEntries += flagLegend ? 1 : 0;
     legend->SetNumberOfEntries(legendEntries);
     int entry = 0;
     for (int k = 0; k < 5; ++k) {
@@ -248,22 +255,27 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         double colour[3] = { kFlagColour[0], kFlagColour[1], kFlagColour[2] };
         vtkNew<vtkCubeSource> symbol;
         symbol->Update();
-        int flaggedLines = 0;
-        for (const SceneLink& l : data.links)
-            flaggedLines += l.flagged ? 1 : 0;
         const std::string text
             = "Flagged: " + std::to_string(m_flaggedNodes) + " switches, " + std::to_string(flaggedLines) + " lines";
         legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);
     }
 
+    if (flagLegend) {
+        double colour[3] = { kFlagColour[0], kFlagColour[1], kFlagColour[2] };
+        vtkNew<vtkCubeSource> symbol;
+        symbol->Update();
+        const std::string text = data.flagLegend + " (" + std::to_string(flaggedLines) + ")";
+        legend->SetEntry(entry++, symbol->GetOutput(), text.c_str(), colour);
+    }
+
     auto lut = utilisationColours();
     bool anyValue = false;
-    for (int which = 0; which < 3; ++which) {
+    for (int which = 0; which < 4; ++which) {
         int count = 0;
         if (auto actor = linkActor(data, allPoints, which, lut, count)) {
             renderer->AddActor(actor);
             m_actors->props.push_back(actor);
-            anyValue = anyValue || which == 0;
+            anyValue = anyValue || which == 0 || which == 3;
         }
         m_linkCount += count;
     }
@@ -284,7 +296,7 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
     if (anyValue) {
         vtkNew<vtkScalarBarActor> bar;
         bar->SetLookupTable(lut);
-        bar->SetTitle("Link utilisation");
+        bar->SetTitle(data.valueTitle.empty() ? "Link utilisation" : data.valueTitle.c_str());
         bar->SetNumberOfLabels(5);
         bar->SetLabelFormat("%.0f%%");
         bar->SetMaximumWidthInPixels(90);

@@ -33,6 +33,8 @@ struct FabricSceneData {
     std::string title;
     int serversPerGlyph = 1; ///< > 1 when servers were aggregated into racks/groups (level of detail)
     bool physicalSizes = false; ///< glyphs at real rack-mount sizes (floor plan) instead of diagram sizes
+    std::string valueTitle; ///< title of the colour bar (empty: "Link utilisation")
+    std::string flagLegend; ///< legend text for flagged lines when no switch is flagged (empty: none)
 };
 
 } // namespace clusterscope::views
