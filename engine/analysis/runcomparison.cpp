@@ -91,17 +91,17 @@ RunComparison compareRunWithScenario(
         // The Runs tab's folds, with its measured busbw (engine/run/collectivefold.h).
         int unknown = 0, unsupported = 0;
         for (const CollectiveFold& f : foldCollectives(run.collectives)) {
-            const auto op = modelOpOf(f.op);
+            const CollectiveOp op = f.op;
             if (f.bytes <= 0 || f.groupSize < 2 || f.busbwGbps <= 0) {
                 unknown += f.calls;
                 continue;
             }
-            if (!op || f.groupSize > scenario.cluster.gpus) {
+            if (!isCostModelled(op) || f.groupSize > scenario.cluster.gpus) {
                 unsupported += f.calls;
                 continue;
             }
             CollectiveComparison row;
-            row.op = toString(*op);
+            row.op = toString(op);
             row.processGroup = f.processGroup;
             row.bytes = f.bytes;
             row.ranks = f.groupSize;
@@ -111,7 +111,7 @@ RunComparison compareRunWithScenario(
             // nccl-tests placement: the fewest nodes that hold the group.
             const int nodes
                 = std::max(1, (f.groupSize + scenario.cluster.gpusPerNode - 1) / scenario.cluster.gpusPerNode);
-            const CollectiveEstimate e = model->evaluateNcclTests(*op, double(f.bytes), f.groupSize, nodes);
+            const CollectiveEstimate e = model->evaluateNcclTests(op, double(f.bytes), f.groupSize, nodes);
             row.modelledBusbwGbps = e.valid ? e.busbwBytesPerSecond / 1e9 : 0.0;
             row.algorithm = std::string(toString(e.algorithm)) + "/" + toString(e.protocol);
             row.ratio = row.modelledBusbwGbps > 0 ? row.measuredBusbwGbps / row.modelledBusbwGbps : 0.0;

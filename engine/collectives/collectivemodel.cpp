@@ -100,7 +100,8 @@ CollectiveModel::CollectiveModel(const CollectiveHardware& hardware)
 CollectiveTerms CollectiveModel::terms(
     const CollectiveRequest& request, CollectiveAlgorithm algorithm, CollectiveProtocol protocol) const
 {
-    if (!placementIsValid(request.group) || algorithm == CollectiveAlgorithm::Auto || !(request.bytes >= 0))
+    if (!isCostModelled(request.op) || !placementIsValid(request.group) || algorithm == CollectiveAlgorithm::Auto
+        || !(request.bytes >= 0))
         return {};
     const GroupContext ctx = makeContext(m_hardware, request.group);
     if (ctx.ranks == 1)
@@ -111,7 +112,7 @@ CollectiveTerms CollectiveModel::terms(
 CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) const
 {
     CollectiveEstimate e;
-    if (!placementIsValid(request.group) || !(request.bytes >= 0)) {
+    if (!isCostModelled(request.op) || !placementIsValid(request.group) || !(request.bytes >= 0)) {
         e.valid = false;
         e.seconds = kInf;
         return e;
@@ -148,6 +149,8 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
         case CollectiveOp::SendRecv:
             algos = kDirectOnly;
             algoCount = 1;
+            break;
+        default: // not priced: refused above (isCostModelled)
             break;
         }
     }
@@ -200,6 +203,8 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
 Status CollectiveModel::check(const CollectiveRequest& request) const
 {
     const GroupPlacement& g = request.group;
+    if (!isCostModelled(request.op))
+        return Status::error(std::string("the collective model does not price ") + toString(request.op));
     if (g.ranks < 1)
         return Status::error("group: ranks must be at least 1, got " + std::to_string(g.ranks));
     if (g.ranksPerNode < 1)

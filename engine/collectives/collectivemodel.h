@@ -6,6 +6,7 @@
 // Contract: /work/collectives-api.md. Units: seconds, bytes, bytes per second (SI, 1 GB/s = 1e9 B/s).
 
 #include "engine/collectives/collectivecalibration.h"
+#include "engine/collectives/collectiveop.h"
 #include "engine/core/status.h"
 
 #include <optional>
@@ -16,7 +17,6 @@ namespace clusterscope::engine {
 struct Scenario;
 class Catalog;
 
-enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll, SendRecv };
 enum class CollectiveAlgorithm {
     Auto,
     Ring,
@@ -33,25 +33,17 @@ enum class CollectiveAlgorithm {
 };
 enum class CollectiveProtocol { LL, LL128, Simple };
 
-inline constexpr int kCollectiveOpCount = 7;
 inline constexpr int kCollectiveProtocolCount = 3;
 
-/// "allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall", "sendrecv"
-const char* toString(CollectiveOp op);
 /// "auto", "ring", "tree", "nvls", "nvlstree", "collnet_direct", "collnet_chain", "pat",
 /// "halving_doubling", "direct", "hierarchical", "parameter_server"
 const char* toString(CollectiveAlgorithm algorithm);
 /// "LL", "LL128", "Simple"
 const char* toString(CollectiveProtocol protocol);
 
-/// Parses the names above (case-insensitive). For algorithms also accepts the CLI spellings
+/// Parses the names above (case-insensitive); also accepts the CLI spellings
 /// "collnet" (= collnet_direct), "halving-doubling", "parameter-server", "ps".
-std::optional<CollectiveOp> parseCollectiveOp(std::string_view text);
 std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view text);
-
-/// The one busbw factor (NVIDIA/nccl-tests doc/PERFORMANCE.md; runs and nccl-tests logs map onto it):
-/// AllReduce 2(n-1)/n; ReduceScatter, AllGather, AlltoAll (n-1)/n; Broadcast, Reduce, SendRecv 1; n<1: 0.
-double busBandwidthFactor(CollectiveOp op, int ranks);
 
 /// Where a group's ranks sit on the cluster.
 struct GroupPlacement {

@@ -1,4 +1,4 @@
-// Names of collective operations, algorithms and protocols, and the nccl-tests busbw factors.
+// Names of collective algorithms and protocols (operations: collectiveop.cpp).
 
 #include "engine/collectives/collectivemodel.h"
 
@@ -18,27 +18,6 @@ namespace {
     }
 
 } // namespace
-
-const char* toString(CollectiveOp op)
-{
-    switch (op) {
-    case CollectiveOp::AllReduce:
-        return "allreduce";
-    case CollectiveOp::ReduceScatter:
-        return "reducescatter";
-    case CollectiveOp::AllGather:
-        return "allgather";
-    case CollectiveOp::Broadcast:
-        return "broadcast";
-    case CollectiveOp::Reduce:
-        return "reduce";
-    case CollectiveOp::AllToAll:
-        return "alltoall";
-    case CollectiveOp::SendRecv:
-        return "sendrecv";
-    }
-    return "?";
-}
 
 const char* toString(CollectiveAlgorithm a)
 {
@@ -84,17 +63,6 @@ const char* toString(CollectiveProtocol p)
     return "?";
 }
 
-std::optional<CollectiveOp> parseCollectiveOp(std::string_view text)
-{
-    const std::string s = lower(text);
-    for (int i = 0; i < kCollectiveOpCount; ++i) {
-        const auto op = static_cast<CollectiveOp>(i);
-        if (s == toString(op))
-            return op;
-    }
-    return std::nullopt;
-}
-
 std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view text)
 {
     const std::string s = lower(text);
@@ -112,28 +80,6 @@ std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(std::string_view tex
     if (s == "nvls_tree" || s == "nvls-tree")
         return CollectiveAlgorithm::NvlsTree;
     return std::nullopt;
-}
-
-double busBandwidthFactor(CollectiveOp op, int ranks)
-{
-    // nccl-tests' definitions (NVIDIA/nccl-tests src/*.cu, the *GetBw functions; doc/PERFORMANCE.md
-    // "Bus bandwidth"). No bandwidth is defined without ranks.
-    const double n = ranks;
-    if (ranks < 1)
-        return 0;
-    switch (op) {
-    case CollectiveOp::AllReduce:
-        return 2.0 * (n - 1) / n;
-    case CollectiveOp::ReduceScatter:
-    case CollectiveOp::AllGather:
-    case CollectiveOp::AllToAll:
-        return (n - 1) / n;
-    case CollectiveOp::Broadcast:
-    case CollectiveOp::Reduce:
-    case CollectiveOp::SendRecv:
-        return 1.0;
-    }
-    return 0;
 }
 
 } // namespace clusterscope::engine

@@ -126,6 +126,8 @@ namespace {
             }
             break;
         }
+        default: // not priced: CollectiveModel refuses them (isCostModelled)
+            break;
         }
         const double latUs = lat.baseUs + (ctx.nodes > 1 ? lat.interUs : lat.intraUs);
         if (out) {

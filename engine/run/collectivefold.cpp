@@ -13,7 +13,7 @@ double measuredAlgbwGbps(std::int64_t bytes, double durationUs)
     return bytes > 0 && durationUs > 0 ? double(bytes) / (durationUs * 1e-6) / 1e9 : 0.0;
 }
 
-double measuredBusbwGbps(RunCollectiveOp op, std::int64_t bytes, std::int32_t groupSize, double durationUs)
+double measuredBusbwGbps(CollectiveOp op, std::int64_t bytes, std::int32_t groupSize, double durationUs)
 {
     return measuredAlgbwGbps(bytes, durationUs) * busBandwidthFactor(op, groupSize);
 }

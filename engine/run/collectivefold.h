@@ -23,7 +23,7 @@ namespace clusterscope::engine {
 
 /// Calls with the same operation, process group, size and group size.
 struct CollectiveFold {
-    RunCollectiveOp op = RunCollectiveOp::Unknown;
+    CollectiveOp op = CollectiveOp::Unknown;
     std::string processGroup;
     std::int64_t bytes = -1; ///< S of the nccl-tests definitions, -1 unknown
     std::int32_t groupSize = 0; ///< ranks in the group
@@ -37,7 +37,7 @@ struct CollectiveFold {
 /// algbw in GB/s of `bytes` moved in `durationUs` microseconds (0 when either is not positive).
 double measuredAlgbwGbps(std::int64_t bytes, double durationUs);
 /// The measured busbw in GB/s of `bytes` of `op` on `groupSize` ranks taking `durationUs`.
-double measuredBusbwGbps(RunCollectiveOp op, std::int64_t bytes, std::int32_t groupSize, double durationUs);
+double measuredBusbwGbps(CollectiveOp op, std::int64_t bytes, std::int32_t groupSize, double durationUs);
 
 /// Folds `collectives` (in the order each kind first appears).
 std::vector<CollectiveFold> foldCollectives(const std::vector<CollectiveSummary>& collectives);

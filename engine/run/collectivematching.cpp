@@ -77,7 +77,7 @@ void matchCollectives(const std::vector<RankSummary>& ranks, RunAnalysis& analys
     // consensus; a rank's offset is the median of its deviations (robust against a few outliers).
     std::vector<std::vector<std::int64_t>> deviations(ranks.size());
     for (const auto& [key, members] : groups) {
-        if (members.size() < 2 || members.front().call->op == RunCollectiveOp::SendRecv)
+        if (members.size() < 2 || members.front().call->op == CollectiveOp::SendRecv)
             continue;
         std::vector<std::int64_t> ends;
         for (const auto& m : members)

@@ -1,7 +1,5 @@
 #include "engine/run/collectiveop.h"
 
-#include "engine/collectives/collectivemodel.h"
-
 #include <cctype>
 #include <string>
 
@@ -30,94 +28,32 @@ namespace {
     bool startsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
 }
 
-const char* toString(RunCollectiveOp op)
-{
-    switch (op) {
-    case RunCollectiveOp::AllReduce:
-        return "allreduce";
-    case RunCollectiveOp::AllGather:
-        return "allgather";
-    case RunCollectiveOp::ReduceScatter:
-        return "reducescatter";
-    case RunCollectiveOp::AllToAll:
-        return "alltoall";
-    case RunCollectiveOp::Broadcast:
-        return "broadcast";
-    case RunCollectiveOp::Reduce:
-        return "reduce";
-    case RunCollectiveOp::Gather:
-        return "gather";
-    case RunCollectiveOp::Scatter:
-        return "scatter";
-    case RunCollectiveOp::SendRecv:
-        return "sendrecv";
-    case RunCollectiveOp::Barrier:
-        return "barrier";
-    case RunCollectiveOp::Unknown:
-        break;
-    }
-    return "unknown";
-}
-
-RunCollectiveOp parseRunCollectiveOp(std::string_view name)
+CollectiveOp parseRunCollectiveOp(std::string_view name)
 {
     const std::string s = normalise(name);
     // Most specific first: "reducescatter" before "reduce", "allgather" before "gather".
     if (startsWith(s, "allreduce"))
-        return RunCollectiveOp::AllReduce;
+        return CollectiveOp::AllReduce;
     if (startsWith(s, "reducescatter"))
-        return RunCollectiveOp::ReduceScatter;
+        return CollectiveOp::ReduceScatter;
     if (startsWith(s, "allgather"))
-        return RunCollectiveOp::AllGather;
+        return CollectiveOp::AllGather;
     if (startsWith(s, "alltoall"))
-        return RunCollectiveOp::AllToAll;
+        return CollectiveOp::AllToAll;
     if (startsWith(s, "broadcast"))
-        return RunCollectiveOp::Broadcast;
+        return CollectiveOp::Broadcast;
     if (startsWith(s, "reduce"))
-        return RunCollectiveOp::Reduce;
+        return CollectiveOp::Reduce;
     if (startsWith(s, "gather"))
-        return RunCollectiveOp::Gather;
+        return CollectiveOp::Gather;
     if (startsWith(s, "scatter"))
-        return RunCollectiveOp::Scatter;
+        return CollectiveOp::Scatter;
     if (startsWith(s, "sendrecv") || s == "send" || s == "recv" || startsWith(s, "batchisendirecv") || s == "isend"
         || s == "irecv" || startsWith(s, "p2p"))
-        return RunCollectiveOp::SendRecv;
-    if (startsWith(s, "barrier"))
-        return RunCollectiveOp::Barrier;
-    return RunCollectiveOp::Unknown;
-}
-
-std::optional<CollectiveOp> modelOpOf(RunCollectiveOp op)
-{
-    switch (op) {
-    case RunCollectiveOp::AllReduce:
-        return CollectiveOp::AllReduce;
-    case RunCollectiveOp::AllGather:
-        return CollectiveOp::AllGather;
-    case RunCollectiveOp::ReduceScatter:
-        return CollectiveOp::ReduceScatter;
-    case RunCollectiveOp::AllToAll:
-        return CollectiveOp::AllToAll;
-    case RunCollectiveOp::Broadcast:
-        return CollectiveOp::Broadcast;
-    case RunCollectiveOp::Reduce:
-        return CollectiveOp::Reduce;
-    case RunCollectiveOp::SendRecv:
         return CollectiveOp::SendRecv;
-    default:
-        return std::nullopt;
-    }
-}
-
-double busBandwidthFactor(RunCollectiveOp op, int ranks)
-{
-    // One formula for the model, the measurements and nccl-tests logs (collectivemodel.h); Gather
-    // and Scatter move data like AllGather ((n-1)/n: nccl-tests src/gather.cu, src/scatter.cu).
-    if (op == RunCollectiveOp::Gather || op == RunCollectiveOp::Scatter)
-        return busBandwidthFactor(CollectiveOp::AllGather, ranks);
-    if (const auto model = modelOpOf(op))
-        return busBandwidthFactor(*model, ranks);
-    return ranks < 1 ? 0.0 : 1.0; // a barrier or an unknown operation: busbw = algbw
+    if (startsWith(s, "barrier"))
+        return CollectiveOp::Barrier;
+    return CollectiveOp::Unknown;
 }
 
 int dtypeSizeBytes(std::string_view dtype)

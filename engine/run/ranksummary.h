@@ -18,7 +18,7 @@ namespace clusterscope::engine {
 
 /// One collective call as the cross-rank analyses see it (the kernel's arrival and exit).
 struct RankCollectiveArrival {
-    RunCollectiveOp op = RunCollectiveOp::Unknown;
+    CollectiveOp op = CollectiveOp::Unknown;
     std::string processGroup;
     std::int64_t sequence = 0; ///< the trace's Seq, else the call's number within its group on this rank
     std::int64_t startNs = 0; ///< kernel start, this rank's clock (ns)

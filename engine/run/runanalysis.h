@@ -38,7 +38,7 @@ struct StepBreakdown {
 
 /// One collective matched across the ranks that took part.
 struct CollectiveSummary {
-    RunCollectiveOp op = RunCollectiveOp::Unknown;
+    CollectiveOp op = CollectiveOp::Unknown;
     std::string processGroup;
     std::int64_t sequence = 0; ///< per-group call number (from the trace, else the order of calls)
     std::int64_t step = -1; ///< ProfilerStep of the first rank's call, -1 outside any step

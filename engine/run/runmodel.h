@@ -29,7 +29,7 @@ struct GpuActivity {
 
 /// One collective or point-to-point call as seen by one rank (one NCCL kernel).
 struct CollectiveCall {
-    RunCollectiveOp op = RunCollectiveOp::Unknown;
+    CollectiveOp op = CollectiveOp::Unknown;
     std::int64_t startNs = 0; ///< kernel start on this rank's clock (ns)
     std::int64_t endNs = 0; ///< kernel end (ns)
     std::int64_t launchNs = -1;

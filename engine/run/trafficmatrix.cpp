@@ -55,7 +55,7 @@ void rankTraffic(const RankTrace& r, RankSummary& into)
             continue;
         }
         const double S = double(c.bytes);
-        if (c.op == RunCollectiveOp::SendRecv) {
+        if (c.op == CollectiveOp::SendRecv) {
             // Count each transfer once, from the sender's trace; a receive counts only when the
             // sender's trace is not part of the run (decided when the ranks are merged).
             bound = std::max(bound, c.peerRank + 1);
@@ -78,7 +78,7 @@ void rankTraffic(const RankTrace& r, RankSummary& into)
         const auto pos = std::int32_t(self - g.begin());
         const std::int32_t next = g[std::size_t((pos + 1) % n)];
         switch (c.op) {
-        case RunCollectiveOp::AllToAll:
+        case CollectiveOp::AllToAll:
             // Each rank's own sends: exact with split sizes, else S/n to every member.
             for (std::int32_t j = 0; j < n; ++j) {
                 const double b = c.splitBytes.size() == std::size_t(n)
@@ -87,23 +87,23 @@ void rankTraffic(const RankTrace& r, RankSummary& into)
                 add(r.rank, g[std::size_t(j)], b);
             }
             break;
-        case RunCollectiveOp::AllReduce:
+        case CollectiveOp::AllReduce:
             add(r.rank, next, 2.0 * (n - 1) / n * S); // reduce-scatter + all-gather phases
             break;
-        case RunCollectiveOp::AllGather:
-        case RunCollectiveOp::ReduceScatter:
+        case CollectiveOp::AllGather:
+        case CollectiveOp::ReduceScatter:
             add(r.rank, next, double(n - 1) / n * S);
             break;
-        case RunCollectiveOp::Broadcast:
-        case RunCollectiveOp::Reduce:
+        case CollectiveOp::Broadcast:
+        case CollectiveOp::Reduce:
             // Pipelined chain from the group's first rank: every rank but the chain's end forwards S.
             if (pos != n - 1)
                 add(r.rank, next, S);
             break;
-        case RunCollectiveOp::Gather:
+        case CollectiveOp::Gather:
             add(r.rank, g.front(), S / n);
             break;
-        case RunCollectiveOp::Scatter:
+        case CollectiveOp::Scatter:
             if (pos == 0)
                 for (std::int32_t j = 1; j < n; ++j)
                     add(r.rank, g[std::size_t(j)], S / n);

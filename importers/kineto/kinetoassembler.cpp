@@ -10,7 +10,7 @@
 namespace clusterscope::importers::kineto {
 
 using engine::DiagnosticSeverity;
-using engine::RunCollectiveOp;
+using engine::CollectiveOp;
 
 std::vector<std::int64_t> parseIntegerList(const std::string& text)
 {
@@ -127,9 +127,9 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
             if (!args && range && range->args.present)
                 args = &range->args;
             // The host-side name wins: PyTorch runs all_to_all as SendRecv kernels.
-            if (range && range->annotation && engine::parseRunCollectiveOp(range->opName) != RunCollectiveOp::Unknown)
+            if (range && range->annotation && engine::parseRunCollectiveOp(range->opName) != CollectiveOp::Unknown)
                 c.op = engine::parseRunCollectiveOp(range->opName);
-            if (args && engine::parseRunCollectiveOp(args->name) != RunCollectiveOp::Unknown)
+            if (args && engine::parseRunCollectiveOp(args->name) != CollectiveOp::Unknown)
                 c.op = engine::parseRunCollectiveOp(args->name);
             if (args) {
                 if (!args->dtype.empty())
@@ -163,7 +163,7 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
                 if (size > 0) {
                     c.dtype = range->inputType;
                     c.bytes = range->inputElements * size;
-                    if (c.op == RunCollectiveOp::AllGather || c.op == RunCollectiveOp::Gather)
+                    if (c.op == CollectiveOp::AllGather || c.op == CollectiveOp::Gather)
                         c.bytes = -2; // needs the group size: input is one rank's share
                 }
             }
@@ -183,7 +183,7 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
                 const int size = engine::dtypeSizeBytes(range->inputType);
                 c.bytes = c.groupSize > 0 && c.groupSize < (1 << 24) ? range->inputElements * size * c.groupSize : -1;
             }
-            if (c.op == RunCollectiveOp::Unknown) {
+            if (c.op == CollectiveOp::Unknown) {
                 if (firstUnknownOp.empty())
                     firstUnknownOp = c.kernelName;
                 ++unknownOp;

@@ -75,7 +75,7 @@ std::optional<NcclKernelName> parseNcclKernelName(std::string_view name)
     // NCCL < 2.8: nccl<Op><Algo><Proto>Kernel_<redop>_<type>
     if (name.rfind("nccl", 0) == 0 && name.find("Kernel") != std::string_view::npos) {
         k.op = engine::parseRunCollectiveOp(name);
-        if (k.op == engine::RunCollectiveOp::Unknown)
+        if (k.op == engine::CollectiveOp::Unknown)
             return std::nullopt;
         for (std::string_view algo : { "Ring", "Tree", "CollNet" })
             if (name.find(algo) != std::string_view::npos) {

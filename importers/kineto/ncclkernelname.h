@@ -10,7 +10,7 @@ namespace clusterscope::importers {
 
 /// What an NCCL kernel's name says (NVIDIA/nccl src/device/generate.py names the kernels).
 struct NcclKernelName {
-    engine::RunCollectiveOp op = engine::RunCollectiveOp::Unknown; ///< Unknown for ncclDevKernel_Generic
+    engine::CollectiveOp op = engine::CollectiveOp::Unknown; ///< Unknown for ncclDevKernel_Generic
     bool newScheme = false; ///< ncclDevKernel_* (NCCL >= 2.19)
     std::string algorithm; ///< RING, TREE, ... from old-scheme names only; "" for the new scheme,
                            ///< whose suffix does not tell which algorithm ran

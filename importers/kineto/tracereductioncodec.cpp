@@ -170,8 +170,8 @@ namespace {
             s.collectives.resize(count(1 + 4 + 8 * 5 + 4));
             for (auto& c : s.collectives) {
                 const auto op = pod<std::uint8_t>();
-                m_ok = m_ok && op <= std::uint8_t(engine::RunCollectiveOp::Barrier);
-                c.op = engine::RunCollectiveOp(op);
+                m_ok = m_ok && op <= std::uint8_t(engine::CollectiveOp::Barrier);
+                c.op = engine::CollectiveOp(op);
                 c.processGroup = str();
                 c.sequence = pod<std::int64_t>();
                 c.startNs = pod<std::int64_t>();

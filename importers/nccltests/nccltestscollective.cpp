@@ -1,41 +1,12 @@
 #include "importers/nccltests/nccltestscollective.h"
 
-#include "engine/collectives/collectivemodel.h"
-
 #include <algorithm>
 #include <cctype>
 #include <string>
 
 namespace clusterscope::importers {
 
-const char* toString(NcclTestsCollective collective)
-{
-    switch (collective) {
-    case NcclTestsCollective::AllReduce:
-        return "allreduce";
-    case NcclTestsCollective::AllGather:
-        return "allgather";
-    case NcclTestsCollective::ReduceScatter:
-        return "reducescatter";
-    case NcclTestsCollective::Broadcast:
-        return "broadcast";
-    case NcclTestsCollective::Reduce:
-        return "reduce";
-    case NcclTestsCollective::AllToAll:
-        return "alltoall";
-    case NcclTestsCollective::SendRecv:
-        return "sendrecv";
-    case NcclTestsCollective::Scatter:
-        return "scatter";
-    case NcclTestsCollective::Gather:
-        return "gather";
-    case NcclTestsCollective::HyperCube:
-        return "hypercube";
-    }
-    return "?";
-}
-
-std::optional<NcclTestsCollective> ncclTestsCollectiveFromName(std::string_view name)
+std::optional<engine::CollectiveOp> ncclTestsCollectiveFromName(std::string_view name)
 {
     // Strip a directory ("./build/all_reduce_perf") and the "_perf", "_perf_mpi" suffixes.
     if (const auto slash = name.find_last_of('/'); slash != std::string_view::npos)
@@ -49,18 +20,18 @@ std::optional<NcclTestsCollective> ncclTestsCollectiveFromName(std::string_view 
     }
     static const struct {
         const char* key;
-        NcclTestsCollective collective;
+        engine::CollectiveOp collective;
     } kNames[] = {
-        { "allreduce", NcclTestsCollective::AllReduce },
-        { "allgather", NcclTestsCollective::AllGather },
-        { "reducescatter", NcclTestsCollective::ReduceScatter },
-        { "broadcast", NcclTestsCollective::Broadcast },
-        { "reduce", NcclTestsCollective::Reduce },
-        { "alltoall", NcclTestsCollective::AllToAll },
-        { "sendrecv", NcclTestsCollective::SendRecv },
-        { "scatter", NcclTestsCollective::Scatter },
-        { "gather", NcclTestsCollective::Gather },
-        { "hypercube", NcclTestsCollective::HyperCube },
+        { "allreduce", engine::CollectiveOp::AllReduce },
+        { "allgather", engine::CollectiveOp::AllGather },
+        { "reducescatter", engine::CollectiveOp::ReduceScatter },
+        { "broadcast", engine::CollectiveOp::Broadcast },
+        { "reduce", engine::CollectiveOp::Reduce },
+        { "alltoall", engine::CollectiveOp::AllToAll },
+        { "sendrecv", engine::CollectiveOp::SendRecv },
+        { "scatter", engine::CollectiveOp::Scatter },
+        { "gather", engine::CollectiveOp::Gather },
+        { "hypercube", engine::CollectiveOp::HyperCube },
     };
     for (const auto& n : kNames) {
         if (key == n.key)
@@ -69,64 +40,37 @@ std::optional<NcclTestsCollective> ncclTestsCollectiveFromName(std::string_view 
     return std::nullopt;
 }
 
-double busBandwidthFactor(NcclTestsCollective collective, int ranks)
-{
-    // The engine's one formula (collectivemodel.h); Scatter and Gather move data like AllGather
-    // (scatter.cu, gather.cu), HyperCube's busbw equals its algbw (hypercube.cu).
-    const int n = std::max(ranks, 1);
-    switch (collective) {
-    case NcclTestsCollective::AllReduce:
-        return engine::busBandwidthFactor(engine::CollectiveOp::AllReduce, n);
-    case NcclTestsCollective::AllGather:
-    case NcclTestsCollective::Scatter:
-    case NcclTestsCollective::Gather:
-        return engine::busBandwidthFactor(engine::CollectiveOp::AllGather, n);
-    case NcclTestsCollective::ReduceScatter:
-        return engine::busBandwidthFactor(engine::CollectiveOp::ReduceScatter, n);
-    case NcclTestsCollective::AllToAll:
-        return engine::busBandwidthFactor(engine::CollectiveOp::AllToAll, n);
-    case NcclTestsCollective::Broadcast:
-        return engine::busBandwidthFactor(engine::CollectiveOp::Broadcast, n);
-    case NcclTestsCollective::Reduce:
-        return engine::busBandwidthFactor(engine::CollectiveOp::Reduce, n);
-    case NcclTestsCollective::SendRecv:
-    case NcclTestsCollective::HyperCube:
-        return engine::busBandwidthFactor(engine::CollectiveOp::SendRecv, n);
-    }
-    return 1.0;
-}
-
-double algorithmBandwidthShare(NcclTestsCollective collective, int ranks)
+double algorithmBandwidthShare(engine::CollectiveOp collective, int ranks)
 {
     const double n = std::max(ranks, 1);
-    return collective == NcclTestsCollective::HyperCube ? (n - 1.0) / n : 1.0;
+    return collective == engine::CollectiveOp::HyperCube ? (n - 1.0) / n : 1.0;
 }
 
-int sizeToCountRatio(NcclTestsCollective collective, int ranks)
+int sizeToCountRatio(engine::CollectiveOp collective, int ranks)
 {
     switch (collective) {
-    case NcclTestsCollective::AllGather:
-    case NcclTestsCollective::ReduceScatter:
-    case NcclTestsCollective::AllToAll:
-    case NcclTestsCollective::Scatter:
-    case NcclTestsCollective::Gather:
-    case NcclTestsCollective::HyperCube:
+    case engine::CollectiveOp::AllGather:
+    case engine::CollectiveOp::ReduceScatter:
+    case engine::CollectiveOp::AllToAll:
+    case engine::CollectiveOp::Scatter:
+    case engine::CollectiveOp::Gather:
+    case engine::CollectiveOp::HyperCube:
         return std::max(ranks, 1);
     default:
         return 1;
     }
 }
 
-bool hasRoot(NcclTestsCollective collective)
+bool hasRoot(engine::CollectiveOp collective)
 {
-    return collective == NcclTestsCollective::Broadcast || collective == NcclTestsCollective::Reduce
-        || collective == NcclTestsCollective::Scatter || collective == NcclTestsCollective::Gather;
+    return collective == engine::CollectiveOp::Broadcast || collective == engine::CollectiveOp::Reduce
+        || collective == engine::CollectiveOp::Scatter || collective == engine::CollectiveOp::Gather;
 }
 
-bool isReduction(NcclTestsCollective collective)
+bool isReduction(engine::CollectiveOp collective)
 {
-    return collective == NcclTestsCollective::AllReduce || collective == NcclTestsCollective::ReduceScatter
-        || collective == NcclTestsCollective::Reduce;
+    return collective == engine::CollectiveOp::AllReduce || collective == engine::CollectiveOp::ReduceScatter
+        || collective == engine::CollectiveOp::Reduce;
 }
 
 std::optional<int> ncclTestsTypeSize(std::string_view typeName)

@@ -65,7 +65,7 @@ const char* toString(NcclTestsCollectiveSource source);
 struct NcclTestsRun {
     int firstLine = 0;
     std::string binary; ///< "all_reduce_perf" when the log names it
-    std::optional<NcclTestsCollective> collective;
+    std::optional<engine::CollectiveOp> collective;
     NcclTestsCollectiveSource collectiveSource = NcclTestsCollectiveSource::BinaryName;
     std::string ncclTestsVersion; ///< "2.13.10" from "# nccl-tests version ..."
     std::optional<int> ncclVersionCode; ///< nccl-library=21903

@@ -18,7 +18,7 @@ namespace clusterscope::importers {
 struct NcclTestsParseOptions {
     /// The collective to assume when the log neither names its binary nor has a column layout
     /// that tells (the CLI's --op). A log that names its binary wins (with a diagnostic on conflict).
-    std::optional<NcclTestsCollective> collective;
+    std::optional<engine::CollectiveOp> collective;
 };
 
 class NcclTestsParser {

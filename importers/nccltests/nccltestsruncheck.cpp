@@ -10,17 +10,17 @@ namespace clusterscope::importers {
 
 namespace {
 
-    constexpr NcclTestsCollective kAll[] = {
-        NcclTestsCollective::AllReduce,
-        NcclTestsCollective::AllGather,
-        NcclTestsCollective::ReduceScatter,
-        NcclTestsCollective::Broadcast,
-        NcclTestsCollective::Reduce,
-        NcclTestsCollective::AllToAll,
-        NcclTestsCollective::SendRecv,
-        NcclTestsCollective::Scatter,
-        NcclTestsCollective::Gather,
-        NcclTestsCollective::HyperCube,
+    constexpr engine::CollectiveOp kAll[] = {
+        engine::CollectiveOp::AllReduce,
+        engine::CollectiveOp::AllGather,
+        engine::CollectiveOp::ReduceScatter,
+        engine::CollectiveOp::Broadcast,
+        engine::CollectiveOp::Reduce,
+        engine::CollectiveOp::AllToAll,
+        engine::CollectiveOp::SendRecv,
+        engine::CollectiveOp::Scatter,
+        engine::CollectiveOp::Gather,
+        engine::CollectiveOp::HyperCube,
     };
 
     bool isReductionName(const std::string& redop)
@@ -56,7 +56,7 @@ namespace {
 
 } // namespace
 
-int ranksFromBandwidthFactor(const NcclTestsRun& run, NcclTestsCollective collective)
+int ranksFromBandwidthFactor(const NcclTestsRun& run, engine::CollectiveOp collective)
 {
     const NcclTestsMeasurement* m = largestMeasurement(run);
     if (!m || busBandwidthFactor(collective, 4) == 1.0)
@@ -64,7 +64,7 @@ int ranksFromBandwidthFactor(const NcclTestsRun& run, NcclTestsCollective collec
     const double f = *m->busbwGBps / *m->algbwGBps;
     // AllReduce: f = 2(n-1)/n -> n = 2/(2-f); (n-1)/n family: n = 1/(1-f).
     const double raw
-        = collective == NcclTestsCollective::AllReduce ? 2.0 / std::max(2.0 - f, 1e-9) : 1.0 / std::max(1.0 - f, 1e-9);
+        = collective == engine::CollectiveOp::AllReduce ? 2.0 / std::max(2.0 - f, 1e-9) : 1.0 / std::max(1.0 - f, 1e-9);
     if (!std::isfinite(raw) || raw < 2.0 || raw > 1e6)
         return 0;
     const int n = static_cast<int>(std::lround(raw));
@@ -78,18 +78,18 @@ namespace {
     /// Whether NCCL operation `op` (as named in "NCCL INFO <op>: opCount" lines) can be part of the
     /// nccl-tests benchmark `c`: alltoall, scatter, gather, sendrecv and hypercube are grouped
     /// ncclSend/ncclRecv calls; the others call the NCCL collective of the same name.
-    bool ncclOpFits(const std::string& op, NcclTestsCollective c)
+    bool ncclOpFits(const std::string& op, engine::CollectiveOp c)
     {
         switch (c) {
-        case NcclTestsCollective::AllReduce:
+        case engine::CollectiveOp::AllReduce:
             return op == "AllReduce";
-        case NcclTestsCollective::AllGather:
+        case engine::CollectiveOp::AllGather:
             return op == "AllGather";
-        case NcclTestsCollective::ReduceScatter:
+        case engine::CollectiveOp::ReduceScatter:
             return op == "ReduceScatter";
-        case NcclTestsCollective::Broadcast:
+        case engine::CollectiveOp::Broadcast:
             return op == "Broadcast";
-        case NcclTestsCollective::Reduce:
+        case engine::CollectiveOp::Reduce:
             return op == "Reduce";
         default:
             return op == "Send" || op == "Recv";
@@ -98,7 +98,7 @@ namespace {
 
 } // namespace
 
-std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, int ranks)
+std::vector<engine::CollectiveOp> ncclTestsCandidates(const NcclTestsRun& run, int ranks)
 {
     bool anyReductionOp = false, anyNoOp = false, anyRootNonNegative = false, anyRootMinusOne = false;
     const NcclTestsRow* ratioRow = nullptr;
@@ -109,8 +109,8 @@ std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, in
         if (row.count > 0 && ncclTestsTypeSize(row.type) && (!ratioRow || row.bytes > ratioRow->bytes))
             ratioRow = &row;
     }
-    std::vector<NcclTestsCollective> out;
-    for (NcclTestsCollective c : kAll) {
+    std::vector<engine::CollectiveOp> out;
+    for (engine::CollectiveOp c : kAll) {
         bool fitsInfo = true;
         for (const auto& op : run.ncclInfoOps)
             fitsInfo = fitsInfo && ncclOpFits(op, c);
@@ -153,7 +153,7 @@ std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, in
 
 namespace {
 
-    std::string listNames(const std::vector<NcclTestsCollective>& cs)
+    std::string listNames(const std::vector<engine::CollectiveOp>& cs)
     {
         std::string s;
         for (std::size_t i = 0; i < cs.size(); ++i)
@@ -237,7 +237,7 @@ namespace {
 
         void checkRows(NcclTestsRun& run)
         {
-            const NcclTestsCollective c = *run.collective;
+            const engine::CollectiveOp c = *run.collective;
             const int fromBandwidth = ranksFromBandwidthFactor(run, c);
             if (run.devices.empty() && fromBandwidth > 0)
                 run.bandwidthRanks = fromBandwidth;

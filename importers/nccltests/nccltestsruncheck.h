@@ -22,9 +22,9 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
 
 /// Collectives whose nccl-tests output could have produced `run`'s rows (size/count ratio, redop,
 /// root, busbw/algbw factor), given `ranks` (0: unknown).
-std::vector<NcclTestsCollective> ncclTestsCandidates(const NcclTestsRun& run, int ranks);
+std::vector<engine::CollectiveOp> ncclTestsCandidates(const NcclTestsRun& run, int ranks);
 
 /// Ranks implied by busbw/algbw of the largest row for `collective` (0 when it cannot tell: factor 1).
-int ranksFromBandwidthFactor(const NcclTestsRun& run, NcclTestsCollective collective);
+int ranksFromBandwidthFactor(const NcclTestsRun& run, engine::CollectiveOp collective);
 
 } // namespace clusterscope::importers

@@ -5,43 +5,17 @@
 
 namespace clusterscope::importers {
 
-std::optional<engine::CollectiveOp> collectiveOpFor(NcclTestsCollective collective)
-{
-    using engine::CollectiveOp;
-    switch (collective) {
-    case NcclTestsCollective::AllReduce:
-        return CollectiveOp::AllReduce;
-    case NcclTestsCollective::AllGather:
-        return CollectiveOp::AllGather;
-    case NcclTestsCollective::ReduceScatter:
-        return CollectiveOp::ReduceScatter;
-    case NcclTestsCollective::Broadcast:
-        return CollectiveOp::Broadcast;
-    case NcclTestsCollective::Reduce:
-        return CollectiveOp::Reduce;
-    case NcclTestsCollective::AllToAll:
-        return CollectiveOp::AllToAll;
-    case NcclTestsCollective::SendRecv:
-        return CollectiveOp::SendRecv;
-    case NcclTestsCollective::Scatter:
-    case NcclTestsCollective::Gather:
-    case NcclTestsCollective::HyperCube:
-        return std::nullopt;
-    }
-    return std::nullopt;
-}
-
 engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& log, const NcclTestsRun& run)
 {
     const std::string where = log.file + ":" + std::to_string(run.firstLine) + ": ";
     if (!run.collective)
         return engine::Status::error(where + "the run's collective is unknown");
-    const auto op = collectiveOpFor(*run.collective);
-    if (!op)
+    const engine::CollectiveOp op = *run.collective;
+    if (!engine::isCostModelled(op))
         return engine::Status::error(where + "the collective model has no counterpart for " + toString(*run.collective)
             + " (it models allreduce, reducescatter, allgather, broadcast, reduce, alltoall and sendrecv)");
     engine::MeasuredSweep sweep;
-    sweep.op = *op;
+    sweep.op = op;
     sweep.ranks = run.ranks();
     sweep.nodes = std::max(run.nodes(), 1);
     sweep.gpuName = run.gpuName();

@@ -14,9 +14,6 @@
 
 namespace clusterscope::importers {
 
-/// The model's collective for an nccl-tests binary; none for scatter, gather and hypercube.
-std::optional<engine::CollectiveOp> collectiveOpFor(NcclTestsCollective collective);
-
 /// The sweep of one run: one point per row with a positive size and time, using the out-of-place
 /// time (the figure nccl-tests users quote; in-place when a row has only that), sorted by size.
 /// Ranks and nodes come from the device lines (nodes = 1 without them). The algorithm is the

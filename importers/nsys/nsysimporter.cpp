@@ -12,7 +12,7 @@
 namespace clusterscope::importers {
 
 using engine::DiagnosticSeverity;
-using engine::RunCollectiveOp;
+using engine::CollectiveOp;
 using engine::Status;
 
 namespace {
@@ -188,14 +188,14 @@ engine::Result<std::vector<engine::RankTrace>> importNsysDatabase(
                 const NvtxRange* r
                     = launch != launches.end() ? enclosing(launch->second.first, launch->second.second) : nullptr;
                 if (r) {
-                    if (engine::parseRunCollectiveOp(r->name) != RunCollectiveOp::Unknown)
+                    if (engine::parseRunCollectiveOp(r->name) != CollectiveOp::Unknown)
                         c.op = engine::parseRunCollectiveOp(r->name);
                     c.groupSize = r->nranks;
                     c.processGroup = r->comm;
                     // NCCL reports its own count x type size: the per-rank share for AllGather and
                     // ReduceScatter, so S = n x that (NVIDIA/nccl-tests doc/PERFORMANCE.md).
                     c.bytes = r->bytes;
-                    if (c.bytes >= 0 && (c.op == RunCollectiveOp::AllGather || c.op == RunCollectiveOp::ReduceScatter))
+                    if (c.bytes >= 0 && (c.op == CollectiveOp::AllGather || c.op == CollectiveOp::ReduceScatter))
                         c.bytes = r->nranks > 0 ? c.bytes * r->nranks : -1;
                     if (r->peer >= 0) {
                         c.peerRank = r->peer;

@@ -11,7 +11,7 @@
 using namespace clusterscope::engine;
 
 namespace {
-CollectiveSummary call(RunCollectiveOp op, std::int64_t bytes, int ranks, double durationUs, int lastArrival = -1,
+CollectiveSummary call(CollectiveOp op, std::int64_t bytes, int ranks, double durationUs, int lastArrival = -1,
     double waitUs = 0, const char* group = "")
 {
     CollectiveSummary c;
@@ -72,24 +72,26 @@ private Q_SLOTS:
         QTest::addColumn<int>("ranks");
         QTest::addColumn<double>("factor");
         // NVIDIA/nccl-tests doc/PERFORMANCE.md: 2(n-1)/n, (n-1)/n, 1.
-        QTest::addRow("allreduce 8") << int(RunCollectiveOp::AllReduce) << 8 << 1.75;
-        QTest::addRow("allgather 4") << int(RunCollectiveOp::AllGather) << 4 << 0.75;
-        QTest::addRow("reducescatter 2") << int(RunCollectiveOp::ReduceScatter) << 2 << 0.5;
-        QTest::addRow("alltoall 16") << int(RunCollectiveOp::AllToAll) << 16 << 15.0 / 16;
-        QTest::addRow("gather 4 as allgather") << int(RunCollectiveOp::Gather) << 4 << 0.75;
-        QTest::addRow("broadcast") << int(RunCollectiveOp::Broadcast) << 8 << 1.0;
-        QTest::addRow("sendrecv") << int(RunCollectiveOp::SendRecv) << 2 << 1.0;
-        QTest::addRow("no ranks: no bandwidth") << int(RunCollectiveOp::AllReduce) << 0 << 0.0;
+        QTest::addRow("allreduce 8") << int(CollectiveOp::AllReduce) << 8 << 1.75;
+        QTest::addRow("allgather 4") << int(CollectiveOp::AllGather) << 4 << 0.75;
+        QTest::addRow("reducescatter 2") << int(CollectiveOp::ReduceScatter) << 2 << 0.5;
+        QTest::addRow("alltoall 16") << int(CollectiveOp::AllToAll) << 16 << 15.0 / 16;
+        QTest::addRow("gather 4 as allgather") << int(CollectiveOp::Gather) << 4 << 0.75;
+        QTest::addRow("broadcast") << int(CollectiveOp::Broadcast) << 8 << 1.0;
+        QTest::addRow("sendrecv") << int(CollectiveOp::SendRecv) << 2 << 1.0;
+        QTest::addRow("no ranks: no bandwidth") << int(CollectiveOp::AllReduce) << 0 << 0.0;
+        QTest::addRow("scatter 8 as allgather") << int(CollectiveOp::Scatter) << 8 << 7.0 / 8;
+        QTest::addRow("hypercube: busbw = algbw") << int(CollectiveOp::HyperCube) << 8 << 1.0;
+        QTest::addRow("barrier: busbw = algbw") << int(CollectiveOp::Barrier) << 8 << 1.0;
+        QTest::addRow("no ranks, barrier: no bandwidth") << int(CollectiveOp::Barrier) << 0 << 0.0;
     }
     void busbwDefinition()
     {
         QFETCH(int, op);
         QFETCH(int, ranks);
         QFETCH(double, factor);
-        const auto o = RunCollectiveOp(op);
+        const auto o = CollectiveOp(op);
         QCOMPARE(busBandwidthFactor(o, ranks), factor);
-        if (const auto model = modelOpOf(o))
-            QCOMPARE(busBandwidthFactor(*model, ranks), factor); // one formula
         // A fold of calls of 1 ms and 3 ms: busbw of the mean (2 ms), not the mean of per-call busbw.
         const auto folds
             = foldCollectives({ call(o, 2'000'000'000, ranks, 1000.0), call(o, 2'000'000'000, ranks, 3000.0) });
@@ -100,13 +102,66 @@ private Q_SLOTS:
         QVERIFY(factor == 0 || std::abs(folds[0].busbwGbps - meanOfPerCall) > 1.0);
     }
 
+    void oneEnum_data()
+    {
+        QTest::addColumn<int>("op");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("priced");
+        QTest::addColumn<QString>("traceName"); // as PyTorch / Kineto spell it
+        QTest::addRow("allreduce") << int(CollectiveOp::AllReduce) << "allreduce" << true << "all_reduce";
+        QTest::addRow("reducescatter") << int(CollectiveOp::ReduceScatter) << "reducescatter" << true
+                                       << "reduce_scatter_tensor";
+        QTest::addRow("allgather") << int(CollectiveOp::AllGather) << "allgather" << true << "_allgather_base";
+        QTest::addRow("broadcast") << int(CollectiveOp::Broadcast) << "broadcast" << true << "broadcast";
+        QTest::addRow("reduce") << int(CollectiveOp::Reduce) << "reduce" << true << "reduce";
+        QTest::addRow("alltoall") << int(CollectiveOp::AllToAll) << "alltoall" << true << "all_to_all";
+        QTest::addRow("sendrecv") << int(CollectiveOp::SendRecv) << "sendrecv" << true << "send";
+        QTest::addRow("gather") << int(CollectiveOp::Gather) << "gather" << false << "gather";
+        QTest::addRow("scatter") << int(CollectiveOp::Scatter) << "scatter" << false << "scatter";
+        QTest::addRow("hypercube") << int(CollectiveOp::HyperCube) << "hypercube" << false << "";
+        QTest::addRow("barrier") << int(CollectiveOp::Barrier) << "barrier" << false << "barrier";
+        QTest::addRow("unknown") << int(CollectiveOp::Unknown) << "unknown" << false << "all_shuffle";
+    }
+    void oneEnum()
+    {
+        // One enum for the model, traces and nccl-tests: names, which ones the model prices, and the
+        // model refusing the others with a reason instead of pricing them as something else.
+        QFETCH(int, op);
+        QFETCH(QString, name);
+        QFETCH(bool, priced);
+        QFETCH(QString, traceName);
+        const auto o = CollectiveOp(op);
+        QCOMPARE(QString::fromLatin1(toString(o)), name);
+        QCOMPARE(isCostModelled(o), priced);
+        QCOMPARE(parseCollectiveOp(name.toStdString()).has_value(), priced);
+        if (!traceName.isEmpty())
+            QCOMPARE(int(parseRunCollectiveOp(traceName.toStdString())), op);
+        CollectiveHardware hardware;
+        hardware.intraBytesPerSecond = 400e9;
+        hardware.nicBytesPerSecond = 50e9;
+        hardware.copyBytesPerSecond = 1e12;
+        const CollectiveModel model(hardware);
+        CollectiveRequest request;
+        request.op = o;
+        request.bytes = 1 << 20;
+        request.group.ranks = 8;
+        request.group.ranksPerNode = 8;
+        const CollectiveEstimate e = model.estimate(request);
+        QCOMPARE(e.valid, priced);
+        QCOMPARE(std::isfinite(e.seconds), priced);
+        const auto status = model.check(request);
+        QCOMPARE(status.isOk(), priced);
+        if (!priced)
+            QVERIFY2(status.message().find(name.toStdString()) != std::string::npos, status.message().c_str());
+    }
+
     void foldKeepsKindsApart()
     {
-        const auto folds = foldCollectives({ call(RunCollectiveOp::AllReduce, 100, 8, 5.0, -1, 0, "dp"),
-            call(RunCollectiveOp::AllReduce, 100, 8, 7.0, -1, 0, "tp"),
-            call(RunCollectiveOp::AllReduce, 200, 8, 9.0, -1, 0, "dp"),
-            call(RunCollectiveOp::AllReduce, 100, 8, 11.0, -1, 0, "dp"),
-            call(RunCollectiveOp::AllGather, -1, 8, 4.0) });
+        const auto folds = foldCollectives({ call(CollectiveOp::AllReduce, 100, 8, 5.0, -1, 0, "dp"),
+            call(CollectiveOp::AllReduce, 100, 8, 7.0, -1, 0, "tp"),
+            call(CollectiveOp::AllReduce, 200, 8, 9.0, -1, 0, "dp"),
+            call(CollectiveOp::AllReduce, 100, 8, 11.0, -1, 0, "dp"),
+            call(CollectiveOp::AllGather, -1, 8, 4.0) });
         QCOMPARE(int(folds.size()), 4);
         QCOMPARE(folds[0].processGroup, std::string("dp"));
         QCOMPARE(folds[0].calls, 2);
@@ -122,9 +177,9 @@ private Q_SLOTS:
         // Rank 3 arrives last often, each time by a little (large sum); rank 5 once, by a lot.
         std::vector<CollectiveSummary> calls;
         for (int i = 0; i < 50; ++i)
-            calls.push_back(call(RunCollectiveOp::AllReduce, 100, 4, 10.0, 3, 20.0));
-        calls.push_back(call(RunCollectiveOp::AllReduce, 100, 4, 10.0, 5, 600.0));
-        calls.push_back(call(RunCollectiveOp::AllReduce, 100, 4, 10.0)); // nobody last (one rank seen)
+            calls.push_back(call(CollectiveOp::AllReduce, 100, 4, 10.0, 3, 20.0));
+        calls.push_back(call(CollectiveOp::AllReduce, 100, 4, 10.0, 5, 600.0));
+        calls.push_back(call(CollectiveOp::AllReduce, 100, 4, 10.0)); // nobody last (one rank seen)
         const std::vector<Straggler> s = rankStragglers(calls);
         QCOMPARE(int(s.size()), 2);
         QCOMPARE(s[0].rank, 5);

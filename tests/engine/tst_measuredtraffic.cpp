@@ -33,7 +33,7 @@ RankSummary dataParallelRank(std::int32_t rank, std::int32_t world)
         b.commExposedSeconds = 0.2;
         s.steps.push_back({ step, b });
         const std::int64_t t0 = std::int64_t(step) * 1'000'000'000 + (rank == 4242 ? 700'000 : 0);
-        s.collectives.push_back({ RunCollectiveOp::AllReduce, "0", step, t0,
+        s.collectives.push_back({ CollectiveOp::AllReduce, "0", step, t0,
             std::int64_t(step) * 1'000'000'000 + 5'000'000, bytes, world, step });
     }
     s.sends.push_back({ rank, (rank + 1) % world, 2.0 * 2.0 * (world - 1) / world * double(bytes) });

@@ -20,7 +20,7 @@ GpuActivity act(std::int64_t s, std::int64_t e, GpuActivityKind k, std::int32_t 
     return a;
 }
 
-CollectiveCall call(RunCollectiveOp op, std::int64_t s, std::int64_t e, std::int64_t bytes, int group)
+CollectiveCall call(CollectiveOp op, std::int64_t s, std::int64_t e, std::int64_t bytes, int group)
 {
     CollectiveCall c;
     c.op = op;
@@ -52,35 +52,35 @@ private Q_SLOTS:
         QTest::addColumn<int>("ranks");
         QTest::addColumn<double>("factor");
         // nccl-tests definitions, notes/collectives.md
-        QTest::addRow("allreduce 8") << int(RunCollectiveOp::AllReduce) << 8 << 1.75;
-        QTest::addRow("allreduce 2") << int(RunCollectiveOp::AllReduce) << 2 << 1.0;
-        QTest::addRow("allgather 8") << int(RunCollectiveOp::AllGather) << 8 << 0.875;
-        QTest::addRow("reducescatter 4") << int(RunCollectiveOp::ReduceScatter) << 4 << 0.75;
-        QTest::addRow("alltoall 128") << int(RunCollectiveOp::AllToAll) << 128 << 127.0 / 128.0;
-        QTest::addRow("broadcast 8") << int(RunCollectiveOp::Broadcast) << 8 << 1.0;
-        QTest::addRow("sendrecv 2") << int(RunCollectiveOp::SendRecv) << 2 << 1.0;
+        QTest::addRow("allreduce 8") << int(CollectiveOp::AllReduce) << 8 << 1.75;
+        QTest::addRow("allreduce 2") << int(CollectiveOp::AllReduce) << 2 << 1.0;
+        QTest::addRow("allgather 8") << int(CollectiveOp::AllGather) << 8 << 0.875;
+        QTest::addRow("reducescatter 4") << int(CollectiveOp::ReduceScatter) << 4 << 0.75;
+        QTest::addRow("alltoall 128") << int(CollectiveOp::AllToAll) << 128 << 127.0 / 128.0;
+        QTest::addRow("broadcast 8") << int(CollectiveOp::Broadcast) << 8 << 1.0;
+        QTest::addRow("sendrecv 2") << int(CollectiveOp::SendRecv) << 2 << 1.0;
     }
     void busFactor()
     {
         QFETCH(int, op);
         QFETCH(int, ranks);
         QFETCH(double, factor);
-        QCOMPARE(busBandwidthFactor(RunCollectiveOp(op), ranks), factor);
+        QCOMPARE(busBandwidthFactor(CollectiveOp(op), ranks), factor);
     }
 
     void opNames_data()
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("op");
-        QTest::addRow("pytorch all_reduce") << "all_reduce" << int(RunCollectiveOp::AllReduce);
-        QTest::addRow("annotation") << "nccl:all_to_all" << int(RunCollectiveOp::AllToAll);
-        QTest::addRow("allgather base") << "_allgather_base" << int(RunCollectiveOp::AllGather);
-        QTest::addRow("coalesced rs") << "reduce_scatter_tensor_coalesced" << int(RunCollectiveOp::ReduceScatter);
-        QTest::addRow("nvtx") << "ncclAllReduce" << int(RunCollectiveOp::AllReduce);
-        QTest::addRow("reduce") << "ncclReduce" << int(RunCollectiveOp::Reduce);
-        QTest::addRow("send") << "send" << int(RunCollectiveOp::SendRecv);
-        QTest::addRow("kernel token") << "SendRecv" << int(RunCollectiveOp::SendRecv);
-        QTest::addRow("generic") << "Generic" << int(RunCollectiveOp::Unknown);
+        QTest::addRow("pytorch all_reduce") << "all_reduce" << int(CollectiveOp::AllReduce);
+        QTest::addRow("annotation") << "nccl:all_to_all" << int(CollectiveOp::AllToAll);
+        QTest::addRow("allgather base") << "_allgather_base" << int(CollectiveOp::AllGather);
+        QTest::addRow("coalesced rs") << "reduce_scatter_tensor_coalesced" << int(CollectiveOp::ReduceScatter);
+        QTest::addRow("nvtx") << "ncclAllReduce" << int(CollectiveOp::AllReduce);
+        QTest::addRow("reduce") << "ncclReduce" << int(CollectiveOp::Reduce);
+        QTest::addRow("send") << "send" << int(CollectiveOp::SendRecv);
+        QTest::addRow("kernel token") << "SendRecv" << int(CollectiveOp::SendRecv);
+        QTest::addRow("generic") << "Generic" << int(CollectiveOp::Unknown);
     }
     void opNames()
     {
@@ -182,8 +182,8 @@ private Q_SLOTS:
             RankTrace r;
             r.rank = i;
             r.worldSize = 3;
-            r.collectives.push_back(call(RunCollectiveOp::AllReduce, start1[i] + skew[i], 500 + skew[i], 3000000, 3));
-            r.collectives.push_back(call(RunCollectiveOp::AllReduce, start2[i] + skew[i], 2500 + skew[i], 3000000, 3));
+            r.collectives.push_back(call(CollectiveOp::AllReduce, start1[i] + skew[i], 500 + skew[i], 3000000, 3));
+            r.collectives.push_back(call(CollectiveOp::AllReduce, start2[i] + skew[i], 2500 + skew[i], 3000000, 3));
             run.ranks.push_back(r);
         }
         const RunAnalysis a = analyzeRun(run);
@@ -212,13 +212,13 @@ private Q_SLOTS:
             RankTrace r;
             r.rank = i;
             r.worldSize = 4;
-            r.collectives.push_back(call(RunCollectiveOp::AllReduce, 0, 10, 4000, 4));
-            auto a2a = call(RunCollectiveOp::AllToAll, 20, 30, 400, 4);
+            r.collectives.push_back(call(CollectiveOp::AllReduce, 0, 10, 4000, 4));
+            auto a2a = call(CollectiveOp::AllToAll, 20, 30, 400, 4);
             if (i == 0)
                 a2a.splitBytes = { 100, 200, 0, 100 };
             r.collectives.push_back(a2a);
             if (i == 1 || i == 3) {
-                auto p2p = call(RunCollectiveOp::SendRecv, 40, 50, 500, 2);
+                auto p2p = call(CollectiveOp::SendRecv, 40, 50, 500, 2);
                 p2p.peerRank = i == 1 ? 3 : 1;
                 p2p.p2pDirection = i == 1 ? 1 : -1;
                 r.collectives.push_back(p2p);

@@ -34,7 +34,7 @@ Run generatedRun(int ranks, int steps, int late)
             t.activities.push_back({ base, base + 6'000'000, 0, GpuActivityKind::Compute, -1, -1 });
             const std::int64_t arrive = base + 6'100'000 + (r == late ? 500'000 : 0);
             CollectiveCall c;
-            c.op = RunCollectiveOp::AllReduce;
+            c.op = CollectiveOp::AllReduce;
             c.startNs = arrive;
             c.endNs = base + 6'100'000 + 500'000 + 1'200'000;
             c.bytes = 64'000'000;
@@ -45,7 +45,7 @@ Run generatedRun(int ranks, int steps, int late)
             t.collectives.push_back(c);
             if (r < 2) {
                 CollectiveCall p;
-                p.op = RunCollectiveOp::SendRecv;
+                p.op = CollectiveOp::SendRecv;
                 p.startNs = base + 8'000'000;
                 p.endNs = base + 8'400'000;
                 p.bytes = 4'000'000;

@@ -12,7 +12,7 @@
 
 using namespace clusterscope;
 using namespace clusterscope::importers;
-using engine::RunCollectiveOp;
+using engine::CollectiveOp;
 
 namespace {
 QString dataPath(const char* rel) { return QStringLiteral(CLUSTERSCOPE_TEST_DATA_DIR "/kineto/") + QLatin1String(rel); }
@@ -83,25 +83,25 @@ private Q_SLOTS:
         QTest::addColumn<QString>("dtype");
         QTest::addRow("old allreduce")
             << "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)" << true
-            << int(RunCollectiveOp::AllReduce) << "RING"
+            << int(CollectiveOp::AllReduce) << "RING"
             << "float";
         QTest::addRow("old sendrecv")
             << "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)" << true
-            << int(RunCollectiveOp::SendRecv) << "RING"
+            << int(CollectiveOp::SendRecv) << "RING"
             << "int8_t";
         QTest::addRow("new allreduce, algorithm not trusted")
             << "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)" << true
-            << int(RunCollectiveOp::AllReduce) << ""
+            << int(CollectiveOp::AllReduce) << ""
             << "f32";
         QTest::addRow("new allgather") << "ncclDevKernel_AllGather_RING_LL(x)" << true
-                                       << int(RunCollectiveOp::AllGather) << ""
+                                       << int(CollectiveOp::AllGather) << ""
                                        << "";
-        QTest::addRow("new sendrecv") << "ncclDevKernel_SendRecv(x)" << true << int(RunCollectiveOp::SendRecv) << ""
+        QTest::addRow("new sendrecv") << "ncclDevKernel_SendRecv(x)" << true << int(CollectiveOp::SendRecv) << ""
                                       << "";
-        QTest::addRow("new generic") << "ncclDevKernel_Generic(x)" << true << int(RunCollectiveOp::Unknown) << ""
+        QTest::addRow("new generic") << "ncclDevKernel_Generic(x)" << true << int(CollectiveOp::Unknown) << ""
                                      << "";
         QTest::addRow("pre 2.8") << "ncclAllReduceRingLLKernel_sum_f32(CollectiveArgs)" << true
-                                 << int(RunCollectiveOp::AllReduce) << "RING"
+                                 << int(CollectiveOp::AllReduce) << "RING"
                                  << "f32";
         QTest::addRow("gemm") << "ampere_sgemm_128x64_nn" << false << 0 << ""
                               << "";
@@ -136,7 +136,7 @@ private Q_SLOTS:
         // Absolute epoch microseconds kept exactly: rank 0's first AllReduce kernel.
         const auto& c0 = run->ranks[0].collectives;
         const auto ar
-            = std::find_if(c0.begin(), c0.end(), [](const auto& c) { return c.op == RunCollectiveOp::AllReduce; });
+            = std::find_if(c0.begin(), c0.end(), [](const auto& c) { return c.op == CollectiveOp::AllReduce; });
         QCOMPARE(ar->startNs, std::int64_t(1694128201436304000LL));
         QCOMPARE(ar->endNs, std::int64_t(1694128201436550000LL));
         QCOMPARE(ar->bytes, std::int64_t(394241 * 4)); // nccl:all_reduce Input Dims [[394241]] float
@@ -153,13 +153,13 @@ private Q_SLOTS:
         for (const auto& c : a.collectives) {
             QCOMPARE(c.ranksSeen, 8);
             QCOMPARE(c.groupSize, 8);
-            if (c.op == RunCollectiveOp::AllReduce) {
+            if (c.op == CollectiveOp::AllReduce) {
                 last.push_back(c.lastArrivalRank);
                 waits.push_back(c.waitUs);
                 // busbw = algbw x 2(n-1)/n (nccl-tests)
                 QVERIFY(qAbs(c.busbwGbps - c.algbwGbps * 1.75) < 1e-9);
             }
-            alltoall += c.op == RunCollectiveOp::AllToAll;
+            alltoall += c.op == CollectiveOp::AllToAll;
         }
         // Ground truth (notes/trace-formats.md): last arrivals 7, 5, 4; start spreads 223, 584, 885 us.
         QCOMPARE(last, (std::vector<int> { 7, 5, 4 }));
@@ -193,8 +193,8 @@ private Q_SLOTS:
             QCOMPARE(c.groupSize, 2);
             QCOMPARE(c.groupRanks, (std::vector<std::int32_t> { 0, 1 }));
             QVERIFY(c.bytes > 0);
-            allreduce += c.op == RunCollectiveOp::AllReduce;
-            broadcast += c.op == RunCollectiveOp::Broadcast;
+            allreduce += c.op == CollectiveOp::AllReduce;
+            broadcast += c.op == CollectiveOp::Broadcast;
         }
         QCOMPARE(allreduce, 15);
         QCOMPARE(broadcast, 6);
@@ -240,16 +240,16 @@ private Q_SLOTS:
         const auto& r0 = run->ranks[0];
         QCOMPARE(int(r0.collectives.size()), 2);
         const auto& c = r0.collectives[0];
-        QCOMPARE(int(c.op), int(RunCollectiveOp::AllReduce));
+        QCOMPARE(int(c.op), int(CollectiveOp::AllReduce));
         QCOMPARE(c.bytes, std::int64_t(1048576 * 2));
         QCOMPARE(c.sequence, std::int64_t(5));
         QCOMPARE(QString::fromStdString(c.algorithm), QString()); // never read from ncclDevKernel names
         QCOMPARE(c.launchNs, std::int64_t(1711964646000000000LL + 1100250));
-        QCOMPARE(int(r0.collectives[1].op), int(RunCollectiveOp::Unknown)); // Generic without args
+        QCOMPARE(int(r0.collectives[1].op), int(CollectiveOp::Unknown)); // Generic without args
         QVERIFY(run->diagnostics.find("kineto.nccl_op_unknown"));
         const auto a = engine::analyzeRun(*run);
         const auto ar = std::find_if(a.collectives.begin(), a.collectives.end(),
-            [](const auto& x) { return x.op == RunCollectiveOp::AllReduce; });
+            [](const auto& x) { return x.op == CollectiveOp::AllReduce; });
         QCOMPARE(ar->lastArrivalRank, 1);
         QCOMPARE(ar->waitUs, 300.0);
         QCOMPARE(ar->durationUs, 1000.0);
@@ -283,12 +283,12 @@ private Q_SLOTS:
         QVERIFY2(r, r.message().c_str());
         QCOMPARE(int(r->collectives.size()), 3);
         const auto& a = r->collectives[0];
-        QCOMPARE(int(a.op), int(RunCollectiveOp::AllGather));
+        QCOMPARE(int(a.op), int(CollectiveOp::AllGather));
         QCOMPARE(a.bytes, std::int64_t(8192 * 4)); // S = recv count: sendcount x n x size
         QCOMPARE(QString::fromStdString(a.processGroup), QStringLiteral("1"));
         QCOMPARE(int(a.groupRanks.size()), 8);
         const auto& b = r->collectives[1];
-        QCOMPARE(int(b.op), int(RunCollectiveOp::AllGather));
+        QCOMPARE(int(b.op), int(CollectiveOp::AllGather));
         QCOMPARE(b.bytes, std::int64_t(32 * 32 * 2 * 8)); // input is one rank's share: x world size
         QCOMPARE(b.groupSize, 8);
         QCOMPARE(r->collectives[2].bytes, std::int64_t(-1)); // nothing says the size

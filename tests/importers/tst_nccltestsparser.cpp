@@ -194,7 +194,7 @@ private Q_SLOTS:
         QCOMPARE(*row.inPlace.busbwGBps, 480.14);
         // algbw = S / t and busbw = algbw x 2(n-1)/n for n = 8 (nccl-tests all_reduce.cu).
         QVERIFY(std::abs(8589934592.0 / 31356e-6 / 1e9 - 273.95) < 0.01);
-        QVERIFY(std::abs(273.95 * busBandwidthFactor(NcclTestsCollective::AllReduce, 8) - 479.41) < 0.01);
+        QVERIFY(std::abs(273.95 * busBandwidthFactor(clusterscope::engine::CollectiveOp::AllReduce, 8) - 479.41) < 0.01);
         QCOMPARE(row.line, 49);
     }
 
@@ -271,8 +271,8 @@ private Q_SLOTS:
         auto log = importNcclTestsFile(dataFile(file.toUtf8().constData()));
         QVERIFY2(log.isOk(), log.message().c_str());
         QCOMPARE(log->runs.size(), std::size_t(2));
-        QCOMPARE(*log->runs[0].collective, NcclTestsCollective::AllReduce);
-        QCOMPARE(*log->runs[1].collective, NcclTestsCollective::ReduceScatter);
+        QCOMPARE(*log->runs[0].collective, clusterscope::engine::CollectiveOp::AllReduce);
+        QCOMPARE(*log->runs[1].collective, clusterscope::engine::CollectiveOp::ReduceScatter);
         QCOMPARE(log->runs[0].ranks(), 4);
         QCOMPARE(log->runs[1].ranks(), 4);
         QCOMPARE(log->runs[0].rows.size(), std::size_t(15));
@@ -386,7 +386,7 @@ private Q_SLOTS:
         auto log = parseNcclTestsText(text, "no_info.log");
         QVERIFY2(log.isOk(), log.message().c_str());
         QCOMPARE(log->runs.size(), std::size_t(1));
-        QCOMPARE(*log->runs[0].collective, NcclTestsCollective::AllReduce);
+        QCOMPARE(*log->runs[0].collective, clusterscope::engine::CollectiveOp::AllReduce);
         QCOMPARE(log->unresolvedRuns, 1);
         QVERIFY(hasDiagnostic(*log, "run-unresolved", "fit allgather or alltoall"));
     }

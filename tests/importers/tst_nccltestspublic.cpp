@@ -82,7 +82,7 @@ private Q_SLOTS:
         QVERIFY2(log.isOk(), log.message().c_str());
         QCOMPARE(log->runs.size(), std::size_t(1));
         const NcclTestsRun& run = log->runs.front();
-        QCOMPARE(*run.collective, NcclTestsCollective::AllReduce);
+        QCOMPARE(*run.collective, engine::CollectiveOp::AllReduce);
         QTEST(run.ranks(), "ranks");
         QTEST(run.nodes(), "nodes");
         QTEST(int(run.rows.size()), "sizes");

@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 
 using namespace clusterscope;
-using engine::RunCollectiveOp;
+using engine::CollectiveOp;
 
 namespace {
 constexpr std::int64_t kSessionStart = 1700000000000000000LL;
@@ -119,7 +119,7 @@ private Q_SLOTS:
         QCOMPARE(int(r.activities.size()), 4);
         QCOMPARE(int(r.collectives.size()), 1);
         const auto& c = r.collectives[0];
-        QCOMPARE(int(c.op), int(RunCollectiveOp::AllReduce));
+        QCOMPARE(int(c.op), int(CollectiveOp::AllReduce));
         QCOMPARE(c.bytes, std::int64_t(4194304));
         QCOMPARE(c.groupSize, 2);
         QCOMPARE(QString::fromStdString(c.processGroup), QStringLiteral("0x7f3a"));

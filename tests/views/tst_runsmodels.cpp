@@ -21,7 +21,7 @@ using namespace clusterscope::engine;
 
 namespace {
 CollectiveSummary coll(
-    RunCollectiveOp op, const char* group, std::int64_t bytes, int ranks, double durationUs, double totalWaitUs = 0)
+    CollectiveOp op, const char* group, std::int64_t bytes, int ranks, double durationUs, double totalWaitUs = 0)
 {
     CollectiveSummary c;
     c.op = op;
@@ -67,12 +67,12 @@ private Q_SLOTS:
         // nccl-tests: algbw = S / t (t = mean of the two calls), busbw = algbw x 2(n-1)/n for
         // all-reduce, (n-1)/n for all-gather, 1 for send/recv (NVIDIA/nccl-tests doc/PERFORMANCE.md).
         QTest::addRow("allreduce 8 ranks, 1 GB in 10 ms mean")
-            << int(RunCollectiveOp::AllReduce) << 1'000'000'000LL << 8 << 8000.0 << 12000.0 << 100.0 << 175.0;
+            << int(CollectiveOp::AllReduce) << 1'000'000'000LL << 8 << 8000.0 << 12000.0 << 100.0 << 175.0;
         QTest::addRow("allgather 4 ranks, 64 MB in 1 ms")
-            << int(RunCollectiveOp::AllGather) << 64'000'000LL << 4 << 1000.0 << 1000.0 << 64.0 << 48.0;
+            << int(CollectiveOp::AllGather) << 64'000'000LL << 4 << 1000.0 << 1000.0 << 64.0 << 48.0;
         QTest::addRow("sendrecv, 4 MB in 200 us mean")
-            << int(RunCollectiveOp::SendRecv) << 4'000'000LL << 2 << 100.0 << 300.0 << 20.0 << 20.0;
-        QTest::addRow("unknown bytes") << int(RunCollectiveOp::AllReduce) << -1LL << 8 << 10.0 << 30.0 << 0.0 << 0.0;
+            << int(CollectiveOp::SendRecv) << 4'000'000LL << 2 << 100.0 << 300.0 << 20.0 << 20.0;
+        QTest::addRow("unknown bytes") << int(CollectiveOp::AllReduce) << -1LL << 8 << 10.0 << 30.0 << 0.0 << 0.0;
     }
     void collectiveRows()
     {
@@ -83,9 +83,9 @@ private Q_SLOTS:
         QFETCH(double, durationB);
         QFETCH(double, algbw);
         QFETCH(double, busbw);
-        const auto rows = foldCollectives({ coll(RunCollectiveOp(op), "", bytes, ranks, durationA, 5),
-            coll(RunCollectiveOp::Broadcast, "pp", 100, 2, 1.0),
-            coll(RunCollectiveOp(op), "", bytes, ranks, durationB, 7) });
+        const auto rows = foldCollectives({ coll(CollectiveOp(op), "", bytes, ranks, durationA, 5),
+            coll(CollectiveOp::Broadcast, "pp", 100, 2, 1.0),
+            coll(CollectiveOp(op), "", bytes, ranks, durationB, 7) });
         QCOMPARE(int(rows.size()), 2);
         const CollectiveFold& r = rows[0];
         QCOMPARE(r.calls, 2);
@@ -110,10 +110,10 @@ private Q_SLOTS:
         proxy.setSourceModel(&model);
         proxy.setSortRole(CollectiveTableModel::kSortRole);
         QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setCollectives({ coll(RunCollectiveOp::AllReduce, "", 9'000'000, 8, 900.0),
-            coll(RunCollectiveOp::AllGather, "tp", 10'000'000, 8, 100.0),
-            coll(RunCollectiveOp::SendRecv, "pp", 200'000'000, 2, 2000.0),
-            coll(RunCollectiveOp::AllToAll, "ep", -1, 8, 50.0) });
+        model.setCollectives({ coll(CollectiveOp::AllReduce, "", 9'000'000, 8, 900.0),
+            coll(CollectiveOp::AllGather, "tp", 10'000'000, 8, 100.0),
+            coll(CollectiveOp::SendRecv, "pp", 200'000'000, 2, 2000.0),
+            coll(CollectiveOp::AllToAll, "ep", -1, 8, 50.0) });
         QCOMPARE(model.rowCount(), 4);
         QCOMPARE(model.index(0, CollectiveTableModel::Operation).data().toString(), QStringLiteral("allreduce"));
         QCOMPARE(model.index(0, CollectiveTableModel::Group).data().toString(), QStringLiteral("default"));

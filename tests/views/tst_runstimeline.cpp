@@ -37,7 +37,7 @@ Run generatedRun(int ranks, int steps)
                     { base + k * 50'000, base + k * 50'000 + 40'000, 7, GpuActivityKind::Compute, -1, -1 });
             for (int k = 0; k < 160; ++k) {
                 CollectiveCall c;
-                c.op = RunCollectiveOp::AllReduce;
+                c.op = CollectiveOp::AllReduce;
                 c.startNs = base + k * 560'000;
                 c.endNs = c.startNs + 200'000;
                 c.bytes = 25'000'000;

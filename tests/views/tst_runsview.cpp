@@ -85,7 +85,7 @@ Run generatedRun(int ranks, int late)
                 t.activities.push_back(
                     { base + k * 30'000, base + k * 30'000 + 25'000, 7, GpuActivityKind::Compute, -1, -1 });
             CollectiveCall c;
-            c.op = RunCollectiveOp::AllReduce;
+            c.op = CollectiveOp::AllReduce;
             c.startNs = base + 6'200'000 + (r == late ? 800'000 : r * 20'000);
             c.endNs = base + 8'500'000;
             c.bytes = 100'000'000;

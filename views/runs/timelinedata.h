@@ -33,7 +33,7 @@ struct TimelineLane {
 
 /// What a collective kernel was (for the hover text).
 struct TimelineCollective {
-    engine::RunCollectiveOp op = engine::RunCollectiveOp::Unknown;
+    engine::CollectiveOp op = engine::CollectiveOp::Unknown;
     std::int64_t bytes = -1;
     std::string processGroup;
 };
