@@ -93,9 +93,17 @@ void RunsController::refresh()
 {
     // Show the newest run (from the store: no re-parse).
     const qint64 newest = listRuns();
-    if (newest < 0)
+    if (newest < 0) {
+        m_shownStored = {};
         return;
+    }
     m_view->setCurrentRunId(newest);
+    // Opening a project signals both reset and pathChanged: the run already shown from the same
+    // file is not read and drawn twice.
+    engine::ProjectStore* store = m_document->store();
+    const ShownStored key { store, store ? store->path() : std::string(), newest };
+    if (key == m_shownStored && m_view->isShowingRun())
+        return;
     showStored(newest);
 }
 
@@ -248,6 +256,7 @@ void RunsController::waitUntilIdle()
 
 void RunsController::present(const engine::RunAnalysis& analysis, const engine::Run* events, const QString& title)
 {
+    m_shownStored = {};
     m_view->showRun(analysis, events, title);
     m_shown = std::make_shared<const engine::RunAnalysis>(analysis);
     // The measured traffic in the same heatmap widget as the model's, on the run's geometry
@@ -268,7 +277,7 @@ void RunsController::present(const engine::RunAnalysis& analysis, const engine::
     if (!source) {
         heatmap->setEmptyState(QString::fromStdString(source.message()));
     } else {
-        heatmap->setTitle(tr("%1 — measured bytes between ranks over the imported steps").arg(title));
+        heatmap->setTitle(tr("Measured bytes between ranks, all imported steps: %1").arg(title));
         heatmap->setSource(std::make_shared<const engine::MeasuredTrafficSource>(std::move(*source)),
             views::heatmapGeometryFor(geometry));
     }
@@ -286,6 +295,7 @@ void RunsController::showStored(qint64 id)
         return;
     }
     present(run->analysis, nullptr, QString::fromStdString(run->summary.name));
+    m_shownStored = { store, store->path(), id };
 }
 
 void RunsController::removeStored(qint64 id)

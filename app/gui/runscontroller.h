@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 
 namespace clusterscope::engine {
 struct Run;
@@ -63,6 +64,14 @@ private:
     bool m_importing = false;
     std::shared_ptr<std::atomic<bool>> m_stop;
     std::shared_ptr<const engine::RunAnalysis> m_shown;
+    /// The stored run shown (store, its file, run id); empty when the tab shows something else.
+    struct ShownStored {
+        const void* store = nullptr;
+        std::string path;
+        qint64 id = -1;
+        bool operator==(const ShownStored&) const = default;
+    };
+    ShownStored m_shownStored;
 };
 
 } // namespace clusterscope::app

@@ -1,14 +1,24 @@
 // The first window a new user meets, checked as geometry: it fits a 1366x768 laptop and a
 // 1920x1080 screen, the editor and the scenario list are wide enough to read, and no label of any
 // tab is cut (a wrapped label is as tall as its text needs at the width it got; a one-line label is
-// as wide as its text).
+// as wide as its text). The Runs tab showing a 4,096-rank run at 1366x768, 1920x1080 and 2560x1440:
+// the per-rank chart's title, legend and axis titles and the heatmap's title are whole (screenshots
+// gui-runs-tab-<w>x<h>.png in tests/common/screenshots.h's folder).
 
 #include "app/gui/analysisrunner.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/projectdocument.h"
 #include "app/gui/windowlayout.h"
+#include "tests/common/generatedrun.h"
+#include "tests/common/screenshots.h"
 #include "views/editor/scenarioeditor.h"
+#include "views/heatmap/trafficheatmapcanvas.h"
+#include "views/heatmap/trafficheatmapwidget.h"
+#include "views/runs/runbreakdownchart.h"
+#include "views/runs/runsview.h"
 
+#include <QAbstractAxis>
+#include <QChart>
 #include <QDockWidget>
 #include <QLabel>
 #include <QListView>
@@ -154,6 +164,75 @@ private Q_SLOTS:
             QVERIFY2(cut.isEmpty(),
                 qPrintable(w.tabs()->tabText(i) + QStringLiteral(": ") + cut.join(QStringLiteral("; "))));
         }
+    }
+
+    void runsTabIsNotCut_data()
+    {
+        QTest::addColumn<QSize>("screen");
+        QTest::addRow("laptop 1366x768") << QSize(1366, 768);
+        QTest::addRow("full HD 1920x1080") << QSize(1920, 1080);
+        QTest::addRow("QHD 2560x1440") << QSize(2560, 1440);
+    }
+    void runsTabIsNotCut()
+    {
+        QFETCH(QSize, screen);
+        QSettings().clear();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.csproj"));
+        constexpr int kRanks = 4096;
+        const std::string error = testsupport::writeGeneratedRunProject(path.toStdString(), kRanks);
+        QVERIFY2(error.empty(), error.c_str());
+        app::MainWindow w;
+        w.resize(app::firstLayoutFor(screen).window);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(!w.openPath(path, true).has_value());
+        w.tabs()->setCurrentWidget(w.runsView());
+        settle(w);
+        w.grab().save(testsupport::screenshotPath(
+            QStringLiteral("gui-runs-tab-%1x%2.png").arg(screen.width()).arg(screen.height())));
+        views::RunsView* runs = w.runsView();
+        QVERIFY(runs->isShowingRun());
+        const QStringList cut = clippedLabels(runs);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral("; "))));
+
+        // The chart: blocks of ranks, said in the title and on the axis; the legend names every part.
+        views::RunBreakdownChart* chart = runs->breakdownChart();
+        QCOMPARE(chart->ranksPerBar(), 16);
+        QVERIFY(chart->titleLabel()->isVisible() && chart->titleText().contains(QStringLiteral("bars of 16 ranks")));
+        QVERIFY(chart->legendLabel()->isVisible());
+        for (const QString& part : { QStringLiteral("Compute"), QStringLiteral("Compute, max over the bar")})
+            QVERIFY2(QString(chart->legendLabel()->text()).replace(QStringLiteral("&nbsp;"), QStringLiteral(" ")).contains(part),
+                qPrintable(part));
+        const QRectF plot = chart->chart()->plotArea();
+        QVERIFY2(plot.width() >= 200 && plot.height() >= 120,
+            qPrintable(QStringLiteral("plot %1x%2").arg(plot.width()).arg(plot.height())));
+        for (QAbstractAxis* axis : chart->chart()->axes()) {
+            const QFontMetrics fm(axis->titleFont());
+            const qreal room = axis->orientation() == Qt::Horizontal ? plot.width() : plot.height();
+            QVERIFY2(fm.horizontalAdvance(axis->titleText()) <= room,
+                qPrintable(QStringLiteral("axis title \"%1\" needs %2 px, has %3")
+                               .arg(axis->titleText())
+                               .arg(fm.horizontalAdvance(axis->titleText()))
+                               .arg(room)));
+        }
+        // The heatmap: its title wraps above the plot, the plot is big enough to read.
+        auto* heatmap = qobject_cast<views::TrafficHeatmapWidget*>(runs->heatmapWidget());
+        QVERIFY(heatmap);
+        views::TrafficHeatmapCanvas* canvas = heatmap->canvas();
+        QVERIFY(canvas->isVisible());
+        QFont bold = canvas->font();
+        bold.setBold(true);
+        const QFontMetrics fm(bold);
+        const QRect title = fm.boundingRect(
+            QRect(0, 0, canvas->width() - 20, 100 * fm.height()), Qt::TextWordWrap, canvas->titleText());
+        QVERIFY2(title.height() <= 3 * fm.height() && title.height() + 4 <= canvas->plotRect().top(),
+            qPrintable(QStringLiteral("heatmap title %1 px tall, plot at y %2")
+                           .arg(title.height())
+                           .arg(canvas->plotRect().top())));
+        // At least a pixel per rack of 32 GPUs (the heatmap then shows racks, not one pod cell).
+        QVERIFY2(canvas->plotRect().width() >= kRanks / 32,
+            qPrintable(QStringLiteral("heatmap plot %1 px").arg(canvas->plotRect().width())));
     }
 
     // The layout and the project open at exit come back at the next start.

@@ -9,6 +9,7 @@
 #include "engine/run/runanalysis.h"
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
+#include "tests/common/generatedrun.h"
 #include "tests/common/screenshots.h"
 #include "views/runs/collectivetablemodel.h"
 #include "views/runs/runbreakdownchart.h"
@@ -23,8 +24,11 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QCategoryAxis>
 #include <QChartView>
+#include <QLineSeries>
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMimeData>
 #include <QProgressBar>
@@ -32,6 +36,7 @@
 #include <QSortFilterProxyModel>
 #include <QStackedBarSeries>
 #include <QTableView>
+#include <QToolButton>
 #include <QValueAxis>
 #include <QtTest>
 
@@ -119,6 +124,11 @@ private Q_SLOTS:
     void dropOffersImport();
     void heatmapSlot();
     void screenshots();
+    void ranksPerBar_data();
+    void ranksPerBar();
+    void blocksAggregateMeanMinMax();
+    void sixteenThousandRanksInBlocks();
+    void runActionsRow();
 
 private:
     QTemporaryDir m_dir;
@@ -432,6 +442,118 @@ void TestRunsView::screenshots()
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY(view.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-view-empty.png"))));
     }
+}
+
+void TestRunsView::ranksPerBar_data()
+{
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<int>("perBar");
+    QTest::addRow("8: one per rank") << 8 << 1;
+    QTest::addRow("512: one per rank") << 512 << 1;
+    QTest::addRow("513: pairs") << 513 << 4; // 513 / 2 > 256 bars
+    QTest::addRow("4096") << 4096 << 16;
+    QTest::addRow("16384") << 16384 << 64;
+    QTest::addRow("100000") << 100000 << 512;
+}
+
+void TestRunsView::ranksPerBar()
+{
+    QFETCH(int, ranks);
+    QFETCH(int, perBar);
+    QCOMPARE(RunBreakdownChart::ranksPerBarFor(std::size_t(ranks)), perBar);
+    if (perBar > 1)
+        QVERIFY((ranks + perBar - 1) / perBar <= RunBreakdownChart::kTargetBlockBars);
+}
+
+void TestRunsView::blocksAggregateMeanMinMax()
+{
+    // Ranks 0..5 in blocks of 4: [0..3] and [4..5] (rank 6 and 7 absent).
+    std::vector<RankStepBreakdown> ranks;
+    for (int r = 0; r < 6; ++r) {
+        RankStepBreakdown b;
+        b.rank = r;
+        b.durationSeconds = 1.0;
+        b.computeSeconds = 0.5 + 0.1 * r;
+        b.commOverlappedSeconds = r == 2 ? 0.3 : 0.0;
+        b.idleSeconds = 1.0 - b.computeSeconds;
+        ranks.push_back(b);
+    }
+    const std::vector<RankBarBlock> blocks = RunBreakdownChart::aggregate(ranks, 4);
+    QCOMPARE(int(blocks.size()), 2);
+    QCOMPARE(blocks[0].firstRank, 0);
+    QCOMPARE(blocks[0].lastRank, 3);
+    QCOMPARE(blocks[0].ranks, 4);
+    QCOMPARE(blocks[0].mean.computeSeconds, (0.5 + 0.6 + 0.7 + 0.8) / 4);
+    QCOMPARE(blocks[0].min.computeSeconds, 0.5);
+    QCOMPARE(blocks[0].max.computeSeconds, 0.8);
+    QCOMPARE(blocks[0].maxTotalSeconds, 1.3);
+    QCOMPARE(blocks[0].minTotalSeconds, 1.0);
+    QCOMPARE(blocks[1].firstRank, 4);
+    QCOMPARE(blocks[1].ranks, 2);
+    QCOMPARE(blocks[1].mean.computeSeconds, (0.9 + 1.0) / 2);
+}
+
+void TestRunsView::sixteenThousandRanksInBlocks()
+{
+    Run run;
+    const RunAnalysis analysis = clusterscope::testsupport::generatedRunAnalysis(16384, run);
+    RunsView view;
+    view.resize(1600, 1000);
+    view.showRun(analysis, nullptr, QStringLiteral("16k"));
+    RunBreakdownChart* chart = view.breakdownChart();
+    QCOMPARE(chart->ranksPerBar(), 64);
+    QCOMPARE(chart->barCount(), 256);
+    QCOMPARE(barSeries(*chart)->barSets().front()->count(), 256);
+    QVERIFY(chart->titleText().contains(QStringLiteral("256 bars of 64 ranks")));
+    auto* axis = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(axis);
+    QVERIFY(axis->titleText().contains(QStringLiteral("64 per bar")));
+    QVERIFY(axis->count() >= 2);
+    // The planted straggler (rank 16384 / 3 = 5461 computed 60 ms longer) is the spike of the
+    // max-compute line, in bar 5461 / 64 = 85; the mean hides most of it.
+    QLineSeries* maxLine = nullptr;
+    for (QAbstractSeries* s : chart->chart()->series())
+        if (auto* line = qobject_cast<QLineSeries*>(s); line && line->name().contains(QStringLiteral("max")))
+            maxLine = line;
+    QVERIFY(maxLine);
+    QCOMPARE(maxLine->count(), 256);
+    int highest = 0;
+    for (int i = 0; i < maxLine->count(); ++i)
+        if (maxLine->at(i).y() > maxLine->at(highest).y())
+            highest = i;
+    QCOMPARE(highest, 5461 / 64);
+    QCOMPARE(maxLine->at(highest).y(), 840.0);
+    QVERIFY(chart->bars()[std::size_t(highest)].computeSeconds * 1e3 < 800);
+    const QString tip = chart->segmentText(highest, 0);
+    QVERIFY2(tip.contains(QStringLiteral("Ranks 5440–5503 (64 ranks)")) && tip.contains(QStringLiteral("max 840.000 ms")),
+        qPrintable(tip));
+    // Stragglers in order of the tail they cause.
+    QCOMPARE(view.stragglerModel()->index(0, 0).data().toInt(), 5461);
+}
+
+void TestRunsView::runActionsRow()
+{
+    // The row above the run holds the stored-runs toggle and the step selector; an action added by
+    // the application lines up after them.
+    RunsView view;
+    view.resize(1600, 1000);
+    auto* action = new QPushButton(QStringLiteral("Do something with this run"));
+    view.addRunAction(action);
+    QCOMPARE(action->parentWidget()->parentWidget(), view.stepSelector()->parentWidget()->parentWidget());
+    QVERIFY(view.runActionsLayout()->indexOf(action) > view.runActionsLayout()->indexOf(view.stepSelector()));
+    // A narrow view hides the stored-runs pane while a run is shown; the toggle brings it back.
+    view.showRun(m_dlrm->analysis, nullptr, QStringLiteral("dlrm"));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.isStoredRunsPaneShown());
+    view.resize(900, 700);
+    QCoreApplication::processEvents();
+    QVERIFY(!view.isStoredRunsPaneShown());
+    view.storedRunsToggle()->click();
+    QVERIFY(view.isStoredRunsPaneShown());
+    view.resize(800, 700);
+    QCoreApplication::processEvents();
+    QVERIFY(view.isStoredRunsPaneShown()); // the user's choice holds
 }
 
 QTEST_MAIN(TestRunsView)

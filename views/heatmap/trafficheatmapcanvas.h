@@ -56,6 +56,8 @@ public:
     QRect legendBarRect() const { return m_legendBar; } ///< the colour bar inside the legend
     /// The level, index ranges and filters of the picture (the header's second line).
     QString statusText() const;
+    /// The title drawn above the plot (the default when none was set).
+    QString titleText() const;
     /// Widget position of the centre of the cell holding GPU pair (srcGpu, dstGpu); (-1, -1) when
     /// the pair is outside the view.
     QPoint cellCenter(long long srcGpu, long long dstGpu) const;
@@ -95,6 +97,8 @@ private:
 
     bool m_dirty = true;
     QRect m_plot, m_legend, m_legendBar;
+    int m_titleHeight = 0; ///< pixels of the wrapped title (layoutAreas)
+    int m_statusHeight = 0; ///< pixels of the wrapped status line (layoutAreas)
     QImage m_image;
     std::vector<std::int16_t> m_pixelIndex; ///< colour index per plot pixel (-1: no traffic)
     engine::TrafficBlocks m_blocks;

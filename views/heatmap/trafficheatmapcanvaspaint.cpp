@@ -56,7 +56,20 @@ void TrafficHeatmapCanvas::layoutAreas()
     const QFontMetrics fm(font());
     const int line = fm.height();
     const QString widest = QString::number(std::max(9LL, m_source ? m_source->gpus() - 1 : 0));
-    const int header = 2 * line + 14;
+    // The title and the status line wrap (at most four lines each) instead of being cut on a
+    // narrow window; the plot starts below them.
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics boldMetrics(bold);
+    const int textWidth = std::max(1, width() - 20);
+    const auto wrappedHeight = [textWidth](const QFontMetrics& metrics, const QString& text) {
+        const int height
+            = metrics.boundingRect(QRect(0, 0, textWidth, 100 * metrics.height()), Qt::TextWordWrap, text).height();
+        return std::clamp(height, metrics.height(), 4 * metrics.height());
+    };
+    m_titleHeight = wrappedHeight(boldMetrics, titleText());
+    m_statusHeight = wrappedHeight(fm, statusText());
+    const int header = m_titleHeight + m_statusHeight + 14;
     const int left = 10 + line + 8 + fm.horizontalAdvance(widest) + 8;
     const int bottom = line + 8 + line + 10;
     const int legendWidth = std::max(fm.horizontalAdvance(QStringLiteral("bytes / iteration")),
@@ -81,10 +94,11 @@ void TrafficHeatmapCanvas::paintEvent(QPaintEvent*)
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(palette().windowText().color());
-    const QString title = m_title.isEmpty() ? QStringLiteral("GPU-pair traffic, bytes per iteration") : m_title;
-    p.drawText(QRect(10, 4, width() - 20, line + 2), Qt::AlignLeft | Qt::AlignVCenter, title);
+    p.drawText(QRect(10, 4, width() - 20, m_titleHeight + 2), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
+        titleText());
     p.setFont(font());
-    p.drawText(QRect(10, 6 + line, width() - 20, line + 2), Qt::AlignLeft | Qt::AlignVCenter, statusText());
+    p.drawText(QRect(10, 6 + m_titleHeight, width() - 20, m_statusHeight + 2),
+        Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, statusText());
 
     if (m_plot.width() <= 0)
         return;
@@ -194,10 +208,15 @@ void TrafficHeatmapCanvas::paintAxes(QPainter& p) const
                 p.drawText(QRect(0, y - line / 2, m_plot.left() - 7, line), Qt::AlignRight | Qt::AlignVCenter, label);
             }
         }
-        const QString title = (axis == 0 ? QStringLiteral("Destination ") : QStringLiteral("Source "))
+        QString title = (axis == 0 ? QStringLiteral("Destination ") : QStringLiteral("Source "))
             + (b == 1 ? QString(QStringLiteral("GPUs ") + range(firstGpu, lastGpu))
                       : QString(levelNamePlural(level) + QLatin1Char(' ') + range(firstBlock, lastBlock)
                           + QStringLiteral(" (GPUs ") + range(firstGpu, lastGpu) + QLatin1Char(')')));
+        // A small plot drops the GPU range (the hover says it), then elides: never a cut word.
+        const int room = axis == 0 ? m_plot.width() : m_plot.height();
+        if (b != 1 && fm.horizontalAdvance(title) > room)
+            title = title.left(title.indexOf(QStringLiteral(" (GPUs ")));
+        title = fm.elidedText(title, Qt::ElideRight, room);
         if (axis == 0) {
             p.drawText(
                 QRect(m_plot.left(), m_plot.bottom() + line + 10, m_plot.width(), line), Qt::AlignHCenter, title);
@@ -209,6 +228,11 @@ void TrafficHeatmapCanvas::paintAxes(QPainter& p) const
             p.restore();
         }
     }
+}
+
+QString TrafficHeatmapCanvas::titleText() const
+{
+    return m_title.isEmpty() ? QStringLiteral("GPU-pair traffic, bytes per iteration") : m_title;
 }
 
 QString TrafficHeatmapCanvas::statusText() const
@@ -225,7 +249,8 @@ QString TrafficHeatmapCanvas::statusText() const
             m_filter.dimensionMask, engine::kTrafficSourceDimensions, engine::kAllTrafficDimensionsMask, dimensionLabel)
         + QStringLiteral(" \u00b7 link class: ")
         + maskLabel(m_filter.linkClassMask, engine::kLinkClasses, engine::kAllLinkClassesMask, linkClassLabel)
-        + QStringLiteral(" \u00b7 wheel: zoom, drag: pan, double-click: reset");
+        // The mouse hint when there is room for it (the Reset button's tooltip says it too).
+        + (width() >= 560 ? QStringLiteral(" \u00b7 wheel: zoom, drag: pan, double-click: reset") : QString());
 }
 
 QString TrafficHeatmapCanvas::blockLabel(long long block, long long b) const

@@ -69,11 +69,13 @@ TrafficHeatmapWidget::TrafficHeatmapWidget(QWidget* parent)
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         combo->setMinimumContentsLength(8);
     }
+    // The combos' items name what they filter ("All dimensions", "Scale-up (NVLink)"): no labels
+    // beside them, so that the bar fits a narrow pane (the Runs tab on a laptop).
+    m_dimension->setAccessibleName(QStringLiteral("Dimension"));
+    m_linkClass->setAccessibleName(QStringLiteral("Link class"));
     auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(QStringLiteral("Dimension:"), this));
     bar->addWidget(m_dimension);
-    bar->addSpacing(12);
-    bar->addWidget(new QLabel(QStringLiteral("Link class:"), this));
+    bar->addSpacing(8);
     bar->addWidget(m_linkClass);
     bar->addStretch(1);
     bar->addWidget(m_reset);

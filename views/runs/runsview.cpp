@@ -26,7 +26,10 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QResizeEvent>
 #include <QTableView>
+#include <QTimer>
+#include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -101,6 +104,7 @@ RunsView::RunsView(QWidget* parent)
     , m_chart(new RunBreakdownChart(this))
     , m_stepSelector(new QComboBox(this))
     , m_timeline(new TimelineWidget(this))
+    , m_runActions(new QHBoxLayout)
     , m_heatmapSlot(new QWidget(this))
     , m_heatmapLayout(new QVBoxLayout(m_heatmapSlot))
     , m_heatmapPlaceholder(new QLabel(tr("Measured traffic heatmap"), m_heatmapSlot))
@@ -178,8 +182,24 @@ RunsView::RunsView(QWidget* parent)
     m_heatmapPlaceholder->setText(tr("Measured traffic heatmap\n(bytes sent between ranks)"));
     m_heatmapLayout->addWidget(m_heatmapPlaceholder);
     m_heatmapSlot->setMinimumSize(200, 200);
+    // The run's actions: the step shown first, then what the application adds (addRunAction).
+    auto* stepLabel = new QLabel(tr("Breakdown of"), m_content);
+    stepLabel->setBuddy(m_stepSelector);
+    m_runActions->setContentsMargins(0, 0, 0, 0);
+    // The stored-runs pane can be hidden; on a narrow window (a laptop) it starts hidden while a run
+    // is shown, so the chart and the heatmap get its width.
+    m_runsToggle = new QToolButton(m_content);
+    m_runsToggle->setText(tr("Stored runs"));
+    m_runsToggle->setCheckable(true);
+    m_runsToggle->setChecked(true);
+    m_runsToggle->setToolTip(tr("Show or hide the list of the project's stored runs"));
+    m_runActions->addWidget(m_runsToggle);
+    m_runActions->addSpacing(8);
+    m_runActions->addWidget(stepLabel);
+    m_runActions->addWidget(m_stepSelector);
+    m_runActions->addStretch(1);
     auto* top = new QSplitter(Qt::Horizontal, m_content);
-    top->addWidget(titled(tr("Where the time went"), m_chart, top, m_stepSelector));
+    top->addWidget(m_chart);
     top->addWidget(m_heatmapSlot);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
@@ -197,7 +217,7 @@ RunsView::RunsView(QWidget* parent)
     tables->setStretchFactor(0, 1);
     tables->setStretchFactor(1, 3);
 
-    auto* timelineBox = new QWidget(m_content);
+    auto* timelineBox = m_timelineBox = new QWidget(m_content);
     auto* timelineLayout = new QVBoxLayout(timelineBox);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
     auto* timelineHeader = new QLabel(tr("Timeline (ranks × streams, aligned clocks)"), timelineBox);
@@ -219,7 +239,8 @@ RunsView::RunsView(QWidget* parent)
     vertical->setSizes({ 400, 200, 400 });
     auto* contentLayout = new QVBoxLayout(m_content);
     contentLayout->setContentsMargins(0, 0, 0, 0);
-    contentLayout->addWidget(vertical);
+    contentLayout->addLayout(m_runActions);
+    contentLayout->addWidget(vertical, 1);
 
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_content);
@@ -231,6 +252,12 @@ RunsView::RunsView(QWidget* parent)
     main->setSizes({ 320, 1280 });
     left->setMinimumWidth(150);
     main->setChildrenCollapsible(false);
+    m_left = left;
+    m_top = top;
+    connect(m_runsToggle, &QToolButton::clicked, this, [this](bool shown) {
+        m_runsPaneChosen = true;
+        m_left->setVisible(shown);
+    });
     layout->addWidget(main, 1);
 
     setImporting(false);
@@ -293,7 +320,11 @@ void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* e
     m_stragglerTable->resizeColumnsToContents();
     m_collectives->setCollectives(analysis.collectives);
     m_collectiveTable->resizeColumnsToContents();
-    if (events && !events->ranks.empty()) {
+    // Without events (a run read back from the project) the timeline is hidden: its room goes to
+    // the chart, the heatmap and the tables, and the caption says how to get it.
+    const bool hasEvents = events && !events->ranks.empty();
+    m_timelineBox->setVisible(hasEvents);
+    if (hasEvents) {
         m_timeline->setData(TimelineData::fromRun(*events, analysis.clockOffsetNs));
     } else {
         m_timeline->setData(nullptr);
@@ -305,7 +336,7 @@ void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* e
     const int ranks = int(analysis.clockOffsetNs.size());
     m_title->setText(title.isEmpty() ? tr("Runs") : tr("Run: %1").arg(title));
     QString caption
-        = tr("%n rank(s), %1 step(s), %2 collectives", nullptr, ranks)
+        = tr("%Ln rank(s), %1 step(s), %2 collectives", nullptr, ranks)
               .arg(l.toString(qlonglong(m_steps.size())), l.toString(qlonglong(analysis.collectives.size())));
     // The tail beside the mean: a synchronous step lasts as long as its slowest rank.
     const engine::LatencyStats stepTail = engine::stepDurationStats(analysis);
@@ -318,8 +349,44 @@ void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* e
     if (events)
         caption += tr("; %1 GPU events")
                        .arg(l.toString(qulonglong(m_timeline->data() ? m_timeline->data()->eventCount() : 0)));
+    else
+        caption += tr(". The project keeps no GPU events: import the traces again for the timeline.");
     m_caption->setText(caption);
     m_stack->setCurrentWidget(m_content);
+    fitToWidth();
+}
+
+void RunsView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitToWidth();
+}
+
+void RunsView::fitToWidth()
+{
+    // Narrow (a 1366 px laptop with the docks open): the stored-runs pane gives its width to the
+    // run (unless the user chose), and the chart and the heatmap share the rest evenly (wider: the
+    // chart a little more; the heatmap needs a plot of >= 128 px for the racks of a 4,096-rank run).
+    const bool narrow = width() < kNarrowWidthPx;
+    if (!m_runsPaneChosen) {
+        const bool shown = !narrow || !isShowingRun();
+        m_left->setVisible(shown);
+        m_runsToggle->setChecked(shown);
+    }
+    if (narrow != m_narrow || !m_topSized) {
+        m_narrow = narrow;
+        m_top->setStretchFactor(0, narrow ? 1 : 11);
+        m_top->setStretchFactor(1, narrow ? 1 : 9);
+        // Once the splitter has its width (after this resize is laid out).
+        QTimer::singleShot(0, this, [this] {
+            const int total = m_top->width();
+            if (total < 100 || !m_top->isVisible())
+                return;
+            m_top->setSizes(m_narrow ? QList<int> { total / 2, total - total / 2 }
+                                     : QList<int> { total * 11 / 20, total - total * 11 / 20 });
+            m_topSized = true;
+        });
+    }
 }
 
 void RunsView::clearRun(const QString& message)
@@ -334,6 +401,7 @@ void RunsView::clearRun(const QString& message)
     if (!message.isEmpty())
         m_empty->setText(message);
     m_stack->setCurrentWidget(m_empty);
+    fitToWidth();
 }
 
 bool RunsView::isShowingRun() const { return m_stack->currentWidget() == m_content; }
@@ -344,6 +412,13 @@ void RunsView::onStepChanged(int index)
 {
     // Item 0 is the mean of all steps, item i the step at index i - 1.
     m_chart->setSteps(m_steps, index <= 0 ? -1 : index - 1);
+}
+
+void RunsView::addRunAction(QWidget* widget)
+{
+    widget->setParent(m_content);
+    // Before the stretch that closes the row.
+    m_runActions->insertWidget(m_runActions->count() - 1, widget);
 }
 
 void RunsView::setHeatmapWidget(QWidget* widget)

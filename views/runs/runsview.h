@@ -12,10 +12,13 @@
 #include <QWidget>
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
+class QSplitter;
+class QToolButton;
 class QStackedWidget;
 class QTableView;
 class QVBoxLayout;
@@ -85,6 +88,10 @@ public:
     QPushButton* deleteButton() const { return m_delete; }
     QPushButton* cancelButton() const { return m_cancel; }
     QString headerText() const;
+    /// The row of run actions above the run shown (the step selector is its first item): widgets
+    /// added here (e.g. an action that uses the run) line up after it.
+    void addRunAction(QWidget* widget);
+    QHBoxLayout* runActionsLayout() const { return m_runActions; }
 
 Q_SIGNALS:
     /// The user asked to import traces (Import button): the application shows a file dialog.
@@ -98,13 +105,22 @@ Q_SIGNALS:
     /// The Cancel button of the import progress area.
     void cancelImportRequested();
 
+public:
+    /// Below this width the stored-runs pane starts hidden while a run is shown.
+    static constexpr int kNarrowWidthPx = 1000;
+    /// The button that shows or hides the stored-runs pane.
+    QToolButton* storedRunsToggle() const { return m_runsToggle; }
+    bool isStoredRunsPaneShown() const { return !m_left->isHidden(); }
+
 protected:
+    void resizeEvent(QResizeEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
 private:
     void onRunSelectionChanged();
     void onStepChanged(int index);
+    void fitToWidth();
 
     RunListModel* m_runs;
     QTableView* m_runTable;
@@ -116,6 +132,8 @@ private:
     RunBreakdownChart* m_chart;
     QComboBox* m_stepSelector;
     TimelineWidget* m_timeline;
+    QWidget* m_timelineBox = nullptr; ///< the timeline with its header and legend (hidden without events)
+    QHBoxLayout* m_runActions;
     QWidget* m_heatmapSlot;
     QVBoxLayout* m_heatmapLayout;
     QLabel* m_heatmapPlaceholder;
@@ -132,6 +150,12 @@ private:
     QWidget* m_content;
     std::vector<engine::StepBreakdown> m_steps;
     bool m_silentSelection = false;
+    QWidget* m_left = nullptr; ///< the stored-runs pane
+    QSplitter* m_top = nullptr; ///< chart | heatmap
+    QToolButton* m_runsToggle = nullptr;
+    bool m_runsPaneChosen = false; ///< the user showed or hid the pane: keep it so
+    bool m_narrow = false;
+    bool m_topSized = false; ///< the chart | heatmap split was set for the current width class
 };
 
 } // namespace clusterscope::views
