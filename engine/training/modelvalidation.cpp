@@ -181,6 +181,14 @@ namespace {
             s["model"]["moe"] = { { "experts", row.integer("moe_experts") }, { "top_k", row.integer("moe_topk") },
                 { "expert_ffn_hidden", row.integer("moe_ffn", row.integer("ffn", 4 * hidden)) } };
         }
+        // Shapes of newer models (Qwen3, GPT-OSS): head_dim apart from hidden / heads, sliding-window
+        // attention on a fraction of the layers.
+        if (row.number("head_dim"))
+            s["model"]["head_dim"] = row.integer("head_dim");
+        if (row.number("sliding_window")) {
+            s["model"]["sliding_window"] = row.integer("sliding_window");
+            s["model"]["sliding_window_fraction"] = *row.number("sliding_window_fraction");
+        }
         const int globalBatch = row.integer("global_batch"), microBatch = row.integer("micro_batch", 1);
         s["training"] = { { "global_batch", globalBatch }, { "micro_batch", microBatch },
             { "dtype", row.text("dtype").value_or("bf16") } };
@@ -188,6 +196,14 @@ namespace {
         s["parallelism"] = { { "tp", tp }, { "pp", pp }, { "cp", cp }, { "dp", dp }, { "ep", row.integer("ep", 1) },
             { "sequence_parallel", tp > 1 } };
         s.merge_patch(defaults);
+        // The row's system where it differs from the table's (GB200 trays hold 4 GPUs and 4 NICs).
+        if (row.number("gpus_per_node")) {
+            s["cluster"]["gpus_per_node"] = row.integer("gpus_per_node");
+            s["cluster"]["nic"]["per_node"] = row.integer("nics_per_node", row.integer("gpus_per_node"));
+        }
+        // Megatron FSDP shards parameters, gradients and optimizer state like ZeRO-3.
+        if (row.number("fsdp").value_or(0.0) == 1.0)
+            s["parallelism"]["zero"] = 3;
 
         const std::optional<std::string> stated = row.text("recompute");
         const std::vector<std::string> recomputes

@@ -1,6 +1,8 @@
 // `clusterscope-cli report` as a user runs it: it execs clusterscope-report (the CLI links no Qt),
 // writes the three formats, and fails with exit 1 and a clear message on bad input.
 
+#include "app/report/reportformat.h"
+#include "engine/analysis/runcomputecalibration.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/calibration/calibrationjson.h"
 #include "engine/catalog/catalog.h"
@@ -9,6 +11,8 @@
 #include "engine/scenario/scenariojson.h"
 #include "engine/store/projectstore.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 using namespace clusterscope;
@@ -140,6 +144,44 @@ private Q_SLOTS:
         const QString rms = QString::number(sweep.rmsBefore * 100, 'f', 1) + QStringLiteral("%\\s+")
             + QString::number(sweep.rmsAfter * 100, 'f', 1) + QLatin1Char('%');
         QVERIFY2(plain.contains(QRegularExpression(rms)), qPrintable(rms));
+    }
+
+    /// A project's compute calibration (calibrate-compute --project, or the GUI's Calibrate from this
+    /// run) is applied by the report as by evaluate --project, and said beside the iteration time.
+    void computeCalibratedProject()
+    {
+        const QString project = m_dir.filePath(QStringLiteral("compute.csproj"));
+        auto store = engine::ProjectStore::create(project.toStdString());
+        QVERIFY(store.isOk());
+        auto scenario = engine::loadScenarioFile(example("llama3-70b-1024-h100.json").toStdString());
+        QVERIFY(scenario.isOk());
+        QVERIFY(store->saveScenarios({ { 0, *scenario } }).isOk());
+        engine::ProjectComputeCalibration c;
+        c.compute.gemmPeakFraction = 0.5;
+        c.compute.calibratedFrom = "run \"llama-run\"";
+        c.fittedGpu = scenario->cluster.gpu;
+        c.fittedDtype = "bf16";
+        QVERIFY(engine::storeProjectComputeCalibration(*store, c).isOk());
+
+        QProcess evaluate;
+        evaluate.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
+            { QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json"), QStringLiteral("--project"), project,
+                QStringLiteral("--json") });
+        QVERIFY(evaluate.waitForFinished(120000));
+        QCOMPARE(evaluate.exitCode(), 0);
+        const double seconds = QJsonDocument::fromJson(evaluate.readAllStandardOutput())
+                                   .object()
+                                   .value(QStringLiteral("iteration_seconds"))
+                                   .toDouble();
+
+        const QString html = m_dir.filePath(QStringLiteral("compute.html"));
+        const Run r = runCli({ project, QStringLiteral("--html"), html, QStringLiteral("--no-sensitivity") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString text = QString::fromUtf8(readAll(html));
+        const QString beside = QString(app::formatSeconds(seconds) + QStringLiteral(" (compute calibrated from run \"llama-run\")"))
+                                   .toHtmlEscaped();
+        QVERIFY2(text.contains(beside), qPrintable(beside));
+        QVERIFY(text.contains(QStringLiteral("Calibrated from run &quot;llama-run&quot;.")));
     }
 
     void errors_data()
