@@ -165,7 +165,8 @@ namespace {
             "Exit 0 on success, 1 on bad input, an unwritable OUT or when clusterscope-report is missing.\n",
             runReportCommand },
         { "telemetry",
-            "--url URL (--scenario S | --fabric DUMP) (--start T --end T | --live SECONDS) [--json] | --snapshot FILE "
+            "--url URL (--scenario S | --fabric DUMP) (--start T --end T | --live SECONDS [--every N] [--count K]) "
+            "[--json] | --snapshot FILE "
             "| --rules OUT",
             "Read live counters (Prometheus API) onto the fabric: utilisation, errors, imbalance, period, alerts.",
             "Reads a window of counters from a Prometheus-compatible server (Prometheus, Thanos, Mimir) using the\n"
@@ -178,6 +179,8 @@ namespace {
             "  --scenario S           the fabric built from a scenario; hosts named --host-names (default node:3:1)\n"
             "  --fabric DUMP          an ibnetdiscover dump (CAs matched by node description, switches by GUID/name)\n"
             "  --start T --end T      window in Unix seconds     --live SECONDS  the last SECONDS until now\n"
+            "  --every N  --count K   follow: analyse the last SECONDS every N s (default 5) until interrupted or K\n"
+            "                         rounds, printing the alerts raised and cleared each round (JSON lines with --json)\n"
             "  --snapshot FILE        a saved /metrics page (text 0.0.4 or OpenMetrics): non-zero error counters\n"
             "  --rules OUT            write Prometheus recording and alerting rules generated from the fabric\n"
             "  --profile FILE         an extra or edited source profile (replaces the built-in of the same name)\n"

@@ -1,6 +1,7 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
+#include "app/cli/telemetryfollow.h"
 #include "engine/core/atomicfile.h"
 #include "engine/fabric/fabricbuilder.h"
 #include "engine/telemetry/telemetryanalysis.h"
@@ -85,11 +86,7 @@ namespace {
         out["stale_series"] = r.staleSeries;
         json alerts = json::array();
         for (const auto& a : r.alerts)
-            alerts.push_back({ { "rule", a.rule }, { "kind", engine::toString(a.kind) },
-                { "severity", engine::toString(a.severity) },
-                { "link", a.link == engine::kNoId ? json(nullptr) : json(engine::linkName(g, a.link)) },
-                { "node", a.node == engine::kNoId ? json(nullptr) : json(g.label(a.node)) },
-                { "direction", a.direction }, { "value", a.value }, { "message", a.message } });
+            alerts.push_back(telemetryAlertJson(g, a));
         out["alerts"] = alerts;
         out["warnings"] = f.warnings;
         return out;
@@ -127,7 +124,7 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
 {
     auto cl = CommandLine::parse(args, { "json" },
         { "url", "scenario", "fabric", "start", "end", "live", "snapshot", "rules", "profile", "host-names",
-            "device-prefix", "bearer-token-file", "user", "password-file", "timeout", "catalog" });
+            "device-prefix", "bearer-token-file", "user", "password-file", "timeout", "catalog", "every", "count" });
     if (!cl)
         return cliUsageError(io, "telemetry", cl.message());
     if (!cl->positionals().empty())
@@ -240,10 +237,26 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
             return 1;
         }
         double start = 0, end = 0;
+        if ((cl->value("every") || cl->value("count")) && !cl->value("live"))
+            return cliUsageError(io, "telemetry", "--every and --count follow a --live window: give --live SECONDS");
         if (auto live = cl->value("live")) {
             double seconds = 0;
             if (!parseSeconds(*live, seconds) || seconds < 1)
                 return cliUsageError(io, "telemetry", "--live wants a window in seconds >= 1, got \"" + *live + "\"");
+            if (cl->value("every") || cl->value("count")) {
+                TelemetryFollowOptions follow;
+                follow.windowS = seconds;
+                follow.json = cl->flag("json");
+                if (auto e = cl->value("every"); e && (!parseSeconds(*e, follow.everyS) || follow.everyS < 1))
+                    return cliUsageError(io, "telemetry", "--every wants seconds >= 1, got \"" + *e + "\"");
+                if (auto k = cl->value("count")) {
+                    double n = 0;
+                    if (!parseSeconds(*k, n) || n < 1 || n != std::floor(n))
+                        return cliUsageError(io, "telemetry", "--count wants a whole number >= 1, got \"" + *k + "\"");
+                    follow.count = int(n);
+                }
+                return followTelemetry(*client, graph, mapping, *profiles, rules, follow, io);
+            }
             end = std::floor(
                 std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
             start = end - seconds;

@@ -5,12 +5,16 @@
 // parser, then the window through the HTTP API, and checks utilisation, errors and scrape health.
 
 #include "engine/telemetry/telemetryanalysis.h"
+#include "importers/ibnetdiscover/ibnetdiscoverwriter.h"
 #include "importers/telemetry/expositionparser.h"
 #include "importers/telemetry/telemetryfetcher.h"
 #include "tests/importers/telemetrytestsupport.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -241,6 +245,98 @@ private slots:
         }
         QVERIFY(errors);
         QVERIFY(discards);
+    }
+
+    // `telemetry --live 4 --every 1 --count 10 --json` follows the live server: one JSON line per round,
+    // the symbol errors written after the first rounds raise LinkErrors once, and it clears when
+    // the increase has left the 4-s window. Then SIGTERM ends an unbounded follow cleanly.
+    void cliFollowsLive()
+    {
+        const QString root = m_dir.filePath(QStringLiteral("sysfs"));
+        FabricGraph graph = fixtureFabric();
+        // The writer names host 0 "node00001"; the fixture's exporter is labelled host="node001".
+        const QString dump = m_dir.filePath(QStringLiteral("fixture.ibnetdiscover"));
+        writeFile(dump, QByteArray::fromStdString(writeIbnetdiscover(graph, {})).replace("node00001 ", "node001 "));
+        // A writer advancing both data counters at 10 GB/s, adding 3 symbol errors on mlx5_1 at 3 s.
+        std::atomic<bool> stop { false };
+        std::thread writer([&] {
+            QFile f0(portDir(root, "mlx5_0") + QStringLiteral("/counters/port_xmit_data"));
+            qint64 w0 = 0, w1 = 0;
+            if (f0.open(QIODevice::ReadOnly))
+                w0 = f0.readAll().trimmed().toLongLong();
+            QFile f1(portDir(root, "mlx5_1") + QStringLiteral("/counters/port_xmit_data"));
+            if (f1.open(QIODevice::ReadOnly))
+                w1 = f1.readAll().trimmed().toLongLong();
+            QFile fs(portDir(root, "mlx5_1") + QStringLiteral("/counters/symbol_error"));
+            qint64 symbols = 0;
+            if (fs.open(QIODevice::ReadOnly))
+                symbols = fs.readAll().trimmed().toLongLong();
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; !stop.load(); ++i) {
+                w0 += qint64(10e9 / 4);
+                w1 += qint64(10e9 / 4);
+                writeFile(portDir(root, "mlx5_0") + QStringLiteral("/counters/port_xmit_data"),
+                    QByteArray::number(w0) + '\n');
+                writeFile(portDir(root, "mlx5_1") + QStringLiteral("/counters/port_xmit_data"),
+                    QByteArray::number(w1) + '\n');
+                if (i == 3)
+                    writeFile(portDir(root, "mlx5_1") + QStringLiteral("/counters/symbol_error"),
+                        QByteArray::number(symbols + 3) + '\n');
+                std::this_thread::sleep_until(t0 + std::chrono::seconds(i + 1));
+            }
+        });
+        struct Join {
+            std::atomic<bool>& stop;
+            std::thread& t;
+            ~Join()
+            {
+                stop.store(true);
+                t.join();
+            }
+        } join { stop, writer };
+        // Let the counters settle: no increase from earlier slots may be in the first window.
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        const QStringList common { QStringLiteral("telemetry"), QStringLiteral("--url"),
+            QStringLiteral("http://127.0.0.1:%1").arg(m_prometheusPort), QStringLiteral("--fabric"), dump,
+            QStringLiteral("--live"), QStringLiteral("4"), QStringLiteral("--every"), QStringLiteral("1") };
+        QProcess cli;
+        cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
+            common + QStringList { QStringLiteral("--count"), QStringLiteral("10"), QStringLiteral("--json") });
+        QVERIFY(cli.waitForFinished(60000));
+        const QByteArray err = cli.readAllStandardError();
+        QVERIFY2(cli.exitCode() == 0, err.constData());
+        const QList<QByteArray> lines = cli.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 10);
+        int raisedAt = 0, clearedAt = 0;
+        for (int i = 0; i < lines.size(); ++i) {
+            const QJsonObject o = QJsonDocument::fromJson(lines[i]).object();
+            QCOMPARE(o.value(QStringLiteral("round")).toInt(), i + 1);
+            QVERIFY2(o.value(QStringLiteral("links_measured")).toInt() == 2, lines[i].constData());
+            for (const auto& a : o.value(QStringLiteral("raised")).toArray())
+                if (a.toObject().value(QStringLiteral("rule")).toString() == QStringLiteral("LinkErrors")) {
+                    QVERIFY2(raisedAt == 0, lines[i].constData()); // raised once
+                    raisedAt = i + 1;
+                    QVERIFY(a.toObject().value(QStringLiteral("link")).toString().contains(QStringLiteral("mlx5_1")));
+                }
+            for (const auto& a : o.value(QStringLiteral("cleared")).toArray())
+                if (a.toObject().value(QStringLiteral("rule")).toString() == QStringLiteral("LinkErrors"))
+                    clearedAt = i + 1;
+        }
+        QVERIFY2(raisedAt >= 2, qPrintable(QString::number(raisedAt)));
+        QVERIFY2(clearedAt > raisedAt, qPrintable(QStringLiteral("%1 %2").arg(raisedAt).arg(clearedAt)));
+
+        // Unbounded: runs until SIGTERM, then exits 0 after the rounds it printed.
+        QProcess unbounded;
+        unbounded.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), common);
+        QVERIFY(unbounded.waitForStarted());
+        QVERIFY(unbounded.waitForReadyRead(20000)); // the first round printed
+        QThread::msleep(1500);
+        unbounded.terminate();
+        QVERIFY(unbounded.waitForFinished(10000));
+        QCOMPARE(unbounded.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(unbounded.exitCode(), 0);
+        const QByteArray text = unbounded.readAllStandardOutput();
+        QVERIFY2(text.contains("round 1:") && text.contains("interrupted after"), text.constData());
     }
 
     void brokenCounterFileIsAGapNotAZero()
