@@ -186,7 +186,7 @@ private Q_SLOTS:
             r.collectives.push_back(call(CollectiveOp::AllReduce, start2[i] + skew[i], 2500 + skew[i], 3000000, 3));
             run.ranks.push_back(r);
         }
-        const RunAnalysis a = analyzeRun(run);
+        const RunAnalysis a = analyseRun(run);
         QCOMPARE(a.clockOffsetNs[1], std::int64_t(1000));
         QCOMPARE(a.clockOffsetNs[0], std::int64_t(0));
         QCOMPARE(int(a.collectives.size()), 2);

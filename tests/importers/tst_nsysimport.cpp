@@ -138,7 +138,7 @@ private Q_SLOTS:
         auto run = importers::loadRun({ dir.path().toStdString() });
         QVERIFY2(run, run.message().c_str());
         QCOMPARE(int(run->ranks.size()), 2);
-        const auto a = engine::analyzeRun(*run);
+        const auto a = engine::analyseRun(*run);
         QCOMPARE(int(a.collectives.size()), 1);
         const auto& c = a.collectives[0];
         QCOMPARE(c.lastArrivalRank, 1);
