@@ -1,6 +1,7 @@
 // Clos fabrics: k-ary fat-tree, leaf-spine with oversubscription, rail-optimized scalable units.
-// Sizing rules and the reference tables they must reproduce: notes/fabrics.md ("Sizing formulas",
-// "NVIDIA DGX SuperPOD (H100) reference"); k-ary fat-tree: Al-Fares et al., SIGCOMM 2008.
+// Sizing rules and the reference tables they must reproduce: the compute-fabric tables of the NVIDIA
+// DGX SuperPOD reference architectures (DGX H100 and DGX B200, docs.nvidia.com/dgx-superpod); k-ary
+// fat-tree: Al-Fares et al., "A Scalable, Commodity Data Center Network Architecture", SIGCOMM 2008.
 
 #include "engine/fabric/fabricbuilder.h"
 

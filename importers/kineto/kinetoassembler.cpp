@@ -9,8 +9,8 @@
 
 namespace clusterscope::importers::kineto {
 
-using engine::DiagnosticSeverity;
 using engine::CollectiveOp;
+using engine::DiagnosticSeverity;
 
 std::vector<std::int64_t> parseIntegerList(const std::string& text)
 {

@@ -51,7 +51,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("op");
         QTest::addColumn<int>("ranks");
         QTest::addColumn<double>("factor");
-        // nccl-tests definitions, notes/collectives.md
+        // nccl-tests definitions (NVIDIA/nccl-tests doc/PERFORMANCE.md)
         QTest::addRow("allreduce 8") << int(CollectiveOp::AllReduce) << 8 << 1.75;
         QTest::addRow("allreduce 2") << int(CollectiveOp::AllReduce) << 2 << 1.0;
         QTest::addRow("allgather 8") << int(CollectiveOp::AllGather) << 8 << 0.875;

@@ -1,5 +1,5 @@
 // Nsight Systems SQLite import on fixture databases built here with the documented schema
-// (notes/trace-formats.md); there are no real nsys samples in the data collection.
+// (NVIDIA Nsight Systems User Guide, "SQLite Schema Reference"); no real nsys samples are in tests/data.
 
 #include "engine/run/runanalysis.h"
 #include "importers/kineto/runloader.h"
