@@ -67,7 +67,7 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
         const int ufm = co.ufmSlot ? 1 : 0;
         if (co.ufmSlot && co.ufmPorts > rails * sides)
             return Status::error("the UFM appliance needs " + str(co.ufmPorts) + " leaf ports, an SU has "
-                + str(rails * sides) + " leaves");
+                + str(1LL * rails * sides) + " leaves");
         // Whole-SU rounding: an SU is built complete even when partly filled.
         const int sus = (ho.hosts + ufm + slots - 1) / slots;
         d.scalableUnits = sus;

@@ -10,7 +10,6 @@
 namespace clusterscope::importers::kineto {
 
 using engine::CollectiveOp;
-using engine::DiagnosticSeverity;
 
 std::vector<std::int64_t> parseIntegerList(const std::string& text)
 {
