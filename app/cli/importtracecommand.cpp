@@ -296,7 +296,7 @@ int runImportTraceCommand(const std::vector<std::string>& args, CliIo io)
         io.err << run.message() << "\n";
         return 1;
     }
-    const engine::RunAnalysis analysis = engine::analyzeRun(*run);
+    const engine::RunAnalysis analysis = engine::analyseRun(*run);
     return reportImport(*cl, io, *run, analysis, false);
 }
 

@@ -6,8 +6,8 @@
 #include "importers/common/inputfile.h"
 #include "importers/ibnetdiscover/ibnetdiscoverparser.h"
 #include "importers/ibnetdiscover/importedfabric.h"
-#include "views/fabric/fabricscenebuilder.h"
 #include "views/fabric/fabricview.h"
+#include "views/presentation/fabricscenebuilder.h"
 
 #include <nlohmann/json.hpp>
 

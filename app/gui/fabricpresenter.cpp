@@ -9,9 +9,9 @@
 #include "engine/training/trainingevaluator.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
-#include "views/fabric/fabricscenebuilder.h"
 #include "views/fabric/fabricview.h"
 #include "views/heatmap/trafficheatmapwidget.h"
+#include "views/presentation/fabricscenebuilder.h"
 #include "views/strategies/strategiesview.h"
 
 #include <QCoreApplication>

@@ -227,7 +227,7 @@ void RunsController::importPaths(const QStringList& paths)
             out.error = "the import was cancelled";
             return out;
         }
-        out.analysis = engine::analyzeRun(*run);
+        out.analysis = engine::analyseRun(*run);
         out.run = std::make_shared<engine::Run>(std::move(*run));
         if (projectPath.empty())
             return out;

@@ -24,14 +24,14 @@ namespace {
             if ((link.flags & kLinkMissing) || graph.level(l) != level || link.gbps <= 0)
                 continue;
             // Normalise by capacity so links of different rates compare as utilisation.
-            const double up = directedBytes[2 * l] / link.gbps;
-            const double down = directedBytes[2 * l + 1] / link.gbps;
+            const double up = directedBytes[2 * std::size_t(l)] / link.gbps;
+            const double down = directedBytes[2 * std::size_t(l) + 1] / link.gbps;
             const double load = std::max(up, down);
             sum[link.a] += load;
             count[link.a] += 1;
             if (!largestFlowBytes.empty())
-                largest[link.a] = std::max(
-                    { largest[link.a], largestFlowBytes[2 * l] / link.gbps, largestFlowBytes[2 * l + 1] / link.gbps });
+                largest[link.a] = std::max({ largest[link.a], largestFlowBytes[2 * std::size_t(l)] / link.gbps,
+                    largestFlowBytes[2 * std::size_t(l) + 1] / link.gbps });
             maxLoad = std::max(maxLoad, load);
         }
         double idealMax = 0.0;

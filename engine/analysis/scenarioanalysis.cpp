@@ -121,7 +121,8 @@ FabricLoad loadFabric(const FabricDesign& fabric, const Scenario& scenario, cons
     for (LinkId l = 0; l < g.linkCount(); ++l) {
         const double capacityBytes = double(g.link(l).gbps) * 1e9 / 8.0 * seconds;
         if (capacityBytes > 0)
-            load.linkUtilisation[l] = float(std::max(bytes[2 * l], bytes[2 * l + 1]) / capacityBytes);
+            load.linkUtilisation[l]
+                = float(std::max(bytes[2 * std::size_t(l)], bytes[2 * std::size_t(l) + 1]) / capacityBytes);
     }
     if (timeContention)
         load.timing = model.timing(p);

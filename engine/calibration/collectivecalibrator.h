@@ -11,7 +11,7 @@ std::vector<ResidualRow> compareSweep(const CollectiveModel& model, const Measur
 /// Fits the collective model's calibration to a measured sweep.
 ///
 /// Method. NCCL costs each (algorithm, protocol) as t = latency + bytes / bandwidth
-/// (src/graph/tuning.cc, notes/collectives.md); CollectiveModel::terms() gives the two
+/// (NCCL src/graph/tuning.cc); CollectiveModel::terms() gives the two
 /// uncalibrated terms L_i and W_i of the (algorithm, protocol) the model picks at size S_i, and
 /// collectivecalibration.h defines the calibrated time as latencyScale L + latencyOffset +
 /// W / bandwidthScale. The points are grouped by the (algorithm, tier) the model picks, and each

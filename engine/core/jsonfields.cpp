@@ -162,7 +162,7 @@ std::string JsonObjectReader::string(const std::string& key, std::optional<std::
 std::string JsonObjectReader::choice(
     const std::string& key, std::initializer_list<const char*> allowed, std::optional<std::string> fallback)
 {
-    const std::string value = string(key, std::move(fallback));
+    std::string value = string(key, std::move(fallback));
     std::string list;
     for (const char* a : allowed) {
         if (value == a)

@@ -117,6 +117,10 @@ double bisectionGbps(const FabricDesign& d)
     return maxFlowGbps(d, a, b);
 }
 
-double injectionHalfGbps(const FabricDesign& d) { return (d.hosts / 2) * d.nicsPerNode * d.nicGbps; }
+double injectionHalfGbps(const FabricDesign& d)
+{
+    const int smallerHalfHosts = d.hosts / 2; // the split above: hosts [0, hosts / 2) on one side
+    return double(smallerHalfHosts) * d.nicsPerNode * d.nicGbps;
+}
 
 } // namespace clusterscope::engine

@@ -1,6 +1,7 @@
 // Clos fabrics: k-ary fat-tree, leaf-spine with oversubscription, rail-optimized scalable units.
-// Sizing rules and the reference tables they must reproduce: notes/fabrics.md ("Sizing formulas",
-// "NVIDIA DGX SuperPOD (H100) reference"); k-ary fat-tree: Al-Fares et al., SIGCOMM 2008.
+// Sizing rules and the reference tables they must reproduce: the compute-fabric tables of the NVIDIA
+// DGX SuperPOD reference architectures (DGX H100 and DGX B200, docs.nvidia.com/dgx-superpod); k-ary
+// fat-tree: Al-Fares et al., "A Scalable, Commodity Data Center Network Architecture", SIGCOMM 2008.
 
 #include "engine/fabric/fabricbuilder.h"
 
@@ -66,7 +67,7 @@ Result<FabricDesign> buildClos(const HostOptions& ho, const ClosOptions& co)
         const int ufm = co.ufmSlot ? 1 : 0;
         if (co.ufmSlot && co.ufmPorts > rails * sides)
             return Status::error("the UFM appliance needs " + str(co.ufmPorts) + " leaf ports, an SU has "
-                + str(rails * sides) + " leaves");
+                + str(1LL * rails * sides) + " leaves");
         // Whole-SU rounding: an SU is built complete even when partly filled.
         const int sus = (ho.hosts + ufm + slots - 1) / slots;
         d.scalableUnits = sus;

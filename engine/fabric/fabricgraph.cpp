@@ -136,8 +136,8 @@ LinkLevel FabricGraph::level(LinkId id) const
         return sw.kind == NodeKind::Switch && sw.tier == kTierLeaf ? LinkLevel::NodeLeaf : LinkLevel::Other;
     }
     if (a.kind == NodeKind::Switch && b.kind == NodeKind::Switch) {
-        const int lo = std::min(a.tier, b.tier);
-        const int hi = std::max(a.tier, b.tier);
+        const int lo = std::min(int(a.tier), int(b.tier));
+        const int hi = std::max(int(a.tier), int(b.tier));
         if (lo == kTierLeaf && hi == kTierSpine)
             return LinkLevel::LeafSpine;
         if (lo == kTierSpine && hi == kTierCore)

@@ -188,7 +188,7 @@ RankSummary summarizeRank(const RankTrace& rank)
     return s;
 }
 
-RunAnalysis analyzeRankSummaries(const std::vector<RankSummary>& ranks)
+RunAnalysis analyseRankSummaries(const std::vector<RankSummary>& ranks)
 {
     RunAnalysis analysis;
     analysis.steps = mergeStepBreakdowns(ranks, analysis.diagnostics);
@@ -197,13 +197,13 @@ RunAnalysis analyzeRankSummaries(const std::vector<RankSummary>& ranks)
     return analysis;
 }
 
-RunAnalysis analyzeRun(const Run& run)
+RunAnalysis analyseRun(const Run& run)
 {
     std::vector<RankSummary> ranks;
     ranks.reserve(run.ranks.size());
     for (const RankTrace& r : run.ranks)
         ranks.push_back(summarizeRank(r));
-    return analyzeRankSummaries(ranks);
+    return analyseRankSummaries(ranks);
 }
 
 } // namespace clusterscope::engine

@@ -61,8 +61,8 @@ std::vector<RankCollectiveArrival> rankCollectiveArrivals(const RankTrace& rank)
 void rankTraffic(const RankTrace& rank, RankSummary& into);
 
 /// The cross-rank analyses on the summaries of all ranks (in Run::ranks order: sorted by rank).
-/// analyzeRun(run) == analyzeRankSummaries(summaries of run.ranks).
-RunAnalysis analyzeRankSummaries(const std::vector<RankSummary>& ranks);
+/// analyseRun(run) == analyseRankSummaries(summaries of run.ranks).
+RunAnalysis analyseRankSummaries(const std::vector<RankSummary>& ranks);
 
 // The cross-rank parts, usable alone.
 std::vector<StepBreakdown> mergeStepBreakdowns(const std::vector<RankSummary>& ranks, Diagnostics& diagnostics);

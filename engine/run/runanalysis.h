@@ -78,7 +78,7 @@ struct RunAnalysis {
 
 /// Runs every analysis. Deterministic; never fails (problems become diagnostics). Reduces each rank
 /// to a RankSummary and runs the cross-rank analyses on those (ranksummary.h).
-RunAnalysis analyzeRun(const Run& run);
+RunAnalysis analyseRun(const Run& run);
 
 // The parts, usable alone.
 std::vector<StepBreakdown> computeStepBreakdowns(const Run& run, Diagnostics& diagnostics);

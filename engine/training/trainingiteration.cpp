@@ -1,5 +1,6 @@
 // TrainingEvaluator::evaluate(): assembles one iteration from the layer times, the placed
-// collectives, the pipeline schedule and the optimizer step (notes/training-model.md).
+// collectives, the pipeline schedule and the optimizer step (Narayanan et al., SC21; Korthikanti et
+// al., "Reducing Activation Recomputation in Large Transformer Models", arXiv:2205.05198).
 
 #include "engine/scenario/pipelinesplit.h"
 #include "engine/training/gradientcompression.h"

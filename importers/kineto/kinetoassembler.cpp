@@ -9,7 +9,6 @@
 
 namespace clusterscope::importers::kineto {
 
-using engine::DiagnosticSeverity;
 using engine::CollectiveOp;
 
 std::vector<std::int64_t> parseIntegerList(const std::string& text)

@@ -63,7 +63,7 @@ engine::Result<ReducedRun> assembleReducedRun(
         if (numbering.ranks[i] == stated[i].first && numbering.worldSizes[i] == stated[i].second)
             continue;
         // The summary depends on the rank's number and world size (traffic, labels): reduce the
-        // trace again with the assigned ones, as loadRun + analyzeRun would see it.
+        // trace again with the assigned ones, as loadRun + analyseRun would see it.
         TraceFileResult again = readTraceFile(files[origins[i].file], parser);
         if (!again.error.empty() || origins[i].position >= again.ranks.size())
             return Status::error(files[origins[i].file] + ": the file changed during the import");
@@ -85,7 +85,7 @@ engine::Result<ReducedRun> assembleReducedRun(
         out.run.ranks.push_back(sorted.back().info);
     }
     addRunLevelDiagnostics(out.run, numbering.renumbered);
-    out.analysis = engine::analyzeRankSummaries(sorted);
+    out.analysis = engine::analyseRankSummaries(sorted);
     return out;
 }
 

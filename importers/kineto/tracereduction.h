@@ -29,7 +29,7 @@ struct TraceFileReduction {
 TraceFileReduction reduceTraceFile(const std::string& path, KinetoParser& parser);
 
 /// A run assembled from reductions: the rank files (RankTrace without events, sorted by rank),
-/// the import's diagnostics and the analysis. Equal to loadRun + analyzeRun on the same files.
+/// the import's diagnostics and the analysis. Equal to loadRun + analyseRun on the same files.
 struct ReducedRun {
     engine::Run run;
     engine::RunAnalysis analysis;

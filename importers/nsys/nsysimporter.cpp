@@ -11,8 +11,8 @@
 
 namespace clusterscope::importers {
 
-using engine::DiagnosticSeverity;
 using engine::CollectiveOp;
+using engine::DiagnosticSeverity;
 using engine::Status;
 
 namespace {

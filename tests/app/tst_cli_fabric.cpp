@@ -1,4 +1,4 @@
-// clusterscope-cli fabric: the JSON contract of notes/scenario-format.md on the example scenarios,
+// clusterscope-cli fabric: the JSON contract (README "The command-line tool") on the example scenarios,
 // the BOM CSV file, and bad input.
 
 #include "clirunner.h"

@@ -92,7 +92,7 @@ private Q_SLOTS:
         }
         QVERIFY(collectives > 0);
         t0 = std::chrono::steady_clock::now();
-        const auto analysis = engine::analyzeRun(*run);
+        const auto analysis = engine::analyseRun(*run);
         const double analyse = seconds(t0);
         QVERIFY(!analysis.collectives.empty());
         run = engine::Status::error("released");

@@ -16,7 +16,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("id");
         QTest::addColumn<double>("bf16Tflops");
         QTest::addColumn<int>("domain");
-        // Peak dense BF16 from notes/training-model.md and the vendors' datasheets.
+        // Peak dense BF16 from the vendors' datasheets (NVIDIA A100, H100, H200, B200).
         QTest::addRow("A100") << "A100-SXM-80GB" << 312.0 << 8;
         QTest::addRow("H100") << "H100-SXM-80GB" << 989.4 << 8;
         QTest::addRow("H200") << "H200-SXM-141GB" << 989.4 << 8;

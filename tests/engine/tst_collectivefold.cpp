@@ -160,8 +160,7 @@ private Q_SLOTS:
         const auto folds = foldCollectives({ call(CollectiveOp::AllReduce, 100, 8, 5.0, -1, 0, "dp"),
             call(CollectiveOp::AllReduce, 100, 8, 7.0, -1, 0, "tp"),
             call(CollectiveOp::AllReduce, 200, 8, 9.0, -1, 0, "dp"),
-            call(CollectiveOp::AllReduce, 100, 8, 11.0, -1, 0, "dp"),
-            call(CollectiveOp::AllGather, -1, 8, 4.0) });
+            call(CollectiveOp::AllReduce, 100, 8, 11.0, -1, 0, "dp"), call(CollectiveOp::AllGather, -1, 8, 4.0) });
         QCOMPARE(int(folds.size()), 4);
         QCOMPARE(folds[0].processGroup, std::string("dp"));
         QCOMPARE(folds[0].calls, 2);

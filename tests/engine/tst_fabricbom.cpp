@@ -34,7 +34,7 @@ private Q_SLOTS:
         QTest::addColumn<double>("metres");
         QTest::addColumn<double>("gbps");
         QTest::addColumn<QString>("cable");
-        // notes/fabrics.md: DAC ~2-3 m, active copper ~5 m, multimode ~50 m, DR ~500 m, FR4 ~2 km.
+        // Reaches of resources/catalog/cables.json (sources there): DAC 3 m, ACC 5 m, MMF 50 m, DR 500 m, FR4 2 km.
         QTest::addRow("same rack 2 m") << 2.0 << 400.0 << "DAC";
         QTest::addRow("3 m") << 3.0 << 400.0 << "DAC";
         QTest::addRow("4 m") << 4.0 << 400.0 << "ACC";
@@ -199,7 +199,7 @@ private Q_SLOTS:
                 modules += l.quantity;
         }
         QCOMPARE(modules, 2 * fibres);
-        QVERIFY(bom->networkShare() > 0.03 && bom->networkShare() < 0.25); // notes/fabrics.md: 3-25%
+        QVERIFY(bom->networkShare() > 0.03 && bom->networkShare() < 0.25); // network share of cluster cost, a wide band
         QCOMPARE(bom->networkCostPerGpuUsd() * 248, bom->networkCostUsd);
     }
 };

@@ -1,4 +1,4 @@
-// Fabric builders against the published sizes: the DGX SuperPOD tables (notes/fabrics.md), the
+// Fabric builders against the published sizes: the DGX SuperPOD reference tables, the
 // k-ary fat-tree and dragonfly formulas, the 512-GPU leaf-spine regression, torus and NVLink domains.
 
 #include "engine/catalog/catalog.h"
@@ -37,7 +37,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("nodeCables");
         QTest::addColumn<int>("leafSpineCables");
         QTest::addColumn<int>("spineCoreCables");
-        // notes/fabrics.md, DGX SuperPOD H100 reference (UFM in one node slot).
+        // NVIDIA DGX SuperPOD reference architecture with DGX H100, compute fabric table (UFM in one node slot).
         QTest::addRow("H100 1 SU") << 1 << true << 31 << 8 << 4 << 0 << 252 << 256 << 0;
         QTest::addRow("H100 2 SU") << 2 << true << 63 << 16 << 8 << 0 << 508 << 512 << 0;
         QTest::addRow("H100 3 SU") << 3 << true << 95 << 24 << 16 << 0 << 764 << 768 << 0;
@@ -115,7 +115,7 @@ private Q_SLOTS:
     {
         QFETCH(int, k);
         QFETCH(int, tiers);
-        // notes/fabrics.md: hosts 2 (k/2)^n, switches (2n - 1)(k/2)^(n-1).
+        // Al-Fares et al., SIGCOMM 2008 (generalised to n tiers): hosts 2 (k/2)^n, switches (2n - 1)(k/2)^(n-1).
         long long hosts = 2, switches = 2 * tiers - 1;
         for (int i = 0; i < tiers; ++i)
             hosts *= k / 2;
@@ -151,7 +151,7 @@ private Q_SLOTS:
         QTest::addColumn<double>("oversub");
         QTest::addColumn<int>("leaves");
         QTest::addColumn<int>("spines");
-        // notes/fabrics.md regression: 512 GPUs at 400G, 1:1, 64 ports need 8 spines (not 56).
+        // Regression: 512 GPUs at 400G, 1:1, 64 ports need 8 spines (16 leaves x 32 uplinks / 64), not 56.
         QTest::addRow("512 GPUs 1:1") << 512 << 1.0 << 16 << 8;
         // 3:1: 48 down + 16 up; 1024 ports -> 22 leaves x 16 up / 64 -> 5.5 -> divisor of 16 -> 8.
         QTest::addRow("1024 GPUs 3:1") << 1024 << 3.0 << 22 << 8;
@@ -186,7 +186,8 @@ private Q_SLOTS:
         QFETCH(int, p);
         QFETCH(int, a);
         QFETCH(int, h);
-        // Kim et al. 2008 / notes/fabrics.md: groups = a h + 1, hosts = a p (a h + 1).
+        // Kim et al., "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008:
+        // groups = a h + 1, hosts = a p (a h + 1).
         const int groups = a * h + 1;
         HostOptions ho;
         ho.hosts = a * p * groups;
@@ -406,7 +407,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("spine");
         QTest::addColumn<int>("core");
         // H100 reference: UFM in a node slot (127 nodes in 4 SU); B200 reference: 32 nodes per SU,
-        // core tier above 8 SU (notes/fabrics.md).
+        // core tier above 8 SU (NVIDIA DGX SuperPOD reference architectures).
         QTest::addRow("H100 1016 GPUs") << "H100-SXM-80GB" << 1016 << 4 << 32 << 16 << 0;
         QTest::addRow("B200 2048 GPUs") << "B200" << 2048 << 8 << 64 << 32 << 0;
         QTest::addRow("B200 4096 GPUs") << "B200" << 4096 << 16 << 128 << 128 << 64;

@@ -92,7 +92,7 @@ private Q_SLOTS:
     }
 
     // On a leaf-spine fabric where data-parallel rings cross the spines, static ECMP collides and
-    // slows the iteration; adaptive routing balances (issue 5: contention fed back into time).
+    // slows the iteration; adaptive routing balances (contention fed back into the iteration time).
     void ecmpVersusAdaptiveOnTheExample()
     {
         auto catalog = Catalog::builtin();

@@ -41,7 +41,7 @@ private Q_SLOTS:
         QTest::addColumn<double>("bisectionAfterTbps");
         QTest::addColumn<int>("disconnected");
         QTest::addColumn<int>("linksRemoved");
-        // 512 x 400G, 16 leaves, 8 spines (notes/fabrics.md regression): bisection 102.4 Tb/s.
+        // 512 x 400G, 16 leaves, 8 spines (the leaf-spine regression case): bisection 102.4 Tb/s.
         QTest::addRow("one of 8 spines") << 1 << false << "spine-3" << -1 << 102.4 * 7 / 8 << 0 << 64;
         QTest::addRow("a leaf: its 32 GPUs cut off") << 1 << false << "leaf-0" << -1 << 102.4 - 12.8 << 32 << 64;
         QTest::addRow("a plane of two") << 2 << false << "" << 0 << 51.2 << 0 << 512 + 512;

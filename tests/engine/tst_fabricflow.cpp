@@ -77,7 +77,7 @@ private Q_SLOTS:
             o.hashSeed = 1000 + s;
             sum += maxUplinkFlows(d, model.route(flows, o).value());
         }
-        // Sampled on the fabric vs exact expectation (notes/fabrics.md: ~2.6 for 8, ~3.5 for 32).
+        // Sampled on the fabric vs exact expectation (balls into bins, Raab and Steger 1998: ~2.6 for 8, ~3.5 for 32).
         const double expected = expectedMaxLoad(n, n);
         QVERIFY2(std::abs(sum / trials - expected) < 0.15,
             qPrintable(QStringLiteral("sampled %1 expected %2").arg(sum / trials).arg(expected)));
@@ -272,7 +272,7 @@ private Q_SLOTS:
         QTest::addColumn<double>("lossRate");
         QTest::addColumn<int>("routing");
         QTest::addColumn<double>("efficiency");
-        // notes/fabrics.md: 400G, 10 us, 4 KB -> W ~ 122; 1e-3 loss -> 0.89, 1e-2 -> 0.45.
+        // Go-back-N, 1 / (1 + p W) (lossmodel.h): 400G, 10 us, 4 KB -> W ~ 122; 1e-3 loss -> 0.89, 1e-2 -> 0.45.
         QTest::addRow("no loss, ecmp") << 0.0 << int(Routing::Ecmp) << 1.0;
         QTest::addRow("1e-3, adaptive") << 1e-3 << int(Routing::Adaptive) << 0.8912;
         QTest::addRow("1e-2, spray") << 1e-2 << int(Routing::Spray) << 0.4503;

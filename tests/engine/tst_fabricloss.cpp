@@ -1,4 +1,5 @@
-// Loss, buffers and flow control figures (notes/fabrics.md and the seed text).
+// Loss, buffers and flow control figures (Mittal et al., "Revisiting Network Support for RDMA", SIGCOMM 2018;
+// balls into bins: Raab and Steger 1998).
 
 #include "engine/fabric/ecmpstats.h"
 #include "engine/fabric/lossmodel.h"
@@ -17,7 +18,7 @@ private Q_SLOTS:
         QTest::addColumn<double>("rttUs");
         QTest::addColumn<double>("mtu");
         QTest::addColumn<double>("efficiency");
-        // notes/fabrics.md: 400G, 10 us RTT, 4 KB MTU -> W ~ 122: 1e-3 -> 0.89, 1e-2 -> 0.45.
+        // Go-back-N, 1 / (1 + p W): 400G, 10 us RTT, 4 KB MTU -> W ~ 122: 1e-3 -> 0.89, 1e-2 -> 0.45.
         QTest::addRow("1e-3 at 400G 10us 4KB") << 1e-3 << 400.0 << 10.0 << 4096.0 << 0.891;
         QTest::addRow("1e-2 at 400G 10us 4KB") << 1e-2 << 400.0 << 10.0 << 4096.0 << 0.450;
         // The seed's 0.01% at the same link costs ~1.2%, not 10% ...
@@ -96,7 +97,7 @@ private Q_SLOTS:
         QTest::addColumn<double>("used");
         QTest::addColumn<double>("maxLoad");
         QTest::addColumn<double>("efficiency");
-        // notes/fabrics.md: used 1 - (1 - 1/n)^n -> 63%; max load ~2.6/3.5/4.4 (38/28/23%);
+        // Balls into bins: used 1 - (1 - 1/n)^n -> 63%; max load ~2.6/3.5/4.4 (38/28/23%);
         // n = 32 with q = 2, 4, 8 queue pairs -> ~37%, 46%, 56%.
         QTest::addRow("n=8") << 8 << 1 << 0.656 << 2.6 << 0.38;
         QTest::addRow("n=32") << 32 << 1 << 0.638 << 3.5 << 0.28;

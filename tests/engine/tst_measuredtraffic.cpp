@@ -72,7 +72,7 @@ private Q_SLOTS:
             ranks.push_back(dataParallelRank(r, kWorld));
         QElapsedTimer timer;
         timer.start();
-        const RunAnalysis analysis = analyzeRankSummaries(ranks);
+        const RunAnalysis analysis = analyseRankSummaries(ranks);
         const double analyseMs = double(timer.nsecsElapsed()) / 1e6;
         QCOMPARE(analysis.traffic.ranks, kWorld);
         QCOMPARE(int(analysis.traffic.pairs.size()), kWorld); // the ring: one pair per rank, no dense matrix

@@ -51,7 +51,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("op");
         QTest::addColumn<int>("ranks");
         QTest::addColumn<double>("factor");
-        // nccl-tests definitions, notes/collectives.md
+        // nccl-tests definitions (NVIDIA/nccl-tests doc/PERFORMANCE.md)
         QTest::addRow("allreduce 8") << int(CollectiveOp::AllReduce) << 8 << 1.75;
         QTest::addRow("allreduce 2") << int(CollectiveOp::AllReduce) << 2 << 1.0;
         QTest::addRow("allgather 8") << int(CollectiveOp::AllGather) << 8 << 0.875;
@@ -186,7 +186,7 @@ private Q_SLOTS:
             r.collectives.push_back(call(CollectiveOp::AllReduce, start2[i] + skew[i], 2500 + skew[i], 3000000, 3));
             run.ranks.push_back(r);
         }
-        const RunAnalysis a = analyzeRun(run);
+        const RunAnalysis a = analyseRun(run);
         QCOMPARE(a.clockOffsetNs[1], std::int64_t(1000));
         QCOMPARE(a.clockOffsetNs[0], std::int64_t(0));
         QCOMPARE(int(a.collectives.size()), 2);

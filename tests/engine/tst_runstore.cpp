@@ -1,4 +1,4 @@
-// Runs stored in the project (engine/store/runstore.h) on generated runs analysed by analyzeRun:
+// Runs stored in the project (engine/store/runstore.h) on generated runs analysed by analyseRun:
 // the round trip equals the analysis (canonical dump and field by field), listing and deleting,
 // a failed or cancelled store leaves the project as it was, the store survives reopening.
 // The round trip of the real DLRM sample is in tests/importers/tst_runstoredlrm.cpp.
@@ -110,7 +110,7 @@ void TestRunStore::roundTripEqualsAnalysis()
     auto store = ProjectStore::create(dir.filePath(QStringLiteral("p.cscp")).toStdString());
     QVERIFY2(store, store.message().c_str());
     const Run run = generatedRun(ranks, steps, late);
-    const RunAnalysis analysis = analyzeRun(run);
+    const RunAnalysis analysis = analyseRun(run);
     QCOMPARE(int(analysis.steps.size()), steps);
     QVERIFY(!analysis.stragglers.empty());
     QCOMPARE(analysis.stragglers.front().rank, late);
@@ -165,7 +165,7 @@ void TestRunStore::listingAndDeleting()
     std::vector<std::int64_t> ids;
     for (int i = 0; i < 3; ++i) {
         const Run run = generatedRun(2 + i, 1, 1);
-        auto id = runs.add("run " + std::to_string(i), { "/a", "/b" }, run, analyzeRun(run));
+        auto id = runs.add("run " + std::to_string(i), { "/a", "/b" }, run, analyseRun(run));
         QVERIFY(id);
         ids.push_back(*id);
     }
@@ -194,7 +194,7 @@ void TestRunStore::survivesReopening()
     QTemporaryDir dir;
     const std::string path = dir.filePath(QStringLiteral("p.cscp")).toStdString();
     const Run run = generatedRun(8, 2, 6);
-    const RunAnalysis analysis = analyzeRun(run);
+    const RunAnalysis analysis = analyseRun(run);
     std::int64_t id = 0;
     {
         auto store = ProjectStore::create(path);
@@ -233,7 +233,7 @@ void TestRunStore::failedStoreLeavesProjectAsItWas()
     QVERIFY(store);
     RunStore runs(*store);
     const Run run = generatedRun(4, 2, 3);
-    const RunAnalysis analysis = analyzeRun(run);
+    const RunAnalysis analysis = analyseRun(run);
     auto kept = runs.add("kept", { "/kept" }, run, analysis);
     QVERIFY(kept);
     const std::string before = dumpAnalysis(runs.load(*kept)->analysis);
@@ -291,7 +291,7 @@ void TestRunStore::largeRunRoundTrip()
     auto store = ProjectStore::create(dir.filePath(QStringLiteral("big.cscp")).toStdString());
     QVERIFY(store);
     const Run run = generatedRun(512, 20, 300);
-    const RunAnalysis analysis = analyzeRun(run);
+    const RunAnalysis analysis = analyseRun(run);
     RunStore runs(*store);
     QElapsedTimer timer;
     timer.start();

@@ -1,4 +1,4 @@
-// Training model formulas: parameter counts and FLOPs (Megatron SC21), the seed text's worked
+// Training model formulas: parameter counts and FLOPs (Megatron SC21), worked
 // examples (gradient volumes, accumulation, compression claims), memory (ZeRO, Korthikanti et al.
 // 2022 activations) and pipeline bubble fractions.
 
@@ -103,7 +103,7 @@ private Q_SLOTS:
         QVERIFY2(near(n / 1e9, billions, 0.005), qPrintable(QString::number(n / 1e9)));
     }
 
-    // --- the seed's worked examples ---------------------------------------------------------------
+    // --- worked examples ---------------------------------------------------------------------------
     void seedGradientVolumes_data()
     {
         QTest::addColumn<QString>("which");

@@ -1,5 +1,5 @@
 // SC21 Table 1 (Narayanan et al., "Efficient large-scale language model training on GPU clusters
-// using Megatron-LM", SC21; reproduced in notes/training-model.md): predicted TF/s per GPU, counted
+// using Megatron-LM", SC21, arXiv:2104.04473): predicted TF/s per GPU, counted
 // with the 96 B s l h^2 (1 + s/6h + V/16lh) FLOPs of full recomputation, within +-10% of every row
 // and a median error within 5%.
 //

@@ -11,7 +11,7 @@ class TestUnits : public QObject {
 private Q_SLOTS:
     void linkRates()
     {
-        // notes/collectives.md: "a 400 Gb/s port moves 50 GB/s raw".
+        // A 400 Gb/s port moves 50 GB/s raw (8 bits per byte, GB = 1e9 B).
         QCOMPARE(toBytesPerSecond(gigabitsPerSecond(400)).value, 50e9);
         QCOMPARE(toBitsPerSecond(gigabytesPerSecond(50)).value, 400e9);
         QCOMPARE(transferTime(gigabytes(100), gigabytesPerSecond(50)).value, 2.0);

@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         run.ranks.push_back(std::move(*rank));
         run.ranks.push_back(run.ranks.front()); // a second rank exercises matching and alignment
         run.ranks.back().rank = run.ranks.front().rank + 1;
-        (void)engine::analyzeRun(run);
+        (void)engine::analyseRun(run);
     }
     const std::string_view view(text);
     (void)importers::parseMicrosecondsAsNs(view.substr(0, 64));

@@ -53,7 +53,7 @@ void writeSeed(const std::string& path)
     rank.rank = 0;
     rank.worldSize = 1;
     run.ranks.push_back(rank);
-    auto added = RunStore(*store).add("seed run", { "seed" }, run, analyzeRun(run));
+    auto added = RunStore(*store).add("seed run", { "seed" }, run, analyseRun(run));
     check(added.isOk(), added.message());
     // Small pages keep the seed (and every mutation of it) a few kilobytes.
     check(sqlite3_exec(store->handle(), "PRAGMA journal_mode = DELETE; PRAGMA page_size = 512; VACUUM", nullptr,

@@ -194,7 +194,8 @@ private Q_SLOTS:
         QCOMPARE(*row.inPlace.busbwGBps, 480.14);
         // algbw = S / t and busbw = algbw x 2(n-1)/n for n = 8 (nccl-tests all_reduce.cu).
         QVERIFY(std::abs(8589934592.0 / 31356e-6 / 1e9 - 273.95) < 0.01);
-        QVERIFY(std::abs(273.95 * busBandwidthFactor(clusterscope::engine::CollectiveOp::AllReduce, 8) - 479.41) < 0.01);
+        QVERIFY(
+            std::abs(273.95 * busBandwidthFactor(clusterscope::engine::CollectiveOp::AllReduce, 8) - 479.41) < 0.01);
         QCOMPARE(row.line, 49);
     }
 

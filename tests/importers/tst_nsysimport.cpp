@@ -1,5 +1,5 @@
 // Nsight Systems SQLite import on fixture databases built here with the documented schema
-// (notes/trace-formats.md); there are no real nsys samples in the data collection.
+// (NVIDIA Nsight Systems User Guide, "SQLite Schema Reference"); no real nsys samples are in tests/data.
 
 #include "engine/run/runanalysis.h"
 #include "importers/kineto/runloader.h"
@@ -138,7 +138,7 @@ private Q_SLOTS:
         auto run = importers::loadRun({ dir.path().toStdString() });
         QVERIFY2(run, run.message().c_str());
         QCOMPARE(int(run->ranks.size()), 2);
-        const auto a = engine::analyzeRun(*run);
+        const auto a = engine::analyseRun(*run);
         QCOMPARE(int(a.collectives.size()), 1);
         const auto& c = a.collectives[0];
         QCOMPARE(c.lastArrivalRank, 1);

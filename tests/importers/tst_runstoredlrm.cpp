@@ -23,7 +23,7 @@ private Q_SLOTS:
         auto run = importers::loadRun({ std::string(CLUSTERSCOPE_TEST_DATA_DIR) + "/kineto/param_dlrm_8rank" });
         QVERIFY2(run, run.message().c_str());
         m_run = std::move(*run);
-        m_analysis = analyzeRun(m_run);
+        m_analysis = analyseRun(m_run);
         QVERIFY(m_analysis.stragglers.size() >= 3);
     }
 

@@ -1,7 +1,7 @@
 // The per-rank reduction and the cross-rank assembly of the distributed import
 // (importers/kineto/tracereduction.h) on generated traces with planted stragglers
 // (tests/support/kinetotracegenerator.h) and on the real DLRM sample: the assembled run equals
-// loadRun + analyzeRun bit for bit, whatever the split of the files across processes; the planted
+// loadRun + analyseRun bit for bit, whatever the split of the files across processes; the planted
 // findings are found; the byte encoding survives a round trip and refuses damage; damaged and
 // missing rank files become diagnostics.
 
@@ -122,7 +122,7 @@ private Q_SLOTS:
                                                                : std::vector<std::string> { input.toStdString() };
         auto run = loadRun(paths, { 1, {}, nullptr });
         QVERIFY2(run, run.message().c_str());
-        const RunAnalysis analysis = analyzeRun(*run);
+        const RunAnalysis analysis = analyseRun(*run);
         auto files = expandTracePaths(paths);
         QVERIFY(files);
         auto reduced = reduceAsProcesses(*files, processes);
@@ -226,7 +226,7 @@ private Q_SLOTS:
         auto reduced = reduceAsProcesses(*listed, 2);
         QVERIFY2(reduced, reduced.message().c_str());
         QVERIFY(reduced->run.diagnostics.find("import.rank_assigned"));
-        QCOMPARE(dump(reduced->run, reduced->analysis), dump(*run, analyzeRun(*run)));
+        QCOMPARE(dump(reduced->run, reduced->analysis), dump(*run, analyseRun(*run)));
     }
 
     void partitionIsBalancedAndDeterministic()

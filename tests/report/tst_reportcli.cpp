@@ -256,7 +256,7 @@ private Q_SLOTS:
             qPrintable(r.err));
     }
 
-    /// The CLI itself links no Qt library (issue 2: no GUI libraries needed to run it).
+    /// The CLI itself links no Qt library (no GUI libraries needed to run it).
     void cliLinksNoQt()
     {
         QProcess ldd;

@@ -3,8 +3,8 @@
 
 #include "engine/fabric/fabricgraph.h"
 #include "views/fabric/fabricscene.h"
-#include "views/fabric/fabricscenebuilder.h"
 #include "views/fabric/fabricview.h"
+#include "views/presentation/fabricscenebuilder.h"
 #include "views/widgets/vtkopenglwidget.h"
 
 #include <QtTest>

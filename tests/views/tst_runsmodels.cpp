@@ -84,8 +84,7 @@ private Q_SLOTS:
         QFETCH(double, algbw);
         QFETCH(double, busbw);
         const auto rows = foldCollectives({ coll(CollectiveOp(op), "", bytes, ranks, durationA, 5),
-            coll(CollectiveOp::Broadcast, "pp", 100, 2, 1.0),
-            coll(CollectiveOp(op), "", bytes, ranks, durationB, 7) });
+            coll(CollectiveOp::Broadcast, "pp", 100, 2, 1.0), coll(CollectiveOp(op), "", bytes, ranks, durationB, 7) });
         QCOMPARE(int(rows.size()), 2);
         const CollectiveFold& r = rows[0];
         QCOMPARE(r.calls, 2);

@@ -152,7 +152,7 @@ void TestRunsView::initTestCase()
     RunStore runs(*store);
     // A second run so that the list has a choice.
     const Run generated = generatedRun(16, 11);
-    QVERIFY(runs.add("generated-16", { "/generated" }, generated, analyzeRun(generated)));
+    QVERIFY(runs.add("generated-16", { "/generated" }, generated, analyseRun(generated)));
     auto list = runs.list();
     QVERIFY(list);
     QCOMPARE(int(list->size()), 2);
@@ -292,7 +292,7 @@ void TestRunsView::timelineNeedsEvents()
     view.showRun(m_dlrm->analysis); // from the store: no events
     QVERIFY(!view.timeline()->data());
     const Run run = generatedRun(16, 11);
-    const RunAnalysis analysis = analyzeRun(run);
+    const RunAnalysis analysis = analyseRun(run);
     view.showRun(analysis, &run, QStringLiteral("generated"));
     QVERIFY(view.timeline()->data());
     QCOMPARE(view.timeline()->data()->rankCount(), 16);
@@ -422,7 +422,7 @@ void TestRunsView::screenshots()
         RunsView view;
         view.resize(1600, 1000);
         const Run run = generatedRun(16, 11);
-        const RunAnalysis analysis = analyzeRun(run);
+        const RunAnalysis analysis = analyseRun(run);
         view.setRuns(m_runs);
         view.setCurrentRunId(m_runs.back().id);
         view.showRun(analysis, &run, QStringLiteral("generated-16 (fresh import with events)"));

@@ -4,7 +4,7 @@
 // tier, links as lines coloured by utilisation with a scalar bar, a title and a legend.
 // Knows VTK, not Qt widgets (house style: scene logic apart from the widget that hosts it).
 
-#include "views/fabric/fabricscenedata.h"
+#include "views/presentation/fabricscenedata.h"
 
 #include <array>
 #include <memory>

@@ -3,8 +3,8 @@
 // The Fabric 3D tab: the VTK picture of a fabric with camera presets and PNG export, or a plain
 // explanation when there is nothing to draw.
 
-#include "views/fabric/fabricscenebuilder.h"
-#include "views/fabric/fabricscenedata.h"
+#include "views/presentation/fabricscenebuilder.h"
+#include "views/presentation/fabricscenedata.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "views/fabric/fabricscenedata.h"
+#include "views/presentation/fabricscenedata.h"
 
 #include <span>
 #include <string>

@@ -1,4 +1,4 @@
-#include "views/fabric/fabricscenebuilder.h"
+#include "views/presentation/fabricscenebuilder.h"
 
 #include "engine/fabric/fabricgraph.h"
 
