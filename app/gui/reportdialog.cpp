@@ -71,7 +71,7 @@ namespace {
 
 ReportDialog::ReportDialog(const engine::Scenario& subject, const std::vector<engine::Scenario>& others,
     const engine::Catalog& catalog, const engine::PriceBook& prices, std::optional<engine::CalibrationSet> calibration,
-    QImage fabricPicture, QWidget* parent)
+    QImage fabricPicture, QWidget* parent, std::optional<ReportRun> run)
     : QDialog(parent)
     , m_subject(subject)
     , m_others(others)
@@ -79,6 +79,7 @@ ReportDialog::ReportDialog(const engine::Scenario& subject, const std::vector<en
     , m_prices(prices)
     , m_calibration(std::move(calibration))
     , m_fabricPicture(std::move(fabricPicture))
+    , m_run(std::move(run))
 {
     setWindowTitle(tr("Export report — %1").arg(QString::fromStdString(subject.name)));
     resize(1000, 800);
@@ -167,6 +168,7 @@ void ReportDialog::build()
     input.sourceName = tr("ClusterScope project");
     input.calibration = m_calibration;
     input.calibrationName = QStringLiteral("nccl-tests");
+    input.run = m_run;
     if (!m_fabricPicture.isNull()) {
         // The 3D view's empty margins would shrink the fabric and its labels on the page.
         const QImage picture = cropToContent(m_fabricPicture);

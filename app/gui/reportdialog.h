@@ -3,6 +3,7 @@
 // File > Export Report: builds the procurement report of the current scenario (optionally compared
 // with others) on a worker with progress and cancel, previews it, and saves PDF, HTML and BOM CSV.
 
+#include "app/report/reportdocument.h"
 #include "engine/calibration/sweepcalibration.h"
 #include "engine/scenario/scenario.h"
 
@@ -27,7 +28,7 @@ class PriceBook;
 
 namespace clusterscope::app {
 
-struct ReportDocument;
+
 
 class ReportDialog : public QDialog {
     Q_OBJECT
@@ -36,7 +37,8 @@ public:
     /// is the 3D view's snapshot of the subject's fabric, used instead of the 2D schematic.
     ReportDialog(const engine::Scenario& subject, const std::vector<engine::Scenario>& others,
         const engine::Catalog& catalog, const engine::PriceBook& prices,
-        std::optional<engine::CalibrationSet> calibration, QImage fabricPicture, QWidget* parent = nullptr);
+        std::optional<engine::CalibrationSet> calibration, QImage fabricPicture, QWidget* parent = nullptr,
+        std::optional<ReportRun> run = std::nullopt);
     ~ReportDialog() override;
 
     /// Builds the report (again) in the background.
@@ -63,6 +65,7 @@ private:
     const engine::PriceBook& m_prices;
     std::optional<engine::CalibrationSet> m_calibration;
     QImage m_fabricPicture;
+    std::optional<ReportRun> m_run; ///< the measured run to report (the Runs tab's)
     std::shared_ptr<ReportDocument> m_document;
     std::stop_source m_stop;
     bool m_building = false;

@@ -7,6 +7,7 @@
 
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/calibration/sweepcalibration.h"
+#include "engine/run/runanalysis.h"
 #include "engine/scenario/scenario.h"
 
 #include <QDateTime>
@@ -48,6 +49,13 @@ struct ReportScenario {
     double bisectionGbps = 0; ///< Gb/s across the worst-case half split (0: no fabric)
 };
 
+/// A measured run of the project (an imported profiler trace set) reported beside the model: its
+/// step time and collectives with their tails, and the stragglers ranked by the tail they cause.
+struct ReportRun {
+    QString name; ///< as the Runs tab names it
+    engine::RunAnalysis analysis;
+};
+
 /// What a report is made from. The catalog and price book must outlive buildReport().
 struct ReportInput {
     std::vector<engine::Scenario> scenarios; ///< [0] the subject; the rest are compared with it
@@ -59,6 +67,8 @@ struct ReportInput {
     std::optional<engine::CalibrationSet> calibration;
     QString calibrationName;
     bool sensitivity = true; ///< compute the sensitivity table (re-runs the analysis)
+    /// The project's measured run to report (e.g. the one the Runs tab shows), if any.
+    std::optional<ReportRun> run;
     /// Optional picture of a fabric (e.g. the 3D view's snapshot); a null image falls back to the
     /// 2D schematic. Called on the building thread.
     std::function<QImage(const engine::Scenario&, const engine::FabricDesign&)> fabricPicture;
@@ -83,6 +93,7 @@ struct ReportDocument {
     std::optional<engine::CalibrationSet> calibration;
     QString calibrationName;
     QImage breakdownChart; ///< iteration breakdown of every scenario, stacked bars
+    std::optional<ReportRun> run; ///< the measured run section (none without a run)
 };
 
 } // namespace clusterscope::app
