@@ -558,8 +558,12 @@ void MainWindow::exportReport()
     QImage picture;
     if (m_fabric->hasScene())
         picture = m_fabric->grabPicture();
+    // The run the Runs tab shows gets the report's measured-run section.
+    std::optional<ReportRun> run;
+    if (const auto shown = m_runsController->shownRun())
+        run = ReportRun { m_runsController->shownRunName(), *shown };
     ReportDialog dialog(m_document->scenarios()[std::size_t(index)], others, *m_catalog, *m_prices,
-        calibration ? *calibration : std::nullopt, picture, this, m_runner->computeCalibration());
+        calibration ? *calibration : std::nullopt, picture, this, m_runner->computeCalibration(), std::move(run));
     dialog.exec();
 }
 

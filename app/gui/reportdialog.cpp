@@ -71,7 +71,8 @@ namespace {
 
 ReportDialog::ReportDialog(const engine::Scenario& subject, const std::vector<engine::Scenario>& others,
     const engine::Catalog& catalog, const engine::PriceBook& prices, std::optional<engine::CalibrationSet> calibration,
-    QImage fabricPicture, QWidget* parent, std::optional<engine::ProjectComputeCalibration> computeCalibration)
+    QImage fabricPicture, QWidget* parent, std::optional<engine::ProjectComputeCalibration> computeCalibration,
+    std::optional<ReportRun> run)
     : QDialog(parent)
     , m_subject(subject)
     , m_others(others)
@@ -80,6 +81,7 @@ ReportDialog::ReportDialog(const engine::Scenario& subject, const std::vector<en
     , m_calibration(std::move(calibration))
     , m_computeCalibration(std::move(computeCalibration))
     , m_fabricPicture(std::move(fabricPicture))
+    , m_run(std::move(run))
 {
     setWindowTitle(tr("Export report — %1").arg(QString::fromStdString(subject.name)));
     resize(1000, 800);
@@ -169,6 +171,7 @@ void ReportDialog::build()
     input.calibration = m_calibration;
     input.calibrationName = QStringLiteral("nccl-tests");
     input.computeCalibration = m_computeCalibration;
+    input.run = m_run;
     if (!m_fabricPicture.isNull()) {
         // The 3D view's empty margins would shrink the fabric and its labels on the page.
         const QImage picture = cropToContent(m_fabricPicture);

@@ -3,6 +3,7 @@
 // File > Export Report: builds the procurement report of the current scenario (optionally compared
 // with others) on a worker with progress and cancel, previews it, and saves PDF, HTML and BOM CSV.
 
+#include "app/report/reportdocument.h"
 #include "engine/calibration/sweepcalibration.h"
 #include "engine/training/computecalibration.h"
 #include "engine/scenario/scenario.h"
@@ -28,7 +29,7 @@ class PriceBook;
 
 namespace clusterscope::app {
 
-struct ReportDocument;
+
 
 class ReportDialog : public QDialog {
     Q_OBJECT
@@ -39,7 +40,8 @@ public:
     ReportDialog(const engine::Scenario& subject, const std::vector<engine::Scenario>& others,
         const engine::Catalog& catalog, const engine::PriceBook& prices,
         std::optional<engine::CalibrationSet> calibration, QImage fabricPicture, QWidget* parent = nullptr,
-        std::optional<engine::ProjectComputeCalibration> computeCalibration = std::nullopt);
+        std::optional<engine::ProjectComputeCalibration> computeCalibration = std::nullopt,
+        std::optional<ReportRun> run = std::nullopt);
     ~ReportDialog() override;
 
     /// Builds the report (again) in the background.
@@ -67,6 +69,7 @@ private:
     std::optional<engine::CalibrationSet> m_calibration;
     std::optional<engine::ProjectComputeCalibration> m_computeCalibration;
     QImage m_fabricPicture;
+    std::optional<ReportRun> m_run; ///< the measured run to report (the Runs tab's)
     std::shared_ptr<ReportDocument> m_document;
     std::stop_source m_stop;
     bool m_building = false;

@@ -71,6 +71,7 @@ qint64 RunsController::listRuns()
     engine::ProjectStore* store = m_document->store();
     if (!store) {
         m_view->setRuns({});
+        m_shown.reset();
         m_view->clearRun(tr("Import profiler traces (PyTorch/Kineto JSON, Nsight Systems SQLite) with File > Import "
                             "Traces or by dropping files or folders here. Save the project to keep imported runs."));
         return -1;
@@ -78,11 +79,13 @@ qint64 RunsController::listRuns()
     auto runs = engine::RunStore(*store).list();
     if (!runs) {
         m_view->setRuns({});
+        m_shown.reset();
         m_view->clearRun(QString::fromStdString(runs.message()));
         return -1;
     }
     m_view->setRuns(*runs);
     if (runs->empty()) {
+        m_shown.reset();
         m_view->clearRun(tr("No runs in this project yet: File > Import Traces, or drop trace files or folders here."));
         return -1;
     }
@@ -259,6 +262,7 @@ void RunsController::present(const engine::RunAnalysis& analysis, const engine::
     m_shownStored = {};
     m_view->showRun(analysis, events, title);
     m_shown = std::make_shared<const engine::RunAnalysis>(analysis);
+    m_shownName = title;
     // The measured traffic in the same heatmap widget as the model's, on the run's geometry
     // (engine/analysis/rungeometry.h: traces do not say how ranks share servers).
     const engine::MeasuredTraffic& m = analysis.traffic;
@@ -291,6 +295,7 @@ void RunsController::showStored(qint64 id)
         return;
     auto run = engine::RunStore(*store).load(id);
     if (!run) {
+        m_shown.reset();
         m_view->clearRun(QString::fromStdString(run.message()));
         return;
     }

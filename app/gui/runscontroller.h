@@ -6,6 +6,7 @@
 // selected, without re-parsing. A fresh import is shown once, from memory (with its timeline).
 
 #include <QObject>
+#include <QString>
 #include <QStringList>
 
 #include <atomic>
@@ -40,6 +41,8 @@ public:
     static QString notATrace(const QStringList& paths);
     /// The analysis of the run shown in the tab (null when none).
     std::shared_ptr<const engine::RunAnalysis> shownRun() const { return m_shown; }
+    /// The name of the run shown (the stored run's name, or the imported folder's).
+    QString shownRunName() const { return m_shownName; }
 
 public Q_SLOTS:
     /// Asks for trace files or a folder and imports them.
@@ -64,6 +67,7 @@ private:
     bool m_importing = false;
     std::shared_ptr<std::atomic<bool>> m_stop;
     std::shared_ptr<const engine::RunAnalysis> m_shown;
+    QString m_shownName;
     /// The stored run shown (store, its file, run id); empty when the tab shows something else.
     struct ShownStored {
         const void* store = nullptr;

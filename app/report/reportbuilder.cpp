@@ -52,6 +52,7 @@ Result<ReportDocument> buildReport(const ReportInput& input)
     doc.priceBookName = input.priceBookName;
     doc.calibration = input.calibration;
     doc.calibrationName = input.calibrationName;
+    doc.run = input.run;
 
     const double share = 1.0 / double(input.scenarios.size() + (input.sensitivity ? 1 : 0));
     std::vector<BreakdownBar> bars;

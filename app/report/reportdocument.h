@@ -7,6 +7,7 @@
 
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/calibration/sweepcalibration.h"
+#include "engine/run/runanalysis.h"
 #include "engine/scenario/scenario.h"
 #include "engine/training/computecalibration.h"
 
@@ -50,6 +51,13 @@ struct ReportScenario {
     double bisectionGbps = 0; ///< Gb/s across the worst-case half split (0: no fabric)
 };
 
+/// A measured run of the project (an imported profiler trace set) reported beside the model: its
+/// step time and collectives with their tails, and the stragglers ranked by the tail they cause.
+struct ReportRun {
+    QString name; ///< as the Runs tab names it
+    engine::RunAnalysis analysis;
+};
+
 /// What a report is made from. The catalog and price book must outlive buildReport().
 struct ReportInput {
     std::vector<engine::Scenario> scenarios; ///< [0] the subject; the rest are compared with it
@@ -64,6 +72,8 @@ struct ReportInput {
     /// dtype (engine::applyProjectComputeCalibration), as the GUI and evaluate --project apply it.
     std::optional<engine::ProjectComputeCalibration> computeCalibration;
     bool sensitivity = true; ///< compute the sensitivity table (re-runs the analysis)
+    /// The project's measured run to report (e.g. the one the Runs tab shows), if any.
+    std::optional<ReportRun> run;
     /// Optional picture of a fabric (e.g. the 3D view's snapshot); a null image falls back to the
     /// 2D schematic. Called on the building thread.
     std::function<QImage(const engine::Scenario&, const engine::FabricDesign&)> fabricPicture;
@@ -90,6 +100,7 @@ struct ReportDocument {
     /// Why the project's compute calibration was not applied to a scenario (another GPU or dtype).
     QStringList computeCalibrationNotes;
     QImage breakdownChart; ///< iteration breakdown of every scenario, stacked bars
+    std::optional<ReportRun> run; ///< the measured run section (none without a run)
 };
 
 } // namespace clusterscope::app

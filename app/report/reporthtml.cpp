@@ -82,6 +82,8 @@ img.figure { width: 100%; height: auto; }
             appendFindings(html, rs);
             appendSensitivity(html, rs);
         }
+        if (doc.run)
+            appendRun(html, *doc.run);
         appendAssumptions(html, doc);
         return html.html();
     }

@@ -4,6 +4,7 @@
 #include "views/presentation/strategylabel.h"
 
 #include "app/report/reportformat.h"
+#include "engine/run/collectivefold.h"
 #include "engine/training/transformershape.h"
 
 #include <QTimeZone>
@@ -266,6 +267,95 @@ void appendBom(HtmlBuilder& html, const ReportScenario& rs, const ReportDocument
         for (const PriceSourceRow& row : doc.priceSources)
             html.row({ row.items.join(QStringLiteral(", ")), row.source, row.date });
         html.endTable();
+    }
+}
+
+namespace {
+    QString fixed(double v, int decimals) { return QString::number(v, 'f', decimals); }
+    // Mean, p50, p99, max of `stats` times `scale` as four cells.
+    QStringList tailCells(const LatencyStats& stats, double scale, int decimals)
+    {
+        return { fixed(stats.mean * scale, decimals), fixed(stats.p50 * scale, decimals),
+            fixed(stats.p99 * scale, decimals), fixed(stats.max * scale, decimals) };
+    }
+}
+
+void appendRun(HtmlBuilder& html, const ReportRun& run)
+{
+    const RunAnalysis& a = run.analysis;
+    html.heading(2, QStringLiteral("Measured run: ") + run.name, true);
+    html.paragraph(formatCount((long long)a.clockOffsetNs.size()) + QStringLiteral(" ranks, ")
+        + formatCount((long long)a.steps.size()) + QStringLiteral(" profiled steps, ")
+        + formatCount((long long)a.collectives.size())
+        + QStringLiteral(" matched collectives. A synchronised operation lasts as long as its slowest participant, "
+                         "so the tail (p99, max) is shown beside the mean; percentiles are nearest-rank (every "
+                         "figure is a measured duration)."));
+
+    const LatencyStats step = stepDurationStats(a);
+    html.heading(3, QStringLiteral("Step time"));
+    if (step.count == 0) {
+        html.paragraph(QStringLiteral("The traces hold no ProfilerStep: no step time."));
+    } else {
+        html.beginTable({ QStringLiteral("Steps"), QStringLiteral("Mean (ms)"), QStringLiteral("p50 (ms)"),
+                            QStringLiteral("p99 (ms)"), QStringLiteral("Max (ms)") },
+            QStringLiteral("rrrrr"));
+        html.row(QStringList { formatCount(step.count) } + tailCells(step, 1e3, 2));
+        html.endTable();
+        html.paragraph(QStringLiteral("A step lasts as long as its slowest rank."), QStringLiteral("caption"));
+    }
+
+    std::vector<CollectiveFold> folds = foldCollectives(a.collectives);
+    html.heading(3, QStringLiteral("Collectives"));
+    if (folds.empty()) {
+        html.paragraph(QStringLiteral("No collective was matched across ranks."));
+    } else {
+        // The kinds that took the most time first (calls x mean duration).
+        std::stable_sort(folds.begin(), folds.end(), [](const CollectiveFold& x, const CollectiveFold& y) {
+            return x.calls * x.durationUs.mean > y.calls * y.durationUs.mean;
+        });
+        html.beginTable({ QStringLiteral("Operation"), QStringLiteral("Group"), QStringLiteral("Ranks"),
+                            QStringLiteral("Calls"), QStringLiteral("Bytes"), QStringLiteral("Mean (µs)"),
+                            QStringLiteral("p50 (µs)"), QStringLiteral("p99 (µs)"), QStringLiteral("Max (µs)"),
+                            QStringLiteral("busbw (GB/s)") },
+            QStringLiteral("llrrrrrrrr"));
+        const int shown = std::min<int>(int(folds.size()), kReportRunCollectiveRows);
+        for (int i = 0; i < shown; ++i) {
+            const CollectiveFold& f = folds[std::size_t(i)];
+            html.row(QStringList { qs(toString(f.op)),
+                         f.processGroup.empty() ? QStringLiteral("default") : qs(f.processGroup),
+                         formatCount(f.groupSize), formatCount(f.calls),
+                         f.bytes >= 0 ? formatCount(f.bytes) : QStringLiteral("unknown") }
+                + tailCells(f.durationUs, 1.0, 1)
+                + QStringList { f.bytes >= 0 ? fixed(f.busbwGbps, 1) : QStringLiteral("–") });
+        }
+        html.endTable();
+        QString note = QStringLiteral("busbw of the mean duration, as nccl-tests computes it.");
+        if (int(folds.size()) > shown)
+            note = formatCount((long long)folds.size() - shown)
+                + QStringLiteral(" more kinds (operation, group, size) with less total time are not listed; ") + note;
+        html.paragraph(note, QStringLiteral("caption"));
+    }
+
+    html.heading(3, QStringLiteral("Stragglers, by the tail they cause"));
+    if (a.stragglers.empty()) {
+        html.paragraph(QStringLiteral("No rank arrived last at a collective the others waited for."));
+    } else {
+        html.beginTable({ QStringLiteral("Rank"), QStringLiteral("Last arrivals"),
+                            QStringLiteral("Wait caused (ms)"), QStringLiteral("p50 wait (ms)"),
+                            QStringLiteral("p99 wait (ms)"), QStringLiteral("Max wait (ms)") },
+            QStringLiteral("rrrrrr"));
+        const int shown = std::min<int>(int(a.stragglers.size()), kReportRunStragglerRows);
+        for (int i = 0; i < shown; ++i) {
+            const Straggler& s = a.stragglers[std::size_t(i)];
+            html.row({ QString::number(s.rank), formatCount(s.lastArrivals), fixed(s.waitCausedUs / 1e3, 3),
+                fixed(s.waitTailUs.p50 / 1e3, 3), fixed(s.waitTailUs.p99 / 1e3, 3),
+                fixed(s.waitTailUs.max / 1e3, 3) });
+        }
+        html.endTable();
+        html.paragraph(QStringLiteral("Per collective a rank arrived last at, the wait it caused is its arrival minus "
+                                      "the first arrival (p50 / p99 / max over those collectives); wait caused sums "
+                                      "what every other rank waited. Ranked by the p99, then the max, then the sum."),
+            QStringLiteral("caption"));
     }
 }
 

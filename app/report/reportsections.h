@@ -25,5 +25,12 @@ void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QStrin
 void appendFindings(HtmlBuilder& html, const ReportScenario& rs);
 void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs);
 void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc);
+/// The measured run: step time and collectives with p50 / p99 / max beside the mean, stragglers by
+/// the tail they cause (engine/run/collectivefold.h, latencystats.h: the Runs tab's figures).
+void appendRun(HtmlBuilder& html, const ReportRun& run);
+/// Collective kinds the run section lists at most (the longest in total time first).
+inline constexpr int kReportRunCollectiveRows = 12;
+/// Stragglers the run section lists at most.
+inline constexpr int kReportRunStragglerRows = 10;
 
 } // namespace clusterscope::app

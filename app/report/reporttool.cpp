@@ -10,6 +10,7 @@
 #include "engine/scenario/scenariovalidator.h"
 #include "engine/store/projectdocuments.h"
 #include "engine/store/projectstore.h"
+#include "engine/store/runstore.h"
 
 #include <QDir>
 #include <QFile>
@@ -122,6 +123,7 @@ namespace {
         std::optional<CalibrationSet> calibration;
         QString calibrationName;
         std::optional<ProjectComputeCalibration> computeCalibration;
+        std::optional<ReportRun> run; ///< the project's newest imported run
     };
 
     Result<Scenario> validated(Scenario scenario, const Catalog& catalog, const std::string& origin)
@@ -165,6 +167,16 @@ namespace {
             if (!other)
                 return other.status();
             loaded.scenarios.push_back(*other);
+        }
+        // The newest imported run gets the measured-run section (as the GUI shows it first).
+        auto runs = RunStore(*store).list();
+        if (!runs)
+            return runs.status();
+        if (!runs->empty()) {
+            auto run = RunStore(*store).load(runs->back().id);
+            if (!run)
+                return run.status();
+            loaded.run = ReportRun { QString::fromStdString(run->summary.name), std::move(run->analysis) };
         }
         auto calibrations = store->documentNames(kCalibrationDocumentKind);
         if (!calibrations)
@@ -283,6 +295,7 @@ int runReportTool(const QStringList& args, QTextStream& out, QTextStream& err, c
     input.calibrationName = loaded->calibrationName;
     input.computeCalibration = loaded->computeCalibration;
     input.sensitivity = a.sensitivity;
+    input.run = loaded->run;
     auto report = buildReport(input);
     if (!report)
         return fail(a.file.toStdString() + ": " + report.message());

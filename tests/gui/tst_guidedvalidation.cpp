@@ -115,26 +115,46 @@ private Q_SLOTS:
         QTest::addColumn<QString>("typed");
         QTest::addColumn<QString>("said");
         QTest::addColumn<int>("kept");
-        QTest::addRow("minus") << QStringLiteral("-") << QStringLiteral("cannot be negative") << 1024;
-        QTest::addRow("too large") << QStringLiteral("10000000") << QStringLiteral("above the maximum") << 1024;
+        QTest::addColumn<int>("finishKey");
+        QTest::addRow("minus") << QStringLiteral("-") << QStringLiteral("cannot be negative") << 1024 << int(Qt::Key_Tab);
+        // The keystroke that would exceed the maximum is refused: 1,000,000 (valid) is what the box holds.
+        QTest::addRow("too large") << QStringLiteral("10000000") << QStringLiteral("above the maximum") << 1000000
+                                   << int(Qt::Key_Return);
+        // Below the minimum: QSpinBox puts the old value back when editing ends (Tab or Return).
+        QTest::addRow("zero, Tab") << QStringLiteral("0") << QStringLiteral("below the minimum 1") << 1024
+                                   << int(Qt::Key_Tab);
+        QTest::addRow("zero, Return") << QStringLiteral("0") << QStringLiteral("below the minimum 1") << 1024
+                                      << int(Qt::Key_Return);
     }
     void rejectedInputIsExplained()
     {
         QFETCH(QString, typed);
         QFETCH(QString, said);
         QFETCH(int, kept);
+        QFETCH(int, finishKey);
         app::MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Focus changes (Tab) reach the box only in the active window.
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
         settle(w);
         auto* gpus = qobject_cast<views::RangeSpinBox*>(spin(w, "/cluster/gpus"));
         QVERIFY(gpus);
         QVERIFY(gpus->toolTip().contains(QStringLiteral("Range 1 to")));
+        QVERIFY(!gpus->isShowingRejection());
         gpus->setFocus();
         gpus->selectAll();
         QTest::keyClicks(gpus, typed);
-        QTest::keyClick(gpus, Qt::Key_Tab); // editing finished
+        QTest::keyClick(gpus, Qt::Key(finishKey)); // editing finished
         QVERIFY2(w.statusBar()->currentMessage().contains(said), qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("kept")) || kept != 1024,
+            qPrintable(w.statusBar()->currentMessage()));
+        // The field that refused the input is tinted until a valid edit (1,000,000 was one) or a
+        // few seconds.
+        QCOMPARE(gpus->isShowingRejection(), kept == 1024);
+        if (kept == 1024)
+            QCOMPARE(gpus->palette().color(QPalette::Base), QColor(0xff, 0xd8, 0xd8));
         QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("GPUs")));
         QCOMPARE(w.document()->scenarios()[0].cluster.gpus, kept);
         settle(w);

@@ -1,12 +1,18 @@
 // The PDF report of the Llama example read back through pdftotext / pdffonts (poppler-utils): the
-// numbers it prints are the engine's, every page is numbered, fonts are embedded.
+// numbers it prints are the engine's, every page is numbered, fonts are embedded. With a measured
+// run (a generated 1,024-rank run with planted stragglers) the report gains the run section: step
+// time and collectives with p50 / p99 / max beside the mean, stragglers by the tail they cause
+// (kept as report-with-run.pdf in tests/common/screenshots.h's folder, to look at).
 
 #include "app/report/reportbuilder.h"
 #include "app/report/reportformat.h"
 #include "app/report/reportwriter.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
+#include "engine/run/collectivefold.h"
 #include "engine/scenario/scenariojson.h"
+#include "tests/common/generatedrun.h"
+#include "tests/common/screenshots.h"
 #include "views/presentation/breakdownpalette.h"
 
 #include <QGuiApplication>
@@ -222,6 +228,54 @@ private Q_SLOTS:
                 qPrintable(QStringLiteral("page %1 has BOM rows but no header").arg(page)));
         }
         QVERIFY(pagesWithRows >= 2);
+    }
+
+    void runSection()
+    {
+        engine::Run run;
+        const engine::RunAnalysis analysis = testsupport::generatedRunAnalysis(1024, run);
+        ReportInput input;
+        input.scenarios = { m_scenario };
+        input.catalog = &m_catalog;
+        input.prices = &m_prices;
+        input.sensitivity = false;
+        input.run = ReportRun { QStringLiteral("generated 1024 ranks"), analysis };
+        auto report = buildReport(input);
+        QVERIFY2(report.isOk(), report.message().c_str());
+        const QString pdf = testsupport::screenshotPath(QStringLiteral("report-with-run.pdf"));
+        auto pages = writePdf(*report, pdf);
+        QVERIFY2(pages.isOk(), pages.message().c_str());
+        const QString text = tool(QStringLiteral("pdftotext"), { QStringLiteral("-layout"), pdf, QStringLiteral("-") });
+        QVERIFY(text.contains(QStringLiteral("Measured run: generated 1024 ranks")));
+        QVERIFY(text.contains(QStringLiteral("1,024 ranks, 3 profiled steps")));
+        // Step time: the engine's mean and tail, in ms.
+        const engine::LatencyStats step = engine::stepDurationStats(analysis);
+        QVERIFY2(text.contains(cells({ QStringLiteral("3"), QString::number(step.mean * 1e3, 'f', 2),
+                     QString::number(step.p50 * 1e3, 'f', 2), QString::number(step.p99 * 1e3, 'f', 2),
+                     QString::number(step.max * 1e3, 'f', 2) })),
+            qPrintable(text.mid(text.indexOf(QStringLiteral("Step time")), 400)));
+        // The world AllReduce (the most time) is the first collective row, with its tail.
+        const auto folds = engine::foldCollectives(analysis.collectives);
+        const auto world = std::find_if(folds.begin(), folds.end(), [](const engine::CollectiveFold& f) {
+            return f.groupSize == 1024;
+        });
+        QVERIFY(world != folds.end());
+        QVERIFY2(text.contains(cells({ QStringLiteral("allreduce"), QStringLiteral("0"), QStringLiteral("1,024"),
+                     QStringLiteral("3"), formatCount(world->bytes), QString::number(world->durationUs.mean, 'f', 1),
+                     QString::number(world->durationUs.p50, 'f', 1), QString::number(world->durationUs.p99, 'f', 1),
+                     QString::number(world->durationUs.max, 'f', 1) })),
+            qPrintable(text.mid(text.indexOf(QStringLiteral("Collectives")), 600)));
+        // 128 tensor-parallel groups: the rest of the kinds are counted, not listed.
+        QVERIFY(text.contains(QStringLiteral("more kinds")));
+        // Stragglers by the tail: the planted 700 us straggler (rank 1024 / 3) is the first row.
+        QCOMPARE(analysis.stragglers.front().rank, 341);
+        QVERIFY2(text.contains(cells({ QStringLiteral("341"), QStringLiteral("3") })),
+            qPrintable(text.mid(text.indexOf(QStringLiteral("Stragglers, by")), 600)));
+        const qsizetype first = text.indexOf(QRegularExpression(QStringLiteral("\\n\\s*341\\s+3\\s")));
+        const qsizetype table = text.indexOf(QStringLiteral("Stragglers, by"));
+        QVERIFY2(first > table && !text.mid(table, first - table).contains(QRegularExpression(QStringLiteral("\\n\\s*\\d+\\s+\\d+\\s+\\d"))),
+            qPrintable(text.mid(table, 600)));
+        QVERIFY(text.contains(QString::number(analysis.stragglers.front().waitTailUs.p99 / 1e3, 'f', 3)));
     }
 
 private:

@@ -2,6 +2,7 @@
 
 #include <QLineEdit>
 #include <QLocale>
+#include <QTimer>
 
 #include <utility>
 
@@ -10,7 +11,12 @@ namespace clusterscope::views {
 RangeSpinBox::RangeSpinBox(const QString& label, QWidget* parent)
     : QSpinBox(parent)
     , m_label(label)
+    , m_tintTimer(new QTimer(this))
 {
+    m_tintTimer->setSingleShot(true);
+    m_tintTimer->setInterval(kTintMs);
+    connect(m_tintTimer, &QTimer::timeout, this, &RangeSpinBox::clearTint);
+    connect(this, &QSpinBox::valueChanged, this, &RangeSpinBox::clearTint);
     // What was typed, to say why it was not taken when editing ends (QSpinBox puts the previous
     // value back without a word when the text is out of range, e.g. 0 below a minimum of 1).
     connect(lineEdit(), &QLineEdit::textEdited, this, [this](const QString& text) { m_typed = text; });
@@ -19,8 +25,31 @@ RangeSpinBox::RangeSpinBox(const QString& label, QWidget* parent)
         if (typed.isEmpty() || typed == text())
             return;
         if (const QString why = rejectionFor(typed); !why.isEmpty())
-            Q_EMIT inputRejected(why);
+            reject(why);
     });
+}
+
+void RangeSpinBox::reject(const QString& why)
+{
+    // A light red field while the status line explains (palette, not a style sheet: the style's
+    // frame and arrows stay as they are).
+    if (!m_tinted) {
+        QPalette p = palette();
+        p.setColor(QPalette::Base, QColor(0xff, 0xd8, 0xd8));
+        setPalette(p);
+        m_tinted = true;
+    }
+    m_tintTimer->start();
+    Q_EMIT inputRejected(why);
+}
+
+void RangeSpinBox::clearTint()
+{
+    if (!m_tinted)
+        return;
+    m_tinted = false;
+    m_tintTimer->stop();
+    setPalette(QPalette());
 }
 
 QString RangeSpinBox::rejectionFor(const QString& text) const
@@ -65,7 +94,7 @@ QValidator::State RangeSpinBox::validate(QString& input, int& pos) const
     if (state == QValidator::Invalid) {
         const QString why = rejectionFor(input);
         if (!why.isEmpty())
-            Q_EMIT const_cast<RangeSpinBox*>(this)->inputRejected(why);
+            const_cast<RangeSpinBox*>(this)->reject(why);
     }
     return state;
 }
