@@ -306,6 +306,15 @@ namespace {
                 k.correction.latencyOffsetSeconds * 1e6, k.correction.bandwidthScale, k.parameters, k.points,
                 k.minBytes, k.maxBytes, k.measuredLaw.latencySeconds * 1e6, k.measuredLaw.bytesPerSecond / 1e9);
         }
+        for (int t = 0; t < engine::CollectiveCalibration::kTiers; ++t) {
+            if (!c.calibration.hasSizeCorrection(t))
+                continue;
+            out << format("size correction tier %d (time x, interpolated in log size):", t);
+            for (int k = 0; k < engine::CollectiveCalibration::kSizeKnots; ++k)
+                out << format(" %.3g B x%.3f", std::exp2(engine::CollectiveCalibration::kSizeKnotLog2Bytes[k]),
+                    std::exp(c.calibration.logTimeAtKnot[t][k]));
+            out << "\n";
+        }
     }
 
 } // namespace

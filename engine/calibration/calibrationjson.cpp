@@ -2,6 +2,7 @@
 
 #include "engine/core/jsonfields.h"
 
+#include <cmath>
 #include <limits>
 
 namespace clusterscope::engine {
@@ -109,6 +110,57 @@ namespace {
         return c;
     }
 
+    // Optional "size_corrections": [{ "tier": t, "log_time_at_knots": [8 numbers] }] (collectivecalibration.h;
+    // knots at log2(bytes) 10, 13, ..., 31). Absent: no size correction.
+    void readSizeCorrections(JsonObjectReader& r, CollectiveCalibration& calibration)
+    {
+        if (!r.has("size_corrections"))
+            return;
+        struct Entry {
+            int tier = 0;
+            double values[CollectiveCalibration::kSizeKnots] = {};
+        };
+        std::vector<Entry> entries;
+        readArray(r, "size_corrections", entries, [](JsonObjectReader& e) {
+            Entry entry;
+            const long long tier = e.integer("tier", 0);
+            if (tier >= CollectiveCalibration::kTiers)
+                throw JsonFieldError(
+                    e.pointerOf("tier"), "expected tier 0 (intra-node) or 1 (inter-node), got " + std::to_string(tier));
+            entry.tier = static_cast<int>(tier);
+            const json& values = array(e, "log_time_at_knots");
+            if (values.size() != CollectiveCalibration::kSizeKnots)
+                throw JsonFieldError(e.pointerOf("log_time_at_knots"),
+                    "expected " + std::to_string(CollectiveCalibration::kSizeKnots)
+                        + " numbers (knots at 1 KiB, 8 KiB, ..., 2 GiB), got " + std::to_string(values.size()));
+            for (int k = 0; k < CollectiveCalibration::kSizeKnots; ++k) {
+                if (!values[k].is_number() || !(std::abs(values[k].get<double>()) <= 20.0))
+                    throw JsonFieldError(e.pointerOf("log_time_at_knots") + "/" + std::to_string(k),
+                        "expected a number between -20 and 20 (natural log of a time ratio), got "
+                            + describeJsonValue(values[k]));
+                entry.values[k] = values[k].get<double>();
+            }
+            return entry;
+        });
+        for (const auto& entry : entries)
+            for (int k = 0; k < CollectiveCalibration::kSizeKnots; ++k)
+                calibration.logTimeAtKnot[entry.tier][k] = entry.values[k];
+    }
+
+    json sizeCorrectionsToJson(const CollectiveCalibration& calibration)
+    {
+        json out = json::array();
+        for (int t = 0; t < CollectiveCalibration::kTiers; ++t) {
+            if (!calibration.hasSizeCorrection(t))
+                continue;
+            json values = json::array();
+            for (double v : calibration.logTimeAtKnot[t])
+                values.push_back(v);
+            out.push_back({ { "tier", t }, { "log_time_at_knots", values } });
+        }
+        return out;
+    }
+
     ResidualRow readResidual(JsonObjectReader& r)
     {
         ResidualRow row;
@@ -133,6 +185,7 @@ namespace {
         c.rmsAfter = r.number("rms_after", 0.0, kHuge);
         for (const auto& k : c.corrections)
             c.calibration.at(static_cast<int>(k.algorithm), k.tier) = k.correction;
+        readSizeCorrections(r, c.calibration);
         return c;
     }
 
@@ -167,6 +220,7 @@ namespace {
         });
         for (const auto& e : entries)
             set.calibration.at(static_cast<int>(e.algorithm), e.tier) = e.correction;
+        readSizeCorrections(r, set.calibration);
         readArray(r, "sweeps", set.sweeps, readSweepCalibration);
         r.finish();
         return set;
@@ -202,8 +256,11 @@ namespace {
                 { "algorithm_after", toString(row.algorithmAfter) },
                 { "protocol_after", toString(row.protocolAfter) } });
         }
-        return { { "sweep", sweep }, { "corrections", corrections }, { "residuals", residuals },
+        json out = { { "sweep", sweep }, { "corrections", corrections }, { "residuals", residuals },
             { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter } };
+        if (const json size = sizeCorrectionsToJson(c.calibration); !size.empty())
+            out["size_corrections"] = size;
+        return out;
     }
 } // namespace
 
@@ -228,8 +285,10 @@ std::string calibrationToJson(const CalibrationSet& set)
     json sweeps = json::array();
     for (const auto& s : set.sweeps)
         sweeps.push_back(sweepToJson(s));
-    const json doc = { { "format", "clusterscope-calibration" }, { "version", 1 }, { "calibration", entries },
+    json doc = { { "format", "clusterscope-calibration" }, { "version", 1 }, { "calibration", entries },
         { "sweeps", sweeps } };
+    if (const json size = sizeCorrectionsToJson(set.calibration); !size.empty())
+        doc["size_corrections"] = size;
     return doc.dump(2) + "\n";
 }
 

@@ -19,9 +19,10 @@ namespace {
     /// One measured point with the model's uncalibrated terms for the (algorithm, protocol) it picks.
     struct Sample {
         double bytes = 0;
-        double seconds = 0;
-        double latency = 0; ///< L (s)
-        double bandwidth = 0; ///< W (s)
+        double seconds = 0; ///< measured time less the model's pipeline and overhead (what L, W explain)
+        double latency = 0; ///< L (s), the tuner's latency term
+        double bandwidth = 0; ///< W (s), the tuner's bandwidth term
+        double measured = 0; ///< the measured time (s): the weights are 1 / measured^2
     };
 
     CollectiveEstimate evaluate(const CollectiveModel& model, const MeasuredSweep& sweep, double bytes)
@@ -98,7 +99,7 @@ namespace {
         double minL = samples.front().latency, maxL = minL, latencyShare = 0, bandwidthShare = 0;
         for (const auto& s : samples) {
             y.push_back(s.seconds);
-            w.push_back(1.0 / (s.seconds * s.seconds));
+            w.push_back(1.0 / (s.measured * s.measured));
             a3.insert(a3.end(), { s.latency, 1.0, s.bandwidth });
             a2.insert(a2.end(), { 1.0, s.bandwidth });
             yMinusL.push_back(s.seconds - s.latency);
@@ -177,6 +178,53 @@ namespace {
         c.latencyOffsetSeconds = std::max(num / den, -minL);
         parameters = 1;
         return c;
+    }
+
+    /// The smooth size correction of one tier (collectivecalibration.h): robust (Huber) weighted least
+    /// squares of the log-time residuals ln(t_measured / t_calibrated) on the knots' interpolation
+    /// basis, in log-time so that every size counts by its relative error, with a roughness penalty
+    /// (second differences of neighbouring knots, weight 0.2 of a point) that keeps it smooth, and a
+    /// weak pull of every knot towards 0 (weight 1% of a point) for knots the sweep does not reach.
+    bool fitSizeCorrection(const std::vector<ResidualRow>& rows, int tier, CollectiveCalibration& calibration)
+    {
+        constexpr double kRoughnessWeight = 0.2;
+        constexpr int k = CollectiveCalibration::kSizeKnots;
+        std::vector<double> a, y, w;
+        int points = 0;
+        for (const auto& r : rows) {
+            if (!(r.afterSeconds > 0) || !(r.measuredSeconds > 0))
+                continue;
+            const double l = std::log2(r.bytes);
+            for (int j = 0; j < k; ++j)
+                a.push_back(CollectiveCalibration::knotWeight(j, l));
+            y.push_back(std::log(r.measuredSeconds / r.afterSeconds));
+            w.push_back(1.0);
+            ++points;
+        }
+        if (points < 2 * k)
+            return false;
+        for (int j = 0; j < k; ++j) {
+            for (int i = 0; i < k; ++i)
+                a.push_back(i == j ? 1.0 : 0.0);
+            y.push_back(0.0);
+            w.push_back(0.01);
+        }
+        for (int j = 1; j + 1 < k; ++j) {
+            for (int i = 0; i < k; ++i)
+                a.push_back(i == j ? -2.0 : (i == j - 1 || i == j + 1) ? 1.0 : 0.0);
+            y.push_back(0.0);
+            w.push_back(kRoughnessWeight);
+        }
+        // Residuals of the current correction are relative to it: add it back.
+        for (int i = 0; i < points; ++i)
+            for (int j = 0; j < k; ++j)
+                y[i] += a[i * k + j] * calibration.logTimeAtKnot[tier][j];
+        auto x = solveHuber(a, k, y, w);
+        if (!x)
+            return false;
+        for (int j = 0; j < k; ++j)
+            calibration.logTimeAtKnot[tier][j] = (*x)[j];
+        return true;
     }
 
     std::vector<ResidualRow> rowsFor(
@@ -348,7 +396,21 @@ namespace {
         out.rmsAfter = out.rmsBefore;
         std::vector<AlgorithmCorrection> roundCorrections; // every group fitted so far, latest fit wins
 
+        // The per-algorithm fits regress on the model's terms without a size correction of this
+        // sweep's tier (a later sweep's size correction replaces an earlier one's).
+        int tier = sweep.nodes > 1 ? 1 : 0;
+        if (!sweep.points.empty()) {
+            CollectiveRequest first = probe;
+            first.bytes = sweep.points.front().bytes;
+            const CollectiveEstimate e = evaluate(model, sweep, first.bytes);
+            if (const CollectiveTerms t = model.terms(first, e.algorithm, e.protocol); t.supported)
+                tier = t.tier;
+        }
+        CollectiveCalibration start = model.calibration();
+        for (double& v : start.logTimeAtKnot[tier])
+            v = 0.0;
         CollectiveModel current = model;
+        current.setCalibration(start);
         std::set<std::pair<int, int>> fittedAlone; // (algorithm, tier) with a fit of their own
         for (int round = 0; round < kRounds; ++round) {
             // Group the points by the (algorithm, tier) the current model picks; terms are uncalibrated.
@@ -361,7 +423,11 @@ namespace {
                 const CollectiveTerms t = current.terms(request, e.algorithm, e.protocol);
                 if (!t.supported)
                     continue;
-                const Sample sample { p.bytes, p.seconds, t.latencySeconds, t.bandwidthSeconds };
+                // The corrections scale the tuner's terms; the model's per-call overhead and pipeline
+                // (achieved - tuner, ncclpipeline.cpp) are taken as they are.
+                const double extra
+                    = (t.achievedLatencySeconds - t.latencySeconds) + (t.achievedBandwidthSeconds - t.bandwidthSeconds);
+                const Sample sample { p.bytes, p.seconds - extra, t.latencySeconds, t.bandwidthSeconds, p.seconds };
                 groups[{ static_cast<int>(e.algorithm), t.tier }].push_back(sample);
                 perTier[t.tier].push_back(sample);
             }
@@ -393,7 +459,7 @@ namespace {
                 }
                 std::vector<SweepPoint> measured;
                 for (const auto& s : samples)
-                    measured.push_back({ s.bytes, s.seconds });
+                    measured.push_back({ s.bytes, s.measured });
                 if (auto law = fitLatencyBandwidth(measured))
                     c.measuredLaw = *law;
                 candidate.at(key.first, key.second) = c.correction;
@@ -419,6 +485,20 @@ namespace {
                 out.corrections = roundCorrections;
             }
             current = next;
+        }
+        // Then the smooth size correction on what the per-algorithm fits leave, kept when it lowers
+        // the RMS (cross-validation in calibrateSweep() judges it on held-out sizes with the rest).
+        CollectiveCalibration withSize = out.calibration;
+        if (fitSizeCorrection(out.rows, tier, withSize)) {
+            CollectiveModel next = model;
+            next.setCalibration(withSize);
+            std::vector<ResidualRow> rows = rowsFor(model, next, sweep);
+            const double rms = rmsOf(rows, true);
+            if (rms < out.rmsAfter) {
+                out.calibration = withSize;
+                out.rows = std::move(rows);
+                out.rmsAfter = rms;
+            }
         }
         return out;
     }

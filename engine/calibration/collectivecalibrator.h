@@ -11,8 +11,9 @@ std::vector<ResidualRow> compareSweep(const CollectiveModel& model, const Measur
 /// Fits the collective model's calibration to a measured sweep.
 ///
 /// Method. NCCL costs each (algorithm, protocol) as t = latency + bytes / bandwidth
-/// (NCCL src/graph/tuning.cc); CollectiveModel::terms() gives the two
-/// uncalibrated terms L_i and W_i of the (algorithm, protocol) the model picks at size S_i, and
+/// (src/graph/tuning.cc) and runs it as a chunk pipeline (src/enqueue.cc); CollectiveModel::terms()
+/// gives the two uncalibrated terms of the time it takes, L_i (achievedLatencySeconds) and W_i
+/// (achievedBandwidthSeconds), of the (algorithm, protocol) the model picks at size S_i, and
 /// collectivecalibration.h defines the calibrated time as latencyScale L + latencyOffset +
 /// W / bandwidthScale. The points are grouped by the (algorithm, tier) the model picks, and each
 /// group is fitted by weighted linear least squares of t_i on (L_i, 1, W_i) with weights 1/t_i^2,

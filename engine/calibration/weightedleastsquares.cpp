@@ -5,15 +5,19 @@
 
 namespace clusterscope::engine {
 
+namespace {
+    constexpr int kMaxColumns = 8; ///< the size correction's knots (collectivecalibration.h) are the most
+}
+
 std::optional<std::vector<double>> solveWeightedLeastSquares(
     std::span<const double> rows, int columns, std::span<const double> y, std::span<const double> weights)
 {
     const std::size_t n = y.size();
     const auto m = static_cast<std::size_t>(columns);
-    if (columns < 1 || columns > 4 || rows.size() != n * m || weights.size() != n || n < m)
+    if (columns < 1 || columns > kMaxColumns || rows.size() != n * m || weights.size() != n || n < m)
         return std::nullopt;
     // Column scales: the weighted norm of each regressor.
-    double scale[4] = {};
+    double scale[kMaxColumns] = {};
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < m; ++j)
             scale[j] += weights[i] * rows[i * m + j] * rows[i * m + j];
@@ -23,7 +27,7 @@ std::optional<std::vector<double>> solveWeightedLeastSquares(
         scale[j] = std::sqrt(scale[j]);
     }
     // Normal equations (A'WA) x = A'Wy on the scaled columns, augmented matrix m x (m+1).
-    double a[4][5] = {};
+    double a[kMaxColumns][kMaxColumns + 1] = {};
     for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t j = 0; j < m; ++j) {
             const double aij = rows[i * m + j] / scale[j];

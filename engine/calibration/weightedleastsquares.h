@@ -6,7 +6,7 @@
 
 namespace clusterscope::engine {
 
-/// Solves min_x sum_i w_i (sum_j A_ij x_j - y_i)^2 for up to 4 unknowns through the normal
+/// Solves min_x sum_i w_i (sum_j A_ij x_j - y_i)^2 for up to 8 unknowns through the normal
 /// equations (Gaussian elimination with partial pivoting). `rows` holds A row by row
 /// (rows.size() == y.size() * columns). Columns are scaled to unit weighted norm before solving so
 /// that regressors of very different magnitude (seconds vs 1) do not spoil the pivots. Returns

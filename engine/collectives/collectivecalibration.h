@@ -1,8 +1,11 @@
 #pragma once
 
 // Corrections of the collective model fitted to a cluster's own measurements (nccl-tests sweeps).
-// NCCL lets a tuner plugin override every latency and bandwidth constant of its model
-// (notes/collectives.md); these are the same knobs, one set per algorithm and per tier.
+// NCCL lets a tuner plugin override the cost of every algorithm and protocol of its model
+// (plugins/tuner, getCollInfo's cost table); these are the same knobs, one set per algorithm and per
+// tier.
+
+#include <cmath>
 
 namespace clusterscope::engine {
 
@@ -34,8 +37,50 @@ struct CollectiveCalibration {
     static constexpr int kTiers = 2; ///< 0 intra-node, 1 inter-node
     CollectiveTermCorrection corrections[kAlgorithms][kTiers] = {};
 
+    /// A smooth size-dependent correction on top of the per-algorithm ones, per tier, for what they
+    /// leave: ln(t_corrected / t) is interpolated linearly in log2(bytes) between knots 8x apart from
+    /// 1 KiB (latency-bound) through 8 KiB .. 32 MiB (the transition) to 2 GiB (bandwidth-bound), and
+    /// held constant beyond the end knots. All zero: no correction.
+    static constexpr int kSizeKnots = 8;
+    static constexpr double kSizeKnotLog2Bytes[kSizeKnots] = { 10, 13, 16, 19, 22, 25, 28, 31 };
+    double logTimeAtKnot[kTiers][kSizeKnots] = {};
+
     CollectiveTermCorrection& at(int algorithm, int tier) { return corrections[algorithm][tier]; }
     const CollectiveTermCorrection& at(int algorithm, int tier) const { return corrections[algorithm][tier]; }
+    /// Weight of knot k at log2(bytes) (the linear interpolation basis; the weights sum to 1).
+    static double knotWeight(int k, double log2Bytes)
+    {
+        const double* x = kSizeKnotLog2Bytes;
+        if (log2Bytes <= x[0])
+            return k == 0 ? 1.0 : 0.0;
+        if (log2Bytes >= x[kSizeKnots - 1])
+            return k == kSizeKnots - 1 ? 1.0 : 0.0;
+        for (int i = 0; i + 1 < kSizeKnots; ++i) {
+            if (log2Bytes <= x[i + 1]) {
+                const double f = (log2Bytes - x[i]) / (x[i + 1] - x[i]);
+                return k == i ? 1.0 - f : k == i + 1 ? f : 0.0;
+            }
+        }
+        return 0.0;
+    }
+    bool hasSizeCorrection(int tier) const
+    {
+        for (double v : logTimeAtKnot[tier])
+            if (v != 0.0)
+                return true;
+        return false;
+    }
+    /// The factor the size correction multiplies a time of `bytes` by (1 without one).
+    double sizeFactor(int tier, double bytes) const
+    {
+        if (!hasSizeCorrection(tier) || !(bytes > 0))
+            return 1.0;
+        const double l = std::log2(bytes);
+        double sum = 0;
+        for (int k = 0; k < kSizeKnots; ++k)
+            sum += knotWeight(k, l) * logTimeAtKnot[tier][k];
+        return std::exp(sum);
+    }
     /// True when every correction is the identity.
     bool isIdentity() const
     {
@@ -44,6 +89,9 @@ struct CollectiveCalibration {
             for (const auto& c : row)
                 if (!(c == identity))
                     return false;
+        for (int t = 0; t < kTiers; ++t)
+            if (hasSizeCorrection(t))
+                return false;
         return true;
     }
 };

@@ -35,6 +35,11 @@ GroupContext makeContext(const CollectiveHardware& hw, const GroupPlacement& gro
 CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
     CollectiveAlgorithm algorithm, CollectiveProtocol protocol, LinkClassBytes* linkBytes);
 
+/// Fills t.achievedLatencySeconds and t.achievedBandwidthSeconds of an NCCL algorithm's terms: the
+/// per-call overhead and the chunk pipeline of src/enqueue.cc (ncclpipeline.cpp).
+void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
+    CollectiveAlgorithm algorithm, CollectiveProtocol protocol, CollectiveTerms& t);
+
 /// Algorithms NCCL does not run: HalvingDoubling, Direct, Hierarchical, ParameterServer (extracost.cpp).
 /// `hubBytes` receives the parameter server's hub load when not null.
 CollectiveTerms extraCost(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,

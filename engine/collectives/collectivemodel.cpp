@@ -41,20 +41,36 @@ namespace {
                                   : extraCost(hw, ctx, op, bytes, a, p, linkBytes, hubBytes);
     }
 
+    /// The tuner terms plus the achieved ones (per-call overhead and chunk pipeline of NCCL's
+    /// algorithms, ncclpipeline.cpp).
+    CollectiveTerms achievedTerms(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
+        CollectiveAlgorithm a, CollectiveProtocol p, CollectiveTerms t)
+    {
+        if (t.supported && isNcclAlgorithm(a))
+            applyNcclPipeline(hw, ctx, op, bytes, a, p, t);
+        return t;
+    }
+
     struct Timed {
         double seconds = kInf;
         double latency = 0;
     };
 
-    /// collectivecalibration.h: t = latencyScale L + latencyOffset + W / bandwidthScale, with W the
-    /// tuner's bandwidth term (`ramped` false: what NCCL chooses the algorithm on) or the time the size
-    /// takes on the channels NCCL launches for it (`ramped` true).
-    Timed calibrated(const CollectiveCalibration& cal, CollectiveAlgorithm a, const CollectiveTerms& t, bool)
+    /// collectivecalibration.h: t = latencyScale L + latencyOffset + W / bandwidthScale, with L and W
+    /// the tuner's terms: what NCCL chooses the algorithm on (`achieved` false). The time the chosen
+    /// algorithm takes (`achieved` true) adds the model's per-call overhead and chunk pipeline
+    /// (achieved - tuner terms, ncclpipeline.cpp) as they are.
+    Timed calibrated(const CollectiveCalibration& cal, CollectiveAlgorithm a, const CollectiveTerms& t, bool achieved)
     {
         const CollectiveTermCorrection& c = cal.corrections[static_cast<int>(a)][t.tier];
         Timed r;
         r.latency = c.latencyScale * t.latencySeconds + c.latencyOffsetSeconds;
         r.seconds = r.latency + t.bandwidthSeconds / c.bandwidthScale;
+        if (achieved) {
+            const double overhead = t.achievedLatencySeconds - t.latencySeconds;
+            r.latency += overhead;
+            r.seconds += overhead + (t.achievedBandwidthSeconds - t.bandwidthSeconds);
+        }
         return r;
     }
 
@@ -106,7 +122,8 @@ CollectiveTerms CollectiveModel::terms(
     const GroupContext ctx = makeContext(m_hardware, request.group);
     if (ctx.ranks == 1)
         return {};
-    return costOf(m_hardware, ctx, request.op, request.bytes, algorithm, protocol, nullptr, nullptr);
+    return achievedTerms(m_hardware, ctx, request.op, request.bytes, algorithm, protocol,
+        costOf(m_hardware, ctx, request.op, request.bytes, algorithm, protocol, nullptr, nullptr));
 }
 
 CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) const
@@ -172,7 +189,7 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
             const CollectiveTerms t = costOf(m_hardware, ctx, request.op, bytes, algos[i], proto, nullptr, nullptr);
             if (!t.supported)
                 continue;
-            // Chosen on the tuner's time, as NCCL does (enqueue.cc topoGetAlgoInfo).
+            // Chosen on the (calibrated) tuner's time, as NCCL does (enqueue.cc topoGetAlgoInfo).
             const Timed timed = calibrated(m_calibration, algos[i], t, false);
             if (timed.seconds < best.seconds) {
                 best = timed;
@@ -190,10 +207,13 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
         return e;
     }
     costOf(m_hardware, ctx, request.op, bytes, bestAlgo, bestProto, &e.perRankBytes, &e.hubBytes);
-    // The time it takes: on the channels NCCL launches for this size.
+    bestTerms = achievedTerms(m_hardware, ctx, request.op, bytes, bestAlgo, bestProto, bestTerms);
+    // The time it takes: NCCL's pipeline for this size (ncclpipeline.cpp).
     best = calibrated(m_calibration, bestAlgo, bestTerms, true);
-    e.seconds = best.seconds;
-    e.latencySeconds = best.latency;
+    // The calibration's smooth size correction (collectivecalibration.h; 1 when it has none).
+    const double sizeFactor = m_calibration.sizeFactor(bestTerms.tier, bytes);
+    e.seconds = best.seconds * sizeFactor;
+    e.latencySeconds = best.latency * sizeFactor;
     e.algbwBytesPerSecond = e.seconds > 0 ? bytes / e.seconds : 0;
     e.busbwBytesPerSecond = e.algbwBytesPerSecond * busBandwidthFactor(request.op, ctx.ranks);
     e.flows = flowCount(ctx, request.op, bestAlgo);

@@ -1,9 +1,10 @@
 #pragma once
 
 // Collective communication cost model following NCCL's own tuner (src/graph/tuning.cc, constants
-// and refinements as listed in notes/collectives.md), extended with the textbook algorithms NCCL
-// does not implement (recursive halving-doubling, one-shot direct, hierarchical, parameter server).
-// Contract: /work/collectives-api.md. Units: seconds, bytes, bytes per second (SI, 1 GB/s = 1e9 B/s).
+// in nccltuningtables.h) for the choice of algorithm and protocol, and NCCL's pipelining
+// (src/enqueue.cc calcCollChunking, ncclpipeline.cpp) for the time the chosen one takes; extended
+// with the textbook algorithms NCCL does not implement (recursive halving-doubling, one-shot direct,
+// hierarchical, parameter server). Units: seconds, bytes, bytes per second (SI, 1 GB/s = 1e9 B/s).
 
 #include "engine/collectives/collectivecalibration.h"
 #include "engine/collectives/collectiveop.h"
@@ -87,12 +88,18 @@ struct CollectiveEstimate {
     double flows = 0; ///< concurrent point-to-point flows the algorithm opens (whole group)
 };
 
-/// The two uncalibrated terms of one (algorithm, protocol) evaluation: t = latency + bandwidth.
-/// Exposed so that a least-squares fit can regress measured times on them.
+/// The uncalibrated terms of one (algorithm, protocol) evaluation. NCCL's tuner chooses on
+/// latency + bandwidth (src/graph/tuning.cc); the time the collective takes is achievedLatency +
+/// achievedBandwidth: the per-call launch overhead beyond the tuner's latency, and the chunk
+/// pipeline NCCL runs (fill and drain of the chunks through the algorithm's stages, with the chunk
+/// sizes src/enqueue.cc picks for the size), ncclpipeline.cpp. Exposed so that a least-squares fit
+/// can regress measured times on them.
 struct CollectiveTerms {
     bool supported = false;
-    double latencySeconds = 0; ///< NCCL's latency term (base + hardware latencies)
-    double bandwidthSeconds = 0; ///< bytes / effective bandwidth
+    double latencySeconds = 0; ///< NCCL's latency term (base + hardware latencies), s
+    double bandwidthSeconds = 0; ///< bytes / NCCL's bandwidth, s
+    double achievedLatencySeconds = 0; ///< latencySeconds + per-call overhead, s
+    double achievedBandwidthSeconds = 0; ///< bandwidthSeconds through the chunk pipeline, s
     int tier = 0; ///< calibration tier: 0 intra-node, 1 inter-node
 };
 

@@ -43,6 +43,9 @@ namespace {
         t.supported = true;
         t.latencySeconds = latUs * kMicro;
         t.bandwidthSeconds = seconds;
+        // Textbook algorithms: no NCCL pipeline to model; the time is the two terms.
+        t.achievedLatencySeconds = t.latencySeconds;
+        t.achievedBandwidthSeconds = t.bandwidthSeconds;
         t.tier = ctx.nodes > 1 ? 1 : 0;
         return t;
     }

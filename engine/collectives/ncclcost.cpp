@@ -309,6 +309,10 @@ CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, 
     t.latencySeconds = latUs * kMicro;
     t.bandwidthSeconds = bytes / c.algBw;
     t.tier = ctx.nodes > 1 ? 1 : 0;
+    // The achieved terms are filled for the chosen algorithm only (collectivemodel.cpp): Auto compares
+    // tuner terms, and the pipeline is not on the hot path of that comparison.
+    t.achievedLatencySeconds = t.latencySeconds;
+    t.achievedBandwidthSeconds = t.bandwidthSeconds;
     return t;
 }
 

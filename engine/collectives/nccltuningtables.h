@@ -126,4 +126,32 @@ inline constexpr double kCollNetDirectPerPeerUs = 0.4;
 inline constexpr double kPatInterLatDivisor = 3.5;
 inline constexpr double kPatPerRankUs = 2.8;
 
+// The chunk pipeline NCCL runs (src/enqueue.cc calcCollChunking; buffer sizes src/include/device.h,
+// src/init.cc; NVLS defaults src/transport/nvls.cc), used by ncclpipeline.cpp.
+
+/// NCCL_STEPS: slots of a connection's FIFO (src/include/device.h).
+inline constexpr double kSteps = 8;
+/// Simple protocol buffer, NCCL_BUFFSIZE default 4 MiB (src/init.cc DEFAULT_BUFFSIZE); a step is 1/8.
+inline constexpr double kSimpleStepBytes = 4.0 * 1024 * 1024 / kSteps;
+/// LL buffer: NCCL_LL_LINES_PER_THREAD (8) x NCCL_LL_MAX_NTHREADS (512) x NCCL_STEPS x 16-byte lines;
+/// a chunk is one step and carries half of it as data (4-byte flag per 4 bytes).
+inline constexpr double kLlChunkBytes = 8.0 * 512 * 16 / 2;
+/// LL128 buffer: NCCL_LL128_ELEMS_PER_THREAD (120) x NCCL_LL128_MAX_NTHREADS (640) x 8 B per step;
+/// 15 of every 16 8-byte words carry data (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS).
+inline constexpr double kLl128ChunkBytes = 120.0 * 640 * 8 * 15 / 16;
+/// NCCL_NVLS_CHUNKSIZE default (src/transport/nvls.cc).
+inline constexpr double kNvlsChunkBytes = 128.0 * 1024;
+/// NVLS channels (src/transport/nvls.cc NVLS_NCHANNELS_SM90 16; SM100 32 across nodes, 24 on one).
+inline constexpr double kNvlsChannelsHopper = 16;
+inline constexpr double kNvlsChannelsBlackwellMultiNode = 32;
+inline constexpr double kNvlsChannelsBlackwellOneNode = 24;
+/// NVLSTree chunk cap from 4 nodes on (src/transport/nvls.cc: treeMaxChunkSize 64 KiB when nNodes >= 4).
+inline constexpr double kNvlsTreeMaxChunkBytesFrom4Nodes = 64.0 * 1024;
+
+// What nccl-tests measures per call beyond NCCL's tuner latency (kernel launch, host enqueue, proxy
+// progress for the network), in microseconds, [one node, across nodes]: the median over the public
+// logs (tests/data/nccltests/public, README there; all logs at once, never per log) of the measured
+// minus the tuner's time at sizes up to 64 KiB, where the time is all latency.
+inline constexpr double kCallOverheadUs[2] = { 21.0, 27.0 };
+
 } // namespace clusterscope::engine::nccl

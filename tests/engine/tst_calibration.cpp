@@ -290,6 +290,84 @@ private Q_SLOTS:
             }
         }
         QVERIFY(std::abs(back->calibration.at(int(CollectiveAlgorithm::Ring), 1).bandwidthScale - 0.75) < 0.01);
+        for (int t = 0; t < CollectiveCalibration::kTiers; ++t)
+            for (int k = 0; k < CollectiveCalibration::kSizeKnots; ++k)
+                QCOMPARE(back->calibration.logTimeAtKnot[t][k], cal->calibration.logTimeAtKnot[t][k]);
+    }
+
+    void sizeCorrectionFollowsSmoothError_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<QString>("algo");
+        QTest::addColumn<double>("floor"); ///< ln factor of a latency floor, decaying over 3 octaves from 1 KiB
+        QTest::addColumn<double>("bump"); ///< ln factor of a mid-size bump around 4 MiB
+        // A latency floor and a mid-size dip or bump: shapes no (latency, bandwidth) pair follows.
+        QTest::addRow("8x A100 ring, slow small and mid sizes") << "A100-SXM-80GB" << 8 << 1 << "ring" << 0.5 << 0.3;
+        QTest::addRow("16x H100 2 nodes auto, fast mid sizes") << "H100-SXM-80GB" << 16 << 2 << "auto" << 0.4 << -0.3;
+    }
+    void sizeCorrectionFollowsSmoothError()
+    {
+        // "Measured" = the model times a known smooth size factor: the per-algorithm terms cannot
+        // follow it, the size correction must, and it must hold on held-out sizes.
+        QFETCH(QString, gpu);
+        QFETCH(int, ranks);
+        QFETCH(int, nodes);
+        QFETCH(QString, algo);
+        QFETCH(double, floor);
+        QFETCH(double, bump);
+        const CollectiveModel model = modelFor(gpu.toUtf8().constData(), ranks, ranks / nodes);
+        const int tier = nodes > 1 ? 1 : 0;
+        CollectiveCalibration truth;
+        for (int k = 0; k < CollectiveCalibration::kSizeKnots; ++k) {
+            const double x = CollectiveCalibration::kSizeKnotLog2Bytes[k];
+            truth.logTimeAtKnot[tier][k]
+                = floor * std::exp(-(x - 10) / 3) + bump * std::exp(-(x - 22) * (x - 22) / 18);
+        }
+        CollectiveModel measuredModel = model;
+        measuredModel.setCalibration(truth);
+        MeasuredSweep sweep;
+        sweep.algorithm = *parseCollectiveAlgorithm(algo.toStdString());
+        sweep.ranks = ranks;
+        sweep.nodes = nodes;
+        for (double s : powersOfTwo(1024, 4.0 * 1024 * 1024 * 1024))
+            sweep.points.push_back(
+                { s, measuredModel.evaluateNcclTests(sweep.op, s, ranks, nodes, sweep.algorithm).seconds });
+        auto cal = calibrateSweep(model, sweep);
+        QVERIFY2(cal.isOk(), cal.message().c_str());
+        QVERIFY2(cal->rmsBefore > 0.15, qPrintable(QString::number(cal->rmsBefore)));
+        // Within a third of the error left: the knots are 8x apart and piecewise linear, the truth is not.
+        QVERIFY2(cal->rmsAfter < cal->rmsBefore / 3,
+            qPrintable(QStringLiteral("after %1 before %2").arg(cal->rmsAfter).arg(cal->rmsBefore)));
+        QVERIFY(cal->calibration.hasSizeCorrection(tier));
+        QVERIFY(!cal->rejectedByCrossValidation);
+        QVERIFY2(cal->heldOutRmsAfter < cal->heldOutRmsBefore / 2,
+            qPrintable(QStringLiteral("held out %1 -> %2").arg(cal->heldOutRmsBefore).arg(cal->heldOutRmsAfter)));
+        // The model given the fitted calibration reproduces the "after" column.
+        CollectiveModel calibrated = model;
+        calibrated.setCalibration(cal->calibration);
+        for (const auto& row : cal->rows)
+            QCOMPARE(calibrated.evaluateNcclTests(sweep.op, row.bytes, ranks, nodes, sweep.algorithm).seconds,
+                row.afterSeconds);
+    }
+
+    void sizeCorrectionInterpolates()
+    {
+        // ln factor linear in log2(bytes) between the knots (1 KiB, 8 KiB, ..., 2 GiB), constant beyond.
+        CollectiveCalibration c;
+        QCOMPARE(c.sizeFactor(0, 1e6), 1.0);
+        c.logTimeAtKnot[0][0] = 0.6; // 1 KiB
+        c.logTimeAtKnot[0][1] = 0.0; // 8 KiB
+        c.logTimeAtKnot[0][4] = -0.3; // 4 MiB
+        c.logTimeAtKnot[0][5] = 0.3; // 32 MiB
+        c.logTimeAtKnot[0][7] = 0.9; // 2 GiB
+        QVERIFY(std::abs(c.sizeFactor(0, 256) - std::exp(0.6)) < 1e-12); // below the first knot
+        QVERIFY(std::abs(c.sizeFactor(0, 2048) - std::exp(0.4)) < 1e-12); // a third of 1 KiB .. 8 KiB
+        QVERIFY(std::abs(c.sizeFactor(0, 8.0 * 1024 * 1024) - std::exp(-0.1)) < 1e-12); // 8 MiB
+        QVERIFY(std::abs(c.sizeFactor(0, 1e12) - std::exp(0.9)) < 1e-12); // beyond the last knot
+        QCOMPARE(c.sizeFactor(1, 1e6), 1.0); // other tier untouched
+        QVERIFY(!c.isIdentity());
     }
 
     void jsonErrors_data()
@@ -315,6 +393,12 @@ private Q_SLOTS:
                                               << "cal.json: /calibration/0/bandwidth_scale";
         QTest::addRow("sweeps not an array") << head + R"("calibration": [], "sweeps": 3})"
                                              << "cal.json: /sweeps: expected an array";
+        QTest::addRow("size correction with 3 knots")
+            << head + R"("calibration": [], "sweeps": [], "size_corrections": [{"tier": 0, "log_time_at_knots": [0, 0, 0]}]})"
+            << "cal.json: /size_corrections/0/log_time_at_knots: expected 8 numbers";
+        QTest::addRow("size correction not a number")
+            << head + R"("calibration": [], "sweeps": [], "size_corrections": [{"tier": 1, "log_time_at_knots": [0, "x", 0, 0, 0, 0, 0, 0]}]})"
+            << "cal.json: /size_corrections/0/log_time_at_knots/1: expected a number";
     }
     void jsonErrors()
     {

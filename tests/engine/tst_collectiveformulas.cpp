@@ -1,5 +1,5 @@
 // Every cost formula of the collective model against values worked out by hand from
-// notes/collectives.md (NCCL tuning.cc constants) on a fixed H100-like machine: 370.8 GB/s of
+// NCCL's src/graph/tuning.cc constants on a fixed H100-like machine: 370.8 GB/s of
 // NVLink per GPU (18 x 20.6), 18 channels, 48 GB/s per NIC (400 Gb/s x 12/12.5).
 
 #include "engine/collectives/collectivemodel.h"
@@ -171,7 +171,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("op");
         QTest::addColumn<int>("ranks");
         QTest::addColumn<double>("factor");
-        // notes/collectives.md table (nccl-tests).
+        // NVIDIA/nccl-tests doc/PERFORMANCE.md (busbw factors).
         QTest::addRow("allreduce 8") << "allreduce" << 8 << 2.0 * 7 / 8;
         QTest::addRow("allreduce 2") << "allreduce" << 2 << 1.0;
         QTest::addRow("reducescatter 8") << "reducescatter" << 8 << 7.0 / 8;

