@@ -139,6 +139,7 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
         return 0;
     }
     io.out << scenario->name << " (strategy from the " << source << (calibration ? "; collective model calibrated" : "")
+           << (computeCalibrationSource(scenario->computeCalibration).empty() ? "" : "; compute model calibrated")
            << ")\n";
     printTrainingEstimate(io.out, estimate);
     if (const std::string from = computeCalibrationSource(scenario->computeCalibration); !from.empty())

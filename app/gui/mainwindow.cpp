@@ -524,22 +524,16 @@ QStringList MainWindow::runScenarioMismatches(const engine::Scenario& s) const
     const int row = runs->rowOf(m_runs->currentRunId());
     if (row < 0)
         return out;
-    const engine::StoredRunSummary& r = runs->runs()[std::size_t(row)];
-    const int ranks = r.worldSize > 0 ? r.worldSize : r.rankCount;
-    if (ranks > 0 && ranks != s.cluster.gpus)
-        out << tr("The run has %1 ranks and the scenario %2 GPUs: the iteration is not compared, and the collectives "
-                  "are modelled on the scenario's cluster, not the run's.")
-                   .arg(ranks)
-                   .arg(s.cluster.gpus);
-    if (!r.gpuName.empty()) {
-        // The catalog id's model token ("H100" of "H100-SXM-80GB") as a word of the trace's device name.
-        const QString model = QString::fromStdString(s.cluster.gpu).section(QLatin1Char('-'), 0, 0);
-        const QRegularExpression word(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(model)),
-            QRegularExpression::CaseInsensitiveOption);
-        if (!model.isEmpty() && !word.match(QString::fromStdString(r.gpuName)).hasMatch())
-            out << tr("The run ran on %1 and the scenario models %2: measured and modelled times differ by the GPUs "
-                      "as well as by the network.")
-                       .arg(QString::fromStdString(r.gpuName), QString::fromStdString(s.cluster.gpu));
+    // The same check as calibrating from a run (engine/analysis/runcomputecalibration.h), with what
+    // it means for the comparison.
+    for (const std::string& m : engine::runScenarioMismatches(runs->runs()[std::size_t(row)], s)) {
+        QString text = QString::fromStdString(m);
+        text[0] = text[0].toUpper();
+        out << text
+                + (m.find(" ranks ") != std::string::npos
+                        ? tr(": the iteration is not compared, and the collectives are modelled on the scenario's "
+                             "cluster, not the run's.")
+                        : tr(": measured and modelled times differ by the GPUs as well as by the network."));
     }
     return out;
 }
