@@ -73,6 +73,16 @@ namespace {
                 { "increase_a", e.increase[0] }, { "increase_b", e.increase[1] }, { "measured_a", e.measured[0] },
                 { "measured_b", e.measured[1] }, { "saturated", e.saturated } });
         out["errors"] = errors;
+        json pfc = json::array();
+        for (const auto& p : r.pfc) {
+            const auto& l = g.link(p.link);
+            pfc.push_back({ { "link", engine::linkName(g, p.link) },
+                { "sender", g.label(p.direction == 0 ? l.a : l.b) }, { "direction", p.direction },
+                { "received_fraction", p.receivedMeasured ? json(p.receivedFraction) : json(nullptr) },
+                { "sent_fraction", p.sentMeasured ? json(p.sentFraction) : json(nullptr) },
+                { "peak_fraction", p.peakFraction }, { "longest_at_or_above_threshold_s", p.longestAboveS } });
+        }
+        out["pfc"] = pfc;
         json period;
         period["found"] = r.period.found;
         period["period_s"] = r.period.periodS;

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 namespace clusterscope::app {
 
@@ -295,6 +296,9 @@ void LiveController::present()
     for (const auto& e : r.errors)
         if (e.link < g.linkCount())
             errors[e.link] += e.increase[0] + e.increase[1];
+    std::map<std::pair<engine::LinkId, int>, double> paused;
+    for (const auto& p : r.pfc)
+        paused[{ p.link, p.direction }] = std::max(p.receivedFraction, p.sentFraction);
     std::vector<views::LiveLinkRow> rows;
     for (engine::LinkId id = 0; id < r.utilisation.size(); ++id)
         for (int dir = 0; dir < 2; ++dir) {
@@ -310,7 +314,8 @@ void LiveController::present()
             row.p99 = u.p99;
             row.peak = u.peak;
             row.errors = errors[id];
-            row.pfcPaused = engine::pfcPausedFraction(g, s.fetch.data, id, dir);
+            if (const auto it = paused.find({ id, dir }); it != paused.end())
+                row.pfcPaused = it->second;
             if (id < s.modelled.size())
                 row.modelled = s.modelled[id];
             row.alert = alerted[id] != 0;
