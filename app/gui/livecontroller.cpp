@@ -3,6 +3,7 @@
 #include "app/gui/projectdocument.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/store/projectstore.h"
+#include "engine/telemetry/measuredvsmodelled.h"
 #include "engine/telemetry/telemetryrecord.h"
 #include "importers/telemetry/fabricmapping.h"
 #include "importers/telemetry/sourceprofile.h"
@@ -334,6 +335,15 @@ void LiveController::present()
                   QString::number(s.fetch.requests), seconds(s.fetchS), seconds(s.analyseS));
     if (r.period.found)
         summary += tr(" · iteration period %1").arg(seconds(r.period.periodS));
+    // Measured against the scenario model, per tier (the definition the CLI's JSON uses).
+    QStringList tiers;
+    for (const auto& t : engine::compareMeasuredWithModelled(g, r, s.modelled))
+        tiers << tr("%1 %2 % (model %3 %)")
+                     .arg(QString::fromLatin1(engine::toString(t.level)))
+                     .arg(t.measured * 100, 0, 'f', 1)
+                     .arg(t.modelled * 100, 0, 'f', 1);
+    if (!tiers.isEmpty())
+        summary += tr(" · measured vs modelled: ") + tiers.join(QStringLiteral(", "));
     m_view.setSummary(summary);
     presentScene();
 
