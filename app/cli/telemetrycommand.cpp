@@ -152,7 +152,7 @@ namespace {
 
 int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
 {
-    auto cl = CommandLine::parse(args, { "json" },
+    auto cl = CommandLine::parse(args, { "json", "insecure" },
         { "url", "scenario", "fabric", "start", "end", "live", "snapshot", "rules", "profile", "host-names",
             "device-prefix", "bearer-token-file", "user", "password-file", "timeout", "catalog", "every", "count" });
     if (!cl)
@@ -253,6 +253,7 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
                 io, "telemetry", "give --url URL (a Prometheus-compatible server), --snapshot FILE or --rules OUT");
         importers::PromClientOptions o;
         o.url = *url;
+        o.insecureTls = cl->flag("insecure");
         if (auto f = cl->value("bearer-token-file")) {
             auto t = importers::readInputFile(*f);
             if (!t) {
