@@ -13,10 +13,10 @@ build_dir=${CLUSTERSCOPE_BUILD_DIR:-$here/build}
 
 packages=(build-essential cmake ninja-build pkg-config ccache
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite libqt6opengl6-dev
-    libvtk9-dev libsqlite3-dev libboost-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
+    libvtk9-dev libsqlite3-dev libboost-dev libssl-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
     xvfb xauth libgl1-mesa-dri fonts-dejavu-core imagemagick x11-apps poppler-utils
     dpkg-dev file appstream desktop-file-utils
-    prometheus prometheus-node-exporter
+    prometheus prometheus-node-exporter openssl
     libopenmpi-dev openmpi-bin
     clang libclang-rt-14-dev clang-format clang-tidy)
 

@@ -3,7 +3,10 @@
 #include "app/cli/commandline.h"
 #include "app/cli/telemetryfollow.h"
 #include "engine/core/atomicfile.h"
+#include "engine/analysis/scenarioanalysis.h"
 #include "engine/fabric/fabricbuilder.h"
+#include "engine/fabric/pricebook.h"
+#include "engine/telemetry/measuredvsmodelled.h"
 #include "engine/telemetry/telemetryanalysis.h"
 #include "importers/common/inputfile.h"
 #include "importers/ibnetdiscover/ibnetdiscoverparser.h"
@@ -45,7 +48,8 @@ namespace {
         return s;
     }
 
-    json reportJson(const engine::FabricGraph& g, const engine::TelemetryReport& r, const importers::TelemetryFetch& f)
+    json reportJson(const engine::FabricGraph& g, const engine::TelemetryReport& r, const importers::TelemetryFetch& f,
+        const std::vector<float>* modelled, const std::string& modelledError)
     {
         json out;
         out["window_s"] = r.windowS;
@@ -73,6 +77,16 @@ namespace {
                 { "increase_a", e.increase[0] }, { "increase_b", e.increase[1] }, { "measured_a", e.measured[0] },
                 { "measured_b", e.measured[1] }, { "saturated", e.saturated } });
         out["errors"] = errors;
+        json pfc = json::array();
+        for (const auto& p : r.pfc) {
+            const auto& l = g.link(p.link);
+            pfc.push_back({ { "link", engine::linkName(g, p.link) },
+                { "sender", g.label(p.direction == 0 ? l.a : l.b) }, { "direction", p.direction },
+                { "received_fraction", p.receivedMeasured ? json(p.receivedFraction) : json(nullptr) },
+                { "sent_fraction", p.sentMeasured ? json(p.sentFraction) : json(nullptr) },
+                { "peak_fraction", p.peakFraction }, { "longest_at_or_above_threshold_s", p.longestAboveS } });
+        }
+        out["pfc"] = pfc;
         json period;
         period["found"] = r.period.found;
         period["period_s"] = r.period.periodS;
@@ -89,6 +103,22 @@ namespace {
             alerts.push_back(telemetryAlertJson(g, a));
         out["alerts"] = alerts;
         out["warnings"] = f.warnings;
+        // Measured against the scenario model's per-link utilisation (built fabrics only).
+        if (modelled) {
+            json mm;
+            json tiers = json::array();
+            for (const auto& t : engine::compareMeasuredWithModelled(g, r, *modelled))
+                tiers.push_back({ { "level", engine::toString(t.level) }, { "links", t.links },
+                    { "measured_average", t.measured }, { "modelled_average", t.modelled },
+                    { "measured_over_modelled", t.modelled > 0 ? json(t.measured / t.modelled) : json(nullptr) },
+                    { "mean_absolute_difference", t.meanAbsoluteDifference } });
+            mm["tiers"] = tiers;
+            mm["definition"] = "per link the busier direction's average over the window (measured) and over one "
+                               "modelled iteration (modelled); per tier the mean over links with both";
+            if (!modelledError.empty())
+                mm["error"] = modelledError;
+            out["measured_vs_modelled"] = mm;
+        }
         return out;
     }
 
@@ -122,7 +152,7 @@ namespace {
 
 int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
 {
-    auto cl = CommandLine::parse(args, { "json" },
+    auto cl = CommandLine::parse(args, { "json", "insecure" },
         { "url", "scenario", "fabric", "start", "end", "live", "snapshot", "rules", "profile", "host-names",
             "device-prefix", "bearer-token-file", "user", "password-file", "timeout", "catalog", "every", "count" });
     if (!cl)
@@ -133,8 +163,10 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
         return cliUsageError(
             io, "telemetry", "give the fabric the telemetry belongs to: --scenario FILE or --fabric IBNETDISCOVER");
 
-    // The fabric: built from a scenario, or imported.
+    // The fabric: built from a scenario (with the model's per-link utilisation), or imported.
     engine::FabricGraph graph;
+    std::optional<std::vector<float>> modelled;
+    std::string modelledError;
     if (auto path = cl->value("scenario")) {
         auto catalog = loadCatalogForCli(*cl, io);
         if (!catalog)
@@ -142,12 +174,27 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
         auto scenario = loadValidScenarioForCli(*path, *catalog, io);
         if (!scenario)
             return 1;
-        auto design = engine::buildFabric(*scenario, *catalog);
-        if (!design) {
-            io.err << *path << ": " << design.message() << "\n";
-            return 1;
+        // The analysis' fabric: its link ids are the ones the model's load is indexed by.
+        engine::AnalysisOptions ao;
+        ao.runSearch = false;
+        ao.priceFabric = false;
+        ao.timeContention = false;
+        const engine::ScenarioAnalysis analysis = engine::analyseScenario(*scenario, *catalog, engine::PriceBook {}, ao);
+        if (analysis.fabric) {
+            graph = analysis.fabric->graph;
+            modelled = analysis.load.linkUtilisation;
+            if (!analysis.load.routed)
+                modelledError = analysis.load.error.empty()
+                    ? (analysis.trainingError.empty() ? "the model did not route the traffic" : analysis.trainingError)
+                    : analysis.load.error;
+        } else {
+            auto design = engine::buildFabric(*scenario, *catalog);
+            if (!design) {
+                io.err << *path << ": " << design.message() << "\n";
+                return 1;
+            }
+            graph = std::move(design->graph);
         }
-        graph = std::move(design->graph);
     } else {
         auto fabric = importers::importIbnetdiscoverFile(*cl->value("fabric"));
         if (!fabric) {
@@ -206,6 +253,7 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
                 io, "telemetry", "give --url URL (a Prometheus-compatible server), --snapshot FILE or --rules OUT");
         importers::PromClientOptions o;
         o.url = *url;
+        o.insecureTls = cl->flag("insecure");
         if (auto f = cl->value("bearer-token-file")) {
             auto t = importers::readInputFile(*f);
             if (!t) {
@@ -305,9 +353,20 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
     }
     const engine::TelemetryReport report = engine::analyseTelemetry(graph, fetched.data, rules);
     if (cl->flag("json"))
-        io.out << reportJson(graph, report, fetched).dump(2) << "\n";
-    else
+        io.out << reportJson(graph, report, fetched, modelled ? &*modelled : nullptr, modelledError).dump(2) << "\n";
+    else {
         printReport(io.out, report, fetched);
+        if (modelled) {
+            io.out << "measured vs modelled (per link the busier direction; measured over the window, modelled over "
+                      "one iteration):\n";
+            for (const auto& t : engine::compareMeasuredWithModelled(graph, report, *modelled))
+                io.out << "  " << engine::toString(t.level) << "  " << t.links << " links  measured " << pct(t.measured)
+                       << "  modelled " << pct(t.modelled) << "  mean |difference| " << pct(t.meanAbsoluteDifference)
+                       << "\n";
+            if (!modelledError.empty())
+                io.out << "  model: " << modelledError << "\n";
+        }
+    }
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "app/gui/projectdocument.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/store/projectstore.h"
+#include "engine/telemetry/measuredvsmodelled.h"
 #include "engine/telemetry/telemetryrecord.h"
 #include "importers/telemetry/fabricmapping.h"
 #include "importers/telemetry/sourceprofile.h"
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 namespace clusterscope::app {
 
@@ -295,6 +297,9 @@ void LiveController::present()
     for (const auto& e : r.errors)
         if (e.link < g.linkCount())
             errors[e.link] += e.increase[0] + e.increase[1];
+    std::map<std::pair<engine::LinkId, int>, double> paused;
+    for (const auto& p : r.pfc)
+        paused[{ p.link, p.direction }] = std::max(p.receivedFraction, p.sentFraction);
     std::vector<views::LiveLinkRow> rows;
     for (engine::LinkId id = 0; id < r.utilisation.size(); ++id)
         for (int dir = 0; dir < 2; ++dir) {
@@ -310,7 +315,8 @@ void LiveController::present()
             row.p99 = u.p99;
             row.peak = u.peak;
             row.errors = errors[id];
-            row.pfcPaused = engine::pfcPausedFraction(g, s.fetch.data, id, dir);
+            if (const auto it = paused.find({ id, dir }); it != paused.end())
+                row.pfcPaused = it->second;
             if (id < s.modelled.size())
                 row.modelled = s.modelled[id];
             row.alert = alerted[id] != 0;
@@ -329,6 +335,15 @@ void LiveController::present()
                   QString::number(s.fetch.requests), seconds(s.fetchS), seconds(s.analyseS));
     if (r.period.found)
         summary += tr(" · iteration period %1").arg(seconds(r.period.periodS));
+    // Measured against the scenario model, per tier (the definition the CLI's JSON uses).
+    QStringList tiers;
+    for (const auto& t : engine::compareMeasuredWithModelled(g, r, s.modelled))
+        tiers << tr("%1 %2 % (model %3 %)")
+                     .arg(QString::fromLatin1(engine::toString(t.level)))
+                     .arg(t.measured * 100, 0, 'f', 1)
+                     .arg(t.modelled * 100, 0, 'f', 1);
+    if (!tiers.isEmpty())
+        summary += tr(" · measured vs modelled: ") + tiers.join(QStringLiteral(", "));
     m_view.setSummary(summary);
     presentScene();
 

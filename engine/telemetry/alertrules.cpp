@@ -25,6 +25,8 @@ const char* toString(AlertKind kind)
         return "counter_reset";
     case AlertKind::TelemetryGap:
         return "telemetry_gap";
+    case AlertKind::PfcStorm:
+        return "pfc_storm";
     }
     return "unknown";
 }
@@ -58,6 +60,10 @@ AlertRules AlertRules::defaults()
     r.rules.push_back({ "PeerOutlier", AlertKind::PeerOutlier, 6.0, 0.0, AlertSeverity::Info });
     r.rules.push_back({ "CounterReset", AlertKind::CounterReset, 0.0, 0.0, AlertSeverity::Info });
     r.rules.push_back({ "TelemetryGap", AlertKind::TelemetryGap, 0.0, 0.0, AlertSeverity::Warning });
+    // Pausing that persists: a sender paused half of every second for 5 s is a PFC storm (a NIC or
+    // switch port stuck sending pauses spreads head-of-line blocking upstream; Guo et al., SIGCOMM
+    // 2016, section 4.3, stop it with a watchdog).
+    r.rules.push_back({ "PfcStorm", AlertKind::PfcStorm, 0.5, 5.0, AlertSeverity::Critical });
     return r;
 }
 

@@ -21,6 +21,7 @@ enum class AlertKind : std::uint8_t {
     PeerOutlier, ///< robust z-score of a link's average above threshold within its tier
     CounterReset, ///< a byte counter restarted
     TelemetryGap, ///< target down, collector failed or series stale
+    PfcStorm, ///< a link direction's sender paused by PFC >= threshold of each interval for `forS` seconds
 };
 
 const char* toString(AlertKind kind);

@@ -248,6 +248,10 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
             r.errors.push_back(e);
     }
 
+    // PFC pauses per direction, both ends.
+    const AlertRule* pfcRule = rules.find(AlertKind::PfcStorm);
+    r.pfc = analysePfc(g, data, pfcRule ? pfcRule->threshold : 0.5);
+
     // ECMP imbalance among each switch's uplinks (up direction average).
     const AlertRule* imbalanceRule = rules.find(AlertKind::Imbalance);
     for (NodeId n = 0; n < g.nodeCount() && imbalanceRule; ++n) {
@@ -378,6 +382,25 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
             for (LinkId id : r.resets)
                 push(rule, id, kNoId, -1, 0.0,
                     linkName(g, id) + ": a byte counter restarted (driver reload, port reset or reboot)");
+            break;
+        case AlertKind::PfcStorm:
+            for (const LinkPfc& p : r.pfc) {
+                if (p.peakFraction < rule.threshold || p.longestAboveS < rule.forS - 1e-9)
+                    continue;
+                const FabricLink& l = g.link(p.link);
+                const NodeId sender = p.direction == 0 ? l.a : l.b;
+                const NodeId receiver = p.direction == 0 ? l.b : l.a;
+                char b[96];
+                std::snprintf(b, sizeof b, " for %.3g s in a row (peak %s)", p.longestAboveS, pct(p.peakFraction).c_str());
+                std::string ends = p.receivedMeasured ? nodeName(g, sender) + " received pauses " + pct(p.receivedFraction)
+                        + " of the window"
+                                                      : nodeName(g, sender) + "'s received pauses are not measured";
+                ends += p.sentMeasured ? "; " + nodeName(g, receiver) + " sent pauses " + pct(p.sentFraction)
+                                       : "; " + nodeName(g, receiver) + "'s sent pauses are not measured";
+                push(rule, p.link, kNoId, p.direction, p.peakFraction,
+                    nodeName(g, sender) + " -> " + nodeName(g, receiver) + ": paused by PFC at or above "
+                        + pct(rule.threshold) + " of the time" + b + "; " + ends);
+            }
             break;
         case AlertKind::TelemetryGap:
             for (const auto& h : r.health)

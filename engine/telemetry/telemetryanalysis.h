@@ -16,6 +16,7 @@
 #include "engine/fabric/fabricgraph.h"
 #include "engine/telemetry/alertrules.h"
 #include "engine/telemetry/iterationperiod.h"
+#include "engine/telemetry/pfcanalysis.h"
 #include "engine/telemetry/telemetrydata.h"
 
 #include <array>
@@ -81,6 +82,7 @@ struct TelemetryReport {
     std::vector<std::array<DirectionUtilisation, 2>> utilisation; ///< by LinkId
     std::vector<TierUtilisation> tiers;
     std::vector<LinkErrors> errors; ///< only links whose counters increased
+    std::vector<LinkPfc> pfc; ///< link directions paused by PFC in the window (pfcanalysis.h)
     std::vector<SwitchImbalance> imbalance; ///< switches above the imbalance threshold
     std::vector<PeerOutlier> outliers;
     std::vector<LinkId> resets; ///< links with a byte-counter reset

@@ -121,21 +121,3 @@ UtilisationSeries downsample(const UtilisationSeries& s, int factor, bool keepPe
 }
 
 } // namespace clusterscope::engine
-
-namespace clusterscope::engine {
-
-double pfcPausedFraction(const FabricGraph& g, const TelemetryData& data, LinkId link, int dir)
-{
-    if (link >= g.linkCount())
-        return std::numeric_limits<double>::quiet_NaN();
-    const RawSeries* s = data.find(link, dir, TelemetryMetric::PfcPauseRxUs);
-    if (!s)
-        return std::numeric_limits<double>::quiet_NaN();
-    const double step = data.sampleIntervalS() > 0 ? data.sampleIntervalS() : 1.0;
-    const CounterIntervals ci = counterIntervals(*s, 2.5 * step);
-    if (!(ci.coveredS > 0))
-        return std::numeric_limits<double>::quiet_NaN();
-    return std::min(1.0, ci.total * 1e-6 / ci.coveredS);
-}
-
-} // namespace clusterscope::engine

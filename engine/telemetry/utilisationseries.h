@@ -42,13 +42,3 @@ std::vector<TierSeries> tierUtilisationSeries(const FabricGraph& graph, const Te
 UtilisationSeries downsample(const UtilisationSeries& s, int factor, bool keepPeak);
 
 } // namespace clusterscope::engine
-
-namespace clusterscope::engine {
-
-/// Fraction of the covered time that the SENDER of direction `dir` of `link` was paused by PFC:
-/// the pause duration it received (IEEE 802.1Qbb pause quanta as reported by the NIC driver in
-/// microseconds, e.g. mlx5 ethtool rx_prio<p>_pause_duration) over the window, per second covered.
-/// NaN when the sender's end has no pause series.
-double pfcPausedFraction(const FabricGraph& graph, const TelemetryData& data, LinkId link, int dir);
-
-} // namespace clusterscope::engine

@@ -5,12 +5,17 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/core/detail/base64.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <thread>
+#include <type_traits>
 
 namespace clusterscope::importers {
 
@@ -78,13 +83,11 @@ PromClient::PromClient(PromClientOptions options)
 Result<PromClient> PromClient::create(PromClientOptions options)
 {
     std::string url = options.url;
-    const std::string scheme = "http://";
-    if (url.rfind("https://", 0) == 0)
-        return Status::error(url
-            + ": https is not supported by this build (no TLS); use an http:// endpoint or a local TLS-terminating "
-              "proxy");
+    const bool tls = url.rfind("https://", 0) == 0;
+    const std::string scheme = tls ? "https://" : "http://";
     if (url.rfind(scheme, 0) != 0)
-        return Status::error(url + ": the Prometheus URL must start with http:// (e.g. http://127.0.0.1:9090)");
+        return Status::error(
+            url + ": the Prometheus URL must start with http:// or https:// (e.g. http://127.0.0.1:9090)");
     std::string rest = url.substr(scheme.size());
     const auto slash = rest.find('/');
     std::string hostPort = rest.substr(0, slash);
@@ -92,7 +95,7 @@ Result<PromClient> PromClient::create(PromClientOptions options)
     while (!prefix.empty() && prefix.back() == '/')
         prefix.pop_back();
     std::string host;
-    std::string port = "80";
+    std::string port = tls ? "443" : "80";
     if (!hostPort.empty() && hostPort.front() == '[') {
         const auto close = hostPort.find(']');
         if (close == std::string::npos)
@@ -120,18 +123,45 @@ Result<PromClient> PromClient::create(PromClientOptions options)
     c.m_host = host;
     c.m_port = port;
     c.m_prefix = prefix;
+    c.m_tls = tls;
     return c;
 }
 
 namespace {
 
+    // One attempt over plain TCP or TLS (Boost.Asio SSL on OpenSSL: the system's CA store, the
+    // server's name or IP address checked against its certificate (RFC 6125), SNI sent; `insecureTls`
+    // skips the checks for a self-signed lab server).
+    template <bool Tls>
     AttemptResult runAttempt(const PromClientOptions& o, const std::string& host, const std::string& port,
         const std::string& target, const std::atomic<bool>* stop)
     {
         AttemptResult r;
         asio::io_context ioc;
         tcp::resolver resolver(ioc);
-        beast::tcp_stream stream(ioc);
+        namespace ssl = boost::asio::ssl;
+        ssl::context ctx(ssl::context::tls_client);
+        using Stream = std::conditional_t<Tls, beast::ssl_stream<beast::tcp_stream>, beast::tcp_stream>;
+        std::optional<Stream> holder;
+        if constexpr (Tls) {
+            beast::error_code ignored; // without a readable CA store every server fails verification, named below
+            if (o.insecureTls)
+                ctx.set_verify_mode(ssl::verify_none);
+            else {
+                ctx.set_default_verify_paths(ignored);
+                ctx.set_verify_mode(ssl::verify_peer);
+            }
+            holder.emplace(ioc, ctx);
+            if (!o.insecureTls)
+                holder->set_verify_callback(ssl::host_name_verification(host));
+            if (!SSL_set_tlsext_host_name(holder->native_handle(), host.c_str())) {
+                r.error = "cannot set the TLS server name (SNI) " + host;
+                return r;
+            }
+        } else
+            holder.emplace(ioc);
+        Stream& stream = *holder;
+        auto& lowest = beast::get_lowest_layer(stream);
         http::request<http::empty_body> req { http::verb::get, target, 11 };
         req.set(http::field::host, host + ":" + port);
         req.set(http::field::user_agent, "clusterscope");
@@ -150,47 +180,66 @@ namespace {
         std::string stage;
         bool done = false;
 
-        resolver.async_resolve(host, port, [&](beast::error_code ec, const tcp::resolver::results_type& results) {
-            if (ec) {
-                failure = ec;
-                stage = "cannot resolve " + host;
-                return;
-            }
-            stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
-                if (ec2) {
-                    failure = ec2;
-                    stage = "cannot connect";
+        std::function<void()> exchange;
+        auto resolve = [&] {
+            resolver.async_resolve(host, port, [&](beast::error_code ec, const tcp::resolver::results_type& results) {
+                if (ec) {
+                    failure = ec;
+                    stage = "cannot resolve " + host;
                     return;
                 }
-                http::async_write(stream, req, [&](beast::error_code ec3, std::size_t) {
-                    if (ec3) {
-                        failure = ec3;
-                        stage = "cannot send the request";
+                lowest.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
+                    if (ec2) {
+                        failure = ec2;
+                        stage = "cannot connect";
                         return;
                     }
-                    // Header first: a declared length above the cap is refused before any body is read.
-                    http::async_read_header(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
-                        if (ec4) {
-                            failure = ec4;
+                    if constexpr (Tls)
+                        stream.async_handshake(ssl::stream_base::client, [&](beast::error_code ec6) {
+                            if (ec6) {
+                                failure = ec6;
+                                stage = "TLS handshake failed";
+                                return;
+                            }
+                            exchange();
+                        });
+                    else
+                        exchange();
+                });
+            });
+        };
+        // Request and answer once the connection (and the TLS session) is up.
+        auto exchangeImpl = [&] {
+            http::async_write(stream, req, [&](beast::error_code ec3, std::size_t) {
+                if (ec3) {
+                    failure = ec3;
+                    stage = "cannot send the request";
+                    return;
+                }
+                // Header first: a declared length above the cap is refused before any body is read.
+                http::async_read_header(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
+                    if (ec4) {
+                        failure = ec4;
+                        stage = "the answer broke off";
+                        return;
+                    }
+                    if (parser.content_length() && *parser.content_length() > o.maxResponseBytes) {
+                        failure = http::error::body_limit;
+                        return;
+                    }
+                    http::async_read(stream, buffer, parser, [&](beast::error_code ec5, std::size_t) {
+                        if (ec5) {
+                            failure = ec5;
                             stage = "the answer broke off";
                             return;
                         }
-                        if (parser.content_length() && *parser.content_length() > o.maxResponseBytes) {
-                            failure = http::error::body_limit;
-                            return;
-                        }
-                        http::async_read(stream, buffer, parser, [&](beast::error_code ec5, std::size_t) {
-                            if (ec5) {
-                                failure = ec5;
-                                stage = "the answer broke off";
-                                return;
-                            }
-                            done = true;
-                        });
+                        done = true;
                     });
                 });
             });
-        });
+        };
+        exchange = exchangeImpl;
+        resolve();
 
         const auto deadline = std::chrono::steady_clock::now() + o.timeout;
         bool timedOut = false;
@@ -204,8 +253,8 @@ namespace {
                 (stopNow ? cancelled : timedOut) = true;
                 resolver.cancel();
                 beast::error_code ignored;
-                stream.socket().cancel(ignored);
-                stream.socket().close(ignored);
+                lowest.socket().cancel(ignored);
+                lowest.socket().close(ignored);
             }
         }
         if (cancelled) {
@@ -228,12 +277,15 @@ namespace {
                 r.error = "the answer's HTTP header exceeds 64 KiB";
                 return r;
             }
-            r.retryable = true;
+            r.retryable = stage != "TLS handshake failed";
             r.error = stage + " (" + failure.message() + ")";
+            if (Tls && stage == "TLS handshake failed" && !o.insecureTls)
+                r.error += "; a self-signed or private-CA server needs its CA in the system store (or SSL_CERT_FILE), "
+                           "or --insecure to skip verification";
             return r;
         }
         beast::error_code ignored;
-        stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        lowest.socket().shutdown(tcp::socket::shutdown_both, ignored);
         auto& res = parser.get();
         r.response.status = static_cast<int>(res.result_int());
         r.response.contentType = std::string(res[http::field::content_type]);
@@ -268,7 +320,8 @@ Result<HttpResponse> PromClient::get(
     auto backoff = m_options.backoff;
     AttemptResult last;
     for (int attempt = 1; attempt <= m_options.maxAttempts; ++attempt) {
-        last = runAttempt(m_options, m_host, m_port, target, m_stop);
+        last = m_tls ? runAttempt<true>(m_options, m_host, m_port, target, m_stop)
+                     : runAttempt<false>(m_options, m_host, m_port, target, m_stop);
         if (last.cancelled)
             return Status::error(where + ": cancelled");
         if (!last.retryable || attempt == m_options.maxAttempts)

@@ -21,7 +21,10 @@
 namespace clusterscope::importers {
 
 struct PromClientOptions {
-    std::string url; ///< base URL, "http://host:port[/prefix]" (https is refused: no TLS build)
+    std::string url; ///< base URL, "http[s]://host:port[/prefix]"
+    /// https: skip the certificate and host-name checks (a self-signed lab server). By default the
+    /// server's certificate must chain to the system's CA store (or SSL_CERT_FILE / SSL_CERT_DIR).
+    bool insecureTls = false;
     std::string bearerToken; ///< Authorization: Bearer ... when not empty
     std::string basicUser; ///< Authorization: Basic ... when not empty
     std::string basicPassword;
@@ -110,6 +113,7 @@ private:
     std::string m_host;
     std::string m_port;
     std::string m_prefix;
+    bool m_tls = false;
     const std::atomic<bool>* m_stop = nullptr;
 };
 

@@ -214,6 +214,15 @@ std::string generatePrometheusRules(const FabricGraph& g, const std::vector<Sour
                     alert(r, h.metric + " < " + num(h.unhealthyBelow), "collector failed: its series are missing",
                         h.metric);
             break;
+        case AlertKind::PfcStorm:
+            for (const auto& p : profiles)
+                for (const auto& s : p.series)
+                    if (s.measures == TelemetryMetric::PfcPauseRxUs || s.measures == TelemetryMetric::PfcPauseTxUs)
+                        // Pause duration counters count microseconds: rate x 1e-6 is the fraction paused.
+                        alert(r, "rate(" + s.metric + "[1m]) * " + num(s.scale * 1e-6) + " >= " + num(r.threshold),
+                            "PFC pauses " + s.metric + " at or above " + num(r.threshold * 100) + " % of the time",
+                            s.metric);
+            break;
         case AlertKind::Burst:
         case AlertKind::PeerOutlier:
             // Evaluated by ClusterScope on raw samples (a single interval, robust statistics).

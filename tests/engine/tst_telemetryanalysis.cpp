@@ -135,6 +135,58 @@ private slots:
         QVERIFY(!findIterationPeriod(s, 1.0).found);
     }
 
+    // PFC planted on the small fabric (pause durations in microseconds, one sample a second):
+    // link 0: node001 receives pauses 80 % of each second for 8 s (a storm, the leaf's end unmeasured);
+    // link 1: 1 % background pausing (listed, no alert); link 2: node003 SENDS pauses 60 % of each
+    // second for 6 s (direction leaf -> node003 stalled, the leaf's received pauses unmeasured);
+    // link 3: 90 % for only 3 s (under the rule's 5 s: no alert).
+    void pfcStorm()
+    {
+        const FabricGraph g = smallFabric();
+        TelemetryData d;
+        d.startS = 1000;
+        d.endS = 1030;
+        auto pauses = [](double fraction, int from, int seconds) {
+            std::vector<double> r(30, 0.0);
+            for (int t = from; t < from + seconds; ++t)
+                r[std::size_t(t)] = fraction * 1e6;
+            return r;
+        };
+        d.add(0, 0, TelemetryMetric::PfcPauseRxUs, fromRates(pauses(0.8, 10, 8)));
+        d.add(1, 0, TelemetryMetric::PfcPauseRxUs, fromRates(std::vector<double>(30, 0.01 * 1e6)));
+        d.add(2, 0, TelemetryMetric::PfcPauseTxUs, fromRates(pauses(0.6, 5, 6)));
+        d.add(2, 0, TelemetryMetric::PfcPauseRxUs, fromRates(std::vector<double>(30, 0.0)));
+        d.add(3, 0, TelemetryMetric::PfcPauseRxUs, fromRates(pauses(0.9, 20, 3)));
+        const TelemetryReport r = analyseTelemetry(g, d, AlertRules::defaults());
+
+        QCOMPARE(r.pfc.size(), std::size_t(4));
+        const LinkPfc& storm = r.pfc[0];
+        QCOMPARE(storm.link, LinkId(0));
+        QCOMPARE(storm.direction, 0);
+        QVERIFY(storm.receivedMeasured && !storm.sentMeasured);
+        QVERIFY(std::abs(storm.receivedFraction - 0.8 * 8 / 30) < 1e-9);
+        QCOMPARE(storm.peakFraction, 0.8);
+        QCOMPARE(storm.longestAboveS, 8.0);
+        QVERIFY(std::abs(r.pfc[1].receivedFraction - 0.01) < 1e-9);
+        const LinkPfc& sent = r.pfc[2];
+        QCOMPARE(sent.link, LinkId(2));
+        QCOMPARE(sent.direction, 1); // leaf -> node003: node003 paused its sender
+        QVERIFY(sent.sentMeasured && !sent.receivedMeasured);
+        QVERIFY(std::abs(sent.sentFraction - 0.6 * 6 / 30) < 1e-9);
+
+        QStringList alerts;
+        for (const auto& a : r.alerts)
+            alerts << QString::fromStdString(a.rule + " " + std::to_string(a.link) + " " + std::to_string(a.direction));
+        QCOMPARE(alerts, (QStringList { QStringLiteral("PfcStorm 0 0"), QStringLiteral("PfcStorm 2 1") }));
+        QVERIFY2(r.alerts[0].message.find("node001 mlx5_0 received pauses 21.3 %") != std::string::npos,
+            r.alerts[0].message.c_str());
+        QVERIFY2(r.alerts[0].message.find("leaf-0's sent pauses are not measured") != std::string::npos,
+            r.alerts[0].message.c_str());
+        QVERIFY2(r.alerts[1].message.find("node003 mlx5_0 sent pauses 12.0 %") != std::string::npos,
+            r.alerts[1].message.c_str());
+        QCOMPARE(r.alerts[0].severity, AlertSeverity::Critical);
+    }
+
     void linkAnalyses()
     {
         const FabricGraph g = smallFabric();

@@ -107,8 +107,6 @@ private slots:
             QString::fromStdString(w.document()->scenarios().front().name), QStringLiteral("Llama-3-70B on 1024 H100"));
         auto* live = w.findChild<views::LiveView*>();
         auto* controller = w.findChild<app::LiveController*>();
-        for (int i = 0; i < w.tabs()->count(); ++i)
-            qInfo("tab %d %s %s", i, qPrintable(w.tabs()->tabText(i)), w.tabs()->widget(i)->metaObject()->className());
         QVERIFY2(live, "no LiveView");
         QVERIFY2(controller, "no LiveController");
         w.tabs()->setCurrentWidget(live);
@@ -180,8 +178,10 @@ private slots:
         live->linkTable()->sortByColumn(views::LiveLinkTableModel::Errors, Qt::DescendingOrder);
         QVERIFY(cell(0, views::LiveLinkTableModel::Errors).toDouble() > 0);
         // Measured beside modelled: the example's analysis routes its traffic.
-        if (!snap->modelled.empty())
-            QVERIFY(!cell(0, views::LiveLinkTableModel::Modelled).startsWith(QStringLiteral("–")));
+        QVERIFY(!snap->modelled.empty());
+        QVERIFY(!cell(0, views::LiveLinkTableModel::Modelled).startsWith(QStringLiteral("–")));
+        QVERIFY2(live->summary().contains(QStringLiteral("measured vs modelled: node_leaf 29.9 %")),
+            qPrintable(live->summary()));
 
         // The fabric coloured by measured utilisation: the hot uplink's line at its peak, the links
         // with errors flagged, a "measured" colour bar.

@@ -370,8 +370,8 @@ private slots:
     {
         QTest::addColumn<QString>("url");
         QTest::addColumn<QString>("message");
-        QTest::addRow("https") << "https://127.0.0.1:9090"
-                               << "https is not supported";
+        QTest::addRow("ftp") << "ftp://127.0.0.1:9090"
+                             << "must start with http:// or https://";
         QTest::addRow("no scheme") << "127.0.0.1:9090"
                                    << "must start with http://";
         QTest::addRow("bad port") << "http://127.0.0.1:99999"

@@ -339,6 +339,92 @@ private slots:
         QVERIFY2(text.contains("round 1:") && text.contains("interrupted after"), text.constData());
     }
 
+    // https through Prometheus' own TLS (--web.config.file) with a self-signed certificate for
+    // 127.0.0.1: refused by default (not in the CA store), accepted with SSL_CERT_FILE naming it,
+    // refused under another host name, accepted with --insecure; the CLI reads the live window over it.
+    void tlsPrometheus()
+    {
+        const QString missing = telemetrytest::missingPrograms({ QStringLiteral("openssl") });
+        if (!missing.isEmpty())
+            QFAIL(qPrintable(missing));
+        const QString cert = m_dir.filePath(QStringLiteral("cert.pem"));
+        const QString key = m_dir.filePath(QStringLiteral("key.pem"));
+        QProcess openssl;
+        openssl.setProcessChannelMode(QProcess::MergedChannels);
+        openssl.start(QStringLiteral("openssl"),
+            { QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("rsa:2048"),
+                QStringLiteral("-nodes"), QStringLiteral("-keyout"), key, QStringLiteral("-out"), cert,
+                QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1"),
+                QStringLiteral("-addext"), QStringLiteral("subjectAltName=IP:127.0.0.1") });
+        QVERIFY(openssl.waitForFinished(60000));
+        QVERIFY2(openssl.exitCode() == 0, openssl.readAll().constData());
+        writeFile(m_dir.filePath(QStringLiteral("web.yml")),
+            QStringLiteral("tls_server_config:\n  cert_file: %1\n  key_file: %2\n").arg(cert, key).toUtf8());
+        telemetrytest::Child tlsPrometheus;
+        int port = 0;
+        auto tlsClient = [&](const std::string& host, bool insecure) {
+            PromClientOptions o;
+            o.url = "https://" + host + ":" + std::to_string(port);
+            o.insecureTls = insecure;
+            o.timeout = std::chrono::milliseconds(5000);
+            o.maxAttempts = 1;
+            return PromClient::create(o).value();
+        };
+        for (int attempt = 0; attempt < 2 && !tlsPrometheus.running(); ++attempt) {
+            port = telemetrytest::freeLoopbackPort();
+            QVERIFY(tlsPrometheus.start(QStringLiteral("prometheus"),
+                { QStringLiteral("--config.file=") + m_dir.filePath(QStringLiteral("prometheus.yml")),
+                    QStringLiteral("--web.config.file=") + m_dir.filePath(QStringLiteral("web.yml")),
+                    QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("tsdb-tls")),
+                    QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port) },
+                m_dir.filePath(QStringLiteral("prometheus-tls.log"))));
+            const auto c = tlsClient("127.0.0.1", true);
+            if (!telemetrytest::waitFor([&] { return bool(c.buildInfo()); }, 20))
+                tlsPrometheus.stop();
+        }
+        QVERIFY2(tlsPrometheus.running(), "prometheus with TLS did not come up (see prometheus-tls.log)");
+
+        qunsetenv("SSL_CERT_FILE");
+        auto refused = tlsClient("127.0.0.1", false).buildInfo();
+        QVERIFY(!refused);
+        QVERIFY2(refused.message().find("TLS handshake failed") != std::string::npos
+                && refused.message().find("certificate verify failed") != std::string::npos,
+            refused.message().c_str());
+        QVERIFY2(refused.message().find("--insecure") != std::string::npos, refused.message().c_str());
+        auto insecure = tlsClient("127.0.0.1", true).buildInfo();
+        QVERIFY2(insecure, insecure.message().c_str());
+        QCOMPARE(insecure->major, 2);
+        qputenv("SSL_CERT_FILE", cert.toLocal8Bit());
+        auto verified = tlsClient("127.0.0.1", false).buildInfo();
+        auto wrongName = tlsClient("localhost", false).buildInfo();
+        qunsetenv("SSL_CERT_FILE");
+        QVERIFY2(verified, verified.message().c_str());
+        QVERIFY(!wrongName);
+        QVERIFY2(wrongName.message().find("TLS handshake failed") != std::string::npos, wrongName.message().c_str());
+
+        // The CLI over https once this server has scraped the exporter.
+        const auto c = tlsClient("127.0.0.1", true);
+        QVERIFY(telemetrytest::waitFor(
+            [&] {
+                auto r = c.query("up{job=\"node\"} == 1");
+                return r && !r->series.empty();
+            },
+            30));
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        const QString dump = m_dir.filePath(QStringLiteral("fixture.ibnetdiscover"));
+        QVERIFY(QFile::exists(dump));
+        QProcess cli;
+        cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
+            { QStringLiteral("telemetry"), QStringLiteral("--url"), QStringLiteral("https://127.0.0.1:%1").arg(port),
+                QStringLiteral("--insecure"), QStringLiteral("--fabric"), dump, QStringLiteral("--live"),
+                QStringLiteral("3"), QStringLiteral("--json") });
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const QJsonObject o = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        QCOMPARE(o.value(QStringLiteral("links_measured")).toInt(), 2);
+        tlsPrometheus.stop();
+    }
+
     void brokenCounterFileIsAGapNotAZero()
     {
         // One unparsable counter fails node_exporter's whole infiniband collector.
