@@ -42,7 +42,6 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QListView>
-#include <QTableView>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -54,6 +53,7 @@
 #include <QShowEvent>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTimer>
@@ -418,8 +418,8 @@ void MainWindow::useProjectCalibration()
         if (compute)
             m_runner->setComputeCalibration(*compute);
         else
-            statusBar()->showMessage(
-                tr("The project's compute calibration cannot be read: %1").arg(QString::fromStdString(compute.message())),
+            statusBar()->showMessage(tr("The project's compute calibration cannot be read: %1")
+                                         .arg(QString::fromStdString(compute.message())),
                 8000);
     }
     auto calibration = m_document->calibration();

@@ -4,8 +4,8 @@
 // with others) on a worker with progress and cancel, previews it, and saves PDF, HTML and BOM CSV.
 
 #include "engine/calibration/sweepcalibration.h"
-#include "engine/training/computecalibration.h"
 #include "engine/scenario/scenario.h"
+#include "engine/training/computecalibration.h"
 
 #include <QDialog>
 #include <QImage>
