@@ -3,10 +3,10 @@
 #include "app/cli/commandline.h"
 #include "engine/analysis/runcomputecalibration.h"
 #include "engine/core/atomicfile.h"
+#include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
-#include "engine/scenario/scenariojson.h"
 #include "engine/training/computecalibration.h"
 
 #include <nlohmann/json.hpp>
@@ -57,8 +57,8 @@ namespace {
     }
 
     // --run RUN: a stored run's id or name.
-    engine::Result<engine::StoredRun> findRun(const engine::ProjectStore& store, const std::string& project,
-        const std::string& which)
+    engine::Result<engine::StoredRun> findRun(
+        const engine::ProjectStore& store, const std::string& project, const std::string& which)
     {
         engine::RunStore runs(const_cast<engine::ProjectStore&>(store));
         auto list = runs.list();
@@ -313,7 +313,8 @@ int runCalibrateComputeCommand(const std::vector<std::string>& args, CliIo io)
     } else {
         io.out << "calibration.compute: " << nlohmann::json::parse(document)["compute"].dump() << "\n";
         if (auto project = cl->value("project"))
-            io.out << "stored in " << *project << "; evaluate --project " << *project << ", the GUI and the report now use it"
+            io.out << "stored in " << *project << "; evaluate --project " << *project
+                   << ", the GUI and the report now use it"
                    << " on " << fittedGpu << " " << fittedDtype << " scenarios\n";
     }
     return 0;

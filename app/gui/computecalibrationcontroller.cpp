@@ -41,9 +41,9 @@ namespace {
             if (!store || !m_controller)
                 return;
             const engine::Status status = json ? store->putDocument(engine::kComputeCalibrationDocumentKind,
-                                                     engine::kComputeCalibrationDocumentName, *json)
+                                              engine::kComputeCalibrationDocumentName, *json)
                                                : store->removeDocument(engine::kComputeCalibrationDocumentKind,
-                                                     engine::kComputeCalibrationDocumentName);
+                                                   engine::kComputeCalibrationDocumentName);
             if (!status)
                 Q_EMIT m_controller->message(QObject::tr("The compute calibration cannot be written: %1")
                                                  .arg(QString::fromStdString(status.message())));

@@ -86,7 +86,8 @@ void ComputeCalibrationDialog::refit()
         m_fit = std::move(*fit);
         const engine::RunComputeCalibration& f = *m_fit;
         const engine::FitResidual& r = f.fit.residuals.front();
-        html += tr("<p>Measured over %1 step(s): median step <b>%2</b>, compute kernels %3. Fitted to the <b>%4</b>.</p>")
+        html += tr(
+            "<p>Measured over %1 step(s): median step <b>%2</b>, compute kernels %3. Fitted to the <b>%4</b>.</p>")
                     .arg(f.measured.steps)
                     .arg(seconds(f.measured.stepSeconds),
                         f.measured.computeSeconds > 0 ? seconds(f.measured.computeSeconds) : tr("not in the trace"),

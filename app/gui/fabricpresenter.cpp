@@ -188,7 +188,8 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
             : tr(" — compute calibrated from %1").arg(source.section(QStringLiteral(" ("), 0, 0));
         chart.setToolTip(from.empty() ? QString() : tr("Compute model calibrated from %1").arg(source));
         chart.setTitle(fallback
-                ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown") + calibrated
+                ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
+                    + calibrated
                 : calibrated.isEmpty() ? QString()
                                        : tr("Iteration breakdown") + calibrated);
     } else {

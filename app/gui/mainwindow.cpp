@@ -44,7 +44,6 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QListView>
-#include <QTableView>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -56,6 +55,7 @@
 #include <QShowEvent>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTimer>
@@ -428,8 +428,8 @@ void MainWindow::useProjectCalibration()
         if (compute)
             m_runner->setComputeCalibration(*compute);
         else
-            statusBar()->showMessage(
-                tr("The project's compute calibration cannot be read: %1").arg(QString::fromStdString(compute.message())),
+            statusBar()->showMessage(tr("The project's compute calibration cannot be read: %1")
+                                         .arg(QString::fromStdString(compute.message())),
                 8000);
     }
     auto calibration = m_document->calibration();

@@ -5,8 +5,8 @@
 
 #include "app/report/reportdocument.h"
 #include "engine/calibration/sweepcalibration.h"
-#include "engine/training/computecalibration.h"
 #include "engine/scenario/scenario.h"
+#include "engine/training/computecalibration.h"
 
 #include <QDialog>
 #include <QImage>

@@ -47,9 +47,9 @@ namespace {
     QString computeCalibrationNote(const Scenario& s)
     {
         const std::string from = computeCalibrationSource(s.computeCalibration);
-        return from.empty() ? QString()
-                            : QStringLiteral(" (compute calibrated from ") + QString::fromStdString(from)
-                + QLatin1Char(')');
+        return from.empty()
+            ? QString()
+            : QStringLiteral(" (compute calibrated from ") + QString::fromStdString(from) + QLatin1Char(')');
     }
 
 } // namespace

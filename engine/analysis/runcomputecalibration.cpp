@@ -94,8 +94,8 @@ std::vector<std::string> runScenarioMismatches(const StoredRunSummary& run, cons
     // The catalog id's model token ("H100" of "H100-SXM-80GB") as a word of the trace's device name.
     const std::string model = scenario.cluster.gpu.substr(0, scenario.cluster.gpu.find('-'));
     if (!run.gpuName.empty() && !model.empty() && !containsWord(run.gpuName, model))
-        out.push_back("the run ran on " + run.gpuName + " and the scenario " + scenario.name + " models "
-            + scenario.cluster.gpu);
+        out.push_back(
+            "the run ran on " + run.gpuName + " and the scenario " + scenario.name + " models " + scenario.cluster.gpu);
     return out;
 }
 
@@ -183,8 +183,8 @@ Result<std::optional<ProjectComputeCalibration>> readProjectComputeCalibration(
 
 Status storeProjectComputeCalibration(ProjectStore& project, const ProjectComputeCalibration& calibration)
 {
-    return project.putDocument(kComputeCalibrationDocumentKind, kComputeCalibrationDocumentName,
-        projectComputeCalibrationToJson(calibration));
+    return project.putDocument(
+        kComputeCalibrationDocumentKind, kComputeCalibrationDocumentName, projectComputeCalibrationToJson(calibration));
 }
 
 } // namespace clusterscope::engine

@@ -53,8 +53,8 @@ struct RunComputeCalibration {
 /// run's compute time when it has one (the compute model's own quantity), else to its step time.
 /// `start` (e.g. a GEMM-sweep fit) is applied first. Refuses, naming the difference, a run whose
 /// GPU count or type is not the scenario's, and a run without steps.
-Result<RunComputeCalibration> calibrateComputeFromRun(const StoredRun& run, const Scenario& scenario,
-    const Catalog& catalog, const ComputeCalibrationSpec& start = {});
+Result<RunComputeCalibration> calibrateComputeFromRun(
+    const StoredRun& run, const Scenario& scenario, const Catalog& catalog, const ComputeCalibrationSpec& start = {});
 
 /// The compute calibration stored in `project` (document kComputeCalibrationDocumentKind); none
 /// when the project holds none; an error naming `origin` when it cannot be read.

@@ -80,9 +80,9 @@ private Q_SLOTS:
 
     void fitsTheRunsComputeTime()
     {
-        const Run r = runCli({ QStringLiteral("calibrate-compute"), QStringLiteral("--project"), m_project,
-            QStringLiteral("--run"), QStringLiteral("gpt-run"), QStringLiteral("--scenario"), m_scenario,
-            QStringLiteral("--json") });
+        const Run r = runCli(
+            { QStringLiteral("calibrate-compute"), QStringLiteral("--project"), m_project, QStringLiteral("--run"),
+                QStringLiteral("gpt-run"), QStringLiteral("--scenario"), m_scenario, QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = json(r);
         const QJsonObject fit = o.value(QStringLiteral("fits")).toArray().first().toObject();
@@ -103,8 +103,8 @@ private Q_SLOTS:
         QVERIFY(cal.value(QStringLiteral("calibrated_from")).toString().contains(QStringLiteral("run \"gpt-run\"")));
 
         // evaluate --project now predicts the run's compute time and says it is calibrated.
-        const Run e = runCli(
-            { QStringLiteral("evaluate"), m_scenario, QStringLiteral("--project"), m_project, QStringLiteral("--json") });
+        const Run e = runCli({ QStringLiteral("evaluate"), m_scenario, QStringLiteral("--project"), m_project,
+            QStringLiteral("--json") });
         QVERIFY2(e.exitCode == 0, qPrintable(e.err));
         const QJsonObject evaluation = json(e);
         QVERIFY(evaluation.value(QStringLiteral("compute_calibration"))
@@ -129,8 +129,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("gpus");
         QTest::addColumn<QString>("message");
         QTest::addRow("16 GPUs") << QStringLiteral("H100-SXM-80GB") << 16 << QStringLiteral("8 ranks");
-        QTest::addRow("A100") << QStringLiteral("A100-SXM-80GB") << 8
-                              << QStringLiteral("ran on NVIDIA H100 80GB HBM3");
+        QTest::addRow("A100") << QStringLiteral("A100-SXM-80GB") << 8 << QStringLiteral("ran on NVIDIA H100 80GB HBM3");
     }
     void refusesAnotherCluster()
     {
@@ -141,8 +140,8 @@ private Q_SLOTS:
         const Run r = runCli({ QStringLiteral("calibrate-compute"), QStringLiteral("--project"), m_project,
             QStringLiteral("--run"), QStringLiteral("gpt-run"), QStringLiteral("--scenario"), other });
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains(message) && r.err.contains(QStringLiteral("is not the job of scenario")),
-            qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(message) && r.err.contains(QStringLiteral("is not the job of scenario")), qPrintable(r.err));
     }
 
     void otherGpusStayUncalibrated()
@@ -152,7 +151,11 @@ private Q_SLOTS:
         const Run e = runCli(
             { QStringLiteral("evaluate"), a100, QStringLiteral("--project"), m_project, QStringLiteral("--json") });
         QVERIFY2(e.exitCode == 0, qPrintable(e.err));
-        QVERIFY(!json(e).value(QStringLiteral("compute_calibration")).toObject().value(QStringLiteral("calibrated")).toBool());
+        QVERIFY(!json(e)
+                     .value(QStringLiteral("compute_calibration"))
+                     .toObject()
+                     .value(QStringLiteral("calibrated"))
+                     .toBool());
         QVERIFY2(e.err.contains(QStringLiteral("fitted on H100-SXM-80GB bf16")), qPrintable(e.err));
     }
 
@@ -167,9 +170,9 @@ private Q_SLOTS:
             QStringLiteral("--project"), project });
         QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
         const QString v100 = writeScenario(dir, "v100", "V100-SXM2-32GB", 8);
-        const Run r = runCli({ QStringLiteral("calibrate-compute"), QStringLiteral("--project"), project,
-            QStringLiteral("--run"), QStringLiteral("param_dlrm_8rank"), QStringLiteral("--scenario"), v100,
-            QStringLiteral("--json") });
+        const Run r = runCli(
+            { QStringLiteral("calibrate-compute"), QStringLiteral("--project"), project, QStringLiteral("--run"),
+                QStringLiteral("param_dlrm_8rank"), QStringLiteral("--scenario"), v100, QStringLiteral("--json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject fit = json(r).value(QStringLiteral("fits")).toArray().first().toObject();
         QCOMPARE(fit.value(QStringLiteral("quantity")).toString(), QStringLiteral("compute time"));

@@ -68,8 +68,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("expected");
         QTest::addRow("same") << "NVIDIA H100 80GB HBM3" << 8 << 8 << "H100-SXM-80GB" << 8 << 0;
         QTest::addRow("count") << "NVIDIA H100 80GB HBM3" << 8 << 8 << "H100-SXM-80GB" << 16 << 1;
-        QTest::addRow("world size over rank files") << "NVIDIA H100 80GB HBM3" << 16 << 2 << "H100-SXM-80GB" << 16
-                                                    << 0;
+        QTest::addRow("world size over rank files") << "NVIDIA H100 80GB HBM3" << 16 << 2 << "H100-SXM-80GB" << 16 << 0;
         QTest::addRow("type") << "NVIDIA A100-SXM4-80GB" << 8 << 8 << "H100-SXM-80GB" << 8 << 1;
         QTest::addRow("H100 is not GH100") << "NVIDIA GH100" << 8 << 8 << "H100-SXM-80GB" << 8 << 1;
         QTest::addRow("V100 with dashes") << "Tesla V100-SXM2-32GB" << 8 << 8 << "V100-SXM2-32GB" << 8 << 0;

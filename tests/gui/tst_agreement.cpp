@@ -146,14 +146,15 @@ private Q_SLOTS:
         const auto gui = w.analysisRunner()->latest();
         QVERIFY(gui && gui->estimate);
         const double guiSeconds = gui->estimate->iterationSeconds;
-        QVERIFY2(w.breakdownChart()->chart()->title().endsWith(
-                     QStringLiteral("compute calibrated from run \"llama-run\"")),
+        QVERIFY2(
+            w.breakdownChart()->chart()->title().endsWith(QStringLiteral("compute calibrated from run \"llama-run\"")),
             qPrintable(w.breakdownChart()->chart()->title()));
         QVERIFY(w.breakdownChart()->toolTip().contains(QString::fromStdString(from)));
 
         QProcess cli;
         cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
-            { QStringLiteral("evaluate"), scenarioFile, QStringLiteral("--project"), project, QStringLiteral("--json") });
+            { QStringLiteral("evaluate"), scenarioFile, QStringLiteral("--project"), project,
+                QStringLiteral("--json") });
         QVERIFY(cli.waitForFinished(120000));
         QCOMPARE(cli.exitCode(), 0);
         const QJsonObject json = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
@@ -166,11 +167,15 @@ private Q_SLOTS:
 
         // The uncalibrated scenario is faster (the fractions above are below the catalog's).
         QProcess plain;
-        plain.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), { QStringLiteral("evaluate"), scenarioFile, QStringLiteral("--json") });
+        plain.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
+            { QStringLiteral("evaluate"), scenarioFile, QStringLiteral("--json") });
         QVERIFY(plain.waitForFinished(120000));
-        const double plainSeconds
-            = QJsonDocument::fromJson(plain.readAllStandardOutput()).object().value(QStringLiteral("iteration_seconds")).toDouble();
-        QVERIFY2(guiSeconds > plainSeconds * 1.05, qPrintable(QStringLiteral("%1 vs %2").arg(guiSeconds).arg(plainSeconds)));
+        const double plainSeconds = QJsonDocument::fromJson(plain.readAllStandardOutput())
+                                        .object()
+                                        .value(QStringLiteral("iteration_seconds"))
+                                        .toDouble();
+        QVERIFY2(
+            guiSeconds > plainSeconds * 1.05, qPrintable(QStringLiteral("%1 vs %2").arg(guiSeconds).arg(plainSeconds)));
 
         // The report, given the project's calibration as the report tool and the GUI's dialog give it.
         auto catalog = engine::Catalog::builtin();

@@ -40,8 +40,8 @@ engine::Scenario jobScenario(const char* name, const char* gpu)
                 "seq_len": 2048, "moe": null},
       "training": {"global_batch": 16, "micro_batch": 1, "dtype": "bf16", "recompute": "none", "tokens": 1e12},
       "parallelism": {"tp": 1, "pp": 1, "dp": 8}})")
-                                         .arg(QLatin1String(name), QLatin1String(gpu))
-                                         .toStdString(),
+                                           .arg(QLatin1String(name), QLatin1String(gpu))
+                                           .toStdString(),
         "test");
     return s ? *s : engine::Scenario {};
 }
@@ -126,7 +126,8 @@ private Q_SLOTS:
             // Another GPU: warned, nothing to store.
             dialog.setScenarioIndex(1);
             [&] {
-                QVERIFY2(dialog.warningText().contains(QStringLiteral("A100-SXM-80GB")), qPrintable(dialog.warningText()));
+                QVERIFY2(
+                    dialog.warningText().contains(QStringLiteral("A100-SXM-80GB")), qPrintable(dialog.warningText()));
                 QVERIFY(!dialog.storeButton()->isEnabled());
                 QVERIFY(!dialog.fit());
             }();
@@ -157,13 +158,15 @@ private Q_SLOTS:
         QVERIFY(after && after->estimate && after->evaluator);
         QVERIFY(qAbs(engine::modelledComputeSeconds(after->estimate->breakdown) / measured - 1) < 0.01);
         QVERIFY(after->estimate->iterationSeconds > before);
-        QVERIFY2(w.breakdownChart()->chart()->title().contains(QStringLiteral("compute calibrated from run \"gpt-run\"")),
+        QVERIFY2(
+            w.breakdownChart()->chart()->title().contains(QStringLiteral("compute calibrated from run \"gpt-run\"")),
             qPrintable(w.breakdownChart()->chart()->title()));
         screenshot(w, "calibrated-breakdown-1366x768.png");
         // The A100 scenario of the same project is not calibrated by an H100 run.
         w.selectScenario(1);
         w.analysisRunner()->waitUntilIdle();
-        QVERIFY(w.analysisRunner()->latest()->evaluator->scenario().computeCalibration == engine::ComputeCalibrationSpec {});
+        QVERIFY(w.analysisRunner()->latest()->evaluator->scenario().computeCalibration
+            == engine::ComputeCalibrationSpec {});
 
         // Undo: the project holds no compute calibration again.
         w.selectScenario(0);

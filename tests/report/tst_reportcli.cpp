@@ -178,8 +178,9 @@ private Q_SLOTS:
         const Run r = runCli({ project, QStringLiteral("--html"), html, QStringLiteral("--no-sensitivity") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString text = QString::fromUtf8(readAll(html));
-        const QString beside = QString(app::formatSeconds(seconds) + QStringLiteral(" (compute calibrated from run \"llama-run\")"))
-                                   .toHtmlEscaped();
+        const QString beside
+            = QString(app::formatSeconds(seconds) + QStringLiteral(" (compute calibrated from run \"llama-run\")"))
+                  .toHtmlEscaped();
         QVERIFY2(text.contains(beside), qPrintable(beside));
         QVERIFY(text.contains(QStringLiteral("Calibrated from run &quot;llama-run&quot;.")));
     }
