@@ -110,6 +110,7 @@ engine::Result<importers::PromClient> LiveController::makeClient() const
         o.basicUser = m_view.user().toStdString();
         o.basicPassword = m_view.secret().toStdString();
     }
+    o.insecureTls = m_view.insecureTls();
     o.timeout = std::chrono::milliseconds(15000);
     o.maxAttempts = 2;
     return importers::PromClient::create(o);
@@ -206,6 +207,14 @@ void LiveController::refresh()
         m_view.setBusy(false);
         if (w.fabric)
             m_fabric = w.fabric;
+        if (!w.snapshot && m_stop && m_stop->load()) {
+            // Cancelled by the user: the connection and the last window stay as they were.
+            const QString note = tr(" · refresh cancelled: this is the previous window");
+            if (!m_view.summary().endsWith(note))
+                m_view.setSummary(m_view.summary() + note);
+            Q_EMIT refreshed(false, tr("cancelled: %1").arg(w.error));
+            return;
+        }
         if (!w.snapshot) {
             m_view.setConnectionState(LiveView::Connection::Failed, w.error);
             Q_EMIT refreshed(false, w.error);

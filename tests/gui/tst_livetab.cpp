@@ -140,6 +140,17 @@ private slots:
         const auto snap = controller->latest();
         QVERIFY(snap);
 
+        // Cancel: a refresh abandoned at once reports "cancelled" and keeps the last window.
+        live->refreshButton()->click();
+        QVERIFY(controller->isBusy());
+        live->cancelButton()->click();
+        QVERIFY(refreshed.wait(60000));
+        QCOMPARE(refreshed.last().at(0).toBool(), false);
+        QVERIFY2(refreshed.last().at(1).toString().contains(QStringLiteral("cancelled")),
+            qPrintable(refreshed.last().at(1).toString()));
+        QCOMPARE(controller->latest(), snap);
+        QVERIFY(!controller->isBusy());
+
         // Raw query time in the same run: every byte counter's samples of the window in one GET.
         const auto raw = telemetrytest::client(m_port);
         QElapsedTimer t;

@@ -63,7 +63,9 @@ LiveView::LiveView(QWidget* parent)
     m_state->setWordWrap(true);
     m_state->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     addRow(tr("Server:"), { m_url, m_test });
-    addRow(tr("Auth:"), { m_auth, m_user, m_secret });
+    m_insecure = new QCheckBox(tr("skip TLS checks"), panel);
+    m_insecure->setToolTip(tr("https without certificate and host-name verification (self-signed lab servers)"));
+    addRow(tr("Auth:"), { m_auth, m_user, m_secret, m_insecure });
     form->addWidget(m_state, row++, 0, 1, 2);
     auto authChanged = [this] {
         m_user->setEnabled(auth() == Auth::Basic);
@@ -197,6 +199,7 @@ LiveView::~LiveView() = default;
 
 QString LiveView::url() const { return m_url->text().trimmed(); }
 void LiveView::setUrl(const QString& url) { m_url->setText(url); }
+bool LiveView::insecureTls() const { return m_insecure->isChecked(); }
 LiveView::Auth LiveView::auth() const { return static_cast<Auth>(m_auth->currentIndex()); }
 QString LiveView::user() const { return m_user->text(); }
 QString LiveView::secret() const { return m_secret->text(); }

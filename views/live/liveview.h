@@ -55,6 +55,7 @@ public:
     Auth auth() const;
     QString user() const;
     QString secret() const; ///< the bearer token or the basic-auth password
+    bool insecureTls() const; ///< https without certificate checks (a self-signed lab server)
     /// Window length (s) when following or for "last N"; 0 when a fixed window is chosen.
     double windowSeconds() const;
     /// The fixed window (seconds since the epoch) when windowSeconds() is 0.
@@ -111,6 +112,7 @@ private:
     QComboBox* m_auth = nullptr;
     QLineEdit* m_user = nullptr;
     QLineEdit* m_secret = nullptr;
+    QCheckBox* m_insecure = nullptr;
     QPushButton* m_test = nullptr;
     QLabel* m_state = nullptr;
     QComboBox* m_window = nullptr;
