@@ -311,7 +311,7 @@ namespace {
                 continue;
             out << format("size correction tier %d (time x, interpolated in log size):", t);
             for (int k = 0; k < engine::CollectiveCalibration::kSizeKnots; ++k)
-                out << format(" %.3g B x%.3f", std::exp2(engine::CollectiveCalibration::kSizeKnotLog2Bytes[k]),
+                out << format(" %.0f B x%.3f", std::exp2(engine::CollectiveCalibration::kSizeKnotLog2Bytes[k]),
                     std::exp(c.calibration.logTimeAtKnot[t][k]));
             out << "\n";
         }

@@ -91,9 +91,8 @@ namespace {
             // network hops. Across nodes the network hop is the slow stage the chunk time is counted
             // in; an NVLink hop takes (per-rank network rate / NVLink rate) of it.
             p.concurrent = ctx.channels;
-            const double nvlinkHop = ctx.nodes > 1
-                ? std::min(1.0, ctx.interBytesPerSecond / ppn / ctx.intraBytesPerSecond)
-                : 1.0;
+            const double nvlinkHop
+                = ctx.nodes > 1 ? std::min(1.0, ctx.interBytesPerSecond / ppn / ctx.intraBytesPerSecond) : 1.0;
             p.stages = std::max(1.0, 2.0 * (ppn - 1) * nvlinkHop + 2.0 * log2Floor(ctx.nodes));
             p.chunkBytes = protocol == CollectiveProtocol::LL128 ? treeLl128Chunk(nBytes, ctx.channels, ppn, ctx.nodes)
                 : protocol == CollectiveProtocol::LL             ? nccl::kLlChunkBytes

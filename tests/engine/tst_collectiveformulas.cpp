@@ -166,6 +166,57 @@ private Q_SLOTS:
         QCOMPARE(t.tier, ranks > ranksPerNode ? 1 : 0);
     }
 
+    void pipeline_data()
+    {
+        // The time NCCL takes once it has chosen (ncclpipeline.cpp): the per-call overhead on the
+        // latency, and q chunks through D stages on the bandwidth, W x (q + D - 1) / q, with the
+        // chunk src/enqueue.cc calcCollChunking picks. H100-like, 2 nodes x 8 ranks, 8 NICs: NVLSTree
+        // runs 16 channels x 8 heads = 128 pipelines through D = 1 + 2 log2(2) = 3 stages.
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<double>("bytes");
+        QTest::addColumn<double>("overheadUs");
+        QTest::addColumn<double>("bandwidthFactor");
+        const double kMiB = 1024.0 * 1024.0;
+        // 4 MiB: below 8 MiB (1 x 128 x 64 KiB) the chunk is 32 KiB: q = 1, factor 3.
+        QTest::addRow("nvlstree 4 MiB: one 32 KiB chunk") << "nvlstree" << 16 << 4 * kMiB << 27.0 << 3.0;
+        // 16 MiB: below 64 MiB (4 x 128 x 128 KiB) the chunk is 64 KiB: q = 2, factor 2.
+        QTest::addRow("nvlstree 16 MiB: two 64 KiB chunks") << "nvlstree" << 16 << 16 * kMiB << 27.0 << 2.0;
+        // 64 MiB: 128 KiB chunks, q = 4: factor 1.5.
+        QTest::addRow("nvlstree 64 MiB: four 128 KiB chunks") << "nvlstree" << 16 << 64 * kMiB << 27.0 << 1.5;
+        // 1 GiB: q = 64: factor 66 / 64.
+        QTest::addRow("nvlstree 1 GiB: 64 chunks") << "nvlstree" << 16 << 1024 * kMiB << 27.0 << 66.0 / 64.0;
+        // One node, NVLS: one stage (the in-switch reduce and multicast of a chunk): no fill.
+        QTest::addRow("nvls one node 16 MiB: no fill") << "nvls" << 8 << 16 * kMiB << 21.0 << 1.0;
+        // Ring keeps the tuner's bandwidth (its steps are the tuner's latency term).
+        QTest::addRow("ring 2 nodes 16 MiB") << "ring" << 16 << 16 * kMiB << 27.0 << 1.0;
+        QTest::addRow("ring one node 16 MiB") << "ring" << 8 << 16 * kMiB << 21.0 << 1.0;
+    }
+    void pipeline()
+    {
+        QFETCH(QString, algorithm);
+        QFETCH(int, ranks);
+        QFETCH(double, bytes);
+        QFETCH(double, overheadUs);
+        QFETCH(double, bandwidthFactor);
+        const CollectiveModel m(h100Like());
+        CollectiveRequest r;
+        r.bytes = bytes;
+        r.group = GroupPlacement { ranks, 8, 8, ranks > 8 ? 1 : 0, 0 };
+        const auto a = *parseCollectiveAlgorithm(algorithm.toStdString());
+        const CollectiveTerms t = m.terms(r, a, CollectiveProtocol::Simple);
+        QVERIFY(t.supported);
+        QVERIFY2(std::abs((t.achievedLatencySeconds - t.latencySeconds) * 1e6 - overheadUs) < 1e-9,
+            qPrintable(QString::number((t.achievedLatencySeconds - t.latencySeconds) * 1e6)));
+        QVERIFY2(std::abs(t.achievedBandwidthSeconds / t.bandwidthSeconds / bandwidthFactor - 1) < 1e-12,
+            qPrintable(QString::number(t.achievedBandwidthSeconds / t.bandwidthSeconds)));
+        // The estimate of a pinned algorithm is the achieved time (no calibration).
+        r.algorithm = a;
+        const CollectiveEstimate e = m.estimate(r);
+        const CollectiveTerms chosen = m.terms(r, a, e.protocol);
+        QVERIFY(std::abs(e.seconds / (chosen.achievedLatencySeconds + chosen.achievedBandwidthSeconds) - 1) < 1e-12);
+    }
+
     void busbwFactors_data()
     {
         QTest::addColumn<QString>("op");
