@@ -7,7 +7,7 @@
 #include "engine/telemetry/telemetryrecord.h"
 #include "importers/telemetry/fabricmapping.h"
 #include "importers/telemetry/sourceprofile.h"
-#include "views/fabric/fabricscenebuilder.h"
+#include "views/presentation/fabricscenebuilder.h"
 #include "views/fabric/fabricview.h"
 #include "views/live/liveview.h"
 
