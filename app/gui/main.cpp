@@ -45,9 +45,12 @@ int main(int argc, char** argv)
     clusterscope::app::MainWindow window;
     const QStringList files = parser.positionalArguments();
     // Interactive starts carry on where the user left off; batch runs are reproducible.
-    // The example project comes with an example run (the Runs tab's post-mortem).
-    if (files.isEmpty() && (batch || !window.reopenLastProject()))
+    // The example project comes with an example run (the Runs tab's post-mortem) and an imported
+    // fabric (Fabric 3D's flags).
+    if (files.isEmpty() && (batch || !window.reopenLastProject())) {
         window.showExampleRun();
+        window.showExampleFabric();
+    }
     for (const QString& f : files) {
         if (auto error = window.openPath(f, batch)) {
             std::fprintf(stderr, "%s\n", qPrintable(*error));

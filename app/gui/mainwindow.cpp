@@ -766,10 +766,27 @@ void MainWindow::showEvent(QShowEvent* event)
     resizeDocks({ m_scenariosDock, m_editorDock }, { first.scenariosWidth, first.editorWidth }, Qt::Horizontal);
 }
 
+bool MainWindow::showExampleFabric()
+{
+    initExampleRunResources();
+    if (!m_exampleRunDir)
+        m_exampleRunDir = std::make_unique<QTemporaryDir>();
+    if (!m_exampleRunDir->isValid())
+        return false;
+    // The file's name is the imported fabric's name in the list.
+    const QString name = QStringLiteral("llama3-70b-1024-h100.ibnetdiscover.gz");
+    const QString path = m_exampleRunDir->filePath(name);
+    if (!QFile::exists(path) && !QFile::copy(QStringLiteral(":/examplefabric/") + name, path))
+        return false;
+    m_fabricImport->importFile(path);
+    return true;
+}
+
 bool MainWindow::showExampleRun()
 {
     initExampleRunResources();
-    m_exampleRunDir = std::make_unique<QTemporaryDir>();
+    if (!m_exampleRunDir) // shared with the example fabric
+        m_exampleRunDir = std::make_unique<QTemporaryDir>();
     if (!m_exampleRunDir->isValid())
         return false;
     // The folder's name is the run's name in the Runs tab.
@@ -779,7 +796,7 @@ bool MainWindow::showExampleRun()
     const QDir resources(QStringLiteral(":/examplerun"));
     const QStringList files = resources.entryList(QDir::Files);
     for (const QString& f : files)
-        if (!QFile::copy(resources.filePath(f), QDir(folder).filePath(f)))
+        if (!QFile::exists(QDir(folder).filePath(f)) && !QFile::copy(resources.filePath(f), QDir(folder).filePath(f)))
             return false;
     if (files.isEmpty())
         return false;

@@ -75,6 +75,10 @@ public:
     /// Imports the example run (8 DLRM rank traces, compiled in) into the Runs tab, so the example
     /// project shows the post-mortem half too. Returns false when it cannot be unpacked.
     bool showExampleRun();
+    /// Imports the example fabric (an ibnetdiscover dump of the Llama example's fabric with a
+    /// degraded and a missing leaf-spine link, compiled in), so Fabric 3D and its flags have
+    /// content on first start. Returns false when it cannot be unpacked.
+    bool showExampleFabric();
     QDockWidget* scenariosDock() const { return m_scenariosDock; }
     QDockWidget* editorDock() const { return m_editorDock; }
 

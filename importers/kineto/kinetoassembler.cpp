@@ -222,15 +222,51 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
             t.gpuMemoryBytes = d.totalGlobalMem;
         }
 
-    std::sort(raw.steps.begin(), raw.steps.end(),
-        [](const engine::ProfilerStepRange& a, const engine::ProfilerStepRange& b) { return a.startNs < b.startNs; });
-    for (auto s : raw.steps) {
-        if (!t.steps.empty() && t.steps.back().step == s.step)
-            continue; // the same step annotated twice (two threads)
+    // One host window per ProfilerStep#N. PyTorch's profiler records the step annotation with
+    // RECORD_FUNCTION on the thread that calls profiler.step() (torch/profiler/profiler.py,
+    // _KinetoProfile.step), and a trace may hold the same step on more than one thread (e.g. a
+    // DDP run where a second thread also records it), with ranges that need not agree. The step's
+    // window is the range on the thread that launched the most GPU work inside it (cuda_runtime /
+    // cuda_driver launches whose correlation id matches a kernel, copy or set); ties go to the
+    // earliest range; the other threads' ranges of that step are ignored.
+    std::vector<std::int64_t> gpuCorrelations;
+    gpuCorrelations.reserve(raw.gpu.size());
+    for (const RawGpuEvent& g : raw.gpu)
+        if (g.correlation >= 0)
+            gpuCorrelations.push_back(g.correlation);
+    std::sort(gpuCorrelations.begin(), gpuCorrelations.end());
+    const auto gpuLaunchesIn = [&](const engine::ProfilerStepRange& s, std::int64_t tid) {
+        std::int64_t n = 0;
+        for (const RawLaunch& l : raw.launches)
+            if (l.tid == tid && l.tsNs >= s.startNs && l.tsNs <= s.endNs
+                && std::binary_search(gpuCorrelations.begin(), gpuCorrelations.end(), l.correlation))
+                ++n;
+        return n;
+    };
+    struct Candidate {
+        engine::ProfilerStepRange range;
+        std::int64_t launches = -1;
+    };
+    std::map<std::int64_t, Candidate> chosen;
+    for (std::size_t i = 0; i < raw.steps.size(); ++i) {
+        const engine::ProfilerStepRange& s = raw.steps[i];
+        const std::int64_t tid = i < raw.stepTids.size() ? raw.stepTids[i] : 0;
+        const std::int64_t launches = gpuLaunchesIn(s, tid);
+        auto [it, fresh] = chosen.try_emplace(s.step, Candidate { s, launches });
+        if (fresh)
+            continue;
+        Candidate& c = it->second;
+        if (launches > c.launches || (launches == c.launches && s.startNs < c.range.startNs))
+            c = { s, launches };
+    }
+    for (auto& [step, c] : chosen) {
+        engine::ProfilerStepRange s = c.range;
         s.startNs += base;
         s.endNs += base;
         t.steps.push_back(s);
     }
+    std::sort(t.steps.begin(), t.steps.end(),
+        [](const engine::ProfilerStepRange& a, const engine::ProfilerStepRange& b) { return a.startNs < b.startNs; });
     return t;
 }
 

@@ -283,8 +283,10 @@ simdjson::error_code KinetoParser::Impl::readEvent(od::object& o)
     (void)argsRead;
     if (want == Want::Step) {
         const auto number = parseInteger(evName.substr(std::string_view("ProfilerStep#").size()));
-        if (number)
+        if (number) {
             raw.steps.push_back({ *number, *ts, *ts + *dur });
+            raw.stepTids.push_back(tid);
+        }
         return simdjson::SUCCESS;
     }
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {

@@ -83,6 +83,7 @@ struct RawTrace {
     std::vector<RawHostRange> hostRanges;
     std::vector<RawLaunch> launches;
     std::vector<engine::ProfilerStepRange> steps;
+    std::vector<std::int64_t> stepTids; ///< the thread of each steps[i] (ProfilerStep#N may be on several)
 };
 
 /// Links launches, host ranges and kernels into a RankTrace (sizes, groups, steps, absolute times).

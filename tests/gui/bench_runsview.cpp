@@ -14,6 +14,7 @@
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
 #include "tests/common/generatedrun.h"
+#include "tests/common/screenshots.h"
 #include "views/runs/runbreakdownchart.h"
 #include "views/runs/runsview.h"
 #include "views/widgets/vtkopenglwidget.h"
@@ -28,6 +29,7 @@
 
 using namespace clusterscope;
 using namespace clusterscope::engine;
+namespace testsupport = clusterscope::testsupport;
 
 using clusterscope::testsupport::kGeneratedSteps;
 using clusterscope::testsupport::tpDpRank;
@@ -87,6 +89,8 @@ private Q_SLOTS:
                 QVERIFY2(w.runsView()->headerText().contains(QLocale().toString(world)),
                     qPrintable(w.runsView()->headerText()));
                 bars = w.runsView()->breakdownChart()->barCount();
+                if (rep == 0)
+                    w.grab().save(testsupport::screenshotPath(QStringLiteral("bench-runs-%1.png").arg(world)));
             }
             std::sort(opens.begin(), opens.end());
             const double openMs = opens[1];

@@ -6,6 +6,8 @@
 // gui-runs-tab-<w>x<h>.png in tests/common/screenshots.h's folder).
 
 #include "app/gui/analysisrunner.h"
+#include "app/gui/fabricimportcontroller.h"
+#include "importers/ibnetdiscover/importedfabric.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/projectdocument.h"
 #include "app/gui/windowlayout.h"
@@ -233,6 +235,28 @@ private Q_SLOTS:
         // At least a pixel per rack of 32 GPUs (the heatmap then shows racks, not one pod cell).
         QVERIFY2(canvas->plotRect().width() >= kRanks / 32,
             qPrintable(QStringLiteral("heatmap plot %1 px").arg(canvas->plotRect().width())));
+    }
+
+    // The example project's imported fabric (compiled in): the Llama example's fabric with a
+    // degraded and a missing leaf-spine link, so Fabric 3D has flags on first start.
+    void exampleFabricHasFlags()
+    {
+        QSettings().clear();
+        app::MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.showExampleFabric());
+        w.fabricImport()->waitUntilIdle();
+        QTRY_VERIFY_WITH_TIMEOUT(w.fabricImport()->shownFabric() != nullptr, 20000);
+        const importers::ImportedFabric* fabric = w.fabricImport()->shownFabric();
+        QCOMPARE(int(fabric->flags.size()), 2);
+        QStringList kinds;
+        for (const auto& f : fabric->flags)
+            kinds << QString::fromLatin1(importers::toString(f.kind));
+        QVERIFY2(kinds.join(QLatin1Char('|')).contains(QStringLiteral("degraded"))
+                && kinds.join(QLatin1Char('|')).contains(QStringLiteral("missing")),
+            qPrintable(kinds.join(QLatin1Char('|'))));
+        settle(w);
     }
 
     // The layout and the project open at exit come back at the next start.

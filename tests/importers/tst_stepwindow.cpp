@@ -1,8 +1,9 @@
 // Step windows on a trace shaped like a real single-GPU PyTorch 2.x (DDP) profile: ProfilerStep
-// ranges annotated on two threads, the GPU ~55 ms behind the CPU, and kernels of an unprofiled
-// (warm-up) step still running when the first profiled step starts on the host. A step is the GPU
-// work launched inside its ProfilerStep range (launch matched to kernel by correlation id); its
-// window starts when the GPU is done with earlier work, not at the host range's start.
+// ranges annotated on two threads (agreeing or not), the GPU ~55 ms behind the CPU, and kernels of
+// an unprofiled (warm-up) step still running when the first profiled step starts on the host. A
+// step's host range is the one on the thread that launched the most GPU work inside it; the step is
+// the GPU work launched inside that range (launch matched to kernel by correlation id); its window
+// starts when the GPU is done with earlier work, not at the host range's start.
 
 #include "engine/run/runanalysis.h"
 #include "importers/kineto/runloader.h"
@@ -30,7 +31,8 @@ std::string event(const std::string& fields) { return "  {" + fields + "},\n"; }
 // ProfilerStep#3 is [110, 170] ms on the main thread and again on a second thread. GPU: warm-up
 // kernels run until 105 ms (55 ms behind); step 2's kernels run back to back from 105 ms for
 // 163 ms with 4 ms of gaps (159 ms busy); step 3's from 268 ms for 160 ms, gap-free.
-std::string pytorch2Trace(std::vector<Kernel>& step2, std::vector<Kernel>& step3)
+std::string pytorch2Trace(std::vector<Kernel>& step2, std::vector<Kernel>& step3, double otherStep2StartUs = 50000,
+    double otherStep2DurUs = 60000)
 {
     std::string t
         = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85100000000}],
@@ -38,8 +40,10 @@ std::string pytorch2Trace(std::vector<Kernel>& step2, std::vector<Kernel>& step3
  "traceEvents": [
 )";
     for (const char* tid : { "101", "202" }) {
+        const bool other = std::string(tid) == "202";
         t += event(std::string(R"("ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": )")
-            + tid + R"(, "ts": 50000, "dur": 60000)");
+            + tid + R"(, "ts": )" + std::to_string(other ? otherStep2StartUs : 50000.0) + R"(, "dur": )"
+            + std::to_string(other ? otherStep2DurUs : 60000.0));
         t += event(std::string(R"("ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": )")
             + tid + R"(, "ts": 110000, "dur": 60000)");
     }
@@ -83,13 +87,25 @@ std::string pytorch2Trace(std::vector<Kernel>& step2, std::vector<Kernel>& step3
 class TestStepWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void pytorch2Shape_data()
+    {
+        QTest::addColumn<double>("otherStartUs");
+        QTest::addColumn<double>("otherDurUs");
+        QTest::addRow("both threads agree") << 50000.0 << 60000.0;
+        // The second thread (no launches) says step 2 began at 30 ms, before the last warm-up
+        // launches (32, 36 ms), and ended inside step 3: its range must not be the step's window.
+        QTest::addRow("second thread earlier and longer") << 30000.0 << 90000.0;
+        QTest::addRow("second thread later and shorter") << 60000.0 << 20000.0;
+    }
     void pytorch2Shape()
     {
+        QFETCH(double, otherStartUs);
+        QFETCH(double, otherDurUs);
         std::vector<Kernel> step2, step3;
         QTemporaryDir dir;
         QFile f(dir.filePath(QStringLiteral("rank0.pt.trace.json")));
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray::fromStdString(pytorch2Trace(step2, step3)));
+        f.write(QByteArray::fromStdString(pytorch2Trace(step2, step3, otherStartUs, otherDurUs)));
         f.close();
         auto run = loadRun({ f.fileName().toStdString() });
         QVERIFY2(run, run.message().c_str());

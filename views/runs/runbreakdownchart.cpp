@@ -317,7 +317,7 @@ void RunBreakdownChart::setSteps(const std::vector<engine::StepBreakdown>& steps
     yAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.08 : 1.0);
     yAxis->applyNiceNumbers();
     yAxis->setLabelFormat(QStringLiteral("%.3g"));
-    yAxis->setTitleText(tr("Time per step (ms)"));
+    yAxis->setTitleText(tr("ms per step"));
     chart->addAxis(xAxis, Qt::AlignBottom);
     chart->addAxis(yAxis, Qt::AlignLeft);
     series->attachAxis(xAxis);
