@@ -44,7 +44,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     const TransformerShape& m = m_shape;
     const CommunicationSpec& comm = m_scenario.communication;
     const int batch = m_scenario.training.globalBatch;
-    const double micro = batch / (p.dp * s.microBatch); // m
+    const int microBatches = batch / (p.dp * s.microBatch); // whole micro-batches (invalidReason)
+    const double micro = microBatches; // m
     r.microBatchesPerPipeline = static_cast<int>(micro);
     PipelineSplit split;
     splitPipeline(static_cast<int>(m.layers), p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split);

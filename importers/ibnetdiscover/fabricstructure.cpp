@@ -14,7 +14,6 @@
 
 namespace clusterscope::importers {
 
-using engine::DiagnosticSeverity;
 using engine::LinkId;
 using engine::NodeId;
 using engine::NodeKind;

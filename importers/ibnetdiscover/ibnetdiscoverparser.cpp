@@ -58,6 +58,7 @@ namespace {
         std::uint64_t guid = 0;
         int port = 0;
         bool operator==(const PortKey&) const = default;
+        // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the defaulted <=> (no pointer here)
         auto operator<=>(const PortKey&) const = default;
     };
     struct PortKeyHash {

@@ -167,7 +167,7 @@ std::string writeIbnetdiscover(const engine::FabricGraph& g, const Ibnetdiscover
         }
         if (sharp)
             w.line("[%d]\t\"H-%016llx\"[1](%llx) \t\t# \"%s\" lid %d %s", portCount + 1,
-                static_cast<unsigned long long>(guid + 8), static_cast<unsigned long long>(guid + 8), kAnDescription,
+                static_cast<unsigned long long>(guid) + 8, static_cast<unsigned long long>(guid) + 8, kAnDescription,
                 anLid, commonWidth.c_str());
         w.out += w.eol;
     };
@@ -181,7 +181,7 @@ std::string writeIbnetdiscover(const engine::FabricGraph& g, const Ibnetdiscover
         std::sort(list.begin(), list.end(), [](const PortEnd& x, const PortEnd& y) { return x.port < y.port; });
         for (const PortEnd& e : list)
             w.line("[%d](%llx) \t\"%c-%016llx\"[%d]\t\t# lid %d lmc 0 \"%s\" lid %d %s", e.port,
-                static_cast<unsigned long long>(guid + std::uint64_t(std::max(e.port, 1) - 1)),
+                static_cast<unsigned long long>(guid) + std::uint64_t(std::max(e.port, 1) - 1),
                 e.peerSwitch ? 'S' : 'H', static_cast<unsigned long long>(e.peerGuid), e.peerPort, caLid,
                 e.peerDescription.c_str(), e.peerLid, e.width.c_str());
         w.out += w.eol;

@@ -6,7 +6,6 @@
 
 namespace clusterscope::importers {
 
-using engine::DiagnosticSeverity;
 using engine::NodeKind;
 
 void inferSwitchTiers(engine::FabricGraph& graph, engine::Diagnostics& diagnostics, const std::string& name)

@@ -18,7 +18,6 @@
 namespace clusterscope::importers {
 
 using namespace kineto;
-using engine::DiagnosticSeverity;
 using engine::Status;
 namespace od = simdjson::ondemand;
 

@@ -13,7 +13,6 @@
 
 namespace clusterscope::importers {
 
-using engine::DiagnosticSeverity;
 using engine::Status;
 namespace fs = std::filesystem;
 

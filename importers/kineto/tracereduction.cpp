@@ -8,7 +8,6 @@
 
 namespace clusterscope::importers {
 
-using engine::DiagnosticSeverity;
 using engine::Status;
 
 TraceFileReduction reduceTraceFile(const std::string& path, KinetoParser& parser)

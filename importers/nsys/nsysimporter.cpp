@@ -12,7 +12,6 @@
 namespace clusterscope::importers {
 
 using engine::CollectiveOp;
-using engine::DiagnosticSeverity;
 using engine::Status;
 
 namespace {

@@ -3,8 +3,11 @@
 # Usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_TARGET [JOBS]]   (default 60 seconds, 1 job)
 #   FUZZ_CORPUS_DIR=dir   keep the corpus there (default: a temporary folder removed at the end)
 #   FUZZ_TARGETS="a b"    run only these targets (default: all seven)
+#   FUZZ_BUILD_DIR=dir    build the targets in this already configured clang build (CI uses the
+#                         `sanitize` preset's build-sanitize, which builds them with -DCLUSTERSCOPE_FUZZ=ON);
+#                         default: build-fuzz, configured here
 # Prints, per target, the executions done and their rate; exits non-zero when a target finds a
-# crash, a leak, a timeout or undefined behaviour (the input is kept in build-fuzz/crash-<target>-*).
+# crash, a leak, a timeout or undefined behaviour (the input is kept in <build>/crash-<target>-*).
 # Needs clang and libFuzzer (Debian: clang libclang-rt-14-dev); .ci/run installs them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,10 +15,13 @@ seconds="${1:-60}"
 jobs="${2:-1}"
 all_targets="nccltests scenario calibration project kineto ibnetdiscover ibnl"
 targets="${FUZZ_TARGETS:-$all_targets}"
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCLUSTERSCOPE_BUILD_GUI=OFF -DCLUSTERSCOPE_BUILD_TESTS=ON -DCLUSTERSCOPE_FUZZ=ON >/dev/null
+build="${FUZZ_BUILD_DIR:-build-fuzz}"
+if [ -z "${FUZZ_BUILD_DIR:-}" ]; then
+    CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCLUSTERSCOPE_BUILD_GUI=OFF -DCLUSTERSCOPE_BUILD_TESTS=ON -DCLUSTERSCOPE_FUZZ=ON >/dev/null
+fi
 # shellcheck disable=SC2046
-cmake --build build-fuzz --target $(printf 'fuzz_%s ' $targets)
+cmake --build "$build" --target $(printf 'fuzz_%s ' $targets)
 if [ -n "${FUZZ_CORPUS_DIR:-}" ]; then
     corpus="$FUZZ_CORPUS_DIR"
 else
@@ -35,27 +41,27 @@ printf '%s' '{"format": "clusterscope-calibration", "version": 1, "calibration":
     > "$corpus/calibration/seed.json"
 # A small real project (an example scenario, a calibration document, a stored run).
 if [[ " $targets " == *" project "* ]]; then
-    CLUSTERSCOPE_FUZZ_WRITE_SEED="$corpus/project/seed.csproj" build-fuzz/tests/fuzz/fuzz_project
+    CLUSTERSCOPE_FUZZ_WRITE_SEED="$corpus/project/seed.csproj" "$build"/tests/fuzz/fuzz_project
 fi
-rm -f build-fuzz/crash-*
+rm -f "$build"/crash-*
 status=0
 for target in $targets; do
     # Projects are whole SQLite files (512-byte pages): allow them a larger input.
     max_len=8192
     [ "$target" = project ] && max_len=32768
-    log="build-fuzz/fuzz_$target.log"
-    TMPDIR=/dev/shm build-fuzz/tests/fuzz/fuzz_$target -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" \
+    log="$build/fuzz_$target.log"
+    TMPDIR=/dev/shm "$build"/tests/fuzz/fuzz_$target -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" \
         -max_len=$max_len -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 \
-        -artifact_prefix="build-fuzz/crash-$target-" "$corpus/$target" >"$log" 2>&1 || true
+        -artifact_prefix="$build/crash-$target-" "$corpus/$target" >"$log" 2>&1 || true
     [ "$jobs" -gt 1 ] && cat fuzz-*.log >>"$log" 2>/dev/null && rm -f fuzz-*.log
     runs=$(grep -hE '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
     rate=$(awk -v r="$runs" -v s="$seconds" 'BEGIN {printf "%.0f", r / s}')
     echo "fuzz_$target: $runs executions in ${seconds}s ($rate/s), corpus $(ls "$corpus/$target" | wc -l) inputs"
     # libFuzzer exits non-zero on a finding; a kept artifact or a sanitizer report is the evidence.
-    if compgen -G "build-fuzz/crash-$target-*" >/dev/null || grep -qE '^SUMMARY: ' "$log"; then
+    if compgen -G "$build/crash-$target-*" >/dev/null || grep -qE '^SUMMARY: ' "$log"; then
         grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -5 >&2 || true
-        ls build-fuzz/crash-$target-* >&2 2>/dev/null || true
-        echo "fuzz_$target found a problem: see $log and build-fuzz/crash-$target-*" >&2
+        ls "$build"/crash-$target-* >&2 2>/dev/null || true
+        echo "fuzz_$target found a problem: see $log and $build/crash-$target-*" >&2
         status=1
     fi
 done
