@@ -47,9 +47,9 @@ inline RankSummary tpDpRank(std::int32_t rank, std::int32_t world)
         b.idleSeconds = b.durationSeconds - b.computeSeconds - b.commExposedSeconds - b.memcpySeconds;
         s.steps.push_back({ step, b });
         const std::int64_t t0 = std::int64_t(step) * 1'000'000'000;
-        s.collectives.push_back({ RunCollectiveOp::AllGather, "tp" + std::to_string(group), step, t0 + 100'000'000,
+        s.collectives.push_back({ CollectiveOp::AllGather, "tp" + std::to_string(group), step, t0 + 100'000'000,
             t0 + 101'000'000, gatherBytes, kTensorParallel, step });
-        s.collectives.push_back({ RunCollectiveOp::AllReduce, "0", step, t0 + 800'000'000 + std::int64_t(lateUs * 1e3),
+        s.collectives.push_back({ CollectiveOp::AllReduce, "0", step, t0 + 800'000'000 + std::int64_t(lateUs * 1e3),
             t0 + 805'000'000, reduceBytes, world, step });
     }
     // Ring traffic (trafficmatrix.cpp's model): 2 (n-1)/n S per AllReduce to the next rank of the
@@ -80,7 +80,7 @@ inline RunAnalysis generatedRunAnalysis(std::int32_t world, Run& run)
     run = {};
     for (const RankSummary& s : ranks)
         run.ranks.push_back(s.info);
-    return analyzeRankSummaries(ranks);
+    return analyseRankSummaries(ranks);
 }
 
 /// Creates the project `path` holding the generated run of `world` ranks (named "<world> ranks").
