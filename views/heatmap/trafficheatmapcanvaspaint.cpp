@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 
 namespace clusterscope::views {
 
@@ -137,9 +139,17 @@ void TrafficHeatmapCanvas::paintEvent(QPaintEvent*)
             p.fillRect(bar.left(), bar.bottom() - y, bar.width(), 1,
                 QColor::fromRgb(HeatmapColorScale::viridis(bar.height() > 1 ? double(y) / (bar.height() - 1) : 1.0)));
         const int lo = m_scale.lowDecade(), hi = m_scale.highDecade();
-        for (int d : m_scale.tickDecades()) {
+        // Every decade gets a tick; a label is drawn only where it clears the one above it (a short bar
+        // would otherwise stack "10 MB", "1 MB" and "1 kB" on top of each other), the top label always.
+        QVector<int> decades = m_scale.tickDecades();
+        std::sort(decades.begin(), decades.end(), std::greater<>());
+        int lastLabelY = std::numeric_limits<int>::min() / 2;
+        for (int d : decades) {
             const int y = bar.bottom() - static_cast<int>(std::lround(double(d - lo) / (hi - lo) * (bar.height() - 1)));
             p.drawLine(bar.right() + 1, y, bar.right() + 5, y);
+            if (y - lastLabelY < line)
+                continue;
+            lastLabelY = y;
             p.drawText(QRect(bar.right() + 8, y - line / 2, m_legend.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
                 HeatmapColorScale::formatBytes(std::pow(10.0, d)));
         }
