@@ -2,8 +2,8 @@
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
 #include "app/cli/telemetryfollow.h"
-#include "engine/core/atomicfile.h"
 #include "engine/analysis/scenarioanalysis.h"
+#include "engine/core/atomicfile.h"
 #include "engine/fabric/fabricbuilder.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/telemetry/measuredvsmodelled.h"
@@ -179,7 +179,8 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
         ao.runSearch = false;
         ao.priceFabric = false;
         ao.timeContention = false;
-        const engine::ScenarioAnalysis analysis = engine::analyseScenario(*scenario, *catalog, engine::PriceBook {}, ao);
+        const engine::ScenarioAnalysis analysis
+            = engine::analyseScenario(*scenario, *catalog, engine::PriceBook {}, ao);
         if (analysis.fabric) {
             graph = analysis.fabric->graph;
             modelled = analysis.load.linkUtilisation;

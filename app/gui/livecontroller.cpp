@@ -7,9 +7,9 @@
 #include "engine/telemetry/telemetryrecord.h"
 #include "importers/telemetry/fabricmapping.h"
 #include "importers/telemetry/sourceprofile.h"
-#include "views/presentation/fabricscenebuilder.h"
 #include "views/fabric/fabricview.h"
 #include "views/live/liveview.h"
+#include "views/presentation/fabricscenebuilder.h"
 
 #include <QDateTime>
 #include <QFutureWatcher>

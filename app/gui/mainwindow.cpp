@@ -20,12 +20,12 @@
 #include "engine/scenario/scenariovalidator.h"
 #include "engine/store/projectstore.h"
 #include "importers/common/fileformat.h"
-#include "views/live/liveview.h"
 #include "views/bom/bomview.h"
 #include "views/charts/breakdownchart.h"
 #include "views/editor/scenarioeditor.h"
 #include "views/fabric/fabricview.h"
 #include "views/heatmap/trafficheatmapwidget.h"
+#include "views/live/liveview.h"
 #include "views/models/scenariolistmodel.h"
 #include "views/runs/runlistmodel.h"
 #include "views/runs/runsview.h"
@@ -181,7 +181,8 @@ void MainWindow::createCentre()
     m_runs->runTable()->addAction(calibrate);
     auto* live = new views::LiveView(m_tabs);
     m_tabs->addTab(live, tr("Live"));
-    new LiveController(*live, *m_document, [this] { return m_runner->latest(); }, this);
+    new LiveController(
+        *live, *m_document, [this] { return m_runner->latest(); }, this);
     m_fabricImport = new FabricImportController(*this, *m_document, *m_fabric, *m_tabs);
     connect(m_runsController, &RunsController::importFinished, this, [this](bool, const QString& message) {
         statusBar()->showMessage(message, 6000);

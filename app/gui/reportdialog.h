@@ -29,8 +29,6 @@ class PriceBook;
 
 namespace clusterscope::app {
 
-
-
 class ReportDialog : public QDialog {
     Q_OBJECT
 public:

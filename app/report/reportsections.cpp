@@ -313,18 +313,18 @@ void appendRun(HtmlBuilder& html, const ReportRun& run)
         std::stable_sort(folds.begin(), folds.end(), [](const CollectiveFold& x, const CollectiveFold& y) {
             return x.calls * x.durationUs.mean > y.calls * y.durationUs.mean;
         });
-        html.beginTable({ QStringLiteral("Operation"), QStringLiteral("Group"), QStringLiteral("Ranks"),
-                            QStringLiteral("Calls"), QStringLiteral("Bytes"), QStringLiteral("Mean (µs)"),
-                            QStringLiteral("p50 (µs)"), QStringLiteral("p99 (µs)"), QStringLiteral("Max (µs)"),
-                            QStringLiteral("busbw (GB/s)") },
+        html.beginTable(
+            { QStringLiteral("Operation"), QStringLiteral("Group"), QStringLiteral("Ranks"), QStringLiteral("Calls"),
+                QStringLiteral("Bytes"), QStringLiteral("Mean (µs)"), QStringLiteral("p50 (µs)"),
+                QStringLiteral("p99 (µs)"), QStringLiteral("Max (µs)"), QStringLiteral("busbw (GB/s)") },
             QStringLiteral("llrrrrrrrr"));
         const int shown = std::min<int>(int(folds.size()), kReportRunCollectiveRows);
         for (int i = 0; i < shown; ++i) {
             const CollectiveFold& f = folds[std::size_t(i)];
-            html.row(QStringList { qs(toString(f.op)),
-                         f.processGroup.empty() ? QStringLiteral("default") : qs(f.processGroup),
-                         formatCount(f.groupSize), formatCount(f.calls),
-                         f.bytes >= 0 ? formatCount(f.bytes) : QStringLiteral("unknown") }
+            html.row(
+                QStringList { qs(toString(f.op)),
+                    f.processGroup.empty() ? QStringLiteral("default") : qs(f.processGroup), formatCount(f.groupSize),
+                    formatCount(f.calls), f.bytes >= 0 ? formatCount(f.bytes) : QStringLiteral("unknown") }
                 + tailCells(f.durationUs, 1.0, 1)
                 + QStringList { f.bytes >= 0 ? fixed(f.busbwGbps, 1) : QStringLiteral("–") });
         }
@@ -340,16 +340,15 @@ void appendRun(HtmlBuilder& html, const ReportRun& run)
     if (a.stragglers.empty()) {
         html.paragraph(QStringLiteral("No rank arrived last at a collective the others waited for."));
     } else {
-        html.beginTable({ QStringLiteral("Rank"), QStringLiteral("Last arrivals"),
-                            QStringLiteral("Wait caused (ms)"), QStringLiteral("p50 wait (ms)"),
-                            QStringLiteral("p99 wait (ms)"), QStringLiteral("Max wait (ms)") },
+        html.beginTable(
+            { QStringLiteral("Rank"), QStringLiteral("Last arrivals"), QStringLiteral("Wait caused (ms)"),
+                QStringLiteral("p50 wait (ms)"), QStringLiteral("p99 wait (ms)"), QStringLiteral("Max wait (ms)") },
             QStringLiteral("rrrrrr"));
         const int shown = std::min<int>(int(a.stragglers.size()), kReportRunStragglerRows);
         for (int i = 0; i < shown; ++i) {
             const Straggler& s = a.stragglers[std::size_t(i)];
             html.row({ QString::number(s.rank), formatCount(s.lastArrivals), fixed(s.waitCausedUs / 1e3, 3),
-                fixed(s.waitTailUs.p50 / 1e3, 3), fixed(s.waitTailUs.p99 / 1e3, 3),
-                fixed(s.waitTailUs.max / 1e3, 3) });
+                fixed(s.waitTailUs.p50 / 1e3, 3), fixed(s.waitTailUs.p99 / 1e3, 3), fixed(s.waitTailUs.max / 1e3, 3) });
         }
         html.endTable();
         html.paragraph(QStringLiteral("Per collective a rank arrived last at, the wait it caused is its arrival minus "

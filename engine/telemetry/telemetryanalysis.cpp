@@ -391,10 +391,11 @@ TelemetryReport analyseTelemetry(const FabricGraph& g, const TelemetryData& data
                 const NodeId sender = p.direction == 0 ? l.a : l.b;
                 const NodeId receiver = p.direction == 0 ? l.b : l.a;
                 char b[96];
-                std::snprintf(b, sizeof b, " for %.3g s in a row (peak %s)", p.longestAboveS, pct(p.peakFraction).c_str());
-                std::string ends = p.receivedMeasured ? nodeName(g, sender) + " received pauses " + pct(p.receivedFraction)
-                        + " of the window"
-                                                      : nodeName(g, sender) + "'s received pauses are not measured";
+                std::snprintf(
+                    b, sizeof b, " for %.3g s in a row (peak %s)", p.longestAboveS, pct(p.peakFraction).c_str());
+                std::string ends = p.receivedMeasured
+                    ? nodeName(g, sender) + " received pauses " + pct(p.receivedFraction) + " of the window"
+                    : nodeName(g, sender) + "'s received pauses are not measured";
                 ends += p.sentMeasured ? "; " + nodeName(g, receiver) + " sent pauses " + pct(p.sentFraction)
                                        : "; " + nodeName(g, receiver) + "'s sent pauses are not measured";
                 push(rule, p.link, kNoId, p.direction, p.peakFraction,

@@ -63,10 +63,10 @@ private slots:
             QStringLiteral("--scenario"), scenario, QStringLiteral("--live"), QStringLiteral("10"),
             QStringLiteral("--timeout"), QStringLiteral("2") }
                                      << "http://127.0.0.1:1 /api/v1/status/buildinfo: cannot connect";
-        QTest::addRow("https server down") << QStringList { QStringLiteral("--url"), QStringLiteral("https://127.0.0.1:1"),
-            QStringLiteral("--scenario"), scenario, QStringLiteral("--live"), QStringLiteral("10"),
-            QStringLiteral("--timeout"), QStringLiteral("2") }
-                               << "https://127.0.0.1:1 /api/v1/status/buildinfo: cannot connect";
+        QTest::addRow("https server down") << QStringList { QStringLiteral("--url"),
+            QStringLiteral("https://127.0.0.1:1"), QStringLiteral("--scenario"), scenario, QStringLiteral("--live"),
+            QStringLiteral("10"), QStringLiteral("--timeout"), QStringLiteral("2") }
+                                           << "https://127.0.0.1:1 /api/v1/status/buildinfo: cannot connect";
         QTest::addRow("no fabric") << QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:1"),
             QStringLiteral("--live"), QStringLiteral("10") }
                                    << "give the fabric the telemetry belongs to";

@@ -322,8 +322,7 @@ private Q_SLOTS:
         CollectiveCalibration truth;
         for (int k = 0; k < CollectiveCalibration::kSizeKnots; ++k) {
             const double x = CollectiveCalibration::kSizeKnotLog2Bytes[k];
-            truth.logTimeAtKnot[tier][k]
-                = floor * std::exp(-(x - 10) / 3) + bump * std::exp(-(x - 22) * (x - 22) / 18);
+            truth.logTimeAtKnot[tier][k] = floor * std::exp(-(x - 10) / 3) + bump * std::exp(-(x - 22) * (x - 22) / 18);
         }
         CollectiveModel measuredModel = model;
         measuredModel.setCalibration(truth);
@@ -394,10 +393,12 @@ private Q_SLOTS:
         QTest::addRow("sweeps not an array") << head + R"("calibration": [], "sweeps": 3})"
                                              << "cal.json: /sweeps: expected an array";
         QTest::addRow("size correction with 3 knots")
-            << head + R"("calibration": [], "sweeps": [], "size_corrections": [{"tier": 0, "log_time_at_knots": [0, 0, 0]}]})"
+            << head
+                + R"("calibration": [], "sweeps": [], "size_corrections": [{"tier": 0, "log_time_at_knots": [0, 0, 0]}]})"
             << "cal.json: /size_corrections/0/log_time_at_knots: expected 8 numbers";
         QTest::addRow("size correction not a number")
-            << head + R"("calibration": [], "sweeps": [], "size_corrections": [{"tier": 1, "log_time_at_knots": [0, "x", 0, 0, 0, 0, 0, 0]}]})"
+            << head
+                + R"("calibration": [], "sweeps": [], "size_corrections": [{"tier": 1, "log_time_at_knots": [0, "x", 0, 0, 0, 0, 0, 0]}]})"
             << "cal.json: /size_corrections/0/log_time_at_knots/1: expected a number";
     }
     void jsonErrors()

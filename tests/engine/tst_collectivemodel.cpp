@@ -197,8 +197,8 @@ private Q_SLOTS:
         const double expected = latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6 + overhead
             + t.bandwidthSeconds / bandwidthScale + pipeline;
         QVERIFY(std::abs(e.seconds / expected - 1) < 1e-12);
-        QVERIFY(std::abs(e.latencySeconds - (latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6 + overhead))
-            < 1e-15);
+        QVERIFY(
+            std::abs(e.latencySeconds - (latencyScale * t.latencySeconds + latencyOffsetUs * 1e-6 + overhead)) < 1e-15);
         // The intra-node tier is untouched.
         r.group = m.placementFor(8);
         const CollectiveTerms t0 = m.terms(r, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple);

@@ -1,6 +1,7 @@
 // Textbook claims about collectives (Thakur, Rabenseifner and Gropp, "Optimization of Collective
-// Communication Operations in MPICH", IJHPCA 2005; Patarasuk and Yuan, JPDC 2009): ring per-link volume, hierarchical reduction's saving, the parameter server's hub load, and the
-// "N^2/2 flows" remark (true of a naive all-to-all exchange, not of ring or tree).
+// Communication Operations in MPICH", IJHPCA 2005; Patarasuk and Yuan, JPDC 2009): ring per-link volume, hierarchical
+// reduction's saving, the parameter server's hub load, and the "N^2/2 flows" remark (true of a naive all-to-all
+// exchange, not of ring or tree).
 
 #include "engine/collectives/collectivemodel.h"
 

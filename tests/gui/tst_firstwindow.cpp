@@ -7,10 +7,10 @@
 
 #include "app/gui/analysisrunner.h"
 #include "app/gui/fabricimportcontroller.h"
-#include "importers/ibnetdiscover/importedfabric.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/projectdocument.h"
 #include "app/gui/windowlayout.h"
+#include "importers/ibnetdiscover/importedfabric.h"
 #include "tests/common/generatedrun.h"
 #include "tests/common/screenshots.h"
 #include "views/editor/scenarioeditor.h"
@@ -203,8 +203,10 @@ private Q_SLOTS:
         QCOMPARE(chart->ranksPerBar(), 16);
         QVERIFY(chart->titleLabel()->isVisible() && chart->titleText().contains(QStringLiteral("bars of 16 ranks")));
         QVERIFY(chart->legendLabel()->isVisible());
-        for (const QString& part : { QStringLiteral("Compute"), QStringLiteral("Compute, max over the bar")})
-            QVERIFY2(QString(chart->legendLabel()->text()).replace(QStringLiteral("&nbsp;"), QStringLiteral(" ")).contains(part),
+        for (const QString& part : { QStringLiteral("Compute"), QStringLiteral("Compute, max over the bar") })
+            QVERIFY2(QString(chart->legendLabel()->text())
+                         .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
+                         .contains(part),
                 qPrintable(part));
         const QRectF plot = chart->chart()->plotArea();
         QVERIFY2(plot.width() >= 200 && plot.height() >= 120,

@@ -116,7 +116,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("said");
         QTest::addColumn<int>("kept");
         QTest::addColumn<int>("finishKey");
-        QTest::addRow("minus") << QStringLiteral("-") << QStringLiteral("cannot be negative") << 1024 << int(Qt::Key_Tab);
+        QTest::addRow("minus") << QStringLiteral("-") << QStringLiteral("cannot be negative") << 1024
+                               << int(Qt::Key_Tab);
         // The keystroke that would exceed the maximum is refused: 1,000,000 (valid) is what the box holds.
         QTest::addRow("too large") << QStringLiteral("10000000") << QStringLiteral("above the maximum") << 1000000
                                    << int(Qt::Key_Return);

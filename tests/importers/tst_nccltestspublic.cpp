@@ -66,27 +66,35 @@ private Q_SLOTS:
         QTest::addColumn<double>("meanLimit");
         QTest::addColumn<double>("maxLimit");
         // Stated hardware (README); A3 Mega: 8 x 200 Gb/s GPUDirect-TCPXO per VM (Ethernet, no SHARP).
-        QTest::addRow("2x8 H100 GCP A3 Mega") << "h100_2x8_gcp_a3mega_allreduce.log" << "allreduce"
+        QTest::addRow("2x8 H100 GCP A3 Mega") << "h100_2x8_gcp_a3mega_allreduce.log"
+                                              << "allreduce"
                                               << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << true << 0.42 << 0.76;
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
-        QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log" << "allreduce"
+        QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
+                                       << "allreduce"
                                        << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << true << 0.07 << 0.28;
-        QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log" << "allreduce"
+        QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log"
+                                           << "allreduce"
                                            << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << false << 0.18 << 0.29;
         // OCI BM.GPU.H100.8: 16 x 200 Gb/s RoCE ports per node (the page uses all 16).
-        QTest::addRow("2x8 H100 OCI RoCE") << "oci_h100_2x8_roce_allreduce.log" << "allreduce"
+        QTest::addRow("2x8 H100 OCI RoCE") << "oci_h100_2x8_roce_allreduce.log"
+                                           << "allreduce"
                                            << "H100-SXM-80GB" << 16 << 2 << 5 << 16 << 200.0 << true << 0.06 << 0.06;
         // GKE, one H200 and one ConnectX-7 RoCE NIC per worker (A3 Ultra: 400 Gb/s per NIC).
-        QTest::addRow("2x1 H200 GKE RoCE") << "h200_2x1_gke_roce_allreduce.log" << "allreduce"
+        QTest::addRow("2x1 H200 GKE RoCE") << "h200_2x1_gke_roce_allreduce.log"
+                                           << "allreduce"
                                            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << true << 0.34 << 0.52;
         // Nebius H200 nodes with InfiniBand (8 x 400 Gb/s NDR per node).
-        QTest::addRow("2x8 H200 Nebius IB") << "h200_2x8_nebius_ib_allreduce.log" << "allreduce"
+        QTest::addRow("2x8 H200 Nebius IB") << "h200_2x8_nebius_ib_allreduce.log"
+                                            << "allreduce"
                                             << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << false << 0.04 << 0.05;
         // GKE A4 (8 x B200, 8 x 400 Gb/s RoCE per node); the log names no binary: all_gather (--op).
-        QTest::addRow("2x8 B200 GKE A4 allgather") << "b200_2x8_gke_a4_allgather.log" << "allgather"
+        QTest::addRow("2x8 B200 GKE A4 allgather") << "b200_2x8_gke_a4_allgather.log"
+                                                   << "allgather"
                                                    << "B200" << 16 << 2 << 24 << 8 << 400.0 << true << 0.70 << 0.96;
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
-        QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log" << "allreduce"
+        QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log"
+                                  << "allreduce"
                                   << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << false << 0.42 << 0.88;
     }
     void publicLogs()
@@ -148,11 +156,11 @@ private Q_SLOTS:
         // The uncalibrated model stays within what it reaches today on this log.
         QVERIFY2(before.meanAbs <= meanLimit && before.maxAbs <= maxLimit,
             qPrintable(QStringLiteral("%1: uncalibrated mean %2 (limit %3), max %4 (limit %5)")
-                    .arg(file)
-                    .arg(before.meanAbs)
-                    .arg(meanLimit)
-                    .arg(before.maxAbs)
-                    .arg(maxLimit)));
+                           .arg(file)
+                           .arg(before.meanAbs)
+                           .arg(meanLimit)
+                           .arg(before.maxAbs)
+                           .arg(maxLimit)));
         // The calibration never makes held-out sizes worse (else it is rejected) and never raises the RMS.
         QVERIFY(cal->rejectedByCrossValidation || cal->heldOutRmsAfter <= cal->heldOutRmsBefore);
         QVERIFY2(cal->rmsAfter <= cal->rmsBefore + 1e-12,

@@ -174,7 +174,8 @@ private slots:
         QCOMPARE(o.value(QStringLiteral("alerts")).toArray().size(), 10);
         // Measured against the model: the planted NIC traffic (80 % for 2 s of every 6 s, 4 % else:
         // a 29.7 % average, 2 % jitter) is what the NIC tier measures; the example's model gives its own.
-        const QJsonArray mm = o.value(QStringLiteral("measured_vs_modelled")).toObject().value(QStringLiteral("tiers")).toArray();
+        const QJsonArray mm
+            = o.value(QStringLiteral("measured_vs_modelled")).toObject().value(QStringLiteral("tiers")).toArray();
         QVERIFY(mm.size() >= 2);
         const QJsonObject nicTier = mm.at(0).toObject();
         QCOMPARE(nicTier.value(QStringLiteral("level")).toString(), QStringLiteral("node_leaf"));
@@ -182,7 +183,8 @@ private slots:
         const double measured = nicTier.value(QStringLiteral("measured_average")).toDouble();
         QVERIFY2(std::abs(measured - (2 * 0.80 + 4 * 0.04) / 6 * 1.01) < 0.01, qPrintable(QString::number(measured)));
         QVERIFY(nicTier.value(QStringLiteral("modelled_average")).toDouble() > 0);
-        qInfo("NIC tier: measured %.3f, modelled %.3f", measured, nicTier.value(QStringLiteral("modelled_average")).toDouble());
+        qInfo("NIC tier: measured %.3f, modelled %.3f", measured,
+            nicTier.value(QStringLiteral("modelled_average")).toDouble());
         const QString hot = QString::fromStdString(linkName(m_design.graph, m_faults.hotUplink));
         bool found = false;
         for (const auto& a : o.value(QStringLiteral("alerts")).toArray())

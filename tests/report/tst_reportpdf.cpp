@@ -256,9 +256,8 @@ private Q_SLOTS:
             qPrintable(text.mid(text.indexOf(QStringLiteral("Step time")), 400)));
         // The world AllReduce (the most time) is the first collective row, with its tail.
         const auto folds = engine::foldCollectives(analysis.collectives);
-        const auto world = std::find_if(folds.begin(), folds.end(), [](const engine::CollectiveFold& f) {
-            return f.groupSize == 1024;
-        });
+        const auto world = std::find_if(
+            folds.begin(), folds.end(), [](const engine::CollectiveFold& f) { return f.groupSize == 1024; });
         QVERIFY(world != folds.end());
         QVERIFY2(text.contains(cells({ QStringLiteral("allreduce"), QStringLiteral("0"), QStringLiteral("1,024"),
                      QStringLiteral("3"), formatCount(world->bytes), QString::number(world->durationUs.mean, 'f', 1),
@@ -273,7 +272,9 @@ private Q_SLOTS:
             qPrintable(text.mid(text.indexOf(QStringLiteral("Stragglers, by")), 600)));
         const qsizetype first = text.indexOf(QRegularExpression(QStringLiteral("\\n\\s*341\\s+3\\s")));
         const qsizetype table = text.indexOf(QStringLiteral("Stragglers, by"));
-        QVERIFY2(first > table && !text.mid(table, first - table).contains(QRegularExpression(QStringLiteral("\\n\\s*\\d+\\s+\\d+\\s+\\d"))),
+        QVERIFY2(first > table
+                && !text.mid(table, first - table)
+                        .contains(QRegularExpression(QStringLiteral("\\n\\s*\\d+\\s+\\d+\\s+\\d"))),
             qPrintable(text.mid(table, 600)));
         QVERIFY(text.contains(QString::number(analysis.stragglers.front().waitTailUs.p99 / 1e3, 'f', 3)));
     }

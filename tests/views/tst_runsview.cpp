@@ -23,13 +23,13 @@
 #include <QAbstractItemModelTester>
 #include <QBarCategoryAxis>
 #include <QBarSet>
-#include <QChart>
 #include <QCategoryAxis>
+#include <QChart>
 #include <QChartView>
-#include <QLineSeries>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineSeries>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -525,7 +525,8 @@ void TestRunsView::sixteenThousandRanksInBlocks()
     QCOMPARE(maxLine->at(highest).y(), 840.0);
     QVERIFY(chart->bars()[std::size_t(highest)].computeSeconds * 1e3 < 800);
     const QString tip = chart->segmentText(highest, 0);
-    QVERIFY2(tip.contains(QStringLiteral("Ranks 5440–5503 (64 ranks)")) && tip.contains(QStringLiteral("max 840.000 ms")),
+    QVERIFY2(
+        tip.contains(QStringLiteral("Ranks 5440–5503 (64 ranks)")) && tip.contains(QStringLiteral("max 840.000 ms")),
         qPrintable(tip));
     // Stragglers in order of the tail they cause.
     QCOMPARE(view.stragglerModel()->index(0, 0).data().toInt(), 5461);

@@ -5,8 +5,8 @@
 // selected link against its tier, and the fabric coloured by MEASURED utilisation. The view only
 // shows and asks; the app's live controller queries on a worker and fills it.
 
-#include "views/presentation/fabricscenedata.h"
 #include "views/live/livedata.h"
+#include "views/presentation/fabricscenedata.h"
 
 #include <QWidget>
 

@@ -23,10 +23,10 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QResizeEvent>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
