@@ -395,6 +395,19 @@ namespace {
         out.rmsBefore = rmsOf(out.rows, false);
         out.rmsAfter = out.rmsBefore;
         std::vector<AlgorithmCorrection> roundCorrections; // every group fitted so far, latest fit wins
+        // A candidate calibration replaces the best so far when it lowers the sweep's RMS.
+        auto keepIfBetter = [&](const CollectiveCalibration& candidate) {
+            CollectiveModel next = model;
+            next.setCalibration(candidate);
+            std::vector<ResidualRow> rows = rowsFor(model, next, sweep);
+            const double rms = rmsOf(rows, true);
+            if (!(rms < out.rmsAfter))
+                return false;
+            out.calibration = candidate;
+            out.rows = std::move(rows);
+            out.rmsAfter = rms;
+            return true;
+        };
 
         // The per-algorithm fits regress on the model's terms without a size correction of this
         // sweep's tier (a later sweep's size correction replaces an earlier one's).
@@ -474,32 +487,15 @@ namespace {
                 else
                     roundCorrections.push_back(c);
             }
-            CollectiveModel next = model;
-            next.setCalibration(candidate);
-            std::vector<ResidualRow> rows = rowsFor(model, next, sweep);
-            const double rms = rmsOf(rows, true);
-            if (rms < out.rmsAfter) {
-                out.calibration = candidate;
-                out.rows = std::move(rows);
-                out.rmsAfter = rms;
+            if (keepIfBetter(candidate))
                 out.corrections = roundCorrections;
-            }
-            current = next;
+            current.setCalibration(candidate);
         }
         // Then the smooth size correction on what the per-algorithm fits leave, kept when it lowers
         // the RMS (cross-validation in calibrateSweep() judges it on held-out sizes with the rest).
         CollectiveCalibration withSize = out.calibration;
-        if (fitSizeCorrection(out.rows, tier, withSize)) {
-            CollectiveModel next = model;
-            next.setCalibration(withSize);
-            std::vector<ResidualRow> rows = rowsFor(model, next, sweep);
-            const double rms = rmsOf(rows, true);
-            if (rms < out.rmsAfter) {
-                out.calibration = withSize;
-                out.rows = std::move(rows);
-                out.rmsAfter = rms;
-            }
-        }
+        if (fitSizeCorrection(out.rows, tier, withSize))
+            keepIfBetter(withSize);
         return out;
     }
 

@@ -32,35 +32,38 @@ namespace {
         return nccl::kNvlsChannelsHopper;
     }
 
+    /// One step of calcCollChunking's shrinking: below `multiple` x (concurrent ops x chunk) bytes the
+    /// chunk drops to `bytes` (when it is larger).
+    struct ChunkStep {
+        double multiple;
+        double bytes;
+    };
+
+    double shrinkChunk(double chunk, double nBytes, double ops, const ChunkStep* steps, int count)
+    {
+        for (int i = 0; i < count; ++i) {
+            if (nBytes < steps[i].multiple * ops * chunk && chunk > steps[i].bytes)
+                chunk = steps[i].bytes;
+        }
+        return chunk;
+    }
+
     // src/enqueue.cc calcCollChunking, NVLS: chunk = min(NCCL_NVLS_CHUNKSIZE, ...) then 64 KiB below
     // 64 x, 32 KiB below 8 x and 16 KiB below 2 x (concurrent ops x chunk).
     double nvlsChunk(double nBytes, double ops)
     {
-        double chunk = nccl::kNvlsChunkBytes;
-        if (nBytes < 64 * ops * chunk && chunk > 65536)
-            chunk = 65536;
-        if (nBytes < 8 * ops * chunk && chunk > 32768)
-            chunk = 32768;
-        if (nBytes < 2 * ops * chunk && chunk > 16384)
-            chunk = 16384;
-        return chunk;
+        static constexpr ChunkStep kSteps[] = { { 64, 65536 }, { 8, 32768 }, { 2, 16384 } };
+        return shrinkChunk(nccl::kNvlsChunkBytes, nBytes, ops, kSteps, 3);
     }
 
     // src/enqueue.cc calcCollChunking, NVLS_TREE: from min(nvlsChunkSize, treeMaxChunkSize) down to
     // 256/128/64/32 KiB below 32/16/4/1 x (concurrent ops x chunk).
     double nvlsTreeChunk(double nBytes, double ops, int nodes)
     {
-        double chunk = nodes >= 4 ? std::min(nccl::kNvlsChunkBytes, nccl::kNvlsTreeMaxChunkBytesFrom4Nodes)
-                                  : nccl::kNvlsChunkBytes;
-        if (nBytes < 32 * ops * chunk && chunk > 262144)
-            chunk = 262144;
-        if (nBytes < 16 * ops * chunk && chunk > 131072)
-            chunk = 131072;
-        if (nBytes < 4 * ops * chunk && chunk > 65536)
-            chunk = 65536;
-        if (nBytes < 1 * ops * chunk && chunk > 32768)
-            chunk = 32768;
-        return chunk;
+        static constexpr ChunkStep kSteps[] = { { 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 } };
+        const double chunk = nodes >= 4 ? std::min(nccl::kNvlsChunkBytes, nccl::kNvlsTreeMaxChunkBytesFrom4Nodes)
+                                        : nccl::kNvlsChunkBytes;
+        return shrinkChunk(chunk, nBytes, ops, kSteps, 4);
     }
 
     // src/enqueue.cc calcCollChunking, Tree LL128: halve while nBytes / (nChannels x chunk) is below
