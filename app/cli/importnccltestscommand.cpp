@@ -128,6 +128,16 @@ namespace {
         return std::nullopt;
     }
 
+    /// Runs the cluster's inter-node traffic over `net`: its fabric (unless it runs on any) and its id.
+    void useNetTransport(const engine::NetTransportModel& net, engine::ClusterSpec& cluster)
+    {
+        if (net.fabric == "infiniband")
+            cluster.transport = engine::Transport::InfiniBand;
+        else if (net.fabric == "roce")
+            cluster.transport = engine::Transport::RoCE;
+        cluster.nic.net = net.id == "ib" || net.id == "roce" ? std::string() : net.id;
+    }
+
     /// The cluster from --gpu/--nodes/--gpus-per-node/--nic/--transport, the log filling what they leave out.
     std::optional<ClusterChoice> clusterFromOptions(
         const CommandLine& cl, const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, CliIo io)
@@ -189,12 +199,45 @@ namespace {
                 cl_.transport = engine::Transport::RoCE;
             else if (*t == "infiniband" || *t == "ib")
                 cl_.transport = engine::Transport::InfiniBand;
-            else {
-                cliUsageError(io, kCommand, "--transport: expected infiniband or roce, got \"" + *t + "\"");
+            else if (const engine::NetTransportModel* net = catalog.findNetTransport(*t)) {
+                // A net transport of the catalog (tcpxo, gib, socket, ...): its fabric and its NCCL settings.
+                useNetTransport(*net, cl_);
+            } else {
+                std::string known = "infiniband, roce";
+                for (const auto& n : catalog.netTransports())
+                    if (n.id != "ib" && n.id != "roce")
+                        known += ", " + n.id;
+                cliUsageError(io, kCommand, "--transport: expected one of " + known + ", got \"" + *t + "\"");
                 return std::nullopt;
             }
         }
         return c;
+    }
+
+    /// The log's own word on its net transport ("NCCL INFO Using network FasTrak") when the cluster
+    /// does not name one: the first run that names a network the catalog knows.
+    void netTransportFromLogs(const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, ClusterChoice& c)
+    {
+        if (!c.scenario.cluster.nic.net.empty())
+            return;
+        for (const auto& l : logs)
+            for (const auto& r : l.runs) {
+                if (r.ncclNet.empty())
+                    continue;
+                const engine::NetTransportModel* net = catalog.netTransportForNcclNet(r.ncclNet);
+                if (!net) {
+                    c.assumptions.push_back("the log's network \"" + r.ncclNet
+                        + "\" is not a catalog net transport: NCCL's defaults assumed (pass --transport)");
+                    return;
+                }
+                // "IB" is NCCL's verbs transport on InfiniBand and RoCE alike: it keeps the fabric.
+                if (net->id == "ib" && c.scenario.cluster.transport == engine::Transport::RoCE)
+                    return;
+                useNetTransport(*net, c.scenario.cluster);
+                c.assumptions.push_back(
+                    "net transport " + net->id + " (the log says \"Using network " + r.ncclNet + "\")");
+                return;
+            }
     }
 
     /// Three significant digits ("0.0123", "1.23", "12.3", "123", "4567").
@@ -376,6 +419,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         if (!cluster)
             return 1;
     }
+    if (!cl->value("transport"))
+        netTransportFromLogs(logs, *catalog, *cluster);
     auto model = engine::CollectiveModel::fromScenario(cluster->scenario, *catalog);
     if (!model) {
         io.err << (cl->value("scenario") ? *cl->value("scenario") + ": " : std::string()) << model.message() << "\n";
@@ -395,6 +440,12 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
             }
             if (algorithm)
                 sweep->algorithm = *algorithm;
+            // A table-only excerpt (no device lines) does not say its nodes: its ranks fill the
+            // cluster's nodes of gpus_per_node.
+            if (run.devices.empty()) {
+                const int perNode = std::max(1, cluster->scenario.cluster.gpusPerNode);
+                sweep->nodes = std::max(1, (sweep->ranks + perNode - 1) / perNode);
+            }
             if (sweep->ranks > cluster->scenario.cluster.gpus) {
                 io.err << log.file << ":" << run.firstLine << ": the run has " << sweep->ranks
                        << " ranks but the cluster has " << cluster->scenario.cluster.gpus << " GPUs\n";
@@ -463,6 +514,9 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
                                             : "scenario" },
                     { "gpu", cs.gpu }, { "gpus", cs.gpus }, { "gpus_per_node", cs.gpusPerNode },
                     { "nic_gbps", cs.nic.gbps }, { "nics_per_node", cs.nic.perNode },
+                    { "transport", engine::toString(cs.transport) },
+                    { "net", cs.nic.net.empty() ? (cs.transport == engine::Transport::InfiniBand ? "ib" : "roce")
+                                                : cs.nic.net },
                     { "assumptions", cluster->assumptions } } },
             { "sweeps", sweeps }, { "skipped", skipped }, { "calibration", json::parse(calibrationText) } };
         io.out << doc.dump(2) << "\n";
@@ -475,7 +529,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
             io.out << "  " << (d.severity == NcclTestsSeverity::Error ? "error: " : "warning: ") << d.message << "\n";
     }
     io.out << "cluster: " << cs.gpus << " x " << cs.gpu << " (" << cs.gpusPerNode << " per node), " << cs.nic.perNode
-           << " x " << cs.nic.gbps << " Gb/s NICs per node, "
+           << " x " << cs.nic.gbps << " Gb/s NICs per node"
+           << (cs.nic.net.empty() ? std::string() : " (net transport " + cs.nic.net + ")") << ", "
            << (cluster->fromLog         ? "built from the log header"
                       : hardwareOptions ? "from the command line"
                                         : "from the scenario")

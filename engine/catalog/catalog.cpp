@@ -5,6 +5,7 @@
 #include "resources/embeddedresources.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace clusterscope::engine {
@@ -44,6 +45,34 @@ namespace {
         s.date = r.string("date");
         if (s.source.empty())
             throw JsonFieldError(r.pointerOf("source"), "every catalog entry must name its source");
+    }
+
+    // An optional array of strings, each one of `allowed` (any string when `allowed` is empty).
+    std::vector<std::string> stringList(
+        JsonObjectReader& r, const std::string& key, std::initializer_list<const char*> allowed)
+    {
+        std::vector<std::string> out;
+        const json* array = r.raw(key);
+        if (!array)
+            return out;
+        if (!array->is_array())
+            throw JsonFieldError(r.pointerOf(key), "expected an array of strings");
+        for (std::size_t i = 0; i < array->size(); ++i) {
+            const json& v = (*array)[i];
+            const std::string where = r.pointerOf(key) + "/" + std::to_string(i);
+            if (!v.is_string())
+                throw JsonFieldError(where, "expected a string, got " + describeJsonValue(v));
+            const std::string text = v.get<std::string>();
+            if (allowed.size() > 0
+                && std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return text == a; })) {
+                std::string list;
+                for (const char* a : allowed)
+                    list += (list.empty() ? "" : ", ") + std::string(a);
+                throw JsonFieldError(where, "expected one of " + list + ", got \"" + text + "\"");
+            }
+            out.push_back(text);
+        }
+        return out;
     }
 
     // Iterates the array `key` of the document root, giving each element's reader to `fn`, and
@@ -164,6 +193,26 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                 c.m_nics.push_back(n);
                 return n.id;
             });
+            root.string("net_transports_note", "");
+            if (root.has("net_transports")) {
+                forEachEntry(root, "net_transports", [&c](JsonObjectReader& r) {
+                    NetTransportModel t;
+                    t.id = r.string("id");
+                    t.name = r.string("name");
+                    t.fabric = r.choice("fabric", { "infiniband", "roce", "any" });
+                    t.ncclNetNames = stringList(r, "nccl_net", {});
+                    t.algorithms = stringList(
+                        r, "algorithms", { "ring", "tree", "nvls", "nvlstree", "collnet_direct", "collnet_chain", "pat" });
+                    t.protocols = stringList(r, "protocols", { "LL", "LL128", "Simple" });
+                    t.nvls = r.boolean("nvls", true);
+                    t.bufferBytes = r.number("buffer_bytes", 65536, 1e10, t.bufferBytes);
+                    t.nicEfficiency = r.number("nic_efficiency", 0.05, 1.0, t.nicEfficiency);
+                    t.callOverheadUs = r.number("call_overhead_us", 0, 1e6, 0.0);
+                    readSource(r, t);
+                    c.m_netTransports.push_back(t);
+                    return t.id;
+                });
+            }
             root.finish();
         }
         current = "switches.json";
@@ -270,6 +319,25 @@ const NicModel* Catalog::findNic(const std::string& id) const { return findById(
 const SwitchModel* Catalog::findSwitch(const std::string& id) const { return findById(m_switches, id); }
 const CableModel* Catalog::findCable(const std::string& id) const { return findById(m_cables, id); }
 const TransceiverModel* Catalog::findTransceiver(const std::string& id) const { return findById(m_transceivers, id); }
+
+const NetTransportModel* Catalog::findNetTransport(const std::string& id) const
+{
+    return findById(m_netTransports, id);
+}
+
+const NetTransportModel* Catalog::netTransportForNcclNet(const std::string& ncclNet) const
+{
+    const auto lower = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+        return s;
+    };
+    const std::string wanted = lower(ncclNet);
+    for (const NetTransportModel& t : m_netTransports)
+        for (const std::string& name : t.ncclNetNames)
+            if (lower(name) == wanted)
+                return &t;
+    return nullptr;
+}
 
 const NicModel* Catalog::nicFor(const std::string& transport, double gbps) const
 {

@@ -63,6 +63,23 @@ struct NicModel : SourceInfo {
     double priceUsd = 0; ///< USD
 };
 
+/// How NCCL moves bytes between nodes: its net transport (the built-in IB verbs or socket transport,
+/// or a net plugin: GPUDirect-TCPX/TCPXO, gIB, aws-ofi-nccl) with the NCCL settings it runs under
+/// and what it costs beyond NCCL's own model (catalog nics.json "net_transports").
+struct NetTransportModel : SourceInfo {
+    std::string id, name;
+    std::string fabric; ///< switches it runs on: "infiniband" | "roce" (Ethernet) | "any"
+    std::vector<std::string> ncclNetNames; ///< X of NCCL's "NCCL INFO Using network X" (src/init.cc)
+    /// NCCL_ALGO it runs with ("ring", "tree", "nvls", "nvlstree", "collnet_direct", "collnet_chain",
+    /// "pat"); empty: NCCL's default, every algorithm.
+    std::vector<std::string> algorithms;
+    std::vector<std::string> protocols; ///< NCCL_PROTO ("LL", "LL128", "Simple"); empty: all three
+    bool nvls = true; ///< NCCL_NVLS_ENABLE
+    double bufferBytes = 4.0 * 1024 * 1024; ///< NCCL_BUFFSIZE (NCCL's default 4 MiB, src/init.cc)
+    double nicEfficiency = 12.0 / 12.5; ///< share of the line rate NCCL's net bandwidth is (topo.h NET_BW)
+    double callOverheadUs = 0; ///< per call across nodes, beyond NCCL's own (us)
+};
+
 struct SwitchModel : SourceInfo {
     std::string id, name, transport;
     int radix = 0; ///< logical ports at portGbps
@@ -106,12 +123,16 @@ public:
     const std::vector<SwitchModel>& switches() const { return m_switches; }
     const std::vector<CableModel>& cables() const { return m_cables; }
     const std::vector<TransceiverModel>& transceivers() const { return m_transceivers; }
+    const std::vector<NetTransportModel>& netTransports() const { return m_netTransports; }
 
     const GpuModel* findGpu(const std::string& id) const;
     const NicModel* findNic(const std::string& id) const;
     const SwitchModel* findSwitch(const std::string& id) const;
     const CableModel* findCable(const std::string& id) const;
     const TransceiverModel* findTransceiver(const std::string& id) const;
+    const NetTransportModel* findNetTransport(const std::string& id) const;
+    /// The net transport NCCL names `ncclNet` in "NCCL INFO Using network X" (case-insensitive), if any.
+    const NetTransportModel* netTransportForNcclNet(const std::string& ncclNet) const;
     /// The NIC of `transport` ("infiniband" | "roce") whose rate is exactly `gbps`, if any.
     const NicModel* nicFor(const std::string& transport, double gbps) const;
 
@@ -121,6 +142,7 @@ private:
     std::vector<SwitchModel> m_switches;
     std::vector<CableModel> m_cables;
     std::vector<TransceiverModel> m_transceivers;
+    std::vector<NetTransportModel> m_netTransports;
 };
 
 } // namespace clusterscope::engine

@@ -39,6 +39,45 @@ namespace {
         return 2;
     }
 
+    unsigned algorithmBit(CollectiveAlgorithm a) { return 1u << static_cast<unsigned>(a); }
+
+    // The net transport of the scenario (catalog net_transports; "" = RDMA verbs on the cluster's
+    // transport): the NCCL_ALGO / NCCL_PROTO / NCCL_NVLS_ENABLE / NCCL_BUFFSIZE it runs under, the
+    // share of the line rate NCCL gets, and its per-call cost. A catalog without net transports
+    // (an old catalog folder) leaves NCCL's defaults.
+    Status applyNetTransport(const ClusterSpec& c, const Catalog& catalog, CollectiveHardware& hw)
+    {
+        const std::string id = !c.nic.net.empty() ? c.nic.net : c.transport == Transport::InfiniBand ? "ib" : "roce";
+        const NetTransportModel* net = catalog.findNetTransport(id);
+        if (!net) {
+            if (c.nic.net.empty())
+                return Status::success();
+            return Status::error("/cluster/nic/net: unknown net transport \"" + c.nic.net + "\" (not in the catalog)");
+        }
+        if (net->fabric != "any" && net->fabric != toString(c.transport))
+            return Status::error("/cluster/nic/net: " + net->id + " runs on " + net->fabric
+                + " fabrics but /cluster/transport is " + toString(c.transport));
+        if (!net->algorithms.empty()) {
+            hw.algorithmMask = 0;
+            for (const std::string& name : net->algorithms)
+                if (const auto a = parseCollectiveAlgorithm(name))
+                    hw.algorithmMask |= algorithmBit(*a);
+        }
+        if (!net->protocols.empty()) {
+            hw.protocolMask = 0;
+            for (const std::string& name : net->protocols)
+                for (int p = 0; p < kCollectiveProtocolCount; ++p)
+                    if (name == toString(static_cast<CollectiveProtocol>(p)))
+                        hw.protocolMask |= 1u << p;
+        }
+        if (!net->nvls)
+            hw.nvlsCapable = false;
+        hw.simpleStepBytes = net->bufferBytes / nccl::kSteps;
+        hw.nicBytesPerSecond = c.nic.gbps * 1e9 / 8.0 * net->nicEfficiency;
+        hw.netCallOverheadSeconds = net->callOverheadUs * 1e-6;
+        return Status::success();
+    }
+
 } // namespace
 
 Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, const Catalog& catalog)
@@ -74,6 +113,8 @@ Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, 
     hw.nvlsCapable = nvidia && gpu->scaleUpSwitched && hw.archIndex >= 2;
     hw.infiniband = c.transport == Transport::InfiniBand;
     hw.nicBytesPerSecond = c.nic.gbps * 1e9 / 8.0 * kNicEfficiency;
+    if (auto status = applyNetTransport(c, catalog, hw); !status.isOk())
+        return status;
     hw.copyBytesPerSecond = gpu->hbmBytesPerSecond / 2.0; // read + write
     hw.gpusPerNode = c.gpusPerNode;
     // The server's GPUs, capped by the catalog domain; only multi-node NVLink systems (NVL72) span

@@ -175,14 +175,23 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
     CollectiveTerms bestTerms;
     CollectiveAlgorithm bestAlgo = algos[0];
     CollectiveProtocol bestProto = CollectiveProtocol::Simple;
+    const bool autoChoice = request.algorithm == CollectiveAlgorithm::Auto;
     for (int i = 0; i < algoCount; ++i) {
+        // NCCL_ALGO of the net transport: Auto weighs only the collective algorithms it enables
+        // (point-to-point operations, costed as Direct, are not subject to it).
+        if (autoChoice && isNcclAlgorithm(algos[i])
+            && !(m_hardware.algorithmMask & (1u << static_cast<unsigned>(algos[i]))))
+            continue;
         // Only Ring and Tree have LL/LL128 entries in NCCL's tables; the rest run Simple.
         const bool allProtocols = algos[i] == CollectiveAlgorithm::Ring || algos[i] == CollectiveAlgorithm::Tree;
         for (int p = allProtocols ? 0 : int(CollectiveProtocol::Simple); p < kCollectiveProtocolCount; ++p) {
             const auto proto = static_cast<CollectiveProtocol>(p);
+            // NCCL_PROTO of the net transport (TCPX/TCPXO run Simple only).
+            if (!(m_hardware.protocolMask & (1u << p)))
+                continue;
             // CollNet, and NVLS across nodes (which runs over CollNet), need SHARP enabled
             // (NCCL_COLLNET_ENABLE, default off).
-            if (request.algorithm == CollectiveAlgorithm::Auto && !m_hardware.collNetInAuto
+            if (autoChoice && !m_hardware.collNetInAuto
                 && (algos[i] == CollectiveAlgorithm::CollNetDirect || algos[i] == CollectiveAlgorithm::CollNetChain
                     || (algos[i] == CollectiveAlgorithm::Nvls && ctx.nodes > 1)))
                 break;

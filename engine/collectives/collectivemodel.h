@@ -123,6 +123,12 @@ struct CollectiveHardware {
     int fabricTiers = 2; ///< switching tiers
     int nodesPerLeaf = 32; ///< domains under one leaf switch
     int nodesPerPod = 1024; ///< domains under one spine pod (below the core)
+    // The net transport (catalog net_transports): the NCCL settings it runs under and its cost.
+    unsigned algorithmMask = ~0u; ///< bit 1 << CollectiveAlgorithm of each algorithm Auto may pick (NCCL_ALGO)
+    unsigned protocolMask = 0x7u; ///< bit 1 << CollectiveProtocol of each protocol NCCL may run (NCCL_PROTO)
+    /// Simple chunk: NCCL_BUFFSIZE (default 4 MiB, src/init.cc) / NCCL_STEPS (8, src/include/device.h), bytes
+    double simpleStepBytes = 4.0 * 1024 * 1024 / 8;
+    double netCallOverheadSeconds = 0; ///< per call across nodes beyond NCCL's own (s)
 };
 
 class CollectiveModel {

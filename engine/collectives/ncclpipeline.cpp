@@ -99,7 +99,7 @@ namespace {
             p.stages = std::max(1.0, 2.0 * (ppn - 1) * nvlinkHop + 2.0 * log2Floor(ctx.nodes));
             p.chunkBytes = protocol == CollectiveProtocol::LL128 ? treeLl128Chunk(nBytes, ctx.channels, ppn, ctx.nodes)
                 : protocol == CollectiveProtocol::LL             ? nccl::kLlChunkBytes
-                                                                 : nccl::kSimpleStepBytes;
+                                                                 : hw.simpleStepBytes;
             // The tuner's treeCorrectionFactor (tuning.cc) is NCCL's own stand-in for this pipeline.
             const int logSize = log2Floor(bytes / 64.0);
             if (logSize < nccl::kTreeCorrectionEntries)
@@ -134,7 +134,10 @@ namespace {
 void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
     CollectiveAlgorithm algorithm, CollectiveProtocol protocol, CollectiveTerms& t)
 {
-    t.achievedLatencySeconds = t.latencySeconds + nccl::kCallOverheadUs[ctx.nodes > 1 ? 1 : 0] * kMicro;
+    // The per-call overhead nccl-tests measures beyond the tuner, and across nodes what the net
+    // transport adds to it (catalog net_transports call_overhead_us).
+    t.achievedLatencySeconds = t.latencySeconds + nccl::kCallOverheadUs[ctx.nodes > 1 ? 1 : 0] * kMicro
+        + (ctx.nodes > 1 ? hw.netCallOverheadSeconds : 0.0);
     t.achievedBandwidthSeconds = t.bandwidthSeconds;
     Pipeline p;
     if (!(bytes > 0) || !pipelineOf(hw, ctx, op, bytes, algorithm, protocol, p))

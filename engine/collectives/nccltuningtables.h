@@ -131,8 +131,8 @@ inline constexpr double kPatPerRankUs = 2.8;
 
 /// NCCL_STEPS: slots of a connection's FIFO (src/include/device.h).
 inline constexpr double kSteps = 8;
-/// Simple protocol buffer, NCCL_BUFFSIZE default 4 MiB (src/init.cc DEFAULT_BUFFSIZE); a step is 1/8.
-inline constexpr double kSimpleStepBytes = 4.0 * 1024 * 1024 / kSteps;
+// The Simple protocol's step, NCCL_BUFFSIZE (default 4 MiB, src/init.cc DEFAULT_BUFFSIZE) / NCCL_STEPS,
+// is CollectiveHardware::simpleStepBytes: net transports change the buffer (catalog net_transports).
 /// LL buffer: NCCL_LL_LINES_PER_THREAD (8) x NCCL_LL_MAX_NTHREADS (512) x NCCL_STEPS x 16-byte lines;
 /// a chunk is one step and carries half of it as data (4-byte flag per 4 bytes).
 inline constexpr double kLlChunkBytes = 8.0 * 512 * 16 / 2;

@@ -21,6 +21,9 @@ enum class Routing { Ecmp, Adaptive, Spray };
 struct NicSpec {
     double gbps = 400.0; ///< "gbps": line rate per NIC in Gb/s (1e9 bit/s)
     int perNode = 8; ///< "per_node": NICs per node
+    /// "net": how NCCL moves bytes between nodes, a catalog net transport id ("ib", "roce", "gib",
+    /// "tcpxo", "tcpx", "socket"); "" = RDMA verbs on the cluster's transport ("ib" or "roce").
+    std::string net;
     bool operator==(const NicSpec&) const = default;
 };
 

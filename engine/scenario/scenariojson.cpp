@@ -81,6 +81,7 @@ namespace {
         auto nic = r.object("nic", true);
         c.nic.gbps = nic->number("gbps", 1.0, 1e5);
         c.nic.perNode = nic->positiveInt("per_node");
+        c.nic.net = nic->string("net", "");
         nic->finish();
         c.transport
             = r.choice("transport", { "infiniband", "roce" }) == "infiniband" ? Transport::InfiniBand : Transport::RoCE;
@@ -363,6 +364,8 @@ std::string scenarioToJson(const Scenario& s)
         = { { "gpu", s.cluster.gpu }, { "gpus", s.cluster.gpus }, { "gpus_per_node", s.cluster.gpusPerNode },
               { "nic", { { "gbps", s.cluster.nic.gbps }, { "per_node", s.cluster.nic.perNode } } },
               { "transport", toString(s.cluster.transport) }, { "fabric", fabric } };
+    if (!s.cluster.nic.net.empty())
+        root["cluster"]["nic"]["net"] = s.cluster.nic.net;
     const ModelSpec& m = s.model;
     root["model"] = { { "layers", m.layers }, { "hidden", m.hidden }, { "heads", m.heads }, { "kv_heads", m.kvHeads },
         { "ffn_hidden", m.ffnHidden }, { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "moe", nullptr } };

@@ -23,6 +23,18 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
             known += (known.empty() ? "" : ", ") + g.id;
         add("/cluster/gpu", "unknown GPU \"" + c.gpu + "\" (catalog has: " + known + ")");
     }
+    if (!c.nic.net.empty()) {
+        const NetTransportModel* net = catalog.findNetTransport(c.nic.net);
+        if (!net) {
+            std::string known;
+            for (const auto& t : catalog.netTransports())
+                known += (known.empty() ? "" : ", ") + t.id;
+            add("/cluster/nic/net", "unknown net transport \"" + c.nic.net + "\" (catalog has: " + known + ")");
+        } else if (net->fabric != "any" && net->fabric != toString(c.transport)) {
+            add("/cluster/nic/net",
+                net->id + " runs on " + net->fabric + " fabrics but /cluster/transport is " + toString(c.transport));
+        }
+    }
     if (c.gpus % c.gpusPerNode != 0)
         add("/cluster/gpus", str(c.gpus) + " GPUs do not fill whole nodes of " + str(c.gpusPerNode));
     if (c.fabric.switchRadix < 4 || c.fabric.switchRadix % 2 != 0)

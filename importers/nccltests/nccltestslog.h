@@ -84,6 +84,9 @@ struct NcclTestsRun {
     /// NCCL operations named by "NCCL INFO <Op>: opCount ..." lines inside the run (NCCL_DEBUG=INFO
     /// with the COLL subsystem; NCCL src/enqueue.cc), e.g. "AllGather", "Send"; distinct, in order seen.
     std::vector<std::string> ncclInfoOps;
+    /// The net transport NCCL used, X of "NCCL INFO Using network X" (src/init.cc: "IB", "Socket",
+    /// or a plugin's name: "FasTrak", "gIB", "GPUDirectTCPX_v7", "AWS Libfabric"); empty when not logged.
+    std::string ncclNet;
     bool elidedRows = false; ///< the table has a literal "..." line (rows left out)
 
     /// Ranks: distinct rank numbers of the device lines, else those implied by busbw/algbw, else

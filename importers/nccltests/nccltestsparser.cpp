@@ -404,6 +404,14 @@ namespace {
         for (std::size_t i = 0; i + 3 < t.size(); ++i) {
             if (t[i] != "NCCL" || t[i + 1] != "INFO")
                 continue;
+            // "NCCL INFO Using network IB" (src/init.cc): the net transport; a plugin's name may hold spaces.
+            if (t[i + 2] == "Using" && t[i + 3] == "network" && i + 4 < t.size()) {
+                std::string net(t[i + 4]);
+                for (std::size_t k = i + 5; k < t.size(); ++k)
+                    net += " " + std::string(t[k]);
+                current().ncclNet = net;
+                break;
+            }
             const std::string_view op = t[i + 2];
             if (op.size() < 2 || op.back() != ':' || t[i + 3] != "opCount")
                 break;

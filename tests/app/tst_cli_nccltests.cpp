@@ -87,6 +87,44 @@ private Q_SLOTS:
         QTest::addRow("independent one-rank jobs")
             << QStringList { data("robust_singleton_launches.log") } << 1 << "4 independent one-rank jobs";
         QTest::addRow("logger prefix") << QStringList { data("robust_logger_prefix.log") } << 0 << "";
+        QTest::addRow("net transport on the command line")
+            << QStringList { data("public/h100_2x8_gcp_a3mega_allreduce.log"), QStringLiteral("--gpu"),
+                   QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"), QStringLiteral("8x200"),
+                   QStringLiteral("--transport"), QStringLiteral("tcpxo") }
+            << 0 << "";
+        QTest::addRow("unknown --transport") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"),
+            QStringLiteral("H100-SXM-80GB"), QStringLiteral("--transport"), QStringLiteral("tcpz") }
+                                             << 1 << "--transport: expected one of infiniband, roce, gib, tcpxo";
+    }
+
+    // A log whose NCCL INFO lines name the network ("Using network FasTrak", NCCL src/init.cc) is
+    // modelled over that net transport unless the command line names one.
+    void netTransportFromTheLog()
+    {
+        QFile pub(data("public/h100_2x8_gcp_a3mega_allreduce.log"));
+        QVERIFY(pub.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(pub.readAll());
+        const qsizetype at = text.indexOf(QStringLiteral("#\n#  "), text.indexOf(QStringLiteral("Rank 15")));
+        QVERIFY(at > 0);
+        text.insert(at, QStringLiteral("ztan-mig-235z:6899:6950 [0] NCCL INFO Using network FasTrak\n"));
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("a3mega.log")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text.toUtf8());
+        f.close();
+        const QStringList hw { QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"),
+            QStringLiteral("8x200") };
+        const Run fromLog = runCli(QStringList { f.fileName(), QStringLiteral("--json") } + hw);
+        QCOMPARE(fromLog.exitCode, 0);
+        QVERIFY2(fromLog.out.contains(QStringLiteral("\"net\": \"tcpxo\"")), qPrintable(fromLog.out));
+        QVERIFY2(fromLog.out.contains(QStringLiteral("the log says \\\"Using network FasTrak\\\"")),
+            qPrintable(fromLog.out));
+        // The command line wins over the log.
+        const Run pinned = runCli(QStringList { f.fileName(), QStringLiteral("--json"), QStringLiteral("--transport"),
+                                      QStringLiteral("roce") }
+            + hw);
+        QCOMPARE(pinned.exitCode, 0);
+        QVERIFY2(pinned.out.contains(QStringLiteral("\"net\": \"roce\"")), qPrintable(pinned.out));
     }
     void exitCodes()
     {

@@ -58,6 +58,27 @@ private Q_SLOTS:
         QVERIFY(catalog->nicFor("infiniband", 800));
         QVERIFY(catalog->nicFor("roce", 400));
         QVERIFY(!catalog->nicFor("roce", 123));
+        for (const auto& e : catalog->netTransports())
+            QVERIFY2(check(e), e.id.c_str());
+    }
+
+    // Net transports: found by id and by the name NCCL prints in "Using network X" (any case).
+    void netTransports()
+    {
+        auto catalog = Catalog::builtin();
+        QVERIFY(catalog.isOk());
+        for (const char* id : { "ib", "roce", "gib", "tcpxo", "tcpx", "socket" })
+            QVERIFY2(catalog->findNetTransport(id), id);
+        const NetTransportModel* tcpxo = catalog->netTransportForNcclNet("fastrak");
+        QVERIFY(tcpxo);
+        QCOMPARE(tcpxo->id, std::string("tcpxo"));
+        QCOMPARE(tcpxo->protocols, std::vector<std::string> { "Simple" });
+        QVERIFY(!tcpxo->nvls);
+        QCOMPARE(tcpxo->bufferBytes, 8388608.0);
+        QCOMPARE(catalog->netTransportForNcclNet("GPUDirectTCPX_v7")->id, std::string("tcpx"));
+        QCOMPARE(catalog->netTransportForNcclNet("IB")->id, std::string("ib"));
+        QVERIFY(!catalog->netTransportForNcclNet("NoSuchPlugin"));
+        QVERIFY(!catalog->findNetTransport("nope"));
     }
 
     void brokenCatalogNamesFileAndPointer_data()
@@ -80,6 +101,15 @@ private Q_SLOTS:
             << "\"transceiver\": \"SR4\""
             << "\"transceiver\": \"SR9\""
             << "cat/cables.json: /cables/2/transceiver: no transceiver with id \"SR9\"";
+        QTest::addRow("net transport protocol") << "nics.json"
+                                                << "\"protocols\": [\"Simple\"], \"nvls\": false, \"buffer_bytes\": 8388608"
+                                                << "\"protocols\": [\"Simpel\"], \"nvls\": false, \"buffer_bytes\": 8388608"
+                                                << "cat/nics.json: /net_transports/3/protocols/0: expected one of LL, LL128, "
+                                                   "Simple, got \"Simpel\"";
+        QTest::addRow("net transport fabric") << "nics.json"
+                                              << "\"fabric\": \"any\""
+                                              << "\"fabric\": \"ethernet\""
+                                              << "cat/nics.json: /net_transports/5/fabric";
         QTest::addRow("bad json") << "nics.json"
                                   << "\"nics\": ["
                                   << "\"nics\": [[,"

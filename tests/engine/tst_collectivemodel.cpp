@@ -445,6 +445,10 @@ private Q_SLOTS:
                                   << "/cluster/nic/gbps";
         QTest::addRow("gpus per node") << "gpn"
                                        << "/cluster/gpus_per_node";
+        QTest::addRow("unknown net transport") << "net"
+                                               << "/cluster/nic/net: unknown net transport \"tcpz\"";
+        QTest::addRow("net transport on the wrong fabric") << "netfabric"
+                                                           << "/cluster/nic/net: tcpxo runs on roce fabrics";
     }
     void badScenario()
     {
@@ -455,11 +459,47 @@ private Q_SLOTS:
             s.cluster.gpu = "Z100";
         else if (field == QLatin1String("nic"))
             s.cluster.nic.gbps = 0;
+        else if (field == QLatin1String("net"))
+            s.cluster.nic.net = "tcpz";
+        else if (field == QLatin1String("netfabric"))
+            s.cluster.nic.net = "tcpxo"; // on the default InfiniBand fabric
         else
             s.cluster.gpusPerNode = 0;
         auto m = CollectiveModel::fromScenario(s, Catalog::builtin().value());
         QVERIFY(!m);
         QVERIFY2(QString::fromStdString(m.message()).contains(message), m.message().c_str());
+    }
+
+    // A net transport runs NCCL under its own settings (catalog net_transports): GPUDirect-TCPXO
+    // (A3 Mega) with NCCL_ALGO=Ring,Tree, NCCL_PROTO=Simple and NVLS off, so Auto never picks
+    // LL/LL128 or NVLSTree across nodes and NVLS is refused; the same cluster over RoCE verbs does.
+    void netTransportSettings()
+    {
+        Scenario rdma = cluster("H100-SXM-80GB", 16, 8, 200.0, 8, Transport::RoCE);
+        Scenario tcpxo = rdma;
+        tcpxo.cluster.nic.net = "tcpxo";
+        const CollectiveModel verbs = modelFor(rdma);
+        const CollectiveModel fastrak = modelFor(tcpxo);
+        QVERIFY(verbs.hardware().nvlsCapable);
+        QVERIFY(!fastrak.hardware().nvlsCapable);
+        QCOMPARE(fastrak.hardware().simpleStepBytes, 8.0 * 1024 * 1024 / 8);
+        bool verbsUsedLowLatency = false, verbsUsedNvls = false;
+        for (double bytes = 8; bytes <= 8 * kGiB; bytes *= 4) {
+            const CollectiveEstimate e = fastrak.evaluateNcclTests(CollectiveOp::AllReduce, bytes, 16, 2);
+            QVERIFY(e.valid);
+            QCOMPARE(int(e.protocol), int(CollectiveProtocol::Simple));
+            QVERIFY2(e.algorithm == CollectiveAlgorithm::Ring || e.algorithm == CollectiveAlgorithm::Tree,
+                toString(e.algorithm));
+            const CollectiveEstimate v = verbs.evaluateNcclTests(CollectiveOp::AllReduce, bytes, 16, 2);
+            verbsUsedLowLatency = verbsUsedLowLatency || v.protocol != CollectiveProtocol::Simple;
+            verbsUsedNvls = verbsUsedNvls || v.algorithm == CollectiveAlgorithm::NvlsTree;
+        }
+        QVERIFY(verbsUsedLowLatency);
+        QVERIFY(verbsUsedNvls);
+        // NCCL_ALGO leaves point-to-point alone: all-to-all still runs.
+        QVERIFY(fastrak.evaluateNcclTests(CollectiveOp::AllToAll, kGiB, 16, 2).valid);
+        // NVLS disabled: an explicit request cannot run.
+        QVERIFY(!fastrak.evaluateNcclTests(CollectiveOp::AllReduce, kGiB, 16, 2, CollectiveAlgorithm::NvlsTree).valid);
     }
 
     void names_data()

@@ -67,6 +67,7 @@ private Q_SLOTS:
         s.cluster.fabric.dragonflyP = 4;
         s.cluster.fabric.dragonflyA = 8;
         s.cluster.fabric.dragonflyH = 4;
+        s.cluster.nic.net = "tcpxo"; // written only when set: files without it are unchanged
         const std::string text = scenarioToJson(s);
         auto second = parseScenarioJson(text, "b.json");
         QVERIFY2(second.isOk(), second.message().c_str());
@@ -292,6 +293,13 @@ private Q_SLOTS:
         QTest::addRow("fp8 on A100") << "/cluster/gpu"
                                      << "\"A100-SXM-80GB\""
                                      << "";
+        QTest::addRow("unknown net transport") << "/cluster/nic/net"
+                                               << "\"tcpz\""
+                                               << "v.json: /cluster/nic/net: unknown net transport \"tcpz\"";
+        QTest::addRow("net transport on the wrong fabric")
+            << "/cluster/nic/net"
+            << "\"tcpxo\""
+            << "v.json: /cluster/nic/net: tcpxo runs on roce fabrics but /cluster/transport is infiniband";
         QTest::addRow("vpp without pp") << "/parallelism"
                                         << "{\"tp\": 8, \"dp\": 128, \"vpp\": 2}"
                                         << "v.json: /parallelism/vpp: virtual stages need pipeline parallelism";

@@ -569,6 +569,38 @@ private Q_SLOTS:
                 log->diagnostics.empty() ? "none" : log->diagnostics.front().message.c_str());
     }
 
+    // "NCCL INFO Using network X" (NCCL src/init.cc) names the run's net transport; a plugin's name
+    // may hold spaces (aws-ofi-nccl: "AWS Libfabric"); a run without the line names none.
+    void ncclNetFromInfoLines_data()
+    {
+        QTest::addColumn<QString>("info");
+        QTest::addColumn<QString>("net");
+        QTest::addRow("TCPXO plugin") << "a3mega-0:6899:6950 [0] NCCL INFO Using network FasTrak\n"
+                                      << "FasTrak";
+        QTest::addRow("built-in IB verbs") << "node1:422771:422791 [5] NCCL INFO Using network IB\n"
+                                           << "IB";
+        QTest::addRow("plugin name with a space") << "p5-0:101:140 [3] NCCL INFO Using network AWS Libfabric\n"
+                                                  << "AWS Libfabric";
+        QTest::addRow("srun-labelled socket fallback") << "0: vm-0:606:642 [ 6 ] NCCL INFO Using network Socket\n"
+                                                       << "Socket";
+        QTest::addRow("not logged") << "vm-0:606:642 [6] NCCL INFO NET/gIB : Initializing gIB v1.0.5\n"
+                                    << "";
+    }
+    void ncclNetFromInfoLines()
+    {
+        QFETCH(QString, info);
+        const std::string text = "# Collective test starting: all_reduce_perf\n"
+                                 "#  Rank  0 Group  0 Pid 1 on h0 device  0 [0000:04:00] NVIDIA H100 80GB HBM3\n"
+                                 "#  Rank  1 Group  0 Pid 2 on h1 device  0 [0000:04:00] NVIDIA H100 80GB HBM3\n"
+            + info.toStdString()
+            + "  1048576  262144  float  sum  -1  16.75  62.61  62.61  0  16.61  63.12  63.12  0\n";
+        auto log = parseNcclTestsText(text, "mem.log", {});
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(1));
+        QTEST(QString::fromStdString(log->runs.front().ncclNet), "net");
+        QCOMPARE(log->runs.front().rows.size(), std::size_t(1));
+    }
+
     void numbers_data()
     {
         QTest::addColumn<QString>("text");
