@@ -95,6 +95,11 @@ private Q_SLOTS:
         QTest::addRow("2x8 B200 GKE A4 allgather") << "b200_2x8_gke_a4_allgather.log"
                                                    << "allgather"
                                                    << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.70 << 0.96;
+        // One DGX H100 (8 x H100, NVSwitch with NVLS; 8 x 400 Gb/s NDR InfiniBand, unused on one node).
+        QTest::addRow("1x8 H100 DGX NVLS") << "h100_1x8_dgx_nvls_allreduce.log"
+                                           << "allreduce"
+                                           << "H100-SXM-80GB" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.13
+                                           << 0.80;
         // Vultr HGX B200 nodes, 8 x ConnectX-7 NDR 400 Gb/s InfiniBand each; table-only excerpts
         // (no device lines): the ranks come from busbw/algbw, the nodes and the GPU from the source.
         QTest::addRow("1x8 B200 reducescatter") << "b200_1x8_vultr_reducescatter.log"
