@@ -515,8 +515,9 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
                     { "gpu", cs.gpu }, { "gpus", cs.gpus }, { "gpus_per_node", cs.gpusPerNode },
                     { "nic_gbps", cs.nic.gbps }, { "nics_per_node", cs.nic.perNode },
                     { "transport", engine::toString(cs.transport) },
-                    { "net", cs.nic.net.empty() ? (cs.transport == engine::Transport::InfiniBand ? "ib" : "roce")
-                                                : cs.nic.net },
+                    { "net",
+                        cs.nic.net.empty() ? (cs.transport == engine::Transport::InfiniBand ? "ib" : "roce")
+                                           : cs.nic.net },
                     { "assumptions", cluster->assumptions } } },
             { "sweeps", sweeps }, { "skipped", skipped }, { "calibration", json::parse(calibrationText) } };
         io.out << doc.dump(2) << "\n";

@@ -201,8 +201,8 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                     t.name = r.string("name");
                     t.fabric = r.choice("fabric", { "infiniband", "roce", "any" });
                     t.ncclNetNames = stringList(r, "nccl_net", {});
-                    t.algorithms = stringList(
-                        r, "algorithms", { "ring", "tree", "nvls", "nvlstree", "collnet_direct", "collnet_chain", "pat" });
+                    t.algorithms = stringList(r, "algorithms",
+                        { "ring", "tree", "nvls", "nvlstree", "collnet_direct", "collnet_chain", "pat" });
                     t.protocols = stringList(r, "protocols", { "LL", "LL128", "Simple" });
                     t.nvls = r.boolean("nvls", true);
                     t.bufferBytes = r.number("buffer_bytes", 65536, 1e10, t.bufferBytes);

@@ -87,11 +87,10 @@ private Q_SLOTS:
         QTest::addRow("independent one-rank jobs")
             << QStringList { data("robust_singleton_launches.log") } << 1 << "4 independent one-rank jobs";
         QTest::addRow("logger prefix") << QStringList { data("robust_logger_prefix.log") } << 0 << "";
-        QTest::addRow("net transport on the command line")
-            << QStringList { data("public/h100_2x8_gcp_a3mega_allreduce.log"), QStringLiteral("--gpu"),
-                   QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"), QStringLiteral("8x200"),
-                   QStringLiteral("--transport"), QStringLiteral("tcpxo") }
-            << 0 << "";
+        QTest::addRow("net transport on the command line") << QStringList {
+            data("public/h100_2x8_gcp_a3mega_allreduce.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"),
+            QStringLiteral("--nic"), QStringLiteral("8x200"), QStringLiteral("--transport"), QStringLiteral("tcpxo")
+        } << 0 << "";
         QTest::addRow("unknown --transport") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"),
             QStringLiteral("H100-SXM-80GB"), QStringLiteral("--transport"), QStringLiteral("tcpz") }
                                              << 1 << "--transport: expected one of infiniband, roce, gib, tcpxo";

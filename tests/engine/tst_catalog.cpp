@@ -101,11 +101,12 @@ private Q_SLOTS:
             << "\"transceiver\": \"SR4\""
             << "\"transceiver\": \"SR9\""
             << "cat/cables.json: /cables/2/transceiver: no transceiver with id \"SR9\"";
-        QTest::addRow("net transport protocol") << "nics.json"
-                                                << "\"protocols\": [\"Simple\"], \"nvls\": false, \"buffer_bytes\": 8388608"
-                                                << "\"protocols\": [\"Simpel\"], \"nvls\": false, \"buffer_bytes\": 8388608"
-                                                << "cat/nics.json: /net_transports/3/protocols/0: expected one of LL, LL128, "
-                                                   "Simple, got \"Simpel\"";
+        QTest::addRow("net transport protocol")
+            << "nics.json"
+            << "\"protocols\": [\"Simple\"], \"nvls\": false, \"buffer_bytes\": 8388608"
+            << "\"protocols\": [\"Simpel\"], \"nvls\": false, \"buffer_bytes\": 8388608"
+            << "cat/nics.json: /net_transports/3/protocols/0: expected one of LL, LL128, "
+               "Simple, got \"Simpel\"";
         QTest::addRow("net transport fabric") << "nics.json"
                                               << "\"fabric\": \"any\""
                                               << "\"fabric\": \"ethernet\""
