@@ -175,6 +175,7 @@ private Q_SLOTS:
         QTest::addRow("laptop 1366x768") << QSize(1366, 768) << false;
         // On first start the example project's imported fabric opens the "Fabric flags" dock.
         QTest::addRow("laptop 1366x768, fabric flags") << QSize(1366, 768) << true;
+        QTest::addRow("1600x1000") << QSize(1600, 1000) << false;
         QTest::addRow("full HD 1920x1080") << QSize(1920, 1080) << false;
         QTest::addRow("full HD 1920x1080, fabric flags") << QSize(1920, 1080) << true;
         QTest::addRow("QHD 2560x1440") << QSize(2560, 1440) << false;
@@ -258,6 +259,12 @@ private Q_SLOTS:
         // At least a pixel per rack of 32 GPUs (the heatmap then shows racks, not one pod cell).
         QVERIFY2(canvas->plotRect().width() >= kRanks / 32,
             qPrintable(QStringLiteral("heatmap plot %1 px").arg(canvas->plotRect().width())));
+        // From 1600x1000 on, a plot of 256 px and more: a 16,384-rank run's 64 pods get 4 px each.
+        if (screen.height() >= 1000)
+            QVERIFY2(canvas->plotRect().width() >= 256 && canvas->plotRect().height() >= 256,
+                qPrintable(QStringLiteral("heatmap plot %1x%2 px")
+                               .arg(canvas->plotRect().width())
+                               .arg(canvas->plotRect().height())));
     }
 
     // The example project's imported fabric (compiled in): the Llama example's fabric with a
