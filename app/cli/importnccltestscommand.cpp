@@ -260,8 +260,8 @@ namespace {
             { "ngpus", opt(r.gpusPerThread) }, { "min_bytes", opt(r.minBytes) }, { "max_bytes", opt(r.maxBytes) },
             { "step_factor", opt(r.stepFactor) }, { "step_bytes", opt(r.stepBytes) }, { "iters", opt(r.iters) },
             { "warmup_iters", opt(r.warmupIters) }, { "nccl_tests_version", r.ncclTestsVersion },
-            { "nccl_version", opt(r.ncclVersionCode) }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) },
-            { "rows", r.rows.size() }, { "first_line", r.firstLine } };
+            { "nccl_version", opt(r.ncclVersionCode) }, { "nccl_net", r.ncclNet },
+            { "avg_busbw_gbps", opt(r.avgBusBwGBps) }, { "rows", r.rows.size() }, { "first_line", r.firstLine } };
     }
 
     void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)
@@ -280,6 +280,8 @@ namespace {
             out << ", " << *r.iters << " iters";
         if (r.avgBusBwGBps)
             out << format(", avg busbw %.2f GB/s", *r.avgBusBwGBps);
+        if (!r.ncclNet.empty())
+            out << ", network " << r.ncclNet;
         out << "\n";
     }
 

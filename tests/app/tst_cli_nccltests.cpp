@@ -116,6 +116,7 @@ private Q_SLOTS:
         const Run fromLog = runCli(QStringList { f.fileName(), QStringLiteral("--json") } + hw);
         QCOMPARE(fromLog.exitCode, 0);
         QVERIFY2(fromLog.out.contains(QStringLiteral("\"net\": \"tcpxo\"")), qPrintable(fromLog.out));
+        QVERIFY2(fromLog.out.contains(QStringLiteral("\"nccl_net\": \"FasTrak\"")), qPrintable(fromLog.out));
         QVERIFY2(fromLog.out.contains(QStringLiteral("the log says \\\"Using network FasTrak\\\"")),
             qPrintable(fromLog.out));
         // The command line wins over the log.
