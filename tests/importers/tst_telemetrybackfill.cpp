@@ -7,6 +7,7 @@
 
 #include "engine/telemetry/telemetryanalysis.h"
 #include "engine/telemetry/utilisationseries.h"
+#include "importers/telemetry/nicthroughput.h"
 #include "importers/telemetry/promrules.h"
 #include "importers/telemetry/telemetryfetcher.h"
 #include "tests/importers/backfilledprometheus.h"
@@ -199,6 +200,65 @@ private slots:
         }
         qInfo("requests: full %d, fast %d, follow-mode refresh %d; byte series read: full %zu, fast %zu", full->requests,
             fast->requests, followed->requests, full->data.seriesCount(), fast->data.seriesCount());
+    }
+
+    // An imported run recorded with wall-clock times: its window, and the NIC throughput of every host
+    // over it from the server (rate and per-host sum in PromQL), gaps where the server has no samples.
+    void nicThroughputOverARunsWindow()
+    {
+        auto profiles = builtinSourceProfiles();
+        QVERIFY(profiles);
+        Run run;
+        RankTrace rank;
+        rank.rank = 0;
+        const std::int64_t t0 = (m_start + 30) * 1000000000LL;
+        const long long lastSample = m_start + m_seconds - 1;
+        GpuActivity kernel;
+        kernel.startNs = t0;
+        kernel.endNs = t0 + 5000000000LL;
+        rank.activities.push_back(kernel);
+        rank.steps.push_back({ 1, t0, (lastSample + 20) * 1000000000LL }); // ends 20 s after the data
+        run.ranks.push_back(rank);
+        auto window = runWallClockWindowS(run);
+        QVERIFY2(window, window.message().c_str());
+        QCOMPARE(window->first, double(m_start + 30));
+        QCOMPARE(window->second, double(lastSample + 20));
+        const auto client = telemetrytest::client(m_port);
+        auto nic = fetchNicThroughput(client, *profiles, window->first, window->second, 1.0);
+        QVERIFY2(nic, nic.message().c_str());
+        QCOMPARE(nic->hosts.size(), std::size_t(128));
+        QCOMPARE(nic->metric, std::string("node_infiniband_port_data_transmitted_bytes_total"));
+        // 8 NICs per host; communication phases at 80 % (+0-2 %) of the NIC rate, 4 % between them.
+        double nicBytesPerS = 0;
+        for (LinkId id = 0; id < m_design.graph.linkCount() && nicBytesPerS == 0; ++id)
+            if (m_design.graph.level(id) == LinkLevel::NodeLeaf
+                && m_design.graph.node(m_design.graph.link(id).a).kind == NodeKind::Nic)
+                nicBytesPerS = m_design.graph.link(id).gbps * 1e9 / 8;
+        for (const auto& h : nic->hosts) {
+            QVERIFY2(h.host.rfind("node", 0) == 0 && h.host.find(':') == std::string::npos, h.host.c_str());
+            double peak = 0, low = 1e30;
+            for (std::size_t k = 0; k < h.txBytesPerS.size(); ++k) {
+                const double t = nic->startS + double(k) * nic->stepS;
+                const double v = h.txBytesPerS[k];
+                if (t <= double(lastSample)) {
+                    QVERIFY2(std::isfinite(v), qPrintable(QStringLiteral("%1 at +%2 s").arg(QString::fromStdString(h.host)).arg(k)));
+                    peak = std::max(peak, v);
+                    low = std::min(low, v);
+                } else if (t > double(lastSample) + 3)
+                    QVERIFY2(std::isnan(v), "after the data ends the points are gaps, not zeros");
+            }
+            QVERIFY2(peak > 8 * 0.79 * nicBytesPerS && peak < 8 * 0.83 * nicBytesPerS,
+                qPrintable(QStringLiteral("%1 peak %2").arg(QString::fromStdString(h.host)).arg(peak)));
+            QVERIFY(low < 8 * 0.07 * nicBytesPerS);
+        }
+        // A trace with times relative to its start cannot be laid beside telemetry: said so.
+        Run relative = run;
+        relative.ranks[0].activities[0].startNs = 1000;
+        relative.ranks[0].activities[0].endNs = 2000;
+        relative.ranks[0].steps.clear();
+        auto none = runWallClockWindowS(relative);
+        QVERIFY(!none);
+        QVERIFY2(none.message().find("relative") != std::string::npos, none.message().c_str());
     }
 
     void cliAgrees()
