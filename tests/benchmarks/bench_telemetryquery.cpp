@@ -125,8 +125,8 @@ private Q_SLOTS:
             requests[2] = followN;
         }
         std::printf("live refresh of the 1,024-GPU fabric (%zu links, 90 s window at 1 s, fetch + analyses), best of 3:\n"
-                    "  baseline full fetch (tx+rx raw, sequential): %.3f s, %d requests\n"
-                    "  fast full fetch (tx raw, parallel):          %.3f s, %d requests; ratio to baseline %.2f\n"
+                    "  baseline full fetch (every byte series raw, one request after the other): %.3f s, %d requests\n"
+                    "  fast full fetch (sender tx raw, requests in parallel): %.3f s, %d requests; ratio to baseline %.2f\n"
                     "  fast full fetch with gzip:                   %.3f s\n"
                     "  follow-mode refresh (+1 s, cached window):   %.3f s, %d requests; ratio to baseline %.3f\n"
                     "  raw server time, one GET of every tx byte counter: %.3f s (%.1f MB), with gzip %.3f s\n"
