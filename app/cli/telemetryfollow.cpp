@@ -77,6 +77,8 @@ int followTelemetry(importers::PromClient& client, const engine::FabricGraph& gr
     int failed = 0;
     int round = 0;
     const auto first = std::chrono::steady_clock::now();
+    // Each round after the first fetches only the samples appended since the previous window.
+    importers::TelemetryCache cache;
     while (!g_interrupted.load() && (o.count <= 0 || round < o.count)) {
         // Rounds start on a fixed grid; a round longer than the interval starts the next at once.
         const auto due = first + std::chrono::milliseconds(std::llround(o.everyS * 1000.0 * round));
@@ -88,7 +90,7 @@ int followTelemetry(importers::PromClient& client, const engine::FabricGraph& gr
         const auto t0 = std::chrono::steady_clock::now();
         const double end = std::floor(nowS());
         const double start = end - o.windowS;
-        auto fetched = importers::fetchTelemetry(client, mapping, profiles, start, end);
+        auto fetched = importers::fetchTelemetry(client, mapping, profiles, start, end, {}, {}, &cache);
         if (!fetched) {
             if (g_interrupted.load())
                 break;

@@ -198,6 +198,8 @@ void LiveController::refresh()
         m_view.setConnectionState(LiveView::Connection::Connecting, tr("querying %1 ...").arg(m_view.url()));
     auto fabric = m_fabricOf == analysis.get() ? m_fabric : nullptr;
     m_fabricOf = analysis.get();
+    if (!fabric)
+        m_cache = std::make_shared<importers::TelemetryCache>(); // its link ends belong to the old fabric
 
     auto* watcher = new QFutureWatcher<Work>(this);
     connect(watcher, &QFutureWatcher<Work>::finished, this, [this, watcher] {
@@ -232,7 +234,8 @@ void LiveController::refresh()
     });
     QPointer<LiveController> self(this);
     watcher->setFuture(QtConcurrent::run(
-        [self, analysis, fabric, c = std::move(client.value()), stop = m_stop, start, end]() mutable -> Work {
+        [self, analysis, fabric, cache = m_cache, c = std::move(client.value()), stop = m_stop, start,
+            end]() mutable -> Work {
             Work w;
             QElapsedTimer t;
             t.start();
@@ -254,7 +257,8 @@ void LiveController::refresh()
                 c, *fabric->mapping, fabric->profiles, start, end, [&](int done, int total) {
                     QMetaObject::invokeMethod(
                         self, [self, done, total] { self->m_view.setProgress(done, total); }, Qt::QueuedConnection);
-                });
+                },
+                importers::FetchOptions {}, cache.get());
             if (!fetched) {
                 w.error = QString::fromStdString(fetched.message());
                 return w;
@@ -265,6 +269,7 @@ void LiveController::refresh()
             snap->graph = std::shared_ptr<const engine::FabricGraph>(fabric, &fabric->graph);
             snap->modelled = fabric->modelled;
             snap->fetch = std::move(fetched.value());
+            snap->incremental = cache->incremental > 0;
             snap->report = engine::analyseTelemetry(fabric->graph, snap->fetch.data, engine::AlertRules::defaults());
             snap->tiers = engine::tierUtilisationSeries(fabric->graph, snap->fetch.data);
             snap->analyseS = t.elapsed() / 1000.0;
@@ -342,6 +347,8 @@ void LiveController::present()
                   locale.toString(qulonglong(s.fetch.seriesMapped)),
                   locale.toString(qulonglong(s.fetch.seriesUnmatched)), QString::number(r.alerts.size()),
                   QString::number(s.fetch.requests), seconds(s.fetchS), seconds(s.analyseS));
+    if (s.incremental)
+        summary += tr(" · only the new samples fetched");
     if (r.period.found)
         summary += tr(" · iteration period %1").arg(seconds(r.period.periodS));
     // Measured against the scenario model, per tier (the definition the CLI's JSON uses).

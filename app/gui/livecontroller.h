@@ -42,6 +42,7 @@ struct LiveSnapshot {
     engine::TelemetryReport report;
     std::vector<engine::TierSeries> tiers;
     double fetchS = 0.0; ///< queries (network + decoding)
+    bool incremental = false; ///< only the samples appended since the previous window were fetched
     double analyseS = 0.0; ///< analyses + tier series
 };
 
@@ -93,6 +94,8 @@ private:
     int m_chartLink = -1;
     int m_chartDirection = 0;
     std::shared_ptr<Fabric> m_fabric;
+    /// The last window's samples: a follow-mode refresh fetches only what was appended since.
+    std::shared_ptr<importers::TelemetryCache> m_cache = std::make_shared<importers::TelemetryCache>();
     const engine::ScenarioAnalysis* m_fabricOf = nullptr;
 };
 

@@ -203,7 +203,11 @@ Result<PromQueryResult> decodeQueryResponse(const std::string& body, const std::
 Result<std::string> PromClient::api(
     const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const
 {
-    auto res = get(path, params);
+    return checkApi(path, get(path, params));
+}
+
+Result<std::string> PromClient::checkApi(const std::string& path, Result<HttpResponse> res) const
+{
     if (!res)
         return res.status();
     if (res->status == 200)
@@ -241,6 +245,28 @@ Result<PromQueryResult> PromClient::query(const std::string& expr, std::optional
     if (!body)
         return body.status();
     return decodeQueryResponse(*body, m_options.url + " /api/v1/query " + expr);
+}
+
+std::vector<Result<PromQueryResult>> PromClient::queryMany(const std::vector<std::string>& exprs, double timeS,
+    int maxParallel, const std::function<void(std::size_t)>& each) const
+{
+    std::vector<PromRequest> requests;
+    requests.reserve(exprs.size());
+    for (const auto& e : exprs)
+        requests.push_back({ "/api/v1/query", { { "query", e }, { "time", num(timeS) } } });
+    std::vector<Result<PromQueryResult>> out(exprs.size(), Status::error("not run"));
+    // Each answer is decoded as it arrives, while the server still works on the others.
+    getMany(
+        requests,
+        [&](std::size_t i, Result<HttpResponse> res) {
+            auto body = checkApi("/api/v1/query", std::move(res));
+            out[i] = body ? decodeQueryResponse(*body, m_options.url + " /api/v1/query " + exprs[i])
+                          : Result<PromQueryResult>(body.status());
+            if (each)
+                each(i);
+        },
+        maxParallel);
+    return out;
 }
 
 Result<PromQueryResult> PromClient::queryRange(const std::string& expr, double startS, double endS, double stepS) const

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -72,6 +73,12 @@ struct HttpResponse {
     std::string body; ///< inflated
 };
 
+/// One GET of an API path (relative to the base URL) with its query parameters (URL-encoded on sending).
+struct PromRequest {
+    std::string path;
+    std::vector<std::pair<std::string, std::string>> params;
+};
+
 class PromClient {
 public:
     /// Checks the URL (scheme http, host, optional port and path prefix).
@@ -86,8 +93,19 @@ public:
     engine::Result<HttpResponse> get(
         const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
 
+    /// GETs every request at once, on one Boost.Asio io_context on the caller's thread (at most
+    /// `maxParallel` connections open; each request retried and timed out on its own as get() does).
+    /// `done(index, answer)` is called on this thread as each request completes, in completion order,
+    /// while the others are still in flight. Returns when every request is done (or cancelled).
+    void getMany(const std::vector<PromRequest>& requests,
+        const std::function<void(std::size_t, engine::Result<HttpResponse>)>& done, int maxParallel = 4) const;
+
     /// GET /api/v1/query (instant query at `timeS`, or now when absent).
     engine::Result<PromQueryResult> query(const std::string& expr, std::optional<double> timeS = std::nullopt) const;
+    /// Instant queries of every expression at `timeS`, in parallel (getMany); results in input order.
+    /// `each(index)` is called as each answer is decoded (progress).
+    std::vector<engine::Result<PromQueryResult>> queryMany(const std::vector<std::string>& exprs, double timeS,
+        int maxParallel = 4, const std::function<void(std::size_t)>& each = {}) const;
     /// GET /api/v1/query_range; Prometheus refuses more than 11,000 points per series.
     engine::Result<PromQueryResult> queryRange(const std::string& expr, double startS, double endS, double stepS) const;
     /// GET /api/v1/series for the selectors (match[]) within [startS, endS] (0 = server default).
@@ -108,6 +126,10 @@ private:
     /// or an error naming the endpoint, HTTP status, errorType and error.
     engine::Result<std::string> api(
         const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
+    /// The envelope check of api() on an answer already received.
+    engine::Result<std::string> checkApi(const std::string& path, engine::Result<HttpResponse> res) const;
+    /// The request target: prefix, path and the URL-encoded parameters.
+    std::string target(const PromRequest& request) const;
 
     PromClientOptions m_options;
     std::string m_host;

@@ -13,11 +13,12 @@
 #include "app/gui/projectdocument.h"
 #include "engine/store/projectstore.h"
 #include "engine/telemetry/telemetryrecord.h"
-#include "tests/importers/telemetrytestsupport.h"
+#include "tests/importers/backfilledprometheus.h"
 #include "views/fabric/fabricview.h"
 #include "views/live/livechart.h"
 #include "views/live/livelinktablemodel.h"
 #include "views/live/liveview.h"
+#include "views/widgets/vtkopenglwidget.h"
 
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -32,6 +33,9 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include <vtkCamera.h>
+#include <vtkRenderer.h>
+
 #include <ctime>
 
 using namespace clusterscope;
@@ -39,8 +43,7 @@ using namespace clusterscope::engine;
 
 class TestLiveTab : public QObject {
     Q_OBJECT
-    QTemporaryDir m_dir;
-    telemetrytest::Child m_prometheus;
+    telemetrytest::BackfilledPrometheus m_server;
     int m_port = 0;
     long long m_start = 0;
     const int m_seconds = 90;
@@ -57,44 +60,15 @@ private slots:
     void initTestCase()
     {
         QSettings().clear();
-        const QString missing
-            = telemetrytest::missingPrograms({ QStringLiteral("prometheus"), QStringLiteral("promtool") });
-        if (!missing.isEmpty())
-            QFAIL(qPrintable(missing));
-        QVERIFY(m_dir.isValid());
         m_design = telemetrytest::exampleFabric();
-        const long long now = std::time(nullptr);
-        m_start = (now - 7200) / 7200 * 7200 + 600; // inside one 2-hour block in the past
-        const std::string om = m_dir.filePath(QStringLiteral("cluster.om")).toStdString();
-        m_faults = telemetrytest::writeClusterOpenMetrics(m_design.graph, om, m_start, m_seconds);
-        QProcess promtool;
-        promtool.setProcessChannelMode(QProcess::MergedChannels);
-        promtool.start(QStringLiteral("promtool"),
-            { QStringLiteral("tsdb"), QStringLiteral("create-blocks-from"), QStringLiteral("openmetrics"),
-                QString::fromStdString(om), m_dir.filePath(QStringLiteral("data")) });
-        QVERIFY(promtool.waitForFinished(300000));
-        QVERIFY2(promtool.exitCode() == 0, promtool.readAll().constData());
-        QFile::remove(QString::fromStdString(om));
-        QFile cfg(m_dir.filePath(QStringLiteral("prometheus.yml")));
-        QVERIFY(cfg.open(QIODevice::WriteOnly));
-        cfg.write("global:\n  scrape_interval: 15s\n");
-        cfg.close();
-        for (int attempt = 0; attempt < 2 && !m_prometheus.running(); ++attempt) {
-            m_port = telemetrytest::freeLoopbackPort();
-            QVERIFY(m_prometheus.start(QStringLiteral("prometheus"),
-                { QStringLiteral("--config.file=") + cfg.fileName(),
-                    QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("data")),
-                    QStringLiteral("--storage.tsdb.retention.time=100y"),
-                    QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_port) },
-                m_dir.filePath(QStringLiteral("prometheus.log"))));
-            const auto c = telemetrytest::client(m_port, 2000);
-            if (!telemetrytest::waitFor([&] { return bool(c.buildInfo()); }, 30))
-                m_prometheus.stop();
-        }
-        QVERIFY2(m_prometheus.running(), "prometheus did not come up (see prometheus.log)");
+        const QString failed = m_server.start(m_design.graph, m_seconds);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+        m_port = m_server.port();
+        m_start = m_server.startS();
+        m_faults = m_server.faults();
     }
 
-    void cleanupTestCase() { m_prometheus.stop(); }
+    void cleanupTestCase() { m_server.stop(); }
 
     void liveTabShowsThePlantedFaults()
     {
@@ -222,6 +196,48 @@ private slots:
         QVERIFY(live->chart()->data().linkLabel.startsWith(hotName));
         QVERIFY(!live->chart()->data().tierPeak.empty());
 
+        // A refresh (as follow mode makes every few seconds) keeps the camera where the user put it
+        // and the chosen row; refreshing the same window fetches only the newest samples.
+        vtkCamera* camera = live->fabricView()->vtkWidget()->renderer()->GetActiveCamera();
+        camera->Azimuth(40);
+        camera->Elevation(15);
+        camera->Zoom(1.7);
+        double position[3], focal[3], up[3];
+        camera->GetPosition(position);
+        camera->GetFocalPoint(focal);
+        camera->GetViewUp(up);
+        const double angle = camera->GetViewAngle();
+        live->refreshButton()->click();
+        QVERIFY(refreshed.wait(120000));
+        QVERIFY2(refreshed.last().at(0).toBool(), qPrintable(refreshed.last().at(1).toString()));
+        QVERIFY2(live->summary().contains(QStringLiteral("only the new samples fetched")), qPrintable(live->summary()));
+        qInfo("refresh of the same window with the cache (follow mode): %.2f s end to end (fetch %.2f s in %d "
+              "requests, analysis %.2f s)",
+            controller->lastRefreshS(), controller->latest()->fetchS, controller->latest()->fetch.requests,
+            controller->latest()->analyseS);
+        double position2[3], focal2[3], up2[3];
+        camera = live->fabricView()->vtkWidget()->renderer()->GetActiveCamera();
+        camera->GetPosition(position2);
+        camera->GetFocalPoint(focal2);
+        camera->GetViewUp(up2);
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(position2[i], position[i]);
+            QCOMPARE(focal2[i], focal[i]);
+            QCOMPARE(up2[i], up[i]);
+        }
+        QCOMPARE(camera->GetViewAngle(), angle);
+        QVERIFY(live->linkTable()->selectionModel()->currentIndex().isValid());
+        QCOMPARE(live->sortedLinks()
+                     ->index(live->linkTable()->selectionModel()->currentIndex().row(), views::LiveLinkTableModel::Link)
+                     .data()
+                     .toString(),
+            hotName);
+        QVERIFY(live->chart()->data().linkLabel.startsWith(hotName));
+        // "Reset camera" still brings the whole fabric back.
+        live->fabricView()->resetCamera();
+        camera->GetPosition(position2);
+        QVERIFY(std::abs(position2[0] - position[0]) + std::abs(position2[1] - position[1]) > 1e-6);
+
         if (glAvailable()) {
             QTest::qWait(300);
             const QImage picture = live->fabricView()->grabPicture();
@@ -254,7 +270,7 @@ private slots:
 
         // Record the window into the project (a saved project).
         QVERIFY(!controller->recordWindow().isEmpty()); // untitled: asks to save first
-        QVERIFY(!w.document()->saveAs(m_dir.filePath(QStringLiteral("project.csproj"))));
+        QVERIFY(!w.document()->saveAs(m_server.filePath(QStringLiteral("project.csproj"))));
         QCOMPARE(controller->recordWindow(), QString());
         auto names = w.document()->store()->documentNames(std::string(kTelemetryWindowKind));
         QVERIFY(names && names->size() == 1);

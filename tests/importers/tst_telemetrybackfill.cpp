@@ -6,9 +6,11 @@
 // and the generated rules file must pass `promtool check rules`.
 
 #include "engine/telemetry/telemetryanalysis.h"
+#include "engine/telemetry/utilisationseries.h"
+#include "importers/telemetry/nicthroughput.h"
 #include "importers/telemetry/promrules.h"
 #include "importers/telemetry/telemetryfetcher.h"
-#include "tests/importers/telemetrytestsupport.h"
+#include "tests/importers/backfilledprometheus.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -26,8 +28,7 @@ using namespace clusterscope::importers;
 
 class TestTelemetryBackfill : public QObject {
     Q_OBJECT
-    QTemporaryDir m_dir;
-    telemetrytest::Child m_prometheus;
+    telemetrytest::BackfilledPrometheus m_server;
     int m_port = 0;
     long long m_start = 0;
     const int m_seconds = 90;
@@ -37,50 +38,15 @@ class TestTelemetryBackfill : public QObject {
 private slots:
     void initTestCase()
     {
-        const QString missing
-            = telemetrytest::missingPrograms({ QStringLiteral("prometheus"), QStringLiteral("promtool") });
-        if (!missing.isEmpty())
-            QFAIL(qPrintable(missing));
-        QVERIFY(m_dir.isValid());
         m_design = telemetrytest::exampleFabric();
-        // Inside one 2-hour block in the past (promtool cuts blocks on 2 h boundaries).
-        const long long now = std::time(nullptr);
-        m_start = (now - 7200) / 7200 * 7200 + 600;
-        const std::string om = m_dir.filePath(QStringLiteral("cluster.om")).toStdString();
-        QElapsedTimer t;
-        t.start();
-        m_faults = telemetrytest::writeClusterOpenMetrics(m_design.graph, om, m_start, m_seconds);
-        qInfo("generated %s in %.1f s", om.c_str(), t.elapsed() / 1000.0);
-        t.restart();
-        QProcess promtool;
-        promtool.setProcessChannelMode(QProcess::MergedChannels);
-        promtool.start(QStringLiteral("promtool"),
-            { QStringLiteral("tsdb"), QStringLiteral("create-blocks-from"), QStringLiteral("openmetrics"),
-                QString::fromStdString(om), m_dir.filePath(QStringLiteral("data")) });
-        QVERIFY(promtool.waitForFinished(300000));
-        QVERIFY2(promtool.exitCode() == 0, promtool.readAll().constData());
-        QFile::remove(QString::fromStdString(om));
-        qInfo("backfilled in %.1f s", t.elapsed() / 1000.0);
-        QFile cfg(m_dir.filePath(QStringLiteral("prometheus.yml")));
-        QVERIFY(cfg.open(QIODevice::WriteOnly));
-        cfg.write("global:\n  scrape_interval: 15s\n");
-        cfg.close();
-        for (int attempt = 0; attempt < 2 && !m_prometheus.running(); ++attempt) {
-            m_port = telemetrytest::freeLoopbackPort();
-            QVERIFY(m_prometheus.start(QStringLiteral("prometheus"),
-                { QStringLiteral("--config.file=") + cfg.fileName(),
-                    QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("data")),
-                    QStringLiteral("--storage.tsdb.retention.time=100y"),
-                    QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_port) },
-                m_dir.filePath(QStringLiteral("prometheus.log"))));
-            const auto c = telemetrytest::client(m_port, 2000);
-            if (!telemetrytest::waitFor([&] { return bool(c.buildInfo()); }, 30))
-                m_prometheus.stop();
-        }
-        QVERIFY2(m_prometheus.running(), "prometheus did not come up (see prometheus.log)");
+        const QString failed = m_server.start(m_design.graph, m_seconds);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+        m_port = m_server.port();
+        m_start = m_server.startS();
+        m_faults = m_server.faults();
     }
 
-    void cleanupTestCase() { m_prometheus.stop(); }
+    void cleanupTestCase() { m_server.stop(); }
 
     void plantedFaultsFoundNoFalseAlarms()
     {
@@ -156,6 +122,145 @@ private slots:
         QVERIFY(std::abs(r.utilisation[m_faults.burstLink][1].peak - 1.0) < 1e-6);
     }
 
+    // The fast refresh (sender-side byte series only, requests in parallel, and a follow-mode refresh
+    // that fetches only the appended samples into the cache) sees the same samples as the sequential
+    // full fetch of every series, so every number agrees (to 1e-12: only summation order may differ).
+    void fastRefreshMatchesFullFetch()
+    {
+        FabricGraph graph = m_design.graph;
+        FabricMapping mapping(graph, HostNaming {});
+        auto profiles = builtinSourceProfiles();
+        QVERIFY(profiles);
+        const auto client = telemetrytest::client(m_port);
+        const double start = double(m_start) + 10, end = double(m_start + m_seconds - 1);
+        auto full = fetchTelemetry(client, mapping, *profiles, start, end, {}, FetchOptions { 1, false });
+        QVERIFY2(full, full.message().c_str());
+        auto fast = fetchTelemetry(client, mapping, *profiles, start, end);
+        QVERIFY2(fast, fast.message().c_str());
+        // Follow mode: the window 7 s earlier fills the cache, the refresh adds the last 7 s.
+        TelemetryCache cache;
+        auto earlier = fetchTelemetry(client, mapping, *profiles, start - 7, end - 7, {}, {}, &cache);
+        QVERIFY2(earlier, earlier.message().c_str());
+        QCOMPARE(cache.incremental, 0);
+        auto followed = fetchTelemetry(client, mapping, *profiles, start, end, {}, {}, &cache);
+        QVERIFY2(followed, followed.message().c_str());
+        QCOMPARE(cache.incremental, 1);
+        // A window that does not overlap the cached one is fetched whole.
+        auto elsewhere = fetchTelemetry(client, mapping, *profiles, start - 200, end - 200, {}, {}, &cache);
+        QVERIFY(elsewhere);
+        QCOMPARE(cache.incremental, 0);
+
+        // No more series read (this cluster exports tx counters only; tst_telemetrylive's NICs have rx
+        // counters whose senders, the switch ports, export nothing: those are read).
+        QVERIFY2(fast->data.seriesCount() <= full->data.seriesCount(),
+            qPrintable(QStringLiteral("%1 vs %2").arg(fast->data.seriesCount()).arg(full->data.seriesCount())));
+        QCOMPARE(fast->seriesMapped, full->seriesMapped);
+        QCOMPARE(followed->seriesMapped, full->seriesMapped);
+        QCOMPARE(followed->data.seriesCount(), fast->data.seriesCount());
+
+        const TelemetryReport a = analyseTelemetry(graph, full->data, AlertRules::defaults());
+        const auto tiersA = tierUtilisationSeries(graph, full->data);
+        for (const TelemetryFetch* f : { &fast.value(), &followed.value() }) {
+            const TelemetryReport b = analyseTelemetry(graph, f->data, AlertRules::defaults());
+            QCOMPARE(b.alerts.size(), a.alerts.size());
+            for (std::size_t i = 0; i < a.alerts.size(); ++i) {
+                QCOMPARE(b.alerts[i].rule, a.alerts[i].rule);
+                QCOMPARE(b.alerts[i].link, a.alerts[i].link);
+                QCOMPARE(b.alerts[i].message, a.alerts[i].message);
+            }
+            QCOMPARE(b.linksMeasured, a.linksMeasured);
+            QCOMPARE(b.linksWithoutData, a.linksWithoutData);
+            QCOMPARE(b.errors.size(), a.errors.size());
+            for (std::size_t i = 0; i < a.errors.size(); ++i)
+                QVERIFY(b.errors[i].link == a.errors[i].link && b.errors[i].increase == a.errors[i].increase);
+            QCOMPARE(b.period.found, a.period.found);
+            QCOMPARE(b.period.periodS, a.period.periodS);
+            QCOMPARE(b.sampleIntervalS, a.sampleIntervalS);
+            QCOMPARE(b.utilisation.size(), a.utilisation.size());
+            for (std::size_t id = 0; id < a.utilisation.size(); ++id)
+                for (int dir = 0; dir < 2; ++dir) {
+                    const auto& x = a.utilisation[id][std::size_t(dir)];
+                    const auto& y = b.utilisation[id][std::size_t(dir)];
+                    QCOMPARE(y.hasData, x.hasData);
+                    QVERIFY(std::abs(y.average - x.average) <= 1e-12 && std::abs(y.p99 - x.p99) <= 1e-12
+                        && std::abs(y.peak - x.peak) <= 1e-12 && y.coverage == x.coverage && y.resets == x.resets
+                        && y.longestAboveS == x.longestAboveS);
+                }
+            const auto tiersB = tierUtilisationSeries(graph, f->data);
+            QCOMPARE(tiersB.size(), tiersA.size());
+            for (std::size_t t = 0; t < tiersA.size(); ++t) {
+                QCOMPARE(tiersB[t].peak.values.size(), tiersA[t].peak.values.size());
+                for (std::size_t k = 0; k < tiersA[t].peak.values.size(); ++k) {
+                    const double pa = tiersA[t].peak.values[k], pb = tiersB[t].peak.values[k];
+                    const double ma = tiersA[t].average.values[k], mb = tiersB[t].average.values[k];
+                    QVERIFY((std::isnan(pa) && std::isnan(pb)) || std::abs(pa - pb) <= 1e-12);
+                    QVERIFY((std::isnan(ma) && std::isnan(mb)) || std::abs(ma - mb) <= 1e-12);
+                }
+            }
+        }
+        qInfo("requests: full %d, fast %d, follow-mode refresh %d; byte series read: full %zu, fast %zu", full->requests,
+            fast->requests, followed->requests, full->data.seriesCount(), fast->data.seriesCount());
+    }
+
+    // An imported run recorded with wall-clock times: its window, and the NIC throughput of every host
+    // over it from the server (rate and per-host sum in PromQL), gaps where the server has no samples.
+    void nicThroughputOverARunsWindow()
+    {
+        auto profiles = builtinSourceProfiles();
+        QVERIFY(profiles);
+        Run run;
+        RankTrace rank;
+        rank.rank = 0;
+        const std::int64_t t0 = (m_start + 30) * 1000000000LL;
+        const long long lastSample = m_start + m_seconds - 1;
+        GpuActivity kernel;
+        kernel.startNs = t0;
+        kernel.endNs = t0 + 5000000000LL;
+        rank.activities.push_back(kernel);
+        rank.steps.push_back({ 1, t0, (lastSample + 20) * 1000000000LL }); // ends 20 s after the data
+        run.ranks.push_back(rank);
+        auto window = runWallClockWindowS(run);
+        QVERIFY2(window, window.message().c_str());
+        QCOMPARE(window->first, double(m_start + 30));
+        QCOMPARE(window->second, double(lastSample + 20));
+        const auto client = telemetrytest::client(m_port);
+        auto nic = fetchNicThroughput(client, *profiles, window->first, window->second, 1.0);
+        QVERIFY2(nic, nic.message().c_str());
+        QCOMPARE(nic->hosts.size(), std::size_t(128));
+        QCOMPARE(nic->metric, std::string("node_infiniband_port_data_transmitted_bytes_total"));
+        // 8 NICs per host; communication phases at 80 % (+0-2 %) of the NIC rate, 4 % between them.
+        double nicBytesPerS = 0;
+        for (LinkId id = 0; id < m_design.graph.linkCount() && nicBytesPerS == 0; ++id)
+            if (m_design.graph.level(id) == LinkLevel::NodeLeaf
+                && m_design.graph.node(m_design.graph.link(id).a).kind == NodeKind::Nic)
+                nicBytesPerS = m_design.graph.link(id).gbps * 1e9 / 8;
+        for (const auto& h : nic->hosts) {
+            QVERIFY2(h.host.rfind("node", 0) == 0 && h.host.find(':') == std::string::npos, h.host.c_str());
+            double peak = 0, low = 1e30;
+            for (std::size_t k = 0; k < h.txBytesPerS.size(); ++k) {
+                const double t = nic->startS + double(k) * nic->stepS;
+                const double v = h.txBytesPerS[k];
+                if (t <= double(lastSample)) {
+                    QVERIFY2(std::isfinite(v), qPrintable(QStringLiteral("%1 at +%2 s").arg(QString::fromStdString(h.host)).arg(k)));
+                    peak = std::max(peak, v);
+                    low = std::min(low, v);
+                } else if (t > double(lastSample) + 3)
+                    QVERIFY2(std::isnan(v), "after the data ends the points are gaps, not zeros");
+            }
+            QVERIFY2(peak > 8 * 0.79 * nicBytesPerS && peak < 8 * 0.83 * nicBytesPerS,
+                qPrintable(QStringLiteral("%1 peak %2").arg(QString::fromStdString(h.host)).arg(peak)));
+            QVERIFY(low < 8 * 0.07 * nicBytesPerS);
+        }
+        // A trace with times relative to its start cannot be laid beside telemetry: said so.
+        Run relative = run;
+        relative.ranks[0].activities[0].startNs = 1000;
+        relative.ranks[0].activities[0].endNs = 2000;
+        relative.ranks[0].steps.clear();
+        auto none = runWallClockWindowS(relative);
+        QVERIFY(!none);
+        QVERIFY2(none.message().find("relative") != std::string::npos, none.message().c_str());
+    }
+
     void cliAgrees()
     {
         QProcess cli;
@@ -201,7 +306,7 @@ private slots:
         auto profiles = builtinSourceProfiles();
         QVERIFY(profiles);
         const std::string text = generatePrometheusRules(graph, *profiles, AlertRules::defaults());
-        const QString path = m_dir.filePath(QStringLiteral("rules.yml"));
+        const QString path = m_server.filePath(QStringLiteral("rules.yml"));
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(QByteArray::fromStdString(text));

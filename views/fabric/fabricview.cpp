@@ -74,7 +74,36 @@ void FabricView::setScene(const FabricSceneData& data)
     m_scene->build(data, m_vtk->renderer());
     m_stack->setCurrentWidget(m_vtk);
     m_detailsPanel->hide();
+    m_pick.reset();
     resetCamera();
+}
+
+void FabricView::updateScene(const FabricSceneData& data)
+{
+    const bool same = hasScene() && data.nodes.size() == m_data.nodes.size() && data.links.size() == m_data.links.size();
+    if (!same)
+        return setScene(data);
+    m_data = data;
+    // The scene builder places the camera for a new fabric: put the user's camera back.
+    vtkCamera* camera = m_vtk->renderer()->GetActiveCamera();
+    double position[3], focal[3], up[3], center[2], clipping[2];
+    camera->GetPosition(position);
+    camera->GetFocalPoint(focal);
+    camera->GetViewUp(up);
+    camera->GetWindowCenter(center);
+    camera->GetClippingRange(clipping);
+    const double angle = camera->GetViewAngle(), scale = camera->GetParallelScale();
+    m_scene->build(data, m_vtk->renderer());
+    camera->SetPosition(position);
+    camera->SetFocalPoint(focal);
+    camera->SetViewUp(up);
+    camera->SetWindowCenter(center[0], center[1]);
+    camera->SetViewAngle(angle);
+    camera->SetParallelScale(scale);
+    camera->SetClippingRange(clipping);
+    if (m_pick && m_detailsPanel->isVisible())
+        showPick(*m_pick);
+    m_vtk->update();
 }
 
 void FabricView::setEmptyState(const QString& message)
@@ -161,6 +190,7 @@ bool FabricView::eventFilter(QObject* watched, QEvent* event)
                 Q_EMIT picked(*pick);
             } else {
                 m_detailsPanel->hide();
+                m_pick.reset();
             }
         }
     }
@@ -224,6 +254,7 @@ QString FabricView::detailsText() const { return m_detailsPanel->isVisible() ? m
 
 void FabricView::showPick(const ScenePick& pick)
 {
+    m_pick = pick;
     QString text;
     if (m_details) {
         text = m_details(m_data, pick);

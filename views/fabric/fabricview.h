@@ -35,6 +35,10 @@ public:
 
     /// Shows `data` (resets the camera).
     void setScene(const FabricSceneData& data);
+    /// Shows new values of the same fabric (a live refresh): keeps the camera where the user put it
+    /// and the details panel of the picked glyph or line, re-read for the new values. The first
+    /// scene is shown as setScene() does.
+    void updateScene(const FabricSceneData& data);
     /// Builds the scene for a layout (tiers or floor plan); the toolbar's layout choice calls it.
     /// Shows the scene for the current choice at once.
     void setSceneFactory(std::function<FabricSceneData(SceneLayout)> factory);
@@ -87,6 +91,7 @@ private:
     QComboBox* m_layoutChoice = nullptr;
     QLabel* m_detailsPanel = nullptr;
     QPoint m_pressPos;
+    std::optional<ScenePick> m_pick; ///< what the details panel shows
     bool m_cameraAuto = true; ///< the camera is where resetCamera() put it (refit on resize)
     VtkOpenGLWidget* m_vtk = nullptr;
     QLabel* m_empty = nullptr;

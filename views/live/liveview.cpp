@@ -10,6 +10,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QScrollBar>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -176,7 +177,7 @@ LiveView::LiveView(QWidget* parent)
     connect(m_colourBy, &QComboBox::currentIndexChanged, this, &LiveView::presentationChanged);
     connect(m_scale, &QComboBox::currentIndexChanged, this, &LiveView::presentationChanged);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
-        if (!i.isValid())
+        if (!i.isValid() || m_restoringSelection)
             return;
         const auto& r = m_model->rows()[std::size_t(m_sorted->mapToSource(i).row())];
         Q_EMIT linkChosen(r.link, r.direction);
@@ -293,9 +294,35 @@ void LiveView::setAlerts(const std::vector<LiveAlertRow>& alerts)
         m_alerts->resizeColumnToContents(c);
 }
 
-void LiveView::setRows(std::vector<LiveLinkRow> rows) { m_model->setRows(std::move(rows)); }
+void LiveView::setRows(std::vector<LiveLinkRow> rows)
+{
+    // A refresh keeps the chosen row: the same link and direction, found again in the new rows.
+    int link = -1, direction = 0;
+    const int scrolled = m_table->verticalScrollBar()->value();
+    if (const QModelIndex current = m_table->selectionModel()->currentIndex(); current.isValid()) {
+        const auto& r = m_model->rows()[std::size_t(m_sorted->mapToSource(current).row())];
+        link = r.link;
+        direction = r.direction;
+    }
+    m_model->setRows(std::move(rows));
+    if (link < 0) {
+        m_table->verticalScrollBar()->setValue(scrolled);
+        return;
+    }
+    const auto& now = m_model->rows();
+    for (std::size_t i = 0; i < now.size(); ++i)
+        if (now[i].link == link && now[i].direction == direction) {
+            const QModelIndex at = m_sorted->mapFromSource(m_model->index(int(i), 0));
+            m_restoringSelection = true; // not a new choice: the chart follows the controller's
+            m_table->selectionModel()->setCurrentIndex(
+                at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_restoringSelection = false;
+            break;
+        }
+    m_table->verticalScrollBar()->setValue(scrolled);
+}
 
-void LiveView::setScene(const FabricSceneData& scene) { m_fabric->setScene(scene); }
+void LiveView::setScene(const FabricSceneData& scene) { m_fabric->updateScene(scene); }
 void LiveView::setChart(const LiveChartData& data) { m_chart->setData(data); }
 void LiveView::setRecordEnabled(bool on) { m_record->setEnabled(on); }
 

@@ -134,6 +134,7 @@ private:
     FabricView* m_fabric = nullptr;
     LiveChart* m_chart = nullptr;
     Connection m_connection = Connection::Disconnected;
+    bool m_restoringSelection = false; ///< setRows() re-selecting the chosen row
 };
 
 } // namespace clusterscope::views
