@@ -533,7 +533,25 @@ void FabricImportController::fillFlagTable(const importers::ImportedFabric& f)
     if (f.flags.empty())
         new QTreeWidgetItem(m_flags, { tr("No flags: every cable matches its pod's pattern"), {} });
     if (auto* dock = qobject_cast<QDockWidget*>(m_flags->parentWidget()))
-        dock->show();
+        showFlagDock(dock);
+}
+
+void FabricImportController::showFlagDock(QDockWidget* dock)
+{
+    // Under the tabs the dock takes ~200 px of height from every tab. A short window (a 1366x768
+    // laptop opens at ~700 px) has none to give: the Runs tab's chart loses its legend. There the
+    // flags join the imported-fabrics list in the left column, as a tab beside it. Once per
+    // session, and only from the default place: a dock the user moved stays where they put it.
+    constexpr int kShortWindowHeight = 900;
+    if (!m_flagsPlaced && !dock->isVisible() && !dock->isFloating()
+        && m_window.dockWidgetArea(dock) == Qt::BottomDockWidgetArea && m_window.height() < kShortWindowHeight) {
+        if (auto* list = qobject_cast<QDockWidget*>(m_list->parentWidget());
+            list && list->isVisible() && !list->isFloating())
+            m_window.tabifyDockWidget(list, dock);
+    }
+    m_flagsPlaced = true;
+    dock->show();
+    dock->raise();
 }
 
 std::optional<QStringList> FabricImportController::exportViews(const QString& dir, int firstNumber)

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+class QDockWidget;
 class QLabel;
 class QListWidget;
 class QMainWindow;
@@ -90,6 +91,8 @@ private:
     void finishImport();
     void present(const Entry& entry);
     void fillFlagTable(const importers::ImportedFabric& fabric);
+    /// Shows the flags dock; on a short window, as a tab beside the imported-fabrics list.
+    void showFlagDock(QDockWidget* dock);
 
     QMainWindow& m_window;
     ProjectDocument& m_document;
@@ -97,6 +100,7 @@ private:
     QTabWidget& m_tabs;
     QListWidget* m_list = nullptr;
     QTreeWidget* m_flags = nullptr;
+    bool m_flagsPlaced = false; ///< the flags dock was placed for the window's height once
     QWidget* m_busy = nullptr;
     std::vector<Entry> m_entries;
     std::shared_ptr<const importers::ImportedFabric> m_shown;

@@ -10,6 +10,7 @@
 #include "engine/training/trafficblocks.h"
 #include "importers/kineto/runloader.h"
 #include "views/heatmap/trafficheatmapwidget.h"
+#include "views/runs/runheatmap.h"
 #include "views/runs/runsview.h"
 
 #include <QCoreApplication>
@@ -263,29 +264,7 @@ void RunsController::present(const engine::RunAnalysis& analysis, const engine::
     m_view->showRun(analysis, events, title);
     m_shown = std::make_shared<const engine::RunAnalysis>(analysis);
     m_shownName = title;
-    // The measured traffic in the same heatmap widget as the model's, on the run's geometry
-    // (engine/analysis/rungeometry.h: traces do not say how ranks share servers).
-    const engine::MeasuredTraffic& m = analysis.traffic;
-    auto* heatmap = new views::TrafficHeatmapWidget;
-    if (m.ranks < 2 || m.pairs.empty()) {
-        heatmap->setEmptyState(tr("The traces hold no GPU-pair traffic to show."));
-        m_view->setHeatmapWidget(heatmap);
-        return;
-    }
-    std::vector<engine::MeasuredTrafficPair> pairs;
-    pairs.reserve(m.pairs.size());
-    for (const engine::RankTrafficPair& p : m.pairs)
-        pairs.push_back({ p.src, p.dst, p.bytes, engine::kTrafficUnknownDimension });
-    const engine::ClusterGeometry geometry = engine::measuredRunGeometry(m.ranks);
-    auto source = engine::MeasuredTrafficSource::create(m.ranks, std::move(pairs), engine::GroupPlacer(geometry));
-    if (!source) {
-        heatmap->setEmptyState(QString::fromStdString(source.message()));
-    } else {
-        heatmap->setTitle(tr("Measured bytes between ranks, all imported steps: %1").arg(title));
-        heatmap->setSource(std::make_shared<const engine::MeasuredTrafficSource>(std::move(*source)),
-            views::heatmapGeometryFor(geometry));
-    }
-    m_view->setHeatmapWidget(heatmap);
+    m_view->setHeatmapWidget(views::makeRunHeatmap(analysis, title));
 }
 
 void RunsController::showStored(qint64 id)

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
@@ -126,7 +127,36 @@ Result<ProjectStore> ProjectStore::open(const std::string& path)
     auto db = openConnection(path, false);
     if (!db)
         return db.status();
-    ProjectStore store(*db, path);
+    return checkAndMigrate(*db, path);
+}
+
+Result<ProjectStore> ProjectStore::openImage(std::string_view bytes, const std::string& name)
+{
+    auto db = openConnection(":memory:", false);
+    if (!db)
+        return db.status();
+    ProjectStore store(*db, name);
+    // sqlite3_deserialize takes a buffer from sqlite3_malloc64 and frees it on close
+    // (https://sqlite.org/c3ref/deserialize.html); RESIZEABLE lets a migration grow the database.
+    auto* image = static_cast<unsigned char*>(sqlite3_malloc64(bytes.size() ? bytes.size() : 1));
+    if (!image)
+        return Status::error(name + ": cannot open the project (out of memory)");
+    std::copy(bytes.begin(), bytes.end(), image);
+    // A project saved in WAL mode says so in header bytes 18 and 19 (https://sqlite.org/fileformat.html,
+    // 1.3.5); an in-memory database has no WAL file and would refuse it: read it in rollback mode.
+    if (bytes.size() >= 20 && image[18] == 2 && image[19] == 2)
+        image[18] = image[19] = 1;
+    const auto size = static_cast<sqlite3_int64>(bytes.size());
+    if (sqlite3_deserialize(
+            store.m_db, "main", image, size, size, SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE)
+        != SQLITE_OK)
+        return Status::error(sqliteError(store.m_db, name, "cannot open the project"));
+    return checkAndMigrate(std::exchange(store.m_db, nullptr), name);
+}
+
+Result<ProjectStore> ProjectStore::checkAndMigrate(sqlite3* db, const std::string& path)
+{
+    ProjectStore store(db, path);
     int applicationId = 0;
     {
         Statement st(store.m_db, "PRAGMA application_id");

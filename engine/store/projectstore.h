@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct sqlite3;
@@ -40,6 +41,9 @@ public:
     /// Opens an existing project, migrating an older schema. Refuses files that are not
     /// ClusterScope projects and projects written by a newer version, naming the file.
     static Result<ProjectStore> open(const std::string& path);
+    /// Opens the bytes of a project file held in memory (SQLite's memdb, nothing touches the disk),
+    /// with the same checks and migration as open(); `name` stands for the file in messages.
+    static Result<ProjectStore> openImage(std::string_view bytes, const std::string& name);
 
     ProjectStore(ProjectStore&&) noexcept;
     ProjectStore& operator=(ProjectStore&&) noexcept;
@@ -72,6 +76,8 @@ public:
 
 private:
     ProjectStore(sqlite3* db, std::string path);
+    /// The checks and migration shared by open() and openImage(); takes ownership of `db`.
+    static Result<ProjectStore> checkAndMigrate(sqlite3* db, const std::string& path);
     Status exec(const char* sql) const;
     std::string error(const std::string& what) const;
 

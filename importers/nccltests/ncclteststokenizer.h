@@ -44,6 +44,8 @@ public:
 
     /// Splits on spaces and tabs.
     static std::vector<std::string_view> split(std::string_view text);
+    /// The same into `tokens` (cleared first), reusing its capacity.
+    static void split(std::string_view text, std::vector<std::string_view>& tokens);
 
 private:
     std::string_view m_text;

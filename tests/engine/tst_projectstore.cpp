@@ -142,6 +142,48 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(store.message())
                      .startsWith(QString::fromStdString(path) + QStringLiteral(": ") + expected),
             store.message().c_str());
+        if (kind == QLatin1String("missing"))
+            return;
+        // The same bytes opened in memory are refused with the same message.
+        QFile f(QString::fromStdString(path));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        auto image = ProjectStore::openImage(std::string_view(bytes.constData(), std::size_t(bytes.size())), "image");
+        QVERIFY(!image.isOk());
+        QVERIFY2(QString::fromStdString(image.message()).startsWith(QStringLiteral("image: ") + expected),
+            image.message().c_str());
+    }
+
+    // A project file's bytes opened in memory: the live (WAL-mode) file reads back the same, an
+    // empty or truncated image is refused naming it, and the file on disk is never touched.
+    void openImage()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("p.csproj")).toStdString();
+        {
+            auto store = ProjectStore::create(path);
+            QVERIFY(store.isOk());
+            QVERIFY(store->saveScenarios({ { 0, example("llama3-70b-1024-h100.json") } }).isOk());
+            QVERIFY(store->putDocument("calibration", "c", "{\"k\": 2}").isOk());
+        }
+        QFile f(QString::fromStdString(path));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        QCOMPARE(bytes.at(18), char(2)); // saved in WAL mode
+        auto image = ProjectStore::openImage(std::string_view(bytes.constData(), std::size_t(bytes.size())), "mem");
+        QVERIFY2(image.isOk(), image.message().c_str());
+        QCOMPARE(image->path(), std::string("mem"));
+        QCOMPARE(image->scenarios()->size(), std::size_t(1));
+        QVERIFY(image->scenarios()->front().scenario == example("llama3-70b-1024-h100.json"));
+        QCOMPARE(*image->document("calibration", "c"), std::string("{\"k\": 2}"));
+        QVERIFY(image->saveScenarios({}).isOk()); // edits stay in memory
+        QCOMPARE(ProjectStore::open(path)->scenarios()->size(), std::size_t(1));
+
+        auto empty = ProjectStore::openImage({}, "empty");
+        QVERIFY(!empty.isOk());
+        QVERIFY2(empty.message().rfind("empty: not a ClusterScope project", 0) == 0, empty.message().c_str());
+        auto truncated = ProjectStore::openImage(std::string_view(bytes.constData(), 1000), "cut");
+        QVERIFY(!truncated.isOk() || !truncated->scenarios().isOk());
     }
 
     // A child process saves large projects in a loop and is killed with SIGKILL at varying moments;

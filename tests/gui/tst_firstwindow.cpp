@@ -171,13 +171,19 @@ private Q_SLOTS:
     void runsTabIsNotCut_data()
     {
         QTest::addColumn<QSize>("screen");
-        QTest::addRow("laptop 1366x768") << QSize(1366, 768);
-        QTest::addRow("full HD 1920x1080") << QSize(1920, 1080);
-        QTest::addRow("QHD 2560x1440") << QSize(2560, 1440);
+        QTest::addColumn<bool>("fabricFlags");
+        QTest::addRow("laptop 1366x768") << QSize(1366, 768) << false;
+        // On first start the example project's imported fabric opens the "Fabric flags" dock.
+        QTest::addRow("laptop 1366x768, fabric flags") << QSize(1366, 768) << true;
+        QTest::addRow("1600x1000") << QSize(1600, 1000) << false;
+        QTest::addRow("full HD 1920x1080") << QSize(1920, 1080) << false;
+        QTest::addRow("full HD 1920x1080, fabric flags") << QSize(1920, 1080) << true;
+        QTest::addRow("QHD 2560x1440") << QSize(2560, 1440) << false;
     }
     void runsTabIsNotCut()
     {
         QFETCH(QSize, screen);
+        QFETCH(bool, fabricFlags);
         QSettings().clear();
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("runs.csproj"));
@@ -189,10 +195,22 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(!w.openPath(path, true).has_value());
+        if (fabricFlags) {
+            QVERIFY(w.showExampleFabric());
+            w.fabricImport()->waitUntilIdle();
+            QTRY_VERIFY_WITH_TIMEOUT(w.fabricImport()->shownFabric() != nullptr, 20000);
+            auto* flags = w.findChild<QDockWidget*>(QStringLiteral("fabricFlagsDock"));
+            QVERIFY(flags);
+            QTRY_VERIFY(flags->isVisible());
+            // Under the tabs on a tall window; beside the imported-fabrics list on a short one.
+            QCOMPARE(w.dockWidgetArea(flags), w.height() < 900 ? Qt::LeftDockWidgetArea : Qt::BottomDockWidgetArea);
+        }
         w.tabs()->setCurrentWidget(w.runsView());
         settle(w);
-        w.grab().save(testsupport::screenshotPath(
-            QStringLiteral("gui-runs-tab-%1x%2.png").arg(screen.width()).arg(screen.height())));
+        w.grab().save(testsupport::screenshotPath(QStringLiteral("gui-runs-tab-%1x%2%3.png")
+                                                      .arg(screen.width())
+                                                      .arg(screen.height())
+                                                      .arg(fabricFlags ? QStringLiteral("-flags") : QString())));
         views::RunsView* runs = w.runsView();
         QVERIFY(runs->isShowingRun());
         const QStringList cut = clippedLabels(runs);
@@ -203,11 +221,17 @@ private Q_SLOTS:
         QCOMPARE(chart->ranksPerBar(), 16);
         QVERIFY(chart->titleLabel()->isVisible() && chart->titleText().contains(QStringLiteral("bars of 16 ranks")));
         QVERIFY(chart->legendLabel()->isVisible());
-        for (const QString& part : { QStringLiteral("Compute"), QStringLiteral("Compute, max over the bar") })
-            QVERIFY2(QString(chart->legendLabel()->text())
-                         .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
-                         .contains(part),
-                qPrintable(part));
+        // Every entry of the legend is there and shown whole: the label is as tall as its wrapped
+        // text needs at its width (clippedLabels checks that too; this names the entries).
+        const QString legendText
+            = QString(chart->legendLabel()->text()).replace(QStringLiteral("&nbsp;"), QStringLiteral(" "));
+        for (const QString& part : chart->legendEntries())
+            QVERIFY2(legendText.contains(part.toHtmlEscaped()), qPrintable(part));
+        QCOMPARE(chart->legendEntries().size(), 7); // five components, the compute max and min lines
+        const int legendNeeds = chart->legendLabel()->heightForWidth(chart->legendLabel()->width());
+        QVERIFY2(chart->legendLabel()->height() >= legendNeeds,
+            qPrintable(
+                QStringLiteral("legend %1 px tall, needs %2").arg(chart->legendLabel()->height()).arg(legendNeeds)));
         const QRectF plot = chart->chart()->plotArea();
         QVERIFY2(plot.width() >= 200 && plot.height() >= 120,
             qPrintable(QStringLiteral("plot %1x%2").arg(plot.width()).arg(plot.height())));
@@ -237,6 +261,12 @@ private Q_SLOTS:
         // At least a pixel per rack of 32 GPUs (the heatmap then shows racks, not one pod cell).
         QVERIFY2(canvas->plotRect().width() >= kRanks / 32,
             qPrintable(QStringLiteral("heatmap plot %1 px").arg(canvas->plotRect().width())));
+        // From 1600x1000 on, a plot of 256 px and more: a 16,384-rank run's 64 pods get 4 px each.
+        if (screen.height() >= 1000)
+            QVERIFY2(canvas->plotRect().width() >= 256 && canvas->plotRect().height() >= 256,
+                qPrintable(QStringLiteral("heatmap plot %1x%2 px")
+                               .arg(canvas->plotRect().width())
+                               .arg(canvas->plotRect().height())));
     }
 
     // The example project's imported fabric (compiled in): the Llama example's fabric with a

@@ -161,6 +161,91 @@ private Q_SLOTS:
         settle(w);
     }
 
+    // Decimal fields explain refused input the same way: out of range, negative, not a number,
+    // too many decimals; the value is kept and the field tinted; the tooltip states the range.
+    void rejectedDecimalIsExplained_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<QString>("said");
+        QTest::addColumn<int>("finishKey");
+        QTest::addColumn<double>("after"); // the value the field holds afterwards (-1: unchanged)
+        QTest::addRow("loss above the maximum")
+            << QStringLiteral("/communication/loss_rate") << QStringLiteral("0.7")
+            << QStringLiteral("Packet loss: 0.7 is above the maximum 0.5") << int(Qt::Key_Return) << -1.0;
+        QTest::addRow("loss negative") << QStringLiteral("/communication/loss_rate") << QStringLiteral("-0.1")
+                                       << QStringLiteral("Packet loss cannot be negative (range 0 to 0.5)")
+                                       << int(Qt::Key_Tab) << -1.0;
+        QTest::addRow("tokens not a number")
+            << QStringLiteral("/training/tokens") << QStringLiteral("abc")
+            << QStringLiteral("is not a number (range 0 to 1") << int(Qt::Key_Return) << -1.0;
+        // The third decimal is refused (and said so); the two typed before it are taken.
+        QTest::addRow("overlap decimals")
+            << QStringLiteral("/communication/tp_overlap_fraction") << QStringLiteral("0.125")
+            << QStringLiteral("at most 2 decimal places") << int(Qt::Key_Return) << 0.12;
+    }
+    void rejectedDecimalIsExplained()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, typed);
+        QFETCH(QString, said);
+        QFETCH(int, finishKey);
+        QFETCH(double, after);
+        app::MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        settle(w);
+        auto* box = qobject_cast<views::RangeDoubleSpinBox*>(w.editor()->fieldFor(pointer));
+        QVERIFY(box);
+        QVERIFY2(box->toolTip().contains(QStringLiteral("Range ") + box->rangeText()), qPrintable(box->toolTip()));
+        const double before = box->value();
+        box->setEnabled(true);
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClicks(box, typed);
+        QTest::keyClick(box, Qt::Key(finishKey));
+        QVERIFY2(w.statusBar()->currentMessage().contains(said), qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("kept")),
+            qPrintable(w.statusBar()->currentMessage()));
+        if (after < 0) {
+            QVERIFY(box->isShowingRejection());
+            QCOMPARE(box->palette().color(QPalette::Base), QColor(0xff, 0xd8, 0xd8));
+            QCOMPARE(box->value(), before);
+        } else {
+            QCOMPARE(box->value(), after); // a valid value now: the tint is gone with the edit
+        }
+        settle(w);
+    }
+
+    void decimalRangeMessages()
+    {
+        views::RangeDoubleSpinBox box(QStringLiteral("Oversubscription"));
+        box.setDecimals(2);
+        box.setRange(1.0, 64.0);
+        box.setValue(3.0);
+        QVERIFY(box.rejectionFor(QStringLiteral("2.5")).isEmpty());
+        QVERIFY(box.rejectionFor(QStringLiteral("64")).isEmpty());
+        QVERIFY2(box.rejectionFor(QStringLiteral("0.5")).contains(QStringLiteral("0.5 is below the minimum 1; kept 3")),
+            qPrintable(box.rejectionFor(QStringLiteral("0.5"))));
+        QVERIFY(box.rejectionFor(QStringLiteral("65")).contains(QStringLiteral("above the maximum 64")));
+        QVERIFY(box.rejectionFor(QStringLiteral("-2")).contains(QStringLiteral("cannot be negative")));
+        QVERIFY(box.rejectionFor(QStringLiteral("2:1")).contains(QStringLiteral("not a number")));
+        QVERIFY(box.rejectionFor(QStringLiteral("1e3")).contains(QStringLiteral("not a number")));
+        QVERIFY(box.rejectionFor(QStringLiteral("1.234")).contains(QStringLiteral("at most 2 decimal places")));
+        // A failed keystroke in the box itself emits the message and tints the field.
+        QSignalSpy rejected(&box, &views::RangeDoubleSpinBox::inputRejected);
+        box.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&box));
+        box.selectAll();
+        QTest::keyClicks(&box, QStringLiteral("x"));
+        QCOMPARE(rejected.count(), 1);
+        QVERIFY(box.isShowingRejection());
+        box.setValue(4.0); // a valid edit clears the tint
+        QVERIFY(!box.isShowingRejection());
+    }
+
     void rangeMessages()
     {
         views::RangeSpinBox box(QStringLiteral("Tiers"));

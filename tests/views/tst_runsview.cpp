@@ -6,13 +6,17 @@
 // fills the timeline. Signals, progress area, drop and the heatmap slot. Screenshots in tests/common/screenshots.h's
 // folder.
 
+#include "engine/analysis/rungeometry.h"
 #include "engine/run/runanalysis.h"
 #include "engine/store/projectstore.h"
 #include "engine/store/runstore.h"
 #include "tests/common/generatedrun.h"
 #include "tests/common/screenshots.h"
+#include "views/heatmap/trafficheatmapcanvas.h"
+#include "views/heatmap/trafficheatmapwidget.h"
 #include "views/runs/collectivetablemodel.h"
 #include "views/runs/runbreakdownchart.h"
+#include "views/runs/runheatmap.h"
 #include "views/runs/runlistmodel.h"
 #include "views/runs/runpalette.h"
 #include "views/runs/runsview.h"
@@ -128,6 +132,7 @@ private Q_SLOTS:
     void ranksPerBar();
     void blocksAggregateMeanMinMax();
     void sixteenThousandRanksInBlocks();
+    void sixteenThousandRanksHeatmap();
     void runActionsRow();
 
 private:
@@ -530,6 +535,40 @@ void TestRunsView::sixteenThousandRanksInBlocks()
         qPrintable(tip));
     // Stragglers in order of the tail they cause.
     QCOMPARE(view.stragglerModel()->index(0, 0).data().toInt(), 5461);
+}
+
+void TestRunsView::sixteenThousandRanksHeatmap()
+{
+    // The measured heatmap of the generated 16,384-rank run in a 1600x1000 Runs view: a plot big
+    // enough to read, opened at a level that shows blocks of ranks rather than one cell.
+    Run run;
+    const RunAnalysis analysis = clusterscope::testsupport::generatedRunAnalysis(16384, run);
+    QVERIFY(analysis.traffic.ranks == 16384 && !analysis.traffic.pairs.empty());
+    RunsView view;
+    view.resize(1600, 1000);
+    view.showRun(analysis, nullptr, QStringLiteral("16k"));
+    TrafficHeatmapWidget* heatmap = makeRunHeatmap(analysis, QStringLiteral("16k"));
+    view.setHeatmapWidget(heatmap);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QVERIFY(!heatmap->isShowingEmptyState());
+    TrafficHeatmapCanvas* canvas = heatmap->canvas();
+    QTRY_VERIFY(canvas->plotRect().width() > 0);
+    QVERIFY(view.grab().save(clusterscope::testsupport::screenshotPath(QStringLiteral("gui-runs-view-16k.png"))));
+    QVERIFY2(canvas->plotRect().height() >= 256 && canvas->plotRect().width() >= 256,
+        qPrintable(
+            QStringLiteral("heatmap plot %1x%2").arg(canvas->plotRect().width()).arg(canvas->plotRect().height())));
+    // Pods of 32 servers (256 ranks): 64 x 64 cells at 256-511 px, racks of 32 ranks from 512 px.
+    const TrafficHeatmapGeometry geometry = runHeatmapGeometry(measuredRunGeometry(16384));
+    QCOMPARE(geometry.gpusPerBlock(HeatmapLevel::Pod), 256LL);
+    QCOMPARE(geometry.gpusPerBlock(HeatmapLevel::Rack), 32LL);
+    const long long perCell = geometry.gpusPerBlock(canvas->level());
+    QVERIFY2(perCell <= 256 && 16384 / perCell >= 64,
+        qPrintable(QStringLiteral("%1 ranks per cell at %2 px").arg(perCell).arg(canvas->plotRect().width())));
+    QVERIFY2(canvas->statusText().contains(levelName(canvas->level())), qPrintable(canvas->statusText()));
+    // A small run keeps one pod: the whole run (no empty pods beyond its ranks).
+    QCOMPARE(runHeatmapGeometry(measuredRunGeometry(64)).gpusPerBlock(HeatmapLevel::Pod), 64LL);
 }
 
 void TestRunsView::runActionsRow()

@@ -223,13 +223,16 @@ QSpinBox* ScenarioEditor::intField(QFormLayout* form, const QString& pointer, co
 QDoubleSpinBox* ScenarioEditor::realField(QFormLayout* form, const QString& pointer, const QString& label, double min,
     double max, int decimals, const QString& tip, const QString& suffix)
 {
-    auto* w = new QDoubleSpinBox(form->parentWidget());
+    auto* w = new RangeDoubleSpinBox(label, form->parentWidget());
     w->setDecimals(decimals);
     w->setRange(min, max);
     w->setSuffix(suffix);
     const QLocale l;
-    w->setToolTip(
-        tip + QLatin1Char(' ') + tr("Range %1 to %2%3.").arg(l.toString(min, 'g', 6), l.toString(max, 'g', 6), suffix));
+    w->setToolTip(tip + QLatin1Char(' ')
+        + tr("Range %1 to %2%3, at most %4 decimals.")
+              .arg(l.toString(min, 'g', 6), l.toString(max, 'g', 6), suffix)
+              .arg(decimals));
+    connect(w, &RangeDoubleSpinBox::inputRejected, this, &ScenarioEditor::inputRejected);
     w->setKeyboardTracking(false);
     form->addRow(label, w);
     register_(pointer, label, w);

@@ -74,12 +74,13 @@ void TrafficHeatmapCanvas::layoutAreas()
     const int header = m_titleHeight + m_statusHeight + 14;
     const int left = 10 + line + 8 + fm.horizontalAdvance(widest) + 8;
     const int bottom = line + 8 + line + 10;
+    constexpr int kLegendGap = 16; // between the plot and the colour bar
     const int legendWidth = std::max(fm.horizontalAdvance(QStringLiteral("bytes / iteration")),
                                 18 + 8 + fm.horizontalAdvance(QStringLiteral("100 MB")))
-        + 28;
+        + kLegendGap;
     const int side = std::max(0, std::min(width() - left - legendWidth - 10, height() - header - bottom));
     m_plot = QRect(left, header, side, side);
-    m_legend = QRect(m_plot.right() + 28, header, legendWidth - 28, side);
+    m_legend = QRect(m_plot.right() + kLegendGap, header, legendWidth - kLegendGap, side);
     m_legendBar
         = QRect(m_legend.left(), m_legend.top() + line + 14, 18, std::max(10, m_legend.height() - 3 * line - 26));
 }

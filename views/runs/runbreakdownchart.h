@@ -12,6 +12,7 @@
 
 #include "engine/run/runanalysis.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -75,6 +76,8 @@ public:
     QString titleText() const;
     QLabel* titleLabel() const;
     QLabel* legendLabel() const;
+    /// The names the legend shows, in order: the components, then (with blocks) the compute lines.
+    QStringList legendEntries() const { return m_legendEntries; }
 
     QChart* chart() const;
     QChartView* chartView() const;
@@ -92,6 +95,7 @@ private:
     std::vector<RankBarBlock> m_blocks;
     int m_ranksPerBar = 1;
     QString m_scope;
+    QStringList m_legendEntries;
 };
 
 } // namespace clusterscope::views

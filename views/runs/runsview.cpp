@@ -201,8 +201,8 @@ RunsView::RunsView(QWidget* parent)
     auto* top = new QSplitter(Qt::Horizontal, m_content);
     top->addWidget(m_chart);
     top->addWidget(m_heatmapSlot);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 2);
+    top->setStretchFactor(0, 9);
+    top->setStretchFactor(1, 11);
     m_chart->setMinimumHeight(240);
 
     m_stragglerTable->setModel(m_stragglers);
@@ -365,8 +365,10 @@ void RunsView::resizeEvent(QResizeEvent* event)
 void RunsView::fitToWidth()
 {
     // Narrow (a 1366 px laptop with the docks open): the stored-runs pane gives its width to the
-    // run (unless the user chose), and the chart and the heatmap share the rest evenly (wider: the
-    // chart a little more; the heatmap needs a plot of >= 128 px for the racks of a 4,096-rank run).
+    // run (unless the user chose). The heatmap takes 11/20 of the rest: its plot is square beside
+    // its colour bar, so it is limited by its width (166 px at 1920x1080 with 9/20; 256 px and more
+    // with 11/20 from 1600x1000 on, enough for the 64 x 64 pods of a 16,384-rank run), while the
+    // bar chart reads at any width.
     const bool narrow = width() < kNarrowWidthPx;
     if (!m_runsPaneChosen) {
         const bool shown = !narrow || !isShowingRun();
@@ -375,15 +377,14 @@ void RunsView::fitToWidth()
     }
     if (narrow != m_narrow || !m_topSized) {
         m_narrow = narrow;
-        m_top->setStretchFactor(0, narrow ? 1 : 11);
-        m_top->setStretchFactor(1, narrow ? 1 : 9);
+        m_top->setStretchFactor(0, 9);
+        m_top->setStretchFactor(1, 11);
         // Once the splitter has its width (after this resize is laid out).
         QTimer::singleShot(0, this, [this] {
             const int total = m_top->width();
             if (total < 100 || !m_top->isVisible())
                 return;
-            m_top->setSizes(m_narrow ? QList<int> { total / 2, total - total / 2 }
-                                     : QList<int> { total * 11 / 20, total - total * 11 / 20 });
+            m_top->setSizes({ total * 9 / 20, total - total * 9 / 20 });
             m_topSized = true;
         });
     }
