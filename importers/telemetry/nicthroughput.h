@@ -38,7 +38,7 @@ struct NicThroughput {
 /// Per-host NIC transmit throughput (B/s) over [startS, endS] at `stepS`, from every NIC profile's
 /// tx byte counter the server has. An error names the server and the query; a server with none of
 /// the NIC counters is an error saying so.
-engine::Result<NicThroughput> fetchNicThroughput(const PromClient& client, const std::vector<SourceProfile>& profiles,
-    double startS, double endS, double stepS);
+engine::Result<NicThroughput> fetchNicThroughput(
+    const PromClient& client, const std::vector<SourceProfile>& profiles, double startS, double endS, double stepS);
 
 } // namespace clusterscope::importers

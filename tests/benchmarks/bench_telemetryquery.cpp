@@ -35,7 +35,8 @@ private Q_SLOTS:
         auto profiles = builtinSourceProfiles();
         QVERIFY(profiles);
         using Clock = std::chrono::steady_clock;
-        auto secondsSince = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+        auto secondsSince
+            = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
         const double end = double(server.endS());
         const double start = double(server.startS());
         auto makeClient = [&](bool gzip) {
@@ -86,7 +87,8 @@ private Q_SLOTS:
             QCOMPARE(cache.incremental, 1);
             QCOMPARE(alerts, std::size_t(10));
             // Raw server time: every tx byte counter's samples in one GET, not decoded.
-            const std::string raw = "{__name__=~\"PortXmitDataExtended|node_infiniband_port_data_transmitted_bytes_total\"}["
+            const std::string raw
+                = "{__name__=~\"PortXmitDataExtended|node_infiniband_port_data_transmitted_bytes_total\"}["
                 + std::to_string(server.seconds()) + "s]";
             auto t0 = Clock::now();
             auto answer = plain.get("/api/v1/query", { { "query", raw }, { "time", std::to_string(server.endS()) } });
@@ -124,13 +126,14 @@ private Q_SLOTS:
             requests[1] = fastN;
             requests[2] = followN;
         }
-        std::printf("live refresh of the 1,024-GPU fabric (%zu links, 90 s window at 1 s, fetch + analyses), best of 3:\n"
-                    "  baseline full fetch (every byte series raw, one request after the other): %.3f s, %d requests\n"
-                    "  fast full fetch (sender tx raw, requests in parallel): %.3f s, %d requests; ratio to baseline %.2f\n"
-                    "  fast full fetch with gzip:                   %.3f s\n"
-                    "  follow-mode refresh (+1 s, cached window):   %.3f s, %d requests; ratio to baseline %.3f\n"
-                    "  raw server time, one GET of every tx byte counter: %.3f s (%.1f MB), with gzip %.3f s\n"
-                    "  server-side alternative, avg/p99/peak subqueries of both tx metrics in parallel: %.3f s\n",
+        std::printf(
+            "live refresh of the 1,024-GPU fabric (%zu links, 90 s window at 1 s, fetch + analyses), best of 3:\n"
+            "  baseline full fetch (every byte series raw, one request after the other): %.3f s, %d requests\n"
+            "  fast full fetch (sender tx raw, requests in parallel): %.3f s, %d requests; ratio to baseline %.2f\n"
+            "  fast full fetch with gzip:                   %.3f s\n"
+            "  follow-mode refresh (+1 s, cached window):   %.3f s, %d requests; ratio to baseline %.3f\n"
+            "  raw server time, one GET of every tx byte counter: %.3f s (%.1f MB), with gzip %.3f s\n"
+            "  server-side alternative, avg/p99/peak subqueries of both tx metrics in parallel: %.3f s\n",
             graph.linkCount(), best[0], requests[0], best[1], requests[1], best[1] / best[0], best[2], best[3],
             requests[2], best[3] / best[0], best[4], double(rawBytes) / 1e6, best[5], best[6]);
         server.stop();

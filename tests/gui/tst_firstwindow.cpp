@@ -202,6 +202,8 @@ private Q_SLOTS:
             auto* flags = w.findChild<QDockWidget*>(QStringLiteral("fabricFlagsDock"));
             QVERIFY(flags);
             QTRY_VERIFY(flags->isVisible());
+            // Under the tabs on a tall window; beside the imported-fabrics list on a short one.
+            QCOMPARE(w.dockWidgetArea(flags), w.height() < 900 ? Qt::LeftDockWidgetArea : Qt::BottomDockWidgetArea);
         }
         w.tabs()->setCurrentWidget(w.runsView());
         settle(w);

@@ -60,7 +60,8 @@ public:
                 m_prometheus.stop();
         }
         if (!m_prometheus.running())
-            return QStringLiteral("prometheus did not come up (see %1)").arg(m_dir.filePath(QStringLiteral("prometheus.log")));
+            return QStringLiteral("prometheus did not come up (see %1)")
+                .arg(m_dir.filePath(QStringLiteral("prometheus.log")));
         return {};
     }
 
