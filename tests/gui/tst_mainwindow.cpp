@@ -27,6 +27,7 @@
 #include <QTableWidget>
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QListView>
 #include <QSpinBox>
@@ -274,6 +275,39 @@ private Q_SLOTS:
         oversub->setValue(3.0);
         QCOMPARE(w.document()->undoStack()->count(), 1);
         QCOMPARE(w.document()->scenarios()[0].cluster.fabric.oversubscription, 3.0);
+    }
+
+    // The NCCL net transport is a field of the editor: the catalog's transports are offered, a choice
+    // reaches the scenario, one that does not run on the fabric is named beside the field, undo
+    // restores NCCL's default.
+    void editorNetTransport()
+    {
+        app::MainWindow w;
+        w.selectScenario(0);
+        settle(w);
+        auto* net = qobject_cast<QComboBox*>(w.editor()->fieldFor(QStringLiteral("/cluster/nic/net")));
+        QVERIFY(net);
+        QCOMPARE(w.document()->scenarios()[0].cluster.nic.net, std::string());
+        QCOMPARE(net->currentData().toString(), QString());
+        QVERIFY(net->findData(QStringLiteral("tcpxo")) > 0);
+        QCOMPARE(w.document()->scenarios()[0].cluster.transport, engine::Transport::InfiniBand);
+
+        net->setCurrentIndex(net->findData(QStringLiteral("ib")));
+        settle(w);
+        QCOMPARE(w.document()->scenarios()[0].cluster.nic.net, std::string("ib"));
+        QVERIFY2(w.editor()->problemsText().isEmpty(), qPrintable(w.editor()->problemsText()));
+
+        net->setCurrentIndex(net->findData(QStringLiteral("tcpxo")));
+        settle(w);
+        QCOMPARE(w.document()->scenarios()[0].cluster.nic.net, std::string("tcpxo"));
+        QVERIFY2(w.editor()->problemsText().contains(QStringLiteral("tcpxo runs on roce fabrics")),
+            qPrintable(w.editor()->problemsText()));
+
+        w.document()->undoStack()->undo();
+        w.document()->undoStack()->undo();
+        settle(w);
+        QCOMPARE(w.document()->scenarios()[0].cluster.nic.net, std::string());
+        QCOMPARE(net->currentData().toString(), QString());
     }
 
     // The BOM tab lists the example's switches, NICs, cables and optics, sums them consistently and

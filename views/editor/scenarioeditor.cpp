@@ -14,6 +14,7 @@
 #include <QLocale>
 #include <QRegularExpressionValidator>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -80,6 +81,17 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
         tr("Scale-out NICs per server; rail-optimized designs give each GPU its own NIC."));
     m_transport = choiceField(f, QStringLiteral("/cluster/transport"), tr("Transport"),
         { QStringLiteral("infiniband"), QStringLiteral("roce") }, tr("InfiniBand or RoCEv2 (Ethernet)."));
+    m_net = choiceField(f, QStringLiteral("/cluster/nic/net"), tr("NCCL net"), {},
+        tr("How NCCL moves bytes between nodes: its built-in IB verbs transport, or a net plugin (GPUDirect-TCPX/TCPXO, "
+           "gIB, sockets) with the algorithms, protocols and per-call cost it runs with (catalog nics.json)."));
+    {
+        const QSignalBlocker block(m_net);
+        m_net->addItem(tr("NCCL default (IB/RoCE verbs)"), QString());
+        for (const NetTransportModel& t : catalog.netTransports()) {
+            m_net->addItem(QString::fromStdString(t.id), QString::fromStdString(t.id));
+            m_net->setItemData(m_net->count() - 1, QString::fromStdString(t.name), Qt::ToolTipRole);
+        }
+    }
 
     f = section(layout, tr("Fabric"), content);
     m_fabricType = choiceField(f, QStringLiteral("/cluster/fabric/type"), tr("Topology"),
@@ -305,6 +317,15 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     setCombo(m_nicGbps, QString::number(s.cluster.nic.gbps));
     m_nicsPerNode->setValue(s.cluster.nic.perNode);
     m_transport->setCurrentIndex(int(s.cluster.transport));
+    {
+        const QString net = QString::fromStdString(s.cluster.nic.net);
+        int i = m_net->findData(net);
+        if (i < 0) { // an id this catalog does not know: keep it, the validator names it
+            m_net->addItem(net, net);
+            i = m_net->count() - 1;
+        }
+        m_net->setCurrentIndex(i);
+    }
     const FabricSpec& fab = s.cluster.fabric;
     m_fabricType->setCurrentIndex(int(fab.type));
     m_radix->setValue(fab.switchRadix);
@@ -372,6 +393,7 @@ Scenario ScenarioEditor::scenario() const
     s.cluster.nic.gbps = m_nicGbps->currentText().toDouble();
     s.cluster.nic.perNode = m_nicsPerNode->value();
     s.cluster.transport = enumAt<Transport>(m_transport);
+    s.cluster.nic.net = m_net->currentData().toString().toStdString();
     FabricSpec& fab = s.cluster.fabric;
     fab.type = enumAt<FabricType>(m_fabricType);
     fab.switchRadix = m_radix->value();

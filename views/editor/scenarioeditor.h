@@ -92,6 +92,7 @@ private:
     QComboBox* m_nicGbps;
     QSpinBox* m_nicsPerNode;
     QComboBox* m_transport;
+    QComboBox* m_net; ///< catalog net transport id as item data; "" is NCCL's default
     // Fabric
     QComboBox* m_fabricType;
     QSpinBox* m_radix;
