@@ -52,7 +52,8 @@ Scenario sc21Scenario(const Sc21Row& row)
     s.cluster.gpu = "A100-SXM-80GB";
     s.cluster.gpus = row.gpus;
     s.cluster.gpusPerNode = 8;
-    s.cluster.nic = { 200.0, 8 };
+    s.cluster.nic.gbps = 200.0;
+    s.cluster.nic.perNode = 8;
     s.cluster.transport = Transport::InfiniBand;
     s.cluster.fabric.type = FabricType::FatTree;
     s.cluster.fabric.switchRadix = 40;
