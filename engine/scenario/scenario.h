@@ -80,6 +80,10 @@ struct ModelSpec {
     int qkRopeHeadDim = 0;
     int vHeadDim = 0;
     bool tiedEmbeddings = false; ///< "tied_embeddings": output layer shares the input embedding
+    /// "mtp_layers": multi-token prediction modules (DeepSeek-V3 Sec. 2.2): each one more
+    /// transformer layer (MoE in an MoE model) plus its own logits through the shared output head,
+    /// run on the last pipeline stage (Megatron-Core multi_token_prediction.py). 0 = none.
+    int mtpLayers = 0;
     int vocab = 32000; ///< "vocab"
     int seqLen = 4096; ///< "seq_len": tokens per sequence
     std::optional<MoeSpec> moe; ///< "moe": null for a dense model
@@ -162,6 +166,8 @@ struct ComputeCalibrationSpec {
     std::optional<double> optimizerBytesPerParam; ///< "optimizer_bytes_per_param" >= 0
     std::optional<double> kernelLaunchSeconds; ///< "kernel_launch_seconds" >= 0
     std::optional<double> hostSecondsPerKernel; ///< "host_seconds_per_kernel" >= 0
+    std::optional<double> groupedGemmStreams; ///< "grouped_gemm_streams" >= 1
+    std::optional<double> libraryHostSecondsPerLaunch; ///< "library_host_seconds_per_launch" >= 0
     std::optional<double> sustainedClockFraction; ///< "sustained_clock_fraction" (0, 1]
     std::optional<double> cudaContextBytes; ///< "cuda_context_bytes" >= 0
     std::optional<double> ncclBufferBytes; ///< "nccl_buffer_bytes": per communicator, >= 0

@@ -106,6 +106,7 @@ namespace {
         m.qkRopeHeadDim = static_cast<int>(std::min<long long>(r.integer("qk_rope_head_dim", 0, 0), 1 << 20));
         m.vHeadDim = static_cast<int>(std::min<long long>(r.integer("v_head_dim", 0, 0), 1 << 20));
         m.tiedEmbeddings = r.boolean("tied_embeddings", false);
+        m.mtpLayers = static_cast<int>(std::min<long long>(r.integer("mtp_layers", 0, 0), 64));
         m.vocab = r.positiveInt("vocab");
         m.seqLen = r.positiveInt("seq_len");
         // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
@@ -254,6 +255,8 @@ namespace {
         c.optimizerBytesPerParam = optionalNumber("optimizer_bytes_per_param", 0.0, 1000.0);
         c.kernelLaunchSeconds = optionalNumber("kernel_launch_seconds", 0.0, 1.0);
         c.hostSecondsPerKernel = optionalNumber("host_seconds_per_kernel", 0.0, 1.0);
+        c.groupedGemmStreams = optionalNumber("grouped_gemm_streams", 1.0, 1024.0);
+        c.libraryHostSecondsPerLaunch = optionalNumber("library_host_seconds_per_launch", 0.0, 1.0);
         c.sustainedClockFraction = optionalNumber("sustained_clock_fraction", 1e-3, 1.0);
         c.cudaContextBytes = optionalNumber("cuda_context_bytes", 0.0, 1e12);
         c.ncclBufferBytes = optionalNumber("nccl_buffer_bytes", 0.0, 1e12);
@@ -284,6 +287,8 @@ namespace {
             { "fp8_cast_bytes_per_element", &c.fp8CastBytesPerElement },
             { "optimizer_bytes_per_param", &c.optimizerBytesPerParam },
             { "kernel_launch_seconds", &c.kernelLaunchSeconds }, { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
+            { "grouped_gemm_streams", &c.groupedGemmStreams },
+            { "library_host_seconds_per_launch", &c.libraryHostSecondsPerLaunch },
             { "sustained_clock_fraction", &c.sustainedClockFraction }, { "cuda_context_bytes", &c.cudaContextBytes },
             { "nccl_buffer_bytes", &c.ncclBufferBytes }, { "allocator_reserve_fraction", &c.allocatorReserveFraction }
         };
@@ -384,6 +389,8 @@ std::string scenarioToJson(const Scenario& s)
             root["model"][key] = value;
     if (m.tiedEmbeddings)
         root["model"]["tied_embeddings"] = true;
+    if (m.mtpLayers > 0)
+        root["model"]["mtp_layers"] = m.mtpLayers;
     if (m.moe) {
         root["model"]["moe"] = { { "experts", m.moe->experts }, { "top_k", m.moe->topK },
             { "expert_ffn_hidden", m.moe->expertFfnHidden } };

@@ -63,6 +63,8 @@ void applyComputeCalibration(const ComputeCalibrationSpec& fit, ComputeCalibrati
     take(fit.optimizerBytesPerParam, target.optimizerBytesPerParam);
     take(fit.kernelLaunchSeconds, target.kernelLaunchSeconds);
     take(fit.hostSecondsPerKernel, target.hostSecondsPerKernel);
+    take(fit.groupedGemmStreams, target.groupedGemmStreams);
+    take(fit.libraryHostSecondsPerLaunch, target.libraryHostSecondsPerLaunch);
     take(fit.sustainedClockFraction, target.sustainedClockFraction);
     take(fit.cudaContextBytes, target.cudaContextBytes);
     take(fit.ncclBufferBytes, target.ncclBufferBytes);

@@ -65,7 +65,8 @@ double ComputeEfficiency::gemmEfficiency(double m, double n, double k, bool sixt
     return fraction * best * k / (k + m_params.gemmHalfDimension);
 }
 
-double ComputeEfficiency::gemmSeconds(double m, double n, double k, double count, bool sixteenBit) const
+double ComputeEfficiency::gemmSeconds(
+    double m, double n, double k, double count, bool sixteenBit, double outputBytes) const
 {
     if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
         return 0.0;
@@ -74,7 +75,7 @@ double ComputeEfficiency::gemmSeconds(double m, double n, double k, double count
     // A batched (or grouped) GEMM launches once and spreads every member's tiles over the SMs.
     const double tensorSeconds = count * flops / (peak * gemmEfficiency(m, n, k, sixteenBit, count));
     // Roofline: the GEMM reads both operands and writes the result once.
-    const double bytes = count * ((sixteenBit ? 2.0 : m_elementBytes) * (m * k + k * n) + 2.0 * m * n);
+    const double bytes = count * ((sixteenBit ? 2.0 : m_elementBytes) * (m * k + k * n) + outputBytes * m * n);
     return std::max(tensorSeconds, bytes / m_effectiveHbm) + m_params.gemmFixedSeconds;
 }
 

@@ -67,6 +67,16 @@ enum class DType;
 ///   are shorter than this the GPU waits for the host (small models, high TP): a layer takes at
 ///   least its kernel count times this. PyTorch eager dispatch costs 10-20 us per op; the H200 sweep
 ///   in resources/validation times a 1024^3 GEMM call at 17 us against ~3 us of GPU work.
+/// - groupedGemmStreams [grouped_gemm_streams] 4: Transformer Engine runs a grouped GEMM (the
+///   routed experts of an MoE layer, GroupedLinear) as one cuBLAS GEMM per local expert, issued
+///   round-robin on 4 compute streams (transformer_engine/common/gemm/cublaslt_gemm.cu
+///   multi_stream_cublas_gemm; common/util/multi_stream.cpp num_compute_streams = 4); its fp8
+///   split quantization likewise launches one cast per expert (common/cast/cast.cu). At most this
+///   many experts' GEMMs share the SMs at a time, each paying its own tile/wave quantization and
+///   fixed latency.
+/// - libraryHostSecondsPerLaunch [library_host_seconds_per_launch] 4e-6: host time of each such
+///   launch from the C++ loop (cublasLtMatmul with a cached algorithm: descriptor and layout
+///   set-up plus the launch; CUDA C++ Best Practices Guide puts a bare launch at ~2-5 us).
 struct ComputeEfficiencyParams {
     double gemmPeakFraction = 0.0;
     double gemmHalfDimension = 40.0;
@@ -84,6 +94,8 @@ struct ComputeEfficiencyParams {
     double sustainedClockFraction = 0.0;
     double kernelLaunchSeconds = 2e-6;
     double hostSecondsPerKernel = 17e-6;
+    double groupedGemmStreams = 4.0;
+    double libraryHostSecondsPerLaunch = 8e-6;
 };
 
 /// Per-GPU kernel timing for one scenario's GPU and dtype.
@@ -118,7 +130,10 @@ public:
     double gemmEfficiency(double m, double n, double k, bool sixteenBit = false, double batch = 1.0) const;
     /// Seconds of a batched (or grouped) launch of `count` GEMMs (m x k) * (k x n): max of
     /// tensor-core time and HBM traffic (roofline) plus the fixed per-launch latency.
-    double gemmSeconds(double m, double n, double k, double count = 1.0, bool sixteenBit = false) const;
+    /// `outputBytes`: HBM bytes per output element (2: a 16-bit result written once; 8: an fp32
+    /// gradient accumulated in place, read and written).
+    double gemmSeconds(double m, double n, double k, double count = 1.0, bool sixteenBit = false,
+        double outputBytes = 2.0) const;
     /// Seconds to move `bytes` through HBM in element-wise kernels.
     double memoryBoundSeconds(double bytes) const { return bytes / m_effectiveHbm; }
     /// Seconds of fused (flash) attention forward doing `flops` (already causal-halved) at `headDim`

@@ -27,10 +27,11 @@ LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p,
         return LocalParams { layers * layerDense + vocabParams, layers * layerExpert };
     };
     // Embedding on the first stage, output layer on the last; one GPU holds both when pp = 1.
+    // Multi-token prediction modules sit with the output layer on the last stage.
     if (p.pp == 1)
-        return stage(shape.layers, (shape.embeddingParams + shape.outputLayerParams) / t);
+        return stage(shape.layers + shape.mtpLayers, (shape.embeddingParams + shape.outputLayerParams) / t);
     LocalParams best = stage(split.first, shape.embeddingParams / t);
-    const LocalParams last = stage(split.last, shape.outputLayerParams / t);
+    const LocalParams last = stage(split.last + shape.mtpLayers, shape.outputLayerParams / t);
     if (last.total() > best.total())
         best = last;
     if (p.pp > 2) {
@@ -57,17 +58,21 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     //   attention 11h (QKV input 2h, Q and K 4h, V 2h, projection input 2h, dropout mask h) -> GQA shrinks K, V;
     //   MLP 19h (FC1 input 2h, GeLU input 8h, FC2 input 8h, mask h) -> 2F per FFN matrix output;
     //   two LayerNorm inputs 4h. Of these, 10h stay replicated across TP without sequence parallelism.
+    //   Under fp8 (in.fp8GemmInputs) the GEMM inputs kept for the weight gradients are the 1-byte
+    //   fp8 copies: the QKV input and the FC1 input shrink by h, the FC2 input by f; the attention
+    //   output is kept twice (16-bit by the fused attention, fp8 by the projection): +h.
     const double kvShare = shape.kvHeads / shape.heads;
     const double attention = h * (7.0 + 4.0 * kvShare);
     double mlp;
     const double matrices = shape.gatedMlp ? 2.0 : 1.0; // FC1 outputs (gate + up for SwiGLU)
+    const double fp8Saving = in.fp8GemmInputs ? 1.0 : 0.0; // bytes saved per GEMM-input element
     if (shape.moe) {
         const double f = shape.expertFfnHidden;
         // Router input 2h; each of the top-k copies: FC1 input 2h, FC1 outputs, activation output 2f, mask h.
-        mlp = 2.0 * h + shape.topK * (3.0 * h + 2.0 * f * matrices + 2.0 * f);
+        mlp = 2.0 * h + shape.topK * (3.0 * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f));
     } else {
         const double f = shape.ffnHidden;
-        mlp = 3.0 * h + 2.0 * f * matrices + 2.0 * f;
+        mlp = 3.0 * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f);
     }
     const double layerNorms = 4.0 * h;
     const double perToken = attention + mlp + layerNorms;

@@ -44,6 +44,11 @@ struct MemoryInputs {
     int globalBatch = 1;
     double activationElementBytes = 2.0; ///< 16-bit activations (also under FP8 GEMMs)
     bool flashAttention = true; ///< fused attention stores no s x s scores
+    /// fp8 training: Transformer Engine's Linear / LayerNormLinear save the fp8 copy of each GEMM
+    /// input for the weight gradient (1 B per element instead of 2; transformer_engine/pytorch/
+    /// module/linear.py and layernorm_linear.py save `inputmat` / `ln_out` after quantization),
+    /// while the fused attention still keeps its 16-bit output for its own backward.
+    bool fp8GemmInputs = false;
     bool errorFeedback = false; ///< compression with an error-feedback residual
     double capacityBytes = 85.9e9; ///< as the device reports it (80 GiB A100)
     /// Memory the framework holds besides tensors (calibration.compute overrides each):

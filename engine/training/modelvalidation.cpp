@@ -180,7 +180,19 @@ namespace {
         if (row.number("moe_experts")) {
             s["model"]["moe"] = { { "experts", row.integer("moe_experts") }, { "top_k", row.integer("moe_topk") },
                 { "expert_ffn_hidden", row.integer("moe_ffn", row.integer("ffn", 4 * hidden)) } };
+            // DeepSeek-style MoE: shared experts every token passes, leading dense layers.
+            if (row.number("moe_shared_experts")) {
+                s["model"]["moe"]["shared_experts"] = row.integer("moe_shared_experts");
+                s["model"]["moe"]["shared_expert_ffn_hidden"]
+                    = row.integer("moe_shared_ffn", row.integer("moe_ffn", row.integer("ffn", 4 * hidden)));
+            }
+            if (row.number("moe_dense_layers"))
+                s["model"]["moe"]["dense_layers"] = row.integer("moe_dense_layers");
         }
+        // Multi-head latent attention (DeepSeek-V3) and multi-token prediction modules.
+        for (const char* key : { "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim", "mtp_layers" })
+            if (row.number(key))
+                s["model"][key] = row.integer(key);
         // Shapes of newer models (Qwen3, GPT-OSS): head_dim apart from hidden / heads, sliding-window
         // attention on a fraction of the layers.
         if (row.number("head_dim"))
@@ -195,6 +207,11 @@ namespace {
         const int dp = gpus / (tp * pp * cp);
         s["parallelism"] = { { "tp", tp }, { "pp", pp }, { "cp", cp }, { "dp", dp }, { "ep", row.integer("ep", 1) },
             { "sequence_parallel", tp > 1 } };
+        // A published pipeline layout that is not Megatron's default split (layers on the first / last stage).
+        if (row.number("first_stage_layers"))
+            s["parallelism"]["first_stage_layers"] = row.integer("first_stage_layers");
+        if (row.number("last_stage_layers"))
+            s["parallelism"]["last_stage_layers"] = row.integer("last_stage_layers");
         s.merge_patch(defaults);
         // The row's system where it differs from the table's (GB200 trays hold 4 GPUs and 4 NICs).
         if (row.number("gpus_per_node")) {

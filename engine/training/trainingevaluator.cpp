@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -36,6 +37,9 @@ namespace {
     }
 
     constexpr double kHoursPerYear = 8766.0;
+    // Python-level ops of one MoE layer beyond its GEMMs (see layerTimes()).
+    constexpr double kMoeForwardOps = 24.0;
+    constexpr double kMoeBackwardOps = 18.0;
 
     // Per-thread direct-mapped memo of collective estimates. The key holds every input of the
     // estimate (evaluator tag, op, bytes, placement), so a hit returns exactly what estimate() would.
@@ -91,6 +95,9 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     efficiency.kernelLaunchSeconds = cal.kernelLaunchSeconds.value_or(efficiency.kernelLaunchSeconds);
     efficiency.hostSecondsPerKernel = cal.hostSecondsPerKernel.value_or(efficiency.hostSecondsPerKernel);
     efficiency.sustainedClockFraction = cal.sustainedClockFraction.value_or(efficiency.sustainedClockFraction);
+    efficiency.groupedGemmStreams = cal.groupedGemmStreams.value_or(efficiency.groupedGemmStreams);
+    efficiency.libraryHostSecondsPerLaunch
+        = cal.libraryHostSecondsPerLaunch.value_or(efficiency.libraryHostSecondsPerLaunch);
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");
@@ -107,6 +114,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_placer = GroupPlacer(ClusterGeometry::fromScenario(scenario, *gpu));
     e.m_memoryInputs.globalBatch = scenario.training.globalBatch;
     e.m_memoryInputs.flashAttention = efficiency.flashAttention;
+    e.m_memoryInputs.fp8GemmInputs = scenario.training.dtype == DType::FP8;
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
@@ -247,10 +255,15 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     KernelTimes& f = lt.forwardKernels;
     KernelTimes& b = lt.backwardKernels;
     // A linear layer (m x k) * (k x n): forward one GEMM; backward the data gradient (m x n) * (n x k)
-    // and the weight gradient (k x m) * (m x n) (Megatron ColumnParallel / RowParallelLinear).
+    // and the weight gradient (k x m) * (m x n) (Megatron ColumnParallel / RowParallelLinear). The
+    // weight gradient is accumulated in place into the fp32 main_grad buffer (Megatron-Core
+    // gradient_accumulation_fusion, Transformer Engine fuse_wgrad_accumulation: beta = 1 into fp32),
+    // reading and writing 8 bytes per weight every micro-batch.
+    constexpr double kWgradBytes = 8.0;
     const auto linear = [&](double rows, double out, double in, double count = 1.0, bool sixteenBit = false) {
         f.gemm += e.gemmSeconds(rows, out, in, count, sixteenBit);
-        b.gemm += e.gemmSeconds(rows, in, out, count, sixteenBit) + e.gemmSeconds(in, out, rows, count, sixteenBit);
+        b.gemm += e.gemmSeconds(rows, in, out, count, sixteenBit)
+            + e.gemmSeconds(in, out, rows, count, sixteenBit, kWgradBytes);
         f.kernels += count > 1 ? 1.0 : count; // grouped GEMMs launch once
         b.kernels += 2.0 * (count > 1 ? 1.0 : count);
     };
@@ -291,29 +304,58 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
         const double tokensPerExpert = tokens * m.topK * p.ep / m.experts * imbalance;
         linear(tokens, m.experts, h, 1.0, true); // router (kept in 16/32-bit)
-        // Grouped GEMMs: efficiency falls with the tokens per expert through tile and wave quantization.
-        linear(tokensPerExpert, fc1Matrices * m.expertFfnHidden / t, h, localExperts);
-        linear(tokensPerExpert, h, m.expertFfnHidden / t, localExperts);
+        // Routed experts as Transformer Engine's GroupedLinear runs them: one cuBLAS GEMM per local
+        // expert, round-robin on groupedGemmStreams streams (computeefficiency.h). Each expert's GEMM
+        // has its own tiles, waves and fixed latency; up to `streams` of them share the SMs at once.
+        // With fp8 the inputs are split-quantized per expert too (one cast per expert, forward and
+        // backward).
+        const double streams = std::max(1.0, std::min(k.groupedGemmStreams, localExperts));
+        const double rounds = std::ceil(localExperts / streams);
+        const auto grouped = [&](double rows, double out, double in) {
+            f.gemm += rounds * e.gemmSeconds(rows, out, in, streams);
+            b.gemm += rounds
+                * (e.gemmSeconds(rows, in, out, streams) + e.gemmSeconds(in, out, rows, streams, false, kWgradBytes));
+            const double castsForward = fp8 ? localExperts : 0.0, castsBackward = fp8 ? localExperts : 0.0;
+            f.kernels += localExperts + castsForward;
+            b.kernels += 2.0 * localExperts + castsBackward;
+            f.libraryLaunches += localExperts + castsForward;
+            b.libraryLaunches += 2.0 * localExperts + castsBackward;
+        };
+        grouped(tokensPerExpert, fc1Matrices * m.expertFfnHidden / t, h);
+        grouped(tokensPerExpert, h, m.expertFfnHidden / t);
         if (m.sharedExperts > 0) {
             linear(tokens, fc1Matrices * m.sharedExperts * m.sharedExpertFfnHidden / t, h);
             linear(tokens, h, m.sharedExperts * m.sharedExpertFfnHidden / t);
         }
-        // Router softmax / top-k and the token permutation and un-permutation (gather / scatter of
-        // top-k copies of each token's hidden state: read + write each way).
-        f.elementwise
-            += e.memoryBoundSeconds(tokens * (m.topK * 2.0 * 2.0 * act * h / (sp ? t : 1.0) + 4.0 * m.experts));
-        f.kernels += 4.0;
-        b.kernels += 4.0;
+        // Token permutation as Megatron-Core's alltoall dispatcher runs it (megatron/core/transformer/
+        // moe/token_dispatcher.py MoEAlltoAllTokenDispatcher with moe_permute_fusion): permute the
+        // top-k copies of each token by expert, all-to-all, sort the received chunks by local expert
+        // (when a rank holds more than one), and the reverse after the experts: four passes that
+        // each read and write the top-k copies of the hidden state, plus the router's softmax / top-k
+        // over the expert logits.
+        const double permutePasses = localExperts > 1 ? 4.0 : 2.0;
+        f.elementwise += e.memoryBoundSeconds(
+            tokens * (m.topK * permutePasses * 2.0 * act * h / (sp ? t : 1.0) + 4.0 * m.experts));
+        // Python-level ops of an MoE layer besides its GEMMs, counted in Megatron-Core's router.py
+        // (gating cast, fused top-k/score, aux-loss scores, aux loss and its scaler, forced balance),
+        // token_dispatcher.py (routing-map sums, the EP all-gather of token counts, device-to-host
+        // copies of the splits, row-id map, permute, chunk sort, the two all-to-alls, unsort,
+        // unpermute) and experts.py (activation): ~24 forward, ~18 in autograd's backward.
+        f.kernels += kMoeForwardOps;
+        b.kernels += kMoeBackwardOps;
         const auto blend = [&](KernelTimes& moe, const KernelTimes& dense, const KernelTimes& saved) {
             moe.gemm = saved.gemm + moeShare * (moe.gemm - saved.gemm) + (1.0 - moeShare) * (dense.gemm - saved.gemm);
             moe.elementwise = saved.elementwise + moeShare * (moe.elementwise - saved.elementwise);
             moe.kernels = saved.kernels + moeShare * (moe.kernels - saved.kernels)
                 + (1.0 - moeShare) * (dense.kernels - saved.kernels);
+            moe.libraryLaunches = saved.libraryLaunches + moeShare * (moe.libraryLaunches - saved.libraryLaunches);
         };
         blend(f, fDense, fSaved);
         blend(b, bDense, bSaved);
         ffnPerToken = moeShare * (m.topK * m.expertFfnHidden + m.sharedExperts * m.sharedExpertFfnHidden)
             + (1.0 - moeShare) * m.ffnHidden;
+        // fp8: an MoE layer casts the top-k copies of each token (and the shared experts' input) for FC1.
+        fp8Elements += moeShare * (m.topK + (m.sharedExperts > 0 ? 1.0 : 0.0) - 1.0) * h;
     } else {
         linear(tokens, fc1Matrices * m.ffnHidden / t, h);
         linear(tokens, h, m.ffnHidden / t);
@@ -371,7 +413,9 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     // cannot run faster than the host launches its kernels (PyTorch / Transformer Engine dispatch).
     const auto finish = [&](KernelTimes& kt) {
         const double gpu = kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.kernels * k.kernelLaunchSeconds;
-        kt.overhead = kt.kernels * k.kernelLaunchSeconds + std::max(0.0, kt.kernels * k.hostSecondsPerKernel - gpu);
+        const double host = (kt.kernels - kt.libraryLaunches) * k.hostSecondsPerKernel
+            + kt.libraryLaunches * k.libraryHostSecondsPerLaunch;
+        kt.overhead = kt.kernels * k.kernelLaunchSeconds + std::max(0.0, host - gpu);
         return kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.overhead;
     };
     lt.forward = finish(f);

@@ -24,6 +24,9 @@ struct KernelTimes {
     double fp8Casts = 0; ///< fp8 casts and amax of GEMM inputs (fp8 training only)
     double overhead = 0; ///< launch gaps between kernels and host-bound time (host slower than the GPU)
     double kernels = 0; ///< kernels launched
+    /// of `kernels`, those a library issues from a C++ loop (Transformer Engine's grouped GEMM and
+    /// split quantization: one per local expert) rather than one Python-level op each
+    double libraryLaunches = 0;
     double total() const { return gemm + attention + elementwise + fp8Casts + overhead; }
 };
 

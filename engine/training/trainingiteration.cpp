@@ -78,11 +78,15 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // layers plus the output layer and loss; uneven splits (PipelineSplit) make them differ.
     const double perLayerRecompute
         = full ? lt.forward : (s.recompute == Recompute::Selective ? lt.selectiveRecompute : 0.0);
-    const double logitsTime = lt.logitsForward + lt.logitsBackward;
+    // The last stage also runs the multi-token prediction modules (DeepSeek-V3): one more layer and
+    // one more output layer + loss each; they are counted as layers of that stage below.
+    const double mtp = m.mtpLayers;
+    const double logitsTime = (lt.logitsForward + lt.logitsBackward) * (1.0 + mtp);
     const auto stageTime = [&](double layers, bool hasLogits) {
-        return layers * (lt.forward + lt.backward + perLayerRecompute) + (hasLogits ? logitsTime : 0.0);
+        return (layers + (hasLogits ? mtp : 0.0)) * (lt.forward + lt.backward + perLayerRecompute)
+            + (hasLogits ? logitsTime : 0.0);
     };
-    double layersPerStage = split.last; // the critical stage's layers
+    double layersPerStage = split.last + mtp; // the critical stage's layers
     bool criticalHasLogits = true;
     if (p.pp > 1) {
         double slowest = stageTime(split.last, true);
@@ -96,7 +100,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             criticalHasLogits = false;
         }
     } else {
-        layersPerStage = m.layers;
+        layersPerStage = m.layers + mtp;
     }
     const double stageForward = layersPerStage * lt.forward;
     const double stageBackward = layersPerStage * lt.backward;

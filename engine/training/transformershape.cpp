@@ -18,6 +18,7 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
     s.seqLen = m.seqLen;
     s.gatedMlp = m.gatedMlp;
     s.tiedEmbeddings = m.tiedEmbeddings;
+    s.mtpLayers = m.mtpLayers;
     s.slidingWindow = m.slidingWindow;
     s.slidingWindowFraction = m.slidingWindow > 0 ? m.slidingWindowFraction : 0.0;
     const double h = s.hidden;

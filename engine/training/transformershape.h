@@ -24,6 +24,7 @@ struct TransformerShape {
     double slidingWindowFraction = 0; ///< share of layers windowed
     bool mla = false; ///< multi-head latent attention
     bool tiedEmbeddings = false; ///< output layer shares the embedding (counted once in totalParams)
+    double mtpLayers = 0; ///< multi-token prediction modules on the last stage (layer + logits each)
     double qLoraRank = 0, kvLoraRank = 0, qkRopeHeadDim = 0, vHeadDim = 0;
 
     double attentionParamsPerLayer = 0; ///< Q, K, V, O projections (GQA-aware)

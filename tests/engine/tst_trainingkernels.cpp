@@ -8,11 +8,13 @@
 #include "engine/scenario/pipelinesplit.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
+#include "engine/training/memorymodel.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
 #include "resources/embeddedresources.h"
 
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -369,6 +371,134 @@ private Q_SLOTS:
         const double floor = lt.forwardKernels.kernels * ev.efficiency().params().hostSecondsPerKernel;
         QVERIFY(lt.forward >= floor * 0.999);
         QVERIFY(lt.forwardKernels.overhead > 0.5 * lt.forward);
+    }
+    // Transformer Engine runs the routed experts as one cuBLAS GEMM per local expert on a few
+    // streams: each expert's GEMM (and, in fp8, its cast) is a launch from the library's C++ loop,
+    // and fewer streams serialise more of them.
+    void groupedGemmPerExpert_data()
+    {
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<bool>("fp8");
+        QTest::addRow("8 local experts, bf16") << 1 << false;
+        QTest::addRow("1 local expert, bf16") << 8 << false;
+        QTest::addRow("8 local experts, fp8") << 1 << true;
+    }
+    void groupedGemmPerExpert()
+    {
+        QFETCH(int, ep);
+        QFETCH(bool, fp8);
+        auto s = parseScenarioJson(
+            clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "mixtral");
+        QVERIFY(s.isOk());
+        s->parallelism = ParallelismSpec {};
+        s->parallelism->ep = ep;
+        s->parallelism->dp = s->cluster.gpus;
+        s->training.dtype = fp8 ? DType::FP8 : DType::BF16;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(*s);
+        const LayerTimes lt = evaluator(*s).layerTimes(strategy);
+        const double local = double(s->model.moe->experts) / ep;
+        // FC1 and FC2 forward; dgrad and wgrad of both backward; plus one cast per expert and GEMM input in fp8.
+        QCOMPARE(lt.forwardKernels.libraryLaunches, local * (fp8 ? 4.0 : 2.0));
+        QCOMPARE(lt.backwardKernels.libraryLaunches, local * (fp8 ? 6.0 : 4.0));
+        // One stream at a time is never faster than four.
+        s->computeCalibration.groupedGemmStreams = 1.0;
+        const LayerTimes serial = evaluator(*s).layerTimes(strategy);
+        QVERIFY(serial.forwardKernels.gemm >= lt.forwardKernels.gemm);
+        if (local > 1)
+            QVERIFY(serial.forwardKernels.gemm > lt.forwardKernels.gemm);
+        // A slow host per library launch makes the layer host-bound by exactly those launches.
+        s->computeCalibration.groupedGemmStreams.reset();
+        s->computeCalibration.libraryHostSecondsPerLaunch = 1e-2;
+        const TrainingEvaluator slow = evaluator(*s);
+        const LayerTimes hostBound = slow.layerTimes(strategy);
+        const KernelTimes& f = hostBound.forwardKernels;
+        const double host = (f.kernels - f.libraryLaunches) * slow.efficiency().params().hostSecondsPerKernel
+            + f.libraryLaunches * 1e-2;
+        QVERIFY(host > f.gemm + f.attention + f.elementwise + f.fp8Casts);
+        QVERIFY(near(hostBound.forward, host, 1e-9));
+    }
+
+    // fp8 training keeps the fp8 copies of the QKV, FC1 and FC2 inputs for the weight gradients:
+    // h + f bytes less per token and layer than 16-bit copies (split over TP with SP).
+    void fp8ActivationsSaved()
+    {
+        const Scenario s = llama70b();
+        const TransformerShape shape = TransformerShape::fromModel(s.model);
+        TrainingStrategy st = TrainingStrategy::fromScenario(s);
+        st.recompute = Recompute::None;
+        st.parallelism.sequenceParallel = true;
+        MemoryInputs in;
+        const double bf16 = activationBytesPerLayer(shape, st, in);
+        in.fp8GemmInputs = true;
+        const double fp8 = activationBytesPerLayer(shape, st, in);
+        const double tokens = double(st.microBatch) * shape.seqLen / st.parallelism.cp;
+        QVERIFY(near(bf16 - fp8, tokens * (shape.hidden + shape.ffnHidden) / st.parallelism.tp, 1e-12));
+        // Full recomputation keeps only the layer input: no change.
+        st.recompute = Recompute::Full;
+        in.fp8GemmInputs = false;
+        const double fullBf16 = activationBytesPerLayer(shape, st, in);
+        in.fp8GemmInputs = true;
+        QCOMPARE(activationBytesPerLayer(shape, st, in), fullBf16);
+    }
+
+    // Multi-token prediction modules run on the last stage: one more layer and one more output
+    // layer each; their parameters live there too. The key round-trips.
+    void multiTokenPrediction()
+    {
+        const char* json = R"({"format": "clusterscope-scenario", "version": 1, "name": "DeepSeek-V3",
+            "cluster": {"gpu": "B200", "gpus": 256, "nic": {"gbps": 400, "per_node": 8}, "transport": "infiniband",
+                        "fabric": {"type": "rail-optimized", "switch_radix": 64, "tiers": 2}},
+            "model": {"layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128, "head_dim": 128, "ffn_hidden": 18432,
+                      "vocab": 129280, "seq_len": 4096, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                      "v_head_dim": 128, "mtp_layers": 1,
+                      "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3}},
+            "training": {"global_batch": 2048, "dtype": "fp8", "recompute": "none"},
+            "parallelism": {"tp": 1, "pp": 16, "dp": 16, "ep": 8, "zero": 1, "first_stage_layers": 4, "last_stage_layers": 1}})";
+        auto s = parseScenarioJson(json, "dsv3.json");
+        QVERIFY2(s.isOk(), s.message().c_str());
+        QCOMPARE(s->model.mtpLayers, 1);
+        auto again = parseScenarioJson(scenarioToJson(*s), "again.json");
+        QVERIFY2(again.isOk(), again.message().c_str());
+        QVERIFY(*again == *s);
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(*s);
+        const TrainingEstimate with = evaluator(*s).evaluate(strategy);
+        ParallelismSpec one = strategy.parallelism; // a single stage holds the MTP module's parameters too
+        one.pp = 1;
+        one.dp = 256;
+        one.firstStageLayers = one.lastStageLayers = 0;
+        const double lastWith = localParams(TransformerShape::fromModel(s->model), one).total();
+        s->model.mtpLayers = 0;
+        const TrainingEstimate without = evaluator(*s).evaluate(strategy);
+        const double lastWithout = localParams(TransformerShape::fromModel(s->model), one).total();
+        QVERIFY(with.valid && without.valid);
+        // The last stage (1 layer + the MTP layer + two output layers over a 129k vocabulary) now
+        // outweighs the 4-layer stages and sets the pace; the stage holding it holds one more MoE layer.
+        QVERIFY(with.breakdown.compute > without.breakdown.compute);
+        QVERIFY(lastWith > lastWithout);
+    }
+
+    void moeCalibrationKeysRejected_data()
+    {
+        QTest::addColumn<QString>("compute");
+        QTest::addColumn<QString>("key");
+        QTest::addRow("streams below 1") << R"({"grouped_gemm_streams": 0})" << "grouped_gemm_streams";
+        QTest::addRow("negative launch") << R"({"library_host_seconds_per_launch": -1})"
+                                         << "library_host_seconds_per_launch";
+        QTest::addRow("mtp_layers negative") << QString() << "mtp_layers";
+    }
+    void moeCalibrationKeysRejected()
+    {
+        QFETCH(QString, compute);
+        QFETCH(QString, key);
+        const std::string text(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"));
+        nlohmann::json j = nlohmann::json::parse(text);
+        if (compute.isEmpty())
+            j["model"]["mtp_layers"] = -1;
+        else
+            j["calibration"]["compute"] = nlohmann::json::parse(compute.toStdString());
+        auto s = parseScenarioJson(j.dump(), "bad.json");
+        QVERIFY(!s.isOk());
+        QVERIFY2(s.message().find(key.toStdString()) != std::string::npos, s.message().c_str());
     }
 };
 
