@@ -74,9 +74,11 @@ enum class DType;
 ///   split quantization likewise launches one cast per expert (common/cast/cast.cu). At most this
 ///   many experts' GEMMs share the SMs at a time, each paying its own tile/wave quantization and
 ///   fixed latency.
-/// - libraryHostSecondsPerLaunch [library_host_seconds_per_launch] 4e-6: host time of each such
-///   launch from the C++ loop (cublasLtMatmul with a cached algorithm: descriptor and layout
-///   set-up plus the launch; CUDA C++ Best Practices Guide puts a bare launch at ~2-5 us).
+/// - libraryHostSecondsPerLaunch [library_host_seconds_per_launch] 8e-6: host time of each such
+///   launch from the C++ loop: Transformer Engine creates the matmul and layout descriptors and
+///   queries cublasLtMatmulAlgoGetHeuristic on every GEMM (cublaslt_gemm.cu), then launches
+///   (a bare launch is ~2-5 us, CUDA C++ Best Practices Guide). Chosen within that range on all
+///   validation tables together (resources/validation/README.md); only MoE models depend on it.
 struct ComputeEfficiencyParams {
     double gemmPeakFraction = 0.0;
     double gemmHalfDimension = 40.0;
