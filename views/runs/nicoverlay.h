@@ -30,18 +30,27 @@ public:
     QString message() const { return m_message; }
     /// The host drawn bold (empty: all alike).
     void setHighlightedHost(const QString& host);
+    QString highlightedHost() const { return m_highlighted; }
+    /// The lines drawn (empty while a message is shown).
+    const std::vector<NicOverlayHost>& hosts() const { return m_hosts; }
     /// The timeline's visible window (ns, the run's clock) and the x-range of its lanes (pixels).
     void setTimeAxis(double viewStartNs, double viewEndNs, int plotLeft, int plotRight);
     /// x of time `timeS` (seconds since the epoch) in this widget.
     double xOf(double timeS) const;
     /// y of a throughput in this widget (the scale runs to the largest value).
     double yOf(double bytesPerS) const;
-    QSize sizeHint() const override { return { 600, 110 }; }
+    /// With lines 110 px high; with a message only a strip of two text lines (it takes no room
+    /// from the timeline when there is nothing to draw).
+    QSize sizeHint() const override;
+    /// No height: on a small screen the strip gives way before the window's minimum grows.
+    QSize minimumSizeHint() const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
+    void fitHeight();
+
     double m_startS = 0.0;
     double m_stepS = 1.0;
     std::vector<NicOverlayHost> m_hosts;
