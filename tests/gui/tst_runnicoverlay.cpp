@@ -177,6 +177,15 @@ private slots:
         if (const QByteArray dir = qgetenv("CLUSTERSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
             QVERIFY(w.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/runs-nic-overlay.png")));
 
+        // On a laptop screen the strip keeps its lines and the timeline its lanes.
+        w.resize(1366, 768);
+        QTest::qWait(200);
+        if (const QByteArray dir = qgetenv("CLUSTERSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(w.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/runs-nic-overlay-1366.png")));
+        QVERIFY2(overlay->height() >= 60, qPrintable(QString::number(overlay->height())));
+        QVERIFY2(timeline->lanesRect().height() >= 60, qPrintable(QString::number(timeline->lanesRect().height())));
+        QVERIFY(std::abs(overlay->xOf(tS) - timelineX()) < 1.0);
+
         // The strip collapses on request.
         runs->nicOverlayToggle()->click();
         QVERIFY(!overlay->isVisible());

@@ -44,12 +44,16 @@ QSize NicOverlay::sizeHint() const
     return { 600, 110 };
 }
 
-QSize NicOverlay::minimumSizeHint() const { return { 100, 0 }; }
+QSize NicOverlay::minimumSizeHint() const { return { 100, hasLines() ? kMinimumLinesHeight : 0 }; }
 
 void NicOverlay::fitHeight()
 {
     // Layouts give it up to sizeHint()'s height (the vertical size policy is Maximum).
     updateGeometry();
+    if (hasLines() != m_linesShown) {
+        m_linesShown = hasLines();
+        Q_EMIT linesShownChanged(m_linesShown);
+    }
 }
 
 void NicOverlay::setMessage(const QString& text)

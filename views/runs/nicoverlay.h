@@ -42,9 +42,16 @@ public:
     /// With lines 110 px high; with a message only a strip of two text lines (it takes no room
     /// from the timeline when there is nothing to draw).
     QSize sizeHint() const override;
-    /// No height: on a small screen the strip gives way before the window's minimum grows.
+    /// kMinimumLinesHeight with lines, else none: a message gives way first on a small screen.
     QSize minimumSizeHint() const override;
+    static constexpr int kMinimumLinesHeight = 56;
+    bool hasLines() const { return m_message.isEmpty() && !m_hosts.empty(); }
 
+Q_SIGNALS:
+    /// Lines replaced a message or the reverse (the strip's minimum height changed).
+    void linesShownChanged(bool shown);
+
+public:
 protected:
     void paintEvent(QPaintEvent* event) override;
 
@@ -61,6 +68,7 @@ private:
     double m_viewEndNs = 1.0;
     int m_plotLeft = 0;
     int m_plotRight = -1; ///< -1: the widget's right edge
+    bool m_linesShown = false;
 };
 
 } // namespace clusterscope::views

@@ -237,7 +237,17 @@ RunsView::RunsView(QWidget* parent)
     m_nicToggle->setMaximumHeight(timelineHeader->sizeHint().height() + 2);
     m_nicToggle->setToolTip(tr("Show or hide the hosts' NIC throughput (from the Live tab's telemetry source) "
                                "under the timeline"));
-    connect(m_nicToggle, &QToolButton::toggled, m_nicOverlay, &QWidget::setVisible);
+    // The lines' minimum height comes out of the timeline's: the timeline box (and so the
+    // window) needs no more room with the strip than without it.
+    auto fitTimelineMinimum = [this, timelineMinimum = m_timeline->minimumHeight()] {
+        const bool lines = m_nicToggle->isChecked() && m_nicOverlay->hasLines();
+        m_timeline->setMinimumHeight(timelineMinimum - (lines ? NicOverlay::kMinimumLinesHeight : 0));
+    };
+    connect(m_nicToggle, &QToolButton::toggled, this, [this, fitTimelineMinimum](bool shown) {
+        m_nicOverlay->setVisible(shown);
+        fitTimelineMinimum();
+    });
+    connect(m_nicOverlay, &NicOverlay::linesShownChanged, this, fitTimelineMinimum);
     auto* timelineTitle = new QHBoxLayout;
     timelineTitle->addWidget(timelineHeader, 1);
     timelineTitle->addWidget(m_nicToggle);
