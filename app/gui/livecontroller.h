@@ -63,6 +63,10 @@ public:
     /// Seconds from the refresh request to the view showing its result (the last refresh).
     double lastRefreshS() const { return m_lastRefreshS; }
 
+    /// A client with the Live tab's settings (URL, auth, TLS): other views reading the same server
+    /// (the Runs tab's NIC overlay) use it.
+    engine::Result<importers::PromClient> makeClient() const;
+
 public Q_SLOTS:
     void testConnection();
     void refresh();
@@ -76,7 +80,6 @@ Q_SIGNALS:
     void refreshed(bool ok, const QString& message);
 
 private:
-    engine::Result<importers::PromClient> makeClient() const;
     void present();
     void presentScene();
     void chart(int link, int direction);

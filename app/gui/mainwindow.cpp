@@ -8,6 +8,7 @@
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/gettingstarted.h"
 #include "app/gui/livecontroller.h"
+#include "app/gui/runniccontroller.h"
 #include "app/gui/projectdocument.h"
 #include "app/gui/reportdialog.h"
 #include "app/gui/runscontroller.h"
@@ -181,8 +182,10 @@ void MainWindow::createCentre()
     m_runs->runTable()->addAction(calibrate);
     auto* live = new views::LiveView(m_tabs);
     m_tabs->addTab(live, tr("Live"));
-    new LiveController(
+    auto* liveController = new LiveController(
         *live, *m_document, [this] { return m_runner->latest(); }, this);
+    // The Runs tab's NIC overlay reads the Live tab's server.
+    new RunNicController(*m_runs, *live, *liveController, this);
     m_fabricImport = new FabricImportController(*this, *m_document, *m_fabric, *m_tabs);
     connect(m_runsController, &RunsController::importFinished, this, [this](bool, const QString& message) {
         statusBar()->showMessage(message, 6000);

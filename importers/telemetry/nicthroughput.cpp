@@ -1,6 +1,7 @@
 #include "importers/telemetry/nicthroughput.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -10,6 +11,50 @@ namespace clusterscope::importers {
 
 using engine::Result;
 using engine::Status;
+
+std::string traceFileHost(const std::string& path)
+{
+    std::string name = path.substr(path.find_last_of("/\\") == std::string::npos ? 0 : path.find_last_of("/\\") + 1);
+    auto dropSuffix = [&name](const std::string& suffix) {
+        if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            name.resize(name.size() - suffix.size());
+            return true;
+        }
+        return false;
+    };
+    dropSuffix(".gz");
+    if (!dropSuffix(".pt.trace.json"))
+        return {};
+    auto allDigits = [](const std::string& s) {
+        return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    // ".{time_ms}", then "_{pid}": what is left is the host name (which may itself hold dots).
+    const auto dot = name.rfind('.');
+    if (dot == std::string::npos || !allDigits(name.substr(dot + 1)))
+        return {};
+    name.resize(dot);
+    const auto underscore = name.rfind('_');
+    if (underscore == std::string::npos || underscore == 0 || !allDigits(name.substr(underscore + 1)))
+        return {};
+    return name.substr(0, underscore);
+}
+
+bool sameHost(const std::string& a, const std::string& b)
+{
+    auto lower = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        return s;
+    };
+    const std::string x = lower(a), y = lower(b);
+    if (x.empty() || y.empty())
+        return false;
+    auto shortOf = [](const std::string& s) { return s.substr(0, s.find('.')); };
+    if (x == y)
+        return true;
+    if (x.find('.') == std::string::npos)
+        return x == shortOf(y);
+    return y.find('.') == std::string::npos && y == shortOf(x);
+}
 
 Result<std::pair<double, double>> runWallClockWindowS(const engine::Run& run)
 {

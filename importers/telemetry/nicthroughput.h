@@ -23,6 +23,16 @@ namespace clusterscope::importers {
 /// without wall-clock time cannot be laid beside telemetry).
 engine::Result<std::pair<double, double>> runWallClockWindowS(const engine::Run& run);
 
+/// The host that wrote a PyTorch profiler trace, from its file name: torch.profiler's
+/// tensorboard_trace_handler (torch/profiler/profiler.py) names the files
+/// "{worker_name}.{time_ms}.pt.trace.json[.gz]" with worker_name "{socket.gethostname()}_{os.getpid()}".
+/// Empty when the name does not follow that pattern (a renamed file: the host is unknown).
+std::string traceFileHost(const std::string& path);
+
+/// Whether a trace's host and a telemetry host name the same machine: equal, or equal up to the
+/// first dot (a short name against a fully qualified one). Case-insensitive (DNS names, RFC 4343).
+bool sameHost(const std::string& a, const std::string& b);
+
 struct HostThroughput {
     std::string host; ///< as the telemetry names it (the profile's host label; "instance" without :port)
     std::vector<double> txBytesPerS; ///< per step, NaN where the server has no samples

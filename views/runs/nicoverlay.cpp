@@ -16,7 +16,8 @@ namespace {
 NicOverlay::NicOverlay(QWidget* parent)
     : QWidget(parent)
 {
-    setMinimumHeight(80);
+    // Up to sizeHint() (never more), down to one line when the room is short.
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     setMessage(tr("No telemetry source connected: connect one in the Live tab to see the hosts' NIC throughput "
                   "on this timeline."));
 }
@@ -32,13 +33,34 @@ void NicOverlay::setThroughput(double startS, double stepS, std::vector<NicOverl
             if (std::isfinite(v))
                 m_maxBytesPerS = std::max(m_maxBytesPerS, v);
     m_message.clear();
+    fitHeight();
     update();
+}
+
+QSize NicOverlay::sizeHint() const
+{
+    if (!m_message.isEmpty() || m_hosts.empty())
+        return { 600, 2 * fontMetrics().lineSpacing() + 8 };
+    return { 600, 110 };
+}
+
+QSize NicOverlay::minimumSizeHint() const { return { 100, hasLines() ? kMinimumLinesHeight : 0 }; }
+
+void NicOverlay::fitHeight()
+{
+    // Layouts give it up to sizeHint()'s height (the vertical size policy is Maximum).
+    updateGeometry();
+    if (hasLines() != m_linesShown) {
+        m_linesShown = hasLines();
+        Q_EMIT linesShownChanged(m_linesShown);
+    }
 }
 
 void NicOverlay::setMessage(const QString& text)
 {
     m_message = text;
     m_hosts.clear();
+    fitHeight();
     update();
 }
 

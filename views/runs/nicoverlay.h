@@ -30,18 +30,34 @@ public:
     QString message() const { return m_message; }
     /// The host drawn bold (empty: all alike).
     void setHighlightedHost(const QString& host);
+    QString highlightedHost() const { return m_highlighted; }
+    /// The lines drawn (empty while a message is shown).
+    const std::vector<NicOverlayHost>& hosts() const { return m_hosts; }
     /// The timeline's visible window (ns, the run's clock) and the x-range of its lanes (pixels).
     void setTimeAxis(double viewStartNs, double viewEndNs, int plotLeft, int plotRight);
     /// x of time `timeS` (seconds since the epoch) in this widget.
     double xOf(double timeS) const;
     /// y of a throughput in this widget (the scale runs to the largest value).
     double yOf(double bytesPerS) const;
-    QSize sizeHint() const override { return { 600, 110 }; }
+    /// With lines 110 px high; with a message only a strip of two text lines (it takes no room
+    /// from the timeline when there is nothing to draw).
+    QSize sizeHint() const override;
+    /// kMinimumLinesHeight with lines, else none: a message gives way first on a small screen.
+    QSize minimumSizeHint() const override;
+    static constexpr int kMinimumLinesHeight = 56;
+    bool hasLines() const { return m_message.isEmpty() && !m_hosts.empty(); }
 
+Q_SIGNALS:
+    /// Lines replaced a message or the reverse (the strip's minimum height changed).
+    void linesShownChanged(bool shown);
+
+public:
 protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
+    void fitHeight();
+
     double m_startS = 0.0;
     double m_stepS = 1.0;
     std::vector<NicOverlayHost> m_hosts;
@@ -52,6 +68,7 @@ private:
     double m_viewEndNs = 1.0;
     int m_plotLeft = 0;
     int m_plotRight = -1; ///< -1: the widget's right edge
+    bool m_linesShown = false;
 };
 
 } // namespace clusterscope::views

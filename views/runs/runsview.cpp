@@ -3,6 +3,7 @@
 #include "engine/run/collectivefold.h"
 
 #include "views/runs/collectivetablemodel.h"
+#include "views/runs/nicoverlay.h"
 #include "views/runs/runbreakdownchart.h"
 #include "views/runs/runlistmodel.h"
 #include "views/runs/runpalette.h"
@@ -224,9 +225,39 @@ RunsView::RunsView(QWidget* parent)
     QFont timelineFont = timelineHeader->font();
     timelineFont.setBold(true);
     timelineHeader->setFont(timelineFont);
-    timelineLayout->addWidget(timelineHeader);
+    // The hosts' NIC throughput under the lanes, on the same time axis (a strip that can be
+    // collapsed; two text lines high while it only says why there is nothing to draw).
+    m_nicOverlay = new NicOverlay(timelineBox);
+    m_nicToggle = new QToolButton(timelineBox);
+    m_nicToggle->setText(tr("NIC throughput"));
+    m_nicToggle->setCheckable(true);
+    m_nicToggle->setChecked(true);
+    m_nicToggle->setAutoRaise(true);
+    // No taller than the title beside it: the timeline keeps its room on a small screen.
+    m_nicToggle->setMaximumHeight(timelineHeader->sizeHint().height() + 2);
+    m_nicToggle->setToolTip(tr("Show or hide the hosts' NIC throughput (from the Live tab's telemetry source) "
+                               "under the timeline"));
+    // The lines' minimum height comes out of the timeline's: the timeline box (and so the
+    // window) needs no more room with the strip than without it.
+    auto fitTimelineMinimum = [this, timelineMinimum = m_timeline->minimumHeight()] {
+        const bool lines = m_nicToggle->isChecked() && m_nicOverlay->hasLines();
+        m_timeline->setMinimumHeight(timelineMinimum - (lines ? NicOverlay::kMinimumLinesHeight : 0));
+    };
+    connect(m_nicToggle, &QToolButton::toggled, this, [this, fitTimelineMinimum](bool shown) {
+        m_nicOverlay->setVisible(shown);
+        fitTimelineMinimum();
+    });
+    connect(m_nicOverlay, &NicOverlay::linesShownChanged, this, fitTimelineMinimum);
+    auto* timelineTitle = new QHBoxLayout;
+    timelineTitle->addWidget(timelineHeader, 1);
+    timelineTitle->addWidget(m_nicToggle);
+    timelineLayout->addLayout(timelineTitle);
     timelineLayout->addWidget(m_timeline, 1);
+    timelineLayout->addWidget(m_nicOverlay);
     timelineLayout->addWidget(timelineLegend(timelineBox));
+    connect(m_timeline, &TimelineWidget::viewChanged, this, &RunsView::syncNicAxis);
+    connect(m_stragglerTable->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+        &RunsView::highlightSelectedRankHost);
 
     auto* vertical = new QSplitter(Qt::Vertical, m_content);
     vertical->addWidget(top);
@@ -354,6 +385,38 @@ void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* e
     m_caption->setText(caption);
     m_stack->setCurrentWidget(m_content);
     fitToWidth();
+    if (hasEvents)
+        Q_EMIT eventsShown(*events);
+    else
+        Q_EMIT eventsCleared();
+}
+
+void RunsView::syncNicAxis()
+{
+    // The overlay sits in the timeline's column with the same left edge: the lanes' x-range maps
+    // across unchanged, so one instant has one x in both.
+    const QRect lanes = m_timeline->lanesRect();
+    const int dx = m_timeline->mapTo(m_timelineBox, QPoint(0, 0)).x() - m_nicOverlay->mapTo(m_timelineBox, QPoint(0, 0)).x();
+    m_nicOverlay->setTimeAxis(
+        m_timeline->viewStartNs(), m_timeline->viewEndNs(), lanes.left() + dx, lanes.left() + dx + lanes.width());
+}
+
+void RunsView::setRankHosts(std::vector<QString> hosts)
+{
+    m_rankHosts = std::move(hosts);
+    highlightSelectedRankHost();
+}
+
+void RunsView::highlightSelectedRankHost()
+{
+    QString host;
+    const QModelIndexList rows = m_stragglerTable->selectionModel()->selectedRows(StragglerTableModel::Rank);
+    if (!rows.isEmpty()) {
+        const int rank = rows.front().data(StragglerTableModel::kSortRole).toInt();
+        if (rank >= 0 && std::size_t(rank) < m_rankHosts.size())
+            host = m_rankHosts[std::size_t(rank)];
+    }
+    m_nicOverlay->setHighlightedHost(host);
 }
 
 void RunsView::resizeEvent(QResizeEvent* event)
@@ -399,6 +462,7 @@ void RunsView::clearRun(const QString& message)
     m_timeline->setData(nullptr);
     m_title->setText(tr("Runs"));
     m_caption->clear();
+    Q_EMIT eventsCleared();
     if (!message.isEmpty())
         m_empty->setText(message);
     m_stack->setCurrentWidget(m_empty);

@@ -31,6 +31,7 @@ namespace clusterscope::views {
 
 class CollectiveTableModel;
 class EmptyStateWidget;
+class NicOverlay;
 class RunBreakdownChart;
 class RunListModel;
 class StragglerTableModel;
@@ -84,6 +85,13 @@ public:
     RunBreakdownChart* breakdownChart() const { return m_chart; }
     QComboBox* stepSelector() const { return m_stepSelector; }
     TimelineWidget* timeline() const { return m_timeline; }
+    /// Host NIC throughput under the timeline, on its time axis (fed by the application).
+    NicOverlay* nicOverlay() const { return m_nicOverlay; }
+    /// The button that shows or hides the NIC throughput strip.
+    QToolButton* nicOverlayToggle() const { return m_nicToggle; }
+    /// The host of each rank (index = rank; empty = unknown): selecting a rank in the straggler
+    /// table draws its host bold in the NIC overlay.
+    void setRankHosts(std::vector<QString> hosts);
     QPushButton* importButton() const { return m_import; }
     QPushButton* deleteButton() const { return m_delete; }
     QPushButton* cancelButton() const { return m_cancel; }
@@ -104,6 +112,10 @@ Q_SIGNALS:
     void deleteRequested(qint64 id);
     /// The Cancel button of the import progress area.
     void cancelImportRequested();
+    /// A run with GPU events is shown (emitted by showRun; `events` lives only during the call).
+    void eventsShown(const engine::Run& events);
+    /// The run shown has no events any more (another run without events, or none).
+    void eventsCleared();
 
 public:
     /// Below this width the stored-runs pane starts hidden while a run is shown.
@@ -121,6 +133,8 @@ private:
     void onRunSelectionChanged();
     void onStepChanged(int index);
     void fitToWidth();
+    void syncNicAxis();
+    void highlightSelectedRankHost();
 
     RunListModel* m_runs;
     QTableView* m_runTable;
@@ -133,6 +147,9 @@ private:
     QComboBox* m_stepSelector;
     TimelineWidget* m_timeline;
     QWidget* m_timelineBox = nullptr; ///< the timeline with its header and legend (hidden without events)
+    NicOverlay* m_nicOverlay = nullptr;
+    QToolButton* m_nicToggle = nullptr;
+    std::vector<QString> m_rankHosts;
     QHBoxLayout* m_runActions;
     QWidget* m_heatmapSlot;
     QVBoxLayout* m_heatmapLayout;

@@ -131,6 +131,7 @@ void TimelineWidget::invalidate()
 {
     m_dirty = true;
     update();
+    Q_EMIT viewChanged();
 }
 
 QImage TimelineWidget::renderLanes(QSize size) const

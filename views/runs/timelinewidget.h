@@ -54,6 +54,11 @@ public:
     static constexpr int kLabelWidth = 130;
     static constexpr int kAxisHeight = 22;
 
+Q_SIGNALS:
+    /// The visible window or the lanes' x-range changed (zoom, pan, resize, new data): widgets that
+    /// share the time axis read viewStartNs(), viewEndNs() and lanesRect() again.
+    void viewChanged();
+
 protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
