@@ -233,49 +233,49 @@ void LiveController::refresh()
         Q_EMIT refreshed(true, m_view.summary());
     });
     QPointer<LiveController> self(this);
-    watcher->setFuture(QtConcurrent::run(
-        [self, analysis, fabric, cache = m_cache, c = std::move(client.value()), stop = m_stop, start,
-            end]() mutable -> Work {
-            Work w;
-            QElapsedTimer t;
-            t.start();
-            if (!fabric) {
-                fabric = std::make_shared<Fabric>();
-                fabric->graph = analysis->fabric->graph;
-                fabric->mapping = std::make_unique<importers::FabricMapping>(fabric->graph, importers::HostNaming {});
-                auto profiles = importers::builtinSourceProfiles();
-                if (!profiles) {
-                    w.error = QString::fromStdString(profiles.message());
-                    return w;
-                }
-                fabric->profiles = std::move(profiles.value());
-                fabric->modelled = analysis->load.linkUtilisation;
-            }
-            w.fabric = fabric;
-            c.setStopFlag(stop.get());
-            auto fetched = importers::fetchTelemetry(
-                c, *fabric->mapping, fabric->profiles, start, end, [&](int done, int total) {
-                    QMetaObject::invokeMethod(
-                        self, [self, done, total] { self->m_view.setProgress(done, total); }, Qt::QueuedConnection);
-                },
-                importers::FetchOptions {}, cache.get());
-            if (!fetched) {
-                w.error = QString::fromStdString(fetched.message());
+    watcher->setFuture(QtConcurrent::run([self, analysis, fabric, cache = m_cache, c = std::move(client.value()),
+                                             stop = m_stop, start, end]() mutable -> Work {
+        Work w;
+        QElapsedTimer t;
+        t.start();
+        if (!fabric) {
+            fabric = std::make_shared<Fabric>();
+            fabric->graph = analysis->fabric->graph;
+            fabric->mapping = std::make_unique<importers::FabricMapping>(fabric->graph, importers::HostNaming {});
+            auto profiles = importers::builtinSourceProfiles();
+            if (!profiles) {
+                w.error = QString::fromStdString(profiles.message());
                 return w;
             }
-            auto snap = std::make_shared<LiveSnapshot>();
-            snap->fetchS = t.elapsed() / 1000.0;
-            t.restart();
-            snap->graph = std::shared_ptr<const engine::FabricGraph>(fabric, &fabric->graph);
-            snap->modelled = fabric->modelled;
-            snap->fetch = std::move(fetched.value());
-            snap->incremental = cache->incremental > 0;
-            snap->report = engine::analyseTelemetry(fabric->graph, snap->fetch.data, engine::AlertRules::defaults());
-            snap->tiers = engine::tierUtilisationSeries(fabric->graph, snap->fetch.data);
-            snap->analyseS = t.elapsed() / 1000.0;
-            w.snapshot = std::move(snap);
+            fabric->profiles = std::move(profiles.value());
+            fabric->modelled = analysis->load.linkUtilisation;
+        }
+        w.fabric = fabric;
+        c.setStopFlag(stop.get());
+        auto fetched = importers::fetchTelemetry(
+            c, *fabric->mapping, fabric->profiles, start, end,
+            [&](int done, int total) {
+                QMetaObject::invokeMethod(
+                    self, [self, done, total] { self->m_view.setProgress(done, total); }, Qt::QueuedConnection);
+            },
+            importers::FetchOptions {}, cache.get());
+        if (!fetched) {
+            w.error = QString::fromStdString(fetched.message());
             return w;
-        }));
+        }
+        auto snap = std::make_shared<LiveSnapshot>();
+        snap->fetchS = t.elapsed() / 1000.0;
+        t.restart();
+        snap->graph = std::shared_ptr<const engine::FabricGraph>(fabric, &fabric->graph);
+        snap->modelled = fabric->modelled;
+        snap->fetch = std::move(fetched.value());
+        snap->incremental = cache->incremental > 0;
+        snap->report = engine::analyseTelemetry(fabric->graph, snap->fetch.data, engine::AlertRules::defaults());
+        snap->tiers = engine::tierUtilisationSeries(fabric->graph, snap->fetch.data);
+        snap->analyseS = t.elapsed() / 1000.0;
+        w.snapshot = std::move(snap);
+        return w;
+    }));
 }
 
 void LiveController::present()

@@ -134,8 +134,8 @@ public:
     /// tensor-core time and HBM traffic (roofline) plus the fixed per-launch latency.
     /// `outputBytes`: HBM bytes per output element (2: a 16-bit result written once; 8: an fp32
     /// gradient accumulated in place, read and written).
-    double gemmSeconds(double m, double n, double k, double count = 1.0, bool sixteenBit = false,
-        double outputBytes = 2.0) const;
+    double gemmSeconds(
+        double m, double n, double k, double count = 1.0, bool sixteenBit = false, double outputBytes = 2.0) const;
     /// Seconds to move `bytes` through HBM in element-wise kernels.
     double memoryBoundSeconds(double bytes) const { return bytes / m_effectiveHbm; }
     /// Seconds of fused (flash) attention forward doing `flops` (already causal-halved) at `headDim`

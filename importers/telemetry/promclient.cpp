@@ -412,7 +412,8 @@ void PromClient::getMany(const std::vector<PromRequest>& requests,
                 if (m_tls)
                     s.exchange = std::make_unique<ExchangeT<true>>(ioc, m_options, m_host, m_port, target(requests[i]));
                 else
-                    s.exchange = std::make_unique<ExchangeT<false>>(ioc, m_options, m_host, m_port, target(requests[i]));
+                    s.exchange
+                        = std::make_unique<ExchangeT<false>>(ioc, m_options, m_host, m_port, target(requests[i]));
                 ++s.attempt;
                 ++active;
                 s.exchange->start();

@@ -481,7 +481,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("compute");
         QTest::addColumn<QString>("key");
-        QTest::addRow("streams below 1") << R"({"grouped_gemm_streams": 0})" << "grouped_gemm_streams";
+        QTest::addRow("streams below 1") << R"({"grouped_gemm_streams": 0})"
+                                         << "grouped_gemm_streams";
         QTest::addRow("negative launch") << R"({"library_host_seconds_per_launch": -1})"
                                          << "library_host_seconds_per_launch";
         QTest::addRow("mtp_layers negative") << QString() << "mtp_layers";

@@ -198,8 +198,8 @@ private slots:
                 }
             }
         }
-        qInfo("requests: full %d, fast %d, follow-mode refresh %d; byte series read: full %zu, fast %zu", full->requests,
-            fast->requests, followed->requests, full->data.seriesCount(), fast->data.seriesCount());
+        qInfo("requests: full %d, fast %d, follow-mode refresh %d; byte series read: full %zu, fast %zu",
+            full->requests, fast->requests, followed->requests, full->data.seriesCount(), fast->data.seriesCount());
     }
 
     // An imported run recorded with wall-clock times: its window, and the NIC throughput of every host
@@ -241,7 +241,8 @@ private slots:
                 const double t = nic->startS + double(k) * nic->stepS;
                 const double v = h.txBytesPerS[k];
                 if (t <= double(lastSample)) {
-                    QVERIFY2(std::isfinite(v), qPrintable(QStringLiteral("%1 at +%2 s").arg(QString::fromStdString(h.host)).arg(k)));
+                    QVERIFY2(std::isfinite(v),
+                        qPrintable(QStringLiteral("%1 at +%2 s").arg(QString::fromStdString(h.host)).arg(k)));
                     peak = std::max(peak, v);
                     low = std::min(low, v);
                 } else if (t > double(lastSample) + 3)

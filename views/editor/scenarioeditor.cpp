@@ -82,7 +82,8 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_transport = choiceField(f, QStringLiteral("/cluster/transport"), tr("Transport"),
         { QStringLiteral("infiniband"), QStringLiteral("roce") }, tr("InfiniBand or RoCEv2 (Ethernet)."));
     m_net = choiceField(f, QStringLiteral("/cluster/nic/net"), tr("NCCL net"), {},
-        tr("How NCCL moves bytes between nodes: its built-in IB verbs transport, or a net plugin (GPUDirect-TCPX/TCPXO, "
+        tr("How NCCL moves bytes between nodes: its built-in IB verbs transport, or a net plugin "
+           "(GPUDirect-TCPX/TCPXO, "
            "gIB, sockets) with the algorithms, protocols and per-call cost it runs with (catalog nics.json)."));
     {
         const QSignalBlocker block(m_net);

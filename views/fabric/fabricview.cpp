@@ -80,7 +80,8 @@ void FabricView::setScene(const FabricSceneData& data)
 
 void FabricView::updateScene(const FabricSceneData& data)
 {
-    const bool same = hasScene() && data.nodes.size() == m_data.nodes.size() && data.links.size() == m_data.links.size();
+    const bool same
+        = hasScene() && data.nodes.size() == m_data.nodes.size() && data.links.size() == m_data.links.size();
     if (!same)
         return setScene(data);
     m_data = data;

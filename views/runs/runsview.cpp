@@ -396,7 +396,8 @@ void RunsView::syncNicAxis()
     // The overlay sits in the timeline's column with the same left edge: the lanes' x-range maps
     // across unchanged, so one instant has one x in both.
     const QRect lanes = m_timeline->lanesRect();
-    const int dx = m_timeline->mapTo(m_timelineBox, QPoint(0, 0)).x() - m_nicOverlay->mapTo(m_timelineBox, QPoint(0, 0)).x();
+    const int dx
+        = m_timeline->mapTo(m_timelineBox, QPoint(0, 0)).x() - m_nicOverlay->mapTo(m_timelineBox, QPoint(0, 0)).x();
     m_nicOverlay->setTimeAxis(
         m_timeline->viewStartNs(), m_timeline->viewEndNs(), lanes.left() + dx, lanes.left() + dx + lanes.width());
 }
