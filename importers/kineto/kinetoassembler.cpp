@@ -146,7 +146,7 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
                 c.sequence = args->seq;
                 if (size > 0)
                     for (auto s : parseIntegerList(args->inSplit))
-                        c.splitBytes.push_back(s < kMaxElements ? s * size : -1);
+                        c.splitBytes.push_back(s >= 0 && s < kMaxElements ? s * size : -1); // -1: not a size
                 if (args->srcRank >= 0 || args->dstRank >= 0) {
                     if (args->dstRank >= 0 && (args->srcRank < 0 || args->srcRank == raw.rank)) {
                         c.peerRank = args->dstRank;
