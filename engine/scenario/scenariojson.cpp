@@ -106,7 +106,11 @@ namespace {
         m.qkRopeHeadDim = static_cast<int>(std::min<long long>(r.integer("qk_rope_head_dim", 0, 0), 1 << 20));
         m.vHeadDim = static_cast<int>(std::min<long long>(r.integer("v_head_dim", 0, 0), 1 << 20));
         m.tiedEmbeddings = r.boolean("tied_embeddings", false);
-        m.mtpLayers = static_cast<int>(std::min<long long>(r.integer("mtp_layers", 0, 0), 64));
+        const long long mtpLayers = r.integer("mtp_layers", 0, 0);
+        if (mtpLayers > 64) // refused, not clamped: a silent 64 would price another model
+            throw JsonFieldError(r.pointerOf("mtp_layers"),
+                "at most 64 multi-token prediction modules, got " + std::to_string(mtpLayers));
+        m.mtpLayers = static_cast<int>(mtpLayers);
         m.vocab = r.positiveInt("vocab");
         m.seqLen = r.positiveInt("seq_len");
         // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).

@@ -486,6 +486,7 @@ private Q_SLOTS:
         QTest::addRow("negative launch") << R"({"library_host_seconds_per_launch": -1})"
                                          << "library_host_seconds_per_launch";
         QTest::addRow("mtp_layers negative") << QString() << "mtp_layers";
+        QTest::addRow("mtp_layers above 64") << QStringLiteral("mtp:65") << "mtp_layers";
     }
     void moeCalibrationKeysRejected()
     {
@@ -495,6 +496,8 @@ private Q_SLOTS:
         nlohmann::json j = nlohmann::json::parse(text);
         if (compute.isEmpty())
             j["model"]["mtp_layers"] = -1;
+        else if (compute == QStringLiteral("mtp:65"))
+            j["model"]["mtp_layers"] = 65;
         else
             j["calibration"]["compute"] = nlohmann::json::parse(compute.toStdString());
         auto s = parseScenarioJson(j.dump(), "bad.json");
