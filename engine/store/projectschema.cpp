@@ -75,6 +75,8 @@ std::span<const char* const> projectMigrations() { return kMigrations; }
 Status migrateProject(sqlite3* db, const std::string& path, int fromVersion)
 {
     const auto migrations = projectMigrations();
+    if (fromVersion < 0)
+        return Status::error(path + ": cannot upgrade the project from schema " + std::to_string(fromVersion));
     for (int version = fromVersion; version < static_cast<int>(migrations.size()); ++version) {
         Transaction tx(db);
         char* message = nullptr;

@@ -168,6 +168,11 @@ Result<ProjectStore> ProjectStore::checkAndMigrate(sqlite3* db, const std::strin
     if (applicationId != kApplicationId)
         return Status::error(path + ": not a ClusterScope project (an SQLite database of another application)");
     const int version = store.schemaVersion();
+    // PRAGMA user_version is a signed 32-bit integer (https://www.sqlite.org/pragma.html#pragma_user_version);
+    // ClusterScope writes 1 and up, so a negative one is damage, not a schema to migrate from.
+    if (version < 0)
+        return Status::error(path + ": not a ClusterScope project (schema version " + std::to_string(version)
+            + " is not one ClusterScope writes)");
     if (version > currentSchemaVersion())
         return Status::error(path + ": written by a newer ClusterScope (project schema " + std::to_string(version)
             + "; this version reads up to " + std::to_string(currentSchemaVersion()) + ")");

@@ -118,6 +118,8 @@ private Q_SLOTS:
                                       << "not a ClusterScope project (an SQLite database of another application)";
         QTest::addRow("newer schema") << "newer"
                                       << "written by a newer ClusterScope (project schema 99";
+        QTest::addRow("negative schema") << "negative"
+                                         << "not a ClusterScope project (schema version -7";
         QTest::addRow("missing") << "missing"
                                  << "no such project file";
     }
@@ -136,6 +138,10 @@ private Q_SLOTS:
         } else if (kind == QLatin1String("newer")) {
             QVERIFY(ProjectStore::create(path).isOk());
             execSql(path, "PRAGMA user_version = 99;");
+        } else if (kind == QLatin1String("negative")) {
+            // user_version is a signed 32-bit integer: a damaged file can hold a negative one.
+            QVERIFY(ProjectStore::create(path).isOk());
+            execSql(path, "PRAGMA user_version = -7;");
         }
         auto store = ProjectStore::open(path);
         QVERIFY(!store.isOk());
