@@ -209,10 +209,11 @@ namespace {
             if (c.algorithm == CollectiveAlgorithm::Auto)
                 throw JsonFieldError(
                     e.pointerOf("algorithm"), "a correction belongs to a concrete algorithm, not \"auto\"");
-            c.tier = static_cast<int>(e.integer("tier", 0));
-            if (c.tier >= CollectiveCalibration::kTiers)
-                throw JsonFieldError(e.pointerOf("tier"),
-                    "expected tier 0 (intra-node) or 1 (inter-node), got " + std::to_string(c.tier));
+            const long long tier = e.integer("tier", 0);
+            if (tier >= CollectiveCalibration::kTiers)
+                throw JsonFieldError(
+                    e.pointerOf("tier"), "expected tier 0 (intra-node) or 1 (inter-node), got " + std::to_string(tier));
+            c.tier = static_cast<int>(tier);
             c.correction.latencyScale = e.number("latency_scale", 0.0, kHuge);
             c.correction.latencyOffsetSeconds = e.number("latency_offset_us", -kHuge, kHuge) * 1e-6;
             c.correction.bandwidthScale = e.number("bandwidth_scale", 1e-12, kHuge);

@@ -162,7 +162,7 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                 g.pcieBytesPerSecond = r.number("pcie_bytes_per_second", 1e9, 1e12);
                 g.tdpWatts = r.number("tdp_w", 1, 1e5);
                 g.priceUsd = r.number("price_usd", 0, 1e7);
-                g.sms = static_cast<int>(r.integer("sms", 1, 132));
+                g.sms = r.boundedInt("sms", 1, 1 << 16, 132);
                 if (auto a = r.object("achievable")) {
                     g.gemmBf16Fraction = a->number("gemm_bf16", 0.01, 1.0, g.gemmBf16Fraction);
                     g.gemmFp8Fraction = a->number("gemm_fp8", 0.01, 1.0, g.gemmFp8Fraction);

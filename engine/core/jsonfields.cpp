@@ -199,6 +199,16 @@ long long JsonObjectReader::integer(const std::string& key, long long minimum, s
     return result;
 }
 
+int JsonObjectReader::boundedInt(const std::string& key, int minimum, int maximum, std::optional<int> fallback)
+{
+    const long long v = integer(key, minimum, fallback ? std::optional<long long>(*fallback) : std::nullopt);
+    if (v > maximum)
+        throw JsonFieldError(pointerOf(key),
+            "expected an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum) + ", got "
+                + std::to_string(v));
+    return static_cast<int>(v);
+}
+
 int JsonObjectReader::positiveInt(const std::string& key, std::optional<int> fallback)
 {
     const long long v = integer(key, 1, fallback ? std::optional<long long>(*fallback) : std::nullopt);

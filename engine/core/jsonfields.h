@@ -61,6 +61,9 @@ public:
         std::optional<std::string> fallback = std::nullopt);
     /// An integer >= minimum.
     long long integer(const std::string& key, long long minimum, std::optional<long long> fallback = std::nullopt);
+    /// An integer in [minimum, maximum] (both within int): a value outside is refused with the range,
+    /// never clamped or truncated.
+    int boundedInt(const std::string& key, int minimum, int maximum, std::optional<int> fallback = std::nullopt);
     /// A positive integer that fits an int.
     int positiveInt(const std::string& key, std::optional<int> fallback = std::nullopt);
     /// A finite number in [minimum, maximum].

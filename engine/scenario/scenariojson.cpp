@@ -30,9 +30,7 @@ namespace {
         f.type
             = enumFrom(r.choice("type", { "fat-tree", "leaf-spine", "rail-optimized", "dragonfly", "torus" }), types);
         f.switchRadix = r.positiveInt("switch_radix", 64);
-        f.tiers = static_cast<int>(r.integer("tiers", 1, 2));
-        if (f.tiers > 3)
-            throw JsonFieldError(r.pointerOf("tiers"), "expected 1, 2 or 3 tiers, got " + std::to_string(f.tiers));
+        f.tiers = r.boundedInt("tiers", 1, 3, 2);
         f.oversubscription = r.number("oversubscription", 1.0, 64.0, 1.0);
         f.planes = r.positiveInt("planes", 1);
         f.dualTor = r.boolean("dual_tor", false);
@@ -98,19 +96,15 @@ namespace {
         m.heads = r.positiveInt("heads");
         m.kvHeads = r.positiveInt("kv_heads", m.heads);
         m.ffnHidden = r.positiveInt("ffn_hidden", 4 * m.hidden);
-        m.headDim = static_cast<int>(std::min<long long>(r.integer("head_dim", 0, 0), 1 << 20));
-        m.slidingWindow = static_cast<int>(std::min<long long>(r.integer("sliding_window", 0, 0), 1 << 30));
+        m.headDim = r.boundedInt("head_dim", 0, 1 << 20, 0);
+        m.slidingWindow = r.boundedInt("sliding_window", 0, 1 << 30, 0);
         m.slidingWindowFraction = r.number("sliding_window_fraction", 0.0, 1.0, m.slidingWindow > 0 ? 1.0 : 0.0);
-        m.qLoraRank = static_cast<int>(std::min<long long>(r.integer("q_lora_rank", 0, 0), 1 << 20));
-        m.kvLoraRank = static_cast<int>(std::min<long long>(r.integer("kv_lora_rank", 0, 0), 1 << 20));
-        m.qkRopeHeadDim = static_cast<int>(std::min<long long>(r.integer("qk_rope_head_dim", 0, 0), 1 << 20));
-        m.vHeadDim = static_cast<int>(std::min<long long>(r.integer("v_head_dim", 0, 0), 1 << 20));
+        m.qLoraRank = r.boundedInt("q_lora_rank", 0, 1 << 20, 0);
+        m.kvLoraRank = r.boundedInt("kv_lora_rank", 0, 1 << 20, 0);
+        m.qkRopeHeadDim = r.boundedInt("qk_rope_head_dim", 0, 1 << 20, 0);
+        m.vHeadDim = r.boundedInt("v_head_dim", 0, 1 << 20, 0);
         m.tiedEmbeddings = r.boolean("tied_embeddings", false);
-        const long long mtpLayers = r.integer("mtp_layers", 0, 0);
-        if (mtpLayers > 64) // refused, not clamped: a silent 64 would price another model
-            throw JsonFieldError(r.pointerOf("mtp_layers"),
-                "at most 64 multi-token prediction modules, got " + std::to_string(mtpLayers));
-        m.mtpLayers = static_cast<int>(mtpLayers);
+        m.mtpLayers = r.boundedInt("mtp_layers", 0, 64, 0);
         m.vocab = r.positiveInt("vocab");
         m.seqLen = r.positiveInt("seq_len");
         // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
@@ -120,10 +114,9 @@ namespace {
             s.experts = moe->positiveInt("experts");
             s.topK = moe->positiveInt("top_k");
             s.expertFfnHidden = moe->positiveInt("expert_ffn_hidden", m.ffnHidden);
-            s.sharedExperts = static_cast<int>(std::min<long long>(moe->integer("shared_experts", 0, 0), 1 << 16));
-            s.sharedExpertFfnHidden
-                = static_cast<int>(std::min<long long>(moe->integer("shared_expert_ffn_hidden", 0, 0), 1 << 24));
-            s.denseLayers = static_cast<int>(std::min<long long>(moe->integer("dense_layers", 0, 0), 1 << 20));
+            s.sharedExperts = moe->boundedInt("shared_experts", 0, 1 << 16, 0);
+            s.sharedExpertFfnHidden = moe->boundedInt("shared_expert_ffn_hidden", 0, 1 << 24, 0);
+            s.denseLayers = moe->boundedInt("dense_layers", 0, 1 << 20, 0);
             s.capacityFactor = moe->number("capacity_factor", 0.0, 1e3, 0.0);
             s.loadImbalance = moe->number("load_imbalance", 1.0, 1e3, 1.1);
             moe->finish();
@@ -166,9 +159,7 @@ namespace {
         p.cp = r.positiveInt("cp", 1);
         p.ep = r.positiveInt("ep", 1);
         p.vpp = r.positiveInt("vpp", 1);
-        p.zero = static_cast<int>(r.integer("zero", 0, 0));
-        if (p.zero > 3)
-            throw JsonFieldError(r.pointerOf("zero"), "expected a ZeRO stage 0-3, got " + std::to_string(p.zero));
+        p.zero = r.boundedInt("zero", 0, 3, 0); // a ZeRO stage
         p.sequenceParallel = r.boolean("sequence_parallel", false);
         static const std::pair<const char*, PipelineSchedule> schedules[] = { { "1f1b", PipelineSchedule::OneFOneB },
             { "gpipe", PipelineSchedule::GPipe }, { "interleaved", PipelineSchedule::Interleaved } };
@@ -178,8 +169,8 @@ namespace {
         p.cpKind = r.choice("cp_kind", { "ring", "ulysses" }, "ring") == "ring" ? ContextParallelKind::Ring
                                                                                 : ContextParallelKind::Ulysses;
         p.placementOrder = r.string("placement_order", "tp-cp-dp-pp");
-        p.firstStageLayers = static_cast<int>(std::min<long long>(r.integer("first_stage_layers", 0, 0), 1 << 20));
-        p.lastStageLayers = static_cast<int>(std::min<long long>(r.integer("last_stage_layers", 0, 0), 1 << 20));
+        p.firstStageLayers = r.boundedInt("first_stage_layers", 0, 1 << 20, 0);
+        p.lastStageLayers = r.boundedInt("last_stage_layers", 0, 1 << 20, 0);
         {
             // A permutation of the four rank dimensions, innermost first (e.g. "tp-cp-dp-pp").
             std::size_t start = 0;

@@ -134,7 +134,32 @@ private Q_SLOTS:
             << "llama.json: /cluster/fabric/oversubscription: expected a number in [1, 64]";
         QTest::addRow("too many tiers") << "/cluster/fabric/tiers"
                                         << "4"
-                                        << "llama.json: /cluster/fabric/tiers: expected 1, 2 or 3 tiers";
+                                        << "llama.json: /cluster/fabric/tiers: expected an integer from 1 to 3, got 4";
+        // Values beyond an int were truncated to their low 32 bits (2^32 + 2 read as 2 tiers).
+        QTest::addRow("tiers beyond int") << "/cluster/fabric/tiers"
+                                          << "4294967298"
+                                          << "llama.json: /cluster/fabric/tiers: expected an integer from 1 to 3, got "
+                                             "4294967298";
+        QTest::addRow("zero beyond int") << "/parallelism/zero"
+                                         << "4294967297"
+                                         << "llama.json: /parallelism/zero: expected an integer from 0 to 3, got "
+                                            "4294967297";
+        // Model sizes above their range were clamped to it: refused now, a clamp prices another model.
+        QTest::addRow("head_dim too large") << "/model/head_dim"
+                                            << "2000000"
+                                            << "llama.json: /model/head_dim: expected an integer from 0 to 1048576";
+        QTest::addRow("sliding_window too large")
+            << "/model/sliding_window"
+            << "9999999999"
+            << "llama.json: /model/sliding_window: expected an integer from 0 to 1073741824";
+        QTest::addRow("kv_lora_rank too large")
+            << "/model/kv_lora_rank"
+            << "1048577"
+            << "llama.json: /model/kv_lora_rank: expected an integer from 0 to 1048576";
+        QTest::addRow("first_stage_layers too large")
+            << "/parallelism/first_stage_layers"
+            << "4294967297"
+            << "llama.json: /parallelism/first_stage_layers: expected an integer from 0 to 1048576";
         QTest::addRow("dragonfly key on rail")
             << "/cluster/fabric/p"
             << "4"
@@ -147,7 +172,7 @@ private Q_SLOTS:
                                        << "llama.json: /training/recompute: expected a string, got true";
         QTest::addRow("zero stage 4") << "/parallelism/zero"
                                       << "4"
-                                      << "llama.json: /parallelism/zero: expected a ZeRO stage 0-3";
+                                      << "llama.json: /parallelism/zero: expected an integer from 0 to 3, got 4";
         QTest::addRow("nic not object") << "/cluster/nic"
                                         << "400"
                                         << "llama.json: /cluster/nic: expected an object, got 400";
