@@ -388,9 +388,10 @@ private Q_SLOTS:
                 + R"("calibration": [{"algorithm": "ring", "tier": 2, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 1}], "sweeps": []})"
                                   << "cal.json: /calibration/0/tier";
         // 2^32 was truncated to tier 0 and read as an intra-node correction.
-        QTest::addRow("tier beyond int") << head
+        QTest::addRow("tier beyond int")
+            << head
                 + R"("calibration": [{"algorithm": "ring", "tier": 4294967296, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 1}], "sweeps": []})"
-                                         << "cal.json: /calibration/0/tier: expected tier 0 (intra-node) or 1 (inter-node), got 4294967296";
+            << "cal.json: /calibration/0/tier: expected tier 0 (intra-node) or 1 (inter-node), got 4294967296";
         QTest::addRow("zero bandwidth scale") << head
                 + R"("calibration": [{"algorithm": "ring", "tier": 0, "latency_scale": 1, "latency_offset_us": 0, "bandwidth_scale": 0}], "sweeps": []})"
                                               << "cal.json: /calibration/0/bandwidth_scale";

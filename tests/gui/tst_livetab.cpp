@@ -44,11 +44,8 @@ using namespace clusterscope::engine;
 class TestLiveTab : public QObject {
     Q_OBJECT
     telemetrytest::BackfilledPrometheus m_server;
-    int m_port = 0;
-    long long m_start = 0;
     const int m_seconds = 90;
     FabricDesign m_design;
-    telemetrytest::PlantedFaults m_faults;
 
     static bool glAvailable()
     {
@@ -63,9 +60,6 @@ private slots:
         m_design = telemetrytest::exampleFabric();
         const QString failed = m_server.start(m_design.graph, m_seconds);
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
-        m_port = m_server.port();
-        m_start = m_server.startS();
-        m_faults = m_server.faults();
     }
 
     void cleanupTestCase() { m_server.stop(); }
@@ -95,7 +89,7 @@ private slots:
         QCOMPARE(live->connectionState(), views::LiveView::Connection::Failed);
         QVERIFY2(live->connectionText().contains(QStringLiteral("127.0.0.1")), qPrintable(live->connectionText()));
 
-        live->setUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_port));
+        live->setUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server.port()));
         live->testButton()->click();
         QVERIFY(tested.wait(30000));
         QVERIFY2(tested.last().at(0).toBool(), qPrintable(tested.last().at(1).toString()));
@@ -103,7 +97,7 @@ private slots:
         QVERIFY2(live->connectionText().contains(QStringLiteral("2.")), qPrintable(live->connectionText()));
 
         // The window, fetched and analysed on the worker: the click returns at once.
-        live->setFixedWindow(double(m_start), double(m_start + m_seconds - 1));
+        live->setFixedWindow(double(m_server.startS()), double(m_server.startS() + m_seconds - 1));
         QSignalSpy refreshed(controller, &app::LiveController::refreshed);
         live->refreshButton()->click();
         QVERIFY(controller->isBusy());
@@ -126,14 +120,14 @@ private slots:
         QVERIFY(!controller->isBusy());
 
         // Raw query time in the same run: every byte counter's samples of the window in one GET.
-        const auto raw = telemetrytest::client(m_port);
+        const auto raw = telemetrytest::client(m_server.port());
         QElapsedTimer t;
         t.start();
         auto rawAnswer = raw.get(QStringLiteral("/api/v1/query").toStdString(),
             { { "query",
                   "{__name__=~\"PortXmitDataExtended|node_infiniband_port_data_transmitted_bytes_total\"}["
                       + std::to_string(m_seconds) + "s]" },
-                { "time", std::to_string(m_start + m_seconds - 1) } });
+                { "time", std::to_string(m_server.startS() + m_seconds - 1) } });
         const double rawS = t.elapsed() / 1000.0;
         QVERIFY2(rawAnswer, rawAnswer.message().c_str());
         qInfo("live refresh of the 1,024-GPU fabric: %.2f s end to end (fetch %.2f s in %d requests, analysis %.2f "
@@ -143,8 +137,8 @@ private slots:
 
         // The alerts: the ten planted ones (the engine's tests check each attribution).
         QCOMPARE(live->alertList()->topLevelItemCount(), 10);
-        const QString hotName = QString::fromStdString(linkName(*snap->graph, m_faults.hotUplink));
-        const QString symbolName = QString::fromStdString(linkName(*snap->graph, m_faults.symbolLink));
+        const QString hotName = QString::fromStdString(linkName(*snap->graph, m_server.faults().hotUplink));
+        const QString symbolName = QString::fromStdString(linkName(*snap->graph, m_server.faults().symbolLink));
         QStringList alertLinks;
         for (int i = 0; i < live->alertList()->topLevelItemCount(); ++i)
             alertLinks << live->alertList()->topLevelItem(i)->text(2);
@@ -173,7 +167,7 @@ private slots:
         const auto& scene = live->fabricView()->sceneData();
         QVERIFY(scene.valueTitle.find("Measured") != std::string::npos);
         QVERIFY(scene.title.find("MEASURED") != std::string::npos);
-        const auto& hotLink = m_design.graph.link(m_faults.hotUplink);
+        const auto& hotLink = m_design.graph.link(m_server.faults().hotUplink);
         int flagged = 0;
         bool hotSeen = false;
         for (const auto& l : scene.links) {

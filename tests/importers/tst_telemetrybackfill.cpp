@@ -29,11 +29,8 @@ using namespace clusterscope::importers;
 class TestTelemetryBackfill : public QObject {
     Q_OBJECT
     telemetrytest::BackfilledPrometheus m_server;
-    int m_port = 0;
-    long long m_start = 0;
     const int m_seconds = 90;
     FabricDesign m_design;
-    telemetrytest::PlantedFaults m_faults;
 
 private slots:
     void initTestCase()
@@ -41,9 +38,6 @@ private slots:
         m_design = telemetrytest::exampleFabric();
         const QString failed = m_server.start(m_design.graph, m_seconds);
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
-        m_port = m_server.port();
-        m_start = m_server.startS();
-        m_faults = m_server.faults();
     }
 
     void cleanupTestCase() { m_server.stop(); }
@@ -54,10 +48,11 @@ private slots:
         FabricMapping mapping(graph, HostNaming {});
         auto profiles = builtinSourceProfiles();
         QVERIFY2(profiles, profiles.message().c_str());
-        const auto client = telemetrytest::client(m_port);
+        const auto client = telemetrytest::client(m_server.port());
         QElapsedTimer t;
         t.start();
-        auto fetched = fetchTelemetry(client, mapping, *profiles, double(m_start), double(m_start + m_seconds - 1));
+        auto fetched = fetchTelemetry(
+            client, mapping, *profiles, double(m_server.startS()), double(m_server.startS() + m_seconds - 1));
         QVERIFY2(fetched, fetched.message().c_str());
         const double fetchS = t.elapsed() / 1000.0;
         const TelemetryReport r = analyseTelemetry(graph, fetched->data, AlertRules::defaults());
@@ -75,10 +70,10 @@ private slots:
         }
         QCOMPARE(ufmLinks, std::size_t(4));
         QCOMPARE(r.linksWithoutData, ufmLinks + 1);
-        QVERIFY(std::find(r.gaps.begin(), r.gaps.end(), m_faults.gapLink) != r.gaps.end());
+        QVERIFY(std::find(r.gaps.begin(), r.gaps.end(), m_server.faults().gapLink) != r.gaps.end());
         QCOMPARE(r.linksMeasured, std::size_t(1024) + uplinks - 1);
         QVERIFY2(r.period.found, r.period.message.c_str());
-        QCOMPARE(r.period.periodS, m_faults.periodS);
+        QCOMPARE(r.period.periodS, m_server.faults().periodS);
 
         // Expected alerts: rule -> links.
         std::multiset<std::pair<std::string, LinkId>> got;
@@ -87,39 +82,39 @@ private slots:
             qInfo("%s [%s] %s", a.rule.c_str(), toString(a.severity), a.message.c_str());
         }
         const std::multiset<std::pair<std::string, LinkId>> expected {
-            { "LinkPeakUtilisation", m_faults.hotUplink },
-            { "LinkBurst", m_faults.hotUplink },
-            { "LinkBurst", m_faults.burstLink },
-            { "LinkErrors", m_faults.symbolLink },
-            { "LinkErrors", m_faults.oneEnded },
-            { "LinkDiscards", m_faults.hotUplink },
-            { "LinkDown", m_faults.resetLink },
-            { "UplinkImbalance", m_faults.hotUplink },
-            { "PeerOutlier", m_faults.hotUplink },
-            { "CounterReset", m_faults.resetLink },
+            { "LinkPeakUtilisation", m_server.faults().hotUplink },
+            { "LinkBurst", m_server.faults().hotUplink },
+            { "LinkBurst", m_server.faults().burstLink },
+            { "LinkErrors", m_server.faults().symbolLink },
+            { "LinkErrors", m_server.faults().oneEnded },
+            { "LinkDiscards", m_server.faults().hotUplink },
+            { "LinkDown", m_server.faults().resetLink },
+            { "UplinkImbalance", m_server.faults().hotUplink },
+            { "PeerOutlier", m_server.faults().hotUplink },
+            { "CounterReset", m_server.faults().resetLink },
         };
         QCOMPARE(got, expected);
         // Directions and ends: the hot uplink is hot upwards (leaf -> spine), the burst downwards.
         for (const auto& a : r.alerts) {
             if (a.rule == "LinkPeakUtilisation")
                 QCOMPARE(a.direction, 0);
-            if (a.rule == "LinkBurst" && a.link == m_faults.burstLink)
+            if (a.rule == "LinkBurst" && a.link == m_server.faults().burstLink)
                 QCOMPARE(a.direction, 1);
-            if (a.rule == "LinkErrors" && a.link == m_faults.oneEnded)
+            if (a.rule == "LinkErrors" && a.link == m_server.faults().oneEnded)
                 QVERIFY2(a.message.find("only") != std::string::npos, a.message.c_str());
-            if (a.rule == "LinkErrors" && a.link == m_faults.symbolLink)
+            if (a.rule == "LinkErrors" && a.link == m_server.faults().symbolLink)
                 QVERIFY2(a.message.find("both ends") != std::string::npos, a.message.c_str());
         }
         // Exact counts (no extrapolation): symbol errors +5 every 7 s -> 12 steps = 60 at each end.
         for (const auto& e : r.errors)
-            if (e.link == m_faults.symbolLink) {
+            if (e.link == m_server.faults().symbolLink) {
                 QCOMPARE(e.increase[0], 60.0);
                 QCOMPARE(e.increase[1], 60.0);
             }
-        const auto& hot = r.utilisation[m_faults.hotUplink][0];
+        const auto& hot = r.utilisation[m_server.faults().hotUplink][0];
         QVERIFY(std::abs(hot.peak - 0.97) < 1e-6);
         QCOMPARE(hot.longestAboveS, 2.0);
-        QVERIFY(std::abs(r.utilisation[m_faults.burstLink][1].peak - 1.0) < 1e-6);
+        QVERIFY(std::abs(r.utilisation[m_server.faults().burstLink][1].peak - 1.0) < 1e-6);
     }
 
     // The fast refresh (sender-side byte series only, requests in parallel, and a follow-mode refresh
@@ -131,8 +126,8 @@ private slots:
         FabricMapping mapping(graph, HostNaming {});
         auto profiles = builtinSourceProfiles();
         QVERIFY(profiles);
-        const auto client = telemetrytest::client(m_port);
-        const double start = double(m_start) + 10, end = double(m_start + m_seconds - 1);
+        const auto client = telemetrytest::client(m_server.port());
+        const double start = double(m_server.startS()) + 10, end = double(m_server.startS() + m_seconds - 1);
         auto full = fetchTelemetry(client, mapping, *profiles, start, end, {}, FetchOptions { 1, false });
         QVERIFY2(full, full.message().c_str());
         auto fast = fetchTelemetry(client, mapping, *profiles, start, end);
@@ -211,8 +206,8 @@ private slots:
         Run run;
         RankTrace rank;
         rank.rank = 0;
-        const std::int64_t t0 = (m_start + 30) * 1000000000LL;
-        const long long lastSample = m_start + m_seconds - 1;
+        const std::int64_t t0 = (m_server.startS() + 30) * 1000000000LL;
+        const long long lastSample = m_server.startS() + m_seconds - 1;
         GpuActivity kernel;
         kernel.startNs = t0;
         kernel.endNs = t0 + 5000000000LL;
@@ -221,9 +216,9 @@ private slots:
         run.ranks.push_back(rank);
         auto window = runWallClockWindowS(run);
         QVERIFY2(window, window.message().c_str());
-        QCOMPARE(window->first, double(m_start + 30));
+        QCOMPARE(window->first, double(m_server.startS() + 30));
         QCOMPARE(window->second, double(lastSample + 20));
-        const auto client = telemetrytest::client(m_port);
+        const auto client = telemetrytest::client(m_server.port());
         auto nic = fetchNicThroughput(client, *profiles, window->first, window->second, 1.0);
         QVERIFY2(nic, nic.message().c_str());
         QCOMPARE(nic->hosts.size(), std::size_t(128));
@@ -266,11 +261,11 @@ private slots:
     {
         QProcess cli;
         cli.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
-            { QStringLiteral("telemetry"), QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:%1").arg(m_port),
-                QStringLiteral("--scenario"),
+            { QStringLiteral("telemetry"), QStringLiteral("--url"),
+                QStringLiteral("http://127.0.0.1:%1").arg(m_server.port()), QStringLiteral("--scenario"),
                 QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/examples/llama3-70b-1024-h100.json"),
-                QStringLiteral("--start"), QString::number(m_start), QStringLiteral("--end"),
-                QString::number(m_start + m_seconds - 1), QStringLiteral("--json") });
+                QStringLiteral("--start"), QString::number(m_server.startS()), QStringLiteral("--end"),
+                QString::number(m_server.startS() + m_seconds - 1), QStringLiteral("--json") });
         QVERIFY(cli.waitForFinished(120000));
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         const QJsonObject o = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
@@ -291,7 +286,7 @@ private slots:
         QVERIFY(nicTier.value(QStringLiteral("modelled_average")).toDouble() > 0);
         qInfo("NIC tier: measured %.3f, modelled %.3f", measured,
             nicTier.value(QStringLiteral("modelled_average")).toDouble());
-        const QString hot = QString::fromStdString(linkName(m_design.graph, m_faults.hotUplink));
+        const QString hot = QString::fromStdString(linkName(m_design.graph, m_server.faults().hotUplink));
         bool found = false;
         for (const auto& a : o.value(QStringLiteral("alerts")).toArray())
             found = found
