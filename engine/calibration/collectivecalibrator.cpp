@@ -27,7 +27,21 @@ namespace {
 
     CollectiveEstimate evaluate(const CollectiveModel& model, const MeasuredSweep& sweep, double bytes)
     {
-        return model.evaluateNcclTests(sweep.op, bytes, sweep.ranks, sweep.nodes, sweep.algorithm);
+        return model.evaluateNcclTests(sweep.op, bytes, sweep.ranks, sweep.nodes, sweep.algorithm, sweep.gpusPerThread);
+    }
+
+    double rmsOfKept(const std::vector<ResidualRow>& rows, bool after)
+    {
+        double sum = 0;
+        int kept = 0;
+        for (const auto& r : rows) {
+            if (r.outlier)
+                continue;
+            const double x = after ? r.residualAfter() : r.residualBefore();
+            sum += x * x;
+            ++kept;
+        }
+        return kept == 0 ? 0.0 : std::sqrt(sum / kept);
     }
 
     double rmsOf(const std::vector<ResidualRow>& rows, bool after)
@@ -294,7 +308,7 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
                 + std::to_string(p.bytes) + " B, time " + std::to_string(p.seconds) + " s)");
     }
     const CollectiveRequest probe { sweep.op, sweep.points.front().bytes,
-        model.placementForNcclTests(sweep.ranks, sweep.nodes), sweep.algorithm };
+        model.placementForNcclTests(sweep.ranks, sweep.nodes, sweep.gpusPerThread), sweep.algorithm };
     if (auto status = model.check(probe); !status.isOk())
         return Status::error("calibration: the model cannot evaluate this sweep: " + status.message());
 
@@ -381,6 +395,8 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
             }
         }
     }
+    out.rmsBeforeKept = rmsOfKept(out.rows, false);
+    out.rmsAfterKept = rmsOfKept(out.rows, true);
     return out;
 }
 
