@@ -341,7 +341,8 @@ namespace {
                 out << format("outlier %.0f B: ", r.bytes) << r.outlierReason << "\n";
         out << format("RMS relative residual: before %.1f%%, after %.1f%%\n", 100 * c.rmsBefore, 100 * c.rmsAfter);
         if (c.outliers > 0)
-            out << format("RMS relative residual over the sizes kept (outliers left out): before %.1f%%, after %.1f%%\n",
+            out << format(
+                "RMS relative residual over the sizes kept (outliers left out): before %.1f%%, after %.1f%%\n",
                 100 * c.rmsBeforeKept, 100 * c.rmsAfterKept);
         if (c.heldOutRmsBefore > 0)
             out << format("held-out sizes (4-fold cross-validation): RMS %.1f%% uncalibrated, %.1f%% calibrated%s\n",

@@ -338,7 +338,8 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
             return (outlier[j] || std::abs(residuals[j]) > limit) && (residuals[j] > 0) == (residuals[i] > 0);
         };
         for (std::size_t i = 0; i < n; ++i) {
-            const bool isolated = pass == 0 || ((i == 0 || !offSameWay(i, i - 1)) && (i + 1 == n || !offSameWay(i, i + 1)));
+            const bool isolated
+                = pass == 0 || ((i == 0 || !offSameWay(i, i - 1)) && (i + 1 == n || !offSameWay(i, i + 1)));
             if (!next[i] && isolated && std::abs(residuals[i]) > limit) {
                 next[i] = true;
                 added = true;

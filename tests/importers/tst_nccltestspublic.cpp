@@ -127,7 +127,8 @@ private Q_SLOTS:
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
         QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log"
                                   << "allreduce"
-                                  << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.42 << 0.88 << 0.12;
+                                  << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.42 << 0.88
+                                  << 0.12;
     }
     void publicLogs()
     {
@@ -180,7 +181,8 @@ private Q_SLOTS:
         const Errors before = errorsFrom1MiB(cal->rows, false);
         const Errors after = errorsFrom1MiB(cal->rows, true);
         qInfo("%s: sizes >= 1 MiB: uncalibrated mean |error| %.1f%% max %.1f%%; calibrated mean %.1f%% max %.1f%%; "
-              "RMS all sizes %.1f%% -> %.1f%%; sizes kept %.1f%% -> %.1f%%; held-out RMS %.1f%% -> %.1f%%%s; %d outlier(s)",
+              "RMS all sizes %.1f%% -> %.1f%%; sizes kept %.1f%% -> %.1f%%; held-out RMS %.1f%% -> %.1f%%%s; %d "
+              "outlier(s)",
             qPrintable(file), 100 * before.meanAbs, 100 * before.maxAbs, 100 * after.meanAbs, 100 * after.maxAbs,
             100 * cal->rmsBefore, 100 * cal->rmsAfter, 100 * cal->rmsBeforeKept, 100 * cal->rmsAfterKept,
             100 * cal->heldOutRmsBefore, 100 * cal->heldOutRmsAfter,
