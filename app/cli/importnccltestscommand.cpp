@@ -312,6 +312,7 @@ namespace {
         return { { "op", engine::toString(c.sweep.op) }, { "ranks", c.sweep.ranks }, { "nodes", c.sweep.nodes },
             { "algorithm", engine::toString(c.sweep.algorithm) }, { "sources", c.sweep.sources },
             { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "outliers", c.outliers },
+            { "rms_before_kept", c.rmsBeforeKept }, { "rms_after_kept", c.rmsAfterKept },
             { "held_out_rms_before", c.heldOutRmsBefore }, { "held_out_rms_after", c.heldOutRmsAfter },
             { "rejected_by_cross_validation", c.rejectedByCrossValidation }, { "sizes", sizes },
             { "corrections", corrections } };
@@ -339,6 +340,10 @@ namespace {
             if (r.outlier)
                 out << format("outlier %.0f B: ", r.bytes) << r.outlierReason << "\n";
         out << format("RMS relative residual: before %.1f%%, after %.1f%%\n", 100 * c.rmsBefore, 100 * c.rmsAfter);
+        if (c.outliers > 0)
+            out << format(
+                "RMS relative residual over the sizes kept (outliers left out): before %.1f%%, after %.1f%%\n",
+                100 * c.rmsBeforeKept, 100 * c.rmsAfterKept);
         if (c.heldOutRmsBefore > 0)
             out << format("held-out sizes (4-fold cross-validation): RMS %.1f%% uncalibrated, %.1f%% calibrated%s\n",
                 100 * c.heldOutRmsBefore, 100 * c.heldOutRmsAfter,

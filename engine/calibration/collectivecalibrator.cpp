@@ -27,7 +27,21 @@ namespace {
 
     CollectiveEstimate evaluate(const CollectiveModel& model, const MeasuredSweep& sweep, double bytes)
     {
-        return model.evaluateNcclTests(sweep.op, bytes, sweep.ranks, sweep.nodes, sweep.algorithm);
+        return model.evaluateNcclTests(sweep.op, bytes, sweep.ranks, sweep.nodes, sweep.algorithm, sweep.gpusPerThread);
+    }
+
+    double rmsOfKept(const std::vector<ResidualRow>& rows, bool after)
+    {
+        double sum = 0;
+        int kept = 0;
+        for (const auto& r : rows) {
+            if (r.outlier)
+                continue;
+            const double x = after ? r.residualAfter() : r.residualBefore();
+            sum += x * x;
+            ++kept;
+        }
+        return kept == 0 ? 0.0 : std::sqrt(sum / kept);
     }
 
     double rmsOf(const std::vector<ResidualRow>& rows, bool after)
@@ -294,27 +308,48 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
                 + std::to_string(p.bytes) + " B, time " + std::to_string(p.seconds) + " s)");
     }
     const CollectiveRequest probe { sweep.op, sweep.points.front().bytes,
-        model.placementForNcclTests(sweep.ranks, sweep.nodes), sweep.algorithm };
+        model.placementForNcclTests(sweep.ranks, sweep.nodes, sweep.gpusPerThread), sweep.algorithm };
     if (auto status = model.check(probe); !status.isOk())
         return Status::error("calibration: the model cannot evaluate this sweep: " + status.message());
 
     // 1. Robust fit of every size, then outliers: a size whose residual is beyond 5 robust standard
-    // deviations of the others' (1.4826 x median |residual|) and beyond 20% is left out and the
-    // sweep refitted without it.
+    // deviations of the kept sizes' (1.4826 x median |residual|) and beyond 20% is left out and the
+    // sweep refitted without it; repeated on the refit (a wild size hides a lesser one behind the
+    // spread it causes) until no size is added, at most a quarter of the sizes in all. The later
+    // passes take isolated sizes only: a size whose neighbour (the sizes are sorted) is off the same
+    // way is a band the model misses, not noise.
     const std::size_t n = sweep.points.size();
     SweepCalibration out = fitSweep(model, sweep, probe);
     std::vector<bool> outlier(n, false);
-    if (n >= 6) {
-        std::vector<double> residuals;
-        for (const auto& r : out.rows)
-            residuals.push_back(r.residualAfter());
-        const double scale = 1.4826 * medianAbs(residuals);
+    constexpr int kOutlierPasses = 3;
+    for (int pass = 0; pass < kOutlierPasses && n >= 6; ++pass) {
+        std::vector<double> residuals, kept;
+        for (std::size_t i = 0; i < n; ++i) {
+            residuals.push_back(out.rows[i].residualAfter());
+            if (!outlier[i])
+                kept.push_back(residuals.back());
+        }
+        const double scale = 1.4826 * medianAbs(kept);
         const double limit = std::max(0.2, 5.0 * scale);
-        int count = 0;
-        for (std::size_t i = 0; i < n; ++i)
-            if (std::abs(residuals[i]) > limit && ++count <= static_cast<int>(n / 4))
-                outlier[i] = true;
-        if (count > 0 && count <= static_cast<int>(n / 4)) {
+        int count = static_cast<int>(std::count(outlier.begin(), outlier.end(), true));
+        std::vector<bool> next = outlier;
+        bool added = false;
+        auto offSameWay = [&](std::size_t i, std::size_t j) {
+            return (outlier[j] || std::abs(residuals[j]) > limit) && (residuals[j] > 0) == (residuals[i] > 0);
+        };
+        for (std::size_t i = 0; i < n; ++i) {
+            const bool isolated
+                = pass == 0 || ((i == 0 || !offSameWay(i, i - 1)) && (i + 1 == n || !offSameWay(i, i + 1)));
+            if (!next[i] && isolated && std::abs(residuals[i]) > limit) {
+                next[i] = true;
+                added = true;
+                ++count;
+            }
+        }
+        if (!added || count > static_cast<int>(n / 4))
+            break;
+        outlier = next;
+        {
             SweepCalibration refit = fitSweep(model, withoutPoints(sweep, outlier), probe);
             CollectiveModel calibrated = model;
             calibrated.setCalibration(refit.calibration);
@@ -325,6 +360,12 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
             for (std::size_t i = 0; i < n; ++i) {
                 if (!outlier[i])
                     continue;
+                if (out.rows[i].outlier) { // found by an earlier pass: keep its reason
+                    refit.rows[i].outlier = true;
+                    refit.rows[i].outlierReason = out.rows[i].outlierReason;
+                    ++refit.outliers;
+                    continue;
+                }
                 refit.rows[i].outlier = true;
                 char reason[200];
                 std::snprintf(reason, sizeof reason,
@@ -335,8 +376,6 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
                 ++refit.outliers;
             }
             out = std::move(refit);
-        } else {
-            std::fill(outlier.begin(), outlier.end(), false);
         }
     }
 
@@ -381,6 +420,8 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
             }
         }
     }
+    out.rmsBeforeKept = rmsOfKept(out.rows, false);
+    out.rmsAfterKept = rmsOfKept(out.rows, true);
     return out;
 }
 

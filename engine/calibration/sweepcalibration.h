@@ -17,6 +17,8 @@ struct MeasuredSweep {
     CollectiveOp op = CollectiveOp::AllReduce;
     int ranks = 0; ///< ranks in the group
     int nodes = 0; ///< distinct hosts the ranks ran on
+    /// GPUs one thread of the test drove (nccl-tests header `nGpus`, option -g); 1 when not stated.
+    int gpusPerThread = 1;
     std::string gpuName; ///< device name as the log prints it ("NVIDIA H100 80GB HBM3")
     /// The algorithm the run was pinned to (NCCL_ALGO), Auto when NCCL chose.
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
@@ -59,6 +61,10 @@ struct SweepCalibration {
     double rmsBefore = 0; ///< RMS of relative residuals, model as given
     double rmsAfter = 0; ///< RMS of relative residuals, calibrated model
     int outliers = 0; ///< rows flagged as outliers (left out of the fit; still in the RMS above)
+    /// RMS of relative residuals over the sizes kept (outliers left out), model as given and calibrated:
+    /// what the fit is judged on; equal to rmsBefore / rmsAfter when no size is an outlier.
+    double rmsBeforeKept = 0;
+    double rmsAfterKept = 0;
     /// Cross-validation inside the sweep: RMS of relative residuals on held-out sizes (each size
     /// predicted by a calibration fitted without its fold), uncalibrated and calibrated. When the
     /// calibrated figure is worse, the calibration is dropped (`calibration` = the model's own).

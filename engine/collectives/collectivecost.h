@@ -25,6 +25,7 @@ struct GroupContext {
     double interBytesPerSecond = 0; ///< NIC bandwidth of one node for this group (rails x NIC, over oversubscription)
     double nicBytesPerSecond = 0; ///< one NIC (one rail)
     int intraHw = 0; ///< nccl::kNvlink or nccl::kPci
+    int gpusPerThread = 1; ///< GPUs one host thread launches in turn per call (GroupPlacement)
 };
 
 /// False when the placement is not meaningful (ranks < 1, ranksPerNode < 1, nicsPerNode < 1).

@@ -171,23 +171,25 @@ GroupPlacement CollectiveModel::placementFor(int ranks) const
     return placeOn(m_hardware, ranks, std::min(ranks, m_hardware.domainGpus));
 }
 
-GroupPlacement CollectiveModel::placementForNcclTests(int ranks, int nodes) const
+GroupPlacement CollectiveModel::placementForNcclTests(int ranks, int nodes, int gpusPerThread) const
 {
     const int n = std::max(1, nodes);
     const int perHost = (std::max(1, ranks) + n - 1) / n;
     // On a multi-node NVLink system (NVL72) the hosts of one rack are one scale-up domain: the
     // group's ranks of `domainGpus / gpusPerNode` hosts share NVLink.
     const int hostsPerDomain = std::max(1, m_hardware.domainGpus / std::max(1, m_hardware.gpusPerNode));
-    return placeOn(m_hardware, ranks, perHost * hostsPerDomain);
+    GroupPlacement g = placeOn(m_hardware, ranks, perHost * hostsPerDomain);
+    g.gpusPerThread = std::clamp(gpusPerThread, 1, std::max(1, perHost));
+    return g;
 }
 
 CollectiveEstimate CollectiveModel::evaluateNcclTests(
-    CollectiveOp op, double bytes, int ranks, int nodes, CollectiveAlgorithm algorithm) const
+    CollectiveOp op, double bytes, int ranks, int nodes, CollectiveAlgorithm algorithm, int gpusPerThread) const
 {
     CollectiveRequest r;
     r.op = op;
     r.bytes = bytes;
-    r.group = placementForNcclTests(ranks, nodes);
+    r.group = placementForNcclTests(ranks, nodes, gpusPerThread);
     r.algorithm = algorithm;
     return estimate(r);
 }

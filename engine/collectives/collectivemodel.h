@@ -56,6 +56,8 @@ struct GroupPlacement {
     int nodesPerLeaf = 0; ///< addition: nodes of the group under one leaf switch (0 = the model's
                           ///< figure from the scenario's fabric); used by three-level hierarchical
                           ///< reduction and the per-tier byte split
+    int gpusPerThread = 1; ///< addition: GPUs whose kernels one host thread launches in turn for each call
+                           ///< (nccl-tests `-g G`: one thread drives G GPUs); 1 = one process per GPU
 };
 
 /// Bytes one rank sends on each class of link during the collective (for traffic matrices and
@@ -156,10 +158,11 @@ public:
 
     /// The situation of an nccl-tests header (`# nRanks N nNodes M`): `ranks` spread evenly over
     /// `nodes` nodes of this cluster. For comparing measured rows with the model.
+    /// `gpusPerThread`: the header's nGpus (GPUs one thread of the test drives, `-g`).
     CollectiveEstimate evaluateNcclTests(CollectiveOp op, double bytes, int ranks, int nodes,
-        CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto) const;
+        CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto, int gpusPerThread = 1) const;
     /// The placement evaluateNcclTests() uses.
-    GroupPlacement placementForNcclTests(int ranks, int nodes) const;
+    GroupPlacement placementForNcclTests(int ranks, int nodes, int gpusPerThread = 1) const;
 
     void setCalibration(const CollectiveCalibration& calibration) { m_calibration = calibration; }
     const CollectiveCalibration& calibration() const { return m_calibration; }

@@ -33,6 +33,7 @@ GroupContext makeContext(const CollectiveHardware& hw, const GroupPlacement& g)
     if (c.spanTier <= 2)
         c.nodesPerPod = std::max(c.nodesPerPod, c.nodes);
     c.intraHw = hw.nvlink ? nccl::kNvlink : nccl::kPci;
+    c.gpusPerThread = std::clamp(g.gpusPerThread, 1, c.ranksPerNode);
     c.intraBytesPerSecond = c.ranksPerNode > 1 ? hw.intraBytesPerSecond : std::numeric_limits<double>::infinity();
     c.nicBytesPerSecond = hw.nicBytesPerSecond;
     // Uplinks above the leaf are shared down:up; traffic that crosses spines gets 1/oversubscription.

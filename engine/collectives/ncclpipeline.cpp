@@ -107,13 +107,14 @@ namespace {
             return true;
         }
         case CollectiveAlgorithm::Nvls: {
-            // The in-switch reduce (multimem load-reduce) and multicast store of a chunk are one stage
-            // inside the node (as in NVLSTree below); across nodes the chunk also goes up to the
-            // SHARP switch and back down (CollNet): 3. Heads = local ranks.
+            // On one node three warp groups pass each chunk on (src/device/all_reduce.h, NVLS Simple,
+            // work->oneNode: scatter into the NVLS buffer, reduce and multicast through the switch
+            // (multimem load-reduce / store), gather out of it): 3 stages. Across nodes the chunk
+            // also goes up to the SHARP switch and back down (CollNet): 3. Heads = local ranks.
             const double heads = ctx.nodes > 1 ? std::min<double>(ppn, ctx.nics) : ppn;
             p.concurrent = nvlsChannels(hw, ctx) * heads;
             p.chunkBytes = nvlsChunk(nBytes, p.concurrent);
-            p.stages = ctx.nodes > 1 ? 3 : 1;
+            p.stages = 3;
             return true;
         }
         case CollectiveAlgorithm::NvlsTree: {
@@ -134,10 +135,12 @@ namespace {
 void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
     CollectiveAlgorithm algorithm, CollectiveProtocol protocol, CollectiveTerms& t)
 {
-    // The per-call overhead nccl-tests measures beyond the tuner, and across nodes what the net
-    // transport adds to it (catalog net_transports call_overhead_us).
-    t.achievedLatencySeconds = t.latencySeconds + nccl::kCallOverheadUs[ctx.nodes > 1 ? 1 : 0] * kMicro
-        + (ctx.nodes > 1 ? hw.netCallOverheadSeconds : 0.0);
+    // The per-call overhead nccl-tests measures beyond the tuner: on one node the kernel launches of
+    // the calling thread, across nodes the proxy's network progress and what the net transport adds
+    // to it (catalog net_transports call_overhead_us).
+    t.achievedLatencySeconds = t.latencySeconds
+        + (ctx.nodes > 1 ? nccl::kNetCallOverheadUs * kMicro + hw.netCallOverheadSeconds
+                         : nccl::kLaunchPerGpuUs * ctx.gpusPerThread * kMicro);
     t.achievedBandwidthSeconds = t.bandwidthSeconds;
     Pipeline p;
     if (!(bytes > 0) || !pipelineOf(hw, ctx, op, bytes, algorithm, protocol, p))

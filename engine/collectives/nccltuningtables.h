@@ -148,10 +148,19 @@ inline constexpr double kNvlsChannelsBlackwellOneNode = 24;
 /// NVLSTree chunk cap from 4 nodes on (src/transport/nvls.cc: treeMaxChunkSize 64 KiB when nNodes >= 4).
 inline constexpr double kNvlsTreeMaxChunkBytesFrom4Nodes = 64.0 * 1024;
 
-// What nccl-tests measures per call beyond NCCL's tuner latency (kernel launch, host enqueue, proxy
-// progress for the network), in microseconds, [one node, across nodes]: the median over the public
-// logs (tests/data/nccltests/public, README there; all logs at once, never per log) of the measured
-// minus the tuner's time at sizes up to 64 KiB, where the time is all latency.
-inline constexpr double kCallOverheadUs[2] = { 21.0, 27.0 };
+// What nccl-tests measures per call beyond NCCL's tuner latency, in microseconds, fitted on the public
+// logs (tests/data/nccltests/public, README there; all logs at once, never per log) at sizes up to
+// 64 KiB, where the time is all latency.
+// One node: the host launch of the call's kernels. nccl-tests (src/common.cu startColl) issues one
+// call per GPU of its thread inside ncclGroupStart/End, and NCCL's group launch (src/group.cc
+// doLaunches) launches each communicator's kernel in turn from that thread, so a thread driving G
+// GPUs (`-g G`, header "nGpus G") pays G launches per call. The figure is per launch: the median over
+// the one-node logs of each log's median (measured - tuner time) / G (A100 -g 8: 2.7, H100 -g 1: 2.0,
+// B200 6.0 with -g 1 assumed: its excerpt has no header).
+inline constexpr double kLaunchPerGpuUs = 2.7;
+// Across nodes: the proxy thread's network progress (src/proxy.cc) on top of the launch; the median
+// of (measured - tuner time) over the multi-node logs. Their excess does not grow with nGpus (-g 8:
+// 12 and 29 us, -g 1: 21 us): the launches overlap with the network progress.
+inline constexpr double kNetCallOverheadUs = 27.0;
 
 } // namespace clusterscope::engine::nccl

@@ -19,6 +19,9 @@ engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& l
     sweep.ranks = run.ranks();
     sweep.nodes = std::max(run.nodes(), 1);
     sweep.gpuName = run.gpuName();
+    // "nGpus G": one thread of the test launches the kernels of G GPUs in turn on every call.
+    if (run.gpusPerThread && *run.gpusPerThread >= 1)
+        sweep.gpusPerThread = std::min(*run.gpusPerThread, std::max(1, sweep.ranks));
     sweep.sources.push_back(log.file);
     if (sweep.ranks < 2)
         return engine::Status::error(where + "the run has " + std::to_string(sweep.ranks)

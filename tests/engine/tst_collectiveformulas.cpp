@@ -177,20 +177,27 @@ private Q_SLOTS:
         QTest::addColumn<double>("bytes");
         QTest::addColumn<double>("overheadUs");
         QTest::addColumn<double>("bandwidthFactor");
+        QTest::addColumn<int>("gpusPerThread"); ///< GPUs one host thread launches per call (nccl-tests -g)
         const double kMiB = 1024.0 * 1024.0;
         // 4 MiB: below 8 MiB (1 x 128 x 64 KiB) the chunk is 32 KiB: q = 1, factor 3.
-        QTest::addRow("nvlstree 4 MiB: one 32 KiB chunk") << "nvlstree" << 16 << 4 * kMiB << 27.0 << 3.0;
+        QTest::addRow("nvlstree 4 MiB: one 32 KiB chunk") << "nvlstree" << 16 << 4 * kMiB << 27.0 << 3.0 << 1;
         // 16 MiB: below 64 MiB (4 x 128 x 128 KiB) the chunk is 64 KiB: q = 2, factor 2.
-        QTest::addRow("nvlstree 16 MiB: two 64 KiB chunks") << "nvlstree" << 16 << 16 * kMiB << 27.0 << 2.0;
+        QTest::addRow("nvlstree 16 MiB: two 64 KiB chunks") << "nvlstree" << 16 << 16 * kMiB << 27.0 << 2.0 << 1;
         // 64 MiB: 128 KiB chunks, q = 4: factor 1.5.
-        QTest::addRow("nvlstree 64 MiB: four 128 KiB chunks") << "nvlstree" << 16 << 64 * kMiB << 27.0 << 1.5;
+        QTest::addRow("nvlstree 64 MiB: four 128 KiB chunks") << "nvlstree" << 16 << 64 * kMiB << 27.0 << 1.5 << 1;
         // 1 GiB: q = 64: factor 66 / 64.
-        QTest::addRow("nvlstree 1 GiB: 64 chunks") << "nvlstree" << 16 << 1024 * kMiB << 27.0 << 66.0 / 64.0;
-        // One node, NVLS: one stage (the in-switch reduce and multicast of a chunk): no fill.
-        QTest::addRow("nvls one node 16 MiB: no fill") << "nvls" << 8 << 16 * kMiB << 21.0 << 1.0;
+        QTest::addRow("nvlstree 1 GiB: 64 chunks") << "nvlstree" << 16 << 1024 * kMiB << 27.0 << 66.0 / 64.0 << 1;
+        // One node, NVLS: three stages (scatter, in-switch reduce and multicast, gather; all_reduce.h);
+        // 16 channels x 8 heads, 16 MiB below 64 MiB (8 x 128 x 64 KiB): 32 KiB chunks, q = 4: 6 / 4.
+        // The per-call overhead on one node is one kernel launch per GPU of the calling thread (2.7 us).
+        QTest::addRow("nvls one node 16 MiB: four chunks, three stages") << "nvls" << 8 << 16 * kMiB << 2.7 << 1.5 << 1;
+        // nccl-tests -g 8: one thread launches the 8 GPUs' kernels in turn: 8 launches per call.
+        QTest::addRow("nvls one node 16 MiB, -g 8") << "nvls" << 8 << 16 * kMiB << 8 * 2.7 << 1.5 << 8;
         // Ring keeps the tuner's bandwidth (its steps are the tuner's latency term).
-        QTest::addRow("ring 2 nodes 16 MiB") << "ring" << 16 << 16 * kMiB << 27.0 << 1.0;
-        QTest::addRow("ring one node 16 MiB") << "ring" << 8 << 16 * kMiB << 21.0 << 1.0;
+        QTest::addRow("ring 2 nodes 16 MiB") << "ring" << 16 << 16 * kMiB << 27.0 << 1.0 << 1;
+        QTest::addRow("ring one node 16 MiB") << "ring" << 8 << 16 * kMiB << 2.7 << 1.0 << 1;
+        // Across nodes the proxy's network progress, whatever the launches (27 us).
+        QTest::addRow("ring 2 nodes 16 MiB, -g 8") << "ring" << 16 << 16 * kMiB << 27.0 << 1.0 << 8;
     }
     void pipeline()
     {
@@ -199,10 +206,11 @@ private Q_SLOTS:
         QFETCH(double, bytes);
         QFETCH(double, overheadUs);
         QFETCH(double, bandwidthFactor);
+        QFETCH(int, gpusPerThread);
         const CollectiveModel m(h100Like());
         CollectiveRequest r;
         r.bytes = bytes;
-        r.group = GroupPlacement { ranks, 8, 8, ranks > 8 ? 1 : 0, 0 };
+        r.group = GroupPlacement { ranks, 8, 8, ranks > 8 ? 1 : 0, 0, gpusPerThread };
         const auto a = *parseCollectiveAlgorithm(algorithm.toStdString());
         const CollectiveTerms t = m.terms(r, a, CollectiveProtocol::Simple);
         QVERIFY(t.supported);

@@ -101,7 +101,9 @@ private Q_SLOTS:
         QTest::addColumn<double>("latency2Us");
         QTest::addColumn<double>("bus2GBps");
         QTest::addColumn<double>("maxRmsAfter");
-        QTest::addRow("8x H100, one law 30 us + 350 GB/s") << 8 << 1 << 30.0 << 350.0 << 0.0 << 0.0 << 0.03;
+        // One law has no chunk pipeline: the model's NVLS three-stage fill at 2-16 MiB is what the
+        // calibration's size correction has to undo there.
+        QTest::addRow("8x H100, one law 30 us + 350 GB/s") << 8 << 1 << 30.0 << 350.0 << 0.0 << 0.0 << 0.06;
         QTest::addRow("8x H100, LL-like 9 us/40 GB/s then 60 us/470 GB/s")
             << 8 << 1 << 9.0 << 40.0 << 60.0 << 470.0 << 0.10;
         QTest::addRow("16x H100 on 2 nodes, 45 us + 160 GB/s") << 16 << 2 << 45.0 << 160.0 << 0.0 << 0.0 << 0.06;
@@ -184,6 +186,74 @@ private Q_SLOTS:
         }
         for (std::size_t i = 1; i < sweep->points.size(); ++i)
             QVERIFY(sweep->points[i - 1].bytes <= sweep->points[i].bytes);
+    }
+
+    void outliersLeftOutOfKeptRms_data()
+    {
+        // A sweep of the model's own times (8x H100, 8 B .. 8 GiB) with sizes made slower: each listed
+        // size is flagged as an outlier with its reason, and the RMS over the sizes kept is the fit's.
+        QTest::addColumn<QList<int>>("slowSizes"); ///< indexes of the sizes made slower (log2 bytes - 3)
+        QTest::addColumn<double>("slowFactor");
+        QTest::addColumn<int>("outliers");
+        QTest::addRow("clean sweep: no outlier") << QList<int> {} << 1.0 << 0;
+        QTest::addRow("one wild size, 4x") << QList<int> { 10 } << 4.0 << 1;
+        QTest::addRow("two isolated sizes, 1.6x") << QList<int> { 6, 20 } << 1.6 << 2;
+    }
+    void outliersLeftOutOfKeptRms()
+    {
+        QFETCH(QList<int>, slowSizes);
+        QFETCH(double, slowFactor);
+        const engine::CollectiveModel model = h100Model(8, 8);
+        engine::MeasuredSweep sweep;
+        sweep.ranks = 8;
+        sweep.nodes = 1;
+        for (int i = 0; i < 31; ++i) {
+            const double bytes = 8.0 * std::pow(2.0, i);
+            const double t = model.evaluateNcclTests(engine::CollectiveOp::AllReduce, bytes, 8, 1).seconds;
+            sweep.points.push_back({ bytes, slowSizes.contains(i) ? t * slowFactor : t });
+        }
+        auto cal = engine::calibrateSweep(model, sweep);
+        QVERIFY2(cal.isOk(), cal.message().c_str());
+        QTEST(cal->outliers, "outliers");
+        for (int i = 0; i < 31; ++i) {
+            QCOMPARE(cal->rows[std::size_t(i)].outlier, slowSizes.contains(i));
+            QCOMPARE(cal->rows[std::size_t(i)].outlierReason.empty(), !slowSizes.contains(i));
+        }
+        // The sizes kept are the model's own: nothing to correct there.
+        QVERIFY2(cal->rmsAfterKept < 0.01, qPrintable(QString::number(cal->rmsAfterKept)));
+        if (slowSizes.isEmpty())
+            QCOMPARE(cal->rmsAfterKept, cal->rmsAfter);
+        else
+            QVERIFY(cal->rmsAfterKept < cal->rmsAfter);
+    }
+
+    void gpusPerThreadFromHeader()
+    {
+        // nccl-tests -g 8 ("nGpus 8"): one thread launches the 8 GPUs' kernels per call; the sweep
+        // carries it and the model's one-node latency grows by 7 launches over -g 1.
+        const std::string text = syntheticAllReduceLog(8, 1, 30.0, 350.0);
+        std::string eight = text;
+        const std::string one = "nThread 1 nGpus 1 ";
+        eight.replace(eight.find(one), one.size(), "nThread 1 nGpus 8 ");
+        auto log1 = parseNcclTestsText(text, "g1.log");
+        auto log8 = parseNcclTestsText(eight, "g8.log");
+        QVERIFY(log1.isOk() && log8.isOk());
+        auto sweep1 = measuredSweepFromRun(*log1, log1->runs.front());
+        auto sweep8 = measuredSweepFromRun(*log8, log8->runs.front());
+        QVERIFY(sweep1.isOk() && sweep8.isOk());
+        QCOMPARE(sweep1->gpusPerThread, 1);
+        QCOMPARE(sweep8->gpusPerThread, 8);
+        const engine::CollectiveModel model = h100Model(8, 8);
+        const double t1 = model.evaluateNcclTests(engine::CollectiveOp::AllReduce, 8, 8, 1).seconds;
+        const double t8
+            = model.evaluateNcclTests(engine::CollectiveOp::AllReduce, 8, 8, 1, engine::CollectiveAlgorithm::Auto, 8)
+                  .seconds;
+        QVERIFY2(std::abs((t8 - t1) * 1e6 - 7 * 2.7) < 1e-6, qPrintable(QString::number((t8 - t1) * 1e6)));
+        // Across nodes the per-call overhead does not depend on it.
+        const engine::CollectiveModel twoNodes = h100Model(16, 8);
+        QCOMPARE(twoNodes.evaluateNcclTests(engine::CollectiveOp::AllReduce, 8, 16, 2).seconds,
+            twoNodes.evaluateNcclTests(engine::CollectiveOp::AllReduce, 8, 16, 2, engine::CollectiveAlgorithm::Auto, 8)
+                .seconds);
     }
 
     void gpuNames_data()
