@@ -168,6 +168,7 @@ struct ComputeCalibrationSpec {
     std::optional<double> hostSecondsPerKernel; ///< "host_seconds_per_kernel" >= 0
     std::optional<double> groupedGemmStreams; ///< "grouped_gemm_streams" >= 1
     std::optional<double> libraryHostSecondsPerLaunch; ///< "library_host_seconds_per_launch" >= 0
+    std::optional<double> moeSyncSeconds; ///< "moe_sync_seconds" >= 0
     std::optional<double> sustainedClockFraction; ///< "sustained_clock_fraction" (0, 1]
     std::optional<double> cudaContextBytes; ///< "cuda_context_bytes" >= 0
     std::optional<double> ncclBufferBytes; ///< "nccl_buffer_bytes": per communicator, >= 0

@@ -261,6 +261,7 @@ namespace {
         c.hostSecondsPerKernel = optionalNumber("host_seconds_per_kernel", 0.0, 1.0);
         c.groupedGemmStreams = optionalNumber("grouped_gemm_streams", 1.0, 1024.0);
         c.libraryHostSecondsPerLaunch = optionalNumber("library_host_seconds_per_launch", 0.0, 1.0);
+        c.moeSyncSeconds = optionalNumber("moe_sync_seconds", 0.0, 1.0);
         c.sustainedClockFraction = optionalNumber("sustained_clock_fraction", 1e-3, 1.0);
         c.cudaContextBytes = optionalNumber("cuda_context_bytes", 0.0, 1e12);
         c.ncclBufferBytes = optionalNumber("nccl_buffer_bytes", 0.0, 1e12);
@@ -293,6 +294,7 @@ namespace {
             { "kernel_launch_seconds", &c.kernelLaunchSeconds }, { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
             { "grouped_gemm_streams", &c.groupedGemmStreams },
             { "library_host_seconds_per_launch", &c.libraryHostSecondsPerLaunch },
+            { "moe_sync_seconds", &c.moeSyncSeconds },
             { "sustained_clock_fraction", &c.sustainedClockFraction }, { "cuda_context_bytes", &c.cudaContextBytes },
             { "nccl_buffer_bytes", &c.ncclBufferBytes }, { "allocator_reserve_fraction", &c.allocatorReserveFraction }
         };

@@ -415,7 +415,59 @@ private Q_SLOTS:
         const double host = (f.kernels - f.libraryLaunches) * slow.efficiency().params().hostSecondsPerKernel
             + f.libraryLaunches * 1e-2;
         QVERIFY(host > f.gemm + f.attention + f.elementwise + f.fp8Casts);
-        QVERIFY(near(hostBound.forward, host, 1e-9));
+        // Dropless routing syncs the host in the forward: the launches after the sync follow the GPU work.
+        const ComputeEfficiencyParams& k = slow.efficiency().params();
+        const double gpu = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.kernels * k.kernelLaunchSeconds;
+        const double afterSync = k.moeSyncSeconds + 9.0 * k.hostSecondsPerKernel + f.libraryLaunches * 1e-2;
+        QVERIFY(near(hostBound.forward, std::max(host, gpu + afterSync), 1e-9));
+        const KernelTimes& w = hostBound.backwardKernels;
+        QVERIFY(near(hostBound.backward,
+            (w.kernels - w.libraryLaunches) * k.hostSecondsPerKernel + w.libraryLaunches * 1e-2, 1e-9));
+    }
+
+    // Dropless routing makes Megatron-Core's alltoall dispatcher copy the token counts to the host and
+    // block on them in every MoE layer forward: the GPU drains, and the host work after the sync
+    // (all-to-alls, sorts, per-expert launches) is added to the GPU time. Dropped-and-padded
+    // tokens (capacity factor) have static shapes and do not sync; the backward never syncs.
+    void droplessMoeHostSync_data()
+    {
+        QTest::addColumn<bool>("fp8");
+        QTest::addRow("bf16") << false;
+        QTest::addRow("fp8") << true;
+    }
+    void droplessMoeHostSync()
+    {
+        QFETCH(bool, fp8);
+        auto s = parseScenarioJson(
+            clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "mixtral");
+        QVERIFY(s.isOk());
+        s->parallelism = ParallelismSpec {};
+        s->parallelism->ep = 8;
+        s->parallelism->dp = s->cluster.gpus;
+        s->training.dtype = fp8 ? DType::FP8 : DType::BF16;
+        s->model.moe->capacityFactor = 0.0;
+        s->model.moe->loadImbalance = 1.0; // the capacity below then drops nothing
+        s->computeCalibration.moeSyncSeconds = 0.05; // far above any layer's kernels
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(*s);
+        const TrainingEvaluator dropless = evaluator(*s);
+        const LayerTimes synced = dropless.layerTimes(strategy);
+        const ComputeEfficiencyParams& k = dropless.efficiency().params();
+        const KernelTimes& f = synced.forwardKernels;
+        const double gpu = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.kernels * k.kernelLaunchSeconds;
+        const double local = double(s->model.moe->experts) / 8.0;
+        const double afterSync = 0.05 + 9.0 * k.hostSecondsPerKernel
+            + local * (fp8 ? 4.0 : 2.0) * k.libraryHostSecondsPerLaunch;
+        QVERIFY(near(synced.forward, gpu + afterSync, 1e-9));
+        s->model.moe->capacityFactor = 1.0;
+        const LayerTimes padded = evaluator(*s).layerTimes(strategy);
+        QVERIFY(padded.forward < 0.05);
+        QVERIFY(near(padded.backward, synced.backward, 1e-9));
+        // Full recomputation repeats the forward, and with it the sync.
+        s->model.moe->capacityFactor = 0.0;
+        s->training.recompute = Recompute::Full;
+        const TrainingEstimate e = evaluator(*s).evaluate(TrainingStrategy::fromScenario(*s));
+        QVERIFY(e.valid);
+        QVERIFY(e.breakdown.recompute >= e.microBatchesPerPipeline * s->model.layers * afterSync * 0.999);
     }
 
     // fp8 training keeps the fp8 copies of the QKV, FC1 and FC2 inputs for the weight gradients:
@@ -485,6 +537,8 @@ private Q_SLOTS:
                                          << "grouped_gemm_streams";
         QTest::addRow("negative launch") << R"({"library_host_seconds_per_launch": -1})"
                                          << "library_host_seconds_per_launch";
+        QTest::addRow("negative sync") << R"({"moe_sync_seconds": -1e-6})"
+                                       << "moe_sync_seconds";
         QTest::addRow("mtp_layers negative") << QString() << "mtp_layers";
         QTest::addRow("mtp_layers above 64") << QStringLiteral("mtp:65") << "mtp_layers";
     }
