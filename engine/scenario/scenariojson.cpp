@@ -153,6 +153,10 @@ namespace {
         t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
         t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
         t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
+        const long long offload = r.integer("activation_offload_layers", 0, 0);
+        if (offload > 100000)
+            throw JsonFieldError(r.pointerOf("activation_offload_layers"), "must be at most 100000");
+        t.activationOffloadLayers = static_cast<int>(offload);
         r.finish();
         return t;
     }
@@ -417,6 +421,8 @@ std::string scenarioToJson(const Scenario& s)
         { "tokens", s.training.tokens } };
     if (s.training.gpuHourUsd > 0)
         root["training"]["gpu_hour_usd"] = s.training.gpuHourUsd;
+    if (s.training.activationOffloadLayers > 0)
+        root["training"]["activation_offload_layers"] = s.training.activationOffloadLayers;
     if (s.parallelism) {
         const ParallelismSpec& p = *s.parallelism;
         root["parallelism"] = { { "tp", p.tp }, { "pp", p.pp }, { "dp", p.dp }, { "cp", p.cp }, { "ep", p.ep },

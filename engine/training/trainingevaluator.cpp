@@ -124,6 +124,9 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
+    e.m_memoryInputs.activationOffloadLayers = scenario.training.activationOffloadLayers;
+    e.m_hostLinkBytesPerSecond
+        = gpu->hostLinkBytesPerSecond > 0 ? gpu->hostLinkBytesPerSecond : std::max(1e9, gpu->pcieBytesPerSecond);
     e.m_memoryInputs.cudaContextBytes = cal.cudaContextBytes.value_or(e.m_memoryInputs.cudaContextBytes);
     e.m_memoryInputs.ncclBytesPerCommunicator = cal.ncclBufferBytes.value_or(e.m_memoryInputs.ncclBytesPerCommunicator);
     e.m_memoryInputs.allocatorReserveFraction

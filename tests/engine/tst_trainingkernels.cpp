@@ -470,6 +470,85 @@ private Q_SLOTS:
         QVERIFY(e.breakdown.recompute >= e.microBatchesPerPipeline * s->model.layers * afterSync * 0.999);
     }
 
+    // Activation offloading (Megatron-Core --cpu-offloading-num-layers through Transformer Engine's
+    // offload handler): the offloaded layers' activations live in host memory, one layer's worth in
+    // transit stays on the device, and each copy costs what the neighbouring layer's compute does not
+    // hide, over the GPU's host link (PCIe on H100, NVLink-C2C on GB200).
+    void activationOffload_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<double>("hostLink");
+        QTest::addRow("H100 over PCIe") << "H100-SXM-80GB" << 64e9;
+        QTest::addRow("GB200 over NVLink-C2C") << "GB200" << 225e9;
+    }
+    void activationOffload()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(double, hostLink);
+        Scenario s = llama70b();
+        s.cluster.gpu = gpu.toStdString();
+        s.parallelism = ParallelismSpec {};
+        s.parallelism->dp = s.cluster.gpus;
+        s.parallelism->zero = 3;
+        s.training.microBatch = 2;
+        s.training.globalBatch = 4 * s.cluster.gpus; // two micro-batches per GPU
+        s.training.recompute = Recompute::None;
+        s.training.dtype = DType::FP8;
+        const TrainingEstimate kept = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        s.training.activationOffloadLayers = 40;
+        const TrainingEvaluator ev = evaluator(s);
+        const TrainingEstimate off = ev.evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(kept.valid && off.valid);
+        const double perLayer = kept.memory.activationsBytes / s.model.layers;
+        QVERIFY(near(off.memory.activationsBytes, (s.model.layers - 40 + 1) * perLayer, 1e-9));
+        QVERIFY(near(off.memory.offloadedActivationsBytes, 40 * perLayer, 1e-9));
+        QCOMPARE(kept.memory.offloadedActivationsBytes, 0.0);
+        QCOMPARE(off.offloadedLayers, 40);
+        QVERIFY(near(off.offloadCopySeconds, perLayer / hostLink, 1e-9));
+        const LayerTimes lt = ev.layerTimes(TrainingStrategy::fromScenario(s));
+        const double exposed = off.microBatchesPerPipeline * 40.0
+            * (std::max(0.0, off.offloadCopySeconds - lt.forward) + std::max(0.0, off.offloadCopySeconds - lt.backward));
+        QVERIFY(near(off.offloadExposedSeconds, exposed, 1e-9));
+        QVERIFY(near(off.iterationSeconds - kept.iterationSeconds, exposed, 1e-6));
+        if (hostLink < 100e9)
+            QVERIFY(exposed > 0); // PCIe cannot hide a 70B layer's activations behind its compute
+        // At least one layer per stage keeps its activations.
+        s.training.activationOffloadLayers = 79;
+        const TrainingEstimate most = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QCOMPARE(most.offloadedLayers, 79);
+        QVERIFY(near(most.memory.activationsBytes, 2 * perLayer, 1e-9));
+    }
+    void activationOffloadKey_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<QString>("error");
+        QTest::addRow("kept") << 40 << QString();
+        QTest::addRow("negative") << -1 << "/training/activation_offload_layers";
+        QTest::addRow("every layer") << 80 << "/training/activation_offload_layers";
+    }
+    void activationOffloadKey()
+    {
+        QFETCH(int, layers);
+        QFETCH(QString, error);
+        nlohmann::json j = nlohmann::json::parse(
+            std::string(clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json")));
+        j["training"]["activation_offload_layers"] = layers;
+        auto s = parseScenarioJson(j.dump(), "offload.json");
+        if (s.isOk())
+            if (auto status = validateScenario(*s, m_catalog, "offload.json"); !status)
+                s = Result<Scenario>(status);
+        if (error.isEmpty()) {
+            QVERIFY2(s.isOk(), s.message().c_str());
+            QCOMPARE(s->training.activationOffloadLayers, layers);
+            const auto again = parseScenarioJson(scenarioToJson(*s), "again.json");
+            QVERIFY(again.isOk());
+            QCOMPARE(again->training.activationOffloadLayers, layers);
+        } else {
+            QVERIFY(!s.isOk());
+            QVERIFY2(s.message().find(error.toStdString()) != std::string::npos, s.message().c_str());
+        }
+    }
+
     // fp8 training keeps the fp8 copies of the QKV, FC1 and FC2 inputs for the weight gradients:
     // h + f bytes less per token and layer than 16-bit copies (split over TP with SP).
     void fp8ActivationsSaved()
