@@ -62,6 +62,10 @@ void printTrainingEstimate(std::ostream& out, const engine::TrainingEstimate& e)
     out << ", other " << gigabytes(m.otherBytes) << ", CUDA/NCCL/allocator reserve "
         << gigabytes(m.cudaContextBytes + m.ncclBytes + m.allocatorReserveBytes)
         << (m.fits() ? " -> fits\n" : " -> OUT OF MEMORY\n");
+    if (e.offloadedLayers > 0)
+        out << "  offloading    activations of " << e.offloadedLayers << " layers per micro-batch in host memory ("
+            << gigabytes(m.offloadedActivationsBytes) << "), " << fixed(e.offloadCopySeconds * 1e3, 1)
+            << " ms per layer each way, " << fixed(e.offloadExposedSeconds, 3) << " s exposed (in 'other')\n";
 }
 
 int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)

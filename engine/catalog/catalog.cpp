@@ -160,6 +160,7 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                 g.scaleUpSpansNodes = up->boolean("spans_nodes", false);
                 up->finish();
                 g.pcieBytesPerSecond = r.number("pcie_bytes_per_second", 1e9, 1e12);
+                g.hostLinkBytesPerSecond = r.number("host_link_bytes_per_second", 1e9, 1e13, g.pcieBytesPerSecond);
                 g.tdpWatts = r.number("tdp_w", 1, 1e5);
                 g.priceUsd = r.number("price_usd", 0, 1e7);
                 g.sms = r.boundedInt("sms", 1, 1 << 16, 132);

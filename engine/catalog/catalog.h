@@ -34,6 +34,9 @@ struct GpuModel : SourceInfo {
     bool scaleUpSpansNodes = false; ///< the domain spans several servers through NVLink switch
                                     ///< trays (GB200 NVL72); else it is at most one server
     double pcieBytesPerSecond = 0; ///< host PCIe bandwidth per direction (B/s)
+    /// GPU <-> host (CPU) memory bandwidth per GPU and direction (B/s): PCIe unless the catalog
+    /// names a faster link (Grace-Blackwell's NVLink-C2C); activation offloading moves over it.
+    double hostLinkBytesPerSecond = 0;
     double tdpWatts = 0; ///< board power (W)
     double priceUsd = 0; ///< editable default price (USD)
     int sms = 132; ///< streaming multiprocessors (AMD: compute units); GEMM waves

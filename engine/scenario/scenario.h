@@ -98,6 +98,10 @@ struct TrainingSpec {
     Recompute recompute = Recompute::Selective; ///< "recompute"
     double tokens = 0.0; ///< "tokens": training token budget (0 = not stated)
     double gpuHourUsd = 0.0; ///< "gpu_hour_usd": price of one GPU-hour in USD (0 = derive from the catalog price)
+    /// "activation_offload_layers": transformer layers per pipeline stage whose saved activations are
+    /// offloaded to host memory between their forward and backward (Megatron-Core
+    /// --cpu-offloading-num-layers with activations only); 0 = none. Fewer than the model's layers.
+    int activationOffloadLayers = 0;
     bool operator==(const TrainingSpec&) const = default;
 };
 
@@ -168,6 +172,7 @@ struct ComputeCalibrationSpec {
     std::optional<double> hostSecondsPerKernel; ///< "host_seconds_per_kernel" >= 0
     std::optional<double> groupedGemmStreams; ///< "grouped_gemm_streams" >= 1
     std::optional<double> libraryHostSecondsPerLaunch; ///< "library_host_seconds_per_launch" >= 0
+    std::optional<double> moeSyncSeconds; ///< "moe_sync_seconds" >= 0
     std::optional<double> sustainedClockFraction; ///< "sustained_clock_fraction" (0, 1]
     std::optional<double> cudaContextBytes; ///< "cuda_context_bytes" >= 0
     std::optional<double> ncclBufferBytes; ///< "nccl_buffer_bytes": per communicator, >= 0

@@ -146,6 +146,10 @@ namespace {
         t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
         t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
         t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
+        const long long offload = r.integer("activation_offload_layers", 0, 0);
+        if (offload > 100000)
+            throw JsonFieldError(r.pointerOf("activation_offload_layers"), "must be at most 100000");
+        t.activationOffloadLayers = static_cast<int>(offload);
         r.finish();
         return t;
     }
@@ -252,6 +256,7 @@ namespace {
         c.hostSecondsPerKernel = optionalNumber("host_seconds_per_kernel", 0.0, 1.0);
         c.groupedGemmStreams = optionalNumber("grouped_gemm_streams", 1.0, 1024.0);
         c.libraryHostSecondsPerLaunch = optionalNumber("library_host_seconds_per_launch", 0.0, 1.0);
+        c.moeSyncSeconds = optionalNumber("moe_sync_seconds", 0.0, 1.0);
         c.sustainedClockFraction = optionalNumber("sustained_clock_fraction", 1e-3, 1.0);
         c.cudaContextBytes = optionalNumber("cuda_context_bytes", 0.0, 1e12);
         c.ncclBufferBytes = optionalNumber("nccl_buffer_bytes", 0.0, 1e12);
@@ -284,6 +289,7 @@ namespace {
             { "kernel_launch_seconds", &c.kernelLaunchSeconds }, { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
             { "grouped_gemm_streams", &c.groupedGemmStreams },
             { "library_host_seconds_per_launch", &c.libraryHostSecondsPerLaunch },
+            { "moe_sync_seconds", &c.moeSyncSeconds },
             { "sustained_clock_fraction", &c.sustainedClockFraction }, { "cuda_context_bytes", &c.cudaContextBytes },
             { "nccl_buffer_bytes", &c.ncclBufferBytes }, { "allocator_reserve_fraction", &c.allocatorReserveFraction }
         };
@@ -406,6 +412,8 @@ std::string scenarioToJson(const Scenario& s)
         { "tokens", s.training.tokens } };
     if (s.training.gpuHourUsd > 0)
         root["training"]["gpu_hour_usd"] = s.training.gpuHourUsd;
+    if (s.training.activationOffloadLayers > 0)
+        root["training"]["activation_offload_layers"] = s.training.activationOffloadLayers;
     if (s.parallelism) {
         const ParallelismSpec& p = *s.parallelism;
         root["parallelism"] = { { "tp", p.tp }, { "pp", p.pp }, { "dp", p.dp }, { "cp", p.cp }, { "ep", p.ep },

@@ -69,6 +69,10 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         if (const GpuModel* g = catalog.findGpu(c.gpu); g && !g->fp8FlopsPerSecond)
             add("/training/dtype", "GPU " + c.gpu + " has no FP8 tensor cores");
     }
+    if (t.activationOffloadLayers >= m.layers)
+        add("/training/activation_offload_layers",
+            "activation_offload_layers (" + str(t.activationOffloadLayers) + ") must be fewer than the layers ("
+                + str(m.layers) + ")");
 
     if (s.parallelism) {
         const ParallelismSpec& p = *s.parallelism;

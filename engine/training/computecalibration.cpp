@@ -65,6 +65,7 @@ void applyComputeCalibration(const ComputeCalibrationSpec& fit, ComputeCalibrati
     take(fit.hostSecondsPerKernel, target.hostSecondsPerKernel);
     take(fit.groupedGemmStreams, target.groupedGemmStreams);
     take(fit.libraryHostSecondsPerLaunch, target.libraryHostSecondsPerLaunch);
+    take(fit.moeSyncSeconds, target.moeSyncSeconds);
     take(fit.sustainedClockFraction, target.sustainedClockFraction);
     take(fit.cudaContextBytes, target.cudaContextBytes);
     take(fit.ncclBufferBytes, target.ncclBufferBytes);

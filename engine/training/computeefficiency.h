@@ -79,6 +79,13 @@ enum class DType;
 ///   queries cublasLtMatmulAlgoGetHeuristic on every GEMM (cublaslt_gemm.cu), then launches
 ///   (a bare launch is ~2-5 us, CUDA C++ Best Practices Guide). Chosen within that range on all
 ///   validation tables together (resources/validation/README.md); only MoE models depend on it.
+/// - moeSyncSeconds [moe_sync_seconds] 30e-6: one device-to-host synchronisation of a dropless MoE
+///   layer's token counts (Megatron-Core token_dispatcher.py: the counts are copied on a side stream,
+///   the host then blocks on its event): the small copy (~10 us for a pageable device-to-host
+///   cudaMemcpyAsync), the blocking event wait and the host thread's wake-up, and the Python around
+///   it (CUDA C++ Best Practices Guide, "Asynchronous and overlapping transfers"; PyTorch
+///   `.cpu()` of a small tensor takes 15-30 us). The host work after the sync runs with the GPU
+///   idle (trainingevaluator.cpp).
 struct ComputeEfficiencyParams {
     double gemmPeakFraction = 0.0;
     double gemmHalfDimension = 40.0;
@@ -98,6 +105,7 @@ struct ComputeEfficiencyParams {
     double hostSecondsPerKernel = 17e-6;
     double groupedGemmStreams = 4.0;
     double libraryHostSecondsPerLaunch = 8e-6;
+    double moeSyncSeconds = 30e-6;
 };
 
 /// Per-GPU kernel timing for one scenario's GPU and dtype.

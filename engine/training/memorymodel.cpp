@@ -118,10 +118,24 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
         const double oneFOneB = std::min(p.pp - stage, microBatches);
         return p.vpp > 1 ? oneFOneB * (1.0 + (p.pp - 1.0) / (p.pp * p.vpp)) : oneFOneB;
     };
-    double layersInFlight = split.first * inFlight(0);
-    if (p.pp > 1)
-        layersInFlight = std::max(layersInFlight, (p.pp > 2 ? split.middle : split.last) * inFlight(1));
-    m.activationsBytes = layersInFlight * activationBytesPerLayer(shape, s, in);
+    // Offloaded layers (activation offloading) wait in host memory; one layer is in transit.
+    const auto offloaded = [&](int layers) { return std::max(0, std::min(in.activationOffloadLayers, layers - 1)); };
+    const auto resident = [&](int layers, double microBatches) {
+        const int o = offloaded(layers);
+        return (layers - o) * microBatches + (o > 0 ? 1.0 : 0.0);
+    };
+    double layersInFlight = resident(split.first, inFlight(0));
+    double layersOffloaded = offloaded(split.first) * inFlight(0);
+    if (p.pp > 1) {
+        const int second = p.pp > 2 ? split.middle : split.last;
+        if (resident(second, inFlight(1)) > layersInFlight) {
+            layersInFlight = resident(second, inFlight(1));
+            layersOffloaded = offloaded(second) * inFlight(1);
+        }
+    }
+    const double perLayer = activationBytesPerLayer(shape, s, in);
+    m.activationsBytes = layersInFlight * perLayer;
+    m.offloadedActivationsBytes = layersOffloaded * perLayer;
     if (s.recompute == Recompute::Full) { // working set of the one layer being recomputed
         TrainingStrategy none = s;
         none.recompute = Recompute::Selective;

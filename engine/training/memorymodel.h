@@ -32,6 +32,8 @@ struct MemoryBreakdown {
     double ncclBytes = 0; ///< NCCL communicator buffers (one communicator per parallel group)
     double allocatorReserveBytes = 0; ///< PyTorch caching-allocator fragmentation and reserve
     double capacityBytes = 0; ///< HBM as the device reports it (cudaMemGetInfo total)
+    /// Activations held in host memory instead (activation offloading; not part of totalBytes())
+    double offloadedActivationsBytes = 0;
     double totalBytes() const
     {
         return weightsBytes + gradientsBytes + optimizerBytes + activationsBytes + compressionBytes + otherBytes
@@ -49,6 +51,12 @@ struct MemoryInputs {
     /// module/linear.py and layernorm_linear.py save `inputmat` / `ln_out` after quantization),
     /// while the fused attention still keeps its 16-bit output for its own backward.
     bool fp8GemmInputs = false;
+    /// Layers per pipeline stage whose activations are offloaded to host memory (training.
+    /// activation_offload_layers). Transformer Engine's offload handler (transformer_engine/pytorch/
+    /// cpu_offload.py, used by Megatron-Core's TransformerBlock) copies a layer's saved tensors to
+    /// the host after its forward and back before its backward, double-buffered: one layer's worth
+    /// stays on the device in transit. At least one layer of a stage stays resident.
+    int activationOffloadLayers = 0;
     bool errorFeedback = false; ///< compression with an error-feedback residual
     double capacityBytes = 85.9e9; ///< as the device reports it (80 GiB A100)
     /// Memory the framework holds besides tensors (calibration.compute overrides each):

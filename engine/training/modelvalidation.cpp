@@ -151,6 +151,8 @@ namespace {
         char buffer[160];
         std::snprintf(buffer, sizeof buffer, "tp %d pp %d vpp %d cp %d ep %d dp %d, micro-batch %d, recompute %s", p.tp,
             p.pp, p.vpp, p.cp, p.ep, p.dp, e.strategy.microBatch, toString(e.strategy.recompute));
+        if (e.offloadedLayers > 0)
+            return std::string(buffer) + ", " + std::to_string(e.offloadedLayers) + " layers' activations offloaded";
         return buffer;
     }
 
@@ -218,6 +220,9 @@ namespace {
             s["cluster"]["gpus_per_node"] = row.integer("gpus_per_node");
             s["cluster"]["nic"]["per_node"] = row.integer("nics_per_node", row.integer("gpus_per_node"));
         }
+        // Activation offloading to host memory as the recipe sets it (Megatron-Core --cpu-offloading-num-layers).
+        if (row.number("activation_offload_layers"))
+            s["training"]["activation_offload_layers"] = row.integer("activation_offload_layers");
         // Megatron FSDP shards parameters, gradients and optimizer state like ZeRO-3.
         if (row.number("fsdp").value_or(0.0) == 1.0)
             s["parallelism"]["zero"] = 3;

@@ -19,7 +19,7 @@ struct IterationBreakdown {
     double epExposed = 0; ///< expert-parallel all-to-all
     double bubble = 0; ///< pipeline fill and drain
     double optimizer = 0; ///< Adam step
-    double other = 0; ///< gradient compression kernels
+    double other = 0; ///< gradient compression kernels and exposed activation-offload transfers
     double total() const
     {
         return compute + recompute + tpExposed + ppExposed + dpExposed + cpExposed + epExposed + bubble + optimizer
@@ -62,6 +62,12 @@ struct TrainingEstimate {
     CommunicationBytes bytesSent;
     MemoryBreakdown memory;
     int microBatchesPerPipeline = 0; ///< m = global_batch / (dp x micro_batch)
+    /// Activation offloading on the critical stage: layers offloaded per micro-batch, seconds of one
+    /// layer's copy in one direction over the host link, and the part of all copies per iteration
+    /// that the neighbouring layers' compute does not hide (included in breakdown.other).
+    int offloadedLayers = 0;
+    double offloadCopySeconds = 0;
+    double offloadExposedSeconds = 0;
     double iterationSeconds = 0;
     double modelFlopsPerIteration = 0; ///< 3 x forward FLOPs (Megatron model FLOPs, no recompute)
     double hardwareFlopsPerIteration = 0; ///< FLOPs executed including recomputation

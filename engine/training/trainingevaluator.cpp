@@ -40,6 +40,11 @@ namespace {
     // Python-level ops of one MoE layer beyond its GEMMs (see layerTimes()).
     constexpr double kMoeForwardOps = 24.0;
     constexpr double kMoeBackwardOps = 18.0;
+    // Of kMoeForwardOps, those after the dispatcher's host synchronisation (token_dispatcher.py
+    // token_dispatch / dispatch_postprocess / combine_preprocess / token_combine /
+    // combine_postprocess, experts.py TEGroupedMLP): the tokens' and probabilities' all-to-alls, chunk
+    // sort, the two GroupedLinear calls, activation, unsort, combine all-to-all, unpermute.
+    constexpr double kMoePostSyncOps = 9.0;
 
     // Per-thread direct-mapped memo of collective estimates. The key holds every input of the
     // estimate (evaluator tag, op, bytes, placement), so a hit returns exactly what estimate() would.
@@ -98,6 +103,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     efficiency.groupedGemmStreams = cal.groupedGemmStreams.value_or(efficiency.groupedGemmStreams);
     efficiency.libraryHostSecondsPerLaunch
         = cal.libraryHostSecondsPerLaunch.value_or(efficiency.libraryHostSecondsPerLaunch);
+    efficiency.moeSyncSeconds = cal.moeSyncSeconds.value_or(efficiency.moeSyncSeconds);
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");
@@ -118,6 +124,9 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
+    e.m_memoryInputs.activationOffloadLayers = scenario.training.activationOffloadLayers;
+    e.m_hostLinkBytesPerSecond
+        = gpu->hostLinkBytesPerSecond > 0 ? gpu->hostLinkBytesPerSecond : std::max(1e9, gpu->pcieBytesPerSecond);
     e.m_memoryInputs.cudaContextBytes = cal.cudaContextBytes.value_or(e.m_memoryInputs.cudaContextBytes);
     e.m_memoryInputs.ncclBytesPerCommunicator = cal.ncclBufferBytes.value_or(e.m_memoryInputs.ncclBytesPerCommunicator);
     e.m_memoryInputs.allocatorReserveFraction
@@ -287,6 +296,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     const double fc1Matrices = m.gatedMlp ? 2.0 : 1.0;
     double ffnPerToken = m.ffnHidden; // FFN width a token goes through
     double fp8Elements = h + q / t + h; // GEMM inputs cast to fp8 per token: QKV, projection, FC1
+    double syncHostSeconds = 0; // host time exposed after the dispatcher's device-to-host sync (MoE)
     if (m.moe) {
         // Per-layer averages over the model's layers: a share of them are dense (dense_layers).
         const double moeShare = (m.layers - m.denseLayers) / m.layers;
@@ -336,6 +346,22 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         const double permutePasses = localExperts > 1 ? 4.0 : 2.0;
         f.elementwise += e.memoryBoundSeconds(
             tokens * (m.topK * permutePasses * 2.0 * act * h / (sp ? t : 1.0) + 4.0 * m.experts));
+        // Dropless routing: the alltoall dispatcher needs the token counts on the host (the all-to-all
+        // split sizes and Transformer Engine's per-expert m_splits), so every MoE layer forward copies
+        // them device-to-host and blocks the host on that copy before the EP all-to-all (Megatron-Core
+        // token_dispatcher.py MoEAlltoAllTokenDispatcher._maybe_dtoh_and_synchronize, d2h_event.
+        // synchronize() at cuda_sync_point "before_ep_alltoall" / "before_finish"; the flex
+        // dispatcher's DeepEP / HybridEP paths wait the same way when no static token budget is
+        // given). The GPU drains its queue meanwhile, so the host work after the sync point, the
+        // all-to-alls, chunk sort / unsort, activation, unpermute and every per-expert launch of the
+        // grouped GEMMs and their fp8 split quantization, is no longer hidden behind earlier GPU work.
+        // Tokens dropped and padded to a capacity (capacity_factor > 0) have static shapes: no sync.
+        if (m.capacityFactor <= 0) {
+            const double castsForward = fp8 ? 2.0 * localExperts : 0.0;
+            syncHostSeconds = moeShare
+                * (k.moeSyncSeconds + kMoePostSyncOps * k.hostSecondsPerKernel
+                    + (2.0 * localExperts + castsForward) * k.libraryHostSecondsPerLaunch);
+        }
         // Python-level ops of an MoE layer besides its GEMMs, counted in Megatron-Core's router.py
         // (gating cast, fused top-k/score, aux-loss scores, aux loss and its scaler, forced balance),
         // token_dispatcher.py (routing-map sums, the EP all-gather of token counts, device-to-host
@@ -411,15 +437,17 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     }
     // Per-kernel overhead: the GPU idles kernelLaunchSeconds between dependent kernels, and a layer
     // cannot run faster than the host launches its kernels (PyTorch / Transformer Engine dispatch).
-    const auto finish = [&](KernelTimes& kt) {
+    // A host synchronisation inside the layer (MoE dispatcher, forward only) adds the host time after it
+    // to the GPU time: the GPU waits, empty, while the host issues those kernels.
+    const auto finish = [&](KernelTimes& kt, double syncExposed) {
         const double gpu = kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.kernels * k.kernelLaunchSeconds;
         const double host = (kt.kernels - kt.libraryLaunches) * k.hostSecondsPerKernel
             + kt.libraryLaunches * k.libraryHostSecondsPerLaunch;
-        kt.overhead = kt.kernels * k.kernelLaunchSeconds + std::max(0.0, host - gpu);
+        kt.overhead = kt.kernels * k.kernelLaunchSeconds + std::max(syncExposed, host - gpu);
         return kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.overhead;
     };
-    lt.forward = finish(f);
-    lt.backward = finish(b);
+    lt.forward = finish(f, syncHostSeconds);
+    lt.backward = finish(b, 0.0);
     lt.attentionCore = f.attention;
     lt.selectiveRecompute = k.flashAttention ? 0.0 : f.attention;
     // Output layer (vocabulary split over TP; 16-bit even in fp8 training: Megatron's output layer is

@@ -96,6 +96,7 @@ private:
     CollectiveAlgorithm m_algorithm = CollectiveAlgorithm::Auto;
     double m_elementBytes = 2.0;
     double m_gpuHourUsd = 0;
+    double m_hostLinkBytesPerSecond = 64e9; ///< GPU <-> host memory per direction (activation offloading)
     bool m_memoize = true;
     double m_spineSlowdown = 1.0;
     double m_coreSlowdown = 1.0;

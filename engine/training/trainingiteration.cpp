@@ -271,6 +271,21 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     const double virtualStages = p.schedule == PipelineSchedule::Interleaved ? p.vpp : 1.0;
     b.bubble = (p.pp - 1.0) / virtualStages * stageMicro;
 
+    // Activation offloading (Transformer Engine cpu_offload.py under Megatron-Core's TransformerBlock):
+    // each offloaded layer's saved activations go to host memory on a side stream while the next
+    // layer runs its forward, and come back while the layer after it in the backward runs its
+    // backward (double-buffered prefetch); what a copy takes beyond that layer's compute is exposed.
+    if (m_memoryInputs.activationOffloadLayers > 0) {
+        const int stageLayers = static_cast<int>(layersPerStage - (criticalHasLogits ? mtp : 0.0));
+        const int offloaded = std::max(0, std::min(m_memoryInputs.activationOffloadLayers, stageLayers - 1));
+        const double copy = activationBytesPerLayer(m, s, m_memoryInputs) / m_hostLinkBytesPerSecond;
+        r.offloadedLayers = offloaded;
+        r.offloadCopySeconds = copy;
+        r.offloadExposedSeconds = micro * offloaded
+            * (std::max(0.0, copy - lt.forward) + std::max(0.0, copy - lt.backward - perLayerRecompute));
+        b.other += r.offloadExposedSeconds;
+    }
+
     // Adam step on the optimizer shard this GPU owns (memory bound).
     const double denseShards = p.zero >= 1 ? static_cast<double>(p.dp) * p.cp : 1.0;
     const double expertShards = p.zero >= 1 ? std::max(1.0, static_cast<double>(p.dp) * p.cp / p.ep) : 1.0;

@@ -38,7 +38,10 @@ namespace {
             { "optimizer", m.optimizerBytes }, { "activations", m.activationsBytes },
             { "compression", m.compressionBytes }, { "other", m.otherBytes }, { "cuda_context", m.cudaContextBytes },
             { "nccl_buffers", m.ncclBytes }, { "allocator_reserve", m.allocatorReserveBytes },
-            { "capacity", m.capacityBytes }, { "out_of_memory", !m.fits() } };
+            { "capacity", m.capacityBytes }, { "out_of_memory", !m.fits() },
+            { "offloaded_activations_host", m.offloadedActivationsBytes } };
+        j["activation_offload"] = { { "layers", e.offloadedLayers }, { "copy_seconds_per_layer", e.offloadCopySeconds },
+            { "exposed_seconds", e.offloadExposedSeconds } };
         j["breakdown"] = { { "compute", b.compute }, { "recompute", b.recompute }, { "tp_exposed", b.tpExposed },
             { "pp_exposed", b.ppExposed }, { "dp_exposed", b.dpExposed }, { "cp_exposed", b.cpExposed },
             { "ep_exposed", b.epExposed }, { "bubble", b.bubble }, { "optimizer", b.optimizer }, { "other", b.other } };

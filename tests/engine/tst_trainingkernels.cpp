@@ -415,7 +415,138 @@ private Q_SLOTS:
         const double host = (f.kernels - f.libraryLaunches) * slow.efficiency().params().hostSecondsPerKernel
             + f.libraryLaunches * 1e-2;
         QVERIFY(host > f.gemm + f.attention + f.elementwise + f.fp8Casts);
-        QVERIFY(near(hostBound.forward, host, 1e-9));
+        // Dropless routing syncs the host in the forward: the launches after the sync follow the GPU work.
+        const ComputeEfficiencyParams& k = slow.efficiency().params();
+        const double gpu = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.kernels * k.kernelLaunchSeconds;
+        const double afterSync = k.moeSyncSeconds + 9.0 * k.hostSecondsPerKernel + f.libraryLaunches * 1e-2;
+        QVERIFY(near(hostBound.forward, std::max(host, gpu + afterSync), 1e-9));
+        const KernelTimes& w = hostBound.backwardKernels;
+        QVERIFY(near(hostBound.backward,
+            (w.kernels - w.libraryLaunches) * k.hostSecondsPerKernel + w.libraryLaunches * 1e-2, 1e-9));
+    }
+
+    // Dropless routing makes Megatron-Core's alltoall dispatcher copy the token counts to the host and
+    // block on them in every MoE layer forward: the GPU drains, and the host work after the sync
+    // (all-to-alls, sorts, per-expert launches) is added to the GPU time. Dropped-and-padded
+    // tokens (capacity factor) have static shapes and do not sync; the backward never syncs.
+    void droplessMoeHostSync_data()
+    {
+        QTest::addColumn<bool>("fp8");
+        QTest::addRow("bf16") << false;
+        QTest::addRow("fp8") << true;
+    }
+    void droplessMoeHostSync()
+    {
+        QFETCH(bool, fp8);
+        auto s = parseScenarioJson(
+            clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "mixtral");
+        QVERIFY(s.isOk());
+        s->parallelism = ParallelismSpec {};
+        s->parallelism->ep = 8;
+        s->parallelism->dp = s->cluster.gpus;
+        s->training.dtype = fp8 ? DType::FP8 : DType::BF16;
+        s->model.moe->capacityFactor = 0.0;
+        s->model.moe->loadImbalance = 1.0; // the capacity below then drops nothing
+        s->computeCalibration.moeSyncSeconds = 0.05; // far above any layer's kernels
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(*s);
+        const TrainingEvaluator dropless = evaluator(*s);
+        const LayerTimes synced = dropless.layerTimes(strategy);
+        const ComputeEfficiencyParams& k = dropless.efficiency().params();
+        const KernelTimes& f = synced.forwardKernels;
+        const double gpu = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.kernels * k.kernelLaunchSeconds;
+        const double local = double(s->model.moe->experts) / 8.0;
+        const double afterSync = 0.05 + 9.0 * k.hostSecondsPerKernel
+            + local * (fp8 ? 4.0 : 2.0) * k.libraryHostSecondsPerLaunch;
+        QVERIFY(near(synced.forward, gpu + afterSync, 1e-9));
+        s->model.moe->capacityFactor = 1.0;
+        const LayerTimes padded = evaluator(*s).layerTimes(strategy);
+        QVERIFY(padded.forward < 0.05);
+        QVERIFY(near(padded.backward, synced.backward, 1e-9));
+        // Full recomputation repeats the forward, and with it the sync.
+        s->model.moe->capacityFactor = 0.0;
+        s->training.recompute = Recompute::Full;
+        const TrainingEstimate e = evaluator(*s).evaluate(TrainingStrategy::fromScenario(*s));
+        QVERIFY(e.valid);
+        QVERIFY(e.breakdown.recompute >= e.microBatchesPerPipeline * s->model.layers * afterSync * 0.999);
+    }
+
+    // Activation offloading (Megatron-Core --cpu-offloading-num-layers through Transformer Engine's
+    // offload handler): the offloaded layers' activations live in host memory, one layer's worth in
+    // transit stays on the device, and each copy costs what the neighbouring layer's compute does not
+    // hide, over the GPU's host link (PCIe on H100, NVLink-C2C on GB200).
+    void activationOffload_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<double>("hostLink");
+        QTest::addRow("H100 over PCIe") << "H100-SXM-80GB" << 64e9;
+        QTest::addRow("GB200 over NVLink-C2C") << "GB200" << 225e9;
+    }
+    void activationOffload()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(double, hostLink);
+        Scenario s = llama70b();
+        s.cluster.gpu = gpu.toStdString();
+        s.parallelism = ParallelismSpec {};
+        s.parallelism->dp = s.cluster.gpus;
+        s.parallelism->zero = 3;
+        s.training.microBatch = 2;
+        s.training.globalBatch = 4 * s.cluster.gpus; // two micro-batches per GPU
+        s.training.recompute = Recompute::None;
+        s.training.dtype = DType::FP8;
+        const TrainingEstimate kept = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        s.training.activationOffloadLayers = 40;
+        const TrainingEvaluator ev = evaluator(s);
+        const TrainingEstimate off = ev.evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(kept.valid && off.valid);
+        const double perLayer = kept.memory.activationsBytes / s.model.layers;
+        QVERIFY(near(off.memory.activationsBytes, (s.model.layers - 40 + 1) * perLayer, 1e-9));
+        QVERIFY(near(off.memory.offloadedActivationsBytes, 40 * perLayer, 1e-9));
+        QCOMPARE(kept.memory.offloadedActivationsBytes, 0.0);
+        QCOMPARE(off.offloadedLayers, 40);
+        QVERIFY(near(off.offloadCopySeconds, perLayer / hostLink, 1e-9));
+        const LayerTimes lt = ev.layerTimes(TrainingStrategy::fromScenario(s));
+        const double exposed = off.microBatchesPerPipeline * 40.0
+            * (std::max(0.0, off.offloadCopySeconds - lt.forward) + std::max(0.0, off.offloadCopySeconds - lt.backward));
+        QVERIFY(near(off.offloadExposedSeconds, exposed, 1e-9));
+        QVERIFY(near(off.iterationSeconds - kept.iterationSeconds, exposed, 1e-6));
+        if (hostLink < 100e9)
+            QVERIFY(exposed > 0); // PCIe cannot hide a 70B layer's activations behind its compute
+        // At least one layer per stage keeps its activations.
+        s.training.activationOffloadLayers = 79;
+        const TrainingEstimate most = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QCOMPARE(most.offloadedLayers, 79);
+        QVERIFY(near(most.memory.activationsBytes, 2 * perLayer, 1e-9));
+    }
+    void activationOffloadKey_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<QString>("error");
+        QTest::addRow("kept") << 40 << QString();
+        QTest::addRow("negative") << -1 << "/training/activation_offload_layers";
+        QTest::addRow("every layer") << 80 << "/training/activation_offload_layers";
+    }
+    void activationOffloadKey()
+    {
+        QFETCH(int, layers);
+        QFETCH(QString, error);
+        nlohmann::json j = nlohmann::json::parse(
+            std::string(clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json")));
+        j["training"]["activation_offload_layers"] = layers;
+        auto s = parseScenarioJson(j.dump(), "offload.json");
+        if (s.isOk())
+            if (auto status = validateScenario(*s, m_catalog, "offload.json"); !status)
+                s = Result<Scenario>(status);
+        if (error.isEmpty()) {
+            QVERIFY2(s.isOk(), s.message().c_str());
+            QCOMPARE(s->training.activationOffloadLayers, layers);
+            const auto again = parseScenarioJson(scenarioToJson(*s), "again.json");
+            QVERIFY(again.isOk());
+            QCOMPARE(again->training.activationOffloadLayers, layers);
+        } else {
+            QVERIFY(!s.isOk());
+            QVERIFY2(s.message().find(error.toStdString()) != std::string::npos, s.message().c_str());
+        }
     }
 
     // fp8 training keeps the fp8 copies of the QKV, FC1 and FC2 inputs for the weight gradients:
@@ -485,6 +616,8 @@ private Q_SLOTS:
                                          << "grouped_gemm_streams";
         QTest::addRow("negative launch") << R"({"library_host_seconds_per_launch": -1})"
                                          << "library_host_seconds_per_launch";
+        QTest::addRow("negative sync") << R"({"moe_sync_seconds": -1e-6})"
+                                       << "moe_sync_seconds";
         QTest::addRow("mtp_layers negative") << QString() << "mtp_layers";
         QTest::addRow("mtp_layers above 64") << QStringLiteral("mtp:65") << "mtp_layers";
     }
