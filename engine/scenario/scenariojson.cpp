@@ -146,10 +146,7 @@ namespace {
         t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
         t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
         t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
-        const long long offload = r.integer("activation_offload_layers", 0, 0);
-        if (offload > 100000)
-            throw JsonFieldError(r.pointerOf("activation_offload_layers"), "must be at most 100000");
-        t.activationOffloadLayers = static_cast<int>(offload);
+        t.activationOffloadLayers = r.boundedInt("activation_offload_layers", 0, 100000, 0);
         r.finish();
         return t;
     }
