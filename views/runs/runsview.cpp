@@ -25,6 +25,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -204,7 +205,8 @@ RunsView::RunsView(QWidget* parent)
     top->addWidget(m_heatmapSlot);
     top->setStretchFactor(0, 9);
     top->setStretchFactor(1, 11);
-    m_chart->setMinimumHeight(240);
+    // Title and plot with the legend beside it (RunBreakdownChart places it on a short pane).
+    m_chart->setMinimumHeight(190);
 
     m_stragglerTable->setModel(m_stragglers);
     m_collectiveProxy->setSourceModel(m_collectives);
@@ -444,14 +446,33 @@ void RunsView::fitToWidth()
         m_top->setStretchFactor(0, 9);
         m_top->setStretchFactor(1, 11);
         // Once the splitter has its width (after this resize is laid out).
-        QTimer::singleShot(0, this, [this] {
-            const int total = m_top->width();
-            if (total < 100 || !m_top->isVisible())
-                return;
-            m_top->setSizes({ total * 9 / 20, total - total * 9 / 20 });
-            m_topSized = true;
-        });
+        QTimer::singleShot(0, this, &RunsView::splitTop);
     }
+}
+
+void RunsView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // Sized while hidden (the first window opens on another tab): split once it is laid out.
+    if (!m_topSized)
+        QTimer::singleShot(0, this, &RunsView::splitTop);
+}
+
+void RunsView::splitTop()
+{
+    const int total = m_top->width();
+    if (total < 100 || !m_top->isVisible())
+        return;
+    // The heatmap's plot is square: on a short pane (a laptop's) it is limited by the height and
+    // part of its 11/20 stays empty beside it. The chart then takes the width its legend beside
+    // the plot needs, as far as the heatmap's minimum (its row of filters) allows.
+    int chart = total * 9 / 20;
+    if (m_top->height() < total * 11 / 20)
+        chart = std::max(chart,
+            std::min(m_chart->besideLegendWidth(),
+                total - m_heatmapSlot->minimumSizeHint().width() - m_top->handleWidth()));
+    m_top->setSizes({ chart, total - chart });
+    m_topSized = true;
 }
 
 void RunsView::clearRun(const QString& message)

@@ -126,6 +126,7 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -133,6 +134,8 @@ private:
     void onRunSelectionChanged();
     void onStepChanged(int index);
     void fitToWidth();
+    /// Splits the chart | heatmap row for the width it has now (no-op while hidden).
+    void splitTop();
     void syncNicAxis();
     void highlightSelectedRankHost();
 
