@@ -351,6 +351,24 @@ private Q_SLOTS:
         const QRectF plot = chart->chart()->plotArea();
         QVERIFY2(plot.width() >= 160 && plot.height() >= 80,
             qPrintable(QStringLiteral("plot %1x%2").arg(plot.width()).arg(plot.height())));
+        // The measured heatmap beside it lies inside the pane too, its plot whole inside its canvas.
+        auto* heatmap = qobject_cast<views::TrafficHeatmapWidget*>(runs->heatmapWidget());
+        QVERIFY(heatmap);
+        const QRect heatmapInPane(heatmap->mapTo(pane, QPoint(0, 0)), heatmap->size());
+        QVERIFY2(pane->rect().contains(heatmapInPane),
+            qPrintable(QStringLiteral("heatmap %1 px tall at y %2 in a pane of %3 px")
+                           .arg(heatmapInPane.height())
+                           .arg(heatmapInPane.top())
+                           .arg(pane->height())));
+        views::TrafficHeatmapCanvas* canvas = heatmap->canvas();
+        QVERIFY2(canvas->rect().contains(canvas->plotRect()) && canvas->plotRect().height() >= 40,
+            qPrintable(QStringLiteral("heatmap plot %1x%2 at y %3 in a canvas of %4 px")
+                           .arg(canvas->plotRect().width())
+                           .arg(canvas->plotRect().height())
+                           .arg(canvas->plotRect().top())
+                           .arg(canvas->height())));
+        QVERIFY(!canvas->titleText().contains(QStringLiteral("DLRM"))); // the tab's header names the run
+
         // The pane itself lies inside the splitter that holds it (nothing pushed out at the bottom).
         auto* vertical = qobject_cast<QSplitter*>(pane->parentWidget());
         QVERIFY(vertical);

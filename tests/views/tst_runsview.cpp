@@ -547,7 +547,7 @@ void TestRunsView::sixteenThousandRanksHeatmap()
     RunsView view;
     view.resize(1600, 1000);
     view.showRun(analysis, nullptr, QStringLiteral("16k"));
-    TrafficHeatmapWidget* heatmap = makeRunHeatmap(analysis, QStringLiteral("16k"));
+    TrafficHeatmapWidget* heatmap = makeRunHeatmap(analysis);
     view.setHeatmapWidget(heatmap);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
