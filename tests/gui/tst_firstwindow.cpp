@@ -314,6 +314,10 @@ private Q_SLOTS:
         QVERIFY2(minimum.width() <= screen.width() - 86 && minimum.height() <= screen.height() - 40,
             qPrintable(QStringLiteral("minimum %1x%2").arg(minimum.width()).arg(minimum.height())));
 
+        // The example run is not stored (the project has no file yet): no empty stored-runs list
+        // takes the run's width.
+        QVERIFY(!runs->isStoredRunsPaneShown());
+
         // The chart lies inside its pane (the upper part of the Runs tab's splitter), the legend
         // inside the chart, whole.
         views::RunBreakdownChart* chart = runs->breakdownChart();
@@ -326,6 +330,9 @@ private Q_SLOTS:
                            .arg(chartInPane.top())
                            .arg(pane->height())
                            .arg(chart->minimumHeight())));
+        // At least 9/20 of the row beside the heatmap, also after the stored-runs pane went away.
+        QVERIFY2(chart->width() * 20 >= (pane->width() - pane->handleWidth()) * 9 - 20,
+            qPrintable(QStringLiteral("chart %1 px of a row of %2").arg(chart->width()).arg(pane->width())));
         QLabel* legend = chart->legendLabel();
         QVERIFY(legend->isVisible());
         const QRect legendInChart(legend->mapTo(chart, QPoint(0, 0)), legend->size());

@@ -46,7 +46,8 @@ namespace {
         // Non-breaking inside an entry: the label wraps between entries only.
         QString text = name.toHtmlEscaped();
         text.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
-        return QStringLiteral("<span style=\"background-color:%1\">%2</span>&nbsp;%3&nbsp;&nbsp; ")
+        return QStringLiteral("<span style=\"white-space:nowrap\"><span style=\"background-color:%1\">%2</span>&nbsp;%3"
+                              "&nbsp;&nbsp;</span> ")
             .arg(
                 color.name(), line ? QStringLiteral("&nbsp;&nbsp;") : QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;"), text);
     }

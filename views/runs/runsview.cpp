@@ -307,6 +307,7 @@ void RunsView::setRuns(const std::vector<engine::StoredRunSummary>& runs)
     m_silentSelection = false;
     setCurrentRunId(m_runs->rowOf(current) >= 0 ? current : 0);
     m_runTable->resizeColumnsToContents();
+    fitToWidth();
 }
 
 void RunsView::setCurrentRunId(std::int64_t id)
@@ -436,12 +437,16 @@ void RunsView::fitToWidth()
     // with 11/20 from 1600x1000 on, enough for the 64 x 64 pods of a 16,384-rank run), while the
     // bar chart reads at any width.
     const bool narrow = width() < kNarrowWidthPx;
+    const bool paneWasShown = !m_left->isHidden();
     if (!m_runsPaneChosen) {
-        const bool shown = !narrow || !isShowingRun();
+        // An empty list beside a run (the example run of a first start, a run imported into a
+        // project without a file) only takes the run's width.
+        const bool shown = !isShowingRun() || (!narrow && m_runs->rowCount() > 0);
         m_left->setVisible(shown);
         m_runsToggle->setChecked(shown);
     }
-    if (narrow != m_narrow || !m_topSized) {
+    // The row is split again when its width changes class or the stored-runs pane came or went.
+    if (narrow != m_narrow || !m_topSized || paneWasShown != !m_left->isHidden()) {
         m_narrow = narrow;
         m_top->setStretchFactor(0, 9);
         m_top->setStretchFactor(1, 11);

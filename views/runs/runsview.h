@@ -118,7 +118,8 @@ Q_SIGNALS:
     void eventsCleared();
 
 public:
-    /// Below this width the stored-runs pane starts hidden while a run is shown.
+    /// Below this width the stored-runs pane starts hidden while a run is shown (as it does while
+    /// the project stores no run).
     static constexpr int kNarrowWidthPx = 1000;
     /// The button that shows or hides the stored-runs pane.
     QToolButton* storedRunsToggle() const { return m_runsToggle; }
