@@ -15,6 +15,7 @@
 #include "tests/common/generatedrun.h"
 #include "tests/common/screenshots.h"
 #include "views/editor/scenarioeditor.h"
+#include "views/fabric/fabricview.h"
 #include "views/heatmap/trafficheatmapcanvas.h"
 #include "views/heatmap/trafficheatmapwidget.h"
 #include "views/runs/runbreakdownchart.h"
@@ -437,6 +438,16 @@ private Q_SLOTS:
                 && kinds.join(QLatin1Char('|')).contains(QStringLiteral("missing")),
             qPrintable(kinds.join(QLatin1Char('|'))));
         settle(w);
+        // The Fabric 3D title (drawn in 18 px bold) fits a laptop's tab (~750 px) line by line.
+        const QString title = QString::fromStdString(w.fabricView()->sceneData().title);
+        QVERIFY(title.contains(QStringLiteral("imported")));
+        QFont bold;
+        bold.setPixelSize(18);
+        bold.setBold(true);
+        const QFontMetrics fm(bold);
+        for (const QString& line : title.split(QLatin1Char('\n')))
+            QVERIFY2(fm.horizontalAdvance(line) <= 700,
+                qPrintable(QStringLiteral("\"%1\": %2 px").arg(line).arg(fm.horizontalAdvance(line))));
     }
 
     // The layout and the project open at exit come back at the next start.
