@@ -32,6 +32,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -142,8 +143,8 @@ namespace {
     std::string titleOf(const QString& name, const importers::ImportedFabric& f)
     {
         const auto perTier = f.graph.switchesPerTier();
-        std::string title = name.toStdString()
-            + " — imported: " + std::to_string(f.graph.countNodes(engine::NodeKind::Switch)) + " switches (";
+        // Two lines: on a laptop's Fabric 3D tab (~750 px) one line ran out of the view.
+        std::string title = name.toStdString() + "\nimported: " + std::to_string(f.graph.countNodes(engine::NodeKind::Switch)) + " switches (";
         for (std::size_t t = 0; t < perTier.size(); ++t)
             title += (t ? ", " : "") + std::to_string(perTier[t]) + " " + engine::tierName(int(t));
         title += "), " + std::to_string(f.graph.countNodes(engine::NodeKind::Nic)) + " HCAs, "
@@ -549,9 +550,22 @@ void FabricImportController::showFlagDock(QDockWidget* dock)
             list && list->isVisible() && !list->isFloating())
             m_window.tabifyDockWidget(list, dock);
     }
+    const bool first = !m_flagsPlaced;
     m_flagsPlaced = true;
     dock->show();
     dock->raise();
+    if (first && m_window.dockWidgetArea(dock) == Qt::BottomDockWidgetArea && !dock->isFloating()) {
+        // Under the tabs no taller than its rows need (two flags: ~110 px, not the ~200 px a dock
+        // gets by default), at most 220 px: the tabs above keep their room.
+        int rows = 0;
+        for (QTreeWidgetItemIterator it(m_flags, QTreeWidgetItemIterator::NotHidden); *it; ++it)
+            if (!(*it)->parent() || (*it)->parent()->isExpanded())
+                ++rows;
+        const int rowHeight = std::max(m_flags->fontMetrics().height() + 4, 18);
+        const int wanted = m_flags->header()->sizeHint().height() + rows * rowHeight + 2 * m_flags->frameWidth()
+            + dock->fontMetrics().height() + 12; // the dock's title bar
+        m_window.resizeDocks({ dock }, { std::clamp(wanted, 90, 220) }, Qt::Vertical);
+    }
 }
 
 std::optional<QStringList> FabricImportController::exportViews(const QString& dir, int firstNumber)

@@ -264,7 +264,7 @@ void RunsController::present(const engine::RunAnalysis& analysis, const engine::
     m_view->showRun(analysis, events, title);
     m_shown = std::make_shared<const engine::RunAnalysis>(analysis);
     m_shownName = title;
-    m_view->setHeatmapWidget(views::makeRunHeatmap(analysis, title));
+    m_view->setHeatmapWidget(views::makeRunHeatmap(analysis));
 }
 
 void RunsController::showStored(qint64 id)

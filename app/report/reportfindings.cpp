@@ -214,7 +214,7 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
     html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration"),
                         QStringLiteral("Tokens/s"), QStringLiteral("Network $ per GPU"), QStringLiteral("Cluster cost"),
                         QStringLiteral("Contention"), QStringLiteral("Strategy") },
-        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 21, 7, 10, 10, 11, 13, 11, 17 });
+        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 21, 7, 10, 10, 11, 13, 13, 15 });
     for (const SensitivityRow& row : rs.sensitivity) {
         if (!row.error.isEmpty()) {
             html.row({ row.variant, formatCount(row.gpus), QStringLiteral("-"), QStringLiteral("-"),

@@ -9,15 +9,19 @@
 #include "app/gui/fabricimportcontroller.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/projectdocument.h"
+#include "app/gui/runscontroller.h"
 #include "app/gui/windowlayout.h"
 #include "importers/ibnetdiscover/importedfabric.h"
 #include "tests/common/generatedrun.h"
 #include "tests/common/screenshots.h"
 #include "views/editor/scenarioeditor.h"
+#include "views/fabric/fabricview.h"
 #include "views/heatmap/trafficheatmapcanvas.h"
 #include "views/heatmap/trafficheatmapwidget.h"
 #include "views/runs/runbreakdownchart.h"
+#include "views/runs/nicoverlay.h"
 #include "views/runs/runsview.h"
+#include "views/runs/timelinewidget.h"
 
 #include <QAbstractAxis>
 #include <QChart>
@@ -25,8 +29,10 @@
 #include <QLabel>
 #include <QListView>
 #include <QScrollArea>
+#include <QSplitter>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace clusterscope;
@@ -224,7 +230,9 @@ private Q_SLOTS:
         // Every entry of the legend is there and shown whole: the label is as tall as its wrapped
         // text needs at its width (clippedLabels checks that too; this names the entries).
         const QString legendText
-            = QString(chart->legendLabel()->text()).replace(QStringLiteral("&nbsp;"), QStringLiteral(" "));
+            = QString(chart->legendLabel()->text())
+                  .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
+                  .replace(QStringLiteral("<br>"), QStringLiteral(" "));
         for (const QString& part : chart->legendEntries())
             QVERIFY2(legendText.contains(part.toHtmlEscaped()), qPrintable(part));
         QCOMPARE(chart->legendEntries().size(), 7); // five components, the compute max and min lines
@@ -269,6 +277,147 @@ private Q_SLOTS:
                                .arg(canvas->plotRect().height())));
     }
 
+    // The real first start (main.cpp with empty settings): the example project, its DLRM run with
+    // the GPU timeline and its imported fabric, whose flags open the "Fabric flags" dock. The Runs
+    // tab shows the run; its per-rank chart fits its pane with the whole legend, and the NIC
+    // throughput strip under the timeline keeps its room.
+    void firstStartRunsTab_data()
+    {
+        QTest::addColumn<QSize>("screen");
+        QTest::addRow("laptop 1366x768") << QSize(1366, 768);
+        QTest::addRow("1600x1000") << QSize(1600, 1000);
+        QTest::addRow("full HD 1920x1080") << QSize(1920, 1080);
+    }
+    void firstStartRunsTab()
+    {
+        QFETCH(QSize, screen);
+        QSettings().clear();
+        app::MainWindow w;
+        w.resize(app::firstLayoutFor(screen).window);
+        QVERIFY(w.showExampleRun());
+        QVERIFY(w.showExampleFabric());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.runsController()->waitUntilIdle();
+        w.fabricImport()->waitUntilIdle();
+        QTRY_VERIFY_WITH_TIMEOUT(w.fabricImport()->shownFabric() != nullptr, 20000);
+        views::RunsView* runs = w.runsView();
+        QTRY_VERIFY_WITH_TIMEOUT(runs->isShowingRun(), 20000);
+        QCOMPARE(w.tabs()->currentWidget(), runs);
+        settle(w);
+        w.grab().save(testsupport::screenshotPath(
+            QStringLiteral("gui-first-start-%1x%2.png").arg(screen.width()).arg(screen.height())));
+
+        // The window fits the screen, and its minimum the screen less a 40 px desktop panel.
+        QVERIFY2(w.width() <= screen.width() && w.height() <= screen.height(),
+            qPrintable(QStringLiteral("window %1x%2").arg(w.width()).arg(w.height())));
+        const QSize minimum = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(minimum.width() <= screen.width() - 86 && minimum.height() <= screen.height() - 40,
+            qPrintable(QStringLiteral("minimum %1x%2").arg(minimum.width()).arg(minimum.height())));
+
+        // The example run is not stored (the project has no file yet): no empty stored-runs list
+        // takes the run's width.
+        QVERIFY(!runs->isStoredRunsPaneShown());
+
+        // The chart lies inside its pane (the upper part of the Runs tab's splitter), the legend
+        // inside the chart, whole.
+        views::RunBreakdownChart* chart = runs->breakdownChart();
+        auto* pane = qobject_cast<QSplitter*>(chart->parentWidget());
+        QVERIFY(pane);
+        const QRect chartInPane(chart->mapTo(pane, QPoint(0, 0)), chart->size());
+        QVERIFY2(pane->rect().contains(chartInPane),
+            qPrintable(QStringLiteral("chart %1 px tall at y %2 in a pane of %3 px (chart minimum %4)")
+                           .arg(chartInPane.height())
+                           .arg(chartInPane.top())
+                           .arg(pane->height())
+                           .arg(chart->minimumHeight())));
+        // At least 9/20 of the row beside the heatmap, also after the stored-runs pane went away.
+        QVERIFY2(chart->width() * 20 >= (pane->width() - pane->handleWidth()) * 9 - 20,
+            qPrintable(QStringLiteral("chart %1 px of a row of %2").arg(chart->width()).arg(pane->width())));
+        QLabel* legend = chart->legendLabel();
+        QVERIFY(legend->isVisible());
+        const QRect legendInChart(legend->mapTo(chart, QPoint(0, 0)), legend->size());
+        QVERIFY2(chart->rect().contains(legendInChart),
+            qPrintable(QStringLiteral("legend at y %1 to %2 in a chart of %3 px")
+                           .arg(legendInChart.top())
+                           .arg(legendInChart.bottom())
+                           .arg(chart->height())));
+        if (legend->wordWrap())
+            QVERIFY2(legend->height() >= legend->heightForWidth(legend->width()),
+                qPrintable(QStringLiteral("legend %1 px tall, needs %2")
+                               .arg(legend->height())
+                               .arg(legend->heightForWidth(legend->width()))));
+        QVERIFY2(legend->width() >= legend->minimumSizeHint().width(),
+            qPrintable(QStringLiteral("legend %1 px wide, needs %2")
+                           .arg(legend->width())
+                           .arg(legend->minimumSizeHint().width())));
+        const QString legendText = QString(legend->text())
+                                       .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
+                                       .replace(QStringLiteral("<br>"), QStringLiteral(" "));
+        for (const QString& part : chart->legendEntries())
+            QVERIFY2(legendText.contains(part.toHtmlEscaped()), qPrintable(part));
+        const QRectF plot = chart->chart()->plotArea();
+        QVERIFY2(plot.width() >= 160 && plot.height() >= 80,
+            qPrintable(QStringLiteral("plot %1x%2").arg(plot.width()).arg(plot.height())));
+        // The measured heatmap beside it lies inside the pane too, its plot whole inside its canvas.
+        auto* heatmap = qobject_cast<views::TrafficHeatmapWidget*>(runs->heatmapWidget());
+        QVERIFY(heatmap);
+        const QRect heatmapInPane(heatmap->mapTo(pane, QPoint(0, 0)), heatmap->size());
+        QVERIFY2(pane->rect().contains(heatmapInPane),
+            qPrintable(QStringLiteral("heatmap %1 px tall at y %2 in a pane of %3 px")
+                           .arg(heatmapInPane.height())
+                           .arg(heatmapInPane.top())
+                           .arg(pane->height())));
+        views::TrafficHeatmapCanvas* canvas = heatmap->canvas();
+        QVERIFY2(canvas->rect().contains(canvas->plotRect()) && canvas->plotRect().height() >= 40,
+            qPrintable(QStringLiteral("heatmap plot %1x%2 at y %3 in a canvas of %4 px")
+                           .arg(canvas->plotRect().width())
+                           .arg(canvas->plotRect().height())
+                           .arg(canvas->plotRect().top())
+                           .arg(canvas->height())));
+        QVERIFY(!canvas->titleText().contains(QStringLiteral("DLRM"))); // the tab's header names the run
+
+        // The pane itself lies inside the splitter that holds it (nothing pushed out at the bottom).
+        auto* vertical = qobject_cast<QSplitter*>(pane->parentWidget());
+        QVERIFY(vertical);
+        for (int i = 0; i < vertical->count(); ++i) {
+            QWidget* part = vertical->widget(i);
+            // What QSplitter keeps as the part's minimum: its minimum size if set, else its hint.
+            const int needs = part->minimumHeight() > 0 ? part->minimumHeight() : part->minimumSizeHint().height();
+            if (part->isVisible())
+                QVERIFY2(part->height() >= needs,
+                    qPrintable(
+                        QStringLiteral("splitter part %1: %2 px, minimum %3").arg(i).arg(part->height()).arg(needs)));
+        }
+
+        // The timeline shows every lane of the 8-rank run's first rows and the NIC strip its message.
+        views::TimelineWidget* timeline = runs->timeline();
+        QVERIFY(timeline->isVisible());
+        QVERIFY2(timeline->lanesRect().height() >= 60, qPrintable(QString::number(timeline->lanesRect().height())));
+        views::NicOverlay* overlay = runs->nicOverlay();
+        QVERIFY(overlay->isVisible() && runs->nicOverlayToggle()->isVisible());
+        // Without telemetry the strip says why; on a laptop that message gives way first.
+        if (screen.height() >= 1000)
+            QVERIFY2(overlay->height() >= overlay->fontMetrics().lineSpacing(),
+                qPrintable(QStringLiteral("NIC strip %1 px: \"%2\"").arg(overlay->height()).arg(overlay->message())));
+        // With throughput lines (a telemetry source connected) the strip gets its minimum, the
+        // timeline keeps its lanes and the chart stays inside its pane.
+        overlay->setThroughput(1.7e9, 1.0,
+            { views::NicOverlayHost { QStringLiteral("node001"), std::vector<double>(20, 2e10) },
+                views::NicOverlayHost { QStringLiteral("node002"), std::vector<double>(20, 1e10) } });
+        settle(w);
+        QVERIFY(overlay->hasLines());
+        QVERIFY2(overlay->height() >= views::NicOverlay::kMinimumLinesHeight,
+            qPrintable(QStringLiteral("NIC lines %1 px").arg(overlay->height())));
+        QVERIFY2(timeline->lanesRect().height() >= 60, qPrintable(QString::number(timeline->lanesRect().height())));
+        QVERIFY2(pane->rect().contains(QRect(chart->mapTo(pane, QPoint(0, 0)), chart->size())),
+            qPrintable(QStringLiteral("chart %1 px tall in a pane of %2 px").arg(chart->height()).arg(pane->height())));
+        QVERIFY(chart->rect().contains(QRect(chart->legendLabel()->mapTo(chart, QPoint(0, 0)), chart->legendLabel()->size())));
+        QVERIFY2(w.height() <= screen.height(), qPrintable(QString::number(w.height())));
+        const QStringList cut = clippedLabels(runs);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral("; "))));
+    }
+
     // The example project's imported fabric (compiled in): the Llama example's fabric with a
     // degraded and a missing leaf-spine link, so Fabric 3D has flags on first start.
     void exampleFabricHasFlags()
@@ -289,6 +438,16 @@ private Q_SLOTS:
                 && kinds.join(QLatin1Char('|')).contains(QStringLiteral("missing")),
             qPrintable(kinds.join(QLatin1Char('|'))));
         settle(w);
+        // The Fabric 3D title (drawn in 18 px bold) fits a laptop's tab (~750 px) line by line.
+        const QString title = QString::fromStdString(w.fabricView()->sceneData().title);
+        QVERIFY(title.contains(QStringLiteral("imported")));
+        QFont bold;
+        bold.setPixelSize(18);
+        bold.setBold(true);
+        const QFontMetrics fm(bold);
+        for (const QString& line : title.split(QLatin1Char('\n')))
+            QVERIFY2(fm.horizontalAdvance(line) <= 700,
+                qPrintable(QStringLiteral("\"%1\": %2 px").arg(line).arg(fm.horizontalAdvance(line))));
     }
 
     // The layout and the project open at exit come back at the next start.

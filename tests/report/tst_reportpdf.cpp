@@ -154,6 +154,10 @@ private Q_SLOTS:
         QVERIFY(m_text.contains(QStringLiteral("RoCE instead of")));
         QVERIFY(m_text.contains(QStringLiteral("2:1")));
         QVERIFY(m_text.contains(QStringLiteral("Next GPU count up")));
+        // The column headers are whole words (a narrow column once printed "Contentio" / "n").
+        const QRegularExpression header(QStringLiteral("Variant\\s+GPUs\\s+Iteration\\s+Tokens/s\\s+Network \\$\\s+"
+                                                       "Cluster cost\\s+Contention\\s+Strategy"));
+        QVERIFY2(m_text.contains(header), qPrintable(header.pattern()));
     }
 
     /// Every section and its text is printed (regression: moving a heading to the next page once

@@ -547,7 +547,7 @@ void TestRunsView::sixteenThousandRanksHeatmap()
     RunsView view;
     view.resize(1600, 1000);
     view.showRun(analysis, nullptr, QStringLiteral("16k"));
-    TrafficHeatmapWidget* heatmap = makeRunHeatmap(analysis, QStringLiteral("16k"));
+    TrafficHeatmapWidget* heatmap = makeRunHeatmap(analysis);
     view.setHeatmapWidget(heatmap);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
@@ -582,9 +582,17 @@ void TestRunsView::runActionsRow()
     QCOMPARE(action->parentWidget()->parentWidget(), view.stepSelector()->parentWidget()->parentWidget());
     QVERIFY(view.runActionsLayout()->indexOf(action) > view.runActionsLayout()->indexOf(view.stepSelector()));
     // A narrow view hides the stored-runs pane while a run is shown; the toggle brings it back.
+    // So does a wide one while the project stores no run (the list would be empty).
     view.showRun(m_dlrm->analysis, nullptr, QStringLiteral("dlrm"));
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QVERIFY(!view.isStoredRunsPaneShown());
+    StoredRunSummary stored;
+    stored.id = 1;
+    stored.name = "dlrm";
+    stored.rankCount = 8;
+    view.setRuns({ stored });
     QVERIFY(view.isStoredRunsPaneShown());
     view.resize(900, 700);
     QCoreApplication::processEvents();

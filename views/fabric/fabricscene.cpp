@@ -317,8 +317,10 @@ void FabricScene::build(const FabricSceneData& data, vtkRenderer* renderer)
         title->GetTextProperty()->SetFontSize(18);
         title->GetTextProperty()->SetColor(0.1, 0.1, 0.15);
         title->GetTextProperty()->BoldOn();
+        // Anchored by its top: a title of two lines grows down into the view, not out of it.
+        title->GetTextProperty()->SetVerticalJustificationToTop();
         title->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
-        title->GetPositionCoordinate()->SetValue(0.01, 0.95);
+        title->GetPositionCoordinate()->SetValue(0.01, 0.985);
         renderer->AddViewProp(title);
         m_actors->props.push_back(title.GetPointer());
     }

@@ -29,7 +29,9 @@ TrafficHeatmapCanvas::TrafficHeatmapCanvas(QWidget* parent)
 {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
-    setMinimumSize(240, 200); // a laptop's Runs tab holds it beside the per-rank chart
+    // A laptop's Runs tab holds it beside the per-rank chart, under its filter row, in a pane of
+    // ~210 px: a taller minimum would push the plot's bottom out of the pane.
+    setMinimumSize(240, 160);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setCursor(Qt::CrossCursor);
 }

@@ -9,6 +9,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
 #include <QLineSeries>
@@ -21,6 +22,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <map>
 
 namespace clusterscope::views {
@@ -44,15 +46,43 @@ namespace {
         // Non-breaking inside an entry: the label wraps between entries only.
         QString text = name.toHtmlEscaped();
         text.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
-        return QStringLiteral("<span style=\"background-color:%1\">%2</span>&nbsp;%3&nbsp;&nbsp; ")
+        return QStringLiteral("<span style=\"white-space:nowrap\"><span style=\"background-color:%1\">%2</span>&nbsp;%3"
+                              "&nbsp;&nbsp;</span> ")
             .arg(
                 color.name(), line ? QStringLiteral("&nbsp;&nbsp;") : QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;"), text);
     }
+
+    // One row of the legend beside the plot: the swatch, then the name on at most two lines (broken
+    // at the space nearest its middle), so the column stays narrow.
+    QString swatchRow(const QColor& color, const QString& name, bool line)
+    {
+        QString text = name.toHtmlEscaped();
+        if (name.size() > 12) {
+            const int middle = int(text.size()) / 2;
+            int best = -1;
+            for (int i = 0; i < int(text.size()); ++i)
+                if (text[i] == QLatin1Char(' ') && (best < 0 || std::abs(i - middle) < std::abs(best - middle)))
+                    best = i;
+            if (best > 0)
+                text = text.left(best) + QStringLiteral("<br>") + text.mid(best + 1);
+        }
+        return QStringLiteral("<tr><td valign=\"top\"><span style=\"background-color:%1\">%2</span></td>"
+                              "<td style=\"padding-left:4px; padding-bottom:3px\">%3</td></tr>")
+            .arg(color.name(), line ? QStringLiteral("&nbsp;&nbsp;") : QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;"), text);
+    }
+
+    // Below this height of the plot's view (a plot of ~100 px: Qt Charts takes ~95 px for its
+    // margins, the rank labels and the axis title) the legend moves beside the plot.
+    constexpr int kMinViewHeight = 200;
+    // Beside the legend the view keeps at least this width.
+    constexpr int kMinBesideViewWidth = 180;
 }
 
 struct RunBreakdownChart::Private {
     QLabel* title = nullptr;
-    QLabel* legend = nullptr;
+    QLabel* legend = nullptr; ///< below the plot, wrapping between entries
+    QLabel* sideLegend = nullptr; ///< beside the plot, one entry per row (short windows)
+    bool beside = false;
     QStackedWidget* stack = nullptr;
     EmptyStateWidget* empty = nullptr;
     QChartView* view = nullptr;
@@ -90,11 +120,19 @@ RunBreakdownChart::RunBreakdownChart(QWidget* parent)
     d->view->setRenderHint(QPainter::Antialiasing);
     d->stack->addWidget(d->empty);
     d->stack->addWidget(d->view);
+    d->sideLegend = new QLabel(this);
+    d->sideLegend->setTextFormat(Qt::RichText);
+    auto* body = new QHBoxLayout;
+    body->setContentsMargins(0, 0, 0, 0);
+    body->setSpacing(4);
+    body->addWidget(d->stack, 1);
+    body->addWidget(d->sideLegend, 0, Qt::AlignVCenter);
     layout->addWidget(d->title);
-    layout->addWidget(d->stack, 1);
+    layout->addLayout(body, 1);
     layout->addWidget(d->legend);
     d->title->hide();
     d->legend->hide();
+    d->sideLegend->hide();
 }
 
 RunBreakdownChart::~RunBreakdownChart() = default;
@@ -102,14 +140,42 @@ RunBreakdownChart::~RunBreakdownChart() = default;
 QChart* RunBreakdownChart::chart() const { return d->chart; }
 QChartView* RunBreakdownChart::chartView() const { return d->view; }
 QLabel* RunBreakdownChart::titleLabel() const { return d->title; }
-QLabel* RunBreakdownChart::legendLabel() const { return d->legend; }
+QLabel* RunBreakdownChart::legendLabel() const { return d->beside ? d->sideLegend : d->legend; }
+bool RunBreakdownChart::isLegendBeside() const { return d->beside; }
+int RunBreakdownChart::besideLegendWidth() const
+{
+    // The view around a 200 px plot: the value labels, the axis title and Qt Charts' margins.
+    return d->sideLegend->sizeHint().width() + layout()->spacing() + 260;
+}
 QString RunBreakdownChart::titleText() const { return d->title->text(); }
 bool RunBreakdownChart::isShowingEmptyState() const { return d->stack->currentWidget() == d->empty; }
 
 void RunBreakdownChart::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
+    placeLegend();
     labelRanges();
+}
+
+void RunBreakdownChart::placeLegend()
+{
+    if (m_legendEntries.isEmpty() || isShowingEmptyState()) {
+        d->legend->hide();
+        d->sideLegend->hide();
+        d->beside = false;
+        return;
+    }
+    // Below the plot while that leaves the plot's view kMinViewHeight; on a short pane (a laptop's
+    // Runs tab) beside it, one entry per row, as long as the view keeps its width there.
+    const int spacing = layout()->spacing();
+    const int titleHeight = d->title->heightForWidth(width());
+    const int belowHeight = d->legend->heightForWidth(width());
+    const bool roomBelow = height() - titleHeight - belowHeight - 2 * spacing >= kMinViewHeight;
+    const int sideWidth = d->sideLegend->sizeHint().width();
+    const bool beside = !roomBelow && width() - sideWidth - spacing >= kMinBesideViewWidth;
+    d->beside = beside;
+    d->legend->setVisible(!beside);
+    d->sideLegend->setVisible(beside);
 }
 
 void RunBreakdownChart::labelRanges()
@@ -142,8 +208,8 @@ void RunBreakdownChart::setEmptyState(const QString& message)
     d->empty->setText(message);
     d->stack->setCurrentWidget(d->empty);
     d->title->hide();
-    d->legend->hide();
     m_legendEntries.clear();
+    placeLegend();
 }
 
 std::vector<engine::RankStepBreakdown> RunBreakdownChart::perRank(
@@ -274,6 +340,7 @@ void RunBreakdownChart::setSteps(const std::vector<engine::StepBreakdown>& steps
     for (const auto& b : m_blocks)
         maxTotal = std::max(maxTotal, b.maxTotalSeconds * 1e3);
     QString legend;
+    QString column;
     m_legendEntries.clear();
     for (int ci = 0; ci < kRunComponentCount; ++ci) {
         const RunComponent c = RunPalette::components()[std::size_t(ci)];
@@ -293,6 +360,7 @@ void RunBreakdownChart::setSteps(const std::vector<engine::StepBreakdown>& steps
         });
         series->append(set);
         legend += swatch(RunPalette::color(c), RunPalette::name(c));
+        column += swatchRow(RunPalette::color(c), RunPalette::name(c), false);
         m_legendEntries << RunPalette::name(c);
     }
     chart->addSeries(series);
@@ -349,6 +417,7 @@ void RunBreakdownChart::setSteps(const std::vector<engine::StepBreakdown>& steps
             line->attachAxis(yAxis);
         }
         legend += swatch(kMaxLineColor, maxLine->name(), true) + swatch(kMinLineColor, minLine->name(), true);
+        column += swatchRow(kMaxLineColor, maxLine->name(), true) + swatchRow(kMinLineColor, minLine->name(), true);
         m_legendEntries << maxLine->name() << minLine->name();
     }
     // Short enough for two lines over a laptop's chart: the legend names the lines.
@@ -357,9 +426,10 @@ void RunBreakdownChart::setSteps(const std::vector<engine::StepBreakdown>& steps
                                        l.toString(qlonglong(m_bars.size())), l.toString(m_ranksPerBar))
                              : tr("Per-rank breakdown, %1").arg(m_scope));
     d->legend->setText(legend);
+    d->sideLegend->setText(QStringLiteral("<table cellspacing=\"0\">") + column + QStringLiteral("</table>"));
     d->title->show();
-    d->legend->show();
     d->stack->setCurrentWidget(d->view);
+    placeLegend();
 }
 
 } // namespace clusterscope::views

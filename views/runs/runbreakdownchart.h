@@ -7,8 +7,8 @@
 // the block's mean breakdown and two lines mark the block's smallest and largest compute time, so a
 // 16,384-rank run is drawn with 256 bars and a slow rank still shows as a spike of the max line.
 // Hovering a segment shows its name, milliseconds and share of the step (with the block's min and
-// max). The title and the legend are wrapping labels: they never elide on a narrow window. Qt
-// Charts stays out of this header.
+// max). The title and the legend are wrapping labels: they never elide on a narrow window; on a
+// short one the legend stands beside the plot, one entry per row. Qt Charts stays out of this header.
 
 #include "engine/run/runanalysis.h"
 
@@ -72,10 +72,15 @@ public:
     static std::vector<RankBarBlock> aggregate(const std::vector<engine::RankStepBreakdown>& perRank, int ranksPerBar);
     /// Tooltip text of component `component` (index into RunPalette::components()) of bar `bar`.
     QString segmentText(int bar, int component) const;
-    /// The chart's title (the label above the plot) and legend (the label below it).
+    /// The chart's title (the label above the plot) and legend: the label below the plot, or on a
+    /// pane too short for it (the plot's view would get less than 200 px) the one beside the plot,
+    /// one entry per row.
     QString titleText() const;
     QLabel* titleLabel() const;
     QLabel* legendLabel() const;
+    bool isLegendBeside() const;
+    /// The width (px) at which a short pane shows the legend beside a plot of ~200 px.
+    int besideLegendWidth() const;
     /// The names the legend shows, in order: the components, then (with blocks) the compute lines.
     QStringList legendEntries() const { return m_legendEntries; }
 
@@ -86,6 +91,8 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    /// Shows the legend below the plot or, on a short pane, beside it.
+    void placeLegend();
     /// Labels the x axis of blocks with as many rank ranges as its width holds.
     void labelRanges();
 

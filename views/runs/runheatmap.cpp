@@ -22,7 +22,7 @@ TrafficHeatmapGeometry runHeatmapGeometry(const engine::ClusterGeometry& geometr
     return out;
 }
 
-TrafficHeatmapWidget* makeRunHeatmap(const engine::RunAnalysis& analysis, const QString& title)
+TrafficHeatmapWidget* makeRunHeatmap(const engine::RunAnalysis& analysis)
 {
     const auto tr = [](const char* text) { return QCoreApplication::translate("RunHeatmap", text); };
     const engine::MeasuredTraffic& m = analysis.traffic;
@@ -41,7 +41,7 @@ TrafficHeatmapWidget* makeRunHeatmap(const engine::RunAnalysis& analysis, const 
         heatmap->setEmptyState(QString::fromStdString(source.message()));
         return heatmap;
     }
-    heatmap->setTitle(tr("Measured bytes between ranks, all imported steps: %1").arg(title));
+    heatmap->setTitle(tr("Measured bytes between ranks, all imported steps"));
     heatmap->setSource(
         std::make_shared<const engine::MeasuredTrafficSource>(std::move(*source)), runHeatmapGeometry(geometry));
     return heatmap;

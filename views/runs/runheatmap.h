@@ -25,8 +25,9 @@ inline constexpr int kRunHeatmapNodesPerPod = 32;
 /// kRunHeatmapNodesPerPod servers, at most the whole run).
 TrafficHeatmapGeometry runHeatmapGeometry(const engine::ClusterGeometry& geometry);
 
-/// A heatmap widget showing `analysis`'s measured traffic titled after `title`, or an empty state
-/// saying why there is none. The caller owns the widget.
-TrafficHeatmapWidget* makeRunHeatmap(const engine::RunAnalysis& analysis, const QString& title);
+/// A heatmap widget showing `analysis`'s measured traffic, or an empty state saying why there is
+/// none. Its title does not repeat the run's name (the Runs tab's header says it): a short title
+/// leaves the plot its height on a laptop. The caller owns the widget.
+TrafficHeatmapWidget* makeRunHeatmap(const engine::RunAnalysis& analysis);
 
 } // namespace clusterscope::views

@@ -25,6 +25,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -204,7 +205,8 @@ RunsView::RunsView(QWidget* parent)
     top->addWidget(m_heatmapSlot);
     top->setStretchFactor(0, 9);
     top->setStretchFactor(1, 11);
-    m_chart->setMinimumHeight(240);
+    // Title and plot with the legend beside it (RunBreakdownChart places it on a short pane).
+    m_chart->setMinimumHeight(190);
 
     m_stragglerTable->setModel(m_stragglers);
     m_collectiveProxy->setSourceModel(m_collectives);
@@ -305,6 +307,7 @@ void RunsView::setRuns(const std::vector<engine::StoredRunSummary>& runs)
     m_silentSelection = false;
     setCurrentRunId(m_runs->rowOf(current) >= 0 ? current : 0);
     m_runTable->resizeColumnsToContents();
+    fitToWidth();
 }
 
 void RunsView::setCurrentRunId(std::int64_t id)
@@ -434,24 +437,47 @@ void RunsView::fitToWidth()
     // with 11/20 from 1600x1000 on, enough for the 64 x 64 pods of a 16,384-rank run), while the
     // bar chart reads at any width.
     const bool narrow = width() < kNarrowWidthPx;
+    const bool paneWasShown = !m_left->isHidden();
     if (!m_runsPaneChosen) {
-        const bool shown = !narrow || !isShowingRun();
+        // An empty list beside a run (the example run of a first start, a run imported into a
+        // project without a file) only takes the run's width.
+        const bool shown = !isShowingRun() || (!narrow && m_runs->rowCount() > 0);
         m_left->setVisible(shown);
         m_runsToggle->setChecked(shown);
     }
-    if (narrow != m_narrow || !m_topSized) {
+    // The row is split again when its width changes class or the stored-runs pane came or went.
+    if (narrow != m_narrow || !m_topSized || paneWasShown != !m_left->isHidden()) {
         m_narrow = narrow;
         m_top->setStretchFactor(0, 9);
         m_top->setStretchFactor(1, 11);
         // Once the splitter has its width (after this resize is laid out).
-        QTimer::singleShot(0, this, [this] {
-            const int total = m_top->width();
-            if (total < 100 || !m_top->isVisible())
-                return;
-            m_top->setSizes({ total * 9 / 20, total - total * 9 / 20 });
-            m_topSized = true;
-        });
+        QTimer::singleShot(0, this, &RunsView::splitTop);
     }
+}
+
+void RunsView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // Sized while hidden (the first window opens on another tab): split once it is laid out.
+    if (!m_topSized)
+        QTimer::singleShot(0, this, &RunsView::splitTop);
+}
+
+void RunsView::splitTop()
+{
+    const int total = m_top->width();
+    if (total < 100 || !m_top->isVisible())
+        return;
+    // The heatmap's plot is square: on a short pane (a laptop's) it is limited by the height and
+    // part of its 11/20 stays empty beside it. The chart then takes the width its legend beside
+    // the plot needs, as far as the heatmap's minimum (its row of filters) allows.
+    int chart = total * 9 / 20;
+    if (m_top->height() < total * 11 / 20)
+        chart = std::max(chart,
+            std::min(m_chart->besideLegendWidth(),
+                total - m_heatmapSlot->minimumSizeHint().width() - m_top->handleWidth()));
+    m_top->setSizes({ chart, total - chart });
+    m_topSized = true;
 }
 
 void RunsView::clearRun(const QString& message)

@@ -118,7 +118,8 @@ Q_SIGNALS:
     void eventsCleared();
 
 public:
-    /// Below this width the stored-runs pane starts hidden while a run is shown.
+    /// Below this width the stored-runs pane starts hidden while a run is shown (as it does while
+    /// the project stores no run).
     static constexpr int kNarrowWidthPx = 1000;
     /// The button that shows or hides the stored-runs pane.
     QToolButton* storedRunsToggle() const { return m_runsToggle; }
@@ -126,6 +127,7 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -133,6 +135,8 @@ private:
     void onRunSelectionChanged();
     void onStepChanged(int index);
     void fitToWidth();
+    /// Splits the chart | heatmap row for the width it has now (no-op while hidden).
+    void splitTop();
     void syncNicAxis();
     void highlightSelectedRankHost();
 
