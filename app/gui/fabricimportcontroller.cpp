@@ -144,7 +144,8 @@ namespace {
     {
         const auto perTier = f.graph.switchesPerTier();
         // Two lines: on a laptop's Fabric 3D tab (~750 px) one line ran out of the view.
-        std::string title = name.toStdString() + "\nimported: " + std::to_string(f.graph.countNodes(engine::NodeKind::Switch)) + " switches (";
+        std::string title = name.toStdString()
+            + "\nimported: " + std::to_string(f.graph.countNodes(engine::NodeKind::Switch)) + " switches (";
         for (std::size_t t = 0; t < perTier.size(); ++t)
             title += (t ? ", " : "") + std::to_string(perTier[t]) + " " + engine::tierName(int(t));
         title += "), " + std::to_string(f.graph.countNodes(engine::NodeKind::Nic)) + " HCAs, "

@@ -278,18 +278,17 @@ namespace {
             compute["flash_peak_fraction"] = *c.flashPeakFraction;
         if (c.overlapInterferenceFraction)
             compute["overlap_interference_fraction"] = *c.overlapInterferenceFraction;
-        const std::pair<const char*, const std::optional<double>*> more[] = {
-            { "gemm_fixed_seconds", &c.gemmFixedSeconds },
+        const std::pair<const char*, const std::optional<double>*> more[] = { { "gemm_fixed_seconds",
+                                                                                  &c.gemmFixedSeconds },
             { "attention_backward_efficiency", &c.attentionBackwardEfficiency },
             { "fp8_cast_bytes_per_element", &c.fp8CastBytesPerElement },
             { "optimizer_bytes_per_param", &c.optimizerBytesPerParam },
             { "kernel_launch_seconds", &c.kernelLaunchSeconds }, { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
             { "grouped_gemm_streams", &c.groupedGemmStreams },
             { "library_host_seconds_per_launch", &c.libraryHostSecondsPerLaunch },
-            { "moe_sync_seconds", &c.moeSyncSeconds },
-            { "sustained_clock_fraction", &c.sustainedClockFraction }, { "cuda_context_bytes", &c.cudaContextBytes },
-            { "nccl_buffer_bytes", &c.ncclBufferBytes }, { "allocator_reserve_fraction", &c.allocatorReserveFraction }
-        };
+            { "moe_sync_seconds", &c.moeSyncSeconds }, { "sustained_clock_fraction", &c.sustainedClockFraction },
+            { "cuda_context_bytes", &c.cudaContextBytes }, { "nccl_buffer_bytes", &c.ncclBufferBytes },
+            { "allocator_reserve_fraction", &c.allocatorReserveFraction } };
         for (const auto& [key, value] : more)
             if (*value)
                 compute[key] = **value;

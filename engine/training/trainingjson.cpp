@@ -34,12 +34,12 @@ namespace {
         j["network_share_guideline"] = kNetworkShareGuideline;
         j["network_share_above_guideline"] = e.networkShareAboveGuideline;
         j["memory_bytes_per_gpu"] = m.totalBytes();
-        j["memory"] = { { "weights", m.weightsBytes }, { "gradients", m.gradientsBytes },
-            { "optimizer", m.optimizerBytes }, { "activations", m.activationsBytes },
-            { "compression", m.compressionBytes }, { "other", m.otherBytes }, { "cuda_context", m.cudaContextBytes },
-            { "nccl_buffers", m.ncclBytes }, { "allocator_reserve", m.allocatorReserveBytes },
-            { "capacity", m.capacityBytes }, { "out_of_memory", !m.fits() },
-            { "offloaded_activations_host", m.offloadedActivationsBytes } };
+        j["memory"]
+            = { { "weights", m.weightsBytes }, { "gradients", m.gradientsBytes }, { "optimizer", m.optimizerBytes },
+                  { "activations", m.activationsBytes }, { "compression", m.compressionBytes },
+                  { "other", m.otherBytes }, { "cuda_context", m.cudaContextBytes }, { "nccl_buffers", m.ncclBytes },
+                  { "allocator_reserve", m.allocatorReserveBytes }, { "capacity", m.capacityBytes },
+                  { "out_of_memory", !m.fits() }, { "offloaded_activations_host", m.offloadedActivationsBytes } };
         j["activation_offload"] = { { "layers", e.offloadedLayers }, { "copy_seconds_per_layer", e.offloadCopySeconds },
             { "exposed_seconds", e.offloadExposedSeconds } };
         j["breakdown"] = { { "compute", b.compute }, { "recompute", b.recompute }, { "tp_exposed", b.tpExposed },

@@ -455,8 +455,8 @@ private Q_SLOTS:
         const KernelTimes& f = synced.forwardKernels;
         const double gpu = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.kernels * k.kernelLaunchSeconds;
         const double local = double(s->model.moe->experts) / 8.0;
-        const double afterSync = 0.05 + 9.0 * k.hostSecondsPerKernel
-            + local * (fp8 ? 4.0 : 2.0) * k.libraryHostSecondsPerLaunch;
+        const double afterSync
+            = 0.05 + 9.0 * k.hostSecondsPerKernel + local * (fp8 ? 4.0 : 2.0) * k.libraryHostSecondsPerLaunch;
         QVERIFY(near(synced.forward, gpu + afterSync, 1e-9));
         s->model.moe->capacityFactor = 1.0;
         const LayerTimes padded = evaluator(*s).layerTimes(strategy);
@@ -507,7 +507,8 @@ private Q_SLOTS:
         QVERIFY(near(off.offloadCopySeconds, perLayer / hostLink, 1e-9));
         const LayerTimes lt = ev.layerTimes(TrainingStrategy::fromScenario(s));
         const double exposed = off.microBatchesPerPipeline * 40.0
-            * (std::max(0.0, off.offloadCopySeconds - lt.forward) + std::max(0.0, off.offloadCopySeconds - lt.backward));
+            * (std::max(0.0, off.offloadCopySeconds - lt.forward)
+                + std::max(0.0, off.offloadCopySeconds - lt.backward));
         QVERIFY(near(off.offloadExposedSeconds, exposed, 1e-9));
         QVERIFY(near(off.iterationSeconds - kept.iterationSeconds, exposed, 1e-6));
         if (hostLink < 100e9)

@@ -18,8 +18,8 @@
 #include "views/fabric/fabricview.h"
 #include "views/heatmap/trafficheatmapcanvas.h"
 #include "views/heatmap/trafficheatmapwidget.h"
-#include "views/runs/runbreakdownchart.h"
 #include "views/runs/nicoverlay.h"
+#include "views/runs/runbreakdownchart.h"
 #include "views/runs/runsview.h"
 #include "views/runs/timelinewidget.h"
 
@@ -29,8 +29,8 @@
 #include <QLabel>
 #include <QListView>
 #include <QScrollArea>
-#include <QSplitter>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QtTest>
@@ -229,10 +229,9 @@ private Q_SLOTS:
         QVERIFY(chart->legendLabel()->isVisible());
         // Every entry of the legend is there and shown whole: the label is as tall as its wrapped
         // text needs at its width (clippedLabels checks that too; this names the entries).
-        const QString legendText
-            = QString(chart->legendLabel()->text())
-                  .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
-                  .replace(QStringLiteral("<br>"), QStringLiteral(" "));
+        const QString legendText = QString(chart->legendLabel()->text())
+                                       .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
+                                       .replace(QStringLiteral("<br>"), QStringLiteral(" "));
         for (const QString& part : chart->legendEntries())
             QVERIFY2(legendText.contains(part.toHtmlEscaped()), qPrintable(part));
         QCOMPARE(chart->legendEntries().size(), 7); // five components, the compute max and min lines
@@ -412,7 +411,8 @@ private Q_SLOTS:
         QVERIFY2(timeline->lanesRect().height() >= 60, qPrintable(QString::number(timeline->lanesRect().height())));
         QVERIFY2(pane->rect().contains(QRect(chart->mapTo(pane, QPoint(0, 0)), chart->size())),
             qPrintable(QStringLiteral("chart %1 px tall in a pane of %2 px").arg(chart->height()).arg(pane->height())));
-        QVERIFY(chart->rect().contains(QRect(chart->legendLabel()->mapTo(chart, QPoint(0, 0)), chart->legendLabel()->size())));
+        QVERIFY(chart->rect().contains(
+            QRect(chart->legendLabel()->mapTo(chart, QPoint(0, 0)), chart->legendLabel()->size())));
         QVERIFY2(w.height() <= screen.height(), qPrintable(QString::number(w.height())));
         const QStringList cut = clippedLabels(runs);
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral("; "))));

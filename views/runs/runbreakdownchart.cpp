@@ -68,7 +68,8 @@ namespace {
         }
         return QStringLiteral("<tr><td valign=\"top\"><span style=\"background-color:%1\">%2</span></td>"
                               "<td style=\"padding-left:4px; padding-bottom:3px\">%3</td></tr>")
-            .arg(color.name(), line ? QStringLiteral("&nbsp;&nbsp;") : QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;"), text);
+            .arg(
+                color.name(), line ? QStringLiteral("&nbsp;&nbsp;") : QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;"), text);
     }
 
     // Below this height of the plot's view (a plot of ~100 px: Qt Charts takes ~95 px for its

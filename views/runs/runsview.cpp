@@ -474,8 +474,8 @@ void RunsView::splitTop()
     int chart = total * 9 / 20;
     if (m_top->height() < total * 11 / 20)
         chart = std::max(chart,
-            std::min(m_chart->besideLegendWidth(),
-                total - m_heatmapSlot->minimumSizeHint().width() - m_top->handleWidth()));
+            std::min(
+                m_chart->besideLegendWidth(), total - m_heatmapSlot->minimumSizeHint().width() - m_top->handleWidth()));
     m_top->setSizes({ chart, total - chart });
     m_topSized = true;
 }
