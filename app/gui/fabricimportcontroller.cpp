@@ -331,7 +331,7 @@ void FabricImportController::importInteractively()
         importFile(path, true);
 }
 
-void FabricImportController::importFile(const QString& path, bool showErrors)
+void FabricImportController::importFile(const QString& path, bool showErrors, bool bringForward)
 {
     if (isBusy()) {
         m_window.statusBar()->showMessage(tr("A fabric import is already under way"), 4000);
@@ -340,6 +340,7 @@ void FabricImportController::importFile(const QString& path, bool showErrors)
     m_cancelled = false;
     m_pending = true;
     m_showErrors = showErrors;
+    m_bringForward = bringForward;
     m_busy->show();
     m_watcher->setFuture(QtConcurrent::run([path]() {
         auto out = std::make_shared<Outcome>();
@@ -415,7 +416,7 @@ void FabricImportController::finishImport()
     item->setToolTip(m_entries.back().source);
     const int row = int(m_entries.size()) - 1;
     m_list->setCurrentRow(row);
-    present(m_entries.back());
+    present(m_entries.back(), m_bringForward);
     m_window.statusBar()->showMessage(
         tr("Imported %1: %2 flags").arg(m_entries.back().name).arg(m_entries.back().fabric->flags.size()), 6000);
     Q_EMIT imported(row);
@@ -494,11 +495,11 @@ std::optional<QString> FabricImportController::showFabric(int row)
     }
     if (m_list->currentRow() != row)
         m_list->setCurrentRow(row);
-    present(e);
+    present(e, true);
     return std::nullopt;
 }
 
-void FabricImportController::present(const Entry& entry)
+void FabricImportController::present(const Entry& entry, bool bringForward)
 {
     m_shown = entry.fabric;
     const auto fabric = entry.fabric;
@@ -509,7 +510,9 @@ void FabricImportController::present(const Entry& entry)
     });
     m_view.setSceneFactory(
         [fabric, index, title](views::SceneLayout layout) { return sceneOf(*fabric, *index, layout, title); });
-    m_tabs.setCurrentWidget(&m_view);
+    Q_EMIT presented();
+    if (bringForward)
+        m_tabs.setCurrentWidget(&m_view);
     fillFlagTable(*fabric);
 }
 

@@ -51,8 +51,10 @@ public:
 
     /// Reads the dump on a worker; when done it is stored in the project (kept until the project
     /// is saved when it has no file yet) and shown. Errors go to failed() and the status bar, and
-    /// to a message box when `showErrors`.
-    void importFile(const QString& path, bool showErrors = false);
+    /// to a message box when `showErrors`. The Fabric 3D tab is brought to the front when
+    /// `bringForward` (a user's import); the example project's fabric on first start is not, so the
+    /// first tab shown does not depend on which of the example's imports ends last.
+    void importFile(const QString& path, bool showErrors = false, bool bringForward = true);
     bool isBusy() const;
     /// Blocks (processing events) until the import under way has finished or was cancelled.
     void waitUntilIdle();
@@ -74,6 +76,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void imported(int row);
+    /// Fabric 3D now shows an imported fabric (after an import or a pick in the list).
+    void presented();
     void failed(const QString& message);
 
 private:
@@ -89,7 +93,7 @@ private:
     void reload();
     void storePending();
     void finishImport();
-    void present(const Entry& entry);
+    void present(const Entry& entry, bool bringForward);
     void fillFlagTable(const importers::ImportedFabric& fabric);
     /// Shows the flags dock; on a short window, as a tab beside the imported-fabrics list.
     void showFlagDock(QDockWidget* dock);
@@ -108,6 +112,7 @@ private:
     bool m_cancelled = false;
     bool m_pending = false; ///< an import was started and its result not yet handled
     bool m_showErrors = false;
+    bool m_bringForward = true;
 };
 
 } // namespace clusterscope::app

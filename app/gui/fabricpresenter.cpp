@@ -112,9 +112,19 @@ namespace {
 } // namespace
 
 void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
-    std::shared_ptr<const engine::ScenarioAnalysis> shared, const engine::Catalog& catalog)
+    std::shared_ptr<const engine::ScenarioAnalysis> shared, const engine::Catalog& catalog, bool scene)
 {
     const engine::ScenarioAnalysis& analysis = *shared;
+    if (!scene) {
+        if (analysis.bom)
+            bomView.setBom(*analysis.bom, QString::fromStdString(scenario.name));
+        else
+            bomView.setEmptyState(
+                tr("No bill of materials:\n%1")
+                    .arg(QString::fromStdString(
+                        analysis.bomError.empty() ? engine::issuesText(analysis.issues, true) : analysis.bomError)));
+        return;
+    }
     if (!analysis.issues.empty() && !analysis.fabric) {
         const QString message = tr("The scenario has problems to fix first:\n%1")
                                     .arg(QString::fromStdString(engine::issuesText(analysis.issues, true)));

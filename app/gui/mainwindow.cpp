@@ -187,6 +187,10 @@ void MainWindow::createCentre()
     // The Runs tab's NIC overlay reads the Live tab's server.
     new RunNicController(*m_runs, *live, *liveController, this);
     m_fabricImport = new FabricImportController(*this, *m_document, *m_fabric, *m_tabs);
+    // Fabric 3D shows either the scenario's fabric or an imported one: the one asked for last. An
+    // analysis that ends after an import (the example's first start, or a slow one) does not
+    // replace the imported fabric; a scenario edit or pick does (updateViews).
+    connect(m_fabricImport, &FabricImportController::presented, this, [this] { m_fabricShowsImport = true; });
     connect(m_runsController, &RunsController::importFinished, this, [this](bool, const QString& message) {
         statusBar()->showMessage(message, 6000);
         m_tabs->setCurrentWidget(m_runs);
@@ -420,6 +424,7 @@ void MainWindow::updateViews()
                    .arg(QString::fromStdString(issues.front().pointer), QString::fromStdString(issues.front().message));
     m_statusScenario->setText(status);
     m_statusScenario->setToolTip(status);
+    m_fabricShowsImport = false;
     m_runner->request(s, std::move(issues));
 }
 
@@ -587,7 +592,7 @@ void MainWindow::presentVisible()
     const engine::Scenario& s = m_document->scenarios()[std::size_t(index)];
     QWidget* visible = m_tabs->currentWidget();
     if ((m_stale & kStaleFabric) && (visible == m_fabric || visible == m_bom)) {
-        presentFabric(*m_fabric, *m_bom, s, analysis, *m_catalog);
+        presentFabric(*m_fabric, *m_bom, s, analysis, *m_catalog, !m_fabricShowsImport);
         m_stale &= ~kStaleFabric;
     }
     if ((m_stale & kStaleTraining) && (visible == m_breakdown || visible == m_strategies)) {
@@ -782,7 +787,7 @@ bool MainWindow::showExampleFabric()
     const QString path = m_exampleRunDir->filePath(name);
     if (!QFile::exists(path) && !QFile::copy(QStringLiteral(":/examplefabric/") + name, path))
         return false;
-    m_fabricImport->importFile(path);
+    m_fabricImport->importFile(path, false, false);
     return true;
 }
 

@@ -144,6 +144,7 @@ private:
     AnalysisRunner* m_runner = nullptr;
     enum : unsigned { kStaleFabric = 1, kStaleTraining = 2, kStaleTraffic = 4 };
     unsigned m_stale = 0; ///< views not yet showing the latest analysis
+    bool m_fabricShowsImport = false; ///< Fabric 3D shows an imported fabric, not the scenario's
     QWidget* m_busy = nullptr; ///< progress bar + cancel in the status bar
 };
 

@@ -416,6 +416,22 @@ private Q_SLOTS:
         QVERIFY2(w.height() <= screen.height(), qPrintable(QString::number(w.height())));
         const QStringList cut = clippedLabels(runs);
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral("; "))));
+
+        // Whichever of the two imports and the example scenario's analysis ended last, Fabric 3D
+        // shows the imported fabric whose flags the dock lists (not the scenario's own fabric). The
+        // analysis ending after the fabric import, while the Runs tab is in front, is forced here.
+        w.analysisRunner()->request(w.document()->scenarios()[0]);
+        settle(w);
+        QCOMPARE(w.tabs()->currentWidget(), runs);
+        w.tabs()->setCurrentWidget(w.fabricView());
+        settle(w);
+        const QString fabricTitle = QString::fromStdString(w.fabricView()->sceneData().title);
+        QVERIFY2(fabricTitle.contains(QStringLiteral("imported")), qPrintable(fabricTitle));
+        // A scenario pick shows the scenario's fabric again.
+        w.selectScenario(0);
+        settle(w);
+        QVERIFY2(!QString::fromStdString(w.fabricView()->sceneData().title).contains(QStringLiteral("imported")),
+            qPrintable(QString::fromStdString(w.fabricView()->sceneData().title)));
     }
 
     // The example project's imported fabric (compiled in): the Llama example's fabric with a
