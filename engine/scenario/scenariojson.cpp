@@ -4,6 +4,7 @@
 #include "engine/core/jsonfields.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace clusterscope::engine {
@@ -95,7 +96,14 @@ namespace {
         m.hidden = r.positiveInt("hidden");
         m.heads = r.positiveInt("heads");
         m.kvHeads = r.positiveInt("kv_heads", m.heads);
-        m.ffnHidden = r.positiveInt("ffn_hidden", 4 * m.hidden);
+        // Without ffn_hidden, GPT's MLP: 4 x hidden wide (Radford et al. 2018, "Improving Language
+        // Understanding by Generative Pre-Training", section 4.1). A hidden size whose 4x does not fit
+        // an int is refused rather than wrapped.
+        if (!r.has("ffn_hidden") && m.hidden > std::numeric_limits<int>::max() / 4)
+            throw JsonFieldError(r.pointerOf("hidden"),
+                "hidden " + std::to_string(m.hidden)
+                    + " is too large for the default ffn_hidden (4 x hidden); give ffn_hidden");
+        m.ffnHidden = r.has("ffn_hidden") ? r.positiveInt("ffn_hidden") : 4 * m.hidden;
         m.headDim = r.boundedInt("head_dim", 0, 1 << 20, 0);
         m.slidingWindow = r.boundedInt("sliding_window", 0, 1 << 30, 0);
         m.slidingWindowFraction = r.number("sliding_window_fraction", 0.0, 1.0, m.slidingWindow > 0 ? 1.0 : 0.0);
@@ -108,7 +116,7 @@ namespace {
         m.vocab = r.positiveInt("vocab");
         m.seqLen = r.positiveInt("seq_len");
         // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
-        m.gatedMlp = r.boolean("gated_mlp", m.ffnHidden != 4 * m.hidden);
+        m.gatedMlp = r.boolean("gated_mlp", static_cast<long long>(m.ffnHidden) != 4LL * m.hidden);
         if (auto moe = r.object("moe")) {
             MoeSpec s;
             s.experts = moe->positiveInt("experts");
@@ -371,7 +379,7 @@ std::string scenarioToJson(const Scenario& s)
     const ModelSpec& m = s.model;
     root["model"] = { { "layers", m.layers }, { "hidden", m.hidden }, { "heads", m.heads }, { "kv_heads", m.kvHeads },
         { "ffn_hidden", m.ffnHidden }, { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "moe", nullptr } };
-    if (m.gatedMlp != (m.ffnHidden != 4 * m.hidden))
+    if (m.gatedMlp != (static_cast<long long>(m.ffnHidden) != 4LL * m.hidden))
         root["model"]["gated_mlp"] = m.gatedMlp;
     if (m.headDim > 0)
         root["model"]["head_dim"] = m.headDim;

@@ -226,6 +226,30 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(result.message()).startsWith(expected), result.message().c_str());
     }
 
+    // Without ffn_hidden the GPT default is 4 x hidden: a hidden size whose 4x does not fit an int
+    // is refused naming hidden (it overflowed before; found by fuzz_scenario after 9.2 M executions).
+    void defaultFfnBeyondInt()
+    {
+        json doc = baseScenario();
+        doc["model"].erase("ffn_hidden");
+        doc["model"]["hidden"] = 888792288;
+        auto result = parseScenarioJson(doc.dump(), "llama.json");
+        QVERIFY(!result.isOk());
+        QVERIFY2(QString::fromStdString(result.message())
+                     .startsWith(QStringLiteral("llama.json: /model/hidden: hidden 888792288 is too large for the "
+                                                "default ffn_hidden (4 x hidden); give ffn_hidden")),
+            result.message().c_str());
+        // Given explicitly, the same hidden size reads (other checks judge the model later).
+        doc["model"]["ffn_hidden"] = 49152;
+        QVERIFY2(parseScenarioJson(doc.dump(), "llama.json").isOk(),
+            parseScenarioJson(doc.dump(), "llama.json").message().c_str());
+        // 536870911 x 4 still fits.
+        doc["model"].erase("ffn_hidden");
+        doc["model"]["hidden"] = 536870911;
+        QVERIFY2(parseScenarioJson(doc.dump(), "llama.json").isOk(),
+            parseScenarioJson(doc.dump(), "llama.json").message().c_str());
+    }
+
     // Damaged text never throws: numbers beyond the double range (nlohmann's out_of_range.406),
     // huge integers, deep nesting and bad UTF-8 each give one error naming the file and the place.
     void damagedText_data()
