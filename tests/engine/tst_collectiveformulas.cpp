@@ -196,6 +196,14 @@ private Q_SLOTS:
         QTest::addRow("nvls one node 16 MiB: four chunks, three stages") << "nvls" << 8 << 16 * kMiB << 2.7 << 1.5 << 1;
         // nccl-tests -g 8: one thread launches the 8 GPUs' kernels in turn: 8 launches per call.
         QTest::addRow("nvls one node 16 MiB, -g 8") << "nvls" << 8 << 16 * kMiB << 8 * 2.7 << 1.5 << 8;
+        // Tree Simple across nodes stores and forwards 512 KiB chunks (one step) through 2 x 7 NVLink
+        // hops and 2 network hops, 16 channels. A hop moves one channel's share: 384 / 16 = 24 GB/s of
+        // network against 370.8 / 18 = 20.6 GB/s of NVLink, so an NVLink hop is a full stage: D = 16.
+        // 1 GiB: 64 MiB per channel, q = 128: factor 143 / 128 (the tree correction ends at 256 MB).
+        QTest::addRow("tree simple 2 nodes 1 GiB: 16 stages") << "tree" << 16 << 1024 * kMiB << 27.0 << 143.0 / 128 << 1;
+        // 8 MiB: one 512 KiB chunk per channel, q = 1: factor 16, times the tree correction the tuner
+        // applied at log2(8 MiB / 64) = 17 (0.8), which the pipeline replaces.
+        QTest::addRow("tree simple 2 nodes 8 MiB: one chunk") << "tree" << 16 << 8 * kMiB << 27.0 << 16 * 0.8 << 1;
         // Ring keeps the tuner's bandwidth (its steps are the tuner's latency term).
         QTest::addRow("ring 2 nodes 16 MiB") << "ring" << 16 << 16 * kMiB << 27.0 << 1.0 << 1;
         QTest::addRow("ring one node 16 MiB") << "ring" << 8 << 16 * kMiB << 2.7 << 1.0 << 1;

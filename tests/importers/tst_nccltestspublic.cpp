@@ -74,7 +74,7 @@ private Q_SLOTS:
         QTest::addRow("2x8 H100 GCP A3 Mega")
             << "h100_2x8_gcp_a3mega_allreduce.log"
             << "allreduce"
-            << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo") << 0.29 << 0.58 << 0.055;
+            << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo") << 0.12 << 0.18 << 0.04;
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
         QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
                                        << "allreduce"
