@@ -200,7 +200,8 @@ private Q_SLOTS:
         // hops and 2 network hops, 16 channels. A hop moves one channel's share: 384 / 16 = 24 GB/s of
         // network against 370.8 / 18 = 20.6 GB/s of NVLink, so an NVLink hop is a full stage: D = 16.
         // 1 GiB: 64 MiB per channel, q = 128: factor 143 / 128 (the tree correction ends at 256 MB).
-        QTest::addRow("tree simple 2 nodes 1 GiB: 16 stages") << "tree" << 16 << 1024 * kMiB << 27.0 << 143.0 / 128 << 1;
+        QTest::addRow("tree simple 2 nodes 1 GiB: 16 stages")
+            << "tree" << 16 << 1024 * kMiB << 27.0 << 143.0 / 128 << 1;
         // 8 MiB: one 512 KiB chunk per channel, q = 1: factor 16, times the tree correction the tuner
         // applied at log2(8 MiB / 64) = 17 (0.8), which the pipeline replaces.
         QTest::addRow("tree simple 2 nodes 8 MiB: one chunk") << "tree" << 16 << 8 * kMiB << 27.0 << 16 * 0.8 << 1;
