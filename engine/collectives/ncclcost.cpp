@@ -112,6 +112,12 @@ namespace {
         {
             return ctx.channels * table[hw.archIndex][ctx.capIndex] * kGBps;
         }
+        /// tuning.cc llMaxBw: the GPU's row on one node, the host CPU's row across nodes.
+        double llMaxBw() const
+        {
+            const int row = multiNode() ? nccl::kLlMaxBwMultiNodeRow : hw.archIndex;
+            return nccl::kLlMaxBwGBps[row][ctx.capIndex] * kGBps;
+        }
     };
 
     AlgorithmCost ringCost(const CostInput& in)
@@ -123,10 +129,9 @@ namespace {
         double busBw
             = in.multiNode() ? std::min(ctx.intraBytesPerSecond, ctx.interBytesPerSecond) : ctx.intraBytesPerSecond;
         if (in.protocol == CollectiveProtocol::LL)
-            busBw = std::min(nccl::kLlMaxBwGBps[in.hw.archIndex][ctx.capIndex] * kGBps, nccl::kRingLlFactor * busBw);
+            busBw = std::min(in.llMaxBw(), nccl::kRingLlFactor * busBw);
         else if (in.protocol == CollectiveProtocol::LL128)
-            busBw = std::min(busBw * (in.ppn() < 2 ? nccl::kRingLl128OneRankPerNodeFactor : nccl::kRingLl128Factor),
-                in.perChannelCap(nccl::kPerChMaxRingLL128GBps));
+            busBw = std::min(busBw * nccl::kRingLl128Factor, in.perChannelCap(nccl::kPerChMaxRingLL128GBps));
         const double nsteps = ringSteps(in.op, ctx.ranks);
         AlgorithmCost c;
         c.algBw = busBw * in.n() / nsteps;
@@ -163,7 +168,7 @@ namespace {
         }
         busBw = std::min(busBw * nccl::kTreeFactor, in.perChannelCap(nccl::kPerChMaxTreeGBps));
         if (in.protocol == CollectiveProtocol::LL)
-            busBw = std::min(busBw / nccl::kTreeLlDivisor, nccl::kLlMaxBwGBps[in.hw.archIndex][ctx.capIndex] * kGBps);
+            busBw = std::min(busBw / nccl::kTreeLlDivisor, in.llMaxBw());
         else if (in.protocol == CollectiveProtocol::LL128)
             busBw = std::min(busBw * (in.multiNode() ? nccl::kTreeLl128Factor : nccl::kTreeLl128OneNodeFactor),
                 in.perChannelCap(nccl::kPerChMaxTreeLL128GBps));
@@ -265,7 +270,9 @@ CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, 
         return t;
     // Hardware latencies (tuning.cc hwLat); "-" entries are protocols NCCL does not run.
     double intraLat = nccl::kHwLatencyUs[ctx.intraHw][a][p];
-    const double interLat = nccl::kHwLatencyUs[nccl::kNet][a][p];
+    // With one rank per node every step crosses the network: tuning.cc takes the Tree network latency
+    // then ("With ppn=1 latencies are fully exposed, use the Tree network latency", NCCL 2.23.4+).
+    const double interLat = nccl::kHwLatencyUs[nccl::kNet][ctx.ranksPerNode == 1 ? nccl::kTree : a][p];
     if (intraLat < 0 || interLat < 0)
         return t;
     if (ctx.nodes > 1 && protocol == CollectiveProtocol::LL)

@@ -92,10 +92,23 @@ namespace {
             // Chain through the node's ranks, then the inter-node tree; reduce up and broadcast down
             // (src/device/all_reduce.h runTreeUpDown): 2 (ppn - 1) NVLink hops and 2 log2(nNodes)
             // network hops. Across nodes the network hop is the slow stage the chunk time is counted
-            // in; an NVLink hop takes (per-rank network rate / NVLink rate) of it.
+            // in; an NVLink hop takes a share of it:
+            // - Simple stores and forwards whole chunks: the sender writes the slice, fences and then
+            //   bumps the step counter the receiver waits on (src/device/prims_simple.h), and a tree
+            //   slice is one step. One channel (one thread block) moves each hop, so an NVLink hop
+            //   takes (per-channel network rate / per-channel NVLink rate) of a network hop: NCCL's
+            //   own per-channel figures (busBw = nChannels x per-channel bw, src/graph/tuning.cc).
+            // - LL and LL128 carry a flag in every 8-byte / 128-byte line and the next GPU forwards
+            //   lines as they land, so a chain hop adds little beyond the tuner's per-hop latency; it
+            //   is counted at the per-rank network rate over the GPU's NVLink rate.
             p.concurrent = ctx.channels;
-            const double nvlinkHop
-                = ctx.nodes > 1 ? std::min(1.0, ctx.interBytesPerSecond / ppn / ctx.intraBytesPerSecond) : 1.0;
+            double nvlinkHop = 1.0;
+            if (ctx.nodes > 1) {
+                nvlinkHop = protocol == CollectiveProtocol::Simple
+                    ? (ctx.interBytesPerSecond / ctx.channels) / (hw.intraBytesPerSecond / hw.intraChannels)
+                    : ctx.interBytesPerSecond / ppn / ctx.intraBytesPerSecond;
+                nvlinkHop = std::min(1.0, nvlinkHop);
+            }
             p.stages = std::max(1.0, 2.0 * (ppn - 1) * nvlinkHop + 2.0 * log2Floor(ctx.nodes));
             p.chunkBytes = protocol == CollectiveProtocol::LL128 ? treeLl128Chunk(nBytes, ctx.channels, ppn, ctx.nodes)
                 : protocol == CollectiveProtocol::LL             ? nccl::kLlChunkBytes

@@ -61,8 +61,16 @@ inline constexpr double kHwLatencyUs[kHwCount][kAlgoCount][3] = {
 
 // Per-architecture caps in GB/s, [arch: Volta, Ampere, Hopper, Blackwell][1 node, 2 nodes, >= 4 nodes]
 // (NCCL indexes nNodes <= 2 ? nNodes - 1 : 2).
+/// llMaxBws: the row is the GPU architecture on one node only; across nodes NCCL picks it by the
+/// host CPU (tuning.cc "index1 = nNodes == 1 ? compCapIndex : AMD or mixed ? 1 : 0": rows
+/// "Volta-N1/Intel-N2/Intel-N4", "Ampere-N1/AMD-N2/AMD-N4"), so a multi-node Blackwell ring LL is
+/// capped at 39 GB/s on Intel hosts, not 90.
 inline constexpr double kLlMaxBwGBps[4][3]
     = { { 39, 39, 20.4 }, { 87.7, 22.5, 19.0 }, { 141, 45, 35 }, { 282, 90, 70 } };
+/// The llMaxBws row across nodes: Intel x86 hosts (row 0). The scenario does not name the host CPU;
+/// DGX/HGX H100, H200 and B200 servers and the clouds' H100/H200/B200 VMs run Intel Xeons, and
+/// getNetOverhead's 1 us (kNetOverheadUs) is the Intel figure too.
+inline constexpr int kLlMaxBwMultiNodeRow = 0;
 inline constexpr double kPerChMaxRingLL128GBps[4][3]
     = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 36.7 }, { 40, 40, 40 } };
 inline constexpr double kPerChMaxTreeLL128GBps[4][3]
@@ -96,9 +104,8 @@ inline constexpr double kMultiNodeLlIntraFactor = 1.8;
 // Per-algorithm bandwidth factors of ncclTopoTuneModel (src/graph/tuning.cc), named here so that
 // every inline factor of the cost functions has one definition and one source.
 
-/// Ring LL128: busBw x (ppn < 2 ? 0.7 : 0.92) ("busBw * (ppn < 2 ? 0.7 : 0.92)", tuning.cc): one
-/// rank per node loses more to the 120-of-128-byte LL128 line than a ring through NVLink.
-inline constexpr double kRingLl128OneRankPerNodeFactor = 0.7;
+/// Ring LL128: busBw x 0.92 (tuning.cc "busBw * (0.92 /*120.0/128.0*/)"; the ppn < 2 ? 0.7 case was
+/// dropped in NCCL 2.23.4).
 inline constexpr double kRingLl128Factor = 0.92;
 /// Ring and Tree LL: half the bus bandwidth (LL sends a 4-byte flag with every 4 bytes of data),
 /// tuning.cc "busBw = std::min(llMaxBw, busBw * .5)" for Ring.

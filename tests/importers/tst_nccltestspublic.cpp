@@ -74,12 +74,12 @@ private Q_SLOTS:
         QTest::addRow("2x8 H100 GCP A3 Mega")
             << "h100_2x8_gcp_a3mega_allreduce.log"
             << "allreduce"
-            << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo") << 0.29 << 0.58 << 0.055;
+            << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo") << 0.12 << 0.18 << 0.04;
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
         QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
                                        << "allreduce"
                                        << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << QString("roce") << 0.07
-                                       << 0.28 << 0.055;
+                                       << 0.28 << 0.05;
         QTest::addRow("1x8 A100 NVSwitch")
             << "a100_8gpu_1node_allreduce.log"
             << "allreduce"
@@ -93,7 +93,7 @@ private Q_SLOTS:
         QTest::addRow("2x1 H200 GKE RoCE")
             << "h200_2x1_gke_roce_allreduce.log"
             << "allreduce"
-            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << QString("roce") << 0.34 << 0.52 << 0.08;
+            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << QString("roce") << 0.35 << 0.52 << 0.075;
         // Nebius H200 nodes with InfiniBand (8 x 400 Gb/s NDR per node).
         QTest::addRow("2x8 H200 Nebius IB")
             << "h200_2x8_nebius_ib_allreduce.log"
@@ -103,7 +103,7 @@ private Q_SLOTS:
         QTest::addRow("2x8 B200 GKE A4 allgather")
             << "b200_2x8_gke_a4_allgather.log"
             << "allgather"
-            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.70 << 0.96 << 0.18;
+            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.70 << 0.96 << 0.20;
         // One DGX H100 (8 x H100, NVSwitch with NVLS; 8 x 400 Gb/s NDR InfiniBand, unused on one node).
         QTest::addRow("1x8 H100 DGX NVLS")
             << "h100_1x8_dgx_nvls_allreduce.log"
@@ -118,17 +118,17 @@ private Q_SLOTS:
         QTest::addRow("2x8 B200 IB reducescatter")
             << "b200_2x8_vultr_ib_reducescatter.log"
             << "reducescatter"
-            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.30 << 0.50 << 0.055;
+            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.29 << 0.50 << 0.071;
         // The same two hosts with all 8 H100 each (-g 8); NICs not stated: as for 2x4 below.
         QTest::addRow("2x8 H100 alpha") << "h100_2x8_alpha_allreduce.log"
                                         << "allreduce"
                                         << "H100-SXM-80GB" << 16 << 2 << 31 << 4 << 400.0 << QString("ib") << 0.59
-                                        << 0.82 << 0.065;
+                                        << 0.82 << 0.068;
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
         QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log"
                                   << "allreduce"
                                   << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.42 << 0.88
-                                  << 0.12;
+                                  << 0.115;
     }
     void publicLogs()
     {
