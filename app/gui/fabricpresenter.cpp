@@ -12,6 +12,7 @@
 #include "views/fabric/fabricview.h"
 #include "views/heatmap/trafficheatmapwidget.h"
 #include "views/presentation/fabricscenebuilder.h"
+#include "views/presentation/tiernames.h"
 #include "views/strategies/strategiesview.h"
 
 #include <QCoreApplication>
@@ -146,8 +147,14 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
     for (std::size_t t = 0; t < perTier.size() && t < 3; ++t)
         title += ", " + std::to_string(perTier[t]) + names[t];
     // The same busiest-link figure as the CLI and the report (engine::busiestLink).
-    if (const auto busiest = engine::busiestLink(design.graph, analysis.load.linkUtilisation))
-        title += "; busiest link " + engine::describeUtilisation(busiest->utilisation) + " over an iteration";
+    if (const auto busiest = engine::busiestLink(design.graph, analysis.load.linkUtilisation)) {
+        title += "\nbusiest link over an iteration: " + engine::describeUtilisation(busiest->utilisation);
+        // Inside a server: the network's own busiest link below it (as the report says it).
+        if (busiest->level == engine::LinkLevel::Internal)
+            if (const auto network = engine::busiestNetworkLink(design.graph, analysis.load.linkUtilisation))
+                title += " (inside a server)\nbusiest network link: " + engine::describeUtilisation(network->utilisation)
+                    + " (" + views::linkLevelLabel(network->level).toStdString() + ")";
+    }
     view.setSceneFactory([shared, title](views::SceneLayout layout) {
         return views::sceneFromGraph(shared->fabric->graph, layout, shared->load.linkUtilisation, title);
     });

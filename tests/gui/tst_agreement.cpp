@@ -15,6 +15,7 @@
 #include "engine/scenario/scenariojson.h"
 #include "engine/store/projectstore.h"
 #include "views/charts/breakdownchart.h"
+#include "views/fabric/fabricview.h"
 
 #include <QChart>
 #include <QJsonDocument>
@@ -82,6 +83,23 @@ private Q_SLOTS:
         QVERIFY2(close(cliBusiest, guiBusiest->utilisation, 1e-6), qPrintable(QString::number(cliBusiest)));
         QCOMPARE(contention.value(QStringLiteral("busiest_link_level")).toString(),
             QString::fromLatin1(engine::toString(guiBusiest->level)));
+        // The busiest network link (outside the servers): one figure in the CLI, the report and Fabric 3D.
+        const auto guiNetwork = engine::busiestNetworkLink(gui->fabric->graph, gui->load.linkUtilisation);
+        QVERIFY(guiNetwork && guiNetwork->level != engine::LinkLevel::Internal);
+        QVERIFY2(close(contention.value(QStringLiteral("busiest_network_link_utilisation")).toDouble(-1),
+                     guiNetwork->utilisation, 1e-6),
+            qPrintable(QString::number(contention.value(QStringLiteral("busiest_network_link_utilisation")).toDouble(-1))));
+        QCOMPARE(contention.value(QStringLiteral("busiest_network_link_level")).toString(),
+            QString::fromLatin1(engine::toString(guiNetwork->level)));
+        const QString networkText = QStringLiteral("busiest network link: ")
+            + QString::fromStdString(engine::describeUtilisation(guiNetwork->utilisation));
+        if (guiBusiest->level == engine::LinkLevel::Internal) {
+            w.tabs()->setCurrentWidget(w.fabricView());
+            w.analysisRunner()->waitUntilIdle();
+            QCoreApplication::processEvents();
+            const QString title = QString::fromStdString(w.fabricView()->sceneData().title);
+            QVERIFY2(title.contains(networkText), qPrintable(title));
+        }
         QCOMPARE(contention.value(QStringLiteral("core_tier")).toBool(),
             engine::hasLinksAt(gui->fabric->graph, engine::LinkLevel::SpineCore));
         QVERIFY(close(json.value(QStringLiteral("memory_bytes_per_gpu")).toDouble(), guiMemory));
@@ -108,6 +126,8 @@ private Q_SLOTS:
         const QString busiestText = QStringLiteral("Busiest link: ")
             + QString::fromStdString(engine::describeUtilisation(guiBusiest->utilisation));
         QVERIFY2(html.contains(busiestText), qPrintable(busiestText));
+        if (guiBusiest->level == engine::LinkLevel::Internal)
+            QVERIFY2(html.contains(networkText), qPrintable(networkText));
         QVERIFY2(html.contains(app::formatSeconds(guiSeconds)), qPrintable(app::formatSeconds(guiSeconds)));
         // Tiers are named only when the fabric has them.
         if (!engine::hasLinksAt(gui->fabric->graph, engine::LinkLevel::SpineCore))
