@@ -204,11 +204,18 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
             ? QString()
             : tr(" — compute calibrated from %1").arg(source.section(QStringLiteral(" ("), 0, 0));
         chart.setToolTip(from.empty() ? QString() : tr("Compute model calibrated from %1").arg(source));
+        // The current bar includes the contention of its traffic routed on the fabric; the ranked
+        // bars are the search's times without it (as the Strategies table's header says).
+        const bool ranked = analysis.search && !analysis.search->ranked.empty();
+        const QString withContention = ranked && analysis.load.routed && analysis.load.uncontendedIterationSeconds > 0
+            ? tr("<br>%1 with fabric contention, ranked strategies (#) without it")
+                  .arg(fallback ? tr("Best valid") : tr("Current"))
+            : QString();
         chart.setTitle(fallback
                 ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
-                    + calibrated
-                : calibrated.isEmpty() ? QString()
-                                       : tr("Iteration breakdown") + calibrated);
+                    + calibrated + withContention
+                : calibrated.isEmpty() && withContention.isEmpty() ? QString()
+                                                                   : tr("Iteration breakdown") + calibrated + withContention);
     } else {
         chart.setEmptyState(why);
     }

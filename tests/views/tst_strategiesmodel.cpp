@@ -88,6 +88,11 @@ void TestStrategiesModel::modelTester()
     model.setEstimates(m_llama.ranked);
     for (int c = 0; c < model.columnCount(); ++c)
         QVERIFY(!model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
+    // The ranked times are the model's without fabric contention (the search ranks on them; the
+    // applied strategy is then routed): the header says so, the tooltip says where the other is.
+    const int it = StrategyTableModel::IterationSeconds;
+    QVERIFY(model.headerData(it, Qt::Horizontal, Qt::DisplayRole).toString().contains(QStringLiteral("no contention")));
+    QVERIFY(model.headerData(it, Qt::Horizontal, Qt::ToolTipRole).toString().contains(QStringLiteral("with the contention")));
 }
 
 void TestStrategiesModel::sortValueOfEveryNumericColumn_data()

@@ -185,6 +185,10 @@ QVariant StrategyTableModel::headerData(int section, Qt::Orientation orientation
             return tr("Sequences per micro-batch");
         case Zero:
             return tr("ZeRO stage (3 = fully sharded)");
+        case IterationSeconds:
+            return tr("The model's iteration time without fabric contention: the search ranks on it. Applied to "
+                      "the scenario, a strategy's traffic is routed on the fabric and the other tabs show its time "
+                      "with the contention it meets");
         case TflopsPerGpu:
             return tr("Model TFLOP/s per GPU (1e12 FLOP/s, recomputation not counted)");
         case Mfu:
@@ -221,7 +225,7 @@ QVariant StrategyTableModel::headerData(int section, Qt::Orientation orientation
     case Recompute:
         return tr("Recompute");
     case IterationSeconds:
-        return tr("Iteration (s)");
+        return tr("Iteration, no contention (s)");
     case TflopsPerGpu:
         return tr("TFLOP/s per GPU");
     case Mfu:
