@@ -54,7 +54,7 @@ public:
     /// evaluates the scenario's own strategy: their traffic routed on the fabric and its contention
     /// fed back (what the tabs show once one is applied). Empty without a search or a routed fabric.
     const std::vector<engine::TrainingEstimate>& rankedWithContention() const { return m_rankedWithContention; }
-    static constexpr std::size_t kContendedRanked = 8;
+    static constexpr std::size_t kContendedRanked = 5;
 
     /// The first `count` ranked strategies of `analysis` (of `scenario`) with contention, as
     /// rankedWithContention() (runs on the calling thread; stops early when `stop` is requested).
