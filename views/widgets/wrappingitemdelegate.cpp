@@ -42,8 +42,8 @@ WrappingItemDelegate* WrappingItemDelegate::install(QTreeView* view)
     view->setTextElideMode(Qt::ElideNone);
     view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     // Queued: the rows are laid out once the header has its new widths.
-    QObject::connect(view->header(), &QHeaderView::sectionResized, view, &QTreeView::doItemsLayout,
-        Qt::QueuedConnection);
+    QObject::connect(
+        view->header(), &QHeaderView::sectionResized, view, &QTreeView::doItemsLayout, Qt::QueuedConnection);
     return delegate;
 }
 
@@ -103,8 +103,8 @@ void WrappingItemDelegate::paint(QPainter* painter, const QStyleOptionViewItem& 
     style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
     const bool selected = opt.state & QStyle::State_Selected;
     const QVariant foreground = index.data(Qt::ForegroundRole);
-    QColor color = opt.palette.color(
-        opt.state & QStyle::State_Enabled ? QPalette::Normal : QPalette::Disabled, selected ? QPalette::HighlightedText : QPalette::Text);
+    QColor color = opt.palette.color(opt.state & QStyle::State_Enabled ? QPalette::Normal : QPalette::Disabled,
+        selected ? QPalette::HighlightedText : QPalette::Text);
     if (!selected && foreground.isValid() && foreground.canConvert<QBrush>())
         color = foreground.value<QBrush>().color();
     const int margin = textMargin(widget);
