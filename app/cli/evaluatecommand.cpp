@@ -132,6 +132,11 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
             if (haveBusiest) {
                 contention["busiest_link_utilisation"] = busiest.utilisation;
                 contention["busiest_link_level"] = toString(busiest.level);
+                // The busiest link outside the servers (NIC-switch and switch-switch links).
+                if (const auto network = busiestNetworkLink(a.fabric->graph, load.linkUtilisation)) {
+                    contention["busiest_network_link_utilisation"] = network->utilisation;
+                    contention["busiest_network_link_level"] = toString(network->level);
+                }
             }
             if (!load.error.empty())
                 contention["error"] = load.error;
@@ -154,9 +159,14 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
                << " slower than balanced; "
                << "iteration " << fixed(estimate.iterationSeconds, 3) << " s vs "
                << fixed(load.uncontendedIterationSeconds, 3) << " s without contention\n";
-        if (haveBusiest)
+        if (haveBusiest) {
             io.out << "  busiest link  " << describeUtilisation(busiest.utilisation) << " over an iteration ("
                    << toString(busiest.level) << ")\n";
+            if (busiest.level == LinkLevel::Internal)
+                if (const auto network = busiestNetworkLink(a.fabric->graph, load.linkUtilisation))
+                    io.out << "  busiest network link  " << describeUtilisation(network->utilisation) << " ("
+                           << toString(network->level) << ")\n";
+        }
     } else if (a.fabric) {
         io.out << "  fabric        traffic not routed: " << load.error << "\n";
     } else if (!cl->flag("no-fabric")) {

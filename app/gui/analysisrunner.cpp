@@ -2,6 +2,8 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
+#include "engine/training/trafficmatrix.h"
+#include "engine/training/trainingevaluator.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -10,6 +12,33 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace clusterscope::app {
+
+namespace {
+    struct Outcome {
+        engine::ScenarioAnalysis analysis;
+        std::vector<engine::TrainingEstimate> rankedWithContention;
+    };
+}
+
+std::vector<engine::TrainingEstimate> AnalysisRunner::contendedRanked(
+    const engine::Scenario& scenario, const engine::ScenarioAnalysis& a, std::size_t count, std::stop_token stop)
+{
+    std::vector<engine::TrainingEstimate> out;
+    if (!a.fabric || !a.search || !a.evaluator || !a.load.routed)
+        return out;
+    engine::TrainingEvaluator evaluator = *a.evaluator;
+    for (std::size_t i = 0; i < a.search->ranked.size() && i < count && !stop.stop_requested(); ++i) {
+        // As analyseScenario does for the scenario's own strategy: evaluated without contention,
+        // its traffic routed on the fabric, the contention fed back (engine::loadFabric).
+        evaluator.setFabricContention(1.0, 1.0);
+        engine::TrainingEstimate e = evaluator.evaluate(a.search->ranked[i].strategy);
+        const engine::TrafficMatrix traffic = engine::TrafficMatrix::fromEstimate(e, evaluator.placer());
+        if (!engine::loadFabric(*a.fabric, scenario, traffic, evaluator, e, false).routed)
+            break;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
 
 AnalysisRunner::AnalysisRunner(const engine::Catalog& catalog, const engine::PriceBook& prices, QObject* parent)
     : QObject(parent)
@@ -24,7 +53,7 @@ AnalysisRunner::~AnalysisRunner()
     // Workers capture the catalog and price book by reference: stop them and block until they
     // are done, without running the event loop (we may be inside a widget's destructor).
     m_stop.request_stop();
-    for (auto* watcher : findChildren<QFutureWatcher<engine::ScenarioAnalysis>*>()) {
+    for (auto* watcher : findChildren<QFutureWatcher<Outcome>*>()) {
         watcher->disconnect(this);
         watcher->future().waitForFinished();
     }
@@ -73,17 +102,18 @@ void AnalysisRunner::request(
             Qt::QueuedConnection);
     };
 
-    auto* watcher = new QFutureWatcher<engine::ScenarioAnalysis>(this);
-    connect(watcher, &QFutureWatcher<engine::ScenarioAnalysis>::finished, this, [this, watcher, generation] {
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation] {
         --m_running;
-        engine::ScenarioAnalysis result = watcher->result();
+        Outcome result = watcher->result();
         watcher->deleteLater();
-        if (generation != m_generation || result.cancelled) {
+        if (generation != m_generation || result.analysis.cancelled) {
             if (generation == m_generation)
                 Q_EMIT cancelled();
             return;
         }
-        m_latest = std::make_shared<const engine::ScenarioAnalysis>(std::move(result));
+        m_latest = std::make_shared<const engine::ScenarioAnalysis>(std::move(result.analysis));
+        m_rankedWithContention = std::move(result.rankedWithContention);
         Q_EMIT finished(m_latest);
     });
     const engine::Catalog& catalog = m_catalog;
@@ -92,7 +122,12 @@ void AnalysisRunner::request(
     const std::shared_ptr<const engine::CollectiveCalibration> calibration = m_calibration;
     watcher->setFuture(QtConcurrent::run([scenario, &catalog, &prices, options, calibration]() mutable {
         options.calibration = calibration.get();
-        return engine::analyseScenario(scenario, catalog, prices, options);
+        Outcome out;
+        out.analysis = engine::analyseScenario(scenario, catalog, prices, options);
+        out.rankedWithContention = contendedRanked(scenario, out.analysis, kContendedRanked, options.stop);
+        if (options.stop.stop_requested())
+            out.analysis.cancelled = true;
+        return out;
     }));
 }
 

@@ -50,6 +50,16 @@ public:
 
     /// The newest finished analysis (null before the first).
     std::shared_ptr<const engine::ScenarioAnalysis> latest() const { return m_latest; }
+    /// The first kContendedRanked strategies of latest()'s search evaluated as the analysis
+    /// evaluates the scenario's own strategy: their traffic routed on the fabric and its contention
+    /// fed back (what the tabs show once one is applied). Empty without a search or a routed fabric.
+    const std::vector<engine::TrainingEstimate>& rankedWithContention() const { return m_rankedWithContention; }
+    static constexpr std::size_t kContendedRanked = 5;
+
+    /// The first `count` ranked strategies of `analysis` (of `scenario`) with contention, as
+    /// rankedWithContention() (runs on the calling thread; stops early when `stop` is requested).
+    static std::vector<engine::TrainingEstimate> contendedRanked(const engine::Scenario& scenario,
+        const engine::ScenarioAnalysis& analysis, std::size_t count, std::stop_token stop = {});
 
 Q_SIGNALS:
     void started();
@@ -64,6 +74,7 @@ private:
     quint64 m_generation = 0;
     int m_running = 0;
     std::shared_ptr<const engine::ScenarioAnalysis> m_latest;
+    std::vector<engine::TrainingEstimate> m_rankedWithContention;
     std::shared_ptr<const engine::CollectiveCalibration> m_calibration;
     std::optional<engine::ProjectComputeCalibration> m_computeCalibration;
     QElapsedTimer m_progressClock;

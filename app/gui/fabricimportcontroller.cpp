@@ -8,6 +8,7 @@
 #include "importers/ibnetdiscover/importedfabric.h"
 #include "views/fabric/fabricview.h"
 #include "views/presentation/fabricscenebuilder.h"
+#include "views/widgets/wrappingitemdelegate.h"
 
 #include <nlohmann/json.hpp>
 
@@ -260,7 +261,11 @@ FabricImportController::FabricImportController(
     m_flags = new QTreeWidget(flagDock);
     m_flags->setHeaderLabels({ tr("Flag"), tr("Count") });
     m_flags->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_flags->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     m_flags->header()->setStretchLastSection(false);
+    // In the narrow left column of a short window the rows wrap instead of being cut.
+    views::WrappingItemDelegate::install(m_flags);
+    m_flags->setIndentation(12);
     flagDock->setWidget(m_flags);
     window.addDockWidget(Qt::BottomDockWidgetArea, flagDock);
     flagDock->hide(); // shown with the first imported fabric
@@ -529,6 +534,7 @@ void FabricImportController::fillFlagTable(const importers::ImportedFabric& f)
         auto* group = new QTreeWidgetItem(
             m_flags, { tr("%1: %2").arg(kindText(first.kind), pattern), QString::number(members.size()) });
         group->setForeground(0, QColor(200, 0, 70));
+        group->setToolTip(0, tr("%1 (%n flag(s))", nullptr, int(members.size())).arg(group->text(0)));
         for (std::size_t i : members) {
             auto* row = new QTreeWidgetItem(group, { QString::fromStdString(f.flags[i].message), {} });
             row->setToolTip(0, row->text(0));

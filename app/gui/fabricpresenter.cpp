@@ -11,12 +11,15 @@
 #include "views/charts/breakdownchart.h"
 #include "views/fabric/fabricview.h"
 #include "views/heatmap/trafficheatmapwidget.h"
+#include "views/models/strategytablemodel.h"
 #include "views/presentation/fabricscenebuilder.h"
+#include "views/presentation/tiernames.h"
 #include "views/strategies/strategiesview.h"
 
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <optional>
 
 namespace clusterscope::app {
 
@@ -146,8 +149,14 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
     for (std::size_t t = 0; t < perTier.size() && t < 3; ++t)
         title += ", " + std::to_string(perTier[t]) + names[t];
     // The same busiest-link figure as the CLI and the report (engine::busiestLink).
-    if (const auto busiest = engine::busiestLink(design.graph, analysis.load.linkUtilisation))
-        title += "; busiest link " + engine::describeUtilisation(busiest->utilisation) + " over an iteration";
+    if (const auto busiest = engine::busiestLink(design.graph, analysis.load.linkUtilisation)) {
+        title += "\nbusiest link over an iteration: " + engine::describeUtilisation(busiest->utilisation);
+        // Inside a server: the network's own busiest link below it (as the report says it).
+        if (busiest->level == engine::LinkLevel::Internal)
+            if (const auto network = engine::busiestNetworkLink(design.graph, analysis.load.linkUtilisation))
+                title += " (inside a server)\nbusiest network link: " + engine::describeUtilisation(network->utilisation)
+                    + " (" + views::linkLevelLabel(network->level).toStdString() + ")";
+    }
     view.setSceneFactory([shared, title](views::SceneLayout layout) {
         return views::sceneFromGraph(shared->fabric->graph, layout, shared->load.linkUtilisation, title);
     });
@@ -163,7 +172,7 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
 }
 
 void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strategies, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis)
+    const engine::ScenarioAnalysis& analysis, const std::vector<engine::TrainingEstimate>& rankedWithContention)
 {
     QString why;
     if (!analysis.issues.empty())
@@ -183,9 +192,19 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
                   .arg(fallback ? tr("\"Best valid\"") : tr("\"Current\""))
                   .arg(analysis.estimate->iterationSeconds, 0, 'f', 3)
                   .arg(analysis.load.uncontendedIterationSeconds, 0, 'f', 3);
+    // The chart's ranked bars with the contention their traffic meets, as the current one, when
+    // they were computed (the first AnalysisRunner::kContendedRanked strategies).
+    std::optional<engine::SearchResult> contended;
+    if (analysis.search && !rankedWithContention.empty()) {
+        contended = *analysis.search;
+        const std::size_t n = std::min(rankedWithContention.size(), contended->ranked.size());
+        std::copy_n(rankedWithContention.begin(), n, contended->ranked.begin());
+        contended->ranked.resize(n);
+    }
     if (analysis.estimate) {
         chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate,
-            analysis.search ? &*analysis.search : nullptr, 4, fallback ? tr("Best valid") : QString()));
+            contended ? &*contended : analysis.search ? &*analysis.search : nullptr, 4,
+            fallback ? tr("Best valid") : QString()));
         // Calibrated or not is said beside the iteration time, as the CLI and the report say it.
         const std::string from = analysis.evaluator
             ? engine::computeCalibrationSource(analysis.evaluator->scenario().computeCalibration)
@@ -197,23 +216,38 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
             ? QString()
             : tr(" — compute calibrated from %1").arg(source.section(QStringLiteral(" ("), 0, 0));
         chart.setToolTip(from.empty() ? QString() : tr("Compute model calibrated from %1").arg(source));
+        // The current bar includes the contention of its traffic routed on the fabric; the ranked
+        // bars are the search's times without it (as the Strategies table's header says).
+        const bool ranked = analysis.search && !analysis.search->ranked.empty();
+        const QString withContention = contended
+            ? tr("<br>every bar with the fabric contention of its traffic")
+            : ranked && analysis.load.routed && analysis.load.uncontendedIterationSeconds > 0
+            ? tr("<br>%1 with fabric contention, ranked strategies (#) without it")
+                  .arg(fallback ? tr("Best valid") : tr("Current"))
+            : QString();
         chart.setTitle(fallback
                 ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
-                    + calibrated
-                : calibrated.isEmpty() ? QString()
-                                       : tr("Iteration breakdown") + calibrated);
+                    + calibrated + withContention
+                : calibrated.isEmpty() && withContention.isEmpty() ? QString()
+                                                                   : tr("Iteration breakdown") + calibrated + withContention);
     } else {
         chart.setEmptyState(why);
     }
     if (analysis.search) {
         strategies.setResult(*analysis.search, QString::fromStdString(scenario.name));
+        std::vector<double> seconds;
+        for (const engine::TrainingEstimate& e : rankedWithContention)
+            seconds.push_back(e.iterationSeconds);
+        strategies.model()->setContendedSeconds(std::move(seconds));
         QString notice;
         if (fallback)
             notice = tr("The scenario's strategy cannot run (%1). The other tabs show the best valid strategy below.")
                          .arg(QString::fromStdString(analysis.invalidStrategy));
         if (!contention.isEmpty())
             notice += (notice.isEmpty() ? QString() : QStringLiteral(" "))
-                + tr("Times are ranked without fabric contention; ") + contention;
+                + tr("Times are ranked without fabric contention (the fastest rows' times with it are in the "
+                     "\"With contention\" column); ")
+                + contention;
         strategies.setNotice(notice, fallback && !analysis.search->ranked.empty());
     } else {
         strategies.setEmptyState(why.isEmpty() ? tr("No search was run.") : why);

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "engine/training/trainingestimate.h"
+
 #include <memory>
+#include <vector>
 
 namespace clusterscope::engine {
 class Catalog;
@@ -28,8 +31,10 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
 
 /// Shows an analysis's training estimate (iteration breakdown of the current strategy beside the
 /// search's best) and the ranked strategies; the engine's message when there is none.
+/// `rankedWithContention`: the first ranked strategies with fabric contention
+/// (AnalysisRunner::rankedWithContention): the chart's bars and the table's "With contention" column.
 void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strategies, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis);
+    const engine::ScenarioAnalysis& analysis, const std::vector<engine::TrainingEstimate>& rankedWithContention = {});
 
 /// Shows the iteration's GPU-pair traffic in the heatmap (the engine's message when there is none).
 void presentTraffic(

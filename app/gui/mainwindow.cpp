@@ -596,7 +596,7 @@ void MainWindow::presentVisible()
         m_stale &= ~kStaleFabric;
     }
     if ((m_stale & kStaleTraining) && (visible == m_breakdown || visible == m_strategies)) {
-        presentTraining(*m_breakdown, *m_strategies, s, *analysis);
+        presentTraining(*m_breakdown, *m_strategies, s, *analysis, m_runner->rankedWithContention());
         m_stale &= ~kStaleTraining;
     }
     if ((m_stale & kStaleTraffic) && visible == m_traffic) {

@@ -34,6 +34,14 @@ struct SensitivityRow {
     bool base = false; ///< the scenario as given
     QString error; ///< set when the variant cannot be built or trained
     QString note; ///< how the strategy was chosen for the variant
+    QString strategy; ///< the variant's own strategy, e.g. "TP8 PP4 DP32 Z1 mb1" (views::strategyLabel)
+    /// s: the variant evaluated with the base row's strategy (only the fabric or transport changes);
+    /// 0 when that strategy cannot run on the variant (another GPU count) or the base has none.
+    double sameStrategySeconds = 0;
+    /// Why the variant with the base row's strategy differs from the base row: parallel groups
+    /// placed under other switches, the breakdown components that moved, the contention. Empty when
+    /// the times agree.
+    QString sameStrategyWhy;
     int gpus = 0;
     double iterationSeconds = 0; ///< s
     double tokensPerSecond = 0; ///< tokens/s of the whole cluster

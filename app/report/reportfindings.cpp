@@ -139,8 +139,14 @@ void appendFindings(HtmlBuilder& html, const ReportScenario& rs)
     // One busiest-link figure, the same as the 3D view's and the CLI's (engine::busiestLink), and
     // the contention the iteration time includes, naming only the tiers the fabric has.
     if (const auto busiest = busiestLink(g, a.load.linkUtilisation)) {
-        findings << QStringLiteral("Busiest link: ") + qs(describeUtilisation(busiest->utilisation))
-                + QStringLiteral(" averaged over one iteration (") + levelText(busiest->level) + QStringLiteral(").");
+        QString text = QStringLiteral("Busiest link: ") + qs(describeUtilisation(busiest->utilisation))
+            + QStringLiteral(" averaged over one iteration (") + levelText(busiest->level) + QLatin1Char(')');
+        // Inside a server (NVLink, PCIe): the network's own busiest link too, as the table below lists them.
+        if (busiest->level == LinkLevel::Internal)
+            if (const auto network = busiestNetworkLink(g, a.load.linkUtilisation))
+                text += QStringLiteral("; busiest network link: ") + qs(describeUtilisation(network->utilisation))
+                    + QStringLiteral(" (") + levelText(network->level) + QLatin1Char(')');
+        findings << text + QLatin1Char('.');
         findings << QStringLiteral("Contention (routing ") + QLatin1String(toString(rs.scenario.communication.routing))
                 + QStringLiteral("): collectives crossing the switches run ")
                 + qs(describeContention(g, a.load.spineSlowdown, a.load.coreSlowdown))
@@ -210,34 +216,47 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
         return;
     html.heading(2, QStringLiteral("Sensitivity"));
     html.paragraph(QStringLiteral("The scenario analysed again with one change at a time (same model, batch and "
-                                  "price book)."));
-    html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration"),
-                        QStringLiteral("Tokens/s"), QStringLiteral("Network $ per GPU"), QStringLiteral("Cluster cost"),
-                        QStringLiteral("Contention"), QStringLiteral("Strategy") },
-        QStringLiteral("lrrrrrrl"), QStringLiteral("data"), { 21, 7, 10, 10, 11, 13, 13, 15 });
+                                  "price book). Each variant is evaluated twice: with the first row's strategy "
+                                  "(the base strategy: only the fabric or transport changes, the change's own effect) and with its own "
+                                  "strategy (the scenario's, or the best its search finds when the scenario states "
+                                  "none)."));
+    html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration, base strategy"),
+                        QStringLiteral("Iteration, own strategy"), QStringLiteral("Own strategy"),
+                        QStringLiteral("Network $ per GPU"), QStringLiteral("Cluster cost"), QStringLiteral("Contention") },
+        QStringLiteral("lrrrlrrr"), QStringLiteral("data"), { 19, 6, 10, 10, 20, 9, 14, 12 });
+    QStringList why;
     for (const SensitivityRow& row : rs.sensitivity) {
+        const QString network = row.networkCostPerGpuUsd > 0 ? formatUsd(row.networkCostPerGpuUsd) : QStringLiteral("-");
+        const QString cluster = row.clusterCostUsd > 0 ? formatUsd(row.clusterCostUsd) : QStringLiteral("-");
         if (!row.error.isEmpty()) {
-            html.row({ row.variant, formatCount(row.gpus), QStringLiteral("-"), QStringLiteral("-"),
-                row.networkCostPerGpuUsd > 0 ? formatUsd(row.networkCostPerGpuUsd) : QStringLiteral("-"),
-                row.clusterCostUsd > 0 ? formatUsd(row.clusterCostUsd) : QStringLiteral("-"), QStringLiteral("-"),
-                QStringLiteral("not computed: ") + row.error });
+            html.row({ row.variant, formatCount(row.gpus),
+                row.sameStrategySeconds > 0 ? formatSeconds(row.sameStrategySeconds) : QStringLiteral("-"),
+                QStringLiteral("-"), QStringLiteral("not computed: ") + row.error, network, cluster, QStringLiteral("-") });
             continue;
         }
-        html.row({ row.variant, formatCount(row.gpus), formatSeconds(row.iterationSeconds),
-                     formatCount((long long)std::llround(row.tokensPerSecond)), formatUsd(row.networkCostPerGpuUsd),
-                     formatUsd(row.clusterCostUsd),
-                     row.contentionSlowdown > 0 ? QString::number(row.contentionSlowdown, 'f', 2) + QStringLiteral("×")
-                                                : QStringLiteral("-"),
-                     row.note },
+        html.row({ row.variant, formatCount(row.gpus),
+                     row.sameStrategySeconds > 0 ? formatSeconds(row.sameStrategySeconds) : QStringLiteral("n/a"),
+                     formatSeconds(row.iterationSeconds),
+                     row.strategy + QStringLiteral(" (") + row.note + QLatin1Char(')'), network, cluster,
+                     row.contentionSlowdown > 0 ? QString::number(row.contentionSlowdown, 'f', 3) + QStringLiteral("×")
+                                                : QStringLiteral("-") },
             row.base ? QStringLiteral("base") : QString());
+        if (!row.sameStrategyWhy.isEmpty())
+            why << row.variant + QStringLiteral(" with the base strategy: ") + row.sameStrategyWhy + QLatin1Char('.');
     }
     html.endTable();
+    if (!why.isEmpty()) {
+        html.paragraph(QStringLiteral("What changes with the base strategy:"));
+        html.bullets(why);
+    }
     html.paragraph(
         QStringLiteral(
             "Iteration time counts only communication that compute does not hide, so a change "
-            "of fabric can leave it unchanged. Contention: the iteration time with the contention of its traffic "
-            "routed on the variant's fabric, divided by the time without it (1.00× = none). Network $ per GPU "
-            "is the network's cost divided by the GPUs."),
+            "of fabric can leave it unchanged; a fabric with larger leaves or scalable units can place a parallel "
+            "group under one leaf and make it faster. n/a: the base strategy does not cover another GPU "
+            "count. Contention: the own strategy's iteration time with the contention of its traffic routed on the "
+            "variant's fabric, divided by the time without it (1.000× = none). Network $ per GPU is the network's "
+            "cost divided by the GPUs. Tokens/s = global batch × sequence length / iteration time."),
         QStringLiteral("caption"));
 }
 

@@ -18,6 +18,13 @@ std::vector<SensitivityRow> computeSensitivity(const engine::Scenario& scenario,
     const engine::Catalog& catalog, const engine::PriceBook& prices, std::stop_token stop = {},
     const engine::CollectiveCalibration* calibration = nullptr);
 
+/// Why `variant` (an analysis of the same strategy as `base` on another fabric or transport) takes
+/// another time than `base`: the parallel groups whose placement spans other switches, the two
+/// breakdown components that moved most and the contention, e.g. "pipeline neighbours under one
+/// leaf instead of through the spines; Exposed PP 26.0 ms instead of 64.1 ms". Empty when the
+/// iteration times agree to 0.01%.
+QString sameStrategyDifference(const engine::ScenarioAnalysis& base, const engine::ScenarioAnalysis& variant);
+
 /// One row from an analysis (an error when the fabric, BOM or estimate is missing).
 SensitivityRow sensitivityRow(
     const QString& variant, const engine::Scenario& scenario, const engine::ScenarioAnalysis& analysis);

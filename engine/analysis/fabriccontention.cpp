@@ -56,18 +56,30 @@ TierContention contentionFromLinkLoads(
     return c;
 }
 
+namespace {
+    std::optional<BusiestLink> busiestOf(const FabricGraph& graph, std::span<const float> utilisation, bool networkOnly)
+    {
+        if (utilisation.empty() || utilisation.size() < graph.linkCount())
+            return std::nullopt;
+        std::optional<BusiestLink> best;
+        for (LinkId l = 0; l < graph.linkCount(); ++l) {
+            if ((graph.link(l).flags & kLinkMissing) || (networkOnly && graph.level(l) == LinkLevel::Internal))
+                continue;
+            if (!best || utilisation[l] > best->utilisation)
+                best = BusiestLink { l, double(utilisation[l]), graph.level(l) };
+        }
+        return best;
+    }
+} // namespace
+
+std::optional<BusiestLink> busiestNetworkLink(const FabricGraph& graph, std::span<const float> utilisation)
+{
+    return busiestOf(graph, utilisation, true);
+}
+
 std::optional<BusiestLink> busiestLink(const FabricGraph& graph, std::span<const float> utilisation)
 {
-    if (utilisation.empty() || utilisation.size() < graph.linkCount())
-        return std::nullopt;
-    std::optional<BusiestLink> best;
-    for (LinkId l = 0; l < graph.linkCount(); ++l) {
-        if (graph.link(l).flags & kLinkMissing)
-            continue;
-        if (!best || utilisation[l] > best->utilisation)
-            best = BusiestLink { l, double(utilisation[l]), graph.level(l) };
-    }
-    return best;
+    return busiestOf(graph, utilisation, false);
 }
 
 bool hasLinksAt(const FabricGraph& graph, LinkLevel level)
@@ -83,7 +95,7 @@ std::string describeUtilisation(double utilisation)
     char text[64];
     if (utilisation > 1.0)
         std::snprintf(text, sizeof text, "%.1fx over capacity", utilisation);
-    else if (utilisation > 0 && utilisation < 0.01)
+    else if (utilisation > 0 && utilisation < 0.1) // a decimal below 10%, as the report's tables print it
         std::snprintf(text, sizeof text, "%.1f%% busy", utilisation * 100);
     else
         std::snprintf(text, sizeof text, "%.0f%% busy", utilisation * 100);

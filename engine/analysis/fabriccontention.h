@@ -39,11 +39,17 @@ struct BusiestLink {
 /// Null when `utilisation` is empty or does not cover the graph's links.
 std::optional<BusiestLink> busiestLink(const FabricGraph& graph, std::span<const float> utilisation);
 
+/// The busiest network link: the same figure over the links between a NIC and a switch or between
+/// switches (every level but LinkLevel::Internal, the GPU-NIC and NVLink links inside a server).
+/// Beside busiestLink() when that one is inside a server. Null as busiestLink(), or without
+/// network links.
+std::optional<BusiestLink> busiestNetworkLink(const FabricGraph& graph, std::span<const float> utilisation);
+
 /// Whether the fabric has at least one (present) link at `level`: a core tier exists only when
 /// spine-core links do.
 bool hasLinksAt(const FabricGraph& graph, LinkLevel level);
 
-/// "16% busy", or "7.2x over capacity" above 100% (an average above capacity means the traffic
+/// "16% busy", "1.9% busy" below 10%, or "7.2x over capacity" above 100% (an average above capacity means the traffic
 /// needs that many iterations' worth of time on this link).
 std::string describeUtilisation(double utilisation);
 

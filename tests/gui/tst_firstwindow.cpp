@@ -32,7 +32,10 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QToolButton>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include <QtTest>
 
 using namespace clusterscope;
@@ -376,10 +379,71 @@ private Q_SLOTS:
                            .arg(canvas->height())));
         QVERIFY(!canvas->titleText().contains(QStringLiteral("DLRM"))); // the tab's header names the run
 
+        // The heatmap's axis titles are whole (on a laptop they were "Sour…" and "Desti…" beside a
+        // 44 px plot), and its plot is big enough to read a cell per GPU of the 8-rank run.
+        for (int axis = 0; axis < 2; ++axis)
+            QVERIFY2(!canvas->axisTitle(axis).isEmpty() && !canvas->axisTitle(axis).contains(QChar(0x2026)),
+                qPrintable(QStringLiteral("axis title \"%1\" beside a plot of %2 px")
+                               .arg(canvas->axisTitle(axis))
+                               .arg(canvas->plotRect().height())));
+        QVERIFY2(canvas->plotRect().height() >= 120,
+            qPrintable(QStringLiteral("heatmap plot %1 px").arg(canvas->plotRect().height())));
+
+        // A short tab (a laptop's, or 1600x1000 with the flags dock under the tabs) shows the run's
+        // panes as tabs, each with the whole height; a tall one stacks them.
+        QCOMPARE(runs->isPaneTabbed(), runs->height() < views::RunsView::kShortHeightPx);
+        if (screen.height() <= 768)
+            QVERIFY(runs->isPaneTabbed());
+        if (screen.height() >= 1080)
+            QVERIFY(!runs->isPaneTabbed());
+        // The straggler and collective tables show at least four whole rows (1.5 before).
+        runs->revealPane(runs->tablesPane());
+        settle(w);
+        for (QTableView* table : { runs->stragglerTable(), runs->collectiveTable() }) {
+            QVERIFY(table->isVisible());
+            int whole = 0;
+            for (int row = 0; row < table->model()->rowCount(); ++row)
+                whole += table->viewport()->rect().contains(table->visualRect(table->model()->index(row, 0)));
+            QVERIFY2(whole >= std::min(4, table->model()->rowCount()),
+                qPrintable(QStringLiteral("%1 whole rows of %2 in %3 px")
+                               .arg(whole)
+                               .arg(table->model()->rowCount())
+                               .arg(table->viewport()->height())));
+        }
+        runs->revealPane(runs->timelinePane());
+        settle(w);
+
+        // The "Fabric flags" dock's rows are whole: each row as tall as its text wrapped at the
+        // column's width needs (the group rows were one line: "miss…", "degr…"), each with a tooltip.
+        auto* flagDock = w.findChild<QDockWidget*>(QStringLiteral("fabricFlagsDock"));
+        QVERIFY(flagDock && flagDock->isVisible());
+        auto* flags = qobject_cast<QTreeWidget*>(flagDock->widget());
+        QVERIFY(flags);
+        int groups = 0;
+        for (QTreeWidgetItemIterator it(flags); *it; ++it) {
+            QTreeWidgetItem* item = *it;
+            if (item->parent() && !item->parent()->isExpanded())
+                continue;
+            groups += item->parent() == nullptr;
+            const QRect rect = flags->visualItemRect(item);
+            const int needs = flags->fontMetrics()
+                                  .boundingRect(QRect(0, 0, rect.width() - 6, 10000),
+                                      Qt::TextWordWrap | Qt::TextWrapAnywhere, item->text(0))
+                                  .height();
+            QVERIFY2(rect.height() >= needs && rect.width() >= 60,
+                qPrintable(QStringLiteral("\"%1\": row %2x%3 px, the text needs %4 px")
+                               .arg(item->text(0))
+                               .arg(rect.width())
+                               .arg(rect.height())
+                               .arg(needs)));
+            QVERIFY2(!item->toolTip(0).isEmpty(), qPrintable(item->text(0)));
+        }
+        QCOMPARE(groups, 2);
+
         // The pane itself lies inside the splitter that holds it (nothing pushed out at the bottom).
-        auto* vertical = qobject_cast<QSplitter*>(pane->parentWidget());
-        QVERIFY(vertical);
-        for (int i = 0; i < vertical->count(); ++i) {
+        auto* vertical = runs->isPaneTabbed() ? nullptr : qobject_cast<QSplitter*>(pane->parentWidget());
+        QVERIFY(runs->isPaneTabbed() || vertical);
+        for (int i = 0; vertical && i < vertical->count(); ++i) {
             QWidget* part = vertical->widget(i);
             // What QSplitter keeps as the part's minimum: its minimum size if set, else its hint.
             const int needs = part->minimumHeight() > 0 ? part->minimumHeight() : part->minimumSizeHint().height();

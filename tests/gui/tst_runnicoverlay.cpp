@@ -180,6 +180,10 @@ private slots:
         // On a laptop screen the strip keeps its lines and the timeline its lanes.
         w.resize(1366, 768);
         QTest::qWait(200);
+        // There the run's panes are tabs: the timeline's tab in front.
+        QVERIFY(runs->isPaneTabbed());
+        runs->revealPane(runs->timelinePane());
+        QTest::qWait(100);
         if (const QByteArray dir = qgetenv("CLUSTERSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
             QVERIFY(w.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/runs-nic-overlay-1366.png")));
         QVERIFY2(overlay->height() >= 60, qPrintable(QString::number(overlay->height())));

@@ -7,6 +7,8 @@
 #include "app/report/reportbuilder.h"
 #include "app/report/reportformat.h"
 #include "app/report/reportwriter.h"
+#include "app/report/sensitivity.h"
+#include "engine/analysis/fabriccontention.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/run/collectivefold.h"
@@ -14,6 +16,7 @@
 #include "tests/common/generatedrun.h"
 #include "tests/common/screenshots.h"
 #include "views/presentation/breakdownpalette.h"
+#include "views/presentation/strategylabel.h"
 
 #include <QGuiApplication>
 #include <QRegularExpression>
@@ -138,26 +141,126 @@ private Q_SLOTS:
         QVERIFY2(m_text.contains(cells(parts)), qPrintable(parts.join(QLatin1Char(' '))));
     }
 
-    /// A sensitivity row matches an independent analysis of the same variant.
+    /// A sensitivity row matches an independent analysis of the same variant: its iteration time
+    /// with the base strategy and with its own, and its own strategy, named.
     void sensitivityRow()
     {
         engine::Scenario variant = m_scenario;
         variant.cluster.fabric.oversubscription = 2.0;
         const engine::ScenarioAnalysis a = engine::analyseScenario(variant, m_catalog, m_prices);
         QVERIFY(a.bom && a.estimate);
+        const QString strategy = views::strategyLabel(a.estimate->strategy);
+        QCOMPARE(strategy, QStringLiteral("TP8 PP4 DP32 Z1 mb1")); // the scenario's
         // The variant's name may wrap in its cell ("2:1" on the next line); the costs tell 2:1 apart.
         const QStringList parts { formatCount(variant.cluster.gpus), formatSeconds(a.estimate->iterationSeconds),
-            formatCount((long long)std::llround(a.estimate->tokensPerSecond)), formatUsd(a.bom->networkCostPerGpuUsd()),
+            formatSeconds(a.estimate->iterationSeconds), strategy, formatUsd(a.bom->networkCostPerGpuUsd()),
             formatUsd(a.bom->clusterCostUsd) };
         const QRegularExpression row(QStringLiteral("Oversubscription(\\s+2:1)?\\s+") + cells(parts).pattern());
         QVERIFY2(m_text.contains(row), qPrintable(row.pattern()));
         QVERIFY(m_text.contains(QStringLiteral("RoCE instead of")));
         QVERIFY(m_text.contains(QStringLiteral("2:1")));
         QVERIFY(m_text.contains(QStringLiteral("Next GPU count up")));
-        // The column headers are whole words (a narrow column once printed "Contentio" / "n").
-        const QRegularExpression header(QStringLiteral("Variant\\s+GPUs\\s+Iteration\\s+Tokens/s\\s+Network \\$\\s+"
-                                                       "Cluster cost\\s+Contention\\s+Strategy"));
+        // The column headers say which iteration time is which (each may wrap within its cell).
+        const QRegularExpression header(QStringLiteral("Variant\\s+GPUs\\s+Iteration,\\s+Iteration,\\s+Own strategy\\s+"
+                                                       "Network\\s+Cluster cost\\s+Contention"));
         QVERIFY2(m_text.contains(header), qPrintable(header.pattern()));
+        QVERIFY(m_text.contains(cells({ QStringLiteral("base"), QStringLiteral("own") })));
+    }
+
+    /// The rail-optimised example at 2:1 is faster than as specified with the very same strategy:
+    /// its larger scalable units keep the pipeline neighbours under one leaf. The report says so
+    /// beside the table instead of leaving a cheaper fabric looking faster for no reason.
+    void sensitivitySaysWhy()
+    {
+        const std::vector<SensitivityRow>& rows = m_report.scenarios.front().sensitivity;
+        QVERIFY(rows.size() >= 4);
+        const SensitivityRow& base = rows.front();
+        QVERIFY(base.base);
+        QCOMPARE(base.sameStrategySeconds, base.iterationSeconds);
+        for (const SensitivityRow& row : rows) {
+            if (row.sameStrategySeconds <= 0)
+                continue;
+            // Every same-strategy time that differs from the base row's says why.
+            const bool differs = std::fabs(row.sameStrategySeconds - base.iterationSeconds) > 1e-4 * base.iterationSeconds;
+            QVERIFY2(differs != row.sameStrategyWhy.isEmpty(), qPrintable(row.variant + QStringLiteral(": ") + row.sameStrategyWhy));
+        }
+        const auto twoToOne = std::find_if(rows.begin(), rows.end(),
+            [](const SensitivityRow& r) { return r.variant == QStringLiteral("Oversubscription 2:1"); });
+        QVERIFY(twoToOne != rows.end());
+        QVERIFY(twoToOne->sameStrategySeconds < base.iterationSeconds);
+        QVERIFY2(twoToOne->sameStrategyWhy.contains(QStringLiteral("pipeline neighbours under one leaf instead of through the spines")),
+            qPrintable(twoToOne->sameStrategyWhy));
+        QVERIFY(m_text.contains(QStringLiteral("What changes with the base strategy:")));
+        QVERIFY(m_text.contains(cells({ QStringLiteral("Oversubscription 2:1 with the base strategy:"),
+            QStringLiteral("pipeline neighbours under one leaf") })));
+        // The contention is printed to the digit that tells 1.004x from none.
+        QVERIFY2(m_text.contains(QString::number(base.contentionSlowdown, 'f', 3) + QStringLiteral("×")),
+            qPrintable(QString::number(base.contentionSlowdown, 'f', 3)));
+    }
+
+    /// A scenario that states no strategy: each variant's own strategy is its own search's best;
+    /// the base-strategy column evaluates the base row's strategy on the variant, as an
+    /// independent analysis of that strategy does.
+    void sensitivityBaseStrategy()
+    {
+        engine::Scenario searched = m_scenario;
+        searched.parallelism.reset();
+        const engine::ScenarioAnalysis base = engine::analyseScenario(searched, m_catalog, m_prices);
+        QVERIFY(base.estimate && base.estimateSource == engine::EstimateSource::Search);
+        const std::vector<SensitivityRow> rows = computeSensitivity(searched, base, m_catalog, m_prices);
+        QVERIFY(rows.size() >= 4);
+        QCOMPARE(rows.front().strategy, views::strategyLabel(base.estimate->strategy));
+        int differentStrategies = 0;
+        for (const SensitivityRow& row : rows) {
+            QVERIFY2(row.error.isEmpty(), qPrintable(row.error));
+            QVERIFY(!row.strategy.isEmpty());
+            if (row.variant.startsWith(QStringLiteral("Next GPU count"))) {
+                QCOMPARE(row.sameStrategySeconds, 0.0); // the base strategy covers 1,024 GPUs only
+                continue;
+            }
+            engine::Scenario variant = searched;
+            if (row.variant.startsWith(QStringLiteral("Oversubscription ")))
+                variant.cluster.fabric.oversubscription = row.variant.mid(17, 1).toDouble();
+            else if (row.variant.startsWith(QStringLiteral("RoCE")))
+                variant.cluster.transport = engine::Transport::RoCE;
+            // Own strategy: the variant's own search.
+            const engine::ScenarioAnalysis own = engine::analyseScenario(variant, m_catalog, m_prices);
+            QVERIFY(own.estimate);
+            QCOMPARE(row.strategy, views::strategyLabel(own.estimate->strategy));
+            QVERIFY(std::fabs(row.iterationSeconds - own.estimate->iterationSeconds) <= 1e-9 * own.estimate->iterationSeconds);
+            // Base strategy: the base row's strategy stated in the variant.
+            base.estimate->strategy.applyTo(variant);
+            const engine::ScenarioAnalysis same = engine::analyseScenario(variant, m_catalog, m_prices);
+            QVERIFY(same.estimate && same.estimateSource == engine::EstimateSource::Scenario);
+            QVERIFY2(std::fabs(row.sameStrategySeconds - same.estimate->iterationSeconds) <= 1e-9 * same.estimate->iterationSeconds,
+                qPrintable(QStringLiteral("%1: %2 s, independently %3 s")
+                               .arg(row.variant)
+                               .arg(row.sameStrategySeconds)
+                               .arg(same.estimate->iterationSeconds)));
+            differentStrategies += row.strategy != rows.front().strategy;
+        }
+        // The example's search picks another strategy on at least one variant: the two columns differ there.
+        QVERIFY(differentStrategies > 0);
+    }
+
+    /// The busiest link is inside a server (NVLink): the finding also names the busiest network
+    /// link, the maximum of the "Busiest network links" table below it.
+    void busiestNetworkLink()
+    {
+        const engine::FabricGraph& g = m_analysis.fabric->graph;
+        const auto busiest = engine::busiestLink(g, m_analysis.load.linkUtilisation);
+        const auto network = engine::busiestNetworkLink(g, m_analysis.load.linkUtilisation);
+        QVERIFY(busiest && network);
+        QCOMPARE(busiest->level, engine::LinkLevel::Internal);
+        QVERIFY(network->level != engine::LinkLevel::Internal && network->utilisation < busiest->utilisation);
+        const QString finding = QStringLiteral("busiest network link: ")
+            + QString::fromStdString(engine::describeUtilisation(network->utilisation));
+        QVERIFY2(m_text.contains(cells(finding.split(QLatin1Char(' ')))), qPrintable(finding));
+        // The table's first row carries that maximum.
+        const QRegularExpressionMatch top
+            = QRegularExpression(QStringLiteral("Busiest network links[^%]*?\\s([0-9.]+)%")).match(m_text);
+        QVERIFY(top.hasMatch());
+        QCOMPARE(top.captured(1) + QLatin1Char('%'), formatPercent(network->utilisation));
     }
 
     /// Every section and its text is printed (regression: moving a heading to the next page once

@@ -37,8 +37,10 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QHeaderView>
 #include <QSortFilterProxyModel>
 #include <QStackedBarSeries>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QValueAxis>
@@ -134,6 +136,7 @@ private Q_SLOTS:
     void sixteenThousandRanksInBlocks();
     void sixteenThousandRanksHeatmap();
     void runActionsRow();
+    void panesTabbedWhenShort();
 
 private:
     QTemporaryDir m_dir;
@@ -605,4 +608,43 @@ void TestRunsView::runActionsRow()
 }
 
 QTEST_MAIN(TestRunsView)
+// A short tab makes the run's three panes tabs (each with the whole height), a tall one stacks
+// them; resizing goes back and forth, every pane shown again, the timeline only with events.
+void TestRunsView::panesTabbedWhenShort()
+{
+    RunsView view;
+    const Run run = generatedRun(16, 11);
+    const RunAnalysis analysis = analyseRun(run);
+    view.showRun(analysis, &run, QStringLiteral("generated"));
+    view.resize(1100, RunsView::kShortHeightPx - 100);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QVERIFY(view.isPaneTabbed());
+    QVERIFY(view.paneTabs()->isVisible());
+    QCOMPARE(view.paneTabs()->count(), 3);
+    QVERIFY(view.paneTabs()->isTabVisible(view.paneTabs()->indexOf(view.timelinePane())));
+    view.revealPane(view.tablesPane());
+    QCoreApplication::processEvents();
+    QVERIFY(view.stragglerTable()->isVisible() && !view.timeline()->isVisible());
+    // Tall: stacked, all three visible at once, the tabs gone.
+    view.resize(1100, RunsView::kShortHeightPx + 200);
+    QCoreApplication::processEvents();
+    QVERIFY(!view.isPaneTabbed());
+    QVERIFY(!view.paneTabs()->isVisible());
+    QVERIFY(view.breakdownChart()->isVisible() && view.stragglerTable()->isVisible() && view.timeline()->isVisible());
+    // The stacked tables keep four rows' room.
+    QVERIFY2(view.tablesPane()->height() >= 4 * view.collectiveTable()->verticalHeader()->defaultSectionSize(),
+        qPrintable(QString::number(view.tablesPane()->height())));
+    // A run without events: no timeline, stacked or tabbed.
+    view.showRun(m_dlrm->analysis);
+    QCoreApplication::processEvents();
+    QVERIFY(!view.timelinePane()->isVisible());
+    view.resize(1100, RunsView::kShortHeightPx - 100);
+    QCoreApplication::processEvents();
+    QVERIFY(view.isPaneTabbed());
+    QVERIFY(!view.paneTabs()->isTabVisible(view.paneTabs()->indexOf(view.timelinePane())));
+    QVERIFY(view.breakdownChart()->isVisible());
+}
+
 #include "tst_runsview.moc"

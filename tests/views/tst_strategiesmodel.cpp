@@ -88,6 +88,24 @@ void TestStrategiesModel::modelTester()
     model.setEstimates(m_llama.ranked);
     for (int c = 0; c < model.columnCount(); ++c)
         QVERIFY(!model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
+    // The ranked times are the model's without fabric contention (the search ranks on them; the
+    // applied strategy is then routed): the header says so, the tooltip says where the other is.
+    const int it = StrategyTableModel::IterationSeconds;
+    QVERIFY(model.headerData(it, Qt::Horizontal, Qt::DisplayRole).toString().contains(QStringLiteral("no contention")));
+    QVERIFY(model.headerData(it, Qt::Horizontal, Qt::ToolTipRole).toString().contains(QStringLiteral("with the contention")));
+    // The fastest rows' times with contention, the others none (sorted after them); a new search clears them.
+    const int with = StrategyTableModel::IterationWithContention;
+    QVERIFY(model.rowCount() >= 3);
+    model.setContendedSeconds({ 24.25, 9.5 });
+    QCOMPARE(model.index(0, with).data(StrategyTableModel::kSortRole).toDouble(), 24.25);
+    QCOMPARE(model.index(1, with).data().toString(), QLocale().toString(9.5, 'f', 3));
+    QCOMPARE(model.index(2, with).data().toString(), QStringLiteral("–"));
+    QVERIFY(std::isinf(model.index(2, with).data(StrategyTableModel::kSortRole).toDouble()));
+    proxy.sort(with, Qt::AscendingOrder);
+    QCOMPARE(proxy.index(0, with).data(StrategyTableModel::kRankRole).toInt(), 1);
+    QCOMPARE(proxy.index(1, with).data(StrategyTableModel::kRankRole).toInt(), 0);
+    model.setEstimates(m_llama.ranked);
+    QVERIFY(model.contendedSeconds().empty());
 }
 
 void TestStrategiesModel::sortValueOfEveryNumericColumn_data()

@@ -56,6 +56,9 @@ public:
     QRect legendBarRect() const { return m_legendBar; } ///< the colour bar inside the legend
     /// The level, index ranges and filters of the picture (the header's second line).
     QString statusText() const;
+    /// The axis title as drawn (0: destinations under the plot, 1: sources beside it), elided
+    /// ("…") when the plot is too small for it; empty before the first picture.
+    QString axisTitle(int axis) const;
     /// The title drawn above the plot (the default when none was set).
     QString titleText() const;
     /// Widget position of the centre of the cell holding GPU pair (srcGpu, dstGpu); (-1, -1) when

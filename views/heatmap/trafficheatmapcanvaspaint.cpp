@@ -219,15 +219,7 @@ void TrafficHeatmapCanvas::paintAxes(QPainter& p) const
                 p.drawText(QRect(0, y - line / 2, m_plot.left() - 7, line), Qt::AlignRight | Qt::AlignVCenter, label);
             }
         }
-        QString title = (axis == 0 ? QStringLiteral("Destination ") : QStringLiteral("Source "))
-            + (b == 1 ? QString(QStringLiteral("GPUs ") + range(firstGpu, lastGpu))
-                      : QString(levelNamePlural(level) + QLatin1Char(' ') + range(firstBlock, lastBlock)
-                          + QStringLiteral(" (GPUs ") + range(firstGpu, lastGpu) + QLatin1Char(')')));
-        // A small plot drops the GPU range (the hover says it), then elides: never a cut word.
-        const int room = axis == 0 ? m_plot.width() : m_plot.height();
-        if (b != 1 && fm.horizontalAdvance(title) > room)
-            title = title.left(title.indexOf(QStringLiteral(" (GPUs ")));
-        title = fm.elidedText(title, Qt::ElideRight, room);
+        const QString title = axisTitle(axis);
         if (axis == 0) {
             p.drawText(
                 QRect(m_plot.left(), m_plot.bottom() + line + 10, m_plot.width(), line), Qt::AlignHCenter, title);
@@ -239,6 +231,30 @@ void TrafficHeatmapCanvas::paintAxes(QPainter& p) const
             p.restore();
         }
     }
+}
+
+QString TrafficHeatmapCanvas::axisTitle(int axis) const
+{
+    if (!m_source || m_plot.width() <= 0)
+        return {};
+    const QFontMetrics fm(font());
+    const HeatmapLevel level = m_stats.level;
+    const long long b = m_geometry.gpusPerBlock(level);
+    const long long gpus = m_source->gpus();
+    const double start = axis == 0 ? m_viewport.colStart() : m_viewport.rowStart();
+    const double stop = start + m_viewport.span();
+    const long long firstGpu = static_cast<long long>(std::floor(start));
+    const long long lastGpu = std::min(gpus, static_cast<long long>(std::ceil(stop))) - 1;
+    const long long firstBlock = firstGpu / b, lastBlock = lastGpu / b;
+    QString title = (axis == 0 ? QStringLiteral("Destination ") : QStringLiteral("Source "))
+        + (b == 1 ? QString(QStringLiteral("GPUs ") + range(firstGpu, lastGpu))
+                  : QString(levelNamePlural(level) + QLatin1Char(' ') + range(firstBlock, lastBlock)
+                      + QStringLiteral(" (GPUs ") + range(firstGpu, lastGpu) + QLatin1Char(')')));
+    // A small plot drops the GPU range (the hover says it), then elides: never a cut word.
+    const int room = axis == 0 ? m_plot.width() : m_plot.height();
+    if (b != 1 && fm.horizontalAdvance(title) > room)
+        title = title.left(title.indexOf(QStringLiteral(" (GPUs ")));
+    return fm.elidedText(title, Qt::ElideRight, room);
 }
 
 QString TrafficHeatmapCanvas::titleText() const

@@ -6,6 +6,8 @@
 #include <QColor>
 #include <QLocale>
 
+#include <limits>
+
 namespace clusterscope::views {
 
 namespace {
@@ -45,7 +47,15 @@ void StrategyTableModel::setEstimates(const std::vector<engine::TrainingEstimate
 {
     beginResetModel();
     m_estimates = estimates;
+    m_contended.clear();
     endResetModel();
+}
+
+void StrategyTableModel::setContendedSeconds(std::vector<double> seconds)
+{
+    m_contended = std::move(seconds);
+    if (!m_estimates.empty())
+        Q_EMIT dataChanged(index(0, IterationWithContention), index(rowCount() - 1, IterationWithContention));
 }
 
 int StrategyTableModel::rowCount(const QModelIndex& parent) const
@@ -112,6 +122,10 @@ QVariant StrategyTableModel::sortValue(const engine::TrainingEstimate& e, int ro
         return static_cast<int>(e.strategy.recompute);
     case IterationSeconds:
         return e.iterationSeconds;
+    case IterationWithContention:
+        // Rows without it sort after every row with it.
+        return std::size_t(row) < m_contended.size() ? m_contended[std::size_t(row)]
+                                                     : std::numeric_limits<double>::infinity();
     case TflopsPerGpu:
         return e.tflopsPerGpu;
     case Mfu:
@@ -139,6 +153,9 @@ QVariant StrategyTableModel::data(const QModelIndex& index, int role) const
     const engine::TrainingEstimate& e = m_estimates[std::size_t(row)];
     switch (role) {
     case Qt::DisplayRole:
+        if (index.column() == IterationWithContention)
+            return std::size_t(row) < m_contended.size() ? QLocale().toString(m_contended[std::size_t(row)], 'f', 3)
+                                                         : QStringLiteral("–");
         return index.column() == Rank ? QVariant(row + 1) : display(e, index.column());
     case kSortRole:
         return sortValue(e, row, index.column());
@@ -185,6 +202,13 @@ QVariant StrategyTableModel::headerData(int section, Qt::Orientation orientation
             return tr("Sequences per micro-batch");
         case Zero:
             return tr("ZeRO stage (3 = fully sharded)");
+        case IterationSeconds:
+            return tr("The model's iteration time without fabric contention: the search ranks on it. Applied to "
+                      "the scenario, a strategy's traffic is routed on the fabric and the other tabs show its time "
+                      "with the contention it meets");
+        case IterationWithContention:
+            return tr("The iteration time with the contention of the strategy's traffic routed on the scenario's "
+                      "fabric: what the other tabs show once it is applied. Computed for the fastest rows");
         case TflopsPerGpu:
             return tr("Model TFLOP/s per GPU (1e12 FLOP/s, recomputation not counted)");
         case Mfu:
@@ -221,7 +245,9 @@ QVariant StrategyTableModel::headerData(int section, Qt::Orientation orientation
     case Recompute:
         return tr("Recompute");
     case IterationSeconds:
-        return tr("Iteration (s)");
+        return tr("Iteration, no contention (s)");
+    case IterationWithContention:
+        return tr("With contention (s)");
     case TflopsPerGpu:
         return tr("TFLOP/s per GPU");
     case Mfu:

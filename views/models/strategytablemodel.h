@@ -26,6 +26,7 @@ public:
         Zero,
         Recompute,
         IterationSeconds,
+        IterationWithContention,
         TflopsPerGpu,
         Mfu,
         TokensPerSecond,
@@ -43,6 +44,10 @@ public:
     using QAbstractTableModel::QAbstractTableModel;
 
     void setEstimates(const std::vector<engine::TrainingEstimate>& estimates);
+    /// Seconds per iteration of the first rows with the contention of their traffic routed on the
+    /// scenario's fabric (row i: seconds[i]); the other rows show none. Cleared by setEstimates.
+    void setContendedSeconds(std::vector<double> seconds);
+    const std::vector<double>& contendedSeconds() const { return m_contended; }
     const std::vector<engine::TrainingEstimate>& estimates() const { return m_estimates; }
     const engine::TrainingEstimate& estimate(int row) const { return m_estimates[std::size_t(row)]; }
 
@@ -56,6 +61,7 @@ private:
     QVariant sortValue(const engine::TrainingEstimate& e, int row, int column) const;
 
     std::vector<engine::TrainingEstimate> m_estimates;
+    std::vector<double> m_contended;
 };
 
 } // namespace clusterscope::views

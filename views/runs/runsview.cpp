@@ -28,7 +28,9 @@
 #include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QScrollBar>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
@@ -215,10 +217,11 @@ RunsView::RunsView(QWidget* parent)
     m_collectiveTable->setSortingEnabled(true);
     m_collectiveTable->sortByColumn(CollectiveTableModel::TotalWait, Qt::DescendingOrder);
     auto* tables = new QSplitter(Qt::Horizontal, m_content);
+    m_tablesBox = tables;
     tables->addWidget(titled(tr("Stragglers (ranks the others waited for)"), m_stragglerTable, tables));
     tables->addWidget(titled(tr("Collectives"), m_collectiveTable, tables));
-    tables->setStretchFactor(0, 1);
-    tables->setStretchFactor(1, 3);
+    tables->setStretchFactor(0, 2);
+    tables->setStretchFactor(1, 5);
 
     auto* timelineBox = m_timelineBox = new QWidget(m_content);
     auto* timelineLayout = new QVBoxLayout(timelineBox);
@@ -261,19 +264,17 @@ RunsView::RunsView(QWidget* parent)
     connect(m_stragglerTable->selectionModel(), &QItemSelectionModel::selectionChanged, this,
         &RunsView::highlightSelectedRankHost);
 
-    auto* vertical = new QSplitter(Qt::Vertical, m_content);
-    vertical->addWidget(top);
-    vertical->addWidget(tables);
-    vertical->addWidget(timelineBox);
+    // A tall tab stacks the three panes; a short one (setPanesTabbed) makes each a tab.
+    auto* vertical = m_vertical = new QSplitter(Qt::Vertical, m_content);
     vertical->setChildrenCollapsible(false);
-    vertical->setStretchFactor(0, 4);
-    vertical->setStretchFactor(1, 2);
-    vertical->setStretchFactor(2, 4);
-    vertical->setSizes({ 400, 200, 400 });
+    m_paneTabs = new QTabWidget(m_content);
+    m_paneTabs->setDocumentMode(true);
+    m_paneTabs->hide();
     auto* contentLayout = new QVBoxLayout(m_content);
     contentLayout->setContentsMargins(0, 0, 0, 0);
     contentLayout->addLayout(m_runActions);
     contentLayout->addWidget(vertical, 1);
+    contentLayout->addWidget(m_paneTabs, 1);
 
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_content);
@@ -287,11 +288,19 @@ RunsView::RunsView(QWidget* parent)
     main->setChildrenCollapsible(false);
     m_left = left;
     m_top = top;
+    // Tabbed until the tab is known to be tall: the stacked rows' minimums must never make a
+    // laptop's window taller than its screen.
+    m_short = false;
+    setPanesTabbed(true);
     connect(m_runsToggle, &QToolButton::clicked, this, [this](bool shown) {
         m_runsPaneChosen = true;
         m_left->setVisible(shown);
     });
     layout->addWidget(main, 1);
+    connect(m_paneTabs, &QTabWidget::currentChanged, this, [this] {
+        if (!m_topSized)
+            QTimer::singleShot(0, this, &RunsView::splitTop);
+    });
 
     setImporting(false);
     onRunSelectionChanged();
@@ -357,7 +366,8 @@ void RunsView::showRun(const engine::RunAnalysis& analysis, const engine::Run* e
     // Without events (a run read back from the project) the timeline is hidden: its room goes to
     // the chart, the heatmap and the tables, and the caption says how to get it.
     const bool hasEvents = events && !events->ranks.empty();
-    m_timelineBox->setVisible(hasEvents);
+    m_hasEvents = hasEvents;
+    showTimelinePane();
     if (hasEvents) {
         m_timeline->setData(TimelineData::fromRun(*events, analysis.clockOffsetNs));
     } else {
@@ -436,6 +446,7 @@ void RunsView::fitToWidth()
     // its colour bar, so it is limited by its width (166 px at 1920x1080 with 9/20; 256 px and more
     // with 11/20 from 1600x1000 on, enough for the 64 x 64 pods of a 16,384-rank run), while the
     // bar chart reads at any width.
+    setPanesTabbed(height() < kShortHeightPx);
     const bool narrow = width() < kNarrowWidthPx;
     const bool paneWasShown = !m_left->isHidden();
     if (!m_runsPaneChosen) {
@@ -453,6 +464,60 @@ void RunsView::fitToWidth()
         // Once the splitter has its width (after this resize is laid out).
         QTimer::singleShot(0, this, &RunsView::splitTop);
     }
+}
+
+void RunsView::setPanesTabbed(bool tabbed)
+{
+    if (tabbed == m_short && m_top->parentWidget() != m_content)
+        return;
+    m_short = tabbed;
+    const QList<QWidget*> panes { m_top, m_tablesBox, m_timelineBox };
+    if (tabbed) {
+        m_vertical->hide();
+        // No minimum beyond the tab's own: each pane has the whole height.
+        m_tablesBox->setMinimumHeight(0);
+        m_paneTabs->addTab(m_top, tr("Breakdown and traffic"));
+        m_paneTabs->addTab(m_timelineBox, tr("Timeline"));
+        m_paneTabs->addTab(m_tablesBox, tr("Stragglers and collectives"));
+        m_paneTabs->setCurrentIndex(0);
+        m_paneTabs->show();
+    } else {
+        m_paneTabs->hide();
+        while (m_paneTabs->count() > 0)
+            m_paneTabs->removeTab(0);
+        for (QWidget* pane : panes) {
+            m_vertical->addWidget(pane);
+            pane->show();
+        }
+        // Stacked, the tables show at least four rows: their title, header, rows and scroll bar.
+        const int rows = 4 * m_collectiveTable->verticalHeader()->defaultSectionSize();
+        m_tablesBox->setMinimumHeight(fontMetrics().height() + 6 + m_collectiveTable->horizontalHeader()->sizeHint().height()
+            + rows + m_collectiveTable->horizontalScrollBar()->sizeHint().height() + 2 * m_collectiveTable->frameWidth());
+        m_vertical->setStretchFactor(0, 4);
+        m_vertical->setStretchFactor(1, 3);
+        m_vertical->setStretchFactor(2, 4);
+        m_vertical->setSizes({ 400, 250, 350 });
+        m_vertical->show();
+    }
+    showTimelinePane();
+    m_topSized = false;
+    QTimer::singleShot(0, this, &RunsView::splitTop);
+}
+
+void RunsView::showTimelinePane()
+{
+    // Without GPU events the timeline pane (or tab) is hidden: its room goes to the others.
+    if (m_short) {
+        m_paneTabs->setTabVisible(m_paneTabs->indexOf(m_timelineBox), m_hasEvents);
+    } else {
+        m_timelineBox->setVisible(m_hasEvents);
+    }
+}
+
+void RunsView::revealPane(QWidget* pane)
+{
+    if (m_short && m_paneTabs->indexOf(pane) >= 0)
+        m_paneTabs->setCurrentWidget(pane);
 }
 
 void RunsView::showEvent(QShowEvent* event)

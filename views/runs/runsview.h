@@ -20,6 +20,7 @@ class QSortFilterProxyModel;
 class QSplitter;
 class QToolButton;
 class QStackedWidget;
+class QTabWidget;
 class QTableView;
 class QVBoxLayout;
 
@@ -121,6 +122,21 @@ public:
     /// Below this width the stored-runs pane starts hidden while a run is shown (as it does while
     /// the project stores no run).
     static constexpr int kNarrowWidthPx = 1000;
+    /// Below this height of the tab the run's three panes (breakdown chart and heatmap, timeline,
+    /// straggler and collective tables) are tabs of their own instead of stacked rows: stacked on
+    /// a short window (a 1366x768 laptop's ~600 px) each would get too little to read.
+    static constexpr int kShortHeightPx = 760;
+    /// Whether the panes are tabs (a short window) rather than stacked rows.
+    bool isPaneTabbed() const { return m_short; }
+    /// The tabs holding the panes on a short window (hidden on a tall one).
+    QTabWidget* paneTabs() const { return m_paneTabs; }
+    /// The straggler and collective tables with their titles (a row, or a tab when short).
+    QWidget* tablesPane() const { return m_tablesBox; }
+    /// The timeline with its header, NIC strip and legend (a row, or a tab when short).
+    QWidget* timelinePane() const { return m_timelineBox; }
+    /// Shows `pane` (one of the panes above or the chart | heatmap row): brings its tab to the
+    /// front when tabbed.
+    void revealPane(QWidget* pane);
     /// The button that shows or hides the stored-runs pane.
     QToolButton* storedRunsToggle() const { return m_runsToggle; }
     bool isStoredRunsPaneShown() const { return !m_left->isHidden(); }
@@ -135,6 +151,8 @@ private:
     void onRunSelectionChanged();
     void onStepChanged(int index);
     void fitToWidth();
+    void setPanesTabbed(bool tabbed);
+    void showTimelinePane();
     /// Splits the chart | heatmap row for the width it has now (no-op while hidden).
     void splitTop();
     void syncNicAxis();
@@ -177,6 +195,11 @@ private:
     bool m_runsPaneChosen = false; ///< the user showed or hid the pane: keep it so
     bool m_narrow = false;
     bool m_topSized = false; ///< the chart | heatmap split was set for the current width class
+    QSplitter* m_vertical = nullptr; ///< the panes as stacked rows (a tall window)
+    QTabWidget* m_paneTabs = nullptr; ///< the panes as tabs (a short window)
+    QWidget* m_tablesBox = nullptr; ///< the straggler and collective tables
+    bool m_short = false;
+    bool m_hasEvents = false; ///< the run shown has GPU events (the timeline pane is shown)
 };
 
 } // namespace clusterscope::views
