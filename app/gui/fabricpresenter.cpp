@@ -154,7 +154,8 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
         // Inside a server: the network's own busiest link below it (as the report says it).
         if (busiest->level == engine::LinkLevel::Internal)
             if (const auto network = engine::busiestNetworkLink(design.graph, analysis.load.linkUtilisation))
-                title += " (inside a server)\nbusiest network link: " + engine::describeUtilisation(network->utilisation)
+                title
+                    += " (inside a server)\nbusiest network link: " + engine::describeUtilisation(network->utilisation)
                     + " (" + views::linkLevelLabel(network->level).toStdString() + ")";
     }
     view.setSceneFactory([shared, title](views::SceneLayout layout) {
@@ -203,8 +204,10 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
     }
     if (analysis.estimate) {
         chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate,
-            contended ? &*contended : analysis.search ? &*analysis.search : nullptr, 4,
-            fallback ? tr("Best valid") : QString()));
+            contended             ? &*contended
+                : analysis.search ? &*analysis.search
+                                  : nullptr,
+            4, fallback ? tr("Best valid") : QString()));
         // Calibrated or not is said beside the iteration time, as the CLI and the report say it.
         const std::string from = analysis.evaluator
             ? engine::computeCalibrationSource(analysis.evaluator->scenario().computeCalibration)
@@ -219,8 +222,7 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
         // The current bar includes the contention of its traffic routed on the fabric; the ranked
         // bars are the search's times without it (as the Strategies table's header says).
         const bool ranked = analysis.search && !analysis.search->ranked.empty();
-        const QString withContention = contended
-            ? tr("<br>every bar with the fabric contention of its traffic")
+        const QString withContention = contended ? tr("<br>every bar with the fabric contention of its traffic")
             : ranked && analysis.load.routed && analysis.load.uncontendedIterationSeconds > 0
             ? tr("<br>%1 with fabric contention, ranked strategies (#) without it")
                   .arg(fallback ? tr("Best valid") : tr("Current"))
@@ -228,8 +230,9 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
         chart.setTitle(fallback
                 ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
                     + calibrated + withContention
-                : calibrated.isEmpty() && withContention.isEmpty() ? QString()
-                                                                   : tr("Iteration breakdown") + calibrated + withContention);
+                : calibrated.isEmpty() && withContention.isEmpty()
+                ? QString()
+                : tr("Iteration breakdown") + calibrated + withContention);
     } else {
         chart.setEmptyState(why);
     }

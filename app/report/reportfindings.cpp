@@ -215,23 +215,27 @@ void appendSensitivity(HtmlBuilder& html, const ReportScenario& rs)
     if (rs.sensitivity.empty())
         return;
     html.heading(2, QStringLiteral("Sensitivity"));
-    html.paragraph(QStringLiteral("The scenario analysed again with one change at a time (same model, batch and "
-                                  "price book). Each variant is evaluated twice: with the first row's strategy "
-                                  "(the base strategy: only the fabric or transport changes, the change's own effect) and with its own "
-                                  "strategy (the scenario's, or the best its search finds when the scenario states "
-                                  "none)."));
-    html.beginTable({ QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration, base strategy"),
-                        QStringLiteral("Iteration, own strategy"), QStringLiteral("Own strategy"),
-                        QStringLiteral("Network $ per GPU"), QStringLiteral("Cluster cost"), QStringLiteral("Contention") },
+    html.paragraph(QStringLiteral(
+        "The scenario analysed again with one change at a time (same model, batch and "
+        "price book). Each variant is evaluated twice: with the first row's strategy "
+        "(the base strategy: only the fabric or transport changes, the change's own effect) and with its own "
+        "strategy (the scenario's, or the best its search finds when the scenario states "
+        "none)."));
+    html.beginTable(
+        { QStringLiteral("Variant"), QStringLiteral("GPUs"), QStringLiteral("Iteration, base strategy"),
+            QStringLiteral("Iteration, own strategy"), QStringLiteral("Own strategy"),
+            QStringLiteral("Network $ per GPU"), QStringLiteral("Cluster cost"), QStringLiteral("Contention") },
         QStringLiteral("lrrrlrrr"), QStringLiteral("data"), { 19, 6, 10, 10, 20, 9, 14, 12 });
     QStringList why;
     for (const SensitivityRow& row : rs.sensitivity) {
-        const QString network = row.networkCostPerGpuUsd > 0 ? formatUsd(row.networkCostPerGpuUsd) : QStringLiteral("-");
+        const QString network
+            = row.networkCostPerGpuUsd > 0 ? formatUsd(row.networkCostPerGpuUsd) : QStringLiteral("-");
         const QString cluster = row.clusterCostUsd > 0 ? formatUsd(row.clusterCostUsd) : QStringLiteral("-");
         if (!row.error.isEmpty()) {
             html.row({ row.variant, formatCount(row.gpus),
                 row.sameStrategySeconds > 0 ? formatSeconds(row.sameStrategySeconds) : QStringLiteral("-"),
-                QStringLiteral("-"), QStringLiteral("not computed: ") + row.error, network, cluster, QStringLiteral("-") });
+                QStringLiteral("-"), QStringLiteral("not computed: ") + row.error, network, cluster,
+                QStringLiteral("-") });
             continue;
         }
         html.row({ row.variant, formatCount(row.gpus),

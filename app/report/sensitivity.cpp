@@ -74,7 +74,8 @@ namespace {
     {
         if (!a.estimate || a.load.uncontendedIterationSeconds <= 0)
             return {};
-        return QStringLiteral("×") + QString::number(a.estimate->iterationSeconds / a.load.uncontendedIterationSeconds, 'f', 3);
+        return QStringLiteral("×")
+            + QString::number(a.estimate->iterationSeconds / a.load.uncontendedIterationSeconds, 'f', 3);
     }
 
 } // namespace
@@ -90,9 +91,10 @@ QString sameStrategyDifference(const ScenarioAnalysis& base, const ScenarioAnaly
     // The same ranks placed on the other fabric: a group that now spans other switches.
     const ParallelismSpec& p = base.estimate->strategy.parallelism;
     const StrategyGroups g0 = base.evaluator->groups(p), g1 = variant.evaluator->groups(p);
-    const std::pair<const char*, const GroupPlacement StrategyGroups::*> dims[] = { { "TP groups", &StrategyGroups::tp },
-        { "CP groups", &StrategyGroups::cp }, { "DP groups", &StrategyGroups::dp }, { "EP groups", &StrategyGroups::ep },
-        { "pipeline neighbours", &StrategyGroups::ppPair } };
+    const std::pair<const char*, const GroupPlacement StrategyGroups::*> dims[]
+        = { { "TP groups", &StrategyGroups::tp }, { "CP groups", &StrategyGroups::cp },
+              { "DP groups", &StrategyGroups::dp }, { "EP groups", &StrategyGroups::ep },
+              { "pipeline neighbours", &StrategyGroups::ppPair } };
     for (const auto& [name, member] : dims) {
         const GroupPlacement& a = g0.*member;
         const GroupPlacement& b = g1.*member;
@@ -113,7 +115,8 @@ QString sameStrategyDifference(const ScenarioAnalysis& base, const ScenarioAnaly
         const views::BreakdownComponent c = moved[i].second;
         why << views::BreakdownPalette::name(c) + QLatin1Char(' ')
                 + formatSeconds(views::BreakdownPalette::seconds(variant.estimate->breakdown, c))
-                + QStringLiteral(" instead of ") + formatSeconds(views::BreakdownPalette::seconds(base.estimate->breakdown, c));
+                + QStringLiteral(" instead of ")
+                + formatSeconds(views::BreakdownPalette::seconds(base.estimate->breakdown, c));
     }
     const QString c0 = contentionOf(base), c1 = contentionOf(variant);
     if (!c0.isEmpty() && !c1.isEmpty() && c0 != c1)
@@ -163,30 +166,31 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
             + QStringLiteral(" GPUs)"),
         scenario, base);
     first.base = true;
-    first.note = base.estimateSource == engine::EstimateSource::Search
-        ? QStringLiteral("best found by the search")
-        : QStringLiteral("from the scenario");
+    first.note = base.estimateSource == engine::EstimateSource::Search ? QStringLiteral("best found by the search")
+                                                                       : QStringLiteral("from the scenario");
     rows.push_back(first);
 
     // Each variant also with the base's strategy, so that the fabric's own effect shows apart from
     // a strategy the variant's search may pick. A scenario that states its strategy runs it on
     // every variant already: then the variant's own analysis is the same-strategy one.
-    const auto withBaseStrategy = [&](SensitivityRow& row, const Scenario& variant, const ScenarioAnalysis& ownAnalysis) {
-        row.sameStrategySeconds = 0;
-        if (!base.estimate)
-            return;
-        Scenario same = variant;
-        base.estimate->strategy.applyTo(same);
-        const bool own = ownAnalysis.estimate && ownAnalysis.estimate->strategy.parallelism == *same.parallelism
-            && ownAnalysis.estimate->strategy.microBatch == same.training.microBatch
-            && ownAnalysis.estimate->strategy.recompute == same.training.recompute;
-        const ScenarioAnalysis sameAnalysis = own ? ScenarioAnalysis {} : analyse(same, catalog, prices, stop, calibration);
-        const ScenarioAnalysis& a = own ? ownAnalysis : sameAnalysis;
-        if (a.estimate) {
-            row.sameStrategySeconds = a.estimate->iterationSeconds;
-            row.sameStrategyWhy = sameStrategyDifference(base, a);
-        }
-    };
+    const auto withBaseStrategy
+        = [&](SensitivityRow& row, const Scenario& variant, const ScenarioAnalysis& ownAnalysis) {
+              row.sameStrategySeconds = 0;
+              if (!base.estimate)
+                  return;
+              Scenario same = variant;
+              base.estimate->strategy.applyTo(same);
+              const bool own = ownAnalysis.estimate && ownAnalysis.estimate->strategy.parallelism == *same.parallelism
+                  && ownAnalysis.estimate->strategy.microBatch == same.training.microBatch
+                  && ownAnalysis.estimate->strategy.recompute == same.training.recompute;
+              const ScenarioAnalysis sameAnalysis
+                  = own ? ScenarioAnalysis {} : analyse(same, catalog, prices, stop, calibration);
+              const ScenarioAnalysis& a = own ? ownAnalysis : sameAnalysis;
+              if (a.estimate) {
+                  row.sameStrategySeconds = a.estimate->iterationSeconds;
+                  row.sameStrategyWhy = sameStrategyDifference(base, a);
+              }
+          };
 
     for (const double ratio : { 1.0, 2.0, 3.0 }) {
         if (std::fabs(ratio - c.fabric.oversubscription) < 1e-9 || stop.stop_requested())
@@ -204,7 +208,8 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
             equivalent = QStringLiteral("; a non-blocking leaf-spine");
         }
         const ScenarioAnalysis analysis = analyse(variant, catalog, prices, stop, calibration);
-        SensitivityRow row = sensitivityRow(QStringLiteral("Oversubscription ") + formatRatio(ratio), variant, analysis);
+        SensitivityRow row
+            = sensitivityRow(QStringLiteral("Oversubscription ") + formatRatio(ratio), variant, analysis);
         row.note = first.note + equivalent;
         withBaseStrategy(row, variant, analysis);
         rows.push_back(row);

@@ -69,7 +69,8 @@ private Q_SLOTS:
         // Every bar includes the fabric contention of its traffic (the ranked ones computed as the
         // current one is), and the title says so.
         if (w.breakdownChart()->breakdowns().size() > 1 && gui->load.routed) {
-            QVERIFY2(w.breakdownChart()->chart()->title().contains(QStringLiteral("every bar with the fabric contention")),
+            QVERIFY2(
+                w.breakdownChart()->chart()->title().contains(QStringLiteral("every bar with the fabric contention")),
                 qPrintable(w.breakdownChart()->chart()->title()));
             const auto& contended = w.analysisRunner()->rankedWithContention();
             for (std::size_t b = 1; b < w.breakdownChart()->breakdowns().size(); ++b) {
@@ -103,7 +104,8 @@ private Q_SLOTS:
         QVERIFY(guiNetwork && guiNetwork->level != engine::LinkLevel::Internal);
         QVERIFY2(close(contention.value(QStringLiteral("busiest_network_link_utilisation")).toDouble(-1),
                      guiNetwork->utilisation, 1e-6),
-            qPrintable(QString::number(contention.value(QStringLiteral("busiest_network_link_utilisation")).toDouble(-1))));
+            qPrintable(
+                QString::number(contention.value(QStringLiteral("busiest_network_link_utilisation")).toDouble(-1))));
         QCOMPARE(contention.value(QStringLiteral("busiest_network_link_level")).toString(),
             QString::fromLatin1(engine::toString(guiNetwork->level)));
         const QString networkText = QStringLiteral("busiest network link: ")
@@ -167,7 +169,9 @@ private Q_SLOTS:
         // The table shows them beside the uncontended ranking.
         views::StrategyTableModel* model = w.strategiesView()->model();
         QCOMPARE(model->contendedSeconds().size(), contended.size());
-        QCOMPARE(model->index(0, views::StrategyTableModel::IterationWithContention).data(views::StrategyTableModel::kSortRole).toDouble(),
+        QCOMPARE(model->index(0, views::StrategyTableModel::IterationWithContention)
+                     .data(views::StrategyTableModel::kSortRole)
+                     .toDouble(),
             contended[0].iterationSeconds);
         QVERIFY2(contended[0].iterationSeconds > gui->search->ranked[0].iterationSeconds * 1.5,
             qPrintable(QStringLiteral("%1 s with contention, %2 s without")
@@ -226,9 +230,11 @@ private Q_SLOTS:
         const auto gui = w.analysisRunner()->latest();
         QVERIFY(gui && gui->estimate);
         const double guiSeconds = gui->estimate->iterationSeconds;
-        QVERIFY2(
-            w.breakdownChart()->chart()->title().section(QStringLiteral("<br>"), 0, 0).endsWith(
-                QStringLiteral("compute calibrated from run \"llama-run\"")),
+        QVERIFY2(w.breakdownChart()
+                     ->chart()
+                     ->title()
+                     .section(QStringLiteral("<br>"), 0, 0)
+                     .endsWith(QStringLiteral("compute calibrated from run \"llama-run\"")),
             qPrintable(w.breakdownChart()->chart()->title()));
         QVERIFY(w.breakdownChart()->toolTip().contains(QString::fromStdString(from)));
 

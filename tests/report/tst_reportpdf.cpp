@@ -181,14 +181,17 @@ private Q_SLOTS:
             if (row.sameStrategySeconds <= 0)
                 continue;
             // Every same-strategy time that differs from the base row's says why.
-            const bool differs = std::fabs(row.sameStrategySeconds - base.iterationSeconds) > 1e-4 * base.iterationSeconds;
-            QVERIFY2(differs != row.sameStrategyWhy.isEmpty(), qPrintable(row.variant + QStringLiteral(": ") + row.sameStrategyWhy));
+            const bool differs
+                = std::fabs(row.sameStrategySeconds - base.iterationSeconds) > 1e-4 * base.iterationSeconds;
+            QVERIFY2(differs != row.sameStrategyWhy.isEmpty(),
+                qPrintable(row.variant + QStringLiteral(": ") + row.sameStrategyWhy));
         }
         const auto twoToOne = std::find_if(rows.begin(), rows.end(),
             [](const SensitivityRow& r) { return r.variant == QStringLiteral("Oversubscription 2:1"); });
         QVERIFY(twoToOne != rows.end());
         QVERIFY(twoToOne->sameStrategySeconds < base.iterationSeconds);
-        QVERIFY2(twoToOne->sameStrategyWhy.contains(QStringLiteral("pipeline neighbours under one leaf instead of through the spines")),
+        QVERIFY2(twoToOne->sameStrategyWhy.contains(
+                     QStringLiteral("pipeline neighbours under one leaf instead of through the spines")),
             qPrintable(twoToOne->sameStrategyWhy));
         QVERIFY(m_text.contains(QStringLiteral("What changes with the base strategy:")));
         QVERIFY(m_text.contains(cells({ QStringLiteral("Oversubscription 2:1 with the base strategy:"),
@@ -227,12 +230,14 @@ private Q_SLOTS:
             const engine::ScenarioAnalysis own = engine::analyseScenario(variant, m_catalog, m_prices);
             QVERIFY(own.estimate);
             QCOMPARE(row.strategy, views::strategyLabel(own.estimate->strategy));
-            QVERIFY(std::fabs(row.iterationSeconds - own.estimate->iterationSeconds) <= 1e-9 * own.estimate->iterationSeconds);
+            QVERIFY(std::fabs(row.iterationSeconds - own.estimate->iterationSeconds)
+                <= 1e-9 * own.estimate->iterationSeconds);
             // Base strategy: the base row's strategy stated in the variant.
             base.estimate->strategy.applyTo(variant);
             const engine::ScenarioAnalysis same = engine::analyseScenario(variant, m_catalog, m_prices);
             QVERIFY(same.estimate && same.estimateSource == engine::EstimateSource::Scenario);
-            QVERIFY2(std::fabs(row.sameStrategySeconds - same.estimate->iterationSeconds) <= 1e-9 * same.estimate->iterationSeconds,
+            QVERIFY2(std::fabs(row.sameStrategySeconds - same.estimate->iterationSeconds)
+                    <= 1e-9 * same.estimate->iterationSeconds,
                 qPrintable(QStringLiteral("%1: %2 s, independently %3 s")
                                .arg(row.variant)
                                .arg(row.sameStrategySeconds)

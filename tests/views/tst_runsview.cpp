@@ -32,12 +32,12 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QHeaderView>
 #include <QSortFilterProxyModel>
 #include <QStackedBarSeries>
 #include <QTabWidget>

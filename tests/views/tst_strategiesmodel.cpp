@@ -92,7 +92,9 @@ void TestStrategiesModel::modelTester()
     // applied strategy is then routed): the header says so, the tooltip says where the other is.
     const int it = StrategyTableModel::IterationSeconds;
     QVERIFY(model.headerData(it, Qt::Horizontal, Qt::DisplayRole).toString().contains(QStringLiteral("no contention")));
-    QVERIFY(model.headerData(it, Qt::Horizontal, Qt::ToolTipRole).toString().contains(QStringLiteral("with the contention")));
+    QVERIFY(model.headerData(it, Qt::Horizontal, Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("with the contention")));
     // The fastest rows' times with contention, the others none (sorted after them); a new search clears them.
     const int with = StrategyTableModel::IterationWithContention;
     QVERIFY(model.rowCount() >= 3);

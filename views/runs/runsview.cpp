@@ -25,10 +25,10 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QScrollBar>
 #include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QScrollBar>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
@@ -491,8 +491,9 @@ void RunsView::setPanesTabbed(bool tabbed)
         }
         // Stacked, the tables show at least four rows: their title, header, rows and scroll bar.
         const int rows = 4 * m_collectiveTable->verticalHeader()->defaultSectionSize();
-        m_tablesBox->setMinimumHeight(fontMetrics().height() + 6 + m_collectiveTable->horizontalHeader()->sizeHint().height()
-            + rows + m_collectiveTable->horizontalScrollBar()->sizeHint().height() + 2 * m_collectiveTable->frameWidth());
+        m_tablesBox->setMinimumHeight(fontMetrics().height() + 6
+            + m_collectiveTable->horizontalHeader()->sizeHint().height() + rows
+            + m_collectiveTable->horizontalScrollBar()->sizeHint().height() + 2 * m_collectiveTable->frameWidth());
         m_vertical->setStretchFactor(0, 4);
         m_vertical->setStretchFactor(1, 3);
         m_vertical->setStretchFactor(2, 4);
