@@ -81,7 +81,10 @@ test)
     configure_and_build
     say "running the test suite under xvfb-run"
     cd "$build_dir"
-    xvfb-run -a -s "-screen 0 1600x1000x24" ctest --output-on-failure --timeout 600 -j "$(nproc)"
+    # -noreset: an X server resets when its last client disconnects, and a GUI test that connects
+    # during the reset fails with "could not connect to display" (seen with two tests at a time,
+    # between one test's exit and the next one's start). See Xserver(1), option -noreset.
+    xvfb-run -a -s "-screen 0 1600x1000x24 -noreset" ctest --output-on-failure --timeout 600 -j "$(nproc)"
     ;;
 package)
     install_packages
