@@ -48,6 +48,9 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io)
     }
     io.out << scenario->name << ": " << result.candidates << " strategies enumerated, " << result.valid << " valid, "
            << result.fitting << " fit in memory\n";
+    // The GUI's Strategies tab heads the same column "Iteration, no contention (s)".
+    io.out << "Ranked without fabric contention: each iteration time is the model's alone; evaluate routes a "
+              "strategy's traffic on the fabric and includes the contention it meets\n";
     int rank = 1;
     for (const TrainingEstimate& e : result.ranked) {
         io.out << "#" << rank++ << "\n";

@@ -191,6 +191,16 @@ private Q_SLOTS:
         QTest::addRow("unknown option") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--fast") }
                                         << "fast";
     }
+    // The text ranking says it is before fabric contention (evaluate's time of the same strategy
+    // includes it; the GUI's Strategies header says the same).
+    void searchTextSaysNoContention()
+    {
+        const Run r = runCli({ QStringLiteral("search"), example("llama3-70b-1024-h100.json"), QStringLiteral("--top"),
+            QStringLiteral("2") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("Ranked without fabric contention")), qPrintable(r.out.left(400)));
+    }
+
     void errors()
     {
         QFETCH(QStringList, args);
