@@ -327,7 +327,16 @@ void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
     };
     html.beginTable(
         { QStringLiteral("Parameter"), QStringLiteral("Value"), QStringLiteral("Source") }, QStringLiteral("lrl"));
-    html.row(param(QStringLiteral("GEMM fraction of peak"), defaults.gemmPeakFraction, cc.gemmPeakFraction));
+    // 0 for the two fractions of peak means "the GPU's own catalog figure" (ComputeEfficiencyParams):
+    // said so, never printed as a zero efficiency.
+    const auto fraction = [&param](const QString& name, double value, const std::optional<double>& override) {
+        QStringList row = param(name, value, override);
+        if (override.value_or(value) == 0.0)
+            row = QStringList { name, QStringLiteral("per GPU and dtype"),
+                QStringLiteral("the GPU's catalog entry (achievable fraction of its dense peak)") };
+        return row;
+    };
+    html.row(fraction(QStringLiteral("GEMM fraction of peak"), defaults.gemmPeakFraction, cc.gemmPeakFraction));
     html.row(param(QStringLiteral("GEMM half-efficiency dimension"), defaults.gemmHalfDimension, cc.gemmHalfDimension));
     html.row(
         param(QStringLiteral("HBM bandwidth fraction"), defaults.memoryBandwidthFraction, cc.memoryBandwidthFraction));
@@ -335,7 +344,7 @@ void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
         cc.flashAttention.value_or(defaults.flashAttention) ? QStringLiteral("yes") : QStringLiteral("no"),
         cc.flashAttention ? QStringLiteral("scenario calibration.compute") : QStringLiteral("documented default") });
     html.row(
-        param(QStringLiteral("Flash attention fraction of peak"), defaults.flashPeakFraction, cc.flashPeakFraction));
+        fraction(QStringLiteral("Flash attention fraction of peak"), defaults.flashPeakFraction, cc.flashPeakFraction));
     html.row(param(
         QStringLiteral("Overlap interference"), defaults.overlapInterferenceFraction, cc.overlapInterferenceFraction));
     html.endTable();

@@ -268,6 +268,15 @@ private Q_SLOTS:
         QCOMPARE(top.captured(1) + QLatin1Char('%'), formatPercent(network->utilisation));
     }
 
+    /// The compute model's fractions of peak default to the GPU's catalog figure (0 in
+    /// ComputeEfficiencyParams): said so, not printed as a zero efficiency.
+    void fractionsOfPeakNotZero()
+    {
+        const QRegularExpression zero(QStringLiteral("(GEMM|Flash attention) fraction of peak\\s+0\\s"));
+        QVERIFY2(!zero.match(m_text).hasMatch(), qPrintable(zero.match(m_text).captured(0)));
+        QVERIFY(m_text.contains(QRegularExpression(QStringLiteral("GEMM fraction of peak\\s+per GPU and dtype"))));
+    }
+
     /// Every section and its text is printed (regression: moving a heading to the next page once
     /// left the rest of the document un-laid-out, so only tables were printed after it).
     void everySection_data()
