@@ -277,6 +277,38 @@ private Q_SLOTS:
         QCOMPARE(w.document()->scenarios()[0].cluster.fabric.oversubscription, 3.0);
     }
 
+    // An edit in the editor keeps the MoE keys it has no field for (they were dropped: any edit of a
+    // DeepSeek-style scenario lost its shared experts, dense layers, capacity factor and imbalance).
+    void editorKeepsMoeKeysWithoutFields()
+    {
+        app::MainWindow w;
+        int index = -1;
+        for (int i = 0; i < int(w.document()->scenarios().size()); ++i)
+            if (w.document()->scenarios()[std::size_t(i)].model.moe)
+                index = i;
+        QVERIFY(index >= 0);
+        engine::Scenario s = w.document()->scenarios()[std::size_t(index)];
+        s.model.moe->sharedExperts = 2;
+        s.model.moe->sharedExpertFfnHidden = 1024;
+        s.model.moe->denseLayers = 1;
+        s.model.moe->capacityFactor = 1.25;
+        s.model.moe->loadImbalance = 1.3;
+        w.document()->replaceScenario(index, s, QStringLiteral("moe keys"));
+        w.selectScenario(index);
+        settle(w);
+        auto* topK = qobject_cast<QSpinBox*>(w.editor()->fieldFor(QStringLiteral("/model/moe/top_k")));
+        QVERIFY(topK);
+        topK->setValue(topK->value() == 1 ? 2 : 1);
+        settle(w);
+        const engine::MoeSpec& moe = *w.document()->scenarios()[std::size_t(index)].model.moe;
+        QCOMPARE(moe.topK, topK->value());
+        QCOMPARE(moe.sharedExperts, 2);
+        QCOMPARE(moe.sharedExpertFfnHidden, 1024);
+        QCOMPARE(moe.denseLayers, 1);
+        QCOMPARE(moe.capacityFactor, 1.25);
+        QCOMPARE(moe.loadImbalance, 1.3);
+    }
+
     // The NCCL net transport is a field of the editor: the catalog's transports are offered, a choice
     // reaches the scenario, one that does not run on the fabric is named beside the field, undo
     // restores NCCL's default.

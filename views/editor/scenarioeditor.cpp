@@ -418,9 +418,15 @@ Scenario ScenarioEditor::scenario() const
     m.ffnHidden = m_ffn->value();
     m.vocab = m_vocab->value();
     m.seqLen = m_seqLen->value();
-    if (m_moe->isChecked())
-        m.moe = MoeSpec { m_experts->value(), m_topK->value(), m_expertFfn->value() };
-    else
+    if (m_moe->isChecked()) {
+        // The keys the editor has no field for (shared experts, dense layers, capacity factor, load
+        // imbalance) are kept: an edit of another field must not change the model.
+        MoeSpec moe = m.moe.value_or(MoeSpec {});
+        moe.experts = m_experts->value();
+        moe.topK = m_topK->value();
+        moe.expertFfnHidden = m_expertFfn->value();
+        m.moe = moe;
+    } else
         m.moe.reset();
     TrainingSpec& t = s.training;
     t.globalBatch = m_globalBatch->value();
