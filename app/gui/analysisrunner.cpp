@@ -1,9 +1,8 @@
 #include "app/gui/analysisrunner.h"
 
+#include "engine/analysis/contendedranking.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/pricebook.h"
-#include "engine/training/trafficmatrix.h"
-#include "engine/training/trainingevaluator.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -18,26 +17,6 @@ namespace {
         engine::ScenarioAnalysis analysis;
         std::vector<engine::TrainingEstimate> rankedWithContention;
     };
-}
-
-std::vector<engine::TrainingEstimate> AnalysisRunner::contendedRanked(
-    const engine::Scenario& scenario, const engine::ScenarioAnalysis& a, std::size_t count, std::stop_token stop)
-{
-    std::vector<engine::TrainingEstimate> out;
-    if (!a.fabric || !a.search || !a.evaluator || !a.load.routed)
-        return out;
-    engine::TrainingEvaluator evaluator = *a.evaluator;
-    for (std::size_t i = 0; i < a.search->ranked.size() && i < count && !stop.stop_requested(); ++i) {
-        // As analyseScenario does for the scenario's own strategy: evaluated without contention,
-        // its traffic routed on the fabric, the contention fed back (engine::loadFabric).
-        evaluator.setFabricContention(1.0, 1.0);
-        engine::TrainingEstimate e = evaluator.evaluate(a.search->ranked[i].strategy);
-        const engine::TrafficMatrix traffic = engine::TrafficMatrix::fromEstimate(e, evaluator.placer());
-        if (!engine::loadFabric(*a.fabric, scenario, traffic, evaluator, e, false).routed)
-            break;
-        out.push_back(std::move(e));
-    }
-    return out;
 }
 
 AnalysisRunner::AnalysisRunner(const engine::Catalog& catalog, const engine::PriceBook& prices, QObject* parent)
@@ -124,7 +103,7 @@ void AnalysisRunner::request(
         options.calibration = calibration.get();
         Outcome out;
         out.analysis = engine::analyseScenario(scenario, catalog, prices, options);
-        out.rankedWithContention = contendedRanked(scenario, out.analysis, kContendedRanked, options.stop);
+        out.rankedWithContention = engine::rankedWithContention(scenario, out.analysis, kContendedRanked, options.stop);
         if (options.stop.stop_requested())
             out.analysis.cancelled = true;
         return out;

@@ -50,16 +50,10 @@ public:
 
     /// The newest finished analysis (null before the first).
     std::shared_ptr<const engine::ScenarioAnalysis> latest() const { return m_latest; }
-    /// The first kContendedRanked strategies of latest()'s search evaluated as the analysis
-    /// evaluates the scenario's own strategy: their traffic routed on the fabric and its contention
-    /// fed back (what the tabs show once one is applied). Empty without a search or a routed fabric.
+    /// The first kContendedRanked strategies of latest()'s search with the contention of their own
+    /// traffic (engine::rankedWithContention): what the tabs show once one is applied.
     const std::vector<engine::TrainingEstimate>& rankedWithContention() const { return m_rankedWithContention; }
     static constexpr std::size_t kContendedRanked = 5;
-
-    /// The first `count` ranked strategies of `analysis` (of `scenario`) with contention, as
-    /// rankedWithContention() (runs on the calling thread; stops early when `stop` is requested).
-    static std::vector<engine::TrainingEstimate> contendedRanked(const engine::Scenario& scenario,
-        const engine::ScenarioAnalysis& analysis, std::size_t count, std::stop_token stop = {});
 
 Q_SIGNALS:
     void started();
