@@ -115,56 +115,51 @@ namespace {
 } // namespace
 
 void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
-    std::shared_ptr<const engine::ScenarioAnalysis> shared, const engine::Catalog& catalog, bool scene)
+    std::shared_ptr<const engine::ScenarioAnalysis> shared, const engine::Catalog& catalog, bool showScene)
 {
     const engine::ScenarioAnalysis& analysis = *shared;
-    if (!scene) {
-        if (analysis.bom)
-            bomView.setBom(*analysis.bom, QString::fromStdString(scenario.name));
-        else
-            bomView.setEmptyState(
-                tr("No bill of materials:\n%1")
-                    .arg(QString::fromStdString(
-                        analysis.bomError.empty() ? engine::issuesText(analysis.issues, true) : analysis.bomError)));
-        return;
-    }
     if (!analysis.issues.empty() && !analysis.fabric) {
         const QString message = tr("The scenario has problems to fix first:\n%1")
                                     .arg(QString::fromStdString(engine::issuesText(analysis.issues, true)));
-        view.setEmptyState(message);
+        if (showScene)
+            view.setEmptyState(message);
         bomView.setEmptyState(message);
         return;
     }
     if (!analysis.fabric) {
         const QString message
             = tr("This scenario's fabric cannot be built:\n%1").arg(QString::fromStdString(analysis.fabricError));
-        view.setEmptyState(message);
+        if (showScene)
+            view.setEmptyState(message);
         bomView.setEmptyState(message);
         return;
     }
-    const engine::FabricDesign& design = *analysis.fabric;
-    const auto perTier = design.graph.switchesPerTier();
-    std::string title = scenario.name + " — " + std::to_string(design.hosts) + " servers";
-    static const char* names[] = { " leaf", " spine", " core" };
-    for (std::size_t t = 0; t < perTier.size() && t < 3; ++t)
-        title += ", " + std::to_string(perTier[t]) + names[t];
-    // The same busiest-link figure as the CLI and the report (engine::busiestLink).
-    if (const auto busiest = engine::busiestLink(design.graph, analysis.load.linkUtilisation)) {
-        title += "\nbusiest link over an iteration: " + engine::describeUtilisation(busiest->utilisation);
-        // Inside a server: the network's own busiest link below it (as the report says it).
-        if (busiest->level == engine::LinkLevel::Internal)
-            if (const auto network = engine::busiestNetworkLink(design.graph, analysis.load.linkUtilisation))
-                title
-                    += " (inside a server)\nbusiest network link: " + engine::describeUtilisation(network->utilisation)
-                    + " (" + views::linkLevelLabel(network->level).toStdString() + ")";
+    // Without `showScene` Fabric 3D keeps what it shows (an imported fabric); the BOM is still the scenario's.
+    if (showScene) {
+        const engine::FabricDesign& design = *analysis.fabric;
+        const auto perTier = design.graph.switchesPerTier();
+        std::string title = scenario.name + " — " + std::to_string(design.hosts) + " servers";
+        static const char* names[] = { " leaf", " spine", " core" };
+        for (std::size_t t = 0; t < perTier.size() && t < 3; ++t)
+            title += ", " + std::to_string(perTier[t]) + names[t];
+        // The same busiest-link figure as the CLI and the report (engine::busiestLink).
+        if (const auto busiest = engine::busiestLink(design.graph, analysis.load.linkUtilisation)) {
+            title += "\nbusiest link over an iteration: " + engine::describeUtilisation(busiest->utilisation);
+            // Inside a server: the network's own busiest link below it (as the report says it).
+            if (busiest->level == engine::LinkLevel::Internal)
+                if (const auto network = engine::busiestNetworkLink(design.graph, analysis.load.linkUtilisation))
+                    title += " (inside a server)\nbusiest network link: "
+                        + engine::describeUtilisation(network->utilisation) + " ("
+                        + views::linkLevelLabel(network->level).toStdString() + ")";
+        }
+        view.setSceneFactory([shared, title](views::SceneLayout layout) {
+            return views::sceneFromGraph(shared->fabric->graph, layout, shared->load.linkUtilisation, title);
+        });
+        view.setDetailsProvider([shared, &catalog](const views::FabricSceneData& scene, const views::ScenePick& pick) {
+            return pick.isLink ? linkDetails(*shared, catalog, scene, scene.links[std::size_t(pick.index)])
+                               : nodeDetails(*shared, scene, pick.index);
+        });
     }
-    view.setSceneFactory([shared, title](views::SceneLayout layout) {
-        return views::sceneFromGraph(shared->fabric->graph, layout, shared->load.linkUtilisation, title);
-    });
-    view.setDetailsProvider([shared, &catalog](const views::FabricSceneData& scene, const views::ScenePick& pick) {
-        return pick.isLink ? linkDetails(*shared, catalog, scene, scene.links[std::size_t(pick.index)])
-                           : nodeDetails(*shared, scene, pick.index);
-    });
 
     if (analysis.bom)
         bomView.setBom(*analysis.bom, QString::fromStdString(scenario.name));

@@ -22,12 +22,12 @@ namespace clusterscope::app {
 
 /// Shows an analysis's fabric in the 3D view (links coloured by the iteration's modelled
 /// utilisation) and its bill of materials in the BOM tab; parts the engine could not produce show
-/// the engine's message instead. With `scene` false only the BOM is shown (Fabric 3D keeps an
+/// the engine's message instead. With `showScene` false only the BOM is shown (Fabric 3D keeps an
 /// imported fabric).
 /// Clicking a switch, server or link shows its details (rate, lanes, medium, length, utilisation,
 /// cable and optics cost from the BOM).
 void presentFabric(views::FabricView& view, views::BomView& bomView, const engine::Scenario& scenario,
-    std::shared_ptr<const engine::ScenarioAnalysis> analysis, const engine::Catalog& catalog, bool scene = true);
+    std::shared_ptr<const engine::ScenarioAnalysis> analysis, const engine::Catalog& catalog, bool showScene = true);
 
 /// Shows an analysis's training estimate (iteration breakdown of the current strategy beside the
 /// search's best) and the ranked strategies; the engine's message when there is none.
