@@ -18,6 +18,17 @@ enum class ContextParallelKind { Ring, Ulysses };
 enum class CompressionMethod { None, TopK, Int8, Fp8, OneBit };
 enum class Routing { Ecmp, Adaptive, Spray };
 
+/// Bits of TrainingSpec::cudaGraphScope: which parts of a layer run as captured CUDA graphs
+/// (Megatron-Core --cuda-graph-scope: attn, moe_router, moe_preprocess; full_layer = the whole
+/// layer, only with static shapes, i.e. MoE with a capacity factor).
+enum CudaGraphScopeBits : unsigned {
+    CudaGraphNone = 0,
+    CudaGraphAttention = 1u << 0, ///< "attn"
+    CudaGraphMoeRouter = 1u << 1, ///< "moe_router"
+    CudaGraphMoePreprocess = 1u << 2, ///< "moe_preprocess"
+    CudaGraphFullLayer = 1u << 3, ///< "full_layer"
+};
+
 struct NicSpec {
     double gbps = 400.0; ///< "gbps": line rate per NIC in Gb/s (1e9 bit/s)
     int perNode = 8; ///< "per_node": NICs per node
@@ -88,6 +99,10 @@ struct ModelSpec {
     int seqLen = 4096; ///< "seq_len": tokens per sequence
     std::optional<MoeSpec> moe; ///< "moe": null for a dense model
     bool gatedMlp = true; ///< "gated_mlp": SwiGLU-style 3-matrix MLP; JSON default: ffn_hidden != 4 x hidden
+    /// "dropout": hidden and attention dropout are on (p > 0), so their 1-byte masks are saved for the
+    /// backward (Korthikanti et al. 2022 Sec. 4). Llama-style recipes train with p = 0, where PyTorch's
+    /// dropout returns its input and saves nothing (ATen Dropout.cpp).
+    bool dropout = true;
     bool operator==(const ModelSpec&) const = default;
 };
 
@@ -102,6 +117,12 @@ struct TrainingSpec {
     /// offloaded to host memory between their forward and backward (Megatron-Core
     /// --cpu-offloading-num-layers with activations only); 0 = none. Fewer than the model's layers.
     int activationOffloadLayers = 0;
+    /// "fp8_param_gather": fp8 primary weights (Megatron-Core --fp8-param-gather): the model weights
+    /// and their gather buffers hold 1 byte per parameter; master weights and moments are unchanged.
+    bool fp8ParamGather = false;
+    /// "cuda_graph_scope": list of "attn", "moe_router", "moe_preprocess", "full_layer"
+    /// (CudaGraphScopeBits); empty = eager.
+    unsigned cudaGraphScope = CudaGraphNone;
     bool operator==(const TrainingSpec&) const = default;
 };
 
@@ -143,6 +164,9 @@ struct CommunicationSpec {
     std::string algorithm = "auto"; ///< "algorithm": collective algorithm override (auto|ring|tree|...)
     Routing routing = Routing::Ecmp; ///< "routing": ecmp | adaptive | spray
     double lossRate = 0.0; ///< "loss_rate": packet loss probability on the fabric
+    /// "moe_a2a_overlap": Megatron-Core's combined-1F1B schedule that overlaps the expert-parallel
+    /// all-to-all of one micro-batch with another's compute (--overlap-moe-expert-parallel-comm)
+    bool moeA2aOverlap = false;
     bool operator==(const CommunicationSpec&) const = default;
 };
 
@@ -173,6 +197,12 @@ struct ComputeCalibrationSpec {
     std::optional<double> groupedGemmStreams; ///< "grouped_gemm_streams" >= 1
     std::optional<double> libraryHostSecondsPerLaunch; ///< "library_host_seconds_per_launch" >= 0
     std::optional<double> moeSyncSeconds; ///< "moe_sync_seconds" >= 0
+    std::optional<double> moeExpertHostSecondsForward; ///< "moe_expert_host_seconds_forward" >= 0
+    std::optional<double> moeExpertHostSecondsBackward; ///< "moe_expert_host_seconds_backward" >= 0
+    std::optional<double> groupedLinearCallHostSeconds; ///< "grouped_linear_call_host_seconds" >= 0
+    std::optional<double> moeA2aOverlapHostSeconds; ///< "moe_a2a_overlap_host_seconds" >= 0
+    std::optional<double> graphLaunchHostSeconds; ///< "graph_launch_host_seconds" >= 0
+    std::optional<double> hostJitterFraction; ///< "host_jitter_fraction" [0, 1]
     std::optional<double> sustainedClockFraction; ///< "sustained_clock_fraction" (0, 1]
     std::optional<double> cudaContextBytes; ///< "cuda_context_bytes" >= 0
     std::optional<double> ncclBufferBytes; ///< "nccl_buffer_bytes": per communicator, >= 0

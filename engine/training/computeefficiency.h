@@ -86,6 +86,32 @@ enum class DType;
 ///   it (CUDA C++ Best Practices Guide, "Asynchronous and overlapping transfers"; PyTorch
 ///   `.cpu()` of a small tensor takes 15-30 us). The host work after the sync runs with the GPU
 ///   idle (trainingevaluator.cpp).
+/// - moeExpertHostSecondsForward [moe_expert_host_seconds_forward] 35e-6 and
+///   moeExpertHostSecondsBackward [moe_expert_host_seconds_backward] 60e-6: host time per local
+///   expert and Transformer Engine GroupedLinear call of an un-graphed MoE layer, on top of the
+///   per-launch costs above: TE's Python loops over the experts (torch.split, two torch.empty per
+///   GEMM, quantizer set-up; TransformerEngine issue #1499), the wgrad allocations and
+///   clear_tensor_data of the backward (TransformerEngine issue #2897 measures ~19 / 33 us per
+///   expert for the fused grouped MLP on GB200). Fitted on the MoE validation tables together
+///   (resources/validation/README.md); public anchors give ~0.6x of the fit.
+/// - groupedLinearCallHostSeconds [grouped_linear_call_host_seconds] 275e-6: host time per
+///   GroupedLinear call and direction independent of the expert count (module and fp8-state
+///   set-up, workspace allocations; TransformerEngine issue #2897's 64-expert breakdown: wgrad
+///   allocations 350 us, clear_tensor_data 200 us, weight-quantizer init 90 us). Fitted as above.
+/// - moeA2aOverlapHostSeconds [moe_a2a_overlap_host_seconds] 2.1e-3: host time per MoE layer and
+///   micro-batch of Megatron-Core's combined-1F1B expert-parallel overlap schedule
+///   (overlap_moe_expert_parallel_comm, models/common/model_chunk_schedule_plan.py) when routing is
+///   dropless: NVIDIA-NeMo/Megatron-Bridge pull request 1760 measured 20.1 s -> 16.9 s per step when
+///   disabling it on Qwen3-235B-A22B / 64 B200 "due to CPU overhead" (3.2 s over 128 micro-batches x
+///   ~11.75 MoE layers).
+/// - graphLaunchHostSeconds [graph_launch_host_seconds] 25e-6: host time to replay one captured
+///   CUDA graph (cudaGraphLaunch plus Transformer Engine's graph wrapper), which replaces the
+///   per-kernel host time of the ops in a graphed scope (CUDA C++ Programming Guide, "CUDA Graphs";
+///   Megatron-Core cuda_graphs.py).
+/// - hostJitterFraction [host_jitter_fraction] 0: coefficient of variation of the host time of a
+///   synchronising MoE layer across the expert-parallel ranks; every dropless layer waits for the
+///   slowest of `ep` hosts at its token-count exchange, adding E[max of ep standard normals] x this
+///   x the layer's host time (DeepEP issue 28: "dispatch is a natural barrier"). 0 = not modelled.
 struct ComputeEfficiencyParams {
     double gemmPeakFraction = 0.0;
     double gemmHalfDimension = 40.0;
@@ -106,6 +132,12 @@ struct ComputeEfficiencyParams {
     double groupedGemmStreams = 4.0;
     double libraryHostSecondsPerLaunch = 8e-6;
     double moeSyncSeconds = 30e-6;
+    double moeExpertHostSecondsForward = 35e-6;
+    double moeExpertHostSecondsBackward = 60e-6;
+    double groupedLinearCallHostSeconds = 275e-6;
+    double moeA2aOverlapHostSeconds = 2.1e-3;
+    double graphLaunchHostSeconds = 25e-6;
+    double hostJitterFraction = 0.0;
 };
 
 /// Per-GPU kernel timing for one scenario's GPU and dtype.
