@@ -35,6 +35,10 @@ struct NicSpec {
     /// "net": how NCCL moves bytes between nodes, a catalog net transport id ("ib", "roce", "gib",
     /// "tcpxo", "tcpx", "socket"); "" = RDMA verbs on the cluster's transport ("ib" or "roce").
     std::string net;
+    /// "gpudirect_rdma": the NIC reads and writes GPU memory directly (GPUDirect RDMA, NCCL's
+    /// NET/GDR path). false = NCCL stages every network transfer through a host-memory bounce buffer
+    /// (NCCL_NET_GDR_LEVEL; the proxy copies over PCIe), as on VMs without GDR support.
+    bool gpuDirectRdma = true;
     bool operator==(const NicSpec&) const = default;
 };
 
