@@ -60,7 +60,8 @@ namespace {
             "  --catalog DIR      use the catalog JSON files in DIR\n",
             runSearchCommand },
         { "import-nccl-tests",
-            "LOG... [--scenario FILE | --gpu ID [--nodes N] [--gpus-per-node G] [--nic COUNTxGBPS] [--transport T]] "
+            "LOG... [--scenario FILE | --gpu ID [--nodes N] [--gpus-per-node G] [--nic COUNTxGBPS] [--transport T] "
+            "[--no-gdr]] "
             "[--op OP] [--algo A] [--save-calibration OUT] [--project P] [--catalog DIR] [--json]",
             "Read nccl-tests logs, compare them with the collective model and calibrate it.",
             "Parses nccl-tests output (text, --tag-output/srun prefixes, gzip, or the -J JSON file), prints the\n"
@@ -77,6 +78,8 @@ namespace {
             "  --nic COUNTxGBPS       NICs per node and their rate, e.g. 8x400 (GBPS alone: one per GPU)\n"
             "  --transport T          infiniband (default), roce, or a catalog net transport (gib, tcpxo, tcpx,\n"
             "                         socket: its NCCL settings); default: what the log's \"Using network\" says\n"
+            "  --no-gdr               the NICs have no GPUDirect RDMA to the GPUs (NIC reached through the CPU, or\n"
+            "                         no GPU memory registration): NCCL stages network data through host memory\n"
             "  --op OP                the collective when the log does not name its binary (allreduce, allgather,\n"
             "                         reducescatter, broadcast, reduce, alltoall, sendrecv)\n"
             "  --algo A               the algorithm the runs were pinned to (NCCL_ALGO), default auto\n"

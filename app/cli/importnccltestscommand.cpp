@@ -194,6 +194,9 @@ namespace {
             c->assumptions.push_back(
                 format("NICs assumed: %d x %.0f Gb/s per node (pass --nic COUNTxGBPS)", cl_.nic.perNode, cl_.nic.gbps));
         }
+        // --no-gdr: the NIC has no GPUDirect RDMA path to the GPU; NCCL stages through host memory.
+        if (cl.flag("no-gdr"))
+            cl_.nic.gpuDirectRdma = false;
         if (const auto t = cl.value("transport")) {
             if (*t == "roce")
                 cl_.transport = engine::Transport::RoCE;
@@ -371,7 +374,7 @@ namespace {
 
 int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
 {
-    auto cl = CommandLine::parse(args, { "json" },
+    auto cl = CommandLine::parse(args, { "json", "no-gdr" },
         { "scenario", "op", "algo", "save-calibration", "catalog", "project", "gpu", "nodes", "gpus-per-node", "nic",
             "transport" });
     if (!cl)
@@ -408,10 +411,11 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
 
     std::optional<ClusterChoice> cluster;
     const bool hardwareOptions = cl->value("gpu") || cl->value("nodes") || cl->value("gpus-per-node")
-        || cl->value("nic") || cl->value("transport");
+        || cl->value("nic") || cl->value("transport") || cl->flag("no-gdr");
     if (hardwareOptions && cl->value("scenario"))
         return cliUsageError(io, kCommand,
-            "--scenario and --gpu/--nodes/--gpus-per-node/--nic/--transport both describe the cluster; pass one");
+            "--scenario and --gpu/--nodes/--gpus-per-node/--nic/--transport/--no-gdr both describe the cluster; "
+            "pass one (a scenario states GPUDirect RDMA as cluster.nic.gpudirect_rdma)");
     if (hardwareOptions) {
         cluster = clusterFromOptions(*cl, logs, *catalog, io);
         if (!cluster)
@@ -525,6 +529,7 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
                     { "net",
                         cs.nic.net.empty() ? (cs.transport == engine::Transport::InfiniBand ? "ib" : "roce")
                                            : cs.nic.net },
+                    { "gpudirect_rdma", cs.nic.gpuDirectRdma },
                     { "assumptions", cluster->assumptions } } },
             { "sweeps", sweeps }, { "skipped", skipped }, { "calibration", json::parse(calibrationText) } };
         io.out << doc.dump(2) << "\n";
@@ -538,7 +543,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
     }
     io.out << "cluster: " << cs.gpus << " x " << cs.gpu << " (" << cs.gpusPerNode << " per node), " << cs.nic.perNode
            << " x " << cs.nic.gbps << " Gb/s NICs per node"
-           << (cs.nic.net.empty() ? std::string() : " (net transport " + cs.nic.net + ")") << ", "
+           << (cs.nic.net.empty() ? std::string() : " (net transport " + cs.nic.net + ")")
+           << (cs.nic.gpuDirectRdma ? "" : ", no GPUDirect RDMA (staged through host memory)") << ", "
            << (cluster->fromLog         ? "built from the log header"
                       : hardwareOptions ? "from the command line"
                                         : "from the scenario")

@@ -78,6 +78,27 @@ namespace {
         return Status::success();
     }
 
+    // No GPUDirect RDMA (cluster.nic.gpudirect_rdma false): NCCL's default when the NIC is not close
+    // to the GPU (src/graph/paths.cc ncclTopoCheckGdr: GDR only up to NCCL_NET_GDR_LEVEL, PXB or
+    // P2C, so a NIC reached through the CPU, PATH_PHB or PATH_SYS, has none), or when the NIC or the
+    // VM cannot register GPU memory (gdrSupport 0). NCCL's net transport then places the FIFO
+    // buffers of every protocol in pinned host memory (src/transport/net.cc sendProxyConnect /
+    // recvProxyConnect: NCCL_NET_MAP_ADD_POINTER(..., useGdr ? device : host, ...)): the sending
+    // GPU writes each step into host memory over PCIe and the NIC reads it from there; the NIC writes
+    // what it receives into host memory and the receiving GPU reads it over PCIe. Two effects:
+    // - every network byte crosses PCIe twice at each end. On the HGX boards a GPU and its NIC sit
+    //   behind one PCIe switch whose x16 uplink to the CPU carries both crossings (GPU <-> host and
+    //   host <-> NIC, in each direction), so a NIC moves at most half of NCCL's figure for that
+    //   link (the GPU's host link at NCCL's PCIe efficiency, src/graph/topo.h PCI_BW: kPcieEfficiency);
+    // - the GPU-NIC path is beyond PATH_PXB, where tuning.cc disables LL128 for the inter-node graph
+    //   ("Enable LL128 only up to PXB", PXN on Hopper and later), while LL128 over NVLink stays.
+    void applyHostStaging(const GpuModel& gpu, CollectiveHardware& hw)
+    {
+        if (gpu.pcieBytesPerSecond > 0)
+            hw.nicBytesPerSecond = std::min(hw.nicBytesPerSecond, gpu.pcieBytesPerSecond * kPcieEfficiency / 2.0);
+        hw.protocolMask |= nccl::kNoNetLl128Bit;
+    }
+
 } // namespace
 
 Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, const Catalog& catalog)
@@ -115,6 +136,8 @@ Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, 
     hw.nicBytesPerSecond = c.nic.gbps * 1e9 / 8.0 * kNicEfficiency;
     if (auto status = applyNetTransport(c, catalog, hw); !status.isOk())
         return status;
+    if (!c.nic.gpuDirectRdma)
+        applyHostStaging(*gpu, hw);
     hw.copyBytesPerSecond = gpu->hbmBytesPerSecond / 2.0; // read + write
     hw.gpusPerNode = c.gpusPerNode;
     // The server's GPUs, capped by the catalog domain; only multi-node NVLink systems (NVL72) span

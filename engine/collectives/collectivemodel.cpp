@@ -4,6 +4,7 @@
 
 #include "engine/collectives/collectivemodel.h"
 #include "engine/collectives/collectivecost.h"
+#include "engine/collectives/nccltuningtables.h"
 
 #include <algorithm>
 #include <cmath>
@@ -188,6 +189,9 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
             const auto proto = static_cast<CollectiveProtocol>(p);
             // NCCL_PROTO of the net transport (TCPX/TCPXO run Simple only).
             if (!(m_hardware.protocolMask & (1u << p)))
+                continue;
+            // No LL128 across nodes when the NIC is reached through the CPU (no GPUDirect RDMA).
+            if (proto == CollectiveProtocol::LL128 && ctx.nodes > 1 && (m_hardware.protocolMask & nccl::kNoNetLl128Bit))
                 continue;
             // CollNet, and NVLS across nodes (which runs over CollNet), need SHARP enabled
             // (NCCL_COLLNET_ENABLE, default off).

@@ -155,6 +155,11 @@ inline constexpr double kNvlsChannelsBlackwellOneNode = 24;
 /// NVLSTree chunk cap from 4 nodes on (src/transport/nvls.cc: treeMaxChunkSize 64 KiB when nNodes >= 4).
 inline constexpr double kNvlsTreeMaxChunkBytesFrom4Nodes = 64.0 * 1024;
 
+/// A bit of CollectiveHardware::protocolMask beyond the protocols' own: LL128 is off across nodes
+/// (the GPU-NIC path goes through the CPU: tuning.cc enables LL128 only up to PATH_PXB, or PATH_PXN
+/// on Hopper and later) while NVLink inside the node keeps it.
+inline constexpr unsigned kNoNetLl128Bit = 1u << 8;
+
 // What nccl-tests measures per call beyond NCCL's tuner latency, in microseconds, fitted on the public
 // logs (tests/data/nccltests/public, README there; all logs at once, never per log) at sizes up to
 // 64 KiB, where the time is all latency.

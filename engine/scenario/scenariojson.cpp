@@ -81,6 +81,7 @@ namespace {
         c.nic.gbps = nic->number("gbps", 1.0, 1e5);
         c.nic.perNode = nic->positiveInt("per_node");
         c.nic.net = nic->string("net", "");
+        c.nic.gpuDirectRdma = nic->boolean("gpudirect_rdma", true);
         nic->finish();
         c.transport
             = r.choice("transport", { "infiniband", "roce" }) == "infiniband" ? Transport::InfiniBand : Transport::RoCE;
@@ -376,6 +377,8 @@ std::string scenarioToJson(const Scenario& s)
               { "transport", toString(s.cluster.transport) }, { "fabric", fabric } };
     if (!s.cluster.nic.net.empty())
         root["cluster"]["nic"]["net"] = s.cluster.nic.net;
+    if (!s.cluster.nic.gpuDirectRdma)
+        root["cluster"]["nic"]["gpudirect_rdma"] = false;
     const ModelSpec& m = s.model;
     root["model"] = { { "layers", m.layers }, { "hidden", m.hidden }, { "heads", m.heads }, { "kv_heads", m.kvHeads },
         { "ffn_hidden", m.ffnHidden }, { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "moe", nullptr } };

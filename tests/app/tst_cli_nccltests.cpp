@@ -3,6 +3,9 @@
 
 #include "clirunner.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 namespace {
@@ -91,6 +94,10 @@ private Q_SLOTS:
             data("public/h100_2x8_gcp_a3mega_allreduce.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"),
             QStringLiteral("--nic"), QStringLiteral("8x200"), QStringLiteral("--transport"), QStringLiteral("tcpxo")
         } << 0 << "";
+        QTest::addRow("--no-gdr with --scenario")
+            << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--no-gdr"), QStringLiteral("--scenario"),
+                   example("llama3-70b-1024-h100.json") }
+            << 1 << "cluster.nic.gpudirect_rdma";
         QTest::addRow("unknown --transport") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"),
             QStringLiteral("H100-SXM-80GB"), QStringLiteral("--transport"), QStringLiteral("tcpz") }
                                              << 1 << "--transport: expected one of infiniband, roce, gib, tcpxo";
@@ -125,6 +132,32 @@ private Q_SLOTS:
             + hw);
         QCOMPARE(pinned.exitCode, 0);
         QVERIFY2(pinned.out.contains(QStringLiteral("\"net\": \"roce\"")), qPrintable(pinned.out));
+    }
+    // --no-gdr: the NIC has no GPUDirect RDMA; the JSON and the text say so and the model is slower
+    // across nodes (host-memory staging).
+    void noGpuDirectRdma()
+    {
+        const QStringList base { data("public/h200_2x1_gke_roce_allreduce.log"), QStringLiteral("--gpu"),
+            QStringLiteral("H200-SXM-141GB"), QStringLiteral("--nic"), QStringLiteral("1x400"),
+            QStringLiteral("--transport"), QStringLiteral("roce"), QStringLiteral("--json") };
+        const Run gdr = runCli(base);
+        const Run staged = runCli(base + QStringList { QStringLiteral("--no-gdr") });
+        QCOMPARE(gdr.exitCode, 0);
+        QCOMPARE(staged.exitCode, 0);
+        const QJsonObject a = QJsonDocument::fromJson(gdr.out.toUtf8()).object();
+        const QJsonObject b = QJsonDocument::fromJson(staged.out.toUtf8()).object();
+        QCOMPARE(a["cluster"].toObject()["gpudirect_rdma"].toBool(false), true);
+        QCOMPARE(b["cluster"].toObject()["gpudirect_rdma"].toBool(true), false);
+        const QJsonArray rowsA = a["sweeps"].toArray().at(0).toObject()["sizes"].toArray();
+        const QJsonArray rowsB = b["sweeps"].toArray().at(0).toObject()["sizes"].toArray();
+        QVERIFY(!rowsA.isEmpty());
+        QCOMPARE(rowsA.size(), rowsB.size());
+        const QJsonObject lastA = rowsA.last().toObject(), lastB = rowsB.last().toObject();
+        QVERIFY2(lastB["before_us"].toDouble() > 1.5 * lastA["before_us"].toDouble(), qPrintable(staged.out.left(4000)));
+        const Run text = runCli(QStringList { data("public/h200_2x1_gke_roce_allreduce.log"), QStringLiteral("--gpu"),
+            QStringLiteral("H200-SXM-141GB"), QStringLiteral("--nic"), QStringLiteral("1x400"), QStringLiteral("--no-gdr") });
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("no GPUDirect RDMA")), qPrintable(text.out.left(2000)));
     }
     void exitCodes()
     {

@@ -502,6 +502,49 @@ private Q_SLOTS:
         QVERIFY(!fastrak.evaluateNcclTests(CollectiveOp::AllReduce, kGiB, 16, 2, CollectiveAlgorithm::NvlsTree).valid);
     }
 
+    // No GPUDirect RDMA (cluster.nic.gpudirect_rdma false): NCCL stages network data through host
+    // memory (src/transport/net.cc), each byte crossing the PCIe switch uplink twice, and the NIC is
+    // reached through the CPU, where tuning.cc disables LL128 across nodes; NVLink keeps it.
+    void hostStagingWithoutGpuDirect()
+    {
+        Scenario gdr = cluster("H200-SXM-141GB", 2, 1, 400.0, 1, Transport::RoCE);
+        Scenario staged = gdr;
+        staged.cluster.nic.gpuDirectRdma = false;
+        const CollectiveModel direct = modelFor(gdr);
+        const CollectiveModel host = modelFor(staged);
+        // 400 Gb/s at NCCL's 96%: 48 GB/s; staged: half of NCCL's figure for the GPU's PCIe Gen5 x16.
+        QCOMPARE(direct.hardware().nicBytesPerSecond, 48e9);
+        QCOMPARE(host.hardware().nicBytesPerSecond, 64e9 * 0.75 / 2);
+        bool directUsedLl128 = false;
+        for (double bytes = 1024; bytes <= 8 * kGiB; bytes *= 2) {
+            const CollectiveEstimate d = direct.evaluateNcclTests(CollectiveOp::AllReduce, bytes, 2, 2);
+            const CollectiveEstimate h = host.evaluateNcclTests(CollectiveOp::AllReduce, bytes, 2, 2);
+            QVERIFY(d.valid && h.valid);
+            QVERIFY2(h.protocol != CollectiveProtocol::LL128, qPrintable(QString::number(bytes)));
+            directUsedLl128 = directUsedLl128 || d.protocol == CollectiveProtocol::LL128;
+            QVERIFY2(h.seconds >= d.seconds * (1 - 1e-12), qPrintable(QString::number(bytes)));
+        }
+        QVERIFY(directUsedLl128);
+        // Large sizes run at the staged rate: ring AllReduce on 2 ranks moves S per rank.
+        const CollectiveEstimate big = host.evaluateNcclTests(CollectiveOp::AllReduce, 8 * kGiB, 2, 2);
+        QVERIFY2(std::abs(big.busbwBytesPerSecond / 24e9 - 1) < 0.02, qPrintable(QString::number(big.busbwBytesPerSecond)));
+        // Inside one node nothing crosses the NIC: NVLink keeps LL128 and the same times.
+        Scenario node = cluster("H100-SXM-80GB", 8, 8, 400.0, 8, Transport::InfiniBand);
+        Scenario nodeStaged = node;
+        nodeStaged.cluster.nic.gpuDirectRdma = false;
+        const CollectiveModel a = modelFor(node);
+        const CollectiveModel b = modelFor(nodeStaged);
+        bool oneNodeLl128 = false;
+        for (double bytes = 1024; bytes <= kGiB; bytes *= 2) {
+            const CollectiveEstimate x = a.evaluateNcclTests(CollectiveOp::ReduceScatter, bytes, 8, 1);
+            const CollectiveEstimate y = b.evaluateNcclTests(CollectiveOp::ReduceScatter, bytes, 8, 1);
+            QCOMPARE(y.seconds, x.seconds);
+            QCOMPARE(int(y.protocol), int(x.protocol));
+            oneNodeLl128 = oneNodeLl128 || y.protocol == CollectiveProtocol::LL128;
+        }
+        QVERIFY(oneNodeLl128);
+    }
+
     void names_data()
     {
         QTest::addColumn<int>("index");

@@ -68,11 +68,17 @@ private Q_SLOTS:
         s.cluster.fabric.dragonflyA = 8;
         s.cluster.fabric.dragonflyH = 4;
         s.cluster.nic.net = "tcpxo"; // written only when set: files without it are unchanged
+        s.cluster.nic.gpuDirectRdma = false; // written only when false, as "gpudirect_rdma": false
         const std::string text = scenarioToJson(s);
         auto second = parseScenarioJson(text, "b.json");
         QVERIFY2(second.isOk(), second.message().c_str());
         QVERIFY(*second == s);
         QCOMPARE(scenarioToJson(*second), text);
+        QVERIFY(!second->cluster.nic.gpuDirectRdma);
+        QVERIFY(nlohmann::json::parse(text)["cluster"]["nic"]["gpudirect_rdma"] == false);
+        // Absent means GPUDirect RDMA (NCCL's default where the NIC is close to the GPU).
+        QVERIFY(first->cluster.nic.gpuDirectRdma);
+        QVERIFY(!nlohmann::json::parse(scenarioToJson(*first))["cluster"]["nic"].contains("gpudirect_rdma"));
     }
 
     void fileRoundTrip()
@@ -106,6 +112,9 @@ private Q_SLOTS:
         QTest::addRow("fractional layers") << "/model/layers"
                                            << "80.5"
                                            << "llama.json: /model/layers: expected a positive integer";
+        QTest::addRow("gpudirect_rdma is a string") << "/cluster/nic/gpudirect_rdma"
+                                                    << "\"no\""
+                                                    << "llama.json: /cluster/nic/gpudirect_rdma: expected true or false";
         QTest::addRow("unknown root key") << "/colour"
                                           << "\"blue\""
                                           << "llama.json: /colour: unknown key \"colour\"";

@@ -69,66 +69,73 @@ private Q_SLOTS:
         QTest::addColumn<double>("maxLimit");
         // Calibrated RMS over the sizes kept (outliers left out): what the calibration reaches today.
         QTest::addColumn<double>("keptRmsLimit");
+        // GPUDirect RDMA between the GPU and its NIC (cluster.nic.gpudirect_rdma).
+        QTest::addColumn<bool>("gdr");
         // Stated hardware (README); A3 Mega: 8 x 200 Gb/s GPUDirect-TCPXO per VM (Ethernet, no SHARP),
         // NCCL under the TCPXO settings (Ring/Tree, Simple, no NVLS: catalog net_transports "tcpxo").
         QTest::addRow("2x8 H100 GCP A3 Mega")
             << "h100_2x8_gcp_a3mega_allreduce.log"
             << "allreduce"
-            << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo") << 0.12 << 0.18 << 0.04;
+            << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo") << 0.12 << 0.18 << 0.04 << true;
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
         QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
                                        << "allreduce"
                                        << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << QString("roce") << 0.07
-                                       << 0.28 << 0.05;
+                                       << 0.28 << 0.05 << true;
         QTest::addRow("1x8 A100 NVSwitch")
             << "a100_8gpu_1node_allreduce.log"
             << "allreduce"
-            << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << QString("ib") << 0.175 << 0.29 << 0.05;
+            << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << QString("ib") << 0.175 << 0.29 << 0.05 << true;
         // OCI BM.GPU.H100.8: 16 x 200 Gb/s RoCE ports per node (the page uses all 16).
         QTest::addRow("2x8 H100 OCI RoCE")
             << "oci_h100_2x8_roce_allreduce.log"
             << "allreduce"
-            << "H100-SXM-80GB" << 16 << 2 << 5 << 16 << 200.0 << QString("roce") << 0.06 << 0.06 << 0.01;
-        // GKE, one H200 and one ConnectX-7 RoCE NIC per worker (A3 Ultra: 400 Gb/s per NIC).
+            << "H100-SXM-80GB" << 16 << 2 << 5 << 16 << 200.0 << QString("roce") << 0.06 << 0.06 << 0.01 << true;
+        // GKE, one H200 and one ConnectX-7 RoCE NIC per worker (A3 Ultra: 400 Gb/s per NIC). No GPUDirect
+        // RDMA: each worker claims the NIC named gpu2rdma0 while its GPU comes from the device plugin
+        // independently (the two workers' GPUs sit on different buses, cc:00 and 97:00), so at least one
+        // GPU reaches that NIC through the CPU, beyond NCCL's GDR level (README). The calibrated RMS limit
+        // is 0.1 point above the 7.1% of the GDR model: the staged 24 GB/s now follows the measured 8-32 MiB
+        // plateau (20.8 GB/s) but the calibration must stretch it to the 32 GB/s measured from 64 MiB on.
         QTest::addRow("2x1 H200 GKE RoCE")
             << "h200_2x1_gke_roce_allreduce.log"
             << "allreduce"
-            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << QString("roce") << 0.35 << 0.52 << 0.075;
+            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << QString("roce") << 0.235 << 0.33 << 0.077 << false;
         // Nebius H200 nodes with InfiniBand (8 x 400 Gb/s NDR per node).
         QTest::addRow("2x8 H200 Nebius IB")
             << "h200_2x8_nebius_ib_allreduce.log"
             << "allreduce"
-            << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << QString("ib") << 0.04 << 0.05 << 0.01;
+            << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << QString("ib") << 0.04 << 0.05 << 0.01 << true;
         // GKE A4 (8 x B200, 8 x 400 Gb/s RoCE per node); the log names no binary: all_gather (--op).
         QTest::addRow("2x8 B200 GKE A4 allgather")
             << "b200_2x8_gke_a4_allgather.log"
             << "allgather"
-            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.70 << 0.96 << 0.20;
+            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.70 << 0.96 << 0.20 << true;
         // One DGX H100 (8 x H100, NVSwitch with NVLS; 8 x 400 Gb/s NDR InfiniBand, unused on one node).
         QTest::addRow("1x8 H100 DGX NVLS")
             << "h100_1x8_dgx_nvls_allreduce.log"
             << "allreduce"
-            << "H100-SXM-80GB" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.07 << 0.23 << 0.06;
+            << "H100-SXM-80GB" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.07 << 0.23 << 0.06 << true;
         // Vultr HGX B200 nodes, 8 x ConnectX-7 NDR 400 Gb/s InfiniBand each; table-only excerpts
         // (no device lines): the ranks come from busbw/algbw, the nodes and the GPU from the source.
         QTest::addRow("1x8 B200 reducescatter")
             << "b200_1x8_vultr_reducescatter.log"
             << "reducescatter"
-            << "B200" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.11 << 0.33 << 0.04;
+            << "B200" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.11 << 0.33 << 0.04 << true;
         QTest::addRow("2x8 B200 IB reducescatter")
             << "b200_2x8_vultr_ib_reducescatter.log"
             << "reducescatter"
-            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.29 << 0.50 << 0.071;
+            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.29 << 0.50 << 0.071 << true;
         // The same two hosts with all 8 H100 each (-g 8); NICs not stated: as for 2x4 below.
         QTest::addRow("2x8 H100 alpha") << "h100_2x8_alpha_allreduce.log"
                                         << "allreduce"
                                         << "H100-SXM-80GB" << 16 << 2 << 31 << 4 << 400.0 << QString("ib") << 0.59
-                                        << 0.82 << 0.068;
+                                        << 0.82 << 0.068 << true;
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
         QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log"
                                   << "allreduce"
                                   << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.42 << 0.88
-                                  << 0.115;
+                                  << 0.115 << true;
     }
     void publicLogs()
     {
@@ -170,6 +177,8 @@ private Q_SLOTS:
         s.cluster.nic.gbps = nicGbps;
         s.cluster.transport = net == "ib" ? engine::Transport::InfiniBand : engine::Transport::RoCE;
         s.cluster.nic.net = net.toStdString();
+        QFETCH(bool, gdr);
+        s.cluster.nic.gpuDirectRdma = gdr;
         auto model = engine::CollectiveModel::fromScenario(s, catalog);
         QVERIFY2(model.isOk(), model.message().c_str());
         auto sweep = measuredSweepFromRun(*log, run);
