@@ -68,6 +68,9 @@ private Q_SLOTS:
         QTest::addColumn<double>("meanLimit");
         QTest::addColumn<double>("maxLimit");
         // Calibrated RMS over the sizes kept (outliers left out): what the calibration reaches today.
+        // H100 1x8 (6.1%) and GKE H200 2x1 (8.0%) are 0.4-0.9 points above the previous limits: the
+        // smoother size correction keeps sizes the old fit rejected as outliers (H100: 3 -> 2, GKE:
+        // 2 -> 0), and their held-out RMS fell (9.5 -> 7.6%, 12.3 -> 12.0%).
         QTest::addColumn<double>("keptRmsLimit");
         // GPUDirect RDMA between the GPU and its NIC (cluster.nic.gpudirect_rdma).
         QTest::addColumn<bool>("gdr");
@@ -76,16 +79,16 @@ private Q_SLOTS:
         QTest::addRow("2x8 H100 GCP A3 Mega")
             << "h100_2x8_gcp_a3mega_allreduce.log"
             << "allreduce"
-            << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo") << 0.12 << 0.18 << 0.04 << true;
+            << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo") << 0.12 << 0.18 << 0.035 << true;
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
         QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
                                        << "allreduce"
                                        << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << QString("roce") << 0.07
-                                       << 0.28 << 0.05 << true;
+                                       << 0.28 << 0.045 << true;
         QTest::addRow("1x8 A100 NVSwitch")
             << "a100_8gpu_1node_allreduce.log"
             << "allreduce"
-            << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << QString("ib") << 0.175 << 0.29 << 0.05 << true;
+            << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << QString("ib") << 0.175 << 0.29 << 0.039 << true;
         // OCI BM.GPU.H100.8: 16 x 200 Gb/s RoCE ports per node (the page uses all 16).
         QTest::addRow("2x8 H100 OCI RoCE")
             << "oci_h100_2x8_roce_allreduce.log"
@@ -100,7 +103,7 @@ private Q_SLOTS:
         QTest::addRow("2x1 H200 GKE RoCE")
             << "h200_2x1_gke_roce_allreduce.log"
             << "allreduce"
-            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << QString("roce") << 0.235 << 0.33 << 0.077 << false;
+            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << QString("roce") << 0.235 << 0.33 << 0.08 << false;
         // Nebius H200 nodes with InfiniBand (8 x 400 Gb/s NDR per node).
         QTest::addRow("2x8 H200 Nebius IB")
             << "h200_2x8_nebius_ib_allreduce.log"
@@ -110,32 +113,32 @@ private Q_SLOTS:
         QTest::addRow("2x8 B200 GKE A4 allgather")
             << "b200_2x8_gke_a4_allgather.log"
             << "allgather"
-            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.70 << 0.96 << 0.20 << true;
+            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.70 << 0.96 << 0.125 << true;
         // One DGX H100 (8 x H100, NVSwitch with NVLS; 8 x 400 Gb/s NDR InfiniBand, unused on one node).
         QTest::addRow("1x8 H100 DGX NVLS")
             << "h100_1x8_dgx_nvls_allreduce.log"
             << "allreduce"
-            << "H100-SXM-80GB" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.07 << 0.23 << 0.06 << true;
+            << "H100-SXM-80GB" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.07 << 0.23 << 0.061 << true;
         // Vultr HGX B200 nodes, 8 x ConnectX-7 NDR 400 Gb/s InfiniBand each; table-only excerpts
         // (no device lines): the ranks come from busbw/algbw, the nodes and the GPU from the source.
         QTest::addRow("1x8 B200 reducescatter")
             << "b200_1x8_vultr_reducescatter.log"
             << "reducescatter"
-            << "B200" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.11 << 0.33 << 0.04 << true;
+            << "B200" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.11 << 0.33 << 0.037 << true;
         QTest::addRow("2x8 B200 IB reducescatter")
             << "b200_2x8_vultr_ib_reducescatter.log"
             << "reducescatter"
-            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.29 << 0.50 << 0.071 << true;
+            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.29 << 0.50 << 0.053 << true;
         // The same two hosts with all 8 H100 each (-g 8); NICs not stated: as for 2x4 below.
         QTest::addRow("2x8 H100 alpha") << "h100_2x8_alpha_allreduce.log"
                                         << "allreduce"
                                         << "H100-SXM-80GB" << 16 << 2 << 31 << 4 << 400.0 << QString("ib") << 0.59
-                                        << 0.82 << 0.068 << true;
+                                        << 0.82 << 0.044 << true;
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
         QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log"
                                   << "allreduce"
                                   << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.42 << 0.88
-                                  << 0.115 << true;
+                                  << 0.091 << true;
     }
     void publicLogs()
     {
