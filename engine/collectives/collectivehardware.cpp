@@ -89,9 +89,13 @@ namespace {
     // - every network byte crosses PCIe twice at each end. On the HGX boards a GPU and its NIC sit
     //   behind one PCIe switch whose x16 uplink to the CPU carries both crossings (GPU <-> host and
     //   host <-> NIC, in each direction), so a NIC moves at most half of NCCL's figure for that
-    //   link (the GPU's host link at NCCL's PCIe efficiency, src/graph/topo.h PCI_BW: kPcieEfficiency);
-    // - the GPU-NIC path is beyond PATH_PXB, where tuning.cc disables LL128 for the inter-node graph
-    //   ("Enable LL128 only up to PXB", PXN on Hopper and later), while LL128 over NVLink stays.
+    //   link (the GPU's host link at NCCL's PCIe efficiency, src/graph/topo.h PCI_BW: kPcieEfficiency).
+    //   One GPU-NIC pair per uplink is assumed: where two pairs share a switch (HGX H100 boards) and
+    //   both move data at once, each gets half of that again, which is not modelled;
+    // - the GPU-NIC path is beyond PATH_PXB (the common cause), where tuning.cc disables LL128 for the
+    //   inter-node graph ("Enable LL128 only up to PXB", PXN on Hopper and later), while LL128 over
+    //   NVLink stays. A NIC at PXB without GPU memory registration would keep LL128 (staged: net.cc
+    //   has the proxy check the LL128 flags in host memory); the one flag does not tell them apart.
     void applyHostStaging(const GpuModel& gpu, CollectiveHardware& hw)
     {
         if (gpu.pcieBytesPerSecond > 0)
