@@ -166,6 +166,8 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");
+    if (scenario.training.fp8ParamGather && scenario.training.dtype != DType::FP8)
+        return Status::error("/training/fp8_param_gather: fp8 primary weights need training.dtype fp8");
     auto compute = ComputeEfficiency::forGpu(efficiency, *gpu, scenario.training.dtype);
     if (!compute)
         return compute.status();
@@ -180,6 +182,9 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_memoryInputs.globalBatch = scenario.training.globalBatch;
     e.m_memoryInputs.flashAttention = efficiency.flashAttention;
     e.m_memoryInputs.fp8GemmInputs = scenario.training.dtype == DType::FP8;
+    e.m_memoryInputs.dropout = scenario.model.dropout;
+    e.m_memoryInputs.fp8Weights = scenario.training.fp8ParamGather;
+    e.m_memoryInputs.fusedCrossEntropy = scenario.training.dtype == DType::FP8;
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
