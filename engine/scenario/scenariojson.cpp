@@ -118,6 +118,7 @@ namespace {
         m.seqLen = r.positiveInt("seq_len");
         // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
         m.gatedMlp = r.boolean("gated_mlp", static_cast<long long>(m.ffnHidden) != 4LL * m.hidden);
+        m.dropout = r.boolean("dropout", true);
         if (auto moe = r.object("moe")) {
             MoeSpec s;
             s.experts = moe->positiveInt("experts");
@@ -156,6 +157,30 @@ namespace {
         t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
         t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
         t.activationOffloadLayers = r.boundedInt("activation_offload_layers", 0, 100000, 0);
+        t.fp8ParamGather = r.boolean("fp8_param_gather", false);
+        if (const json* scope = r.raw("cuda_graph_scope")) {
+            // Megatron-Core --cuda-graph-scope (megatron/core/transformer/cuda_graphs.py).
+            if (!scope->is_array())
+                throw JsonFieldError(r.pointerOf("cuda_graph_scope"),
+                    "expected a list of \"attn\", \"moe_router\", \"moe_preprocess\", \"full_layer\", got "
+                        + describeJsonValue(*scope));
+            static const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },
+                { "moe_router", CudaGraphMoeRouter }, { "moe_preprocess", CudaGraphMoePreprocess },
+                { "full_layer", CudaGraphFullLayer } };
+            for (std::size_t i = 0; i < scope->size(); ++i) {
+                const json& item = (*scope)[i];
+                unsigned bit = 0;
+                if (item.is_string())
+                    for (const auto& [name, value] : scopes)
+                        if (item.get<std::string>() == name)
+                            bit = value;
+                if (bit == 0)
+                    throw JsonFieldError(r.pointerOf("cuda_graph_scope") + "/" + std::to_string(i),
+                        "expected \"attn\", \"moe_router\", \"moe_preprocess\" or \"full_layer\", got "
+                            + describeJsonValue(item));
+                t.cudaGraphScope |= bit;
+            }
+        }
         r.finish();
         return t;
     }
@@ -223,6 +248,7 @@ namespace {
             = { { "ecmp", Routing::Ecmp }, { "adaptive", Routing::Adaptive }, { "spray", Routing::Spray } };
         c.routing = enumFrom(r.choice("routing", { "ecmp", "adaptive", "spray" }, "ecmp"), routings);
         c.lossRate = r.number("loss_rate", 0.0, 0.5, 0.0);
+        c.moeA2aOverlap = r.boolean("moe_a2a_overlap", false);
         r.finish();
         return c;
     }
@@ -263,6 +289,12 @@ namespace {
         c.groupedGemmStreams = optionalNumber("grouped_gemm_streams", 1.0, 1024.0);
         c.libraryHostSecondsPerLaunch = optionalNumber("library_host_seconds_per_launch", 0.0, 1.0);
         c.moeSyncSeconds = optionalNumber("moe_sync_seconds", 0.0, 1.0);
+        c.moeExpertHostSecondsForward = optionalNumber("moe_expert_host_seconds_forward", 0.0, 1.0);
+        c.moeExpertHostSecondsBackward = optionalNumber("moe_expert_host_seconds_backward", 0.0, 1.0);
+        c.groupedLinearCallHostSeconds = optionalNumber("grouped_linear_call_host_seconds", 0.0, 1.0);
+        c.moeA2aOverlapHostSeconds = optionalNumber("moe_a2a_overlap_host_seconds", 0.0, 1.0);
+        c.graphLaunchHostSeconds = optionalNumber("graph_launch_host_seconds", 0.0, 1.0);
+        c.hostJitterFraction = optionalNumber("host_jitter_fraction", 0.0, 1.0);
         c.sustainedClockFraction = optionalNumber("sustained_clock_fraction", 1e-3, 1.0);
         c.cudaContextBytes = optionalNumber("cuda_context_bytes", 0.0, 1e12);
         c.ncclBufferBytes = optionalNumber("nccl_buffer_bytes", 0.0, 1e12);
@@ -295,7 +327,13 @@ namespace {
             { "kernel_launch_seconds", &c.kernelLaunchSeconds }, { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
             { "grouped_gemm_streams", &c.groupedGemmStreams },
             { "library_host_seconds_per_launch", &c.libraryHostSecondsPerLaunch },
-            { "moe_sync_seconds", &c.moeSyncSeconds }, { "sustained_clock_fraction", &c.sustainedClockFraction },
+            { "moe_sync_seconds", &c.moeSyncSeconds },
+            { "moe_expert_host_seconds_forward", &c.moeExpertHostSecondsForward },
+            { "moe_expert_host_seconds_backward", &c.moeExpertHostSecondsBackward },
+            { "grouped_linear_call_host_seconds", &c.groupedLinearCallHostSeconds },
+            { "moe_a2a_overlap_host_seconds", &c.moeA2aOverlapHostSeconds },
+            { "graph_launch_host_seconds", &c.graphLaunchHostSeconds },
+            { "host_jitter_fraction", &c.hostJitterFraction }, { "sustained_clock_fraction", &c.sustainedClockFraction },
             { "cuda_context_bytes", &c.cudaContextBytes }, { "nccl_buffer_bytes", &c.ncclBufferBytes },
             { "allocator_reserve_fraction", &c.allocatorReserveFraction } };
         for (const auto& [key, value] : more)
@@ -304,6 +342,18 @@ namespace {
         if (!c.calibratedFrom.empty())
             compute["calibrated_from"] = c.calibratedFrom;
         return compute;
+    }
+
+    // A whole-layer CUDA graph needs static shapes: dropless MoE layers size their all-to-alls and
+    // grouped GEMMs from token counts known only at run time (Megatron-LM megatron/core/transformer/
+    // moe/README.md, "CUDA Graph": dropless MoE can only capture the attention and router parts).
+    const char* cudaGraphScopeInvalidReason(const ModelSpec& m, const TrainingSpec& t)
+    {
+        if ((t.cudaGraphScope & CudaGraphFullLayer) && m.moe && m.moe->capacityFactor <= 0)
+            return "\"full_layer\" needs static shapes: set model.moe.capacity_factor > 0 (token drop with "
+                   "padding), or graph only \"attn\", \"moe_router\" and \"moe_preprocess\" with dropless "
+                   "routing";
+        return nullptr;
     }
 
     Scenario readScenario(const json& root)
@@ -321,6 +371,8 @@ namespace {
         s.cluster = readCluster(*r.object("cluster", true));
         s.model = readModel(*r.object("model", true));
         s.training = readTraining(*r.object("training", true));
+        if (const char* reason = cudaGraphScopeInvalidReason(s.model, s.training))
+            throw JsonFieldError("/training/cuda_graph_scope", reason);
         if (auto p = r.object("parallelism"))
             s.parallelism = readParallelism(*p);
         if (auto c = r.object("communication"))
@@ -384,6 +436,8 @@ std::string scenarioToJson(const Scenario& s)
         { "ffn_hidden", m.ffnHidden }, { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "moe", nullptr } };
     if (m.gatedMlp != (static_cast<long long>(m.ffnHidden) != 4LL * m.hidden))
         root["model"]["gated_mlp"] = m.gatedMlp;
+    if (!m.dropout)
+        root["model"]["dropout"] = false;
     if (m.headDim > 0)
         root["model"]["head_dim"] = m.headDim;
     if (m.slidingWindow > 0) {
@@ -421,6 +475,18 @@ std::string scenarioToJson(const Scenario& s)
         root["training"]["gpu_hour_usd"] = s.training.gpuHourUsd;
     if (s.training.activationOffloadLayers > 0)
         root["training"]["activation_offload_layers"] = s.training.activationOffloadLayers;
+    if (s.training.fp8ParamGather)
+        root["training"]["fp8_param_gather"] = true;
+    if (s.training.cudaGraphScope != CudaGraphNone) {
+        json scope = json::array();
+        const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },
+            { "moe_router", CudaGraphMoeRouter }, { "moe_preprocess", CudaGraphMoePreprocess },
+            { "full_layer", CudaGraphFullLayer } };
+        for (const auto& [name, bit] : scopes)
+            if (s.training.cudaGraphScope & bit)
+                scope.push_back(name);
+        root["training"]["cuda_graph_scope"] = scope;
+    }
     if (s.parallelism) {
         const ParallelismSpec& p = *s.parallelism;
         root["parallelism"] = { { "tp", p.tp }, { "pp", p.pp }, { "dp", p.dp }, { "cp", p.cp }, { "ep", p.ep },
@@ -443,6 +509,8 @@ std::string scenarioToJson(const Scenario& s)
                   { "dp_overlap", c.dpOverlap }, { "dp_bucket_bytes", c.dpBucketBytes },
                   { "tp_overlap_fraction", c.tpOverlapFraction }, { "algorithm", c.algorithm },
                   { "routing", toString(c.routing) }, { "loss_rate", c.lossRate } };
+        if (c.moeA2aOverlap)
+            root["communication"]["moe_a2a_overlap"] = true;
     }
     if (s.layout) {
         const LayoutSpec& l = *s.layout;

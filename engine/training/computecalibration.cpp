@@ -66,6 +66,12 @@ void applyComputeCalibration(const ComputeCalibrationSpec& fit, ComputeCalibrati
     take(fit.groupedGemmStreams, target.groupedGemmStreams);
     take(fit.libraryHostSecondsPerLaunch, target.libraryHostSecondsPerLaunch);
     take(fit.moeSyncSeconds, target.moeSyncSeconds);
+    take(fit.moeExpertHostSecondsForward, target.moeExpertHostSecondsForward);
+    take(fit.moeExpertHostSecondsBackward, target.moeExpertHostSecondsBackward);
+    take(fit.groupedLinearCallHostSeconds, target.groupedLinearCallHostSeconds);
+    take(fit.moeA2aOverlapHostSeconds, target.moeA2aOverlapHostSeconds);
+    take(fit.graphLaunchHostSeconds, target.graphLaunchHostSeconds);
+    take(fit.hostJitterFraction, target.hostJitterFraction);
     take(fit.sustainedClockFraction, target.sustainedClockFraction);
     take(fit.cudaContextBytes, target.cudaContextBytes);
     take(fit.ncclBufferBytes, target.ncclBufferBytes);

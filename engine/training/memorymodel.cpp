@@ -61,27 +61,30 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     //   Under fp8 (in.fp8GemmInputs) the GEMM inputs kept for the weight gradients are the 1-byte
     //   fp8 copies: the QKV input and the FC1 input shrink by h, the FC2 input by f; the attention
     //   output is kept twice (16-bit by the fused attention, fp8 by the projection): +h.
+    //   Without dropout (in.dropout false) the two masks go: attention 10h, MLP 18h, 8h replicated.
+    const double mask = in.dropout ? 1.0 : 0.0; // bytes per element of a dropout mask
     const double kvShare = shape.kvHeads / shape.heads;
-    const double attention = h * (7.0 + 4.0 * kvShare);
+    const double attention = h * (6.0 + mask + 4.0 * kvShare);
     double mlp;
     const double matrices = shape.gatedMlp ? 2.0 : 1.0; // FC1 outputs (gate + up for SwiGLU)
     const double fp8Saving = in.fp8GemmInputs ? 1.0 : 0.0; // bytes saved per GEMM-input element
     if (shape.moe) {
         const double f = shape.expertFfnHidden;
         // Router input 2h; each of the top-k copies: FC1 input 2h, FC1 outputs, activation output 2f, mask h.
-        mlp = 2.0 * h + shape.topK * (3.0 * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f));
+        mlp = 2.0 * h + shape.topK * ((2.0 + mask) * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f));
     } else {
         const double f = shape.ffnHidden;
-        mlp = 3.0 * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f);
+        mlp = (2.0 + mask) * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f);
     }
     const double layerNorms = 4.0 * h;
     const double perToken = attention + mlp + layerNorms;
-    const double replicated = sp ? 0.0 : 10.0 * h;
+    const double replicated = sp ? 0.0 : (8.0 + 2.0 * mask) * h;
     double bytes = tokens * ((perToken - replicated) / t + replicated);
-    // Attention scores 5 a s^2 b (softmax output 2, dropout mask 1, dropout output 2), kept unless
-    // selective recomputation or a fused attention kernel avoids storing them.
+    // Attention scores 5 a s^2 b (softmax output 2, dropout mask 1, dropout output 2; only the softmax
+    // output without dropout), kept unless selective recomputation or a fused attention kernel
+    // avoids storing them.
     if (s.recompute == Recompute::None && !in.flashAttention)
-        bytes += 5.0 * shape.heads / t * tokens * shape.seqLen;
+        bytes += (in.dropout ? 5.0 : 2.0) * shape.heads / t * tokens * shape.seqLen;
     return scale * bytes;
 }
 
@@ -100,13 +103,15 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     };
     MemoryBreakdown m;
     m.capacityBytes = in.capacityBytes;
-    // Mixed precision with Adam: 2 + 2 + 12 bytes per parameter (ZeRO, Rajbhandari et al. 2020, Sec. 3).
-    m.weightsBytes = sharded(2.0, p.zero >= 3);
+    // Mixed precision with Adam: 2 + 2 + 12 bytes per parameter (ZeRO, Rajbhandari et al. 2020, Sec. 3);
+    // 1-byte weights with fp8 primary weights (Megatron-Core --fp8-param-gather).
+    const double weightBytes = in.fp8Weights ? 1.0 : 2.0;
+    m.weightsBytes = sharded(weightBytes, p.zero >= 3);
     m.gradientsBytes = sharded(2.0, p.zero >= 2);
     m.optimizerBytes = sharded(12.0, p.zero >= 1);
     const double maxLayers = std::max(1, split.maxLayers());
     if (p.zero >= 3) // two layers gathered at a time (current + prefetched), ZeRO-3 / FSDP
-        m.weightsBytes += 2.0 * 2.0 * local.total() / maxLayers;
+        m.weightsBytes += 2.0 * weightBytes * local.total() / maxLayers;
 
     const int microBatches = std::max(1, in.globalBatch / (p.dp * s.microBatch));
     // Micro-batches whose activations stage i holds: all of them under GPipe; under 1F1B pp - i (the
@@ -124,16 +129,30 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
         const int o = offloaded(layers);
         return (layers - o) * microBatches + (o > 0 ? 1.0 : 0.0);
     };
+    const double perLayer = activationBytesPerLayer(shape, s, in);
+    // Logits of one micro-batch for the cross-entropy, split over TP, only on the stage with the
+    // output layer (the last): fp32, or 16-bit in place under the fused cross entropy.
+    const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp;
+    const double logitsBytes = (in.fusedCrossEntropy ? 2.0 : 4.0) * tokens * shape.vocab / p.tp;
+    // The stage with the most activations (+ logits on the last): the first or second (1F1B keeps the
+    // most micro-batches in flight there), or the last with its logits.
     double layersInFlight = resident(split.first, inFlight(0));
     double layersOffloaded = offloaded(split.first) * inFlight(0);
+    bool withLogits = p.pp == 1;
     if (p.pp > 1) {
         const int second = p.pp > 2 ? split.middle : split.last;
         if (resident(second, inFlight(1)) > layersInFlight) {
             layersInFlight = resident(second, inFlight(1));
             layersOffloaded = offloaded(second) * inFlight(1);
+            withLogits = p.pp == 2;
+        }
+        const double lastInFlight = resident(split.last, inFlight(p.pp - 1));
+        if (!withLogits && lastInFlight * perLayer + logitsBytes > layersInFlight * perLayer) {
+            layersInFlight = lastInFlight;
+            layersOffloaded = offloaded(split.last) * inFlight(p.pp - 1);
+            withLogits = true;
         }
     }
-    const double perLayer = activationBytesPerLayer(shape, s, in);
     m.activationsBytes = layersInFlight * perLayer;
     m.offloadedActivationsBytes = layersOffloaded * perLayer;
     if (s.recompute == Recompute::Full) { // working set of the one layer being recomputed
@@ -143,9 +162,7 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     }
     if (in.errorFeedback) // fp32 residual per local gradient element
         m.compressionBytes = 4.0 * local.total();
-    // Logits of one micro-batch on the last stage in fp32 for the cross-entropy, split over TP.
-    const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp;
-    m.otherBytes = 4.0 * tokens * shape.vocab / p.tp;
+    m.otherBytes = withLogits ? logitsBytes : 0.0;
     m.cudaContextBytes = in.cudaContextBytes;
     const int communicators
         = (p.tp > 1) + (p.pp > 1) + (static_cast<long long>(p.dp) * p.cp > 1) + (p.cp > 1) + (p.ep > 1);

@@ -51,6 +51,21 @@ struct MemoryInputs {
     /// module/linear.py and layernorm_linear.py save `inputmat` / `ln_out` after quantization),
     /// while the fused attention still keeps its 16-bit output for its own backward.
     bool fp8GemmInputs = false;
+    /// Hidden and attention dropout on (model.dropout): their 1-byte masks are saved for the
+    /// backward (Korthikanti et al. 2022 Sec. 4). With p = 0 PyTorch's dropout returns its input and
+    /// saves nothing (ATen native/Dropout.cpp: the fused kernel only for 0 < p < 1).
+    bool dropout = true;
+    /// fp8 primary weights (training.fp8_param_gather, Megatron-Core --fp8-param-gather): the model
+    /// weights and the ZeRO-3 / FSDP gather buffers hold 1 byte per parameter; master weights and
+    /// Adam moments are unchanged.
+    bool fp8Weights = false;
+    /// Transformer Engine's fused cross entropy (transformer_engine/pytorch/triton/cross_entropy.py):
+    /// computes in fp32 registers and writes the gradient in place into the 16-bit logits, so the
+    /// logits cost 2 bytes per element instead of the 4 of an fp32 softmax. Applied to fp8 training,
+    /// which runs through Transformer Engine in the NeMo / Megatron-Bridge recipes
+    /// (cross_entropy_loss_fusion = True, cross_entropy_fusion_impl = "te"); bf16 / fp16 keep
+    /// Megatron-LM's unfused default (--cross-entropy-loss-fusion off).
+    bool fusedCrossEntropy = false;
     /// Layers per pipeline stage whose activations are offloaded to host memory (training.
     /// activation_offload_layers). Transformer Engine's offload handler (transformer_engine/pytorch/
     /// cpu_offload.py, used by Megatron-Core's TransformerBlock) copies a layer's saved tensors to

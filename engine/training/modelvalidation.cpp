@@ -223,6 +223,40 @@ namespace {
         // Activation offloading to host memory as the recipe sets it (Megatron-Core --cpu-offloading-num-layers).
         if (row.number("activation_offload_layers"))
             s["training"]["activation_offload_layers"] = row.integer("activation_offload_layers");
+        // Recipe settings of Megatron-Core / Megatron-Bridge: CUDA-graph scopes (--cuda-graph-scope, listed
+        // with '+', e.g. "attn+moe_router"), the expert-parallel all-to-all overlap schedule
+        // (--overlap-moe-expert-parallel-comm), token drop with padding (--moe-expert-capacity-factor),
+        // dropout off (hidden_dropout = attention_dropout = 0) and fp8 primary weights (--fp8-param-gather).
+        if (const auto scope = row.text("cuda_graph_scope")) {
+            json list = json::array();
+            std::size_t start = 0;
+            while (start <= scope->size()) {
+                const std::size_t plus = std::min(scope->find('+', start), scope->size());
+                if (plus > start)
+                    list.push_back(scope->substr(start, plus - start));
+                start = plus + 1;
+            }
+            s["training"]["cuda_graph_scope"] = list;
+        }
+        const auto flag = [&row](const char* column) -> std::optional<bool> {
+            const auto v = row.number(column);
+            if (!v)
+                return std::nullopt;
+            if (*v != 0.0 && *v != 1.0)
+                throw JsonFieldError(row.place(column), "expected 0 or 1");
+            return *v == 1.0;
+        };
+        if (const auto on = flag("moe_a2a_overlap"))
+            s["communication"]["moe_a2a_overlap"] = *on;
+        if (const auto on = flag("dropout"))
+            s["model"]["dropout"] = *on;
+        if (const auto on = flag("fp8_param_gather"))
+            s["training"]["fp8_param_gather"] = *on;
+        if (const auto capacity = row.number("capacity_factor")) {
+            if (!s["model"].contains("moe"))
+                throw JsonFieldError(row.place("capacity_factor"), "capacity_factor needs an MoE model (moe_experts)");
+            s["model"]["moe"]["capacity_factor"] = *capacity;
+        }
         // Megatron FSDP shards parameters, gradients and optimizer state like ZeRO-3.
         if (row.number("fsdp").value_or(0.0) == 1.0)
             s["parallelism"]["zero"] = 3;

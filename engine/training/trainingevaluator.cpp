@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace clusterscope::engine {
 
@@ -40,11 +41,39 @@ namespace {
     // Python-level ops of one MoE layer beyond its GEMMs (see layerTimes()).
     constexpr double kMoeForwardOps = 24.0;
     constexpr double kMoeBackwardOps = 18.0;
-    // Of kMoeForwardOps, those after the dispatcher's host synchronisation (token_dispatcher.py
-    // token_dispatch / dispatch_postprocess / combine_preprocess / token_combine /
-    // combine_postprocess, experts.py TEGroupedMLP): the tokens' and probabilities' all-to-alls, chunk
-    // sort, the two GroupedLinear calls, activation, unsort, combine all-to-all, unpermute.
-    constexpr double kMoePostSyncOps = 9.0;
+    // Of those, the router's (megatron/core/transformer/moe/router.py: gating cast, fused top-k /
+    // score, aux-loss scores, aux loss and its scaler, forced balance, z-loss, the probabilities'
+    // cast), which --cuda-graph-scope moe_router captures, forward and in autograd's backward ...
+    constexpr double kMoeRouterForwardOps = 8.0;
+    constexpr double kMoeRouterBackwardOps = 6.0;
+    // ... and the dispatcher's preprocessing before its host synchronisation (token_dispatcher.py
+    // dispatch_preprocess: routing-map sums, the EP all-gather of the token counts, row-id map,
+    // permute, the splits' device-to-host copies), which moe_preprocess captures (forward only: no
+    // gradient flows through the routing map).
+    constexpr double kMoePreprocessForwardOps = 7.0;
+    // Of the 6 norm / residual / rotary / activation kernels, those inside the attention block
+    // (input norm, rotary, residual add, pre-MLP norm), which --cuda-graph-scope attn captures.
+    constexpr double kAttentionBlockElementwiseOps = 4.0;
+
+    // E[max of n independent standard normals] (Tippett 1925 tables; Blom's approximation for
+    // n > 64): the slowest of the expert-parallel hosts at a per-layer rendezvous.
+    double expectedMaxOfNormals(double n)
+    {
+        static const double table[] = { 0.0, 0.5642, 1.0294, 1.4236, 1.7660, 2.0697, 2.3414 }; // n = 1, 2, ..., 64
+        if (n <= 1.0)
+            return 0.0;
+        const double l = std::log2(n);
+        if (l >= 6.0) {
+            // Asymptotic expansion (Cramer 1946, 28.6), shifted to meet the table at n = 64.
+            const auto asymptotic = [](double x) {
+                const double r = std::sqrt(2.0 * std::log(x));
+                return r - (std::log(std::log(x)) + std::log(4.0 * M_PI)) / (2.0 * r);
+            };
+            return table[6] + asymptotic(n) - asymptotic(64.0);
+        }
+        const int i = static_cast<int>(l);
+        return table[i] + (l - i) * (table[i + 1] - table[i]);
+    }
 
     // Per-thread direct-mapped memo of collective estimates. The key holds every input of the
     // estimate (evaluator tag, op, bytes, placement), so a hit returns exactly what estimate() would.
@@ -104,9 +133,41 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     efficiency.libraryHostSecondsPerLaunch
         = cal.libraryHostSecondsPerLaunch.value_or(efficiency.libraryHostSecondsPerLaunch);
     efficiency.moeSyncSeconds = cal.moeSyncSeconds.value_or(efficiency.moeSyncSeconds);
+    efficiency.moeExpertHostSecondsForward
+        = cal.moeExpertHostSecondsForward.value_or(efficiency.moeExpertHostSecondsForward);
+    efficiency.moeExpertHostSecondsBackward
+        = cal.moeExpertHostSecondsBackward.value_or(efficiency.moeExpertHostSecondsBackward);
+    efficiency.groupedLinearCallHostSeconds
+        = cal.groupedLinearCallHostSeconds.value_or(efficiency.groupedLinearCallHostSeconds);
+    efficiency.moeA2aOverlapHostSeconds = cal.moeA2aOverlapHostSeconds.value_or(efficiency.moeA2aOverlapHostSeconds);
+    efficiency.graphLaunchHostSeconds = cal.graphLaunchHostSeconds.value_or(efficiency.graphLaunchHostSeconds);
+    efficiency.hostJitterFraction = cal.hostJitterFraction.value_or(efficiency.hostJitterFraction);
+    {
+        // Host-time constants are seconds >= 0 and the jitter a fraction (same ranges as the JSON
+        // reader, for scenarios built in code).
+        const std::pair<const char*, double> hostTimes[]
+            = { { "moe_expert_host_seconds_forward", efficiency.moeExpertHostSecondsForward },
+                  { "moe_expert_host_seconds_backward", efficiency.moeExpertHostSecondsBackward },
+                  { "grouped_linear_call_host_seconds", efficiency.groupedLinearCallHostSeconds },
+                  { "moe_a2a_overlap_host_seconds", efficiency.moeA2aOverlapHostSeconds },
+                  { "graph_launch_host_seconds", efficiency.graphLaunchHostSeconds } };
+        for (const auto& [key, value] : hostTimes)
+            if (!(value >= 0.0 && value <= 1.0))
+                return Status::error(std::string("/calibration/compute/") + key + ": expected seconds in [0, 1]");
+        if (!(efficiency.hostJitterFraction >= 0.0 && efficiency.hostJitterFraction <= 1.0))
+            return Status::error("/calibration/compute/host_jitter_fraction: expected a fraction in [0, 1]");
+    }
+    // A whole-layer CUDA graph needs static shapes (Megatron-LM megatron/core/transformer/moe/README.md,
+    // "CUDA Graph": dropless MoE captures only the attention and router parts).
+    if ((scenario.training.cudaGraphScope & CudaGraphFullLayer) && scenario.model.moe
+        && scenario.model.moe->capacityFactor <= 0)
+        return Status::error("/training/cuda_graph_scope: \"full_layer\" needs static shapes: set "
+                             "model.moe.capacity_factor > 0, or graph only attn, moe_router and moe_preprocess");
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");
+    if (scenario.training.fp8ParamGather && scenario.training.dtype != DType::FP8)
+        return Status::error("/training/fp8_param_gather: fp8 primary weights need training.dtype fp8");
     auto compute = ComputeEfficiency::forGpu(efficiency, *gpu, scenario.training.dtype);
     if (!compute)
         return compute.status();
@@ -121,6 +182,9 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_memoryInputs.globalBatch = scenario.training.globalBatch;
     e.m_memoryInputs.flashAttention = efficiency.flashAttention;
     e.m_memoryInputs.fp8GemmInputs = scenario.training.dtype == DType::FP8;
+    e.m_memoryInputs.dropout = scenario.model.dropout;
+    e.m_memoryInputs.fp8Weights = scenario.training.fp8ParamGather;
+    e.m_memoryInputs.fusedCrossEntropy = scenario.training.dtype == DType::FP8;
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
@@ -269,13 +333,41 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     // gradient_accumulation_fusion, Transformer Engine fuse_wgrad_accumulation: beta = 1 into fp32),
     // reading and writing 8 bytes per weight every micro-batch.
     constexpr double kWgradBytes = 8.0;
+    // Host-side accounting beyond one host cost per kernel (see `finish` below):
+    //  - hostExtra: host time added to (+) or removed from (-) the pooled per-kernel host time: MoE
+    //    bookkeeping of Transformer Engine's GroupedLinear, CUDA-graph replays replacing the per-op
+    //    host time of the ops they capture;
+    //  - opExcess / trackedKernels / trackedGpu: the forward's ops tracked one by one for the rule
+    //    after a host synchronisation, sum over ops of max(0, host - GPU) (forward only).
+    // All are per-layer averages, blended over dense and MoE layers like the kernel times.
+    struct HostAccount {
+        double fExtra = 0, bExtra = 0;
+        double opExcess = 0, trackedKernels = 0, trackedGpu = 0;
+        double fGraphedOps = 0; // untracked forward kernels captured in a graph (no host cost)
+    } ha;
+    const unsigned graphScope = m_scenario.training.cudaGraphScope;
+    const bool fullLayerGraph = (graphScope & CudaGraphFullLayer) != 0;
+    bool graphedNow = false; // the linear layers being added run inside a captured graph
     const auto linear = [&](double rows, double out, double in, double count = 1.0, bool sixteenBit = false) {
-        f.gemm += e.gemmSeconds(rows, out, in, count, sixteenBit);
+        const double forward = e.gemmSeconds(rows, out, in, count, sixteenBit);
+        f.gemm += forward;
         b.gemm += e.gemmSeconds(rows, in, out, count, sixteenBit)
             + e.gemmSeconds(in, out, rows, count, sixteenBit, kWgradBytes);
-        f.kernels += count > 1 ? 1.0 : count; // grouped GEMMs launch once
-        b.kernels += 2.0 * (count > 1 ? 1.0 : count);
+        const double launches = count > 1 ? 1.0 : count; // grouped GEMMs launch once
+        f.kernels += launches;
+        b.kernels += 2.0 * launches;
+        ha.opExcess += launches * std::max(0.0, (graphedNow ? 0.0 : k.hostSecondsPerKernel) - forward / launches);
+        ha.trackedKernels += launches;
+        ha.trackedGpu += forward;
+        if (graphedNow) {
+            ha.fExtra -= launches * k.hostSecondsPerKernel;
+            ha.bExtra -= 2.0 * launches * k.hostSecondsPerKernel;
+        }
     };
+    // --cuda-graph-scope attn: the attention block (its linear layers, core, norms and rotary) is
+    // replayed as one graph per direction (Megatron-Core transformer_layer.py / cuda_graphs.py).
+    const bool attentionGraph = (graphScope & CudaGraphAttention) != 0 && !fullLayerGraph;
+    graphedNow = attentionGraph;
     // Attention block (column-parallel QKV, row-parallel output projection); multi-head latent
     // attention projects through its low-rank latents (DeepSeek-V2 Sec. 2.1).
     if (m.mla) {
@@ -293,27 +385,37 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         linear(tokens, (q + 2.0 * kv) / t, h);
         linear(tokens, h, q / t);
     }
+    graphedNow = false;
     const double fc1Matrices = m.gatedMlp ? 2.0 : 1.0;
     double ffnPerToken = m.ffnHidden; // FFN width a token goes through
     double fp8Elements = h + q / t + h; // GEMM inputs cast to fp8 per token: QKV, projection, FC1
-    double syncHostSeconds = 0; // host time exposed after the dispatcher's device-to-host sync (MoE)
+    const bool droplessMoe = m.moe && m.capacityFactor <= 0;
+    double moeSyncShare = 0; // share of layers that synchronise with the host (dropless MoE layers)
+    double fp8PaddingSeconds = 0; // Fp8Padding / unpadding per direction (dropless fp8 MoE)
     if (m.moe) {
         // Per-layer averages over the model's layers: a share of them are dense (dense_layers).
         const double moeShare = (m.layers - m.denseLayers) / m.layers;
         KernelTimes fSaved = f, bSaved = b;
+        const HostAccount haSaved = ha;
         // Dense MLP of the leading dense layers.
         linear(tokens, fc1Matrices * m.ffnHidden / t, h);
         linear(tokens, h, m.ffnHidden / t);
         const KernelTimes fDense = f, bDense = b;
+        const HostAccount haDense = ha;
         f = fSaved;
         b = bSaved;
+        ha = haSaved;
         // MoE MLP: router, routed experts as grouped GEMMs over this rank's experts, shared experts.
         // The busiest expert sets the pace: load_imbalance x the mean tokens, capped by the
         // capacity factor when tokens beyond it are dropped (Switch Transformer, Fedus et al. 2021).
         const double localExperts = m.experts / p.ep;
         const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
         const double tokensPerExpert = tokens * m.topK * p.ep / m.experts * imbalance;
+        const bool routerGraph = (graphScope & CudaGraphMoeRouter) != 0 && !fullLayerGraph;
+        const bool preprocessGraph = (graphScope & CudaGraphMoePreprocess) != 0 && !fullLayerGraph;
+        graphedNow = routerGraph;
         linear(tokens, m.experts, h, 1.0, true); // router (kept in 16/32-bit)
+        graphedNow = false;
         // Routed experts as Transformer Engine's GroupedLinear runs them: one cuBLAS GEMM per local
         // expert, round-robin on groupedGemmStreams streams (computeefficiency.h). Each expert's GEMM
         // has its own tiles, waves and fixed latency; up to `streams` of them share the SMs at once.
@@ -321,8 +423,17 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // backward).
         const double streams = std::max(1.0, std::min(k.groupedGemmStreams, localExperts));
         const double rounds = std::ceil(localExperts / streams);
+        // Host work of an un-graphed GroupedLinear call beyond its launches: a fixed part per call and
+        // direction (module and fp8-state set-up, quantizer lists, workspace and wgrad allocations,
+        // clear_tensor_data) and a part per local expert and grouped-GEMM pass (TE's Python loops over
+        // the experts: torch.split, torch.empty per GEMM output, quantizer set-up): one pass forward
+        // (fprop), two backward (dgrad and wgrad, each its own general_grouped_gemm over the experts).
+        // Transformer Engine module/grouped_linear.py; TransformerEngine issues 1499 and 2897
+        // (computeefficiency.h).
+        const double expertHostForward = k.moeExpertHostSecondsForward;
         const auto grouped = [&](double rows, double out, double in) {
-            f.gemm += rounds * e.gemmSeconds(rows, out, in, streams);
+            const double forward = rounds * e.gemmSeconds(rows, out, in, streams);
+            f.gemm += forward;
             b.gemm += rounds
                 * (e.gemmSeconds(rows, in, out, streams) + e.gemmSeconds(in, out, rows, streams, false, kWgradBytes));
             const double castsForward = fp8 ? localExperts : 0.0, castsBackward = fp8 ? localExperts : 0.0;
@@ -330,6 +441,22 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
             b.kernels += 2.0 * localExperts + castsBackward;
             f.libraryLaunches += localExperts + castsForward;
             b.libraryLaunches += 2.0 * localExperts + castsBackward;
+            ha.fExtra += k.groupedLinearCallHostSeconds + localExperts * expertHostForward;
+            ha.bExtra += k.groupedLinearCallHostSeconds + 2.0 * localExperts * k.moeExpertHostSecondsBackward;
+            // Forward ops one by one: one GEMM per expert (its share of the streamed time), the
+            // per-expert fp8 split quantization of the received rows, and the call's fixed host work
+            // (no GPU work of its own).
+            ha.opExcess += localExperts
+                    * std::max(0.0, k.libraryHostSecondsPerLaunch + expertHostForward - forward / localExperts)
+                + k.groupedLinearCallHostSeconds;
+            ha.trackedKernels += localExperts;
+            ha.trackedGpu += forward;
+            if (fp8) {
+                const double cast = e.memoryBoundSeconds(rows * localExperts * k.fp8CastBytesPerElement * in);
+                ha.opExcess += localExperts * std::max(0.0, k.libraryHostSecondsPerLaunch - cast / localExperts);
+                ha.trackedKernels += localExperts;
+                ha.trackedGpu += cast;
+            }
         };
         grouped(tokensPerExpert, fc1Matrices * m.expertFfnHidden / t, h);
         grouped(tokensPerExpert, h, m.expertFfnHidden / t);
@@ -356,12 +483,41 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // all-to-alls, chunk sort / unsort, activation, unpermute and every per-expert launch of the
         // grouped GEMMs and their fp8 split quantization, is no longer hidden behind earlier GPU work.
         // Tokens dropped and padded to a capacity (capacity_factor > 0) have static shapes: no sync.
-        if (m.capacityFactor <= 0) {
-            const double castsForward = fp8 ? 2.0 * localExperts : 0.0;
-            syncHostSeconds = moeShare
-                * (k.moeSyncSeconds + kMoePostSyncOps * k.hostSecondsPerKernel
-                    + (2.0 * localExperts + castsForward) * k.libraryHostSecondsPerLaunch);
+        // `finish` below charges such a forward op by op (the host has no lead after the sync).
+        if (droplessMoe)
+            moeSyncShare = moeShare;
+        // Fp8Padding (Transformer Engine module/fp8_padding.py, called by Megatron-Core experts.py
+        // TEGroupedMLP for fp8): pads each expert's rows to a multiple of 16 (32 for MXFP8) before the
+        // grouped GEMM and unpads the output; it copies nothing when the splits are already aligned,
+        // which static capacity-padded shapes are and random dropless splits almost never. Forward:
+        // pad read + write and unpad read + write of the received top-k copies; the backward the same.
+        if (fp8 && droplessMoe) {
+            fp8PaddingSeconds = e.memoryBoundSeconds(4.0 * tokens * m.topK * act * h / (sp ? t : 1.0));
+            f.kernels += 2.0;
+            b.kernels += 2.0;
         }
+        // Megatron-Core's combined-1F1B expert-parallel overlap (--overlap-moe-expert-parallel-comm with
+        // delay_wgrad_compute, models/common/model_chunk_schedule_plan.py) splits every MoE layer into
+        // scheduled sub-modules with their own streams and events: host work per MoE layer and
+        // micro-batch (NVIDIA-NeMo/Megatron-Bridge pull request 1760 measured it on Qwen3-235B-A22B /
+        // B200, "due to CPU overhead"). Host-only: with dropless routing the host has no lead to hide
+        // it; with static shapes it hides behind the GPU like any host time.
+        if (m_scenario.communication.moeA2aOverlap) {
+            ha.fExtra += k.moeA2aOverlapHostSeconds;
+            ha.opExcess += k.moeA2aOverlapHostSeconds;
+        }
+        // CUDA-graphed MoE scopes: the router's ops (forward and backward) and the dispatcher's
+        // preprocessing (forward) replay as one graph instead of launching op by op.
+        if (routerGraph || preprocessGraph) {
+            const double fOps = (routerGraph ? kMoeRouterForwardOps : 0.0)
+                + (preprocessGraph ? kMoePreprocessForwardOps : 0.0);
+            ha.fExtra += k.graphLaunchHostSeconds - fOps * k.hostSecondsPerKernel;
+            ha.fGraphedOps += fOps;
+            ha.opExcess += k.graphLaunchHostSeconds;
+            if (routerGraph)
+                ha.bExtra += k.graphLaunchHostSeconds - kMoeRouterBackwardOps * k.hostSecondsPerKernel;
+        }
+
         // Python-level ops of an MoE layer besides its GEMMs, counted in Megatron-Core's router.py
         // (gating cast, fused top-k/score, aux-loss scores, aux loss and its scaler, forced balance),
         // token_dispatcher.py (routing-map sums, the EP all-gather of token counts, device-to-host
@@ -378,6 +534,16 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         };
         blend(f, fDense, fSaved);
         blend(b, bDense, bSaved);
+        const auto mix = [&](double& moe, double dense, double saved) {
+            moe = saved + moeShare * (moe - saved) + (1.0 - moeShare) * (dense - saved);
+        };
+        mix(ha.fExtra, haDense.fExtra, haSaved.fExtra);
+        mix(ha.bExtra, haDense.bExtra, haSaved.bExtra);
+        mix(ha.opExcess, haDense.opExcess, haSaved.opExcess);
+        mix(ha.trackedKernels, haDense.trackedKernels, haSaved.trackedKernels);
+        mix(ha.trackedGpu, haDense.trackedGpu, haSaved.trackedGpu);
+        mix(ha.fGraphedOps, haDense.fGraphedOps, haSaved.fGraphedOps);
+        fp8PaddingSeconds *= moeShare;
         ffnPerToken = moeShare * (m.topK * m.expertFfnHidden + m.sharedExperts * m.sharedExpertFfnHidden)
             + (1.0 - moeShare) * m.ffnHidden;
         // fp8: an MoE layer casts the top-k copies of each token (and the shared experts' input) for FC1.
@@ -404,6 +570,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         b.attention = k.attentionBackwardFlopsFactor * f.attention / k.attentionBackwardEfficiency;
         f.kernels += 1.0;
         b.kernels += 2.0; // preprocess (dO . O) + the backward kernel
+        ha.opExcess += std::max(0.0, (attentionGraph ? 0.0 : k.hostSecondsPerKernel) - f.attention);
+        ha.trackedKernels += 1.0;
     } else {
         const double batched = s.microBatch * headsLocal;
         f.attention = e.gemmSeconds(seqLocal, attended, qkDim, batched, true)
@@ -412,6 +580,19 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         b.attention = 2.0 * f.attention;
         f.kernels += 3.0;
         b.kernels += 5.0;
+        ha.opExcess += 3.0 * std::max(0.0, (attentionGraph ? 0.0 : k.hostSecondsPerKernel) - f.attention / 3.0);
+        ha.trackedKernels += 3.0;
+    }
+    ha.trackedGpu += f.attention;
+    if (attentionGraph) {
+        // The graph holds the core, the block's linear layers (removed above) and its norms, rotary
+        // and residual add (and their fp8 casts); one replay per direction.
+        const double coreForward = k.flashAttention ? 1.0 : 3.0, coreBackward = k.flashAttention ? 2.0 : 5.0;
+        const double elementwiseOps = kAttentionBlockElementwiseOps + (fp8 ? 2.0 : 0.0);
+        ha.fExtra += k.graphLaunchHostSeconds - (coreForward + elementwiseOps) * k.hostSecondsPerKernel;
+        ha.bExtra += k.graphLaunchHostSeconds - (coreBackward + elementwiseOps) * k.hostSecondsPerKernel;
+        ha.fGraphedOps += elementwiseOps;
+        ha.opExcess += k.graphLaunchHostSeconds;
     }
     // Memory-bound kernels, bytes per token of one layer forward (16-bit activations):
     //   two norms (read + write h each), two residual adds (read 2 h, write h each): replicated
@@ -431,6 +612,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         b.kernels += 4.0;
     }
     b.elementwise = k.backwardElementwiseFactor * f.elementwise;
+    f.elementwise += fp8PaddingSeconds;
+    b.elementwise += fp8PaddingSeconds;
     if (p.tp > 1) { // the TP collectives are kernels too (2 forward, 2 backward per layer)
         f.kernels += 2.0;
         b.kernels += 2.0;
@@ -439,15 +622,53 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     // cannot run faster than the host launches its kernels (PyTorch / Transformer Engine dispatch).
     // A host synchronisation inside the layer (MoE dispatcher, forward only) adds the host time after it
     // to the GPU time: the GPU waits, empty, while the host issues those kernels.
-    const auto finish = [&](KernelTimes& kt, double syncExposed) {
-        const double gpu = kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.kernels * k.kernelLaunchSeconds;
-        const double host = (kt.kernels - kt.libraryLaunches) * k.hostSecondsPerKernel
-            + kt.libraryLaunches * k.libraryHostSecondsPerLaunch;
-        kt.overhead = kt.kernels * k.kernelLaunchSeconds + std::max(syncExposed, host - gpu);
+    //
+    // Without a sync the host runs ahead of the GPU and only a host slower than the GPU over the
+    // whole layer shows: overhead = max(0, host - GPU) (pooled). After a sync (dropless MoE, forward)
+    // the host starts level with the GPU and has no lead to absorb any op whose launch takes longer
+    // than its kernel, so each op costs max(host, GPU): overhead = t_sync + sum over ops of
+    // max(0, host - GPU). The ops whose times differ (GEMMs, per-expert GEMMs and casts, attention,
+    // GroupedLinear bookkeeping, graph replays) are tracked one by one above; the remaining
+    // Python-level ops share the remaining GPU time evenly. This is an upper bound of the host/GPU
+    // pipeline (any earlier lead would shorten it), matching the layer-level behaviour NVIDIA
+    // describes for dropless MoE in Megatron-Bridge docs/training/moe-optimization.md ("CPU
+    // overhead: gaps between GPU kernels").
+    // A whole-layer graph (--cuda-graph-scope full_layer, static shapes only) replaces the layer's
+    // host work by one replay per direction.
+    const auto gpuSeconds = [&](const KernelTimes& kt) {
+        return kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.kernels * k.kernelLaunchSeconds;
+    };
+    const auto hostSeconds = [&](const KernelTimes& kt, double extra) {
+        if (fullLayerGraph)
+            return k.graphLaunchHostSeconds;
+        return (kt.kernels - kt.libraryLaunches) * k.hostSecondsPerKernel
+            + kt.libraryLaunches * k.libraryHostSecondsPerLaunch + extra;
+    };
+    const auto pooled = [&](KernelTimes& kt, double extra) {
+        kt.overhead = kt.kernels * k.kernelLaunchSeconds + std::max(0.0, hostSeconds(kt, extra) - gpuSeconds(kt));
         return kt.gemm + kt.attention + kt.elementwise + kt.fp8Casts + kt.overhead;
     };
-    lt.forward = finish(f, syncHostSeconds);
-    lt.backward = finish(b, 0.0);
+    lt.forward = pooled(f, ha.fExtra);
+    lt.backward = pooled(b, ha.bExtra);
+    if (moeSyncShare > 0) {
+        // Dropless MoE forward, op by op (the leading dense layers of such a model are averaged in
+        // and charged the same way; the sync itself only in the MoE layers).
+        const double kernelsLeft = std::max(0.0, f.kernels - ha.trackedKernels);
+        const double gpuLeft = std::max(0.0, f.gemm + f.attention + f.elementwise + f.fp8Casts - ha.trackedGpu);
+        const double hostOpsLeft = std::max(0.0, kernelsLeft - ha.fGraphedOps);
+        const double perOpGpu = kernelsLeft > 0 ? gpuLeft / kernelsLeft : 0.0;
+        double exposed = ha.opExcess + hostOpsLeft * std::max(0.0, k.hostSecondsPerKernel - perOpGpu);
+        // The layer also cannot end before the host is done with it (the pooled rule is a lower bound).
+        const double pooledExcess = std::max(0.0, hostSeconds(f, ha.fExtra) - gpuSeconds(f));
+        exposed += moeSyncShare * k.moeSyncSeconds;
+        // The sync is also a rendezvous of the expert-parallel group (the token counts are
+        // all-gathered first): each layer waits for the slowest of `ep` hosts (DeepEP issue 28,
+        // "dispatch is a natural barrier"); host_jitter_fraction is the hosts' coefficient of variation.
+        if (k.hostJitterFraction > 0 && p.ep > 1)
+            exposed += moeSyncShare * expectedMaxOfNormals(p.ep) * k.hostJitterFraction * hostSeconds(f, ha.fExtra);
+        f.overhead = f.kernels * k.kernelLaunchSeconds + std::max(exposed, pooledExcess);
+        lt.forward = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.overhead;
+    }
     lt.attentionCore = f.attention;
     lt.selectiveRecompute = k.flashAttention ? 0.0 : f.attention;
     // Output layer (vocabulary split over TP; 16-bit even in fp8 training: Megatron's output layer is

@@ -193,6 +193,15 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         r.bytesSent.ep
             = micro * moeLayers * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
         b.epExposed = c.ep;
+        // Megatron-Core's combined-1F1B schedule (--overlap-moe-expert-parallel-comm,
+        // models/common/model_chunk_schedule_plan.py) runs one micro-batch's all-to-alls under another's
+        // compute. With static shapes (capacity factor) that hides them up to the layers' compute;
+        // with dropless routing every layer's host sync orders the all-to-all after the token counts,
+        // so it stays exposed (and the schedule costs host time, trainingevaluator.cpp).
+        if (comm.moeA2aOverlap && m.capacityFactor > 0) {
+            const double hidden = std::min(c.ep, micro * moeLayers * (lt.forward + lt.backward));
+            b.epExposed = c.ep - hidden + overlapInterference * hidden;
+        }
     }
 
     // Data parallelism (with ZeRO) for dense and expert gradients; compression applies to the

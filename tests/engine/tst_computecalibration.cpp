@@ -85,10 +85,25 @@ private Q_SLOTS:
         c.hostSecondsPerKernel = 9e-6;
         c.sustainedClockFraction = 0.83;
         c.cudaContextBytes = 1e9;
+        c.moeExpertHostSecondsForward = 4e-5;
+        c.moeExpertHostSecondsBackward = 7e-5;
+        c.groupedLinearCallHostSeconds = 3e-4;
+        c.moeA2aOverlapHostSeconds = 1.5e-3;
+        c.graphLaunchHostSeconds = 2e-5;
+        c.hostJitterFraction = 0.05;
         c.calibratedFrom = "GEMM sweep sweep.csv (H200-SXM-141GB, bf16)";
         auto back = parseComputeCalibrationJson(computeCalibrationToJson(c), "doc");
         QVERIFY2(back.isOk(), back.message().c_str());
         QVERIFY(*back == c);
+        // A calibration applied to a scenario carries the MoE host-cost keys too.
+        Scenario s = llama70b();
+        applyComputeCalibration(c, s.computeCalibration);
+        QCOMPARE(*s.computeCalibration.moeExpertHostSecondsForward, 4e-5);
+        QCOMPARE(*s.computeCalibration.moeExpertHostSecondsBackward, 7e-5);
+        QCOMPARE(*s.computeCalibration.groupedLinearCallHostSeconds, 3e-4);
+        QCOMPARE(*s.computeCalibration.moeA2aOverlapHostSeconds, 1.5e-3);
+        QCOMPARE(*s.computeCalibration.graphLaunchHostSeconds, 2e-5);
+        QCOMPARE(*s.computeCalibration.hostJitterFraction, 0.05);
     }
 
     void badInputsNameThePlace_data()

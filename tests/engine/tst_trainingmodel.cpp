@@ -305,6 +305,101 @@ private Q_SLOTS:
             QVERIFY(activationBytesPerLayer(shape, st, in) < coefficient * sbh);
     }
 
+    // Recipes without dropout (hidden_dropout = attention_dropout = 0, e.g. Llama 3) save no masks:
+    // attention 10h, MLP 18h, norms 4h (32h instead of 34h), 8h replicated without sequence
+    // parallelism, and of the scores only the softmax output (2 a s^2 b).
+    void noDropoutActivations_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<int>("recompute");
+        QTest::addColumn<double>("coefficient");
+        const double a = 96, s = 2048, h = 12288;
+        const double scores = 2.0 * a * s / h;
+        QTest::addRow("t1 none") << 1 << false << int(Recompute::None) << 32.0 + scores;
+        QTest::addRow("t8 no-sp none") << 8 << false << int(Recompute::None) << 8.0 + 24.0 / 8 + scores / 8;
+        QTest::addRow("t8 sp selective") << 8 << true << int(Recompute::Selective) << 32.0 / 8;
+        QTest::addRow("t1 full") << 1 << false << int(Recompute::Full) << 2.0;
+    }
+    void noDropoutActivations()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        QFETCH(int, recompute);
+        QFETCH(double, coefficient);
+        const TransformerShape shape = TransformerShape::fromModel(gpt3());
+        TrainingStrategy st;
+        st.parallelism.tp = tp;
+        st.parallelism.sequenceParallel = sp;
+        st.microBatch = 2;
+        st.recompute = Recompute(recompute);
+        MemoryInputs in;
+        in.flashAttention = false;
+        in.dropout = false;
+        QVERIFY(near(activationBytesPerLayer(shape, st, in), coefficient * 2048.0 * 2 * 12288, 1e-12));
+        // The scenario key reaches the memory model.
+        Scenario sc = llama70b();
+        sc.parallelism = ParallelismSpec { 8, 1, 128, 1, 1, 1, 1, true };
+        const TrainingStrategy s70 = TrainingStrategy::fromScenario(sc);
+        const double with = evaluator(sc).memory(s70).activationsBytes;
+        sc.model.dropout = false;
+        QVERIFY(evaluator(sc).memory(s70).activationsBytes < with);
+    }
+
+    // fp8 primary weights (--fp8-param-gather): 1-byte weights and gather buffers; gradients and
+    // optimizer state unchanged. Only with fp8 training.
+    void fp8PrimaryWeights()
+    {
+        Scenario s = llama70b();
+        s.training.dtype = DType::FP8;
+        s.parallelism = ParallelismSpec { 8, 1, 128, 1, 1, 1, 0, true };
+        const TrainingStrategy st = TrainingStrategy::fromScenario(s);
+        const double n = localParams(TransformerShape::fromModel(s.model), st.parallelism).total();
+        const MemoryBreakdown bf16Weights = evaluator(s).memory(st);
+        s.training.fp8ParamGather = true;
+        const MemoryBreakdown fp8Weights = evaluator(s).memory(st);
+        QVERIFY(near(bf16Weights.weightsBytes, 2.0 * n, 1e-12));
+        QVERIFY(near(fp8Weights.weightsBytes, 1.0 * n, 1e-12));
+        QVERIFY(near(fp8Weights.gradientsBytes, bf16Weights.gradientsBytes, 1e-12));
+        QVERIFY(near(fp8Weights.optimizerBytes, bf16Weights.optimizerBytes, 1e-12));
+        // ZeRO-3: the shard and the two gathered layers at 1 byte.
+        s.parallelism->zero = 3;
+        const TrainingStrategy st3 = TrainingStrategy::fromScenario(s);
+        const double gathered = 2.0 * 1.0 * n / 80.0;
+        QVERIFY(near(evaluator(s).memory(st3).weightsBytes, n / 128.0 + gathered, 1e-9));
+        s.training.dtype = DType::BF16;
+        auto refused = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY(!refused.isOk());
+        QVERIFY(refused.message().find("/training/fp8_param_gather") != std::string::npos);
+    }
+
+    // Logits: fp32 (4 B) unless Transformer Engine's fused cross entropy keeps them 16-bit in place
+    // (fp8 training); only on the stage with the output layer.
+    void logitsOnTheLastStage()
+    {
+        TransformerShape shape = TransformerShape::fromModel(gpt3());
+        TrainingStrategy st;
+        st.parallelism = ParallelismSpec { 8, 1, 8, 1, 1, 1, 1, true };
+        st.microBatch = 1;
+        st.recompute = Recompute::Selective;
+        MemoryInputs in;
+        in.globalBatch = 1536;
+        const double logits = 2048.0 * shape.vocab / 8.0;
+        QVERIFY(near(estimateMemory(shape, st, in).otherBytes, 4.0 * logits, 1e-12));
+        in.fusedCrossEntropy = true;
+        QVERIFY(near(estimateMemory(shape, st, in).otherBytes, 2.0 * logits, 1e-12));
+        // pp 8: the first stage holds 8 micro-batches' activations, the last one micro-batch + logits.
+        st.parallelism.pp = 8;
+        const MemoryBreakdown first = estimateMemory(shape, st, in);
+        QCOMPARE(first.otherBytes, 0.0);
+        QVERIFY(near(first.activationsBytes, 12.0 * 8.0 * activationBytesPerLayer(shape, st, in), 1e-12));
+        // A vocabulary so large that the last stage is the busiest: its one micro-batch plus the logits.
+        shape.vocab = 64.0 * 1024 * 1024;
+        const MemoryBreakdown last = estimateMemory(shape, st, in);
+        QVERIFY(near(last.otherBytes, 2.0 * 2048.0 * shape.vocab / 8.0, 1e-12));
+        QVERIFY(near(last.activationsBytes, 12.0 * 1.0 * activationBytesPerLayer(shape, st, in), 1e-12));
+    }
+
     void activationsInFlight_data()
     {
         QTest::addColumn<int>("pp");

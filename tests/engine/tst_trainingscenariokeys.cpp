@@ -1,5 +1,7 @@
 // Scenario keys added for the training model: model.gated_mlp, training.gpu_hour_usd and
-// parallelism.placement_order (defaults, round trip, errors naming the JSON pointer).
+// parallelism.placement_order, model.dropout, training.fp8_param_gather / cuda_graph_scope,
+// communication.moe_a2a_overlap and the MoE host-cost calibration keys (defaults, round trip, errors
+// naming the JSON pointer).
 
 #include "engine/scenario/scenariojson.h"
 #include "resources/embeddedresources.h"
@@ -76,6 +78,76 @@ private Q_SLOTS:
         QVERIFY(*first == *second);
     }
 
+    void recipeKeys()
+    {
+        auto plain = parseScenarioJson(base().dump(), "a.json");
+        QVERIFY(plain.isOk());
+        QVERIFY(plain->model.dropout);
+        QVERIFY(!plain->training.fp8ParamGather);
+        QCOMPARE(plain->training.cudaGraphScope, unsigned(CudaGraphNone));
+        QVERIFY(!plain->communication.moeA2aOverlap);
+        json j = base();
+        j["model"]["dropout"] = false;
+        j["training"]["fp8_param_gather"] = true;
+        j["training"]["cuda_graph_scope"] = { "moe_router", "attn" };
+        j["communication"]["moe_a2a_overlap"] = true;
+        auto first = parseScenarioJson(j.dump(), "a.json");
+        QVERIFY2(first.isOk(), first.message().c_str());
+        QVERIFY(!first->model.dropout);
+        QVERIFY(first->training.fp8ParamGather);
+        QCOMPARE(first->training.cudaGraphScope, unsigned(CudaGraphAttention | CudaGraphMoeRouter));
+        QVERIFY(first->communication.moeA2aOverlap);
+        const json written = json::parse(scenarioToJson(*first));
+        QCOMPARE(written["training"]["cuda_graph_scope"], json({ "attn", "moe_router" }));
+        auto second = parseScenarioJson(written.dump(), "b.json");
+        QVERIFY2(second.isOk(), second.message().c_str());
+        QVERIFY(*first == *second);
+        // The defaults are not written.
+        const json plainWritten = json::parse(scenarioToJson(*plain));
+        QVERIFY(!plainWritten["model"].contains("dropout"));
+        QVERIFY(!plainWritten["training"].contains("cuda_graph_scope"));
+        QVERIFY(!plainWritten["training"].contains("fp8_param_gather"));
+    }
+
+    void moeHostCalibration()
+    {
+        json j = base();
+        j["calibration"] = { { "compute",
+            { { "moe_expert_host_seconds_forward", 3e-5 }, { "moe_expert_host_seconds_backward", 6e-5 },
+                { "grouped_linear_call_host_seconds", 2e-4 }, { "moe_a2a_overlap_host_seconds", 1e-3 },
+                { "graph_launch_host_seconds", 2e-5 }, { "host_jitter_fraction", 0.1 } } } };
+        auto first = parseScenarioJson(j.dump(), "a.json");
+        QVERIFY2(first.isOk(), first.message().c_str());
+        const ComputeCalibrationSpec& c = first->computeCalibration;
+        QCOMPARE(*c.moeExpertHostSecondsForward, 3e-5);
+        QCOMPARE(*c.moeExpertHostSecondsBackward, 6e-5);
+        QCOMPARE(*c.groupedLinearCallHostSeconds, 2e-4);
+        QCOMPARE(*c.moeA2aOverlapHostSeconds, 1e-3);
+        QCOMPARE(*c.graphLaunchHostSeconds, 2e-5);
+        QCOMPARE(*c.hostJitterFraction, 0.1);
+        auto second = parseScenarioJson(scenarioToJson(*first), "b.json");
+        QVERIFY2(second.isOk(), second.message().c_str());
+        QVERIFY(*first == *second);
+    }
+
+    // A whole-layer graph needs static shapes: refused for dropless MoE, accepted with a capacity
+    // factor and for dense models.
+    void fullLayerGraph()
+    {
+        json j = json::parse(std::string(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json")));
+        j["training"]["cuda_graph_scope"] = { "full_layer" };
+        j["model"]["moe"]["capacity_factor"] = 0.0;
+        auto dropless = parseScenarioJson(j.dump(), "m.json");
+        QVERIFY(!dropless.isOk());
+        QVERIFY2(dropless.message().rfind("m.json: /training/cuda_graph_scope:", 0) == 0, dropless.message().c_str());
+        QVERIFY(dropless.message().find("capacity_factor") != std::string::npos);
+        j["model"]["moe"]["capacity_factor"] = 1.25;
+        QVERIFY(parseScenarioJson(j.dump(), "m.json").isOk());
+        json dense = base();
+        dense["training"]["cuda_graph_scope"] = { "full_layer" };
+        QVERIFY(parseScenarioJson(dense.dump(), "d.json").isOk());
+    }
+
     void errors_data()
     {
         QTest::addColumn<QString>("pointer");
@@ -102,6 +174,27 @@ private Q_SLOTS:
         QTest::addRow("calibration unknown section") << "/calibration/computer"
                                                      << "{}"
                                                      << "a.json: /calibration/computer:";
+        QTest::addRow("graph scope not a list") << "/training/cuda_graph_scope"
+                                                << "\"attn\""
+                                                << "a.json: /training/cuda_graph_scope: expected a list";
+        QTest::addRow("graph scope unknown") << "/training/cuda_graph_scope"
+                                             << "[\"attn\", \"mlp\"]"
+                                             << "a.json: /training/cuda_graph_scope/1: expected";
+        QTest::addRow("dropout type") << "/model/dropout"
+                                      << "0.1"
+                                      << "a.json: /model/dropout:";
+        QTest::addRow("fp8 param gather type") << "/training/fp8_param_gather"
+                                               << "1"
+                                               << "a.json: /training/fp8_param_gather:";
+        QTest::addRow("a2a overlap type") << "/communication/moe_a2a_overlap"
+                                          << "\"on\""
+                                          << "a.json: /communication/moe_a2a_overlap:";
+        QTest::addRow("negative expert host") << "/calibration/compute/moe_expert_host_seconds_forward"
+                                              << "-1e-6"
+                                              << "a.json: /calibration/compute/moe_expert_host_seconds_forward:";
+        QTest::addRow("jitter above one") << "/calibration/compute/host_jitter_fraction"
+                                          << "1.5"
+                                          << "a.json: /calibration/compute/host_jitter_fraction:";
         QTest::addRow("order unknown") << "/parallelism/placement_order"
                                        << "\"tp-cp-dp-ep\""
                                        << "a.json: /parallelism/placement_order: expected the dimensions";
