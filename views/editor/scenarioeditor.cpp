@@ -140,6 +140,9 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
         = intField(f, QStringLiteral("/model/moe/top_k"), tr("Top-k"), 1, 64, tr("Experts each token is routed to."));
     m_expertFfn = intField(f, QStringLiteral("/model/moe/expert_ffn_hidden"), tr("Expert FFN size"), 1, 1 << 22,
         tr("Hidden size of each expert's MLP."));
+    m_dropout = boolField(f, QStringLiteral("/model/dropout"), tr("Dropout"),
+        tr("Hidden and attention dropout on: their masks are kept for the backward. Off for recipes that "
+           "train with dropout 0 (Llama 3, Qwen3, DeepSeek-V3 in Megatron-Bridge)."));
 
     f = section(layout, tr("Training"), content);
     m_globalBatch = intField(f, QStringLiteral("/training/global_batch"), tr("Global batch"), 1, 1 << 24,
@@ -154,6 +157,24 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
         tr("Activation recomputation: trades compute for memory."));
     m_tokens = realField(f, QStringLiteral("/training/tokens"), tr("Token budget"), 0, 1e6, 3,
         tr("Tokens to train on, in trillions (0 = not stated)."), tr(" T"));
+    m_offloadLayers = intField(f, QStringLiteral("/training/activation_offload_layers"), tr("Offloaded layers"), 0,
+        100000,
+        tr("Layers per pipeline stage whose activations wait in host memory between forward and backward "
+           "(Megatron-Core --cpu-offloading-num-layers); fewer than the stage's layers."));
+    m_fp8ParamGather = boolField(f, QStringLiteral("/training/fp8_param_gather"), tr("fp8 primary weights"),
+        tr("Weights and their gather buffers in fp8, 1 byte per parameter (Megatron-Core --fp8-param-gather); "
+           "needs fp8 precision."));
+    m_graphAttention = boolField(f, QStringLiteral("/training/cuda_graph_scope/attn"), tr("CUDA graph: attention"),
+        tr("Replay the attention block as a captured CUDA graph (--cuda-graph-scope attn)."));
+    m_graphRouter = boolField(f, QStringLiteral("/training/cuda_graph_scope/moe_router"), tr("CUDA graph: MoE router"),
+        tr("Replay the MoE router as a CUDA graph (moe_router)."));
+    m_graphPreprocess = boolField(f, QStringLiteral("/training/cuda_graph_scope/moe_preprocess"),
+        tr("CUDA graph: MoE preprocess"), tr("Replay the dispatcher's preprocessing as a CUDA graph (moe_preprocess)."));
+    m_graphFullLayer = boolField(f, QStringLiteral("/training/cuda_graph_scope/full_layer"),
+        tr("CUDA graph: whole layer"),
+        tr("Replay each whole layer as a CUDA graph (full_layer); with MoE only when tokens are dropped to a "
+           "capacity factor (static shapes)."));
+    m_fields[QStringLiteral("/training/cuda_graph_scope")] = m_graphAttention;
 
     f = section(layout, tr("Parallelism"), content);
     m_autoParallel = boolField(f, QStringLiteral("#search-chooses-parallelism"), tr("Let the search choose"),
@@ -198,6 +219,9 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
         tr("Static ECMP hashing, adaptive routing or packet spraying."));
     m_lossRate = realField(f, QStringLiteral("/communication/loss_rate"), tr("Packet loss"), 0, 0.5, 6,
         tr("Packet loss probability on the fabric (go-back-N retransmission cost)."));
+    m_moeA2aOverlap = boolField(f, QStringLiteral("/communication/moe_a2a_overlap"), tr("Overlap MoE all-to-all"),
+        tr("Megatron-Core's combined-1F1B schedule hides one micro-batch's expert all-to-all behind another's "
+           "compute (--overlap-moe-expert-parallel-comm); costs host time per MoE layer with dropless routing."));
 
     // Problems about a whole section point at its first field.
     m_fields[QStringLiteral("/cluster/fabric")] = m_fabricType;
@@ -354,12 +378,19 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     m_experts->setValue(moe.experts);
     m_topK->setValue(moe.topK);
     m_expertFfn->setValue(moe.expertFfnHidden);
+    m_dropout->setChecked(m.dropout);
     const TrainingSpec& t = s.training;
     m_globalBatch->setValue(t.globalBatch);
     m_microBatch->setValue(t.microBatch);
     m_dtype->setCurrentIndex(int(t.dtype));
     m_recompute->setCurrentIndex(int(t.recompute));
     m_tokens->setValue(t.tokens / 1e12);
+    m_offloadLayers->setValue(t.activationOffloadLayers);
+    m_fp8ParamGather->setChecked(t.fp8ParamGather);
+    m_graphAttention->setChecked(t.cudaGraphScope & CudaGraphAttention);
+    m_graphRouter->setChecked(t.cudaGraphScope & CudaGraphMoeRouter);
+    m_graphPreprocess->setChecked(t.cudaGraphScope & CudaGraphMoePreprocess);
+    m_graphFullLayer->setChecked(t.cudaGraphScope & CudaGraphFullLayer);
     m_autoParallel->setChecked(!s.parallelism.has_value());
     const ParallelismSpec p = s.parallelism.value_or(ParallelismSpec { 1, 1, s.cluster.gpus });
     m_tp->setValue(p.tp);
@@ -380,6 +411,7 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     setCombo(m_algorithm, QString::fromStdString(c.algorithm));
     m_routing->setCurrentIndex(int(c.routing));
     m_lossRate->setValue(c.lossRate);
+    m_moeA2aOverlap->setChecked(c.moeA2aOverlap);
     m_loading = false;
     updateEnabled();
     showProblems(issues);
@@ -428,12 +460,19 @@ Scenario ScenarioEditor::scenario() const
         m.moe = moe;
     } else
         m.moe.reset();
+    m.dropout = m_dropout->isChecked();
     TrainingSpec& t = s.training;
     t.globalBatch = m_globalBatch->value();
     t.microBatch = m_microBatch->value();
     t.dtype = enumAt<DType>(m_dtype);
     t.recompute = enumAt<Recompute>(m_recompute);
     t.tokens = m_tokens->value() * 1e12;
+    t.activationOffloadLayers = m_offloadLayers->value();
+    t.fp8ParamGather = m_fp8ParamGather->isChecked();
+    t.cudaGraphScope = (m_graphAttention->isChecked() ? CudaGraphAttention : 0u)
+        | (m_graphRouter->isChecked() ? CudaGraphMoeRouter : 0u)
+        | (m_graphPreprocess->isChecked() ? CudaGraphMoePreprocess : 0u)
+        | (m_graphFullLayer->isChecked() ? CudaGraphFullLayer : 0u);
     if (m_autoParallel->isChecked()) {
         s.parallelism.reset();
     } else {
@@ -458,6 +497,7 @@ Scenario ScenarioEditor::scenario() const
     c.algorithm = m_algorithm->currentText().toStdString();
     c.routing = enumAt<Routing>(m_routing);
     c.lossRate = m_lossRate->value();
+    c.moeA2aOverlap = m_moeA2aOverlap->isChecked();
     return s;
 }
 
@@ -482,7 +522,7 @@ void ScenarioEditor::updateEnabled()
         w->setEnabled(type == FabricType::Dragonfly);
     m_torusDims->setEnabled(type == FabricType::Torus);
     for (QWidget* w :
-        { static_cast<QWidget*>(m_experts), static_cast<QWidget*>(m_topK), static_cast<QWidget*>(m_expertFfn) })
+        std::initializer_list<QWidget*> { m_experts, m_topK, m_expertFfn, m_graphRouter, m_graphPreprocess, m_moeA2aOverlap })
         w->setEnabled(m_moe->isChecked());
     const bool fixed = !m_autoParallel->isChecked();
     for (QWidget* w :

@@ -116,12 +116,19 @@ private:
     QSpinBox* m_experts;
     QSpinBox* m_topK;
     QSpinBox* m_expertFfn;
+    QCheckBox* m_dropout;
     // Training
     QSpinBox* m_globalBatch;
     QSpinBox* m_microBatch;
     QComboBox* m_dtype;
     QComboBox* m_recompute;
     QDoubleSpinBox* m_tokens;
+    QSpinBox* m_offloadLayers;
+    QCheckBox* m_fp8ParamGather;
+    QCheckBox* m_graphAttention;
+    QCheckBox* m_graphRouter;
+    QCheckBox* m_graphPreprocess;
+    QCheckBox* m_graphFullLayer;
     // Parallelism
     QCheckBox* m_autoParallel;
     QSpinBox* m_tp;
@@ -142,6 +149,7 @@ private:
     QComboBox* m_algorithm;
     QComboBox* m_routing;
     QDoubleSpinBox* m_lossRate;
+    QCheckBox* m_moeA2aOverlap;
 };
 
 } // namespace clusterscope::views

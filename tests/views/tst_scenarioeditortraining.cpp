@@ -1,0 +1,80 @@
+// The scenario editor's fields for the training recipe keys: model.dropout,
+// training.activation_offload_layers / fp8_param_gather / cuda_graph_scope and
+// communication.moe_a2a_overlap load from a scenario, write back to it, and say their ranges.
+
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
+#include "resources/embeddedresources.h"
+#include "views/editor/scenarioeditor.h"
+
+#include <QCheckBox>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QtTest>
+
+using namespace clusterscope::engine;
+using clusterscope::views::ScenarioEditor;
+
+class TestScenarioEditorTraining : public QObject {
+    Q_OBJECT
+
+    Catalog m_catalog;
+
+    static Scenario mixtral()
+    {
+        return *parseScenarioJson(
+            clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "mixtral");
+    }
+
+private Q_SLOTS:
+    void initTestCase() { m_catalog = *Catalog::builtin(); }
+
+    void loadAndWriteBack()
+    {
+        ScenarioEditor editor(m_catalog);
+        Scenario s = mixtral();
+        s.model.dropout = false;
+        s.training.activationOffloadLayers = 3;
+        s.training.cudaGraphScope = CudaGraphAttention | CudaGraphMoePreprocess;
+        s.communication.moeA2aOverlap = true;
+        editor.setScenario(s, {});
+        QVERIFY(editor.scenario() == s); // nothing lost or changed by loading
+        auto* dropout = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/model/dropout")));
+        auto* offload = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/training/activation_offload_layers")));
+        auto* router = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/training/cuda_graph_scope/moe_router")));
+        auto* overlap = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/communication/moe_a2a_overlap")));
+        auto* fp8Weights = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/training/fp8_param_gather")));
+        QVERIFY(dropout && offload && router && overlap && fp8Weights);
+        QVERIFY(!dropout->isChecked());
+        QCOMPARE(offload->value(), 3);
+        QVERIFY(!router->isChecked());
+        QVERIFY(overlap->isChecked() && overlap->isEnabled()); // an MoE model
+        // Edits reach the scenario and are announced.
+        QSignalSpy edits(&editor, &ScenarioEditor::edited);
+        router->setChecked(true);
+        offload->setValue(7);
+        dropout->setChecked(true);
+        fp8Weights->setChecked(true);
+        QCOMPARE(edits.count(), 4);
+        const Scenario edited = editor.scenario();
+        QCOMPARE(edited.training.cudaGraphScope,
+            unsigned(CudaGraphAttention | CudaGraphMoeRouter | CudaGraphMoePreprocess));
+        QCOMPARE(edited.training.activationOffloadLayers, 7);
+        QVERIFY(edited.model.dropout);
+        QVERIFY(edited.training.fp8ParamGather);
+        // The range is in the tooltip; the problems of the whole scope point at its first field.
+        QVERIFY(offload->toolTip().contains(QStringLiteral("100")));
+        QCOMPARE(offload->maximum(), 100000);
+        QVERIFY(editor.fieldFor(QStringLiteral("/training/cuda_graph_scope")) != nullptr);
+        // MoE-only fields are disabled for a dense model.
+        Scenario dense = s;
+        dense.model.moe.reset();
+        dense.parallelism->ep = 1;
+        editor.setScenario(dense, {});
+        QVERIFY(!overlap->isEnabled());
+        QVERIFY(!router->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestScenarioEditorTraining)
+#include "tst_scenarioeditortraining.moc"
