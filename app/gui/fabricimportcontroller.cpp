@@ -8,6 +8,7 @@
 #include "importers/ibnetdiscover/importedfabric.h"
 #include "views/fabric/fabricview.h"
 #include "views/presentation/fabricscenebuilder.h"
+#include "views/presentation/tiernames.h"
 #include "views/widgets/wrappingitemdelegate.h"
 
 #include <nlohmann/json.hpp>
@@ -181,7 +182,7 @@ namespace {
             if (line.graphLink >= 0) {
                 const FabricLink& link = g.link(LinkId(line.graphLink));
                 text += tr("<br>level %1, %2 Gb/s per direction, %3 lanes")
-                            .arg(QString::fromLatin1(toString(g.level(LinkId(line.graphLink)))))
+                            .arg(views::linkLevelLabel(g.level(LinkId(line.graphLink))))
                             .arg(double(link.gbps))
                             .arg(int(link.lanes));
                 if (link.flags & kLinkMissing)

@@ -587,7 +587,7 @@ private Q_SLOTS:
         }
         if (found) {
             const QString details = w.fabricView()->detailsText();
-            QVERIFY2(details.contains(QStringLiteral("leaf-spine")), qPrintable(details));
+            QVERIFY2(details.contains(QStringLiteral("<b>Leaf to spine</b> link")), qPrintable(details));
             QVERIFY2(details.contains(QStringLiteral("400 Gb/s")), qPrintable(details));
             QVERIFY2(details.contains(QStringLiteral("utilisation")), qPrintable(details));
             QVERIFY2(details.contains(QStringLiteral("cost $")), qPrintable(details));
