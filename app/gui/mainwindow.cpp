@@ -248,8 +248,10 @@ void MainWindow::createCentre()
     auto* showBusy = new QTimer(this);
     showBusy->setSingleShot(true);
     showBusy->setInterval(200);
+    // Only while the analysis runs: the contended ranking that follows fills one column in the
+    // background (the Strategies table shows "…" there) and must not leave "Evaluating 100%" up.
     connect(showBusy, &QTimer::timeout, this, [this] {
-        if (m_runner->isBusy())
+        if (m_runner->isAnalysing())
             m_busy->show();
     });
     connect(m_runner, &AnalysisRunner::started, this, [this, bar, showBusy] {

@@ -29,6 +29,7 @@
 #include <QLabel>
 #include <QListView>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -145,6 +146,23 @@ private Q_SLOTS:
         // The editor's fields are visible beside their labels.
         QWidget* gpus = w.editor()->fieldFor(QStringLiteral("/cluster/gpus"));
         QVERIFY(gpus && gpus->width() >= 80);
+        // Every field lies inside the editor's view (no field cut at its right edge, no sideways
+        // scrolling): a choice with long items (the NCCL net transports) elides instead of widening it.
+        auto* editorScroll = w.editor()->findChild<QScrollArea*>();
+        QVERIFY(editorScroll);
+        QVERIFY2(!editorScroll->horizontalScrollBar()->isVisible(),
+            qPrintable(QStringLiteral("editor content %1 px in a %2 px view")
+                           .arg(editorScroll->widget()->width())
+                           .arg(editorScroll->viewport()->width())));
+        for (const char* pointer : { "/cluster/gpu", "/cluster/nic/net", "/cluster/fabric/type" })
+            if (QWidget* field = w.editor()->fieldFor(QString::fromLatin1(pointer))) {
+                const QRect inView(field->mapTo(editorScroll->viewport(), QPoint(0, 0)), field->size());
+                QVERIFY2(inView.right() < editorScroll->viewport()->width(),
+                    qPrintable(QStringLiteral("%1 ends at %2 px, view %3 px")
+                                   .arg(QString::fromLatin1(pointer))
+                                   .arg(inView.right())
+                                   .arg(editorScroll->viewport()->width())));
+            }
 
         for (int i = 0; i < w.tabs()->count(); ++i) {
             w.tabs()->setCurrentIndex(i);
