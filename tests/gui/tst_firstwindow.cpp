@@ -34,6 +34,9 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QTextLayout>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
@@ -252,6 +255,7 @@ private Q_SLOTS:
         // text needs at its width (clippedLabels checks that too; this names the entries).
         const QString legendText = QString(chart->legendLabel()->text())
                                        .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
+                                       .replace(QStringLiteral("&#8288;"), QString())
                                        .replace(QStringLiteral("<br>"), QStringLiteral(" "));
         for (const QString& part : chart->legendEntries())
             QVERIFY2(legendText.contains(part.toHtmlEscaped()), qPrintable(part));
@@ -373,9 +377,25 @@ private Q_SLOTS:
                            .arg(legend->minimumSizeHint().width())));
         const QString legendText = QString(legend->text())
                                        .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
+                                       .replace(QStringLiteral("&#8288;"), QString())
                                        .replace(QStringLiteral("<br>"), QStringLiteral(" "));
         for (const QString& part : chart->legendEntries())
             QVERIFY2(legendText.contains(part.toHtmlEscaped()), qPrintable(part));
+        // No entry breaks inside, not even after the slash of "Memcpy/memset": every line of the
+        // wrapped legend, laid out at the label's width, ends between entries.
+        if (legend->wordWrap()) {
+            QTextDocument doc;
+            doc.setDefaultFont(legend->font());
+            doc.setDocumentMargin(0);
+            doc.setHtml(legend->text());
+            doc.setTextWidth(legend->contentsRect().width());
+            for (QTextBlock block = doc.begin(); block.isValid(); block = block.next())
+                for (int l = 0; block.layout() && l < block.layout()->lineCount(); ++l) {
+                    const QTextLine line = block.layout()->lineAt(l);
+                    const QString text = block.text().mid(line.textStart(), line.textLength()).trimmed();
+                    QVERIFY2(!text.endsWith(QLatin1Char('/')), qPrintable(text));
+                }
+        }
         const QRectF plot = chart->chart()->plotArea();
         QVERIFY2(plot.width() >= 160 && plot.height() >= 80,
             qPrintable(QStringLiteral("plot %1x%2").arg(plot.width()).arg(plot.height())));
