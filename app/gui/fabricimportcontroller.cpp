@@ -558,8 +558,12 @@ void FabricImportController::showFlagDock(QDockWidget* dock)
     if (!m_flagsPlaced && !dock->isVisible() && !dock->isFloating()
         && m_window.dockWidgetArea(dock) == Qt::BottomDockWidgetArea && m_window.height() < kShortWindowHeight) {
         if (auto* list = qobject_cast<QDockWidget*>(m_list->parentWidget());
-            list && list->isVisible() && !list->isFloating())
+            list && list->isVisible() && !list->isFloating()) {
             m_window.tabifyDockWidget(list, dock);
+            // Two tabs in the ~170 px column: short titles, or both are cut ("Imported f…", "Fabri…").
+            list->setWindowTitle(tr("Fabrics"));
+            dock->setWindowTitle(tr("Flags"));
+        }
     }
     const bool first = !m_flagsPlaced;
     m_flagsPlaced = true;

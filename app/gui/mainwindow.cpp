@@ -207,6 +207,9 @@ void MainWindow::createCentre()
     m_list->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::DoubleClicked);
     m_list->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_list->setMinimumWidth(140);
+    // A long name wraps onto a second line instead of hiding its end behind a sideways scroll bar.
+    m_list->setWordWrap(true);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     dock->setWidget(m_list);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { updateViews(); });

@@ -32,6 +32,7 @@
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBlock>
@@ -338,6 +339,37 @@ private Q_SLOTS:
         const QSize minimum = w.minimumSizeHint().expandedTo(w.minimumSize());
         QVERIFY2(minimum.width() <= screen.width() - 86 && minimum.height() <= screen.height() - 40,
             qPrintable(QStringLiteral("minimum %1x%2").arg(minimum.width()).arg(minimum.height())));
+
+        // The docks' tab titles are whole (a tab bar elides what does not fit: "Imported f…").
+        for (QTabBar* bar : w.findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+            if (!bar->isVisible())
+                continue;
+            for (int t = 0; t < bar->count(); ++t) {
+                const int needs = bar->fontMetrics().horizontalAdvance(bar->tabText(t));
+                QVERIFY2(bar->tabRect(t).width() >= needs + 8,
+                    qPrintable(QStringLiteral("dock tab \"%1\" %2 px wide, its text %3 px")
+                                   .arg(bar->tabText(t))
+                                   .arg(bar->tabRect(t).width())
+                                   .arg(needs)));
+            }
+        }
+        // The scenario names are whole: long ones wrap inside the list's width, none scrolls sideways.
+        QListView* list = w.scenarioList();
+        QVERIFY(!list->horizontalScrollBar()->isVisible());
+        for (int r = 0; r < list->model()->rowCount(); ++r) {
+            const QModelIndex index = list->model()->index(r, 0);
+            const QRect rect = list->visualRect(index);
+            const QString name = index.data().toString();
+            QVERIFY2(rect.right() < list->viewport()->width(), qPrintable(name));
+            const QRect needs = list->fontMetrics().boundingRect(
+                QRect(0, 0, rect.width() - 6, 1000), Qt::TextWordWrap, name); // less the item margins
+            QVERIFY2(rect.height() >= needs.height(),
+                qPrintable(QStringLiteral("%1: row %2 px tall, its text %3 px at %4 px")
+                               .arg(name)
+                               .arg(rect.height())
+                               .arg(needs.height())
+                               .arg(rect.width())));
+        }
 
         // The example run is not stored (the project has no file yet): no empty stored-runs list
         // takes the run's width.
