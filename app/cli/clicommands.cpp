@@ -47,14 +47,19 @@ namespace {
             "  --no-fabric        skip routing on the fabric (no contention feedback)\n"
             "  --catalog DIR      use the catalog JSON files in DIR\n",
             runEvaluateCommand },
-        { "search", "FILE [--top K] [--json] [--calibration FILE | --project P] [--catalog DIR]",
+        { "search", "FILE [--top K] [--json] [--no-fabric] [--calibration FILE | --project P] [--catalog DIR]",
             "Search every training strategy exhaustively; rank them and give the Pareto front.",
             "Enumerates TP, PP, virtual stages, DP, CP (ring and Ulysses), EP, micro-batch, ZeRO stage and\n"
             "recomputation; drops invalid strategies and those that do not fit in GPU memory; prints the\n"
             "K fastest (default 10) and the Pareto front of iteration time, memory per GPU and cost.\n"
+            "The ranking is on the model's time without fabric contention; the first 5 are also timed with\n"
+            "contention (each one's traffic routed on the scenario's fabric, as evaluate times a strategy):\n"
+            "the GUI's Strategies columns \"Iteration, no contention (s)\" and \"With contention (s)\".\n"
             "Exit 1 when no strategy fits.\n"
             "  --top K            strategies to rank (default 10)\n"
-            "  --json             machine-readable output: ranked and pareto, each with the evaluate fields\n"
+            "  --json             machine-readable output: ranked and pareto, each with the evaluate fields;\n"
+            "                     the first ranked also with iteration_seconds_with_contention\n"
+            "  --no-fabric        skip the fabric (no time with contention)\n"
             "  --calibration FILE use a collective calibration (import-nccl-tests --save-calibration)\n"
             "  --project P        use the calibration stored in project P (import-nccl-tests --project)\n"
             "  --catalog DIR      use the catalog JSON files in DIR\n",

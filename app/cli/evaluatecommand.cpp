@@ -2,6 +2,7 @@
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
 #include "engine/analysis/fabriccontention.h"
+#include "engine/analysis/linkleveltext.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/fabric/pricebook.h"
 #include "engine/training/computecalibration.h"
@@ -161,11 +162,11 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
                << fixed(load.uncontendedIterationSeconds, 3) << " s without contention\n";
         if (haveBusiest) {
             io.out << "  busiest link  " << describeUtilisation(busiest.utilisation) << " over an iteration ("
-                   << toString(busiest.level) << ")\n";
+                   << linkLevelText(busiest.level) << ")\n";
             if (busiest.level == LinkLevel::Internal)
                 if (const auto network = busiestNetworkLink(a.fabric->graph, load.linkUtilisation))
                     io.out << "  busiest network link  " << describeUtilisation(network->utilisation) << " ("
-                           << toString(network->level) << ")\n";
+                           << linkLevelText(network->level) << ")\n";
         }
     } else if (a.fabric) {
         io.out << "  fabric        traffic not routed: " << load.error << "\n";

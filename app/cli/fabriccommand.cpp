@@ -1,6 +1,7 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
+#include "engine/analysis/linkleveltext.h"
 #include "engine/core/atomicfile.h"
 #include "engine/fabric/bisection.h"
 #include "engine/fabric/fabricbom.h"
@@ -150,13 +151,26 @@ int runFabricCommand(const std::vector<std::string>& args, CliIo io)
            << " GPUs on " << design->hosts << " nodes, " << design->tiers << " tier(s)";
     if (design->scalableUnits)
         io.out << ", " << design->scalableUnits << " scalable units";
-    io.out << "\n  switches: " << tierCount(0) << " leaf, " << tierCount(1) << " spine, " << tierCount(2) << " core ("
-           << (design->switchModel.empty() ? "none" : design->switchModel) << ")\n";
-    io.out << "  cables: " << g.countLinks(engine::LinkLevel::NodeLeaf) << " node-leaf, "
-           << g.countLinks(engine::LinkLevel::LeafSpine) << " leaf-spine, "
-           << g.countLinks(engine::LinkLevel::SpineCore) << " spine-core";
-    if (const auto other = g.countLinks(engine::LinkLevel::Other))
-        io.out << ", " << other << " other";
+    // Switches per tier, naming only the tiers the fabric has (the JSON keeps every key, 0 when absent).
+    io.out << "\n  switches:";
+    const char* between = " ";
+    for (int t = 0; t < static_cast<int>(tiers.size()); ++t)
+        if (tierCount(t) > 0) {
+            io.out << between << tierCount(t) << " " << engine::tierName(t);
+            between = ", ";
+        }
+    if (between[0] == ' ' && between[1] == 0)
+        io.out << " none";
+    io.out << " (" << (design->switchModel.empty() ? "none" : design->switchModel) << ")\n";
+    // Cables per tier boundary, in the report's words; a boundary the fabric lacks is not named.
+    io.out << "  cables:";
+    const char* separator = " ";
+    for (const engine::LinkLevel level : { engine::LinkLevel::NodeLeaf, engine::LinkLevel::LeafSpine,
+             engine::LinkLevel::SpineCore, engine::LinkLevel::Other })
+        if (const auto n = g.countLinks(level); n > 0 || level == engine::LinkLevel::NodeLeaf) {
+            io.out << separator << n << " " << engine::linkLevelText(level);
+            separator = ", ";
+        }
     io.out << "\n  by medium:";
     for (const auto& [medium, n] : bom->cablesByMedium)
         io.out << " " << medium << " " << n << ";";

@@ -2,6 +2,7 @@
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
 #include "app/cli/telemetryfollow.h"
+#include "engine/analysis/linkleveltext.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/core/atomicfile.h"
 #include "engine/fabric/fabricbuilder.h"
@@ -135,7 +136,7 @@ namespace {
         o << "utilisation (average of links / p99 of averages / largest 1-interval peak; guideline: average 60-80%, "
              "peaks < 95%):\n";
         for (const auto& t : r.tiers)
-            o << "  " << engine::toString(t.level) << (t.direction == 0 ? " up  " : " down") << "  " << t.links
+            o << "  " << engine::linkLevelText(t.level) << (t.direction == 0 ? " up  " : " down") << "  " << t.links
               << " links  avg " << pct(t.average) << "  p99 " << pct(t.p99OfAverages) << "  peak " << pct(t.peak)
               << "  avg>80%: " << t.above80 << "  peak>=95%: " << t.peaksAbove95 << "\n";
         o << r.period.message << "\n";
@@ -361,9 +362,9 @@ int runTelemetryCommand(const std::vector<std::string>& args, CliIo io)
             io.out << "measured vs modelled (per link the busier direction; measured over the window, modelled over "
                       "one iteration):\n";
             for (const auto& t : engine::compareMeasuredWithModelled(graph, report, *modelled))
-                io.out << "  " << engine::toString(t.level) << "  " << t.links << " links  measured " << pct(t.measured)
-                       << "  modelled " << pct(t.modelled) << "  mean |difference| " << pct(t.meanAbsoluteDifference)
-                       << "\n";
+                io.out << "  " << engine::linkLevelText(t.level) << "  " << t.links << " links  measured "
+                       << pct(t.measured) << "  modelled " << pct(t.modelled) << "  mean |difference| "
+                       << pct(t.meanAbsoluteDifference) << "\n";
             if (!modelledError.empty())
                 io.out << "  model: " << modelledError << "\n";
         }

@@ -13,10 +13,7 @@
 namespace clusterscope::app {
 
 namespace {
-    struct Outcome {
-        engine::ScenarioAnalysis analysis;
-        std::vector<engine::TrainingEstimate> rankedWithContention;
-    };
+    using Ranked = std::vector<engine::TrainingEstimate>;
 }
 
 AnalysisRunner::AnalysisRunner(const engine::Catalog& catalog, const engine::PriceBook& prices, QObject* parent)
@@ -32,7 +29,11 @@ AnalysisRunner::~AnalysisRunner()
     // Workers capture the catalog and price book by reference: stop them and block until they
     // are done, without running the event loop (we may be inside a widget's destructor).
     m_stop.request_stop();
-    for (auto* watcher : findChildren<QFutureWatcher<Outcome>*>()) {
+    for (auto* watcher : findChildren<QFutureWatcher<engine::ScenarioAnalysis>*>()) {
+        watcher->disconnect(this);
+        watcher->future().waitForFinished();
+    }
+    for (auto* watcher : findChildren<QFutureWatcher<Ranked>*>()) {
         watcher->disconnect(this);
         watcher->future().waitForFinished();
     }
@@ -81,19 +82,25 @@ void AnalysisRunner::request(
             Qt::QueuedConnection);
     };
 
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation] {
+    auto* watcher = new QFutureWatcher<engine::ScenarioAnalysis>(this);
+    connect(watcher, &QFutureWatcher<engine::ScenarioAnalysis>::finished, this, [this, watcher, generation, scenario] {
         --m_running;
-        Outcome result = watcher->result();
+        engine::ScenarioAnalysis result = watcher->result();
         watcher->deleteLater();
-        if (generation != m_generation || result.analysis.cancelled) {
+        if (generation != m_generation || result.cancelled) {
             if (generation == m_generation)
                 Q_EMIT cancelled();
             return;
         }
-        m_latest = std::make_shared<const engine::ScenarioAnalysis>(std::move(result.analysis));
-        m_rankedWithContention = std::move(result.rankedWithContention);
+        m_latest = std::make_shared<const engine::ScenarioAnalysis>(std::move(result));
+        m_rankedWithContention.clear();
+        // Counted before finished() so that its handlers already see the ranking as pending.
+        const bool rank = m_latest->search && !m_latest->search->ranked.empty() && m_latest->load.routed;
+        if (rank)
+            ++m_ranking;
         Q_EMIT finished(m_latest);
+        if (rank)
+            startRanking(scenario, generation);
     });
     const engine::Catalog& catalog = m_catalog;
     const engine::PriceBook& prices = m_prices;
@@ -101,18 +108,34 @@ void AnalysisRunner::request(
     const std::shared_ptr<const engine::CollectiveCalibration> calibration = m_calibration;
     watcher->setFuture(QtConcurrent::run([scenario, &catalog, &prices, options, calibration]() mutable {
         options.calibration = calibration.get();
-        Outcome out;
-        out.analysis = engine::analyseScenario(scenario, catalog, prices, options);
-        out.rankedWithContention = engine::rankedWithContention(scenario, out.analysis, kContendedRanked, options.stop);
-        if (options.stop.stop_requested())
-            out.analysis.cancelled = true;
-        return out;
+        return engine::analyseScenario(scenario, catalog, prices, options);
+    }));
+}
+
+void AnalysisRunner::startRanking(const engine::Scenario& scenario, quint64 generation)
+{
+    // m_ranking was counted by the caller. The worker shares the delivered analysis (immutable) and
+    // the stop token of its request: a newer request cancels it.
+    auto* watcher = new QFutureWatcher<Ranked>(this);
+    connect(watcher, &QFutureWatcher<Ranked>::finished, this, [this, watcher, generation] {
+        --m_ranking;
+        Ranked ranked = watcher->result();
+        watcher->deleteLater();
+        if (generation != m_generation)
+            return;
+        m_rankedWithContention = std::move(ranked);
+        Q_EMIT rankedWithContentionFinished();
+    });
+    const std::shared_ptr<const engine::ScenarioAnalysis> analysis = m_latest;
+    const std::stop_token stop = m_stop.get_token();
+    watcher->setFuture(QtConcurrent::run([scenario, analysis, stop] {
+        return engine::rankedWithContention(scenario, *analysis, kContendedRanked, stop);
     }));
 }
 
 void AnalysisRunner::cancel()
 {
-    if (m_running == 0)
+    if (!isBusy())
         return;
     m_stop.request_stop();
     ++m_generation; // whatever is running now is superseded
@@ -121,7 +144,7 @@ void AnalysisRunner::cancel()
 
 void AnalysisRunner::waitUntilIdle()
 {
-    while (m_running > 0)
+    while (isBusy())
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
 }
 

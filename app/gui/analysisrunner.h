@@ -1,9 +1,13 @@
 #pragma once
 
-// Runs engine::analyseScenario on a worker thread (QtConcurrent). The newest request wins: a new
-// request cancels the running one through its stop token, and results of superseded requests are
-// dropped. Progress and results are delivered on the GUI thread, progress throttled to ~20 Hz.
+// Runs engine::analyseScenario on a worker thread (QtConcurrent), then, on a second worker, the
+// search's fastest strategies with the contention of their own traffic (engine::rankedWithContention):
+// the views get the analysis first (finished) and fill the "With contention" times when they come
+// (rankedWithContentionFinished). The newest request wins: a new request cancels the running work
+// through its stop token, and results of superseded requests are dropped. Progress and results are
+// delivered on the GUI thread, progress throttled to ~20 Hz.
 
+#include "engine/analysis/contendedranking.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/scenario/scenario.h"
 #include "engine/training/computecalibration.h"
@@ -42,23 +46,32 @@ public:
     /// (validation runs once per edit).
     void request(
         const engine::Scenario& scenario, std::optional<std::vector<engine::ValidationIssue>> issues = std::nullopt);
-    /// Cancels the running analysis (nothing is delivered for it).
+    /// Cancels the running analysis and contended ranking (nothing is delivered for them).
     void cancel();
-    bool isBusy() const { return m_running > 0; }
-    /// Blocks (processing events) until no analysis is running; for tests and batch export.
+    /// An analysis or its contended ranking is running.
+    bool isBusy() const { return m_running > 0 || m_ranking > 0; }
+    /// The analysis is running (the contended ranking may follow it).
+    bool isAnalysing() const { return m_running > 0; }
+    /// latest() was delivered and its contended ranking is still being computed.
+    bool isRankingWithContention() const { return m_ranking > 0; }
+    /// Blocks (processing events) until neither an analysis nor a contended ranking is running; for
+    /// tests and batch export.
     void waitUntilIdle();
 
     /// The newest finished analysis (null before the first).
     std::shared_ptr<const engine::ScenarioAnalysis> latest() const { return m_latest; }
     /// The first kContendedRanked strategies of latest()'s search with the contention of their own
-    /// traffic (engine::rankedWithContention): what the tabs show once one is applied.
+    /// traffic (engine::rankedWithContention): what the tabs show once one is applied. Empty from
+    /// finished() until rankedWithContentionFinished() (and when there is no search or routed fabric).
     const std::vector<engine::TrainingEstimate>& rankedWithContention() const { return m_rankedWithContention; }
-    static constexpr std::size_t kContendedRanked = 5;
+    static constexpr std::size_t kContendedRanked = engine::kContendedRankedCount;
 
 Q_SIGNALS:
     void started();
     void progress(double fraction);
     void finished(std::shared_ptr<const engine::ScenarioAnalysis> analysis);
+    /// rankedWithContention() now holds the contended ranking of latest() (after finished()).
+    void rankedWithContentionFinished();
     void cancelled();
 
 private:
@@ -67,6 +80,8 @@ private:
     std::stop_source m_stop;
     quint64 m_generation = 0;
     int m_running = 0;
+    int m_ranking = 0;
+    void startRanking(const engine::Scenario& scenario, quint64 generation);
     std::shared_ptr<const engine::ScenarioAnalysis> m_latest;
     std::vector<engine::TrainingEstimate> m_rankedWithContention;
     std::shared_ptr<const engine::CollectiveCalibration> m_calibration;

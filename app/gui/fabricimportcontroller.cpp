@@ -8,6 +8,7 @@
 #include "importers/ibnetdiscover/importedfabric.h"
 #include "views/fabric/fabricview.h"
 #include "views/presentation/fabricscenebuilder.h"
+#include "views/presentation/tiernames.h"
 #include "views/widgets/wrappingitemdelegate.h"
 
 #include <nlohmann/json.hpp>
@@ -181,7 +182,7 @@ namespace {
             if (line.graphLink >= 0) {
                 const FabricLink& link = g.link(LinkId(line.graphLink));
                 text += tr("<br>level %1, %2 Gb/s per direction, %3 lanes")
-                            .arg(QString::fromLatin1(toString(g.level(LinkId(line.graphLink)))))
+                            .arg(views::linkLevelLabel(g.level(LinkId(line.graphLink))))
                             .arg(double(link.gbps))
                             .arg(int(link.lanes));
                 if (link.flags & kLinkMissing)
@@ -557,8 +558,12 @@ void FabricImportController::showFlagDock(QDockWidget* dock)
     if (!m_flagsPlaced && !dock->isVisible() && !dock->isFloating()
         && m_window.dockWidgetArea(dock) == Qt::BottomDockWidgetArea && m_window.height() < kShortWindowHeight) {
         if (auto* list = qobject_cast<QDockWidget*>(m_list->parentWidget());
-            list && list->isVisible() && !list->isFloating())
+            list && list->isVisible() && !list->isFloating()) {
             m_window.tabifyDockWidget(list, dock);
+            // Two tabs in the ~170 px column: short titles, or both are cut ("Imported f…", "Fabri…").
+            list->setWindowTitle(tr("Fabrics"));
+            dock->setWindowTitle(tr("Flags"));
+        }
     }
     const bool first = !m_flagsPlaced;
     m_flagsPlaced = true;

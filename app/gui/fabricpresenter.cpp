@@ -1,5 +1,6 @@
 #include "app/gui/fabricpresenter.h"
 
+#include "engine/analysis/contendedranking.h"
 #include "engine/analysis/fabriccontention.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/catalog/catalog.h"
@@ -47,7 +48,7 @@ namespace {
         const auto name = [&](int sceneNode) {
             return QString::fromStdString(scene.nodes[std::size_t(sceneNode)].label).toHtmlEscaped();
         };
-        const QString level = QString::fromLatin1(toString(g.level(id))).replace(QLatin1Char('_'), QLatin1Char('-'));
+        const QString level = views::capitalised(views::linkLevelLabel(g.level(id)));
         QString text = tr("<b>%1</b> link: %2 – %3").arg(level, name(line.from), name(line.to));
         if (line.members > 1)
             text += tr("<br>%1 parallel cables (the busiest shown)").arg(line.members);
@@ -148,8 +149,8 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
             // Inside a server: the network's own busiest link below it (as the report says it).
             if (busiest->level == engine::LinkLevel::Internal)
                 if (const auto network = engine::busiestNetworkLink(design.graph, analysis.load.linkUtilisation))
-                    title += " (inside a server)\nbusiest network link: "
-                        + engine::describeUtilisation(network->utilisation) + " ("
+                    title += " (" + views::linkLevelLabel(busiest->level).toStdString()
+                        + ")\nbusiest network link: " + engine::describeUtilisation(network->utilisation) + " ("
                         + views::linkLevelLabel(network->level).toStdString() + ")";
         }
         view.setSceneFactory([shared, title](views::SceneLayout layout) {
@@ -167,8 +168,71 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
         bomView.setEmptyState(tr("No bill of materials:\n%1").arg(QString::fromStdString(analysis.bomError)));
 }
 
+namespace {
+
+    /// The breakdown chart: the current (or best valid) strategy beside the search's fastest, those
+    /// with the contention of their traffic once computed.
+    void presentBreakdown(views::BreakdownChart& chart, const engine::ScenarioAnalysis& analysis,
+        const std::vector<engine::TrainingEstimate>& rankedWithContention, bool contendedPending)
+    {
+        const bool fallback = !analysis.invalidStrategy.empty();
+        // The chart's ranked bars with the contention their traffic meets, as the current one, when
+        // they were computed (the first AnalysisRunner::kContendedRanked strategies).
+        std::optional<engine::SearchResult> contended;
+        if (analysis.search && !rankedWithContention.empty()) {
+            contended = *analysis.search;
+            const std::size_t n = std::min(rankedWithContention.size(), contended->ranked.size());
+            std::copy_n(rankedWithContention.begin(), n, contended->ranked.begin());
+            contended->ranked.resize(n);
+        }
+        // While they are computed the chart shows the current strategy alone: a ranked bar never
+        // changes its time in front of the user.
+        const engine::SearchResult* ranked = contended ? &*contended
+            : analysis.search && !contendedPending     ? &*analysis.search
+                                                       : nullptr;
+        chart.setBreakdowns(views::BreakdownChart::fromEstimates(
+            *analysis.estimate, ranked, 4, fallback ? tr("Best valid") : QString()));
+        // Calibrated or not is said beside the iteration time, as the CLI and the report say it.
+        const std::string from = analysis.evaluator
+            ? engine::computeCalibrationSource(analysis.evaluator->scenario().computeCalibration)
+            : std::string();
+        // The source's first words fit a chart title ("run "x"" of "run "x" (median compute time ...)");
+        // the chart's tooltip has the whole source.
+        const QString source = QString::fromStdString(from);
+        const QString calibrated = from.empty()
+            ? QString()
+            : tr(" — compute calibrated from %1").arg(source.section(QStringLiteral(" ("), 0, 0));
+        chart.setToolTip(from.empty() ? QString() : tr("Compute model calibrated from %1").arg(source));
+        // The current bar includes the contention of its traffic routed on the fabric; the ranked
+        // bars are the search's times without it (as the Strategies table's header says).
+        const bool anyRanked = analysis.search && !analysis.search->ranked.empty();
+        const QString withContention = contended ? tr("<br>every bar with the fabric contention of its traffic")
+            : contendedPending                   ? tr("<br>the fastest strategies with fabric contention: computing")
+            : anyRanked && analysis.load.routed && analysis.load.uncontendedIterationSeconds > 0
+            ? tr("<br>%1 with fabric contention, ranked strategies (#) without it")
+                  .arg(fallback ? tr("Best valid") : tr("Current"))
+            : QString();
+        chart.setTitle(fallback
+                ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
+                    + calibrated + withContention
+                : calibrated.isEmpty() && withContention.isEmpty()
+                ? QString()
+                : tr("Iteration breakdown") + calibrated + withContention);
+    }
+
+    std::vector<double> iterationSeconds(const std::vector<engine::TrainingEstimate>& estimates)
+    {
+        std::vector<double> seconds;
+        for (const engine::TrainingEstimate& e : estimates)
+            seconds.push_back(e.iterationSeconds);
+        return seconds;
+    }
+
+} // namespace
+
 void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strategies, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis, const std::vector<engine::TrainingEstimate>& rankedWithContention)
+    const engine::ScenarioAnalysis& analysis, const std::vector<engine::TrainingEstimate>& rankedWithContention,
+    bool contendedPending)
 {
     QString why;
     if (!analysis.issues.empty())
@@ -188,55 +252,17 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
                   .arg(fallback ? tr("\"Best valid\"") : tr("\"Current\""))
                   .arg(analysis.estimate->iterationSeconds, 0, 'f', 3)
                   .arg(analysis.load.uncontendedIterationSeconds, 0, 'f', 3);
-    // The chart's ranked bars with the contention their traffic meets, as the current one, when
-    // they were computed (the first AnalysisRunner::kContendedRanked strategies).
-    std::optional<engine::SearchResult> contended;
-    if (analysis.search && !rankedWithContention.empty()) {
-        contended = *analysis.search;
-        const std::size_t n = std::min(rankedWithContention.size(), contended->ranked.size());
-        std::copy_n(rankedWithContention.begin(), n, contended->ranked.begin());
-        contended->ranked.resize(n);
-    }
-    if (analysis.estimate) {
-        chart.setBreakdowns(views::BreakdownChart::fromEstimates(*analysis.estimate,
-            contended             ? &*contended
-                : analysis.search ? &*analysis.search
-                                  : nullptr,
-            4, fallback ? tr("Best valid") : QString()));
-        // Calibrated or not is said beside the iteration time, as the CLI and the report say it.
-        const std::string from = analysis.evaluator
-            ? engine::computeCalibrationSource(analysis.evaluator->scenario().computeCalibration)
-            : std::string();
-        // The source's first words fit a chart title ("run "x"" of "run "x" (median compute time ...)");
-        // the chart's tooltip has the whole source.
-        const QString source = QString::fromStdString(from);
-        const QString calibrated = from.empty()
-            ? QString()
-            : tr(" — compute calibrated from %1").arg(source.section(QStringLiteral(" ("), 0, 0));
-        chart.setToolTip(from.empty() ? QString() : tr("Compute model calibrated from %1").arg(source));
-        // The current bar includes the contention of its traffic routed on the fabric; the ranked
-        // bars are the search's times without it (as the Strategies table's header says).
-        const bool ranked = analysis.search && !analysis.search->ranked.empty();
-        const QString withContention = contended ? tr("<br>every bar with the fabric contention of its traffic")
-            : ranked && analysis.load.routed && analysis.load.uncontendedIterationSeconds > 0
-            ? tr("<br>%1 with fabric contention, ranked strategies (#) without it")
-                  .arg(fallback ? tr("Best valid") : tr("Current"))
-            : QString();
-        chart.setTitle(fallback
-                ? tr("Iteration breakdown: the scenario's strategy cannot run, the best valid one is shown")
-                    + calibrated + withContention
-                : calibrated.isEmpty() && withContention.isEmpty()
-                ? QString()
-                : tr("Iteration breakdown") + calibrated + withContention);
-    } else {
+    if (analysis.estimate)
+        presentBreakdown(chart, analysis, rankedWithContention, contendedPending);
+    else
         chart.setEmptyState(why);
-    }
     if (analysis.search) {
         strategies.setResult(*analysis.search, QString::fromStdString(scenario.name));
-        std::vector<double> seconds;
-        for (const engine::TrainingEstimate& e : rankedWithContention)
-            seconds.push_back(e.iterationSeconds);
-        strategies.model()->setContendedSeconds(std::move(seconds));
+        if (contendedPending && rankedWithContention.empty())
+            strategies.model()->setContendedPending(
+                int(std::min(engine::kContendedRankedCount, analysis.search->ranked.size())));
+        else
+            strategies.model()->setContendedSeconds(iterationSeconds(rankedWithContention));
         QString notice;
         if (fallback)
             notice = tr("The scenario's strategy cannot run (%1). The other tabs show the best valid strategy below.")
@@ -251,6 +277,15 @@ void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strate
         strategies.setEmptyState(why.isEmpty() ? tr("No search was run.") : why);
         strategies.setNotice({});
     }
+}
+
+void presentRankedWithContention(views::BreakdownChart& chart, views::StrategiesView& strategies,
+    const engine::ScenarioAnalysis& analysis, const std::vector<engine::TrainingEstimate>& rankedWithContention)
+{
+    if (analysis.estimate)
+        presentBreakdown(chart, analysis, rankedWithContention, false);
+    if (analysis.search)
+        strategies.model()->setContendedSeconds(iterationSeconds(rankedWithContention));
 }
 
 void presentTraffic(

@@ -33,8 +33,16 @@ void presentFabric(views::FabricView& view, views::BomView& bomView, const engin
 /// search's best) and the ranked strategies; the engine's message when there is none.
 /// `rankedWithContention`: the first ranked strategies with fabric contention
 /// (AnalysisRunner::rankedWithContention): the chart's bars and the table's "With contention" column.
+/// `contendedPending`: they are still being computed (the column shows "…", the chart the current
+/// strategy alone) until presentRankedWithContention.
 void presentTraining(views::BreakdownChart& chart, views::StrategiesView& strategies, const engine::Scenario& scenario,
-    const engine::ScenarioAnalysis& analysis, const std::vector<engine::TrainingEstimate>& rankedWithContention = {});
+    const engine::ScenarioAnalysis& analysis, const std::vector<engine::TrainingEstimate>& rankedWithContention = {},
+    bool contendedPending = false);
+
+/// Fills in what presentTraining left pending: the chart's ranked bars and the table's "With
+/// contention" column, keeping the table's rows (and the user's selection).
+void presentRankedWithContention(views::BreakdownChart& chart, views::StrategiesView& strategies,
+    const engine::ScenarioAnalysis& analysis, const std::vector<engine::TrainingEstimate>& rankedWithContention);
 
 /// Shows the iteration's GPU-pair traffic in the heatmap (the engine's message when there is none).
 void presentTraffic(

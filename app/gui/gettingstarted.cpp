@@ -29,8 +29,11 @@ click anything for its details.</li>
 link class, zoom with the wheel.</li>
 <li><b>Iteration breakdown</b>: where one iteration's time goes, the current strategy beside the
 fastest ones the search found.</li>
-<li><b>Strategies</b>: every valid strategy ranked; select one and <i>Apply to scenario</i>. When the
-scenario's own strategy cannot run, <i>Apply the best valid strategy</i> fixes it in one click.</li>
+<li><b>Strategies</b>: every valid strategy ranked by its iteration time without fabric contention; the
+fastest five also <i>with contention</i> (their traffic routed on the fabric: the time the other tabs
+show once it is applied, as <code>clusterscope-cli search</code> prints it). Select one and <i>Apply to
+scenario</i>. When the scenario's own strategy cannot run, <i>Apply the best valid strategy</i> fixes it
+in one click.</li>
 <li><b>Bill of materials</b>: switches, NICs, cables and optics with their prices and sources; CSV export.</li>
 <li><b>Runs</b>: imported profiler traces (File &gt; Import Traces, Ctrl+T): per-rank breakdown,
 stragglers, collectives with their bandwidth, timeline and measured traffic.

@@ -10,6 +10,7 @@
 #include "views/fabric/fabricview.h"
 #include "views/live/liveview.h"
 #include "views/presentation/fabricscenebuilder.h"
+#include "views/presentation/tiernames.h"
 
 #include <QDateTime>
 #include <QFutureWatcher>
@@ -324,7 +325,7 @@ void LiveController::present()
             row.link = int(id);
             row.direction = dir;
             row.name = QString::fromStdString(engine::linkName(g, id));
-            row.tier = QString::fromLatin1(engine::toString(g.level(id)));
+            row.tier = views::linkLevelLabel(g.level(id));
             row.average = u.average;
             row.p99 = u.p99;
             row.peak = u.peak;
@@ -355,7 +356,7 @@ void LiveController::present()
     QStringList tiers;
     for (const auto& t : engine::compareMeasuredWithModelled(g, r, s.modelled))
         tiers << tr("%1 %2 % (model %3 %)")
-                     .arg(QString::fromLatin1(engine::toString(t.level)))
+                     .arg(views::linkLevelLabel(t.level))
                      .arg(t.measured * 100, 0, 'f', 1)
                      .arg(t.modelled * 100, 0, 'f', 1);
     if (!tiers.isEmpty())
@@ -441,7 +442,7 @@ void LiveController::chart(int link, int direction)
     d.linkLabel = QString::fromStdString(engine::linkName(g, engine::LinkId(link)))
         + (direction == 0 ? tr(" (up)") : tr(" (down)"));
     const engine::LinkLevel level = g.level(engine::LinkId(link));
-    d.tierLabel = QString::fromLatin1(engine::toString(level)) + (direction == 0 ? tr(" up") : tr(" down"));
+    d.tierLabel = views::linkLevelLabel(level) + (direction == 0 ? tr(" up") : tr(" down"));
     for (const auto& t : s.tiers)
         if (t.level == level && t.direction == direction) {
             d.tierAverage = t.average.values;

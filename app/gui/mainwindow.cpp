@@ -28,6 +28,7 @@
 #include "views/heatmap/trafficheatmapwidget.h"
 #include "views/live/liveview.h"
 #include "views/models/scenariolistmodel.h"
+#include "views/models/strategytablemodel.h"
 #include "views/runs/runlistmodel.h"
 #include "views/runs/runsview.h"
 #include "views/strategies/strategiesview.h"
@@ -206,6 +207,9 @@ void MainWindow::createCentre()
     m_list->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::DoubleClicked);
     m_list->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_list->setMinimumWidth(140);
+    // A long name wraps onto a second line instead of hiding its end behind a sideways scroll bar.
+    m_list->setWordWrap(true);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     dock->setWidget(m_list);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { updateViews(); });
@@ -247,8 +251,10 @@ void MainWindow::createCentre()
     auto* showBusy = new QTimer(this);
     showBusy->setSingleShot(true);
     showBusy->setInterval(200);
+    // Only while the analysis runs: the contended ranking that follows fills one column in the
+    // background (the Strategies table shows "…" there) and must not leave "Evaluating 100%" up.
     connect(showBusy, &QTimer::timeout, this, [this] {
-        if (m_runner->isBusy())
+        if (m_runner->isAnalysing())
             m_busy->show();
     });
     connect(m_runner, &AnalysisRunner::started, this, [this, bar, showBusy] {
@@ -265,11 +271,19 @@ void MainWindow::createCentre()
         m_busy->hide();
         m_strategies->setBusy(false);
         statusBar()->showMessage(tr("Evaluation cancelled"), 3000);
+        m_strategies->model()->setContendedPending(0); // no "…" left waiting for a cancelled ranking
     });
     connect(m_runner, &AnalysisRunner::finished, this, [this] {
         m_busy->hide();
         m_strategies->setBusy(false);
         showAnalysis();
+    });
+    // The fastest strategies with contention come after the analysis: fill them in where they are
+    // shown now (keeping the table's rows and selection); a hidden tab takes them when shown.
+    connect(m_runner, &AnalysisRunner::rankedWithContentionFinished, this, [this] {
+        const auto analysis = m_runner->latest();
+        if (analysis && !(m_stale & kStaleTraining))
+            presentRankedWithContention(*m_breakdown, *m_strategies, *analysis, m_runner->rankedWithContention());
     });
 }
 
@@ -596,7 +610,8 @@ void MainWindow::presentVisible()
         m_stale &= ~kStaleFabric;
     }
     if ((m_stale & kStaleTraining) && (visible == m_breakdown || visible == m_strategies)) {
-        presentTraining(*m_breakdown, *m_strategies, s, *analysis, m_runner->rankedWithContention());
+        presentTraining(*m_breakdown, *m_strategies, s, *analysis, m_runner->rankedWithContention(),
+            m_runner->isRankingWithContention());
         m_stale &= ~kStaleTraining;
     }
     if ((m_stale & kStaleTraffic) && visible == m_traffic) {

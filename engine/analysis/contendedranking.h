@@ -12,6 +12,10 @@
 
 namespace clusterscope::engine {
 
+/// How many of the search's fastest strategies every front end times with contention (the GUI's
+/// Strategies "With contention (s)" column, `clusterscope-cli search`): one count, one list.
+inline constexpr std::size_t kContendedRankedCount = 5;
+
 struct Scenario;
 struct ScenarioAnalysis;
 

@@ -170,6 +170,34 @@ private Q_SLOTS:
         }
         QVERIFY(!o.value(QStringLiteral("pareto")).toArray().isEmpty());
         QVERIFY(o.value(QStringLiteral("candidates")).toDouble() >= o.value(QStringLiteral("valid")).toDouble());
+        // The first five also with the contention of their traffic routed on the fabric (never faster).
+        const QJsonObject fabric = o.value(QStringLiteral("fabric_contention")).toObject();
+        QCOMPARE(fabric.value(QStringLiteral("ranked_with_contention")).toInt(), 5);
+        QVERIFY(!fabric.contains(QStringLiteral("error")));
+        for (const QJsonValue& v : ranked) {
+            const QJsonObject e = v.toObject();
+            QVERIFY(e.contains(QStringLiteral("iteration_seconds_with_contention")));
+            QVERIFY(e.value(QStringLiteral("iteration_seconds_with_contention")).toDouble()
+                >= e.value(QStringLiteral("iteration_seconds")).toDouble());
+        }
+        // The Llama example's #1 is several times slower with contention (static ECMP on its fabric).
+        const QJsonObject first = ranked.first().toObject();
+        QVERIFY(first.value(QStringLiteral("iteration_seconds_with_contention")).toDouble()
+            > 1.5 * first.value(QStringLiteral("iteration_seconds")).toDouble());
+    }
+
+    // Without the fabric there is no contended time, and the JSON says why.
+    void searchNoFabric()
+    {
+        const Run r = runCli({ QStringLiteral("search"), example("llama3-70b-1024-h100.json"), QStringLiteral("--top"),
+            QStringLiteral("7"), QStringLiteral("--json"), QStringLiteral("--no-fabric") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = parse(r.out);
+        const QJsonObject fabric = o.value(QStringLiteral("fabric_contention")).toObject();
+        QCOMPARE(fabric.value(QStringLiteral("ranked_with_contention")).toInt(), 0);
+        QVERIFY(fabric.value(QStringLiteral("error")).toString().contains(QStringLiteral("--no-fabric")));
+        for (const QJsonValue& v : o.value(QStringLiteral("ranked")).toArray())
+            QVERIFY(!v.toObject().contains(QStringLiteral("iteration_seconds_with_contention")));
     }
 
     void errors_data()
@@ -191,14 +219,45 @@ private Q_SLOTS:
         QTest::addRow("unknown option") << QStringList { QStringLiteral("search"), llama, QStringLiteral("--fast") }
                                         << "fast";
     }
-    // The text ranking says it is before fabric contention (evaluate's time of the same strategy
-    // includes it; the GUI's Strategies header says the same).
+    // The text ranking says it is before fabric contention and gives the GUI's two columns: the
+    // time without contention (the rank) and with it for the first rows (--top 7: five of them).
     void searchTextSaysNoContention()
     {
         const Run r = runCli({ QStringLiteral("search"), example("llama3-70b-1024-h100.json"), QStringLiteral("--top"),
-            QStringLiteral("2") });
+            QStringLiteral("7") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("Ranked without fabric contention")), qPrintable(r.out.left(400)));
+        QVERIFY2(r.out.contains(QStringLiteral("Iteration, no contention (s)  With contention (s)")),
+            qPrintable(r.out.left(800)));
+        QCOMPARE(r.out.count(QStringLiteral("  with contention ")), 5);
+        // Rows 6 and 7 of the table have no contended time.
+        const QStringList lines = r.out.split(QLatin1Char('\n'));
+        int dashes = 0;
+        for (const QString& line : lines)
+            if (line.startsWith(QStringLiteral("   6  ")) || line.startsWith(QStringLiteral("   7  ")))
+                dashes += line.contains(QStringLiteral("  -  ")) ? 1 : 0;
+        QCOMPARE(dashes, 2);
+    }
+
+    // Text names link levels in words (the report's and Fabric 3D's), never the JSON keys.
+    void evaluateTextNamesLevelsInWords()
+    {
+        const Run r = runCli({ QStringLiteral("evaluate"), example("llama3-70b-1024-h100.json") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString busiest = r.out.section(QStringLiteral("busiest link"), 1).section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(!busiest.isEmpty(), qPrintable(r.out));
+        QVERIFY2(busiest.contains(QStringLiteral("(inside a server)"))
+                || busiest.contains(QStringLiteral("(server to leaf)"))
+                || busiest.contains(QStringLiteral("(leaf to spine)"))
+                || busiest.contains(QStringLiteral("(spine to core)")),
+            qPrintable(busiest));
+        for (const char* key : { "(internal)", "(node_leaf)", "(leaf_spine)", "(spine_core)" })
+            QVERIFY2(!r.out.contains(QLatin1String(key)), key);
+        const Run fabric = runCli({ QStringLiteral("fabric"), example("llama3-70b-1024-h100.json") });
+        QVERIFY2(fabric.exitCode == 0, qPrintable(fabric.err));
+        QVERIFY2(fabric.out.contains(QStringLiteral(" server to leaf, ")), qPrintable(fabric.out));
+        QVERIFY(!fabric.out.contains(QStringLiteral("node-leaf")));
+        QVERIFY2(!fabric.out.contains(QStringLiteral("core")), qPrintable(fabric.out)); // two tiers: no core named
     }
 
     void errors()

@@ -2,6 +2,7 @@
 // and on the example with static ECMP versus adaptive routing.
 
 #include "engine/analysis/fabriccontention.h"
+#include "engine/analysis/linkleveltext.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/catalog/catalog.h"
 #include "engine/fabric/fabricgraph.h"
@@ -123,6 +124,33 @@ private Q_SLOTS:
         QCOMPARE(spray.estimate->iterationSeconds, spray.load.uncontendedIterationSeconds);
         QVERIFY(ecmp.estimate->iterationSeconds >= ecmp.load.uncontendedIterationSeconds);
         QCOMPARE(adaptive.load.uncontendedIterationSeconds > 0, true);
+    }
+
+    // The words every front end gives a link level (CLI text, report, Fabric 3D); the JSON keeps
+    // toString's keys.
+    void linkLevelText_data()
+    {
+        QTest::addColumn<int>("level");
+        QTest::addColumn<QString>("words");
+        QTest::addColumn<QString>("key");
+        QTest::addRow("internal") << int(LinkLevel::Internal) << "inside a server"
+                                  << "internal";
+        QTest::addRow("node-leaf") << int(LinkLevel::NodeLeaf) << "server to leaf"
+                                   << "node_leaf";
+        QTest::addRow("leaf-spine") << int(LinkLevel::LeafSpine) << "leaf to spine"
+                                    << "leaf_spine";
+        QTest::addRow("spine-core") << int(LinkLevel::SpineCore) << "spine to core"
+                                    << "spine_core";
+        QTest::addRow("other") << int(LinkLevel::Other) << "other (same tier or direct)"
+                               << "other";
+    }
+    void linkLevelText()
+    {
+        QFETCH(int, level);
+        QFETCH(QString, words);
+        QFETCH(QString, key);
+        QCOMPARE(QString::fromStdString(clusterscope::engine::linkLevelText(LinkLevel(level))), words);
+        QCOMPARE(QString::fromLatin1(toString(LinkLevel(level))), key);
     }
 };
 

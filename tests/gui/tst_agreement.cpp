@@ -7,7 +7,9 @@
 #include "app/report/reportbuilder.h"
 #include "app/report/reportformat.h"
 #include "app/report/reporthtml.h"
+#include "engine/analysis/contendedranking.h"
 #include "engine/analysis/fabriccontention.h"
+#include "engine/analysis/linkleveltext.h"
 #include "engine/analysis/runcomputecalibration.h"
 #include "engine/analysis/scenarioanalysis.h"
 #include "engine/catalog/catalog.h"
@@ -20,6 +22,7 @@
 #include "views/strategies/strategiesview.h"
 
 #include <QChart>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -84,6 +87,45 @@ private Q_SLOTS:
         QVERIFY(guiBusiest);
         const double guiMemory = gui->estimate->memory.totalBytes();
 
+        // The search: the CLI ranks as the Strategies tab does and gives its "With contention (s)"
+        // column for the same rows (the contended ranking was waited for by waitUntilIdle).
+        QVERIFY(!w.analysisRunner()->isBusy() && gui->search);
+        const views::StrategyTableModel* strategies = w.strategiesView()->model();
+        const std::vector<double>& guiContended = strategies->contendedSeconds();
+        QCOMPARE(guiContended.size(), std::min(engine::kContendedRankedCount, gui->search->ranked.size()));
+        QCOMPARE(strategies->contendedPending(), 0);
+        QProcess search;
+        search.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH),
+            { QStringLiteral("search"), path, QStringLiteral("--top"), QStringLiteral("8"), QStringLiteral("--json") });
+        QVERIFY(search.waitForFinished(300000));
+        QCOMPARE(search.exitCode(), 0);
+        const QJsonObject searchJson = QJsonDocument::fromJson(search.readAllStandardOutput()).object();
+        const QJsonArray cliRanked = searchJson.value(QStringLiteral("ranked")).toArray();
+        QVERIFY(cliRanked.size() >= int(guiContended.size()));
+        QCOMPARE(searchJson.value(QStringLiteral("fabric_contention"))
+                     .toObject()
+                     .value(QStringLiteral("ranked_with_contention"))
+                     .toInt(),
+            int(guiContended.size()));
+        for (int i = 0; i < cliRanked.size() && i < strategies->rowCount(); ++i) {
+            const QJsonObject row = cliRanked[i].toObject();
+            QVERIFY2(close(row.value(QStringLiteral("iteration_seconds")).toDouble(),
+                         strategies->estimate(i).iterationSeconds),
+                qPrintable(QStringLiteral("row %1").arg(i + 1)));
+            const bool contended = std::size_t(i) < guiContended.size();
+            QCOMPARE(row.contains(QStringLiteral("iteration_seconds_with_contention")), contended);
+            if (contended)
+                QVERIFY2(close(row.value(QStringLiteral("iteration_seconds_with_contention")).toDouble(),
+                             guiContended[std::size_t(i)]),
+                    qPrintable(QStringLiteral("row %1: CLI %2 s, GUI %3 s")
+                                   .arg(i + 1)
+                                   .arg(row.value(QStringLiteral("iteration_seconds_with_contention")).toDouble())
+                                   .arg(guiContended[std::size_t(i)])));
+            // The table shows the same figure, to its 3 decimals.
+            QCOMPARE(strategies->index(i, views::StrategyTableModel::IterationWithContention).data().toString(),
+                contended ? QLocale().toString(guiContended[std::size_t(i)], 'f', 3) : QStringLiteral("–"));
+        }
+
         // The CLI.
         QProcess cli;
         cli.start(
@@ -143,6 +185,23 @@ private Q_SLOTS:
         const QString busiestText = QStringLiteral("Busiest link: ")
             + QString::fromStdString(engine::describeUtilisation(guiBusiest->utilisation));
         QVERIFY2(html.contains(busiestText), qPrintable(busiestText));
+        // The link's level in the same words in the CLI's text, the report and Fabric 3D
+        // (engine::linkLevelText); the JSON above keeps the keys.
+        const QString levelWords = QStringLiteral("(")
+            + QString::fromStdString(engine::linkLevelText(guiBusiest->level)) + QStringLiteral(")");
+        QVERIFY2(html.contains(levelWords), qPrintable(levelWords));
+        QProcess text;
+        text.start(QStringLiteral(CLUSTERSCOPE_CLI_PATH), { QStringLiteral("evaluate"), path });
+        QVERIFY(text.waitForFinished(120000));
+        const QString cliText = QString::fromUtf8(text.readAllStandardOutput());
+        QVERIFY2(cliText.contains(QStringLiteral("over an iteration ") + levelWords), qPrintable(cliText));
+        if (guiBusiest->level == engine::LinkLevel::Internal) {
+            const QString networkWords = QStringLiteral("(")
+                + QString::fromStdString(engine::linkLevelText(guiNetwork->level)) + QStringLiteral(")");
+            QVERIFY2(cliText.contains(networkWords), qPrintable(cliText));
+            QVERIFY2(html.contains(networkWords), qPrintable(networkWords));
+            QVERIFY(QString::fromStdString(w.fabricView()->sceneData().title).contains(networkWords));
+        }
         if (guiBusiest->level == engine::LinkLevel::Internal)
             QVERIFY2(html.contains(networkText), qPrintable(networkText));
         QVERIFY2(html.contains(app::formatSeconds(guiSeconds)), qPrintable(app::formatSeconds(guiSeconds)));

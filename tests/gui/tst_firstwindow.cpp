@@ -29,10 +29,15 @@
 #include <QLabel>
 #include <QListView>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QTextLayout>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
@@ -145,6 +150,23 @@ private Q_SLOTS:
         // The editor's fields are visible beside their labels.
         QWidget* gpus = w.editor()->fieldFor(QStringLiteral("/cluster/gpus"));
         QVERIFY(gpus && gpus->width() >= 80);
+        // Every field lies inside the editor's view (no field cut at its right edge, no sideways
+        // scrolling): a choice with long items (the NCCL net transports) elides instead of widening it.
+        auto* editorScroll = w.editor()->findChild<QScrollArea*>();
+        QVERIFY(editorScroll);
+        QVERIFY2(!editorScroll->horizontalScrollBar()->isVisible(),
+            qPrintable(QStringLiteral("editor content %1 px in a %2 px view")
+                           .arg(editorScroll->widget()->width())
+                           .arg(editorScroll->viewport()->width())));
+        for (const char* pointer : { "/cluster/gpu", "/cluster/nic/net", "/cluster/fabric/type" })
+            if (QWidget* field = w.editor()->fieldFor(QString::fromLatin1(pointer))) {
+                const QRect inView(field->mapTo(editorScroll->viewport(), QPoint(0, 0)), field->size());
+                QVERIFY2(inView.right() < editorScroll->viewport()->width(),
+                    qPrintable(QStringLiteral("%1 ends at %2 px, view %3 px")
+                                   .arg(QString::fromLatin1(pointer))
+                                   .arg(inView.right())
+                                   .arg(editorScroll->viewport()->width())));
+            }
 
         for (int i = 0; i < w.tabs()->count(); ++i) {
             w.tabs()->setCurrentIndex(i);
@@ -234,6 +256,7 @@ private Q_SLOTS:
         // text needs at its width (clippedLabels checks that too; this names the entries).
         const QString legendText = QString(chart->legendLabel()->text())
                                        .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
+                                       .replace(QStringLiteral("&#8288;"), QString())
                                        .replace(QStringLiteral("<br>"), QStringLiteral(" "));
         for (const QString& part : chart->legendEntries())
             QVERIFY2(legendText.contains(part.toHtmlEscaped()), qPrintable(part));
@@ -317,6 +340,37 @@ private Q_SLOTS:
         QVERIFY2(minimum.width() <= screen.width() - 86 && minimum.height() <= screen.height() - 40,
             qPrintable(QStringLiteral("minimum %1x%2").arg(minimum.width()).arg(minimum.height())));
 
+        // The docks' tab titles are whole (a tab bar elides what does not fit: "Imported f…").
+        for (QTabBar* bar : w.findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+            if (!bar->isVisible())
+                continue;
+            for (int t = 0; t < bar->count(); ++t) {
+                const int needs = bar->fontMetrics().horizontalAdvance(bar->tabText(t));
+                QVERIFY2(bar->tabRect(t).width() >= needs + 8,
+                    qPrintable(QStringLiteral("dock tab \"%1\" %2 px wide, its text %3 px")
+                                   .arg(bar->tabText(t))
+                                   .arg(bar->tabRect(t).width())
+                                   .arg(needs)));
+            }
+        }
+        // The scenario names are whole: long ones wrap inside the list's width, none scrolls sideways.
+        QListView* list = w.scenarioList();
+        QVERIFY(!list->horizontalScrollBar()->isVisible());
+        for (int r = 0; r < list->model()->rowCount(); ++r) {
+            const QModelIndex index = list->model()->index(r, 0);
+            const QRect rect = list->visualRect(index);
+            const QString name = index.data().toString();
+            QVERIFY2(rect.right() < list->viewport()->width(), qPrintable(name));
+            const QRect needs = list->fontMetrics().boundingRect(
+                QRect(0, 0, rect.width() - 6, 1000), Qt::TextWordWrap, name); // less the item margins
+            QVERIFY2(rect.height() >= needs.height(),
+                qPrintable(QStringLiteral("%1: row %2 px tall, its text %3 px at %4 px")
+                               .arg(name)
+                               .arg(rect.height())
+                               .arg(needs.height())
+                               .arg(rect.width())));
+        }
+
         // The example run is not stored (the project has no file yet): no empty stored-runs list
         // takes the run's width.
         QVERIFY(!runs->isStoredRunsPaneShown());
@@ -355,9 +409,25 @@ private Q_SLOTS:
                            .arg(legend->minimumSizeHint().width())));
         const QString legendText = QString(legend->text())
                                        .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "))
+                                       .replace(QStringLiteral("&#8288;"), QString())
                                        .replace(QStringLiteral("<br>"), QStringLiteral(" "));
         for (const QString& part : chart->legendEntries())
             QVERIFY2(legendText.contains(part.toHtmlEscaped()), qPrintable(part));
+        // No entry breaks inside, not even after the slash of "Memcpy/memset": every line of the
+        // wrapped legend, laid out at the label's width, ends between entries.
+        if (legend->wordWrap()) {
+            QTextDocument doc;
+            doc.setDefaultFont(legend->font());
+            doc.setDocumentMargin(0);
+            doc.setHtml(legend->text());
+            doc.setTextWidth(legend->contentsRect().width());
+            for (QTextBlock block = doc.begin(); block.isValid(); block = block.next())
+                for (int l = 0; block.layout() && l < block.layout()->lineCount(); ++l) {
+                    const QTextLine line = block.layout()->lineAt(l);
+                    const QString text = block.text().mid(line.textStart(), line.textLength()).trimmed();
+                    QVERIFY2(!text.endsWith(QLatin1Char('/')), qPrintable(text));
+                }
+        }
         const QRectF plot = chart->chart()->plotArea();
         QVERIFY2(plot.width() >= 160 && plot.height() >= 80,
             qPrintable(QStringLiteral("plot %1x%2").arg(plot.width()).arg(plot.height())));

@@ -159,7 +159,7 @@ private slots:
         // Measured beside modelled: the example's analysis routes its traffic.
         QVERIFY(!snap->modelled.empty());
         QVERIFY(!cell(0, views::LiveLinkTableModel::Modelled).startsWith(QStringLiteral("–")));
-        QVERIFY2(live->summary().contains(QStringLiteral("measured vs modelled: node_leaf 29.9 %")),
+        QVERIFY2(live->summary().contains(QStringLiteral("measured vs modelled: server to leaf 29.9 %")),
             qPrintable(live->summary()));
 
         // The fabric coloured by measured utilisation: the hot uplink's line at its peak, the links

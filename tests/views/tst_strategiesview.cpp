@@ -15,6 +15,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QHeaderView>
 #include <QLegend>
 #include <QProgressBar>
 #include <QPushButton>
@@ -76,6 +77,7 @@ class TestStrategiesView : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void captionGivesTheCounts();
+    void timesBesideTheRank();
     void applyEmitsTheSelectedStrategy_data();
     void applyEmitsTheSelectedStrategy();
     void applyWithoutSelectionDoesNothing();
@@ -110,6 +112,33 @@ void TestStrategiesView::captionGivesTheCounts()
     QVERIFY2(caption.contains(l.toString(m_llama.valid)), qPrintable(caption));
     QVERIFY2(caption.contains(l.toString(m_llama.fitting)), qPrintable(caption));
     QVERIFY(!view.isShowingEmptyState());
+}
+
+// The two iteration times come first after the rank, so a laptop-wide table shows them whole
+// without scrolling; the pending contended times read "…" until they arrive.
+void TestStrategiesView::timesBesideTheRank()
+{
+    StrategiesView view;
+    view.resize(760, 600);
+    view.setResult(m_llama, QStringLiteral("Llama-3-70B on 1024 H100"));
+    view.model()->setContendedPending(5);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QHeaderView* header = view.table()->horizontalHeader();
+    QCOMPARE(header->visualIndex(StrategyTableModel::Rank), 0);
+    QCOMPARE(header->visualIndex(StrategyTableModel::IterationSeconds), 1);
+    QCOMPARE(header->visualIndex(StrategyTableModel::IterationWithContention), 2);
+    const int right = header->sectionViewportPosition(StrategyTableModel::IterationWithContention)
+        + header->sectionSize(StrategyTableModel::IterationWithContention);
+    QVERIFY2(right <= header->viewport()->width(), qPrintable(QString::number(right)));
+    const QModelIndex pending = view.proxy()->index(4, StrategyTableModel::IterationWithContention);
+    QCOMPARE(pending.data().toString(), QStringLiteral("…"));
+    QCOMPARE(
+        view.proxy()->index(5, StrategyTableModel::IterationWithContention).data().toString(), QStringLiteral("–"));
+    view.model()->setContendedSeconds({ 1.0, 2.0 });
+    QCOMPARE(view.proxy()->index(1, StrategyTableModel::IterationWithContention).data().toString(),
+        QLocale().toString(2.0, 'f', 3));
+    QCOMPARE(pending.data().toString(), QStringLiteral("–"));
 }
 
 void TestStrategiesView::applyEmitsTheSelectedStrategy_data()

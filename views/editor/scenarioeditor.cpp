@@ -28,6 +28,9 @@ namespace {
         auto* box = new QGroupBox(title, parent);
         auto* form = new QFormLayout(box);
         form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        // A row too wide for a laptop's dock puts its label above its field instead of widening the
+        // editor past the dock (no field cut at the right edge).
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
         into->addWidget(box);
         return form;
     }
@@ -281,6 +284,10 @@ QComboBox* ScenarioEditor::choiceField(
     QFormLayout* form, const QString& pointer, const QString& label, const QStringList& items, const QString& tip)
 {
     auto* w = new QComboBox(form->parentWidget());
+    // As wide as the column, not as the longest item (long items elide; the list shows them whole):
+    // one long choice must not widen the editor past a laptop's dock.
+    w->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    w->setMinimumContentsLength(8);
     w->addItems(items);
     w->setToolTip(tip);
     form->addRow(label, w);

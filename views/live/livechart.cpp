@@ -68,7 +68,7 @@ void LiveChart::setData(const LiveChartData& data)
     clear({});
     m_data = data;
     QChart* c = m_view->chart();
-    c->setTitle(tr("%1 — tier %2").arg(data.linkLabel, data.tierLabel));
+    c->setTitle(tr("%1 — against its tier, %2").arg(data.linkLabel, data.tierLabel));
     auto* x = new QValueAxis;
     x->setTitleText(tr("seconds since the window start"));
     x->setLabelFormat(QStringLiteral("%.0f"));

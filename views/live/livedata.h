@@ -27,7 +27,7 @@ struct LiveLinkRow {
 
 struct LiveChartData {
     QString linkLabel; ///< "leaf-5 port 40 -> spine-3 (up)"
-    QString tierLabel; ///< "leaf_spine up"
+    QString tierLabel; ///< "leaf to spine up" (engine::linkLevelText and the direction)
     double startS = 0.0; ///< time of bin 0 (seconds since the epoch)
     double stepS = 1.0;
     std::vector<double> link; ///< per-bin utilisation of the selected link direction (NaN: gap)

@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QLocale>
 
+#include <algorithm>
 #include <limits>
 
 namespace clusterscope::views {
@@ -48,12 +49,21 @@ void StrategyTableModel::setEstimates(const std::vector<engine::TrainingEstimate
     beginResetModel();
     m_estimates = estimates;
     m_contended.clear();
+    m_pending = 0;
     endResetModel();
+}
+
+void StrategyTableModel::setContendedPending(int rows)
+{
+    m_pending = std::max(0, rows);
+    if (!m_estimates.empty())
+        Q_EMIT dataChanged(index(0, IterationWithContention), index(rowCount() - 1, IterationWithContention));
 }
 
 void StrategyTableModel::setContendedSeconds(std::vector<double> seconds)
 {
     m_contended = std::move(seconds);
+    m_pending = 0;
     if (!m_estimates.empty())
         Q_EMIT dataChanged(index(0, IterationWithContention), index(rowCount() - 1, IterationWithContention));
 }
@@ -155,6 +165,7 @@ QVariant StrategyTableModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         if (index.column() == IterationWithContention)
             return std::size_t(row) < m_contended.size() ? QLocale().toString(m_contended[std::size_t(row)], 'f', 3)
+                : row < m_pending                        ? QStringLiteral("…")
                                                          : QStringLiteral("–");
         return index.column() == Rank ? QVariant(row + 1) : display(e, index.column());
     case kSortRole:
@@ -179,6 +190,8 @@ QVariant StrategyTableModel::data(const QModelIndex& index, int role) const
                 .arg(e.memory.optimizerBytes / 1e9, 0, 'f', 1)
                 .arg(e.memory.activationsBytes / 1e9, 0, 'f', 1)
                 .arg((e.memory.otherBytes + e.memory.compressionBytes) / 1e9, 0, 'f', 1);
+        if (index.column() == IterationWithContention && std::size_t(row) >= m_contended.size() && row < m_pending)
+            return tr("Being computed: the strategy's traffic routed on the fabric");
         if (index.column() == NetworkShare)
             return tr("Exposed communication / iteration time (guideline: under %1%)")
                 .arg(engine::kNetworkShareGuideline * 100);

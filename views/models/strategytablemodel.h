@@ -47,6 +47,10 @@ public:
     /// Seconds per iteration of the first rows with the contention of their traffic routed on the
     /// scenario's fabric (row i: seconds[i]); the other rows show none. Cleared by setEstimates.
     void setContendedSeconds(std::vector<double> seconds);
+    /// The first `rows` rows' contended times are being computed: they show "…" until
+    /// setContendedSeconds (which ends the wait). Cleared by setEstimates.
+    void setContendedPending(int rows);
+    int contendedPending() const { return m_pending; }
     const std::vector<double>& contendedSeconds() const { return m_contended; }
     const std::vector<engine::TrainingEstimate>& estimates() const { return m_estimates; }
     const engine::TrainingEstimate& estimate(int row) const { return m_estimates[std::size_t(row)]; }
@@ -62,6 +66,7 @@ private:
 
     std::vector<engine::TrainingEstimate> m_estimates;
     std::vector<double> m_contended;
+    int m_pending = 0;
 };
 
 } // namespace clusterscope::views

@@ -1,5 +1,6 @@
 #include "views/presentation/tiernames.h"
 
+#include "engine/analysis/linkleveltext.h"
 #include "engine/core/linkclass.h"
 
 namespace clusterscope::views {
@@ -18,25 +19,7 @@ QString switchTierLabel(int tier)
     return QStringLiteral("Tier %1 switches").arg(tier + 1);
 }
 
-QString linkLevelLabel(engine::LinkLevel level)
-{
-    using engine::LinkLevel;
-    switch (level) {
-    case LinkLevel::Internal:
-        return QStringLiteral("inside a server");
-    case LinkLevel::NodeLeaf:
-        return QStringLiteral("server to ") + QString::fromStdString(engine::tierName(engine::kTierLeaf));
-    case LinkLevel::LeafSpine:
-        return QString::fromStdString(engine::tierName(engine::kTierLeaf)) + QStringLiteral(" to ")
-            + QString::fromStdString(engine::tierName(engine::kTierSpine));
-    case LinkLevel::SpineCore:
-        return QString::fromStdString(engine::tierName(engine::kTierSpine)) + QStringLiteral(" to ")
-            + QString::fromStdString(engine::tierName(engine::kTierCore));
-    case LinkLevel::Other:
-        break;
-    }
-    return QStringLiteral("other (same tier or direct)");
-}
+QString linkLevelLabel(engine::LinkLevel level) { return QString::fromStdString(engine::linkLevelText(level)); }
 
 QString capitalised(QString text)
 {

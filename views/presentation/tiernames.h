@@ -14,7 +14,7 @@ namespace clusterscope::views {
 QString linkClassLabel(int linkClass);
 /// "Leaf switches", "Spine switches", "Core switches", "Tier 4 switches".
 QString switchTierLabel(int tier);
-/// "inside a server", "server to leaf", "leaf to spine", "spine to core", "other (same tier or direct)".
+/// engine::linkLevelText as a QString ("inside a server", "server to leaf", ...): the CLI's words.
 QString linkLevelLabel(engine::LinkLevel level);
 /// `text` with its first letter in upper case (table rows, legends).
 QString capitalised(QString text);

@@ -46,6 +46,9 @@ namespace {
         // Non-breaking inside an entry: the label wraps between entries only.
         QString text = name.toHtmlEscaped();
         text.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+        // Nor after a slash ("Memcpy/memset"): Qt's line breaking allows a break there despite
+        // nowrap; a word joiner (U+2060) forbids it.
+        text.replace(QLatin1Char('/'), QStringLiteral("/&#8288;"));
         return QStringLiteral("<span style=\"white-space:nowrap\"><span style=\"background-color:%1\">%2</span>&nbsp;%3"
                               "&nbsp;&nbsp;</span> ")
             .arg(
