@@ -88,8 +88,8 @@ enum class DType;
 ///   idle (trainingevaluator.cpp).
 /// - moeExpertHostSecondsForward [moe_expert_host_seconds_forward] 35e-6 and
 ///   moeExpertHostSecondsBackward [moe_expert_host_seconds_backward] 60e-6: host time per local
-///   expert and Transformer Engine GroupedLinear call of an un-graphed MoE layer, on top of the
-///   per-launch costs above: TE's Python loops over the experts (torch.split, two torch.empty per
+///   expert and grouped-GEMM pass of an un-graphed MoE layer (forward: fprop; backward: dgrad and
+///   wgrad, two passes), beyond the per-launch costs: TE's Python loops (torch.split, torch.empty per
 ///   GEMM, quantizer set-up; TransformerEngine issue #1499), the wgrad allocations and
 ///   clear_tensor_data of the backward (TransformerEngine issue #2897 measures ~19 / 33 us per
 ///   expert for the fused grouped MLP on GB200). Fitted on the MoE validation tables together

@@ -215,6 +215,12 @@ namespace {
         if (row.number("last_stage_layers"))
             s["parallelism"]["last_stage_layers"] = row.integer("last_stage_layers");
         s.merge_patch(defaults);
+        // A table that compares runs with and without sequence parallelism states it per row (0 or 1).
+        if (const auto sp = row.number("sequence_parallel")) {
+            if (*sp != 0.0 && *sp != 1.0)
+                throw JsonFieldError(row.place("sequence_parallel"), "expected 0 or 1");
+            s["parallelism"]["sequence_parallel"] = *sp == 1.0;
+        }
         // The row's system where it differs from the table's (GB200 trays hold 4 GPUs and 4 NICs).
         if (row.number("gpus_per_node")) {
             s["cluster"]["gpus_per_node"] = row.integer("gpus_per_node");
