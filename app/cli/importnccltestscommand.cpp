@@ -529,8 +529,7 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
                     { "net",
                         cs.nic.net.empty() ? (cs.transport == engine::Transport::InfiniBand ? "ib" : "roce")
                                            : cs.nic.net },
-                    { "gpudirect_rdma", cs.nic.gpuDirectRdma },
-                    { "assumptions", cluster->assumptions } } },
+                    { "gpudirect_rdma", cs.nic.gpuDirectRdma }, { "assumptions", cluster->assumptions } } },
             { "sweeps", sweeps }, { "skipped", skipped }, { "calibration", json::parse(calibrationText) } };
         io.out << doc.dump(2) << "\n";
         return 0;

@@ -164,9 +164,9 @@ namespace {
                 throw JsonFieldError(r.pointerOf("cuda_graph_scope"),
                     "expected a list of \"attn\", \"moe_router\", \"moe_preprocess\", \"full_layer\", got "
                         + describeJsonValue(*scope));
-            static const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },
-                { "moe_router", CudaGraphMoeRouter }, { "moe_preprocess", CudaGraphMoePreprocess },
-                { "full_layer", CudaGraphFullLayer } };
+            static const std::pair<const char*, unsigned> scopes[]
+                = { { "attn", CudaGraphAttention }, { "moe_router", CudaGraphMoeRouter },
+                      { "moe_preprocess", CudaGraphMoePreprocess }, { "full_layer", CudaGraphFullLayer } };
             for (std::size_t i = 0; i < scope->size(); ++i) {
                 const json& item = (*scope)[i];
                 unsigned bit = 0;
@@ -319,8 +319,8 @@ namespace {
             compute["flash_peak_fraction"] = *c.flashPeakFraction;
         if (c.overlapInterferenceFraction)
             compute["overlap_interference_fraction"] = *c.overlapInterferenceFraction;
-        const std::pair<const char*, const std::optional<double>*> more[] = { { "gemm_fixed_seconds",
-                                                                                  &c.gemmFixedSeconds },
+        const std::pair<const char*, const std::optional<double>*> more[] = {
+            { "gemm_fixed_seconds", &c.gemmFixedSeconds },
             { "attention_backward_efficiency", &c.attentionBackwardEfficiency },
             { "fp8_cast_bytes_per_element", &c.fp8CastBytesPerElement },
             { "optimizer_bytes_per_param", &c.optimizerBytesPerParam },
@@ -333,9 +333,10 @@ namespace {
             { "grouped_linear_call_host_seconds", &c.groupedLinearCallHostSeconds },
             { "moe_a2a_overlap_host_seconds", &c.moeA2aOverlapHostSeconds },
             { "graph_launch_host_seconds", &c.graphLaunchHostSeconds },
-            { "host_jitter_fraction", &c.hostJitterFraction }, { "sustained_clock_fraction", &c.sustainedClockFraction },
-            { "cuda_context_bytes", &c.cudaContextBytes }, { "nccl_buffer_bytes", &c.ncclBufferBytes },
-            { "allocator_reserve_fraction", &c.allocatorReserveFraction } };
+            { "host_jitter_fraction", &c.hostJitterFraction },
+            { "sustained_clock_fraction", &c.sustainedClockFraction }, { "cuda_context_bytes", &c.cudaContextBytes },
+            { "nccl_buffer_bytes", &c.ncclBufferBytes }, { "allocator_reserve_fraction", &c.allocatorReserveFraction }
+        };
         for (const auto& [key, value] : more)
             if (*value)
                 compute[key] = **value;
@@ -479,9 +480,9 @@ std::string scenarioToJson(const Scenario& s)
         root["training"]["fp8_param_gather"] = true;
     if (s.training.cudaGraphScope != CudaGraphNone) {
         json scope = json::array();
-        const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },
-            { "moe_router", CudaGraphMoeRouter }, { "moe_preprocess", CudaGraphMoePreprocess },
-            { "full_layer", CudaGraphFullLayer } };
+        const std::pair<const char*, unsigned> scopes[]
+            = { { "attn", CudaGraphAttention }, { "moe_router", CudaGraphMoeRouter },
+                  { "moe_preprocess", CudaGraphMoePreprocess }, { "full_layer", CudaGraphFullLayer } };
         for (const auto& [name, bit] : scopes)
             if (s.training.cudaGraphScope & bit)
                 scope.push_back(name);

@@ -509,8 +509,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // CUDA-graphed MoE scopes: the router's ops (forward and backward) and the dispatcher's
         // preprocessing (forward) replay as one graph instead of launching op by op.
         if (routerGraph || preprocessGraph) {
-            const double fOps = (routerGraph ? kMoeRouterForwardOps : 0.0)
-                + (preprocessGraph ? kMoePreprocessForwardOps : 0.0);
+            const double fOps
+                = (routerGraph ? kMoeRouterForwardOps : 0.0) + (preprocessGraph ? kMoePreprocessForwardOps : 0.0);
             ha.fExtra += k.graphLaunchHostSeconds - fOps * k.hostSecondsPerKernel;
             ha.fGraphedOps += fOps;
             ha.opExcess += k.graphLaunchHostSeconds;

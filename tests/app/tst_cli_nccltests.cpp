@@ -94,10 +94,9 @@ private Q_SLOTS:
             data("public/h100_2x8_gcp_a3mega_allreduce.log"), QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"),
             QStringLiteral("--nic"), QStringLiteral("8x200"), QStringLiteral("--transport"), QStringLiteral("tcpxo")
         } << 0 << "";
-        QTest::addRow("--no-gdr with --scenario")
-            << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--no-gdr"), QStringLiteral("--scenario"),
-                   example("llama3-70b-1024-h100.json") }
-            << 1 << "cluster.nic.gpudirect_rdma";
+        QTest::addRow("--no-gdr with --scenario") << QStringList { data("allreduce_h100_8gpu.log"),
+            QStringLiteral("--no-gdr"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") }
+                                                  << 1 << "cluster.nic.gpudirect_rdma";
         QTest::addRow("unknown --transport") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"),
             QStringLiteral("H100-SXM-80GB"), QStringLiteral("--transport"), QStringLiteral("tcpz") }
                                              << 1 << "--transport: expected one of infiniband, roce, gib, tcpxo";
@@ -153,9 +152,11 @@ private Q_SLOTS:
         QVERIFY(!rowsA.isEmpty());
         QCOMPARE(rowsA.size(), rowsB.size());
         const QJsonObject lastA = rowsA.last().toObject(), lastB = rowsB.last().toObject();
-        QVERIFY2(lastB["before_us"].toDouble() > 1.5 * lastA["before_us"].toDouble(), qPrintable(staged.out.left(4000)));
+        QVERIFY2(
+            lastB["before_us"].toDouble() > 1.5 * lastA["before_us"].toDouble(), qPrintable(staged.out.left(4000)));
         const Run text = runCli(QStringList { data("public/h200_2x1_gke_roce_allreduce.log"), QStringLiteral("--gpu"),
-            QStringLiteral("H200-SXM-141GB"), QStringLiteral("--nic"), QStringLiteral("1x400"), QStringLiteral("--no-gdr") });
+            QStringLiteral("H200-SXM-141GB"), QStringLiteral("--nic"), QStringLiteral("1x400"),
+            QStringLiteral("--no-gdr") });
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains(QStringLiteral("no GPUDirect RDMA")), qPrintable(text.out.left(2000)));
     }

@@ -527,7 +527,8 @@ private Q_SLOTS:
         QVERIFY(directUsedLl128);
         // Large sizes run at the staged rate: ring AllReduce on 2 ranks moves S per rank.
         const CollectiveEstimate big = host.evaluateNcclTests(CollectiveOp::AllReduce, 8 * kGiB, 2, 2);
-        QVERIFY2(std::abs(big.busbwBytesPerSecond / 24e9 - 1) < 0.02, qPrintable(QString::number(big.busbwBytesPerSecond)));
+        QVERIFY2(
+            std::abs(big.busbwBytesPerSecond / 24e9 - 1) < 0.02, qPrintable(QString::number(big.busbwBytesPerSecond)));
         // Inside one node nothing crosses the NIC: NVLink keeps LL128 and the same times.
         Scenario node = cluster("H100-SXM-80GB", 8, 8, 400.0, 8, Transport::InfiniBand);
         Scenario nodeStaged = node;

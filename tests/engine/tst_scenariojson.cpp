@@ -112,9 +112,10 @@ private Q_SLOTS:
         QTest::addRow("fractional layers") << "/model/layers"
                                            << "80.5"
                                            << "llama.json: /model/layers: expected a positive integer";
-        QTest::addRow("gpudirect_rdma is a string") << "/cluster/nic/gpudirect_rdma"
-                                                    << "\"no\""
-                                                    << "llama.json: /cluster/nic/gpudirect_rdma: expected true or false";
+        QTest::addRow("gpudirect_rdma is a string")
+            << "/cluster/nic/gpudirect_rdma"
+            << "\"no\""
+            << "llama.json: /cluster/nic/gpudirect_rdma: expected true or false";
         QTest::addRow("unknown root key") << "/colour"
                                           << "\"blue\""
                                           << "llama.json: /colour: unknown key \"colour\"";

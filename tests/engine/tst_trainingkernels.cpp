@@ -419,7 +419,8 @@ private Q_SLOTS:
         // each library launch costs at least its host time, and the layer no more than GPU + host + sync.
         const ComputeEfficiencyParams& k = slow.efficiency().params();
         const double gpu = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.kernels * k.kernelLaunchSeconds;
-        const double groupedHostForward = 2.0 * (k.groupedLinearCallHostSeconds + local * k.moeExpertHostSecondsForward);
+        const double groupedHostForward
+            = 2.0 * (k.groupedLinearCallHostSeconds + local * k.moeExpertHostSecondsForward);
         QVERIFY(hostBound.forward >= f.libraryLaunches * 1e-2 + groupedHostForward);
         QVERIFY(hostBound.forward >= host + groupedHostForward);
         QVERIFY(hostBound.forward <= gpu + host + groupedHostForward + k.moeSyncSeconds + 1e-12);
@@ -541,8 +542,8 @@ private Q_SLOTS:
         const ComputeEfficiencyParams& k = static_.efficiency().params();
         const double host = (f.kernels - f.libraryLaunches) * k.hostSecondsPerKernel
             + f.libraryLaunches * k.libraryHostSecondsPerLaunch + 2.0 * (7e-3 + local * 2e-2);
-        QVERIFY(near(padded.forward, std::max(host, f.gemm + f.attention + f.elementwise + f.fp8Casts
-                                                      + f.kernels * k.kernelLaunchSeconds),
+        QVERIFY(near(padded.forward,
+            std::max(host, f.gemm + f.attention + f.elementwise + f.fp8Casts + f.kernels * k.kernelLaunchSeconds),
             1e-9));
     }
 

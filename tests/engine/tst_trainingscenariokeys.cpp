@@ -134,7 +134,8 @@ private Q_SLOTS:
     // factor and for dense models.
     void fullLayerGraph()
     {
-        json j = json::parse(std::string(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json")));
+        json j = json::parse(
+            std::string(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json")));
         j["training"]["cuda_graph_scope"] = { "full_layer" };
         j["model"]["moe"]["capacity_factor"] = 0.0;
         auto dropless = parseScenarioJson(j.dump(), "m.json");

@@ -41,7 +41,8 @@ private Q_SLOTS:
         QVERIFY(editor.scenario() == s); // nothing lost or changed by loading
         auto* dropout = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/model/dropout")));
         auto* offload = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/training/activation_offload_layers")));
-        auto* router = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/training/cuda_graph_scope/moe_router")));
+        auto* router
+            = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/training/cuda_graph_scope/moe_router")));
         auto* overlap = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/communication/moe_a2a_overlap")));
         auto* fp8Weights = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/training/fp8_param_gather")));
         QVERIFY(dropout && offload && router && overlap && fp8Weights);
@@ -57,8 +58,8 @@ private Q_SLOTS:
         fp8Weights->setChecked(true);
         QCOMPARE(edits.count(), 4);
         const Scenario edited = editor.scenario();
-        QCOMPARE(edited.training.cudaGraphScope,
-            unsigned(CudaGraphAttention | CudaGraphMoeRouter | CudaGraphMoePreprocess));
+        QCOMPARE(
+            edited.training.cudaGraphScope, unsigned(CudaGraphAttention | CudaGraphMoeRouter | CudaGraphMoePreprocess));
         QCOMPARE(edited.training.activationOffloadLayers, 7);
         QVERIFY(edited.model.dropout);
         QVERIFY(edited.training.fp8ParamGather);

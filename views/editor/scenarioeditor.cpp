@@ -160,10 +160,10 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
         tr("Activation recomputation: trades compute for memory."));
     m_tokens = realField(f, QStringLiteral("/training/tokens"), tr("Token budget"), 0, 1e6, 3,
         tr("Tokens to train on, in trillions (0 = not stated)."), tr(" T"));
-    m_offloadLayers = intField(f, QStringLiteral("/training/activation_offload_layers"), tr("Offloaded layers"), 0,
-        100000,
-        tr("Layers per pipeline stage whose activations wait in host memory between forward and backward "
-           "(Megatron-Core --cpu-offloading-num-layers); fewer than the stage's layers."));
+    m_offloadLayers
+        = intField(f, QStringLiteral("/training/activation_offload_layers"), tr("Offloaded layers"), 0, 100000,
+            tr("Layers per pipeline stage whose activations wait in host memory between forward and backward "
+               "(Megatron-Core --cpu-offloading-num-layers); fewer than the stage's layers."));
     m_fp8ParamGather = boolField(f, QStringLiteral("/training/fp8_param_gather"), tr("fp8 primary weights"),
         tr("Weights and their gather buffers in fp8, 1 byte per parameter (Megatron-Core --fp8-param-gather); "
            "needs fp8 precision."));
@@ -171,12 +171,13 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
         tr("Replay the attention block as a captured CUDA graph (--cuda-graph-scope attn)."));
     m_graphRouter = boolField(f, QStringLiteral("/training/cuda_graph_scope/moe_router"), tr("CUDA graph: MoE router"),
         tr("Replay the MoE router as a CUDA graph (moe_router)."));
-    m_graphPreprocess = boolField(f, QStringLiteral("/training/cuda_graph_scope/moe_preprocess"),
-        tr("CUDA graph: MoE preprocess"), tr("Replay the dispatcher's preprocessing as a CUDA graph (moe_preprocess)."));
-    m_graphFullLayer = boolField(f, QStringLiteral("/training/cuda_graph_scope/full_layer"),
-        tr("CUDA graph: whole layer"),
-        tr("Replay each whole layer as a CUDA graph (full_layer); with MoE only when tokens are dropped to a "
-           "capacity factor (static shapes)."));
+    m_graphPreprocess
+        = boolField(f, QStringLiteral("/training/cuda_graph_scope/moe_preprocess"), tr("CUDA graph: MoE preprocess"),
+            tr("Replay the dispatcher's preprocessing as a CUDA graph (moe_preprocess)."));
+    m_graphFullLayer
+        = boolField(f, QStringLiteral("/training/cuda_graph_scope/full_layer"), tr("CUDA graph: whole layer"),
+            tr("Replay each whole layer as a CUDA graph (full_layer); with MoE only when tokens are dropped to a "
+               "capacity factor (static shapes)."));
     m_fields[QStringLiteral("/training/cuda_graph_scope")] = m_graphAttention;
 
     f = section(layout, tr("Parallelism"), content);
@@ -528,8 +529,8 @@ void ScenarioEditor::updateEnabled()
     for (QWidget* w : { static_cast<QWidget*>(m_dfP), static_cast<QWidget*>(m_dfA), static_cast<QWidget*>(m_dfH) })
         w->setEnabled(type == FabricType::Dragonfly);
     m_torusDims->setEnabled(type == FabricType::Torus);
-    for (QWidget* w :
-        std::initializer_list<QWidget*> { m_experts, m_topK, m_expertFfn, m_graphRouter, m_graphPreprocess, m_moeA2aOverlap })
+    for (QWidget* w : std::initializer_list<QWidget*> {
+             m_experts, m_topK, m_expertFfn, m_graphRouter, m_graphPreprocess, m_moeA2aOverlap })
         w->setEnabled(m_moe->isChecked());
     const bool fixed = !m_autoParallel->isChecked();
     for (QWidget* w :
