@@ -145,4 +145,15 @@ int cliUsageError(CliIo io, const char* command, const std::string& message)
     return 1;
 }
 
+engine::AnalysisOptions cliAnalysisOptions(const CommandLine& cl, const TrainingContext& context)
+{
+    engine::AnalysisOptions options;
+    options.buildFabric = !cl.flag("no-fabric");
+    options.priceFabric = false;
+    options.timeContention = false;
+    options.knownIssues.emplace(); // loadTrainingContextForCli validated the scenario
+    options.calibration = context.calibration ? &*context.calibration : nullptr;
+    return options;
+}
+
 } // namespace clusterscope::app

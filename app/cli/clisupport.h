@@ -2,6 +2,7 @@
 
 // Helpers shared by CLI commands: loading the catalog and a scenario with the standard messages.
 
+#include "engine/analysis/scenarioanalysis.h"
 #include "engine/catalog/catalog.h"
 #include "engine/collectives/collectivecalibration.h"
 #include "engine/scenario/scenario.h"
@@ -44,6 +45,11 @@ struct TrainingContext {
 
 /// Loads a TrainingContext; prints the error (naming the file and place) and returns nothing on failure.
 std::optional<TrainingContext> loadTrainingContextForCli(const CommandLine& cl, const std::string& path, CliIo io);
+
+/// The analysis evaluate and search run, as the GUI does: the fabric built unless --no-fabric (not
+/// priced), the traffic routed without the max-min timing, the scenario taken as validated by
+/// loadTrainingContextForCli, and the context's collective calibration (which must outlive the options).
+engine::AnalysisOptions cliAnalysisOptions(const CommandLine& cl, const TrainingContext& context);
 
 /// Prints "clusterscope-cli <command>: <message>" to err and returns 1.
 int cliUsageError(CliIo io, const char* command, const std::string& message);

@@ -98,13 +98,8 @@ int runEvaluateCommand(const std::vector<std::string>& args, CliIo io)
     // The analysis the GUI and the report run: the scenario's strategy (else the search's best),
     // the fabric built and the iteration's traffic routed on it, its contention fed back (fabric
     // contention slows the collectives that cross spines and core).
-    AnalysisOptions options;
+    AnalysisOptions options = cliAnalysisOptions(*cl, *context);
     options.runSearch = false;
-    options.buildFabric = !cl->flag("no-fabric");
-    options.priceFabric = false;
-    options.timeContention = false;
-    options.knownIssues.emplace(); // loadValidScenarioForCli validated it
-    options.calibration = calibration ? &*calibration : nullptr;
     const ScenarioAnalysis a = analyseScenario(*scenario, *catalog, PriceBook {}, options);
     if (!a.estimate) {
         io.err << path << ": " << a.trainingError << "\n";

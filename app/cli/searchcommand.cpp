@@ -62,13 +62,8 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io)
     // The analysis the GUI runs (AnalysisRunner): the search ranks every strategy on the model's
     // time alone; the fabric is built and, for the fastest kContendedRankedCount, each strategy's
     // traffic routed on it and the contention it meets fed back, as evaluate times the scenario's.
-    AnalysisOptions options;
+    AnalysisOptions options = cliAnalysisOptions(*cl, *context);
     options.searchTopK = top;
-    options.buildFabric = !cl->flag("no-fabric");
-    options.priceFabric = false;
-    options.timeContention = false;
-    options.knownIssues.emplace(); // loadTrainingContextForCli validated it
-    options.calibration = calibration ? &*calibration : nullptr;
     const ScenarioAnalysis a = analyseScenario(*scenario, context->catalog, PriceBook {}, options);
     if (!a.search) {
         io.err << path << ": " << (a.trainingError.empty() ? "the search did not run" : a.trainingError) << "\n";
