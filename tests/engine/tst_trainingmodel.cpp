@@ -267,27 +267,39 @@ private Q_SLOTS:
             QVERIFY(m.weightsBytes > weights * n && m.weightsBytes < weights * n + 4.0 * n / 80.0 * 1.01);
     }
 
+    // Korthikanti et al. 2022 Table 2 with dropout (masks of 1 byte per element saved), and the same
+    // terms for recipes without dropout (hidden_dropout = attention_dropout = 0, e.g. Llama 3), which
+    // save no masks: attention 10h, MLP 18h, norms 4h (32h instead of 34h), 8h replicated without
+    // sequence parallelism, and of the scores only the softmax output (2 a s^2 b instead of 5).
     void korthikantiActivations_data()
     {
         QTest::addColumn<int>("tp");
         QTest::addColumn<bool>("sp");
         QTest::addColumn<int>("recompute");
+        QTest::addColumn<bool>("dropout");
         QTest::addColumn<double>("coefficient"); // bytes / (s b h), a = heads
         const double a = 96, s = 2048, h = 12288;
         const double scores = 5.0 * a * s / h;
-        QTest::addRow("t1 none") << 1 << false << int(Recompute::None) << 34.0 + scores;
-        QTest::addRow("t8 no-sp none") << 8 << false << int(Recompute::None) << 10.0 + 24.0 / 8 + scores / 8;
-        QTest::addRow("t8 sp none") << 8 << true << int(Recompute::None) << 34.0 / 8 + scores / 8;
-        QTest::addRow("t8 sp selective") << 8 << true << int(Recompute::Selective) << 34.0 / 8;
-        QTest::addRow("t8 no-sp selective") << 8 << false << int(Recompute::Selective) << 10.0 + 24.0 / 8;
-        QTest::addRow("t8 sp full") << 8 << true << int(Recompute::Full) << 2.0 / 8;
-        QTest::addRow("t1 full") << 1 << false << int(Recompute::Full) << 2.0;
+        QTest::addRow("t1 none") << 1 << false << int(Recompute::None) << true << 34.0 + scores;
+        QTest::addRow("t8 no-sp none") << 8 << false << int(Recompute::None) << true << 10.0 + 24.0 / 8 + scores / 8;
+        QTest::addRow("t8 sp none") << 8 << true << int(Recompute::None) << true << 34.0 / 8 + scores / 8;
+        QTest::addRow("t8 sp selective") << 8 << true << int(Recompute::Selective) << true << 34.0 / 8;
+        QTest::addRow("t8 no-sp selective") << 8 << false << int(Recompute::Selective) << true << 10.0 + 24.0 / 8;
+        QTest::addRow("t8 sp full") << 8 << true << int(Recompute::Full) << true << 2.0 / 8;
+        QTest::addRow("t1 full") << 1 << false << int(Recompute::Full) << true << 2.0;
+        const double softmaxOnly = 2.0 * a * s / h;
+        QTest::addRow("no dropout t1 none") << 1 << false << int(Recompute::None) << false << 32.0 + softmaxOnly;
+        QTest::addRow("no dropout t8 no-sp none")
+            << 8 << false << int(Recompute::None) << false << 8.0 + 24.0 / 8 + softmaxOnly / 8;
+        QTest::addRow("no dropout t8 sp selective") << 8 << true << int(Recompute::Selective) << false << 32.0 / 8;
+        QTest::addRow("no dropout t1 full") << 1 << false << int(Recompute::Full) << false << 2.0;
     }
     void korthikantiActivations()
     {
         QFETCH(int, tp);
         QFETCH(bool, sp);
         QFETCH(int, recompute);
+        QFETCH(bool, dropout);
         QFETCH(double, coefficient);
         const TransformerShape shape = TransformerShape::fromModel(gpt3());
         TrainingStrategy st;
@@ -297,6 +309,7 @@ private Q_SLOTS:
         st.recompute = Recompute(recompute);
         MemoryInputs in;
         in.flashAttention = false;
+        in.dropout = dropout;
         const double sbh = 2048.0 * 2 * 12288;
         QVERIFY(near(activationBytesPerLayer(shape, st, in), coefficient * sbh, 1e-12));
         // Fused attention never stores the scores.
@@ -305,39 +318,9 @@ private Q_SLOTS:
             QVERIFY(activationBytesPerLayer(shape, st, in) < coefficient * sbh);
     }
 
-    // Recipes without dropout (hidden_dropout = attention_dropout = 0, e.g. Llama 3) save no masks:
-    // attention 10h, MLP 18h, norms 4h (32h instead of 34h), 8h replicated without sequence
-    // parallelism, and of the scores only the softmax output (2 a s^2 b).
-    void noDropoutActivations_data()
+    // The scenario's model.dropout reaches the memory model.
+    void dropoutKeyReachesMemory()
     {
-        QTest::addColumn<int>("tp");
-        QTest::addColumn<bool>("sp");
-        QTest::addColumn<int>("recompute");
-        QTest::addColumn<double>("coefficient");
-        const double a = 96, s = 2048, h = 12288;
-        const double scores = 2.0 * a * s / h;
-        QTest::addRow("t1 none") << 1 << false << int(Recompute::None) << 32.0 + scores;
-        QTest::addRow("t8 no-sp none") << 8 << false << int(Recompute::None) << 8.0 + 24.0 / 8 + scores / 8;
-        QTest::addRow("t8 sp selective") << 8 << true << int(Recompute::Selective) << 32.0 / 8;
-        QTest::addRow("t1 full") << 1 << false << int(Recompute::Full) << 2.0;
-    }
-    void noDropoutActivations()
-    {
-        QFETCH(int, tp);
-        QFETCH(bool, sp);
-        QFETCH(int, recompute);
-        QFETCH(double, coefficient);
-        const TransformerShape shape = TransformerShape::fromModel(gpt3());
-        TrainingStrategy st;
-        st.parallelism.tp = tp;
-        st.parallelism.sequenceParallel = sp;
-        st.microBatch = 2;
-        st.recompute = Recompute(recompute);
-        MemoryInputs in;
-        in.flashAttention = false;
-        in.dropout = false;
-        QVERIFY(near(activationBytesPerLayer(shape, st, in), coefficient * 2048.0 * 2 * 12288, 1e-12));
-        // The scenario key reaches the memory model.
         Scenario sc = llama70b();
         sc.parallelism = ParallelismSpec { 8, 1, 128, 1, 1, 1, 1, true };
         const TrainingStrategy s70 = TrainingStrategy::fromScenario(sc);
