@@ -90,7 +90,9 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
            "gIB, sockets) with the algorithms, protocols and per-call cost it runs with (catalog nics.json)."));
     {
         const QSignalBlocker block(m_net);
-        m_net->addItem(tr("NCCL default (IB/RoCE verbs)"), QString());
+        // Short enough for the editor's column on a 1366 px screen; the tooltip says it whole.
+        m_net->addItem(tr("default (verbs)"), QString());
+        m_net->setItemData(0, tr("NCCL's default: its built-in IB/RoCE verbs transport"), Qt::ToolTipRole);
         for (const NetTransportModel& t : catalog.netTransports()) {
             m_net->addItem(QString::fromStdString(t.id), QString::fromStdString(t.id));
             m_net->setItemData(m_net->count() - 1, QString::fromStdString(t.name), Qt::ToolTipRole);
