@@ -1,5 +1,7 @@
 #include "engine/training/trafficblocks.h"
 
+#include "engine/training/ncclringsends.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -120,7 +122,7 @@ ModelTrafficSource::ModelTrafficSource(const TrafficMatrix& matrix, const GroupP
 
 void ModelTrafficSource::visitSends(const GpuWindow& w, unsigned dimensionMask, const SendVisitor& visit) const
 {
-    // Same partners as TrafficMatrix::forEachSend (ring: next member; chain: both neighbours;
+    // Same partners as TrafficMatrix::forEachSend (ring: NCCL's channels, ncclringsends.h; chain: both neighbours;
     // bi-ring: both neighbours modulo n; all-to-all: every other member), restricted to the window.
     const auto inCols = [&w](long long dst) { return dst >= w.colBegin && dst < w.colEnd; };
     for (const TrafficPattern& pt : m_patterns) {
@@ -129,13 +131,16 @@ void ModelTrafficSource::visitSends(const GpuWindow& w, unsigned dimensionMask, 
             continue;
         const long long n = pt.groupSize, s = std::max(1LL, pt.strideGpus);
         const double b = pt.bytesPerPair;
+        const long long r = ncclring::membersPerDomain(pt, placer());
         for (long long src = w.rowBegin; src < w.rowEnd; ++src) {
             const long long k = (src / s) % n;
             const long long base = src - k * s;
             switch (pt.shape) {
             case TrafficPattern::Shape::Ring:
-                if (const long long dst = base + ((k + 1) % n) * s; inCols(dst))
-                    visit(src, dst, d, b);
+                ncclring::visitPartners(k, n, r, b, [&](long long j, double bytes) {
+                    if (const long long dst = base + j * s; inCols(dst))
+                        visit(src, dst, d, bytes);
+                });
                 break;
             case TrafficPattern::Shape::Chain:
                 if (k + 1 < n && inCols(base + (k + 1) * s))

@@ -1,6 +1,7 @@
 #include "engine/training/trafficmatrix.h"
 #include "engine/core/linkclass.h"
 
+#include "engine/training/ncclringsends.h"
 #include "engine/training/trainingestimate.h"
 
 namespace clusterscope::engine {
@@ -66,12 +67,14 @@ template <typename Visit> void TrafficMatrix::forEachSend(Visit&& visit) const
     for (const TrafficPattern& pt : m_patterns) {
         const int d = static_cast<int>(pt.dimension);
         const long long n = pt.groupSize, s = pt.strideGpus;
+        const long long r = ncclring::membersPerDomain(pt, m_placer);
         for (long long src = 0; src < m_gpus; ++src) {
             const long long k = (src / s) % n;
             const long long base = src - k * s;
             switch (pt.shape) {
             case TrafficPattern::Shape::Ring:
-                visit(src, base + ((k + 1) % n) * s, d, pt.bytesPerPair);
+                ncclring::visitPartners(
+                    k, n, r, pt.bytesPerPair, [&](long long j, double bytes) { visit(src, base + j * s, d, bytes); });
                 break;
             case TrafficPattern::Shape::Chain:
                 if (k + 1 < n)
@@ -111,7 +114,8 @@ std::array<double, kTrafficDimensions> TrafficMatrix::pairBytes(long long src, l
         bool partner = false;
         switch (pt.shape) {
         case TrafficPattern::Shape::Ring:
-            partner = j == (k + 1) % n;
+            out[static_cast<int>(pt.dimension)]
+                += ncclring::bytesTo(k, j, n, ncclring::membersPerDomain(pt, m_placer), pt.bytesPerPair);
             break;
         case TrafficPattern::Shape::Chain:
             partner = j == k + 1 || j + 1 == k;

@@ -27,7 +27,7 @@ const char* linkClassName(int linkClass); ///< "scale_up", "leaf", "spine", "cor
 /// the group of index (g / stride) % size; its members are base + k x stride).
 struct TrafficPattern {
     enum class Shape {
-        Ring, ///< member k sends to member k + 1 (mod n) (ring collectives, ring attention)
+        Ring, ///< ring collectives: NCCL channels (ncclringsends.h); ring attention (CP): k to k + 1 (mod n)
         AllToAll, ///< every member sends to every other member
         Chain, ///< member k sends to k + 1 (forward) and to k - 1 (backward): pipeline stages
         BiRing ///< Chain closed into a ring: interleaved virtual stages wrap from last to first

@@ -125,6 +125,53 @@ private Q_SLOTS:
         QVERIFY(totals[int(TrafficDimension::PP)][2] > 0 && totals[int(TrafficDimension::PP)][1] == 0);
     }
 
+    // A ring collective over groups with several GPUs per server runs on NCCL's channels: each
+    // channel leaves a server through one NIC and enters the next server through the NIC of the
+    // same index (the same rail), so the network bytes of the ring are spread over the group's
+    // GPUs in each server and never cross rails; the NVLink hops carry the rest.
+    void ringCollectivesStayOnRails()
+    {
+        Scenario s = example("llama3-70b-1024-h100.json");
+        s.parallelism->tp = 1;
+        s.parallelism->pp = 1;
+        s.parallelism->cp = 4;
+        s.parallelism->dp = 256;
+        s.parallelism->zero = 3;
+        s.parallelism->sequenceParallel = false;
+        const Built b = build(s);
+        QVERIFY(b.estimate.valid);
+        const int perNode = s.cluster.gpusPerNode;
+        const double sent = b.estimate.bytesSent.dp;
+        QVERIFY(sent > 0);
+        std::vector<double> network(s.cluster.gpus, 0.0), scaleUp(s.cluster.gpus, 0.0);
+        b.matrix.visitSends([&](long long src, long long dst, int d, double bytes) {
+            if (d != int(TrafficDimension::DP))
+                return;
+            if (src / perNode == dst / perNode) {
+                scaleUp[src] += bytes;
+            } else {
+                QCOMPARE(src % perNode, dst % perNode); // same rail
+                QCOMPARE((dst - src + s.cluster.gpus) % s.cluster.gpus, static_cast<long long>(perNode)); // next server
+                network[src] += bytes;
+            }
+        });
+        // The dp x cp group has all 8 GPUs of each server: 1/8 of each GPU's ring bytes go out on its
+        // own NIC, 7/8 to its NVLink neighbour; the pair lookup says the same.
+        for (long long g = 0; g < s.cluster.gpus; ++g) {
+            QVERIFY(near(network[g], sent / perNode, 1e-12));
+            QVERIFY(near(scaleUp[g], sent * (perNode - 1) / perNode, 1e-12));
+        }
+        QVERIFY(near(b.matrix.pairBytes(3, 11)[int(TrafficDimension::DP)], sent / perNode, 1e-12));
+        QVERIFY(near(b.matrix.pairBytes(3, 4)[int(TrafficDimension::DP)], sent * (perNode - 1) / perNode, 1e-12));
+        QVERIFY(near(b.matrix.pairBytes(7, 0)[int(TrafficDimension::DP)], sent * (perNode - 1) / perNode, 1e-12));
+        QCOMPARE(b.matrix.pairBytes(7, 8)[int(TrafficDimension::DP)], 0.0); // not across rails
+        // The last server's GPUs wrap around to the first server, on their own rails.
+        QVERIFY(near(
+            b.matrix.pairBytes(s.cluster.gpus - 1, perNode - 1)[int(TrafficDimension::DP)], sent / perNode, 1e-12));
+        // Ring attention's point-to-point sends (CP) still go from each member to the next.
+        QVERIFY(near(b.matrix.pairBytes(0, 1)[int(TrafficDimension::CP)], b.estimate.bytesSent.cp, 1e-12));
+    }
+
     void allToAllPairs()
     {
         const Scenario s = example("mixtral-8x7b-256-h200-roce.json"); // tp 2, ep 8 inside dp

@@ -212,12 +212,12 @@ private Q_SLOTS:
 
     /// The fastest ranked strategies with fabric contention (the Strategies table's "With
     /// contention" column and the chart's ranked bars) are what the tabs show once one is applied:
-    /// one number before and after. Without contention the search's #1 looks 3x faster on the Llama
-    /// example than it runs on its fabric.
+    /// one number before and after. On the Mixtral example's 3:1 oversubscribed RoCE leaf-spine the
+    /// search's #1 runs over a fifth slower with contention than without.
     void rankedWithContentionIsWhatApplyingGives()
     {
         app::MainWindow w;
-        QVERIFY(!w.openPath(example(QStringLiteral("llama3-70b-1024-h100.json")), true).has_value());
+        QVERIFY(!w.openPath(example(QStringLiteral("mixtral-8x7b-256-h200-roce.json")), true).has_value());
         w.tabs()->setCurrentWidget(w.strategiesView());
         w.analysisRunner()->waitUntilIdle();
         QCoreApplication::processEvents();
@@ -232,7 +232,7 @@ private Q_SLOTS:
                      .data(views::StrategyTableModel::kSortRole)
                      .toDouble(),
             contended[0].iterationSeconds);
-        QVERIFY2(contended[0].iterationSeconds > gui->search->ranked[0].iterationSeconds * 1.5,
+        QVERIFY2(contended[0].iterationSeconds > gui->search->ranked[0].iterationSeconds * 1.2,
             qPrintable(QStringLiteral("%1 s with contention, %2 s without")
                            .arg(contended[0].iterationSeconds)
                            .arg(gui->search->ranked[0].iterationSeconds)));
