@@ -183,6 +183,36 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
         return anchorOfNic[nicIdx] = it->second;
     };
 
+    // PXN (NCCL 2.12 and later, on by default: NCCL_PXN_DISABLE=0, NCCL_P2P_PXN_LEVEL=2, NCCL
+    // environment variables documentation; src/graph/paths.cc ncclTopoGetIntermediateRank): a GPU
+    // sending to a GPU of another server whose NIC is on another rail first moves the data over
+    // NVLink to the GPU of its own server that sits by the NIC of the destination's rail, and that
+    // GPU's NIC sends it, so the traffic stays on the rail ("Doubling all2all Performance with NVIDIA
+    // Collective Communication Library 2.12", NVIDIA technical blog, 2022). rankOfNic: the first
+    // rank each NIC serves.
+    const int gpusPerHost = m_design.gpusPerNode, nicsPerHost = m_design.nicsPerNode;
+    const bool pxn = o.useScaleUp && !m_design.nicsForward && gpusPerHost > 0 && nicsPerHost > 0;
+    std::vector<std::uint32_t> rankOfNic(pxn ? m_design.nics.size() : 0, kNoId);
+    for (std::uint32_t r = 0; pxn && r < ranks; ++r) {
+        const auto nic = static_cast<std::size_t>(m_design.nicOfGpu[r]);
+        if (nic < rankOfNic.size() && rankOfNic[nic] == kNoId)
+            rankOfNic[nic] = r;
+    }
+    const auto sendingRank = [&](std::uint32_t src, std::uint32_t dst) {
+        if (!pxn || src / gpusPerHost == dst / gpusPerHost || m_scaleUp[src] == kNoId)
+            return src;
+        const auto railOf = [&](std::uint32_t rank) { return m_design.nicOfGpu[rank] % nicsPerHost; };
+        if (railOf(src) == railOf(dst))
+            return src;
+        const std::size_t nic = static_cast<std::size_t>(src / gpusPerHost) * nicsPerHost + railOf(dst);
+        const std::uint32_t proxy = nic < rankOfNic.size() ? rankOfNic[nic] : kNoId;
+        if (proxy == kNoId || m_scaleUp[proxy] == kNoId || m_pcie[proxy] == kNoId
+            || g.node(m_design.gpus[proxy]).group != g.node(m_design.gpus[src]).group)
+            return src;
+        return proxy;
+    };
+    std::vector<std::uint32_t> sender(subs, kNoId); // network sub-flow -> rank whose NIC sends it
+
     // Scale-up and same-NIC flows need no network path; the rest are grouped by anchor.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> networkSubs; // (anchor, sub-flow)
     for (std::size_t sf = 0; sf < subs; ++sf) {
@@ -220,6 +250,7 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
             p.length[sf] = 2;
             continue;
         }
+        sender[sf] = sendingRank(f.src, f.dst);
         networkSubs.push_back({ anchorOf(nicD), static_cast<std::uint32_t>(sf) });
     }
     std::stable_sort(
@@ -241,13 +272,19 @@ Result<FlowPlacement> FlowModel::route(std::span<const Flow> flows, const FlowOp
             current = anchor;
         }
         const Flow& f = flows[p.flowOf[sf]];
-        const NodeId gs = m_design.gpus[f.src];
-        const NodeId nicS = m_design.nics[m_design.nicOfGpu[f.src]];
+        const std::uint32_t from = sender[sf];
+        const NodeId gs = m_design.gpus[from];
+        const NodeId nicS = m_design.nics[m_design.nicOfGpu[from]];
         const NodeId nicD = m_design.nics[m_design.nicOfGpu[f.dst]];
         const std::uint64_t key = mix(o.hashSeed ^ mix(p.flowOf[sf] * 0x100000001B3ull + (sf % q)));
         const double bytes = p.bytes[sf];
         const std::size_t mark = p.dlinks.size();
-        push(dir(m_pcie[f.src], gs), 1.0f, bytes);
+        if (from != f.src) { // PXN: over NVLink to the GPU by the destination rail's NIC
+            const NodeId src = m_design.gpus[f.src];
+            push(dir(m_scaleUp[f.src], src), 1.0f, bytes);
+            push(dir(m_scaleUp[from], g.otherEnd(m_scaleUp[from], gs)), 1.0f, bytes);
+        }
+        push(dir(m_pcie[from], gs), 1.0f, bytes);
 
         // Equal-cost next hops from `u` towards the anchor (dist decreasing), or into the NIC at the end.
         const auto candidates = [&](NodeId u) {

@@ -207,6 +207,48 @@ private Q_SLOTS:
         QVERIFY(std::abs(edge - 2 * 248 * (2 * (n - 1) / n * 1e9 / 8)) < 1);
     }
 
+    // PXN: an all-to-all between the servers of a rail-optimized fabric never crosses rails. A GPU
+    // sending to another server's GPU on another rail moves the data over NVLink to its server's GPU
+    // on that rail, whose NIC sends it; only the rail's leaf carries it.
+    void allToAllStaysOnRailsThroughPxn()
+    {
+        HostOptions ho;
+        ho.hosts = 4;
+        ClosOptions co;
+        co.railOptimized = true;
+        auto d = buildClos(ho, co);
+        QVERIFY(d.isOk());
+        const double bytesPerFlow = 1e6;
+        const auto flows = allToAllFlows(*d, bytesPerFlow);
+        const FlowModel model(*d);
+        auto p = model.route(flows, FlowOptions {});
+        QVERIFY(p.isOk());
+        QVERIFY(p->unroutable.empty());
+        const auto bytes = model.linkBytes(*p);
+        double spine = 0, edge = 0, scaleUp = 0;
+        for (LinkId l = 0; l < d->graph.linkCount(); ++l) {
+            const double b = bytes[2 * l] + bytes[2 * l + 1];
+            if (d->graph.level(l) == LinkLevel::LeafSpine)
+                spine += b;
+            else if (d->graph.level(l) == LinkLevel::NodeLeaf)
+                edge += b;
+            else if (d->graph.level(l) == LinkLevel::Internal)
+                scaleUp += b;
+        }
+        QCOMPARE(spine, 0.0);
+        const double ranks = double(d->gpus.size()), perHost = ho.gpusPerNode;
+        const double interHostFlows = ranks * (ranks - perHost);
+        // Up to the rail's leaf and down to the destination NIC.
+        QVERIFY(std::abs(edge - 2 * interHostFlows * bytesPerFlow) < 1);
+        // NVLink: every flow inside a server (GPU to switch, switch to GPU) and the PXN hop of the
+        // 7 in 8 flows between servers that change rail; GPU-to-NIC (PCIe) links once at each end.
+        const double intraHostFlows = ranks * (perHost - 1);
+        const double pxnFlows = interHostFlows * (perHost - 1) / perHost;
+        const double pcie = 2 * interHostFlows * bytesPerFlow;
+        QVERIFY2(std::abs(scaleUp - (2 * intraHostFlows + 2 * pxnFlows) * bytesPerFlow - pcie) < 1,
+            qPrintable(QString::number(scaleUp)));
+    }
+
     void patterns_data()
     {
         QTest::addColumn<QString>("pattern");
