@@ -62,13 +62,22 @@ namespace {
     }
 
     // Node NIC egress of a reduction over `nodes` nodes as a multiple of S, for algorithms that move
-    // one copy of the data per node pair (tree, NVLS inter-node ring/tree): 2(m-1)/m for AllReduce,
-    // (m-1)/m for AllGather/ReduceScatter.
+    // one copy of the data per node pair (NVLS's inter-node ring): 2(m-1)/m for AllReduce, (m-1)/m for
+    // AllGather/ReduceScatter. Trees: treeNodeEgressFactor.
     double nodeEgressFactor(CollectiveOp op, int nodes)
     {
         const double m = nodes;
         return op == CollectiveOp::AllReduce ? 2.0 * (m - 1) / m : (m - 1) / m;
     }
+
+    // Node NIC egress of NCCL's double binary tree AllReduce (Tree, NVLSTree) as a multiple of S. On two
+    // nodes both trees are a pair of chains: each node sends S once. From three nodes on every node is an
+    // interior node of one of the two trees (src/graph/trees.cc ncclGetDtree: the second tree is the first
+    // mirrored or shifted, so a leaf of one is interior in the other) and moves its half of the data to
+    // two children and its parent in each phase: 2 S in all, as much as a ring. NCCL's tuner says the same:
+    // Tree takes bwIntra up to two nodes and bwInter beyond, NVLSTree bwInter x 2 up to two nodes and x 1
+    // beyond (src/graph/tuning.cc ncclTopoTuneModel, 2.26: bwInter/2 beyond two nodes).
+    double treeNodeEgressFactor(int nodes) { return nodes <= 1 ? 0.0 : nodes == 2 ? 1.0 : 2.0; }
 
     // Per-rank bytes of algorithms whose intra-node part moves `scaleUp` bytes per rank and whose node
     // NIC egress is `nodeNic` bytes, spread over the node's ranks.
@@ -158,12 +167,11 @@ namespace {
             return {};
         const GroupContext& ctx = in.ctx;
         const double n = in.n();
-        // Double binary tree: a node's NIC moves 2(m-1)/m x S against the ring's 2(n-1)/n x S, so the
-        // NIC-limited busbw is higher by ((n-1)/n) / ((m-1)/m) (2x on two nodes: the tree halves it).
+        // Double binary tree: a node's NIC moves treeNodeEgressFactor x S against the ring's 2(n-1)/n x S,
+        // so the NIC-limited busbw is higher by 2(n-1)/n / that (about 2x on two nodes, 1x beyond).
         double busBw = ctx.intraBytesPerSecond;
         if (in.multiNode()) {
-            const double m = ctx.nodes;
-            const double relief = ((n - 1) / n) / ((m - 1) / m);
+            const double relief = 2.0 * (n - 1) / n / treeNodeEgressFactor(ctx.nodes);
             busBw = std::min(busBw, ctx.interBytesPerSecond * relief);
         }
         busBw = std::min(busBw * nccl::kTreeFactor, in.perChannelCap(nccl::kPerChMaxTreeGBps));
@@ -179,7 +187,7 @@ namespace {
             c.algBw *= nccl::kTreeCorrection[static_cast<int>(in.protocol)][logSize];
         c.latencyUs = 2.0 * ((in.ppn() - 1) * in.intraLat + log2Floor(ctx.nodes) * in.interLat);
         // Chain inside the node (up then down), tree edges between nodes.
-        fillBytes(ctx, 2.0 * in.bytes * (in.ppn() - 1) / in.ppn(), in.bytes * nodeEgressFactor(in.op, ctx.nodes), false,
+        fillBytes(ctx, 2.0 * in.bytes * (in.ppn() - 1) / in.ppn(), in.bytes * treeNodeEgressFactor(ctx.nodes), false,
             in.linkBytes);
         return c;
     }
@@ -205,9 +213,10 @@ namespace {
         AlgorithmCost c;
         c.algBw = nvlsBw / intraFactor;
         // The switch reduces across nodes (SHARP): a node sends S once (x kCollNetFactor as CollNet);
-        // NVLSTree uses trees: 2(m-1)/m S per node.
+        // NVLSTree uses NCCL's double binary tree between nodes (treeNodeEgressFactor).
         const bool sharp = !tree && in.multiNode() && in.op == CollectiveOp::AllReduce;
-        const double egress = sharp ? 1.0 : nodeEgressFactor(in.op, ctx.nodes);
+        const double egress
+            = sharp ? 1.0 : (tree ? treeNodeEgressFactor(ctx.nodes) : nodeEgressFactor(in.op, ctx.nodes));
         if (in.multiNode()) {
             double interAlg = (sharp ? nccl::kCollNetFactor : 1.0) * ctx.interBytesPerSecond / egress;
             if (tree)

@@ -23,6 +23,7 @@ namespace {
         double chunkBytes = 0; ///< bytes of one chunk
         double stages = 1; ///< D: stages a chunk passes in sequence
         double bandwidthFactor = 1; ///< undoes a mid-size correction of the tuner the pipeline replaces
+        double stageShare = 1; ///< a fill stage's time as a share of the steady chunk period
     };
 
     double nvlsChannels(const CollectiveHardware& hw, const GroupContext& ctx)
@@ -136,6 +137,11 @@ namespace {
             p.concurrent = nvlsChannels(hw, ctx) * heads;
             p.chunkBytes = nvlsTreeChunk(nBytes, p.concurrent, ctx.nodes);
             p.stages = 1 + 2.0 * log2Floor(ctx.nodes);
+            // Beyond two nodes the steady chunk period is set by the tree's interior nodes, which send
+            // every chunk twice (to both children going down, ncclcost.cpp treeNodeEgressFactor); a
+            // chunk filling the pipeline crosses each hop once, at the NIC's full rate: half a period.
+            if (ctx.nodes > 2)
+                p.stageShare = 0.5;
             return true;
         }
         default:
@@ -164,7 +170,7 @@ void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, Co
     // chunk is out after q + D - 1 chunk times of W / q each.
     const double q = std::max(1.0, nBytes / (p.concurrent * p.chunkBytes));
     const double streaming = t.bandwidthSeconds * p.bandwidthFactor;
-    t.achievedBandwidthSeconds = streaming * (q + p.stages - 1) / q;
+    t.achievedBandwidthSeconds = streaming * (q + (p.stages - 1) * p.stageShare) / q;
 }
 
 } // namespace clusterscope::engine::collectives

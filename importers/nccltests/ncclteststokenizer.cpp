@@ -160,7 +160,12 @@ bool NcclTestsTokenizer::next(NcclTestsLine& line)
         bool allDigits = true;
         for (char c : head)
             allDigits = allDigits && isDigit(c);
-        if (allDigits)
+        // Open MPI's aggregated help message ("8 more processes have sent help message help-mtl-ofi.txt /
+        // OFI call fail", orte/util/show_help.c) starts with a number too; its [host:pid] prefix is lost
+        // when a page quotes only the message. It lands anywhere in the output, inside the table too.
+        const bool helpAggregate = line.tokens.size() >= 3 && line.tokens[1] == "more"
+            && (line.tokens[2] == "processes" || line.tokens[2] == "process");
+        if (allDigits && !helpAggregate)
             line.kind = NcclTestsLineKind::Data;
         else if (line.loggerPrefixed)
             line.kind = NcclTestsLineKind::Comment; // the logger dropped the '#' of a header line

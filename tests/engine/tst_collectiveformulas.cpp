@@ -94,9 +94,11 @@ private Q_SLOTS:
             << 2 * 36.7 * 0.5;
         QTest::addRow("tree LL128 1 node: 7/9")
             << "allreduce" << 8 << 8 << 8 << kGiB << "tree" << ll128 << 14 + 2 * 7 * 1.25 << 370.8 * 0.92 * 7 / 9 * 0.5;
-        QTest::addRow("tree simple 4 nodes 1 NIC: NIC relief (n-1)/n over (m-1)/m")
+        // Beyond two nodes a double binary tree node sends 2 S, as a ring does (tuning.cc: bwInter, not
+        // bwIntra, from three nodes on): the NIC relief over the ring is 2(n-1)/n / 2.
+        QTest::addRow("tree simple 4 nodes 1 NIC: NIC relief (n-1)/n")
             << "allreduce" << 32 << 8 << 1 << kGiB << "tree" << simple << 8.4 + 2 * (7 * 4.0 + 2 * 14)
-            << 48.0 * (31.0 / 32) / (3.0 / 4) * 0.92 * 0.5;
+            << 48.0 * (31.0 / 32) * 0.92 * 0.5;
         // NVLS: bwIntra x 0.85 x 15/16 over S(1 + 1/ppn); multi-node bounded by the NICs over 2(m-1)/m.
         QTest::addRow("nvls allreduce 1 node")
             << "allreduce" << 8 << 8 << 8 << kGiB << "nvls" << simple << 25.0 << 370.8 * 0.85 * 15 / 16 / 1.125;
@@ -107,10 +109,10 @@ private Q_SLOTS:
         QTest::addRow("nvls allgather 1 node")
             << "allgather" << 8 << 8 << 8 << kGiB << "nvls" << simple << 25.0 << 370.8 * 0.85 * 15 / 16;
         QTest::addRow("nvlstree allreduce 4 nodes")
-            << "allreduce" << 32 << 8 << 8 << kGiB << "nvlstree" << simple << 25.0 + 2 * 2 * 20.9 << 384.0 / 1.5;
-        QTest::addRow("nvlstree allreduce 8 nodes 1 NIC: perChMaxNVLSTree")
-            << "allreduce" << 64 << 8 << 1 << kGiB << "nvlstree" << simple << 25.0 + 2 * 3 * 20.9
-            << 48.0 / (2.0 * 7 / 8);
+            << "allreduce" << 32 << 8 << 8 << kGiB << "nvlstree" << simple << 25.0 + 2 * 2 * 20.9 << 384.0 / 2;
+        // tuning.cc: NVLSTree takes bwInter/2 beyond two nodes (2.26; 2.30: bwInter x 2 up to two nodes).
+        QTest::addRow("nvlstree allreduce 8 nodes 1 NIC: NIC over 2 S")
+            << "allreduce" << 64 << 8 << 1 << kGiB << "nvlstree" << simple << 25.0 + 2 * 3 * 20.9 << 48.0 / 2;
         // CollNet: SHARP halves node egress; NCCL's 0.9.
         QTest::addRow("collnet direct 4 nodes") << "allreduce" << 32 << 8 << 8 << kGiB << "collnet_direct" << simple
                                                 << 2 * (3.7 + 0.4 * 7) + 31 << 370.8 / 1.75;
@@ -190,6 +192,11 @@ private Q_SLOTS:
         QTest::addRow("nvlstree 64 MiB: four 128 KiB chunks") << "nvlstree" << 16 << 64 * kMiB << 27.0 << 1.5 << 1;
         // 1 GiB: q = 64: factor 66 / 64.
         QTest::addRow("nvlstree 1 GiB: 64 chunks") << "nvlstree" << 16 << 1024 * kMiB << 27.0 << 66.0 / 64.0 << 1;
+        // 4 nodes: 64 KiB chunks (NVLS_TREE's cap from 4 nodes), q = 64 MiB / (128 x 64 KiB) = 8, D = 1 + 2 x 2
+        // = 5. Beyond two nodes a fill stage is half the steady chunk period (interior tree nodes send each
+        // chunk twice, a filling chunk crosses each hop once at the NIC's rate): (8 + 4 / 2) / 8.
+        QTest::addRow("nvlstree 4 nodes 64 MiB: fill stages at half a period")
+            << "nvlstree" << 32 << 64 * kMiB << 27.0 << 10.0 / 8.0 << 1;
         // One node, NVLS: three stages (scatter, in-switch reduce and multicast, gather; all_reduce.h);
         // 16 channels x 8 heads, 16 MiB below 64 MiB (8 x 128 x 64 KiB): 32 KiB chunks, q = 4: 6 / 4.
         // The per-call overhead on one node is one kernel launch per GPU of the calling thread (2.7 us).

@@ -551,6 +551,14 @@ private Q_SLOTS:
         QTest::addRow("log names another op than --op")
             << QStringLiteral("# Collective test starting: all_reduce_perf\n") + row << "broadcast" << 1
             << "op-conflict";
+        // Open MPI's aggregated help message inside the table, without its [host:pid] prefix (as quoted on
+        // the page of a100_1x8_thanos_mpi_allreduce.log): not a row, no diagnostic.
+        QTest::addRow("help-message line inside the table")
+            << QStringLiteral("# Collective test starting: all_reduce_perf\n") + row
+                + QStringLiteral("8 more processes have sent help message help-mtl-ofi.txt / OFI call fail\n"
+                                 "1 more process has sent help message help-mtl-ofi.txt / OFI call fail\n")
+                + row
+            << "" << 2 << "";
         QTest::addRow("device line garbled")
             << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 device\n") + row
             << "" << 1 << "device-line";
@@ -567,6 +575,8 @@ private Q_SLOTS:
         if (!diagnostic.isEmpty())
             QVERIFY2(hasDiagnostic(*log, diagnostic.toStdString(), "mem.log:"),
                 log->diagnostics.empty() ? "none" : log->diagnostics.front().message.c_str());
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id.rfind("row-", 0) != 0 || diagnostic.startsWith("row-"), d.message.c_str());
     }
 
     // "NCCL INFO Using network X" (NCCL src/init.cc) names the run's net transport; a plugin's name

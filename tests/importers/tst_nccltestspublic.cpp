@@ -142,6 +142,44 @@ private Q_SLOTS:
                                   << "allreduce"
                                   << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.42 << 0.88
                                   << 0.091 << true << 0.122;
+        // Held-out logs: collected after the model was built and never used to fit or choose anything in
+        // it (README "Held-out logs"); their limits are what the model reaches on them.
+        // Dell XE9680 (8 x H100, 8 x ConnectX-7 400 Gb/s InfiniBand), NCCL 2.26.2 (nccl-tests issue 309).
+        QTest::addRow("held-out 2x8 H100 XE9680 IB") << "h100_2x8_xe9680_ib_allreduce.log"
+                                                     << "allreduce"
+                                                     << "H100-SXM-80GB" << 16 << 2 << 32 << 8 << 400.0 << QString("ib")
+                                                     << 0.11 << 0.44 << 0.103 << true << 0.094;
+        // The same issue: 4 HGX H100 VMs, 32 GPU-NIC pairs (8 x 400 Gb/s InfiniBand per node), NCCL 2.26.2.
+        // Limits lowered by the tree egress beyond two nodes (ncclcost.cpp treeNodeEgressFactor, the
+        // NVLSTree fill stages in ncclpipeline.cpp): uncalibrated mean 23.3 -> 10.2%.
+        QTest::addRow("held-out 4x8 H100 VM IB") << "h100_4x8_vm_ib_allreduce.log"
+                                                 << "allreduce"
+                                                 << "H100-SXM-80GB" << 32 << 4 << 32 << 8 << 400.0 << QString("ib")
+                                                 << 0.105 << 0.41 << 0.030 << true << 0.036;
+        // The same issue, another cluster: 8 nodes x 8 H100 on a 400 Gb/s InfiniBand network ("the 400 GB/s
+        // IB limit of our network": 8 x 400 Gb/s per node). The tree egress beyond two nodes took the
+        // uncalibrated mean 22.7 -> 21.0%: sizes >= 128 MiB -12..-28% -> -12..-20% (the run stays at 320 GB/s
+        // busbw, the model's NICs give 375), but NCCL's tuner now keeps Tree LL128 up to 32 MiB, whose 4-32 MiB
+        // rows are 18-30% fast (32 MiB: +10% -> -28%): the calibrated RMS over the sizes kept rose 3.8 ->
+        // 6.9%, the held-out RMS 4.6 -> 9.2% (limits raised to that).
+        QTest::addRow("held-out 8x8 H100 IB") << "h100_8x8_ib_allreduce.log"
+                                              << "allreduce"
+                                              << "H100-SXM-80GB" << 64 << 8 << 14 << 8 << 400.0 << QString("ib")
+                                              << 0.215 << 0.86 << 0.07 << true << 0.093;
+        // One node, 8 x H100 with NVLink SHARP, -g 8 (nccl-tests issue 290; NDR 400 Gb/s ConnectX-7, unused).
+        QTest::addRow("held-out 1x8 H100 NVLS -g 8") << "h100_1x8_nvls_g8_allreduce.log"
+                                                     << "allreduce"
+                                                     << "H100-SXM-80GB" << 8 << 1 << 6 << 8 << 400.0 << QString("ib")
+                                                     << 0.029 << 0.056 << 0.025 << true << 0.001;
+        // One server, 8 x A100-SXM4-80GB, 12 NVLinks of 25 GB/s each; -g 8 and mpirun -np 8 -g 1 (NICs unused).
+        QTest::addRow("held-out 1x8 A100 -g 8")
+            << "a100_1x8_thanos_g8_allreduce.log"
+            << "allreduce"
+            << "A100-SXM-80GB" << 8 << 1 << 30 << 8 << 200.0 << QString("ib") << 0.154 << 0.33 << 0.036 << true << 0.04;
+        QTest::addRow("held-out 1x8 A100 mpirun") << "a100_1x8_thanos_mpi_allreduce.log"
+                                                  << "allreduce"
+                                                  << "A100-SXM-80GB" << 8 << 1 << 30 << 8 << 200.0 << QString("ib")
+                                                  << 0.092 << 0.198 << 0.051 << true << 0.061;
     }
     void publicLogs()
     {
