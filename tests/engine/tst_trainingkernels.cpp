@@ -347,6 +347,39 @@ private Q_SLOTS:
         QCOMPARE(windowed.forwardKernels.gemm, full.forwardKernels.gemm);
     }
 
+    // Fused attention computes whole 128 x 128 tiles: a causal window of w keys costs the key tiles it
+    // touches, not w/s of the scores. Reference: cuDNN SDPA backward at S 4096, D 64, window / causal
+    // time (NVIDIA/cudnn-frontend pull request 505): 0.306 at window 511, 0.496 at window 1023; the
+    // smooth w/s share gave 0.234 and 0.437.
+    void slidingWindowTiles_data()
+    {
+        QTest::addColumn<int>("window");
+        QTest::addColumn<double>("measuredRatio");
+        QTest::addColumn<double>("tolerance");
+        QTest::addRow("window 511") << 511 << 0.306 << 0.10;
+        QTest::addRow("window 1023") << 1023 << 0.496 << 0.05;
+        // GPT-OSS: 128 keys touch 2 tiles per query tile: (1 + 2 x 31) / 528 of the causal tiles.
+        QTest::addRow("window 128") << 128 << 63.0 / 528.0 << 1e-9;
+    }
+    void slidingWindowTiles()
+    {
+        QFETCH(int, window);
+        QFETCH(double, measuredRatio);
+        QFETCH(double, tolerance);
+        Scenario s = llama70b();
+        s.model.seqLen = 4096;
+        s.model.heads = 64;
+        s.model.kvHeads = 8;
+        s.model.headDim = 64;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const double causal = evaluator(s).layerTimes(strategy).forwardKernels.attention;
+        s.model.slidingWindow = window;
+        s.model.slidingWindowFraction = 1.0;
+        const double windowed = evaluator(s).layerTimes(strategy).forwardKernels.attention;
+        QVERIFY2(std::abs(windowed / causal / measuredRatio - 1.0) <= tolerance,
+            qPrintable(QString("windowed / causal %1, reference %2").arg(windowed / causal).arg(measuredRatio)));
+    }
+
     // Tied embeddings count the vocabulary matrix once.
     void tiedEmbeddings()
     {
