@@ -585,8 +585,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     if (k.flashAttention) {
         // Share of the s x s scores computed: causal half of a full sequence. A windowed layer is
         // computed tile by tile like the causal one (windowedTileShare).
-        const double computed = (1.0 - m.slidingWindowFraction) * 0.5
-            + m.slidingWindowFraction * 0.5 * windowedTileShare(seq, window);
+        const double computed
+            = (1.0 - m.slidingWindowFraction) * 0.5 + m.slidingWindowFraction * 0.5 * windowedTileShare(seq, window);
         const double flops = computed * 2.0 * tokens * seq * m.heads * (qkDim + vDim) / t;
         // The tiles already hold a window's cost: windowed layers keep the whole sequence's query
         // tiles to fill the SMs, so the sequence-length efficiency is the sequence's.

@@ -50,7 +50,8 @@ private Q_SLOTS:
         const Run r = runCli(
             { QStringLiteral("validate-model"), QStringLiteral("--json"), QStringLiteral("--scenarios"), out });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QJsonArray tables = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("tables")).toArray();
+        const QJsonArray tables
+            = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("tables")).toArray();
         int checked = 0;
         for (const QJsonValue& t : tables) {
             const QJsonObject table = t.toObject();
@@ -58,7 +59,8 @@ private Q_SLOTS:
                 continue;
             for (const QJsonValue& v : table.value(QStringLiteral("rows")).toArray()) {
                 const QJsonObject row = v.toObject();
-                QCOMPARE(row.value(QStringLiteral("metric")).toString(), QStringLiteral("measured_tokens_per_s_per_gpu"));
+                QCOMPARE(
+                    row.value(QStringLiteral("metric")).toString(), QStringLiteral("measured_tokens_per_s_per_gpu"));
                 const QString file = out + QLatin1Char('/') + row.value(QStringLiteral("scenario_file")).toString();
                 QFile f(file);
                 QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
@@ -68,11 +70,13 @@ private Q_SLOTS:
                                         .toObject()
                                         .value(QStringLiteral("gpus"))
                                         .toDouble();
-                const Run e = runCli({ QStringLiteral("evaluate"), file, QStringLiteral("--json"),
-                    QStringLiteral("--no-fabric") });
+                const Run e = runCli(
+                    { QStringLiteral("evaluate"), file, QStringLiteral("--json"), QStringLiteral("--no-fabric") });
                 QVERIFY2(e.exitCode == 0, qPrintable(e.err));
-                const double tokens
-                    = QJsonDocument::fromJson(e.out.toUtf8()).object().value(QStringLiteral("tokens_per_second")).toDouble();
+                const double tokens = QJsonDocument::fromJson(e.out.toUtf8())
+                                          .object()
+                                          .value(QStringLiteral("tokens_per_second"))
+                                          .toDouble();
                 const double predicted = row.value(QStringLiteral("predicted")).toDouble();
                 QVERIFY2(std::abs(tokens / gpus / predicted - 1.0) < 1e-9,
                     qPrintable(row.value(QStringLiteral("label")).toString()));
