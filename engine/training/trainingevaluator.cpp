@@ -87,10 +87,12 @@ namespace {
     // 0.234 and 0.437, was too low).
     double windowedTileShare(double seq, double window)
     {
+        if (window >= seq)
+            return 1.0;
         constexpr double kTile = 128.0;
         const double tiles = std::ceil(seq / kTile);
         const double reach = std::ceil(std::max(0.0, window - 1.0) / kTile) + 1.0; // key tiles per query tile
-        if (window >= seq || reach >= tiles)
+        if (reach >= tiles)
             return 1.0;
         // Query tiles j = 0 .. reach - 1 touch j + 1 tiles; the rest touch `reach`.
         const double windowed = reach * (reach + 1.0) / 2.0 + (tiles - reach) * reach;
