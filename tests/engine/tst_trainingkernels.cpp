@@ -762,6 +762,36 @@ private Q_SLOTS:
         QCOMPARE(activationBytesPerLayer(shape, st, in), fullBf16);
     }
 
+    // Heads of their own width (Qwen3, GPT-OSS: heads x head_dim != hidden) save Q and the attention
+    // output at heads x head_dim and K, V at kv_heads x head_dim; with head_dim = hidden / heads the
+    // count is Korthikanti's.
+    void attentionActivationsByHeadWidth()
+    {
+        Scenario s = llama70b(); // hidden 8192, 64 heads, 8 KV heads
+        TrainingStrategy st = TrainingStrategy::fromScenario(s);
+        st.recompute = Recompute::None;
+        st.parallelism.sequenceParallel = true;
+        MemoryInputs in;
+        in.dropout = false;
+        const TransformerShape plain = TransformerShape::fromModel(s.model);
+        const double korthikanti = activationBytesPerLayer(plain, st, in);
+        s.model.headDim = 8192 / 64; // the same width stated explicitly: no change
+        QCOMPARE(activationBytesPerLayer(TransformerShape::fromModel(s.model), st, in), korthikanti);
+        s.model.headDim = 256; // q = 16384, kv = 2048 (twice hidden / heads)
+        const double tokens = double(st.microBatch) * plain.seqLen / st.parallelism.cp;
+        const double t = st.parallelism.tp;
+        // Korthikanti's attention term without masks: 6h + 4 h kv_heads / heads; with the heads' own
+        // widths: 2h + 4q + 4kv.
+        const double h = 8192, q = 64 * 256, kv = 8 * 256;
+        const double expected = korthikanti + tokens * ((2 * h + 4 * q + 4 * kv) - h * (6 + 4.0 * 8 / 64)) / t;
+        QVERIFY(near(activationBytesPerLayer(TransformerShape::fromModel(s.model), st, in), expected, 1e-12));
+        // Under fp8 the projection keeps its fp8 copy of the q-wide attention output.
+        in.fp8GemmInputs = true;
+        const double fp8Plain = activationBytesPerLayer(plain, st, in);
+        QVERIFY(near(activationBytesPerLayer(TransformerShape::fromModel(s.model), st, in),
+            fp8Plain + tokens * ((2 * h + 4 * q + 4 * kv + (q - h)) - h * (6 + 4.0 * 8 / 64)) / t, 1e-12));
+    }
+
     // Multi-token prediction modules run on the last stage: one more layer and one more output
     // layer each; their parameters live there too. The key round-trips.
     void multiTokenPrediction()
