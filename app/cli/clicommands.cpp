@@ -200,7 +200,7 @@ namespace {
             "  --bearer-token-file F  --user U --password-file F   authentication     --timeout S  per request\n"
             "  --json                 machine-readable output\n",
             runTelemetryCommand },
-        { "validate-model", "[--json] [--tables DIR] [--catalog DIR]",
+        { "validate-model", "[--json] [--tables DIR] [--scenarios DIR] [--catalog DIR]",
             "Check the training model against public measurements (per-row errors, per-table MAPE and bias).",
             "Runs the public tables shipped with ClusterScope (SC21 Table 1 on A100, Megatron-LM's H100 scaling\n"
             "table, NeMo 24.07's DGX-H100 fp8 summary, a cuBLAS GEMM sweep on H200) through the training model\n"
@@ -209,6 +209,9 @@ namespace {
             "  --json         {calibrated, within_limits, tables: [{id, title, rows: [{label, metric, measured,\n"
             "                 predicted, error, detail}], mape, bias, max_error, mape_limit, bias_limit}]}\n"
             "  --tables DIR   run the tables of DIR/tables.json instead (same format as resources/validation/)\n"
+            "  --scenarios DIR  write each evaluated row's scenario, with the strategy the prediction used, to\n"
+            "                 DIR/<table id>-<row>.json (rows from 01; JSON rows gain scenario_file):\n"
+            "                 clusterscope-cli evaluate FILE --no-fabric gives the same figure and its breakdown\n"
             "  --catalog DIR  read the catalog JSON files from DIR\n",
             runValidateModelCommand },
         { "calibrate-compute",

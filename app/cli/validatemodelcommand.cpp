@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <ostream>
 
 namespace clusterscope::app {
@@ -20,14 +22,27 @@ namespace {
         return buffer;
     }
 
-    nlohmann::json tableJson(const engine::ValidationTable& t)
+    // The file --scenarios DIR writes for row `index` (0-based) of table `t`: "<table id>-<row, from 01>.json".
+    std::string scenarioFileName(const engine::ValidationTable& t, std::size_t index)
+    {
+        char number[16];
+        std::snprintf(number, sizeof number, "%02zu", index + 1);
+        return t.id + "-" + number + ".json";
+    }
+
+    nlohmann::json tableJson(const engine::ValidationTable& t, bool scenariosWritten)
     {
         nlohmann::json rows = nlohmann::json::array();
-        for (const engine::ValidationRow& r : t.rows)
-            rows.push_back({ { "label", r.label }, { "metric", r.metric }, { "measured", r.measured },
+        for (std::size_t i = 0; i < t.rows.size(); ++i) {
+            const engine::ValidationRow& r = t.rows[i];
+            nlohmann::json row = { { "label", r.label }, { "metric", r.metric }, { "measured", r.measured },
                 { "predicted", r.evaluated ? nlohmann::json(r.predicted) : nlohmann::json(nullptr) },
                 { "error", r.evaluated ? nlohmann::json(r.error) : nlohmann::json(nullptr) },
-                { "evaluated", r.evaluated }, { "fits_memory", r.fitsMemory }, { "detail", r.detail } });
+                { "evaluated", r.evaluated }, { "fits_memory", r.fitsMemory }, { "detail", r.detail } };
+            if (scenariosWritten && !r.scenarioJson.empty())
+                row["scenario_file"] = scenarioFileName(t, i);
+            rows.push_back(std::move(row));
+        }
         return { { "id", t.id }, { "title", t.title }, { "file", t.file }, { "kind", t.kind }, { "rows", rows },
             { "evaluated", static_cast<int>(t.rows.size()) - t.refused }, { "refused", t.refused }, { "mape", t.mape },
             { "bias", t.bias }, { "max_error", t.maxError }, { "mape_limit", t.mapeLimit },
@@ -39,7 +54,7 @@ namespace {
 int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
 {
     using namespace engine;
-    auto cl = CommandLine::parse(args, { "json" }, { "catalog", "tables" });
+    auto cl = CommandLine::parse(args, { "json" }, { "catalog", "tables", "scenarios" });
     if (!cl)
         return cliUsageError(io, "validate-model", cl.message());
     if (!cl->positionals().empty())
@@ -67,13 +82,35 @@ int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
     bool allWithin = true;
     for (const ValidationTable& t : *tables)
         allWithin = allWithin && t.withinLimits();
+    // --scenarios DIR: each evaluated row's scenario as the model ran it, for `evaluate` to break down.
+    const std::optional<std::string> scenarioDir = cl->value("scenarios");
+    int scenariosWritten = 0;
+    if (scenarioDir) {
+        std::error_code made;
+        std::filesystem::create_directories(*scenarioDir, made);
+        if (made) {
+            io.err << "validate-model --scenarios: cannot create " << *scenarioDir << ": " << made.message() << "\n";
+            return 1;
+        }
+        for (const ValidationTable& t : *tables)
+            for (std::size_t i = 0; i < t.rows.size(); ++i) {
+                if (t.rows[i].scenarioJson.empty())
+                    continue;
+                const std::string path = *scenarioDir + "/" + scenarioFileName(t, i);
+                if (Status written = writeFileAtomically(path, t.rows[i].scenarioJson + "\n"); !written) {
+                    io.err << "validate-model --scenarios: " << written.message() << "\n";
+                    return 1;
+                }
+                ++scenariosWritten;
+            }
+    }
     if (cl->flag("json")) {
         nlohmann::json j;
         j["calibrated"] = false;
         j["within_limits"] = allWithin;
         j["tables"] = nlohmann::json::array();
         for (const ValidationTable& t : *tables)
-            j["tables"].push_back(tableJson(t));
+            j["tables"].push_back(tableJson(t, scenarioDir.has_value()));
         io.out << j.dump(2) << "\n";
         return 0;
     }
@@ -97,6 +134,9 @@ int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
                << (t.withinLimits() ? "  -> within limits\n" : "  -> OUTSIDE limits\n");
     }
     io.out << "\n" << (allWithin ? "every table is within its limits\n" : "some tables are outside their limits\n");
+    if (scenarioDir)
+        io.out << scenariosWritten << " row scenarios written to " << *scenarioDir
+               << " (<table id>-<row>.json; clusterscope-cli evaluate FILE --no-fabric breaks one down)\n";
     return 0;
 }
 

@@ -64,7 +64,15 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     //   Without dropout (in.dropout false) the two masks go: attention 10h, MLP 18h, 8h replicated.
     const double mask = in.dropout ? 1.0 : 0.0; // bytes per element of a dropout mask
     const double kvShare = shape.kvHeads / shape.heads;
-    const double attention = h * (6.0 + mask + 4.0 * kvShare);
+    double attention = h * (6.0 + mask + 4.0 * kvShare);
+    if (!shape.mla && shape.headDim * shape.heads != h) {
+        // Heads of their own width (Qwen3, GPT-OSS: head_dim x heads != hidden): Q and the attention
+        // output (the projection's input) are heads x head_dim wide and K, V kv_heads x head_dim,
+        // not h; the QKV input and the dropout mask stay h wide. Under fp8 the projection keeps its
+        // fp8 copy of the attention output (q) where Korthikanti's count has h.
+        const double q = shape.heads * shape.headDim, kv = shape.kvHeads * shape.headDim;
+        attention = 2.0 * h + 4.0 * q + 4.0 * kv + mask * h + (in.fp8GemmInputs ? q - h : 0.0);
+    }
     double mlp;
     const double matrices = shape.gatedMlp ? 2.0 : 1.0; // FC1 outputs (gate + up for SwiGLU)
     const double fp8Saving = in.fp8GemmInputs ? 1.0 : 0.0; // bytes saved per GEMM-input element

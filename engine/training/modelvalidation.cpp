@@ -143,6 +143,7 @@ namespace {
         std::optional<TrainingEstimate> estimate;
         std::string detail;
         bool fits = true;
+        std::string scenarioJson; // the scenario of `estimate`
     };
 
     std::string strategyText(const TrainingEstimate& e)
@@ -312,6 +313,7 @@ namespace {
                 if (!best || (fits && !bestFits) || (fits == bestFits && e.iterationSeconds < best->iterationSeconds)) {
                     best = e;
                     bestFits = fits;
+                    out.scenarioJson = s.dump(2);
                 }
             }
         if (best) {
@@ -422,6 +424,7 @@ namespace {
                     r.fitsMemory = o.fits;
                     if (o.estimate) {
                         r.evaluated = true;
+                        r.scenarioJson = o.scenarioJson;
                         r.predicted = predictedMetric(r.metric, *o.estimate, row.integer("gpus"));
                     }
                 }

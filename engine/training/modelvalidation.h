@@ -27,6 +27,9 @@ struct ValidationRow {
     bool evaluated = false; ///< false: the model refused the row (see detail)
     bool fitsMemory = true; ///< false: no recomputation choice fits the GPU memory (still predicted)
     std::string detail; ///< the strategy used, or why the row was refused
+    /// The scenario JSON the prediction evaluated (with the strategy chosen: vpp, recompute);
+    /// `clusterscope-cli evaluate` of it gives the same figure. Empty when the row was refused.
+    std::string scenarioJson;
 };
 
 /// One table's rows and summary statistics over its evaluated rows.

@@ -75,6 +75,30 @@ namespace {
         return table[i] + (l - i) * (table[i + 1] - table[i]);
     }
 
+    // Fused attention kernels walk the scores in tiles of 128 queries x 128 keys and skip only the
+    // tiles the mask leaves entirely empty; a tile the mask cuts is computed whole (FlashAttention-2,
+    // Dao 2023, Alg. 1-2: the causal loop stops at the diagonal block; cuDNN's SDPA with a sliding
+    // window, Transformer Engine FusedAttention window_size (w, 0), the same). A causal window of w
+    // keys ((i - w, i]) therefore touches ceil((w - 1) / 128) + 1 key tiles per query tile, fewer
+    // near the start, against j + 1 tiles of the causal mask for query tile j. Returns the windowed
+    // layer's work relative to the causal layer's, 1 when the window spans the sequence. Measured:
+    // NVIDIA/cudnn-frontend pull request 505 (cuDNN SDPA backward, S 4096, D 64) times window 511
+    // at 0.306 and window 1023 at 0.496 of causal; this gives 0.284 and 0.494 (the smooth w/s share,
+    // 0.234 and 0.437, was too low).
+    double windowedTileShare(double seq, double window)
+    {
+        if (window >= seq)
+            return 1.0;
+        constexpr double kTile = 128.0;
+        const double tiles = std::ceil(seq / kTile);
+        const double reach = std::ceil(std::max(0.0, window - 1.0) / kTile) + 1.0; // key tiles per query tile
+        if (reach >= tiles)
+            return 1.0;
+        // Query tiles j = 0 .. reach - 1 touch j + 1 tiles; the rest touch `reach`.
+        const double windowed = reach * (reach + 1.0) / 2.0 + (tiles - reach) * reach;
+        return windowed / (tiles * (tiles + 1.0) / 2.0);
+    }
+
     // Per-thread direct-mapped memo of collective estimates. The key holds every input of the
     // estimate (evaluator tag, op, bytes, placement), so a hit returns exactly what estimate() would.
     struct CollectiveMemoEntry {
@@ -561,12 +585,14 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     const double attended = (1.0 - m.slidingWindowFraction) * seq + m.slidingWindowFraction * window;
     const double qkDim = m.mla ? d + m.qkRopeHeadDim : d, vDim = m.mla ? m.vHeadDim : d;
     if (k.flashAttention) {
-        // Share of the s x s scores computed: causal half of a full sequence; a causal window w < s
-        // covers w/s (1 - w/2s) of them.
-        const double w = window / seq;
-        const double computed = (1.0 - m.slidingWindowFraction) * 0.5 + m.slidingWindowFraction * w * (1.0 - 0.5 * w);
+        // Share of the s x s scores computed: causal half of a full sequence. A windowed layer is
+        // computed tile by tile like the causal one (windowedTileShare).
+        const double computed
+            = (1.0 - m.slidingWindowFraction) * 0.5 + m.slidingWindowFraction * 0.5 * windowedTileShare(seq, window);
         const double flops = computed * 2.0 * tokens * seq * m.heads * (qkDim + vDim) / t;
-        f.attention = e.flashAttentionSeconds(flops, qkDim, attended);
+        // The tiles already hold a window's cost: windowed layers keep the whole sequence's query
+        // tiles to fill the SMs, so the sequence-length efficiency is the sequence's.
+        f.attention = e.flashAttentionSeconds(flops, qkDim, seq);
         b.attention = k.attentionBackwardFlopsFactor * f.attention / k.attentionBackwardEfficiency;
         f.kernels += 1.0;
         b.kernels += 2.0; // preprocess (dO . O) + the backward kernel

@@ -41,6 +41,51 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QStringLiteral("every table is within its limits")));
     }
 
+    // --scenarios DIR writes each row's scenario as the model ran it: evaluate gives the same figure.
+    void validateModelScenarios()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = dir.filePath(QStringLiteral("rows"));
+        const Run r = runCli(
+            { QStringLiteral("validate-model"), QStringLiteral("--json"), QStringLiteral("--scenarios"), out });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray tables
+            = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("tables")).toArray();
+        int checked = 0;
+        for (const QJsonValue& t : tables) {
+            const QJsonObject table = t.toObject();
+            if (table.value(QStringLiteral("id")).toString() != QStringLiteral("megatron-bridge-2511-moe"))
+                continue;
+            for (const QJsonValue& v : table.value(QStringLiteral("rows")).toArray()) {
+                const QJsonObject row = v.toObject();
+                QCOMPARE(
+                    row.value(QStringLiteral("metric")).toString(), QStringLiteral("measured_tokens_per_s_per_gpu"));
+                const QString file = out + QLatin1Char('/') + row.value(QStringLiteral("scenario_file")).toString();
+                QFile f(file);
+                QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
+                const double gpus = QJsonDocument::fromJson(f.readAll())
+                                        .object()
+                                        .value(QStringLiteral("cluster"))
+                                        .toObject()
+                                        .value(QStringLiteral("gpus"))
+                                        .toDouble();
+                const Run e = runCli(
+                    { QStringLiteral("evaluate"), file, QStringLiteral("--json"), QStringLiteral("--no-fabric") });
+                QVERIFY2(e.exitCode == 0, qPrintable(e.err));
+                const double tokens = QJsonDocument::fromJson(e.out.toUtf8())
+                                          .object()
+                                          .value(QStringLiteral("tokens_per_second"))
+                                          .toDouble();
+                const double predicted = row.value(QStringLiteral("predicted")).toDouble();
+                QVERIFY2(std::abs(tokens / gpus / predicted - 1.0) < 1e-9,
+                    qPrintable(row.value(QStringLiteral("label")).toString()));
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, 11);
+    }
+
     void calibrateComputeIntoProject()
     {
         QTemporaryDir dir;

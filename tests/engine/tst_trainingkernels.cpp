@@ -347,6 +347,39 @@ private Q_SLOTS:
         QCOMPARE(windowed.forwardKernels.gemm, full.forwardKernels.gemm);
     }
 
+    // Fused attention computes whole 128 x 128 tiles: a causal window of w keys costs the key tiles it
+    // touches, not w/s of the scores. Reference: cuDNN SDPA backward at S 4096, D 64, window / causal
+    // time (NVIDIA/cudnn-frontend pull request 505): 0.306 at window 511, 0.496 at window 1023; the
+    // smooth w/s share gave 0.234 and 0.437.
+    void slidingWindowTiles_data()
+    {
+        QTest::addColumn<int>("window");
+        QTest::addColumn<double>("measuredRatio");
+        QTest::addColumn<double>("tolerance");
+        QTest::addRow("window 511") << 511 << 0.306 << 0.10;
+        QTest::addRow("window 1023") << 1023 << 0.496 << 0.05;
+        // GPT-OSS: 128 keys touch 2 tiles per query tile: (1 + 2 x 31) / 528 of the causal tiles.
+        QTest::addRow("window 128") << 128 << 63.0 / 528.0 << 1e-9;
+    }
+    void slidingWindowTiles()
+    {
+        QFETCH(int, window);
+        QFETCH(double, measuredRatio);
+        QFETCH(double, tolerance);
+        Scenario s = llama70b();
+        s.model.seqLen = 4096;
+        s.model.heads = 64;
+        s.model.kvHeads = 8;
+        s.model.headDim = 64;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const double causal = evaluator(s).layerTimes(strategy).forwardKernels.attention;
+        s.model.slidingWindow = window;
+        s.model.slidingWindowFraction = 1.0;
+        const double windowed = evaluator(s).layerTimes(strategy).forwardKernels.attention;
+        QVERIFY2(std::abs(windowed / causal / measuredRatio - 1.0) <= tolerance,
+            qPrintable(QString("windowed / causal %1, reference %2").arg(windowed / causal).arg(measuredRatio)));
+    }
+
     // Tied embeddings count the vocabulary matrix once.
     void tiedEmbeddings()
     {
@@ -727,6 +760,36 @@ private Q_SLOTS:
         const double fullBf16 = activationBytesPerLayer(shape, st, in);
         in.fp8GemmInputs = true;
         QCOMPARE(activationBytesPerLayer(shape, st, in), fullBf16);
+    }
+
+    // Heads of their own width (Qwen3, GPT-OSS: heads x head_dim != hidden) save Q and the attention
+    // output at heads x head_dim and K, V at kv_heads x head_dim; with head_dim = hidden / heads the
+    // count is Korthikanti's.
+    void attentionActivationsByHeadWidth()
+    {
+        Scenario s = llama70b(); // hidden 8192, 64 heads, 8 KV heads
+        TrainingStrategy st = TrainingStrategy::fromScenario(s);
+        st.recompute = Recompute::None;
+        st.parallelism.sequenceParallel = true;
+        MemoryInputs in;
+        in.dropout = false;
+        const TransformerShape plain = TransformerShape::fromModel(s.model);
+        const double korthikanti = activationBytesPerLayer(plain, st, in);
+        s.model.headDim = 8192 / 64; // the same width stated explicitly: no change
+        QCOMPARE(activationBytesPerLayer(TransformerShape::fromModel(s.model), st, in), korthikanti);
+        s.model.headDim = 256; // q = 16384, kv = 2048 (twice hidden / heads)
+        const double tokens = double(st.microBatch) * plain.seqLen / st.parallelism.cp;
+        const double t = st.parallelism.tp;
+        // Korthikanti's attention term without masks: 6h + 4 h kv_heads / heads; with the heads' own
+        // widths: 2h + 4q + 4kv.
+        const double h = 8192, q = 64 * 256, kv = 8 * 256;
+        const double expected = korthikanti + tokens * ((2 * h + 4 * q + 4 * kv) - h * (6 + 4.0 * 8 / 64)) / t;
+        QVERIFY(near(activationBytesPerLayer(TransformerShape::fromModel(s.model), st, in), expected, 1e-12));
+        // Under fp8 the projection keeps its fp8 copy of the q-wide attention output.
+        in.fp8GemmInputs = true;
+        const double fp8Plain = activationBytesPerLayer(plain, st, in);
+        QVERIFY(near(activationBytesPerLayer(TransformerShape::fromModel(s.model), st, in),
+            fp8Plain + tokens * ((2 * h + 4 * q + 4 * kv + (q - h)) - h * (6 + 4.0 * 8 / 64)) / t, 1e-12));
     }
 
     // Multi-token prediction modules run on the last stage: one more layer and one more output
