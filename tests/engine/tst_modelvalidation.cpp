@@ -7,6 +7,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace clusterscope::engine;
@@ -46,6 +47,27 @@ private Q_SLOTS:
         QCOMPARE(t.refused, 0);
         QVERIFY2(t.mape <= t.mapeLimit, qPrintable(QStringLiteral("MAPE %1%").arg(100 * t.mape, 0, 'f', 1)));
         QVERIFY2(std::abs(t.bias) <= t.biasLimit, qPrintable(QStringLiteral("bias %1%").arg(100 * t.bias, 0, 'f', 1)));
+    }
+
+    // The held-out tables (a later Megatron-Bridge release the model was never fitted to) stay in the
+    // report with every row they were transcribed with: dropping a badly predicted row would hide it.
+    void heldOutTablesKeepTheirRows_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("rows");
+        QTest::newRow("dense") << QStringLiteral("megatron-bridge-2604-dense") << 4;
+        QTest::newRow("moe") << QStringLiteral("megatron-bridge-2604-moe") << 4;
+    }
+
+    void heldOutTablesKeepTheirRows()
+    {
+        QFETCH(QString, id);
+        QFETCH(int, rows);
+        const auto it = std::find_if(m_tables.begin(), m_tables.end(),
+            [&](const ValidationTable& t) { return t.id == id.toStdString(); });
+        QVERIFY2(it != m_tables.end(), qPrintable(id));
+        QCOMPARE(int(it->rows.size()), rows);
+        QCOMPARE(it->refused, 0);
     }
 
     // The statistics are what they claim: MAPE is the mean |error|, bias the mean error.
