@@ -169,10 +169,10 @@ inline constexpr unsigned kNoNetLl128Bit = 1u << 8;
 // GPUs (`-g G`, header "nGpus G") pays G launches per call. The figure is per launch: the median over
 // the one-node logs of each log's median (measured - tuner time) / G (A100 -g 8: 2.7, H100 -g 1: 2.0,
 // B200 6.0 with -g 1 assumed: its excerpt has no header).
-inline constexpr double kLaunchPerGpuUs = 2.7;
+inline constexpr double kLaunchPerGpuUs = 3.0;
 // Across nodes: the proxy thread's network progress (src/proxy.cc) on top of the launch; the median
 // of (measured - tuner time) over the multi-node logs. Their excess does not grow with nGpus (-g 8:
 // 12 and 29 us, -g 1: 21 us): the launches overlap with the network progress.
-inline constexpr double kNetCallOverheadUs = 27.0;
+inline constexpr double kNetCallOverheadUs = 14.0;
 
 } // namespace clusterscope::engine::nccl
