@@ -123,7 +123,9 @@ namespace {
         /// them (halving the rate) unless the rate is below 25 GB/s, or the GPUs are newer than Ampere
         /// (ccMin > 80), the rate below 50 GB/s and the channels more than 4: 8 x 400 Gb/s Hopper NICs keep
         /// 8 channels at 48 GB/s. ncclTopoPostset (src/graph/connect.cc) then doubles the channels that
-        /// run, "nChannels*2" (ctx.channels, two per NIC), without changing the graph the tuner reads.
+        /// run, "nChannels*2" (ctx.channels, two per NIC), without changing the graph the tuner reads
+        /// ("Execution channels are typically 2x the search channels", NVIDIA/nccl issue 1041, where an
+        /// H100 node with 8 CX-7 NICs shows 8 search channels).
         double tunerChannels() const
         {
             if (!multiNode())
