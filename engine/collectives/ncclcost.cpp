@@ -117,7 +117,32 @@ namespace {
         double n() const { return ctx.ranks; }
         double ppn() const { return ctx.ranksPerNode; }
         bool multiNode() const { return ctx.nodes > 1; }
+        /// nChannels x a per-channel cap of tuning.cc, which counts the channels of the search graph
+        /// (graphs[a]->nChannels), not the channels that run. Across nodes the search (src/graph/search.cc
+        /// ncclTopoCompute) finds one channel per NIC at the NIC's rate, and ncclTopoDupChannels doubles
+        /// them (halving the rate) unless the rate is below 25 GB/s, or the GPUs are newer than Ampere
+        /// (ccMin > 80), the rate below 50 GB/s and the channels more than 4: 8 x 400 Gb/s Hopper NICs keep
+        /// 8 channels at 48 GB/s. ncclTopoPostset (src/graph/connect.cc) then doubles the channels that
+        /// run, "nChannels*2" (ctx.channels, two per NIC), without changing the graph the tuner reads
+        /// ("Execution channels are typically 2x the search channels", NVIDIA/nccl issue 1041, where an
+        /// H100 node with 8 CX-7 NICs shows 8 search channels).
+        double tunerChannels() const
+        {
+            if (!multiNode())
+                return ctx.channels;
+            double channels = std::min(32, ctx.nics);
+            const double rateGBps = ctx.nicBytesPerSecond / kGBps;
+            const bool duplicate = rateGBps >= 25.0 && !(hw.archIndex >= 2 && rateGBps < 50.0 && channels > 4);
+            if (duplicate)
+                channels = std::min(32.0, 2 * channels);
+            return channels;
+        }
         double perChannelCap(const double (&table)[4][3]) const
+        {
+            return tunerChannels() * table[hw.archIndex][ctx.capIndex] * kGBps;
+        }
+        /// nChannels x a per-channel cap, counting the channels that run.
+        double runningChannelCap(const double (&table)[4][3]) const
         {
             return ctx.channels * table[hw.archIndex][ctx.capIndex] * kGBps;
         }
@@ -221,7 +246,7 @@ namespace {
             double interAlg = (sharp ? nccl::kCollNetFactor : 1.0) * ctx.interBytesPerSecond / egress;
             if (tree)
                 interAlg
-                    = std::min(interAlg, nccl::kTreeAlgorithmRatio * in.perChannelCap(nccl::kPerChMaxNvlsTreeGBps));
+                    = std::min(interAlg, nccl::kTreeAlgorithmRatio * in.runningChannelCap(nccl::kPerChMaxNvlsTreeGBps));
             c.algBw = std::min(c.algBw, interAlg);
         }
         c.latencyUs = tree ? in.intraLat + 2.0 * log2Floor(ctx.nodes) * in.interLat

@@ -24,6 +24,9 @@ namespace {
         double stages = 1; ///< D: stages a chunk passes in sequence
         double bandwidthFactor = 1; ///< undoes a mid-size correction of the tuner the pipeline replaces
         double stageShare = 1; ///< a fill stage's time as a share of the steady chunk period
+        /// When > 0: a fill stage moves a chunk at this rate, so its share of the period is
+        /// (algorithm bandwidth / this rate), at most 1.
+        double hopBytesPerSecond = 0;
     };
 
     double nvlsChannels(const CollectiveHardware& hw, const GroupContext& ctx)
@@ -137,11 +140,12 @@ namespace {
             p.concurrent = nvlsChannels(hw, ctx) * heads;
             p.chunkBytes = nvlsTreeChunk(nBytes, p.concurrent, ctx.nodes);
             p.stages = 1 + 2.0 * log2Floor(ctx.nodes);
-            // Beyond two nodes the steady chunk period is set by the tree's interior nodes, which send
-            // every chunk twice (to both children going down, ncclcost.cpp treeNodeEgressFactor); a
-            // chunk filling the pipeline crosses each hop once, at the NIC's full rate: half a period.
-            if (ctx.nodes > 2)
-                p.stageShare = 0.5;
+            // The steady chunk period is that of the slowest stage: the in-switch reduce and multicast inside
+            // the node, or beyond two nodes the tree's interior nodes, which send every chunk twice (to both
+            // children going down, ncclcost.cpp treeNodeEgressFactor). A chunk filling the pipeline crosses
+            // each network hop once, at the node's full NIC rate: (algorithm bandwidth / NIC rate) of a
+            // period (half a period beyond two nodes; on two nodes the NVLS stage sets the period).
+            p.hopBytesPerSecond = ctx.interBytesPerSecond;
             return true;
         }
         default:
@@ -170,6 +174,8 @@ void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, Co
     // chunk is out after q + D - 1 chunk times of W / q each.
     const double q = std::max(1.0, nBytes / (p.concurrent * p.chunkBytes));
     const double streaming = t.bandwidthSeconds * p.bandwidthFactor;
+    if (p.hopBytesPerSecond > 0 && t.bandwidthSeconds > 0)
+        p.stageShare = std::min(1.0, bytes / t.bandwidthSeconds / p.hopBytesPerSecond);
     t.achievedBandwidthSeconds = streaming * (q + (p.stages - 1) * p.stageShare) / q;
 }
 

@@ -167,12 +167,14 @@ inline constexpr unsigned kNoNetLl128Bit = 1u << 8;
 // call per GPU of its thread inside ncclGroupStart/End, and NCCL's group launch (src/group.cc
 // doLaunches) launches each communicator's kernel in turn from that thread, so a thread driving G
 // GPUs (`-g G`, header "nGpus G") pays G launches per call. The figure is per launch: the median over
-// the one-node logs of each log's median (measured - tuner time) / G (A100 -g 8: 2.7, H100 -g 1: 2.0,
-// B200 6.0 with -g 1 assumed: its excerpt has no header).
-inline constexpr double kLaunchPerGpuUs = 2.7;
+// the five one-node logs of each log's median (measured - tuner time) / G (A100 -g 8: 2.7, H100 -g 1:
+// 2.0, B200 5.9 with -g 1 assumed: its excerpt has no header; A100 thanos -g 8: 3.0, mpirun -g 1: 9.4).
+inline constexpr double kLaunchPerGpuUs = 3.0;
 // Across nodes: the proxy thread's network progress (src/proxy.cc) on top of the launch; the median
-// of (measured - tuner time) over the multi-node logs. Their excess does not grow with nGpus (-g 8:
-// 12 and 29 us, -g 1: 21 us): the launches overlap with the network progress.
-inline constexpr double kNetCallOverheadUs = 27.0;
+// over the nine multi-node logs that have sizes up to 64 KiB of each log's median (measured - tuner
+// time - pipeline): A3 Mega 34, H200 RoCE 14, GKE H200 2x1 22, GKE A4 256, B200 2x8 IB 12, alpha 29,
+// h100_2x4 10, XE9680 -3, 4x8 VM -3 (the training logs alone: 22). It does not grow with nGpus (-g 8
+// and -g 1 logs on both sides of the median): the launches overlap with the network progress.
+inline constexpr double kNetCallOverheadUs = 14.0;
 
 } // namespace clusterscope::engine::nccl

@@ -72,6 +72,15 @@ private Q_SLOTS:
         // LL128), and the ring LL128 factor is 0.92 as for any ppn (NCCL 2.23.4 on).
         QTest::addRow("ring LL128 1 rank per node: tree net latency, 0.92")
             << "allreduce" << 4 << 1 << 1 << kGiB << "ring" << ll128 << 14 + 6 * 8.5 << 48.0 * 0.92 * 4 / 6;
+        // The tuner's per-channel caps count the search graph's channels (graphs[a]->nChannels), before
+        // ncclTopoPostset doubles the channels that run: 8 x 400 Gb/s Hopper NICs keep 8 channels at 48
+        // GB/s (ncclTopoDupChannels: ccMin > 80, below 50 GB/s and more than 4 channels), so Tree LL128
+        // beyond two nodes is 8 x 29 GB/s busbw, not 16 x 29.
+        QTest::addRow("tree LL128 allreduce 4 nodes 8 NICs: 8 search channels x 29")
+            << "allreduce" << 32 << 8 << 8 << kGiB << "tree" << ll128 << 14 + 2 * (7 * 1.25 + 2 * 8.5) << 8 * 29.0 / 2;
+        // 4 NICs: 4 search channels are doubled to 8 (at 24 GB/s): 8 x 36.7 on two nodes.
+        QTest::addRow("tree LL128 allreduce 2 nodes 4 NICs: 4 search channels doubled")
+            << "allreduce" << 16 << 8 << 4 << kGiB << "tree" << ll128 << 14 + 2 * (7 * 1.25 + 8.5) << 8 * 36.7 / 2;
         QTest::addRow("ring simple allgather 1 node")
             << "allgather" << 8 << 8 << 8 << kGiB << "ring" << simple << 8.4 + 7 * 3.4 << 370.8 * 8 / 7;
         QTest::addRow("ring simple reducescatter 2 nodes")
@@ -184,39 +193,45 @@ private Q_SLOTS:
         QTest::addColumn<double>("bandwidthFactor");
         QTest::addColumn<int>("gpusPerThread"); ///< GPUs one host thread launches per call (nccl-tests -g)
         const double kMiB = 1024.0 * 1024.0;
-        // 4 MiB: below 8 MiB (1 x 128 x 64 KiB) the chunk is 32 KiB: q = 1, factor 3.
-        QTest::addRow("nvlstree 4 MiB: one 32 KiB chunk") << "nvlstree" << 16 << 4 * kMiB << 27.0 << 3.0 << 1;
-        // 16 MiB: below 64 MiB (4 x 128 x 128 KiB) the chunk is 64 KiB: q = 2, factor 2.
-        QTest::addRow("nvlstree 16 MiB: two 64 KiB chunks") << "nvlstree" << 16 << 16 * kMiB << 27.0 << 2.0 << 1;
-        // 64 MiB: 128 KiB chunks, q = 4: factor 1.5.
-        QTest::addRow("nvlstree 64 MiB: four 128 KiB chunks") << "nvlstree" << 16 << 64 * kMiB << 27.0 << 1.5 << 1;
-        // 1 GiB: q = 64: factor 66 / 64.
-        QTest::addRow("nvlstree 1 GiB: 64 chunks") << "nvlstree" << 16 << 1024 * kMiB << 27.0 << 66.0 / 64.0 << 1;
+        // On two nodes the in-switch stage sets the chunk period (NVLS algbw 370.8 x 0.85 x 15/16 / (1 + 1/8)
+        // = 262.7 GB/s) and a fill stage crosses the network at the node's 384 GB/s: s = 262.7 / 384 of a
+        // period, so q chunks take (q + 2 s) / q.
+        const double s = 370.8 * 0.85 * 15 / 16 / 1.125 / 384;
+        // 4 MiB: below 8 MiB (1 x 128 x 64 KiB) the chunk is 32 KiB: q = 1.
+        QTest::addRow("nvlstree 4 MiB: one 32 KiB chunk") << "nvlstree" << 16 << 4 * kMiB << 14.0 << 1 + 2 * s << 1;
+        // 16 MiB: below 64 MiB (4 x 128 x 128 KiB) the chunk is 64 KiB: q = 2.
+        QTest::addRow("nvlstree 16 MiB: two 64 KiB chunks")
+            << "nvlstree" << 16 << 16 * kMiB << 14.0 << (2 + 2 * s) / 2 << 1;
+        // 64 MiB: 128 KiB chunks, q = 4.
+        QTest::addRow("nvlstree 64 MiB: four 128 KiB chunks")
+            << "nvlstree" << 16 << 64 * kMiB << 14.0 << (4 + 2 * s) / 4 << 1;
+        // 1 GiB: q = 64.
+        QTest::addRow("nvlstree 1 GiB: 64 chunks") << "nvlstree" << 16 << 1024 * kMiB << 14.0 << (64 + 2 * s) / 64 << 1;
         // 4 nodes: 64 KiB chunks (NVLS_TREE's cap from 4 nodes), q = 64 MiB / (128 x 64 KiB) = 8, D = 1 + 2 x 2
         // = 5. Beyond two nodes a fill stage is half the steady chunk period (interior tree nodes send each
         // chunk twice, a filling chunk crosses each hop once at the NIC's rate): (8 + 4 / 2) / 8.
         QTest::addRow("nvlstree 4 nodes 64 MiB: fill stages at half a period")
-            << "nvlstree" << 32 << 64 * kMiB << 27.0 << 10.0 / 8.0 << 1;
+            << "nvlstree" << 32 << 64 * kMiB << 14.0 << 10.0 / 8.0 << 1;
         // One node, NVLS: three stages (scatter, in-switch reduce and multicast, gather; all_reduce.h);
         // 16 channels x 8 heads, 16 MiB below 64 MiB (8 x 128 x 64 KiB): 32 KiB chunks, q = 4: 6 / 4.
-        // The per-call overhead on one node is one kernel launch per GPU of the calling thread (2.7 us).
-        QTest::addRow("nvls one node 16 MiB: four chunks, three stages") << "nvls" << 8 << 16 * kMiB << 2.7 << 1.5 << 1;
+        // The per-call overhead on one node is one kernel launch per GPU of the calling thread (3.0 us).
+        QTest::addRow("nvls one node 16 MiB: four chunks, three stages") << "nvls" << 8 << 16 * kMiB << 3.0 << 1.5 << 1;
         // nccl-tests -g 8: one thread launches the 8 GPUs' kernels in turn: 8 launches per call.
-        QTest::addRow("nvls one node 16 MiB, -g 8") << "nvls" << 8 << 16 * kMiB << 8 * 2.7 << 1.5 << 8;
+        QTest::addRow("nvls one node 16 MiB, -g 8") << "nvls" << 8 << 16 * kMiB << 8 * 3.0 << 1.5 << 8;
         // Tree Simple across nodes stores and forwards 512 KiB chunks (one step) through 2 x 7 NVLink
         // hops and 2 network hops, 16 channels. A hop moves one channel's share: 384 / 16 = 24 GB/s of
         // network against 370.8 / 18 = 20.6 GB/s of NVLink, so an NVLink hop is a full stage: D = 16.
         // 1 GiB: 64 MiB per channel, q = 128: factor 143 / 128 (the tree correction ends at 256 MB).
         QTest::addRow("tree simple 2 nodes 1 GiB: 16 stages")
-            << "tree" << 16 << 1024 * kMiB << 27.0 << 143.0 / 128 << 1;
+            << "tree" << 16 << 1024 * kMiB << 14.0 << 143.0 / 128 << 1;
         // 8 MiB: one 512 KiB chunk per channel, q = 1: factor 16, times the tree correction the tuner
         // applied at log2(8 MiB / 64) = 17 (0.8), which the pipeline replaces.
-        QTest::addRow("tree simple 2 nodes 8 MiB: one chunk") << "tree" << 16 << 8 * kMiB << 27.0 << 16 * 0.8 << 1;
+        QTest::addRow("tree simple 2 nodes 8 MiB: one chunk") << "tree" << 16 << 8 * kMiB << 14.0 << 16 * 0.8 << 1;
         // Ring keeps the tuner's bandwidth (its steps are the tuner's latency term).
-        QTest::addRow("ring 2 nodes 16 MiB") << "ring" << 16 << 16 * kMiB << 27.0 << 1.0 << 1;
-        QTest::addRow("ring one node 16 MiB") << "ring" << 8 << 16 * kMiB << 2.7 << 1.0 << 1;
-        // Across nodes the proxy's network progress, whatever the launches (27 us).
-        QTest::addRow("ring 2 nodes 16 MiB, -g 8") << "ring" << 16 << 16 * kMiB << 27.0 << 1.0 << 8;
+        QTest::addRow("ring 2 nodes 16 MiB") << "ring" << 16 << 16 * kMiB << 14.0 << 1.0 << 1;
+        QTest::addRow("ring one node 16 MiB") << "ring" << 8 << 16 * kMiB << 3.0 << 1.0 << 1;
+        // Across nodes the proxy's network progress, whatever the launches (14 us).
+        QTest::addRow("ring 2 nodes 16 MiB, -g 8") << "ring" << 16 << 16 * kMiB << 14.0 << 1.0 << 8;
     }
     void pipeline()
     {
