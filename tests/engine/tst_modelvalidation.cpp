@@ -63,8 +63,8 @@ private Q_SLOTS:
     {
         QFETCH(QString, id);
         QFETCH(int, rows);
-        const auto it = std::find_if(m_tables.begin(), m_tables.end(),
-            [&](const ValidationTable& t) { return t.id == id.toStdString(); });
+        const auto it = std::find_if(
+            m_tables.begin(), m_tables.end(), [&](const ValidationTable& t) { return t.id == id.toStdString(); });
         QVERIFY2(it != m_tables.end(), qPrintable(id));
         QCOMPARE(int(it->rows.size()), rows);
         QCOMPARE(it->refused, 0);
