@@ -137,8 +137,8 @@ private Q_SLOTS:
             QStringLiteral("\"kind\""), QStringLiteral("\"kindd\": 1, \"kind\""))
                                      << QString() << QStringLiteral("tables.json: /tables/0/kindd");
         QTest::addRow("unknown metric")
-            << QString(head).replace(QStringLiteral("\"measured_tokens_per_s_per_gpu\""),
-                   QStringLiteral("\"measured_step_seconds\""))
+            << QString(head).replace(
+                   QStringLiteral("\"measured_tokens_per_s_per_gpu\""), QStringLiteral("\"measured_step_seconds\""))
             << QString() << QStringLiteral("tables.json: /tables/0/metric: unknown metric \"measured_step_seconds\"");
         QTest::addRow("missing layers") << head
                                         << QStringLiteral("model,gpus,gpu,hidden,heads,vocab,seq,global_batch,measured_"
