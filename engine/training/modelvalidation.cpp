@@ -326,6 +326,10 @@ namespace {
         return out;
     }
 
+    /// The measured figures a training table may compare (its CSV column names).
+    const std::string kTrainingMetrics[] = { "measured_tokens_per_s_per_gpu", "measured_tflops_per_gpu",
+        "measured_hardware_tflops_per_gpu", "measured_mfu", "measured_iteration_seconds" };
+
     double predictedMetric(const std::string& metric, const TrainingEstimate& e, int gpus)
     {
         if (metric == "measured_tokens_per_s_per_gpu")
@@ -334,6 +338,9 @@ namespace {
             return e.tflopsPerGpu;
         if (metric == "measured_hardware_tflops_per_gpu")
             return e.hardwareTflopsPerGpu;
+        // Step time (a time, so a model that is too fast has a negative error here).
+        if (metric == "measured_iteration_seconds")
+            return e.iterationSeconds;
         return e.mfu; // measured_mfu
     }
 
@@ -379,6 +386,15 @@ namespace {
             gemmDtype = spec.choice("dtype", { "bf16", "fp16", "fp8" });
         }
         spec.finish();
+        if (t.kind == "training")
+            for (const std::string& m : { metric, fallbackMetric })
+                if (!m.empty()
+                    && std::find(std::begin(kTrainingMetrics), std::end(kTrainingMetrics), m)
+                        == std::end(kTrainingMetrics))
+                    throw JsonFieldError(spec.pointerOf(m == metric ? "metric" : "fallback_metric"),
+                        "unknown metric \"" + m
+                            + "\" (measured_tokens_per_s_per_gpu, measured_tflops_per_gpu, "
+                              "measured_hardware_tflops_per_gpu, measured_mfu, measured_iteration_seconds)");
 
         auto text = read(t.file);
         if (!text)

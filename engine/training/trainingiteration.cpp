@@ -275,8 +275,13 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     b.other = compressSeconds;
 
     // Pipeline bubble: (p - 1) stage-times of one micro-batch, divided by v when interleaved
-    // (Narayanan et al. SC21 Sec. 2.2); GPipe has the same bubble time as 1F1B.
-    const double stageMicro = stageForward + stageBackward + logits + recomputePerMicro;
+    // (Narayanan et al. SC21 Sec. 2.2); GPipe has the same bubble time as 1F1B. The stage time of
+    // the fill and drain is the one of the steady state: the layers' compute and recomputation, the
+    // output layer and loss on the last stage, and the layers' exposed tensor-parallel collectives,
+    // which sit between the layers' kernels in every pass (Megatron-LM's RowParallelLinear all-reduce
+    // is synchronous on the compute stream without sequence-parallel overlap).
+    const double tpPerMicro = p.pp > 1 ? b.tpExposed / micro : 0.0;
+    const double stageMicro = stageForward + stageBackward + logits + recomputePerMicro + tpPerMicro;
     const double virtualStages = p.schedule == PipelineSchedule::Interleaved ? p.vpp : 1.0;
     b.bubble = (p.pp - 1.0) / virtualStages * stageMicro;
 

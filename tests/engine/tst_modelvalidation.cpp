@@ -3,7 +3,9 @@
 // limits its manifest states. A change that worsens fidelity on any table fails here.
 
 #include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
 #include "engine/training/modelvalidation.h"
+#include "engine/training/trainingevaluator.h"
 
 #include <QtTest>
 
@@ -57,6 +59,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("rows");
         QTest::newRow("dense") << QStringLiteral("megatron-bridge-2604-dense") << 4;
         QTest::newRow("moe") << QStringLiteral("megatron-bridge-2604-moe") << 4;
+        QTest::newRow("vtrain multi-node") << QStringLiteral("vtrain-multi-node-a100") << 109;
+        QTest::newRow("vtrain single-node") << QStringLiteral("vtrain-single-node-a100") << 1440;
     }
 
     void heldOutTablesKeepTheirRows()
@@ -68,6 +72,33 @@ private Q_SLOTS:
         QVERIFY2(it != m_tables.end(), qPrintable(id));
         QCOMPARE(int(it->rows.size()), rows);
         QCOMPARE(it->refused, 0);
+    }
+
+    // A step-time table compares the evaluator's iteration time: a row run through the validator
+    // predicts what the same scenario evaluated directly predicts.
+    void stepTimeMetricIsTheIterationTime()
+    {
+        const QString csv = QStringLiteral(
+            "model,gpus,gpu,dtype,layers,hidden,heads,vocab,seq,global_batch,micro_batch,tp,pp,vpp,recompute,"
+            "measured_iteration_seconds\nm,16,A100-SXM-80GB,fp16,24,2048,16,50304,2048,64,2,8,2,1,full,1.5\n");
+        const std::string manifest
+            = R"({"format": "clusterscope-validation", "version": 1, "tables": [{"id": "t", "title": "t", "file": "t.csv", "kind": "training", "metric": "measured_iteration_seconds", "mape_limit": 1, "bias_limit": 1, "defaults": {"cluster": {"gpus_per_node": 8, "nic": {"gbps": 200, "per_node": 4}, "transport": "infiniband", "fabric": {"type": "fat-tree", "switch_radix": 40, "tiers": 3, "oversubscription": 1.0}}}}]})";
+        const std::string text = csv.toStdString();
+        auto result = runModelValidation(
+            manifest, [&text](const std::string&) -> Result<std::string> { return text; }, m_catalog);
+        QVERIFY2(result.isOk(), result.message().c_str());
+        const ValidationRow& r = result->front().rows.front();
+        QVERIFY2(r.evaluated, r.detail.c_str());
+        QCOMPARE(r.metric, std::string("measured_iteration_seconds"));
+        QCOMPARE(r.measured, 1.5);
+        // The same figure as the scenario written for the row.
+        auto scenario = parseScenarioJson(r.scenarioJson, "row");
+        QVERIFY2(scenario.isOk(), scenario.message().c_str());
+        auto evaluator = TrainingEvaluator::create(*scenario, m_catalog, ComputeEfficiencyParams {});
+        QVERIFY2(evaluator.isOk(), evaluator.message().c_str());
+        const double seconds = evaluator->evaluate(TrainingStrategy::fromScenario(*scenario)).iterationSeconds;
+        QVERIFY(seconds > 0);
+        QCOMPARE(r.predicted, seconds);
     }
 
     // The statistics are what they claim: MAPE is the mean |error|, bias the mean error.
@@ -105,6 +136,10 @@ private Q_SLOTS:
         QTest::addRow("unknown key") << QString(head).replace(
             QStringLiteral("\"kind\""), QStringLiteral("\"kindd\": 1, \"kind\""))
                                      << QString() << QStringLiteral("tables.json: /tables/0/kindd");
+        QTest::addRow("unknown metric")
+            << QString(head).replace(
+                   QStringLiteral("\"measured_tokens_per_s_per_gpu\""), QStringLiteral("\"measured_step_seconds\""))
+            << QString() << QStringLiteral("tables.json: /tables/0/metric: unknown metric \"measured_step_seconds\"");
         QTest::addRow("missing layers") << head
                                         << QStringLiteral("model,gpus,gpu,hidden,heads,vocab,seq,global_batch,measured_"
                                                           "tokens_per_s_per_gpu\nm,8,H100,4096,32,32000,4096,128,100\n")
