@@ -202,10 +202,13 @@ namespace {
             runTelemetryCommand },
         { "validate-model", "[--json] [--tables DIR] [--scenarios DIR] [--catalog DIR]",
             "Check the training model against public measurements (per-row errors, per-table MAPE and bias).",
-            "Runs the public tables shipped with ClusterScope (SC21 Table 1 on A100, Megatron-LM's H100 scaling\n"
-            "table, NeMo 24.07's DGX-H100 fp8 summary, a cuBLAS GEMM sweep on H200) through the training model\n"
-            "exactly as published, uncalibrated, and prints per row the measured and predicted figure and the\n"
-            "error (predicted / measured - 1), and per table the MAPE, the bias and the limits the tests hold.\n"
+            "Runs the public tables shipped with ClusterScope (A100: SC21 Table 1, Korthikanti et al. 2022\n"
+            "Table 5, vTrain's multi-node and one-node Megatron-DeepSpeed runs; H100: Megatron-LM's scaling\n"
+            "table, NeMo 24.07's fp8 summary; GB200/B200/H100: Megatron-Bridge 25.09, 25.11 and 26.04.01 dense\n"
+            "and MoE rows; a cuBLAS GEMM sweep on H200) through the training model exactly as published,\n"
+            "uncalibrated, and prints per row the measured and predicted figure and the error (predicted /\n"
+            "measured - 1; on step-time tables negative means too fast), and per table the MAPE, the bias and\n"
+            "the limits the tests hold. Tables titled HELD OUT were added after the model was built.\n"
             "  --json         {calibrated, within_limits, tables: [{id, title, rows: [{label, metric, measured,\n"
             "                 predicted, error, detail}], mape, bias, max_error, mape_limit, bias_limit}]}\n"
             "  --tables DIR   run the tables of DIR/tables.json instead (same format as resources/validation/)\n"
