@@ -29,6 +29,17 @@ enum CudaGraphScopeBits : unsigned {
     CudaGraphFullLayer = 1u << 3, ///< "full_layer"
 };
 
+/// Bits of TrainingSpec::recomputeModules: the modules Megatron-Core recomputes under selective
+/// recomputation (--recompute-granularity selective --recompute-modules ...;
+/// megatron/core/transformer/transformer_config.py recompute_modules).
+enum RecomputeModuleBits : unsigned {
+    RecomputeModulesDefault = 0, ///< not stated: Megatron-Core's default, ["core_attn"]
+    RecomputeCoreAttention = 1u << 0, ///< "core_attn"
+    RecomputeLayerNorm = 1u << 1, ///< "layernorm": input_layernorm and pre_mlp_layernorm
+    RecomputeMoeAct = 1u << 2, ///< "moe_act": the routed experts' activation
+    RecomputeMlaUpProj = 1u << 3, ///< "mla_up_proj": the up-projections of multi-head latent attention
+};
+
 struct NicSpec {
     double gbps = 400.0; ///< "gbps": line rate per NIC in Gb/s (1e9 bit/s)
     int perNode = 8; ///< "per_node": NICs per node
@@ -107,6 +118,11 @@ struct ModelSpec {
     /// backward (Korthikanti et al. 2022 Sec. 4). Llama-style recipes train with p = 0, where PyTorch's
     /// dropout returns its input and saves nothing (ATen Dropout.cpp).
     bool dropout = true;
+    /// "linear_bias": the linear layers carry additive biases (Megatron-Core add_bias_linear; GPT-OSS).
+    bool linearBias = false;
+    /// "activation_clamp_value": the gated activation clamps its inputs to this limit (Megatron-Core
+    /// activation_func_clamp_value; GPT-OSS: 7.0); 0 = no clamp.
+    double activationClampValue = 0.0;
     bool operator==(const ModelSpec&) const = default;
 };
 
@@ -127,6 +143,9 @@ struct TrainingSpec {
     /// "cuda_graph_scope": list of "attn", "moe_router", "moe_preprocess", "full_layer"
     /// (CudaGraphScopeBits); empty = eager.
     unsigned cudaGraphScope = CudaGraphNone;
+    /// "recompute_modules": list of "core_attn", "layernorm", "moe_act", "mla_up_proj"
+    /// (RecomputeModuleBits) recomputed under recompute "selective"; absent = ["core_attn"].
+    unsigned recomputeModules = RecomputeModulesDefault;
     bool operator==(const TrainingSpec&) const = default;
 };
 

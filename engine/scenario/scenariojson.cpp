@@ -119,6 +119,11 @@ namespace {
         // GPT-style models use a 4h two-matrix MLP; other FFN sizes are SwiGLU models (LLaMA, Mixtral).
         m.gatedMlp = r.boolean("gated_mlp", static_cast<long long>(m.ffnHidden) != 4LL * m.hidden);
         m.dropout = r.boolean("dropout", true);
+        m.linearBias = r.boolean("linear_bias", false);
+        m.activationClampValue = r.number("activation_clamp_value", 0.0, 1e6, 0.0);
+        if (m.activationClampValue > 0 && !m.gatedMlp)
+            throw JsonFieldError(r.pointerOf("activation_clamp_value"),
+                "the clamp applies to a gated activation (Megatron-Core fused_bias_geglu.py); set gated_mlp true");
         if (auto moe = r.object("moe")) {
             MoeSpec s;
             s.experts = moe->positiveInt("experts");
@@ -179,6 +184,42 @@ namespace {
                         "expected \"attn\", \"moe_router\", \"moe_preprocess\" or \"full_layer\", got "
                             + describeJsonValue(item));
                 t.cudaGraphScope |= bit;
+            }
+        }
+        if (const json* modules = r.raw("recompute_modules")) {
+            // Megatron-Core --recompute-modules (transformer_config.py); the modules ClusterScope
+            // models. Megatron-Core recomputes them only under --recompute-granularity selective.
+            static const std::pair<const char*, unsigned> names[]
+                = { { "core_attn", RecomputeCoreAttention }, { "layernorm", RecomputeLayerNorm },
+                      { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj } };
+            if (!modules->is_array() || modules->empty())
+                throw JsonFieldError(r.pointerOf("recompute_modules"),
+                    "expected a non-empty list of \"core_attn\", \"layernorm\", \"moe_act\", \"mla_up_proj\", got "
+                        + describeJsonValue(*modules));
+            if (t.recompute != Recompute::Selective)
+                throw JsonFieldError(r.pointerOf("recompute_modules"),
+                    "modules are recomputed only under recompute \"selective\" (Megatron-Core "
+                    "recompute_granularity), the scenario has \""
+                        + std::string(toString(t.recompute)) + "\"");
+            for (std::size_t i = 0; i < modules->size(); ++i) {
+                const json& item = (*modules)[i];
+                unsigned bit = 0;
+                if (item.is_string())
+                    for (const auto& [name, value] : names)
+                        if (item.get<std::string>() == name)
+                            bit = value;
+                if (bit == 0) {
+                    const bool other = item.is_string()
+                        && (item.get<std::string>() == "mlp" || item.get<std::string>() == "moe"
+                            || item.get<std::string>() == "shared_experts");
+                    throw JsonFieldError(r.pointerOf("recompute_modules") + "/" + std::to_string(i),
+                        (other ? "Megatron-Core module " + describeJsonValue(item)
+                                    + " is not modelled by ClusterScope; "
+                               : std::string())
+                            + "expected \"core_attn\", \"layernorm\", \"moe_act\" or \"mla_up_proj\", got "
+                            + describeJsonValue(item));
+                }
+                t.recomputeModules |= bit;
             }
         }
         r.finish();
@@ -454,6 +495,10 @@ std::string scenarioToJson(const Scenario& s)
         root["model"]["tied_embeddings"] = true;
     if (m.mtpLayers > 0)
         root["model"]["mtp_layers"] = m.mtpLayers;
+    if (m.linearBias)
+        root["model"]["linear_bias"] = true;
+    if (m.activationClampValue > 0)
+        root["model"]["activation_clamp_value"] = m.activationClampValue;
     if (m.moe) {
         root["model"]["moe"] = { { "experts", m.moe->experts }, { "top_k", m.moe->topK },
             { "expert_ffn_hidden", m.moe->expertFfnHidden } };
@@ -487,6 +532,16 @@ std::string scenarioToJson(const Scenario& s)
             if (s.training.cudaGraphScope & bit)
                 scope.push_back(name);
         root["training"]["cuda_graph_scope"] = scope;
+    }
+    if (s.training.recomputeModules != RecomputeModulesDefault) {
+        json modules = json::array();
+        const std::pair<const char*, unsigned> names[]
+            = { { "core_attn", RecomputeCoreAttention }, { "layernorm", RecomputeLayerNorm },
+                  { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj } };
+        for (const auto& [name, bit] : names)
+            if (s.training.recomputeModules & bit)
+                modules.push_back(name);
+        root["training"]["recompute_modules"] = modules;
     }
     if (s.parallelism) {
         const ParallelismSpec& p = *s.parallelism;

@@ -1,6 +1,7 @@
 #include "engine/training/memorymodel.h"
 
 #include "engine/scenario/pipelinesplit.h"
+#include "engine/scenario/scenario.h"
 #include "engine/training/transformershape.h"
 
 #include <algorithm>
@@ -76,14 +77,34 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     double mlp;
     const double matrices = shape.gatedMlp ? 2.0 : 1.0; // FC1 outputs (gate + up for SwiGLU)
     const double fp8Saving = in.fp8GemmInputs ? 1.0 : 0.0; // bytes saved per GEMM-input element
+    // Clamped gated activation (GPT-OSS; Megatron-Core fused_bias_geglu.py weighted_bias_quick_geglu_impl):
+    // the two clamps save their inputs (views of the FC1 output) and the fused activation saves the
+    // concatenated clamped copy instead: one more FC1-output-wide tensor, 2 f x matrices bytes.
+    const double clampCopy = shape.activationClampValue > 0 ? 1.0 : 0.0;
+    const unsigned modules = s.recompute == Recompute::Selective ? in.recomputeModules : 0u;
     if (shape.moe) {
         const double f = shape.expertFfnHidden;
         // Router input 2h; each of the top-k copies: FC1 input 2h, FC1 outputs, activation output 2f, mask h.
-        mlp = 2.0 * h + shape.topK * ((2.0 + mask) * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f));
+        // moe_act recomputation (Megatron-Core experts.py TEGroupedMLP, CheckpointWithoutOutput around
+        // the activation) discards the activation output (FC2's input; under fp8 the 16-bit original,
+        // set_save_original_input) and whatever the activation saved beyond its input (the clamped copy).
+        const double activationOut
+            = (modules & RecomputeMoeAct) ? 0.0 : 2.0 * f - fp8Saving * f + clampCopy * 2.0 * f * matrices;
+        mlp = 2.0 * h + shape.topK * ((2.0 + mask) * h + 2.0 * f * matrices + activationOut - fp8Saving * h);
     } else {
         const double f = shape.ffnHidden;
-        mlp = (2.0 + mask) * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f);
+        mlp = (2.0 + mask) * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f) + clampCopy * 2.0 * f * matrices;
     }
+    // layernorm recomputation discards the two norm outputs: the QKV input and the MLP's input when
+    // 16-bit (under fp8 the linears keep only their own fp8 copies, which stay) and an MoE layer's
+    // router input (16-bit always). mla_up_proj recomputation (Megatron-Core multi_latent_attention.py
+    // recompute_up_proj) discards the up-projected Q, K and V the attention core reads.
+    if (modules & RecomputeLayerNorm) {
+        attention -= (1.0 - fp8Saving) * 2.0 * h;
+        mlp -= shape.moe ? 2.0 * h : (1.0 - fp8Saving) * 2.0 * h;
+    }
+    if ((modules & RecomputeMlaUpProj) && shape.mla)
+        attention -= 2.0 * h + 4.0 * h * kvShare;
     const double layerNorms = 4.0 * h;
     const double perToken = attention + mlp + layerNorms;
     const double replicated = sp ? 0.0 : (8.0 + 2.0 * mask) * h;

@@ -72,6 +72,10 @@ struct MemoryInputs {
     /// the host after its forward and back before its backward, double-buffered: one layer's worth
     /// stays on the device in transit. At least one layer of a stage stays resident.
     int activationOffloadLayers = 0;
+    /// Modules recomputed under selective recomputation (training.recompute_modules,
+    /// RecomputeModuleBits; 0 = Megatron-Core's default, the attention core): their outputs are
+    /// discarded after the forward and recomputed in the backward, so they are not stored.
+    unsigned recomputeModules = 0;
     bool errorFeedback = false; ///< compression with an error-feedback residual
     double capacityBytes = 85.9e9; ///< as the device reports it (80 GiB A100)
     /// Memory the framework holds besides tensors (calibration.compute overrides each):

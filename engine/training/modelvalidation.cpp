@@ -234,17 +234,24 @@ namespace {
         // with '+', e.g. "attn+moe_router"), the expert-parallel all-to-all overlap schedule
         // (--overlap-moe-expert-parallel-comm), token drop with padding (--moe-expert-capacity-factor),
         // dropout off (hidden_dropout = attention_dropout = 0) and fp8 primary weights (--fp8-param-gather).
-        if (const auto scope = row.text("cuda_graph_scope")) {
+        const auto plusList = [](const std::string& text) {
             json list = json::array();
             std::size_t start = 0;
-            while (start <= scope->size()) {
-                const std::size_t plus = std::min(scope->find('+', start), scope->size());
+            while (start <= text.size()) {
+                const std::size_t plus = std::min(text.find('+', start), text.size());
                 if (plus > start)
-                    list.push_back(scope->substr(start, plus - start));
+                    list.push_back(text.substr(start, plus - start));
                 start = plus + 1;
             }
-            s["training"]["cuda_graph_scope"] = list;
-        }
+            return list;
+        };
+        if (const auto scope = row.text("cuda_graph_scope"))
+            s["training"]["cuda_graph_scope"] = plusList(*scope);
+        // Selective recomputation of the recipe's modules (--recompute-granularity selective
+        // --recompute-modules, listed with '+', e.g. "mla_up_proj").
+        const std::optional<std::string> recomputeModules = row.text("recompute_modules");
+        if (recomputeModules)
+            s["training"]["recompute_modules"] = plusList(*recomputeModules);
         const auto flag = [&row](const char* column) -> std::optional<bool> {
             const auto v = row.number(column);
             if (!v)
@@ -259,6 +266,12 @@ namespace {
             s["model"]["dropout"] = *on;
         if (const auto on = flag("fp8_param_gather"))
             s["training"]["fp8_param_gather"] = *on;
+        // Architecture: biases on the linear layers (add_bias_linear) and a clamped gated activation
+        // (activation_func_clamp_value), as GPT-OSS has them.
+        if (const auto on = flag("linear_bias"))
+            s["model"]["linear_bias"] = *on;
+        if (const auto clamp = row.number("activation_clamp_value"))
+            s["model"]["activation_clamp_value"] = *clamp;
         if (const auto capacity = row.number("capacity_factor")) {
             if (!s["model"].contains("moe"))
                 throw JsonFieldError(row.place("capacity_factor"), "capacity_factor needs an MoE model (moe_experts)");
@@ -268,7 +281,8 @@ namespace {
         if (row.number("fsdp").value_or(0.0) == 1.0)
             s["parallelism"]["zero"] = 3;
 
-        const std::optional<std::string> stated = row.text("recompute");
+        const std::optional<std::string> stated
+            = recomputeModules ? std::optional<std::string>("selective") : row.text("recompute");
         const std::vector<std::string> recomputes
             = stated ? std::vector<std::string> { *stated } : std::vector<std::string> { "none", "selective", "full" };
         std::vector<int> interleavings { row.integer("vpp", 1) };

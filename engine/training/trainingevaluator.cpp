@@ -213,6 +213,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
     e.m_memoryInputs.activationOffloadLayers = scenario.training.activationOffloadLayers;
+    e.m_memoryInputs.recomputeModules = scenario.training.recomputeModules;
     e.m_hostLinkBytesPerSecond
         = gpu->hostLinkBytesPerSecond > 0 ? gpu->hostLinkBytesPerSecond : std::max(1e9, gpu->pcieBytesPerSecond);
     e.m_memoryInputs.cudaContextBytes = cal.cudaContextBytes.value_or(e.m_memoryInputs.cudaContextBytes);
@@ -392,18 +393,28 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     // replayed as one graph per direction (Megatron-Core transformer_layer.py / cuda_graphs.py).
     const bool attentionGraph = (graphScope & CudaGraphAttention) != 0 && !fullLayerGraph;
     graphedNow = attentionGraph;
+    double mlaQUpForward = 0, mlaUpGemm = 0, mlaUpRecompute = 0; // seconds (mla_up_proj recomputation)
     // Attention block (column-parallel QKV, row-parallel output projection); multi-head latent
     // attention projects through its low-rank latents (DeepSeek-V2 Sec. 2.1).
     if (m.mla) {
         const double qk = d + m.qkRopeHeadDim;
         if (m.qLoraRank > 0) {
             linear(tokens, m.qLoraRank, h);
+            const double gemmBefore = f.gemm;
             linear(tokens, m.heads * qk / t, m.qLoraRank);
+            mlaQUpForward = f.gemm - gemmBefore;
         } else {
             linear(tokens, m.heads * qk / t, h);
         }
         linear(tokens, m.kvLoraRank + m.qkRopeHeadDim, h);
+        const double gemmBeforeUp = f.gemm;
         linear(tokens, m.heads * (d + m.vHeadDim) / t, m.kvLoraRank);
+        // mla_up_proj recomputation (Megatron-Core multi_latent_attention.py recompute_up_proj): the
+        // q and kv up-projections (the q one lives above, only with a q_lora_rank) and the rotary
+        // embedding applied to their q and k outputs (read + write).
+        mlaUpGemm = f.gemm - gemmBeforeUp + mlaQUpForward;
+        mlaUpRecompute = mlaUpGemm + e.memoryBoundSeconds(tokens * 2.0 * act * 2.0 * m.heads * qk / t)
+            + 4.0 * k.kernelLaunchSeconds;
         linear(tokens, h, m.heads * m.vHeadDim / t);
     } else {
         linear(tokens, (q + 2.0 * kv) / t, h);
@@ -416,9 +427,12 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     const bool droplessMoe = m.moe && m.capacityFactor <= 0;
     double moeSyncShare = 0; // share of layers that synchronise with the host (dropless MoE layers)
     double fp8PaddingSeconds = 0; // Fp8Padding / unpadding per direction (dropless fp8 MoE)
+    double expertBiasForward = 0, expertBiasBackward = 0; // eager per-expert FC2 bias (linear_bias)
+    double moeShareOfLayers = 0; // share of the layers that are MoE layers
     if (m.moe) {
         // Per-layer averages over the model's layers: a share of them are dense (dense_layers).
         const double moeShare = (m.layers - m.denseLayers) / m.layers;
+        moeShareOfLayers = moeShare;
         KernelTimes fSaved = f, bSaved = b;
         const HostAccount haSaved = ha;
         // Dense MLP of the leading dense layers.
@@ -484,6 +498,24 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         };
         grouped(tokensPerExpert, fc1Matrices * m.expertFfnHidden / t, h);
         grouped(tokensPerExpert, h, m.expertFfnHidden / t);
+        if (m.linearBias) {
+            // Expert biases (add_bias_linear, GPT-OSS). FC1's bias rides in the grouped GEMM (cuBLAS
+            // bias epilogue forward, fused into the wgrad GEMM backward: Transformer Engine
+            // module/grouped_linear.py). FC2 returns its per-expert biases (skip_bias_add) and
+            // Megatron-Core adds them eagerly, expert by expert (transformer/moe/experts.py
+            // TEGroupedMLP._apply_bias, core_v0.15.0 to core_v0.18.0): torch.split of the output and of
+            // the probabilities, per local expert t + b * p (a multiply writing the rows, an add reading
+            // two and writing one), torch.cat of the results (read + write): 6 element passes of the
+            // received top-k rows forward. Autograd backward per expert: grad x p and its sum over the
+            // rows (the bias gradient), grad x b and its sum over h (the probabilities' gradient), and
+            // split's backward concatenating the rows' gradients: 8 passes. Kernels: 2 per expert + the
+            // cat forward; 4 per expert + 2 concatenations backward.
+            const double rowElements = tokens * m.topK * h / (sp ? t : 1.0);
+            expertBiasForward = e.memoryBoundSeconds(6.0 * act * rowElements);
+            expertBiasBackward = e.memoryBoundSeconds(8.0 * act * rowElements);
+            f.kernels += 2.0 * localExperts + 1.0;
+            b.kernels += 4.0 * localExperts + 2.0;
+        }
         if (m.sharedExperts > 0) {
             linear(tokens, fc1Matrices * m.sharedExperts * m.sharedExpertFfnHidden / t, h);
             linear(tokens, h, m.sharedExperts * m.sharedExpertFfnHidden / t);
@@ -568,6 +600,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         mix(ha.trackedGpu, haDense.trackedGpu, haSaved.trackedGpu);
         mix(ha.fGraphedOps, haDense.fGraphedOps, haSaved.fGraphedOps);
         fp8PaddingSeconds *= moeShare;
+        expertBiasForward *= moeShare;
+        expertBiasBackward *= moeShare;
         ffnPerToken = moeShare * (m.topK * m.expertFfnHidden + m.sharedExperts * m.sharedExpertFfnHidden)
             + (1.0 - moeShare) * m.ffnHidden;
         // fp8: an MoE layer casts the top-k copies of each token (and the shared experts' input) for FC1.
@@ -637,9 +671,40 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         f.kernels += 4.0;
         b.kernels += 4.0;
     }
+    // Forward of the kernels training.recompute_modules may recompute (before the additions below).
+    const double layerNormForward = e.memoryBoundSeconds(tokens * 2.0 * 2.0 * act * h / (sp ? t : 1.0));
+    double activationForward = e.memoryBoundSeconds(tokens * act * (m.gatedMlp ? 3.0 : 2.0) * ffnPerToken / t);
     b.elementwise = k.backwardElementwiseFactor * f.elementwise;
     f.elementwise += fp8PaddingSeconds;
     b.elementwise += fp8PaddingSeconds;
+    if (m.activationClampValue > 0) {
+        // Clamped gated activation (GPT-OSS; Megatron-Core fusions/fused_bias_geglu.py
+        // weighted_bias_quick_geglu_impl and transformer/mlp.py): the FC1 output is chunked, both halves
+        // clamped (each reads and writes f) and concatenated again (reads and writes 2 f) before the
+        // fused activation, all unfused: 8 f element passes forward. Backward: each clamp's gradient
+        // reads the gradient and its input and writes f (6 f), and chunk's backward concatenates the
+        // two halves (4 f): 10 f. f = the FFN width a token goes through (top-k experts' in MoE layers).
+        const double halfElements = tokens * ffnPerToken / t;
+        const double clampForward = e.memoryBoundSeconds(8.0 * act * halfElements);
+        f.elementwise += clampForward;
+        b.elementwise += e.memoryBoundSeconds(10.0 * act * halfElements);
+        activationForward += clampForward;
+        f.kernels += 3.0;
+        b.kernels += 3.0;
+    }
+    if (m.linearBias) {
+        // Biases of the attention projection and, in dense layers, of FC2: both row-parallel with
+        // skip_bias_add; unfused bias-dropout-add (bias_dropout_fusion false, GPT-OSS provider;
+        // Megatron-Core fusions/fused_bias_dropout.py _bias_dropout_add_func) adds the bias in a pass of
+        // its own (read + write h); backward, the bias gradient reduces the output gradient over the
+        // tokens (read h). QKV's and dense FC1's biases ride in the GEMM epilogues.
+        const double passes = 1.0 + (m.moe ? 1.0 - moeShareOfLayers : 1.0);
+        const double perToken = act * h / (sp ? t : 1.0);
+        f.elementwise += e.memoryBoundSeconds(passes * tokens * 2.0 * perToken) + expertBiasForward;
+        b.elementwise += e.memoryBoundSeconds(passes * tokens * perToken) + expertBiasBackward;
+        f.kernels += passes;
+        b.kernels += passes;
+    }
     if (p.tp > 1) { // the TP collectives are kernels too (2 forward, 2 backward per layer)
         f.kernels += 2.0;
         b.kernels += 2.0;
@@ -696,7 +761,27 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         lt.forward = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.overhead;
     }
     lt.attentionCore = f.attention;
-    lt.selectiveRecompute = k.flashAttention ? 0.0 : f.attention;
+    // Selective recomputation: the forward of the modules of training.recompute_modules, run again
+    // in the backward (Megatron-Core transformer_layer.py, attention.py, moe/experts.py,
+    // multi_latent_attention.py). Default (not stated): the attention core only; a fused (flash)
+    // attention is not charged (it keeps no scores to recompute).
+    const unsigned modules = m_scenario.training.recomputeModules != RecomputeModulesDefault
+        ? m_scenario.training.recomputeModules
+        : static_cast<unsigned>(RecomputeCoreAttention);
+    if (modules & RecomputeCoreAttention)
+        lt.selectiveRecomputeAttention = k.flashAttention ? 0.0 : f.attention;
+    lt.selectiveRecompute = lt.selectiveRecomputeAttention;
+    if (modules & RecomputeLayerNorm)
+        lt.selectiveRecompute += layerNormForward + 2.0 * k.kernelLaunchSeconds;
+    if ((modules & RecomputeMoeAct) && m.moe) {
+        // The routed experts' activation only (the MoE layers' share of the averaged activation).
+        const double expertShare = moeShareOfLayers * m.topK * m.expertFfnHidden / std::max(1.0, ffnPerToken);
+        lt.selectiveRecompute += expertShare * activationForward + moeShareOfLayers * k.kernelLaunchSeconds;
+    }
+    if (modules & RecomputeMlaUpProj) {
+        lt.selectiveRecompute += mlaUpRecompute;
+        lt.selectiveRecomputeGemm = mlaUpGemm;
+    }
     // Output layer (vocabulary split over TP; 16-bit even in fp8 training: Megatron's output layer is
     // not a Transformer Engine module) and fp32 softmax cross-entropy (write, read, write grad).
     const double vocabLocal = m.vocab / t;

@@ -36,7 +36,11 @@ struct LayerTimes {
     KernelTimes backwardKernels; ///< `backward` by kernel kind
     double forward = 0; ///< one transformer layer, forward
     double backward = 0; ///< one transformer layer, backward
-    double selectiveRecompute = 0; ///< attention core recomputed under selective recomputation
+    /// Forward recomputed in the backward under selective recomputation: the modules of
+    /// training.recompute_modules (default: the attention core), by kind.
+    double selectiveRecompute = 0;
+    double selectiveRecomputeAttention = 0; ///< of which attention core
+    double selectiveRecomputeGemm = 0; ///< of which GEMMs (the rest: element-wise kernels)
     double attentionCore = 0; ///< forward attention core (hides context-parallel traffic)
     double logitsForward = 0; ///< output layer + loss, forward (last stage)
     double logitsBackward = 0;

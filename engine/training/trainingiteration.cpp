@@ -113,12 +113,17 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const KernelTimes& f = lt.forwardKernels;
         const KernelTimes& w = lt.backwardKernels;
         const double recomputeShare = full ? 1.0 : 0.0;
-        const double selectiveAttention = full ? 0.0 : recomputePerMicro / std::max(1.0, layersPerStage);
+        // Selective recomputation by kind: attention core, GEMMs (mla_up_proj), element-wise (the rest).
+        const bool selective = s.recompute == Recompute::Selective;
+        const double selectiveAttention = selective ? lt.selectiveRecomputeAttention : 0.0;
+        const double selectiveGemm = selective ? lt.selectiveRecomputeGemm : 0.0;
+        const double selectiveElementwise
+            = selective ? lt.selectiveRecompute - selectiveAttention - selectiveGemm : 0.0;
         const double n = micro * layersPerStage;
         ComputeBreakdown& cb = r.computeBreakdown;
-        cb.gemm = n * (f.gemm * (1.0 + recomputeShare) + w.gemm);
+        cb.gemm = n * (f.gemm * (1.0 + recomputeShare) + w.gemm + selectiveGemm);
         cb.attention = n * (f.attention * (1.0 + recomputeShare) + w.attention + selectiveAttention);
-        cb.elementwise = n * (f.elementwise * (1.0 + recomputeShare) + w.elementwise);
+        cb.elementwise = n * (f.elementwise * (1.0 + recomputeShare) + w.elementwise + selectiveElementwise);
         cb.fp8Casts = n * (f.fp8Casts * (1.0 + recomputeShare) + w.fp8Casts);
         cb.overhead = n * (f.overhead * (1.0 + recomputeShare) + w.overhead);
         cb.kernels = n * (f.kernels * (1.0 + recomputeShare) + w.kernels);

@@ -19,6 +19,8 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
     s.gatedMlp = m.gatedMlp;
     s.tiedEmbeddings = m.tiedEmbeddings;
     s.mtpLayers = m.mtpLayers;
+    s.linearBias = m.linearBias;
+    s.activationClampValue = m.activationClampValue;
     s.slidingWindow = m.slidingWindow;
     s.slidingWindowFraction = m.slidingWindow > 0 ? m.slidingWindowFraction : 0.0;
     const double h = s.hidden;

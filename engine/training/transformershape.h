@@ -26,6 +26,8 @@ struct TransformerShape {
     bool tiedEmbeddings = false; ///< output layer shares the embedding (counted once in totalParams)
     double mtpLayers = 0; ///< multi-token prediction modules on the last stage (layer + logits each)
     double qLoraRank = 0, kvLoraRank = 0, qkRopeHeadDim = 0, vHeadDim = 0;
+    bool linearBias = false; ///< additive biases on the linear layers (model.linear_bias)
+    double activationClampValue = 0; ///< clamp of the gated activation's inputs (0 = none)
 
     double attentionParamsPerLayer = 0; ///< Q, K, V, O projections (GQA-aware)
     double denseMlpParamsPerLayer = 0; ///< MLP of a dense layer (MoE models: of its dense_layers only)

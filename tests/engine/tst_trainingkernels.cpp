@@ -11,6 +11,7 @@
 #include "engine/training/memorymodel.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trainingevaluator.h"
+#include "engine/training/transformershape.h"
 #include "resources/embeddedresources.h"
 
 #include <QtTest>
@@ -657,6 +658,133 @@ private Q_SLOTS:
         bf16.model.moe->capacityFactor = 1.0;
         const LayerTimes d = evaluator(bf16).layerTimes(strategy);
         QVERIFY(near(c.forwardKernels.elementwise, d.forwardKernels.elementwise, 1e-12));
+    }
+
+    // GPT-OSS's linear biases (model.linear_bias): FC2's per-expert biases added eagerly by
+    // Megatron-Core (TEGroupedMLP._apply_bias: 6 element passes of the received rows forward, 8
+    // backward, 2 kernels per local expert + a cat forward, 4 + 2 backward) and the attention
+    // projection's bias in an unfused bias-dropout-add (2 h forward, h backward per token).
+    void linearBias()
+    {
+        Scenario s = droplessMixtral(false);
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator plain = evaluator(s);
+        const LayerTimes a = plain.layerTimes(strategy);
+        s.model.linearBias = true;
+        const LayerTimes b = evaluator(s).layerTimes(strategy);
+        const double tokens = s.model.seqLen, h = s.model.hidden, rows = tokens * s.model.moe->topK * h;
+        const ComputeEfficiency& e = plain.efficiency();
+        QVERIFY(near(b.forwardKernels.elementwise - a.forwardKernels.elementwise,
+            e.memoryBoundSeconds(6.0 * 2.0 * rows + 2.0 * 2.0 * tokens * h), 1e-9));
+        QVERIFY(near(b.backwardKernels.elementwise - a.backwardKernels.elementwise,
+            e.memoryBoundSeconds(8.0 * 2.0 * rows + 2.0 * tokens * h), 1e-9));
+        const double local = double(s.model.moe->experts) / strategy.parallelism.ep;
+        QCOMPARE(b.forwardKernels.kernels - a.forwardKernels.kernels, 2.0 * local + 1.0 + 1.0);
+        QCOMPARE(b.backwardKernels.kernels - a.backwardKernels.kernels, 4.0 * local + 2.0 + 1.0);
+        QVERIFY(b.forward > a.forward && b.backward > a.backward);
+    }
+
+    // GPT-OSS's clamped gated activation (model.activation_clamp_value): two clamps and a cat before
+    // the fused activation (8 f element passes forward, 10 f backward) and one more FC1-output-wide
+    // tensor saved per top-k copy.
+    void clampedActivation()
+    {
+        Scenario s = droplessMixtral(false);
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator plain = evaluator(s);
+        const LayerTimes a = plain.layerTimes(strategy);
+        const MemoryBreakdown ma = plain.memory(strategy);
+        s.model.activationClampValue = 7.0;
+        const TrainingEvaluator clamped = evaluator(s);
+        const LayerTimes b = clamped.layerTimes(strategy);
+        const double tokens = s.model.seqLen, f = s.model.moe->topK * s.model.moe->expertFfnHidden;
+        const ComputeEfficiency& e = plain.efficiency();
+        QVERIFY(near(b.forwardKernels.elementwise - a.forwardKernels.elementwise,
+            e.memoryBoundSeconds(8.0 * 2.0 * tokens * f), 1e-9));
+        QVERIFY(near(b.backwardKernels.elementwise - a.backwardKernels.elementwise,
+            e.memoryBoundSeconds(10.0 * 2.0 * tokens * f), 1e-9));
+        QCOMPARE(b.forwardKernels.kernels - a.forwardKernels.kernels, 3.0);
+        MemoryInputs in;
+        in.dropout = s.model.dropout;
+        const TransformerShape shape = TransformerShape::fromModel(s.model);
+        Scenario noClamp = s;
+        noClamp.model.activationClampValue = 0.0;
+        const double extra = activationBytesPerLayer(shape, strategy, in)
+            - activationBytesPerLayer(TransformerShape::fromModel(noClamp.model), strategy, in);
+        QVERIFY(near(extra, tokens * f * 2.0 * 2.0, 1e-9)); // gate + up halves, 2 bytes each
+        QVERIFY(clamped.memory(strategy).activationsBytes > ma.activationsBytes);
+    }
+
+    // training.recompute_modules: each module's forward is recomputed in the backward (selective)
+    // and its outputs are not stored; the default (the attention core) is unchanged.
+    void recomputeModules_data()
+    {
+        QTest::addColumn<unsigned>("modules");
+        QTest::addColumn<bool>("deepseek");
+        QTest::addRow("layernorm") << unsigned(RecomputeLayerNorm) << false;
+        QTest::addRow("moe_act") << unsigned(RecomputeMoeAct) << false;
+        QTest::addRow("mla_up_proj") << unsigned(RecomputeMlaUpProj) << true;
+        QTest::addRow("layernorm + moe_act") << unsigned(RecomputeLayerNorm | RecomputeMoeAct) << false;
+    }
+    void recomputeModules()
+    {
+        QFETCH(unsigned, modules);
+        QFETCH(bool, deepseek);
+        Scenario s = droplessMixtral(false);
+        if (deepseek) {
+            s.model.heads = s.model.kvHeads = 128;
+            s.model.headDim = 128;
+            s.model.qLoraRank = 1536;
+            s.model.kvLoraRank = 512;
+            s.model.qkRopeHeadDim = 64;
+            s.model.vHeadDim = 128;
+        }
+        s.training.recompute = Recompute::Selective;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator defaults = evaluator(s);
+        const LayerTimes a = defaults.layerTimes(strategy);
+        QCOMPARE(a.selectiveRecompute, 0.0); // fused attention: nothing recomputed by default
+        s.training.recomputeModules = modules;
+        const TrainingEvaluator chosen = evaluator(s);
+        const LayerTimes b = chosen.layerTimes(strategy);
+        QCOMPARE(b.forward, a.forward);
+        QCOMPARE(b.backward, a.backward);
+        const double tokens = s.model.seqLen, h = s.model.hidden;
+        const ComputeEfficiency& e = defaults.efficiency();
+        const double launch = e.params().kernelLaunchSeconds;
+        double expected = 0, freedBytes = 0;
+        if (modules & RecomputeLayerNorm) {
+            expected += e.memoryBoundSeconds(tokens * 2.0 * 2.0 * 2.0 * h) + 2.0 * launch;
+            freedBytes += 4.0 * h * tokens; // QKV input and router input, 16-bit
+        }
+        if (modules & RecomputeMoeAct) {
+            const double f = s.model.moe->topK * s.model.moe->expertFfnHidden;
+            expected += e.memoryBoundSeconds(tokens * 2.0 * 3.0 * f) + launch;
+            freedBytes += 2.0 * f * tokens; // the activation output, FC2's input
+        }
+        if (modules & RecomputeMlaUpProj) {
+            QVERIFY(b.selectiveRecomputeGemm > 0 && b.selectiveRecomputeGemm < b.forwardKernels.gemm);
+            expected
+                += b.selectiveRecomputeGemm + e.memoryBoundSeconds(tokens * 2.0 * 2.0 * 2.0 * 128 * 192) + 4.0 * launch;
+            freedBytes += 6.0 * h * tokens; // Q, K and V
+        }
+        QVERIFY2(near(b.selectiveRecompute, expected, 1e-9),
+            qPrintable(QStringLiteral("%1 vs %2").arg(b.selectiveRecompute).arg(expected)));
+        const TrainingEstimate ea = defaults.evaluate(strategy), eb = chosen.evaluate(strategy);
+        QVERIFY(eb.iterationSeconds > ea.iterationSeconds);
+        QVERIFY(eb.breakdown.recompute > 0);
+        MemoryInputs in;
+        in.dropout = s.model.dropout;
+        in.recomputeModules = modules;
+        const TransformerShape shape = TransformerShape::fromModel(s.model);
+        MemoryInputs none = in;
+        none.recomputeModules = 0;
+        QVERIFY(near(activationBytesPerLayer(shape, strategy, none) - activationBytesPerLayer(shape, strategy, in),
+            freedBytes, 1e-9));
+        // Only under selective recomputation.
+        TrainingStrategy off = strategy;
+        off.recompute = Recompute::None;
+        QCOMPARE(activationBytesPerLayer(shape, off, in), activationBytesPerLayer(shape, off, none));
     }
 
     // Activation offloading (Megatron-Core --cpu-offloading-num-layers through Transformer Engine's

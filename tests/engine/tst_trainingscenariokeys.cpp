@@ -1,7 +1,8 @@
 // Scenario keys added for the training model: model.gated_mlp, training.gpu_hour_usd and
 // parallelism.placement_order, model.dropout, training.fp8_param_gather / cuda_graph_scope,
-// communication.moe_a2a_overlap and the MoE host-cost calibration keys (defaults, round trip, errors
-// naming the JSON pointer).
+// communication.moe_a2a_overlap, the MoE host-cost calibration keys, model.linear_bias /
+// activation_clamp_value and training.recompute_modules (defaults, round trip, errors naming the JSON
+// pointer).
 
 #include "engine/scenario/scenariojson.h"
 #include "resources/embeddedresources.h"
@@ -109,6 +110,49 @@ private Q_SLOTS:
         QVERIFY(!plainWritten["training"].contains("fp8_param_gather"));
     }
 
+    // GPT-OSS's architecture keys and Megatron-Core's recompute modules: defaults, round trip, and
+    // the modules only under selective recomputation.
+    void gptOssAndRecomputeModules()
+    {
+        auto plain = parseScenarioJson(base().dump(), "a.json");
+        QVERIFY(plain.isOk());
+        QVERIFY(!plain->model.linearBias);
+        QCOMPARE(plain->model.activationClampValue, 0.0);
+        QCOMPARE(plain->training.recomputeModules, unsigned(RecomputeModulesDefault));
+        json j = base();
+        j["model"]["linear_bias"] = true;
+        j["model"]["activation_clamp_value"] = 7.0;
+        j["training"]["recompute"] = "selective";
+        j["training"]["recompute_modules"] = { "moe_act", "layernorm", "mla_up_proj" };
+        auto first = parseScenarioJson(j.dump(), "a.json");
+        QVERIFY2(first.isOk(), first.message().c_str());
+        QVERIFY(first->model.linearBias);
+        QCOMPARE(first->model.activationClampValue, 7.0);
+        QCOMPARE(first->training.recomputeModules, unsigned(RecomputeMoeAct | RecomputeLayerNorm | RecomputeMlaUpProj));
+        const json written = json::parse(scenarioToJson(*first));
+        QCOMPARE(written["training"]["recompute_modules"], json({ "layernorm", "moe_act", "mla_up_proj" }));
+        auto second = parseScenarioJson(written.dump(), "b.json");
+        QVERIFY2(second.isOk(), second.message().c_str());
+        QVERIFY(*first == *second);
+        const json plainWritten = json::parse(scenarioToJson(*plain));
+        QVERIFY(!plainWritten["model"].contains("linear_bias"));
+        QVERIFY(!plainWritten["model"].contains("activation_clamp_value"));
+        QVERIFY(!plainWritten["training"].contains("recompute_modules"));
+        // Megatron-Core recomputes the modules only under --recompute-granularity selective.
+        j["training"]["recompute"] = "full";
+        auto full = parseScenarioJson(j.dump(), "f.json");
+        QVERIFY(!full.isOk());
+        QVERIFY2(full.message().rfind("f.json: /training/recompute_modules: modules are recomputed only under", 0) == 0,
+            full.message().c_str());
+        // The clamp belongs to a gated activation.
+        json gelu = base();
+        gelu["model"]["gated_mlp"] = false;
+        gelu["model"]["activation_clamp_value"] = 7.0;
+        auto ungated = parseScenarioJson(gelu.dump(), "g.json");
+        QVERIFY(!ungated.isOk());
+        QVERIFY2(ungated.message().rfind("g.json: /model/activation_clamp_value:", 0) == 0, ungated.message().c_str());
+    }
+
     void moeHostCalibration()
     {
         json j = base();
@@ -196,6 +240,25 @@ private Q_SLOTS:
         QTest::addRow("jitter above one") << "/calibration/compute/host_jitter_fraction"
                                           << "1.5"
                                           << "a.json: /calibration/compute/host_jitter_fraction:";
+        QTest::addRow("linear_bias type") << "/model/linear_bias"
+                                          << "1"
+                                          << "a.json: /model/linear_bias:";
+        QTest::addRow("negative clamp") << "/model/activation_clamp_value"
+                                        << "-7"
+                                        << "a.json: /model/activation_clamp_value:";
+        QTest::addRow("recompute modules not a list")
+            << "/training/recompute_modules"
+            << "\"layernorm\""
+            << "a.json: /training/recompute_modules: expected a non-empty list";
+        QTest::addRow("recompute modules empty") << "/training/recompute_modules"
+                                                 << "[]"
+                                                 << "a.json: /training/recompute_modules: expected a non-empty list";
+        QTest::addRow("recompute module unknown") << "/training/recompute_modules"
+                                                  << "[\"layernorm\", \"attn\"]"
+                                                  << "a.json: /training/recompute_modules/1: expected";
+        QTest::addRow("recompute module not modelled") << "/training/recompute_modules"
+                                                       << "[\"moe\"]"
+                                                       << "a.json: /training/recompute_modules/0: Megatron-Core module";
         QTest::addRow("order unknown") << "/parallelism/placement_order"
                                        << "\"tp-cp-dp-ep\""
                                        << "a.json: /parallelism/placement_order: expected the dimensions";
