@@ -87,6 +87,9 @@ struct MoeSpec {
     int denseLayers = 0; ///< "dense_layers": leading layers with a dense MLP (DeepSeek-V3: 3)
     double capacityFactor = 0.0; ///< "capacity_factor": tokens per expert cap / mean; 0 = dropless
     double loadImbalance = 1.1; ///< "load_imbalance": busiest expert's tokens / mean (with aux-loss balancing)
+    /// "dispatcher": Megatron-Core's token dispatcher: "alltoall" (--moe-token-dispatcher-type alltoall),
+    /// "flex" (flex with the DeepEP backend) or "hybridep" (flex with --moe-flex-dispatcher-backend hybridep).
+    std::string dispatcher = "alltoall";
     bool operator==(const MoeSpec&) const = default;
 };
 

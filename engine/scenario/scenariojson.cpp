@@ -134,6 +134,16 @@ namespace {
             s.denseLayers = moe->boundedInt("dense_layers", 0, 1 << 20, 0);
             s.capacityFactor = moe->number("capacity_factor", 0.0, 1e3, 0.0);
             s.loadImbalance = moe->number("load_imbalance", 1.0, 1e3, 1.1);
+            if (moe->has("dispatcher")) {
+                s.dispatcher = moe->string("dispatcher");
+                if (s.dispatcher == "allgather")
+                    throw JsonFieldError(moe->pointerOf("dispatcher"),
+                        "the allgather dispatcher is not modelled by ClusterScope; expected \"alltoall\", \"flex\" "
+                        "or \"hybridep\"");
+                if (s.dispatcher != "alltoall" && s.dispatcher != "flex" && s.dispatcher != "hybridep")
+                    throw JsonFieldError(moe->pointerOf("dispatcher"),
+                        "expected \"alltoall\", \"flex\" or \"hybridep\", got \"" + s.dispatcher + "\"");
+            }
             moe->finish();
             if (s.denseLayers >= m.layers)
                 throw JsonFieldError(moe->pointerOf("dense_layers"),
@@ -513,6 +523,8 @@ std::string scenarioToJson(const Scenario& s)
             root["model"]["moe"]["capacity_factor"] = e.capacityFactor;
         if (e.loadImbalance != 1.1)
             root["model"]["moe"]["load_imbalance"] = e.loadImbalance;
+        if (e.dispatcher != "alltoall")
+            root["model"]["moe"]["dispatcher"] = e.dispatcher;
     }
     root["training"] = { { "global_batch", s.training.globalBatch }, { "micro_batch", s.training.microBatch },
         { "dtype", toString(s.training.dtype) }, { "recompute", toString(s.training.recompute) },

@@ -272,6 +272,12 @@ namespace {
             s["model"]["linear_bias"] = *on;
         if (const auto clamp = row.number("activation_clamp_value"))
             s["model"]["activation_clamp_value"] = *clamp;
+        // Megatron-Core's token dispatcher as the recipe sets it ("alltoall", "flex" = DeepEP, "hybridep").
+        if (const auto dispatcher = row.text("moe_dispatcher")) {
+            if (!s["model"].contains("moe"))
+                throw JsonFieldError(row.place("moe_dispatcher"), "moe_dispatcher needs an MoE model (moe_experts)");
+            s["model"]["moe"]["dispatcher"] = *dispatcher;
+        }
         if (const auto capacity = row.number("capacity_factor")) {
             if (!s["model"].contains("moe"))
                 throw JsonFieldError(row.place("capacity_factor"), "capacity_factor needs an MoE model (moe_experts)");

@@ -526,7 +526,11 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // (when a rank holds more than one), and the reverse after the experts: four passes that
         // each read and write the top-k copies of the hidden state, plus the router's softmax / top-k
         // over the expert logits.
-        const double permutePasses = localExperts > 1 ? 4.0 : 2.0;
+        // The flex dispatcher (DeepEP / HybridEP) delivers the tokens grouped by source and Megatron-Core
+        // permutes them once after the dispatch and unpermutes once before the combine (token_dispatcher.py
+        // MoEFlexTokenDispatcher, _DeepepManager.get_permuted_hidden_states_by_experts /
+        // get_restored_hidden_states_by_experts): two passes, no chunk sort.
+        const double permutePasses = m.flexDispatcher ? 2.0 : (localExperts > 1 ? 4.0 : 2.0);
         f.elementwise += e.memoryBoundSeconds(
             tokens * (m.topK * permutePasses * 2.0 * act * h / (sp ? t : 1.0) + 4.0 * m.experts));
         // Dropless routing: the alltoall dispatcher needs the token counts on the host (the all-to-all

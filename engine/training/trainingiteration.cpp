@@ -7,6 +7,7 @@
 #include "engine/training/trainingevaluator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace clusterscope::engine {
 
@@ -193,10 +194,36 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const double bytes = tokens * m.topK * m.hidden * kActivationBytes / (sp ? p.tp : 1.0);
         const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
         const double moeLayers = layersPerStage * (m.layers - m.denseLayers) / m.layers;
-        const double a2a = imbalance * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
+        double a2a = imbalance * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
+        double wire = wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
+        if (m.flexDispatcher) {
+            // Flex dispatcher (DeepEP, HybridEP): "removes redundant tokens during cross-node
+            // communication, fuses intra/inter-node communication into single kernel" (Megatron-Core
+            // megatron/core/transformer/moe/README.md, Token Dispatching; DeepEP README, normal
+            // kernels: RDMA to the same-rail GPU of each destination node, then NVLink forwarding). A
+            // token goes once to each distinct rank its top-k experts live on (the all-to-all
+            // dispatcher sends one copy per expert) and once over the network to each distinct node;
+            // the RDMA and NVLink stages run pipelined, so the slower sets the time. With routing
+            // spread evenly (force-balanced), k experts hit E[distinct of n] = n (1 - (1 - 1/n)^k).
+            const GroupPlacement& g = groups.ep;
+            const int perDomain = std::max(1, std::min(g.ranks, g.ranksPerNode));
+            const int domains = std::max(1, g.ranks / perDomain);
+            const auto distinct = [&](double n) { return n * (1.0 - std::pow(1.0 - 1.0 / n, m.topK)); };
+            const double tokenBytes = bytes / m.topK;
+            const double rankBytes = tokenBytes * distinct(g.ranks);
+            const GroupPlacement intra = m_placer.place(perDomain, groups.epStride);
+            a2a = collectiveSeconds(CollectiveOp::AllToAll, rankBytes, intra);
+            wire = wireBytes(CollectiveOp::AllToAll, rankBytes, perDomain);
+            if (domains > 1) {
+                const double nodeBytes = tokenBytes * distinct(domains);
+                const GroupPlacement inter = m_placer.place(domains, perDomain * groups.epStride);
+                a2a = std::max(a2a, collectiveSeconds(CollectiveOp::AllToAll, nodeBytes, inter));
+                wire += wireBytes(CollectiveOp::AllToAll, nodeBytes, domains);
+            }
+            a2a *= imbalance;
+        }
         c.ep = micro * moeLayers * 2.0 * a2a * (1.0 + forwardPasses);
-        r.bytesSent.ep
-            = micro * moeLayers * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
+        r.bytesSent.ep = micro * moeLayers * 2.0 * (1.0 + forwardPasses) * wire;
         b.epExposed = c.ep;
         // Megatron-Core's combined-1F1B schedule (--overlap-moe-expert-parallel-comm,
         // models/common/model_chunk_schedule_plan.py) runs one micro-batch's all-to-alls under another's

@@ -56,6 +56,7 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
         s.denseLayers = m.moe->denseLayers;
         s.capacityFactor = m.moe->capacityFactor;
         s.loadImbalance = m.moe->loadImbalance;
+        s.flexDispatcher = m.moe->dispatcher != "alltoall";
         const double moeShare = (s.layers - s.denseLayers) / s.layers;
         s.expertParamsPerLayer = moeShare * s.experts * matrices * h * s.expertFfnHidden;
         s.sharedExpertParamsPerLayer = moeShare * s.sharedExperts * matrices * h * s.sharedExpertFfnHidden;

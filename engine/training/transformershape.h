@@ -20,6 +20,9 @@ struct TransformerShape {
     double denseLayers = 0; ///< leading dense layers of an MoE model
     double capacityFactor = 0; ///< 0 = dropless
     double loadImbalance = 1; ///< busiest expert's tokens / mean
+    /// Megatron-Core's flex token dispatcher (model.moe.dispatcher "flex" / "hybridep"): fused
+    /// dispatch / combine kernels that send a token once per destination rank and node.
+    bool flexDispatcher = false;
     double slidingWindow = 0; ///< keys attended in windowed layers (0 = none)
     double slidingWindowFraction = 0; ///< share of layers windowed
     bool mla = false; ///< multi-head latent attention

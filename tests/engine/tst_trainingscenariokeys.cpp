@@ -153,6 +153,36 @@ private Q_SLOTS:
         QVERIFY2(ungated.message().rfind("g.json: /model/activation_clamp_value:", 0) == 0, ungated.message().c_str());
     }
 
+    // model.moe.dispatcher: Megatron-Core's token dispatcher (alltoall, flex = DeepEP, hybridep).
+    void moeDispatcher()
+    {
+        json j = json::parse(
+            std::string(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json")));
+        auto plain = parseScenarioJson(j.dump(), "m.json");
+        QVERIFY(plain.isOk());
+        QCOMPARE(plain->model.moe->dispatcher, std::string("alltoall"));
+        QVERIFY(!json::parse(scenarioToJson(*plain))["model"]["moe"].contains("dispatcher"));
+        for (const char* name : { "flex", "hybridep" }) {
+            j["model"]["moe"]["dispatcher"] = name;
+            auto first = parseScenarioJson(j.dump(), "m.json");
+            QVERIFY2(first.isOk(), first.message().c_str());
+            QCOMPARE(first->model.moe->dispatcher, std::string(name));
+            auto second = parseScenarioJson(scenarioToJson(*first), "b.json");
+            QVERIFY2(second.isOk(), second.message().c_str());
+            QVERIFY(*first == *second);
+        }
+        for (const auto& [value, message] :
+            { std::pair<json, std::string> {
+                  "allgather", "m.json: /model/moe/dispatcher: the allgather dispatcher is not modelled" },
+                { "deep_ep", "m.json: /model/moe/dispatcher: expected \"alltoall\"" },
+                { 3, "m.json: /model/moe/dispatcher:" } }) {
+            j["model"]["moe"]["dispatcher"] = value;
+            auto bad = parseScenarioJson(j.dump(), "m.json");
+            QVERIFY(!bad.isOk());
+            QVERIFY2(bad.message().rfind(message, 0) == 0, bad.message().c_str());
+        }
+    }
+
     void moeHostCalibration()
     {
         json j = base();
