@@ -793,6 +793,20 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         = e.gemmSeconds(tokens, vocabLocal, h, 1.0, true) + e.memoryBoundSeconds(8.0 * tokens * vocabLocal);
     lt.logitsBackward = e.gemmSeconds(tokens, h, vocabLocal, 1.0, true)
         + e.gemmSeconds(h, vocabLocal, tokens, 1.0, true) + e.memoryBoundSeconds(6.0 * tokens * vocabLocal);
+    if (m.mtpLayers > 0) {
+        // A multi-token prediction module (Megatron-Core transformer/multi_token_prediction.py
+        // MultiTokenPredictionLayer.forward): the shifted tokens' embedding (write h), enorm and hnorm
+        // (read + write h each), their concatenation (read + write 2 h), eh_proj (column-parallel
+        // linear 2 h -> h, in the training dtype) and the final layernorm (read + write h), before its
+        // transformer layer and the shared output layer counted apart. Backward: the linear's data and
+        // weight gradients and twice the element-wise bytes.
+        const double elementwise
+            = e.memoryBoundSeconds(tokens * act * h * (1.0 + 2.0 * 2.0 + 4.0 + 2.0) / (sp ? t : 1.0));
+        lt.mtpForward = e.gemmSeconds(tokens, h / t, 2.0 * h) + elementwise + 6.0 * k.kernelLaunchSeconds;
+        lt.mtpBackward = e.gemmSeconds(tokens, 2.0 * h, h / t)
+            + e.gemmSeconds(2.0 * h, h / t, tokens, 1.0, false, kWgradBytes) + k.backwardElementwiseFactor * elementwise
+            + 8.0 * k.kernelLaunchSeconds;
+    }
     return lt;
 }
 

@@ -44,6 +44,11 @@ struct LayerTimes {
     double attentionCore = 0; ///< forward attention core (hides context-parallel traffic)
     double logitsForward = 0; ///< output layer + loss, forward (last stage)
     double logitsBackward = 0;
+    /// One multi-token prediction module's own work besides its transformer layer and its logits
+    /// (embedding of the shifted tokens, enorm / hnorm, concatenation, eh_proj, final norm), per
+    /// micro-batch on the last stage.
+    double mtpForward = 0;
+    double mtpBackward = 0;
 };
 
 class TrainingEvaluator {

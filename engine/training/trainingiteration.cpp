@@ -82,7 +82,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // The last stage also runs the multi-token prediction modules (DeepSeek-V3): one more layer and
     // one more output layer + loss each; they are counted as layers of that stage below.
     const double mtp = m.mtpLayers;
-    const double logitsTime = (lt.logitsForward + lt.logitsBackward) * (1.0 + mtp);
+    const double logitsTime
+        = (lt.logitsForward + lt.logitsBackward) * (1.0 + mtp) + mtp * (lt.mtpForward + lt.mtpBackward);
     const auto stageTime = [&](double layers, bool hasLogits) {
         return (layers + (hasLogits ? mtp : 0.0)) * (lt.forward + lt.backward + perLayerRecompute)
             + (hasLogits ? logitsTime : 0.0);

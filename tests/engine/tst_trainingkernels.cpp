@@ -820,6 +820,32 @@ private Q_SLOTS:
         QVERIFY(near(la.forwardKernels.elementwise - lf.forwardKernels.elementwise, 2.0 * pass, 1e-9));
     }
 
+    // A multi-token prediction module's own work (multi_token_prediction.py: shifted embedding, enorm,
+    // hnorm, concatenation, eh_proj 2h -> h, final norm) joins its layer and logits on the last stage.
+    void mtpModuleWork()
+    {
+        Scenario s = droplessMixtral(false);
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const LayerTimes none = evaluator(s).layerTimes(strategy);
+        QCOMPARE(none.mtpForward, 0.0);
+        s.model.mtpLayers = 1;
+        const TrainingEvaluator ev = evaluator(s);
+        const LayerTimes lt = ev.layerTimes(strategy);
+        const ComputeEfficiency& e = ev.efficiency();
+        const double tokens = s.model.seqLen, h = s.model.hidden;
+        const double elementwise = e.memoryBoundSeconds(tokens * 2.0 * h * 11.0);
+        const double launch = e.params().kernelLaunchSeconds;
+        QVERIFY(near(lt.mtpForward, e.gemmSeconds(tokens, h, 2.0 * h) + elementwise + 6.0 * launch, 1e-12));
+        QVERIFY(near(lt.mtpBackward,
+            e.gemmSeconds(tokens, 2.0 * h, h) + e.gemmSeconds(2.0 * h, h, tokens, 1.0, false, 8.0) + 2.0 * elementwise
+                + 8.0 * launch,
+            1e-12));
+        const TrainingEstimate est = ev.evaluate(strategy);
+        const double micro = double(s.training.globalBatch) / (strategy.parallelism.dp * s.training.microBatch);
+        QVERIFY(near(est.computeBreakdown.logits,
+            micro * (2.0 * (lt.logitsForward + lt.logitsBackward) + lt.mtpForward + lt.mtpBackward), 1e-9));
+    }
+
     // Activation offloading (Megatron-Core --cpu-offloading-num-layers through Transformer Engine's
     // offload handler): the offloaded layers' activations live in host memory, one layer's worth in
     // transit stays on the device, and each copy costs what the neighbouring layer's compute does not
