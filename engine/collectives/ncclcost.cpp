@@ -206,10 +206,7 @@ namespace {
             busBw = std::min(busBw * (in.multiNode() ? nccl::kTreeLl128Factor : nccl::kTreeLl128OneNodeFactor),
                 in.perChannelCap(nccl::kPerChMaxTreeLL128GBps));
         AlgorithmCost c;
-        c.algBw = busBw * nccl::kTreeAlgorithmRatio;
-        const int logSize = log2Floor(in.bytes / 64.0);
-        if (logSize < nccl::kTreeCorrectionEntries)
-            c.algBw *= nccl::kTreeCorrection[static_cast<int>(in.protocol)][logSize];
+        c.algBw = busBw * nccl::kTreeAlgorithmRatio * treeCorrection(in.bytes, in.protocol);
         c.latencyUs = 2.0 * ((in.ppn() - 1) * in.intraLat + log2Floor(ctx.nodes) * in.interLat);
         // Chain inside the node (up then down), tree edges between nodes.
         fillBytes(ctx, 2.0 * in.bytes * (in.ppn() - 1) / in.ppn(), in.bytes * treeNodeEgressFactor(ctx.nodes), false,

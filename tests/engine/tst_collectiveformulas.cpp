@@ -95,6 +95,13 @@ private Q_SLOTS:
         QTest::addRow("tree simple 1 node, 64 KiB (correction .6)")
             << "allreduce" << 8 << 8 << 8 << 65536.0 << "tree" << simple << 8.4 + 2 * 7 * 4.0
             << 370.8 * 0.92 * 0.5 * 0.6;
+        // ncclTopoGetAlgoTime corrects Tree only below logSize 23 (512 MiB): the table's last column is not read.
+        QTest::addRow("tree simple 1 node, 512 MiB (no correction from 2^23 x 64 B)")
+            << "allreduce" << 8 << 8 << 8 << 512.0 * 1024 * 1024 << "tree" << simple << 8.4 + 2 * 7 * 4.0
+            << 370.8 * 0.92 * 0.5;
+        QTest::addRow("tree simple 1 node, 256 MiB (correction .9)")
+            << "allreduce" << 8 << 8 << 8 << 256.0 * 1024 * 1024 << "tree" << simple << 8.4 + 2 * 7 * 4.0
+            << 370.8 * 0.92 * 0.5 * 0.9;
         QTest::addRow("tree LL 4 nodes, 4 KiB: Intel llMaxBw, correction .7")
             << "allreduce" << 32 << 8 << 8 << 4096.0 << "tree" << ll << 6.8 + 2 * (7 * 1.08 + 2 * 5.0)
             << 20.4 * 0.5 * 0.7;
