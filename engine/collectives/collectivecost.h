@@ -5,6 +5,7 @@
 // null, the bytes one rank sends per link class.
 
 #include "engine/collectives/collectivemodel.h"
+#include "engine/collectives/nccltuningtables.h"
 
 #include <cmath>
 
@@ -61,6 +62,17 @@ inline int log2Floor(double x)
     if (x >= 9.2e18) // beyond uint64: fall back to the exponent
         return std::ilogb(x);
     return 63 - __builtin_clzll(static_cast<unsigned long long>(x));
+}
+
+/// NCCL's treeCorrectionFactor for a Tree AllReduce of `bytes` and `protocol` (nccltuningtables.h
+/// kTreeCorrection), 1 where NCCL applies none: src/graph/tuning.cc ncclTopoGetAlgoTime corrects only
+/// "logSize >= 0 && logSize < 23" with logSize = log2i(nBytes >> 6), i.e. below 512 MiB; the table's
+/// 24th column (Simple 0.9) is never read for Tree.
+inline double treeCorrection(double bytes, CollectiveProtocol protocol)
+{
+    constexpr int kCorrectedLogSizes = 23;
+    const int logSize = log2Floor(bytes / 64.0);
+    return logSize < kCorrectedLogSizes ? nccl::kTreeCorrection[static_cast<int>(protocol)][logSize] : 1.0;
 }
 
 inline constexpr double kMicro = 1e-6;

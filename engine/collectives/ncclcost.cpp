@@ -17,6 +17,8 @@ namespace {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     // NCCL_NVLS_NCHANNELS default on Hopper/Blackwell (NCCL src/transport/nvls.cc).
     constexpr double kNvlsChannels = 16.0;
+    // Tree bandwidth when the tree graph's pattern is NCCL_TOPO_PATTERN_TREE (src/graph/tuning.cc, 2.26.2 on).
+    constexpr double kOneGpuTreePatternFactor = 0.85;
 
     int ncclAlgoRow(CollectiveAlgorithm a)
     {
@@ -205,11 +207,15 @@ namespace {
         else if (in.protocol == CollectiveProtocol::LL128)
             busBw = std::min(busBw * (in.multiNode() ? nccl::kTreeLl128Factor : nccl::kTreeLl128OneNodeFactor),
                 in.perChannelCap(nccl::kPerChMaxTreeLL128GBps));
+        // One GPU per node: NCCL's search forces the tree graph's pattern to NCCL_TOPO_PATTERN_TREE, all NIC
+        // traffic to and from that GPU (src/graph/search.cc ncclTopoCompute: "if (ngpus == 1 && graph->pattern
+        // != NCCL_TOPO_PATTERN_RING) graph->pattern = NCCL_TOPO_PATTERN_TREE"), and the tuner then takes 0.85
+        // of the Tree bandwidth for every protocol (src/graph/tuning.cc, NCCL 2.26.2 on: "if (a ==
+        // NCCL_ALGO_TREE && comm->maxTreePattern == NCCL_TOPO_PATTERN_TREE) busBw *= .85").
+        if (in.multiNode() && ctx.ranksPerNode == 1)
+            busBw *= kOneGpuTreePatternFactor;
         AlgorithmCost c;
-        c.algBw = busBw * nccl::kTreeAlgorithmRatio;
-        const int logSize = log2Floor(in.bytes / 64.0);
-        if (logSize < nccl::kTreeCorrectionEntries)
-            c.algBw *= nccl::kTreeCorrection[static_cast<int>(in.protocol)][logSize];
+        c.algBw = busBw * nccl::kTreeAlgorithmRatio * treeCorrection(in.bytes, in.protocol);
         c.latencyUs = 2.0 * ((in.ppn() - 1) * in.intraLat + log2Floor(ctx.nodes) * in.interLat);
         // Chain inside the node (up then down), tree edges between nodes.
         fillBytes(ctx, 2.0 * in.bytes * (in.ppn() - 1) / in.ppn(), in.bytes * treeNodeEgressFactor(ctx.nodes), false,

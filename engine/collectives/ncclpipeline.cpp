@@ -118,9 +118,7 @@ namespace {
                 : protocol == CollectiveProtocol::LL             ? nccl::kLlChunkBytes
                                                                  : hw.simpleStepBytes;
             // The tuner's treeCorrectionFactor (tuning.cc) is NCCL's own stand-in for this pipeline.
-            const int logSize = log2Floor(bytes / 64.0);
-            if (logSize < nccl::kTreeCorrectionEntries)
-                p.bandwidthFactor = nccl::kTreeCorrection[static_cast<int>(protocol)][logSize];
+            p.bandwidthFactor = treeCorrection(bytes, protocol);
             return true;
         }
         case CollectiveAlgorithm::Nvls: {

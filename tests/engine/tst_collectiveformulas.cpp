@@ -95,6 +95,21 @@ private Q_SLOTS:
         QTest::addRow("tree simple 1 node, 64 KiB (correction .6)")
             << "allreduce" << 8 << 8 << 8 << 65536.0 << "tree" << simple << 8.4 + 2 * 7 * 4.0
             << 370.8 * 0.92 * 0.5 * 0.6;
+        // ncclTopoGetAlgoTime corrects Tree only below logSize 23 (512 MiB): the table's last column is not read.
+        QTest::addRow("tree simple 1 node, 512 MiB (no correction from 2^23 x 64 B)")
+            << "allreduce" << 8 << 8 << 8 << 512.0 * 1024 * 1024 << "tree" << simple << 8.4 + 2 * 7 * 4.0
+            << 370.8 * 0.92 * 0.5;
+        QTest::addRow("tree simple 1 node, 256 MiB (correction .9)")
+            << "allreduce" << 8 << 8 << 8 << 256.0 * 1024 * 1024 << "tree" << simple << 8.4 + 2 * 7 * 4.0
+            << 370.8 * 0.92 * 0.5 * 0.9;
+        // One GPU per node: the tree graph's pattern is NCCL_TOPO_PATTERN_TREE (search.cc), Tree busBw x 0.85
+        // (tuning.cc, 2.26.2 on). 4 nodes: NIC relief 2(n-1)/n / 2 = 0.75, 1 NIC doubled to 2 search channels
+        // (cap 2 x 36 GB/s, not binding); latency 2 x log2(4) x the Tree network latency (ppn = 1).
+        QTest::addRow("tree simple 4 nodes x 1 rank: pattern TREE x 0.85")
+            << "allreduce" << 4 << 1 << 1 << kGiB << "tree" << simple << 8.4 + 2 * 2 * 14.0
+            << 48.0 * 0.75 * 0.92 * 0.85 * 0.5;
+        QTest::addRow("tree LL 2 nodes x 1 rank: pattern TREE x 0.85 after llMaxBw")
+            << "allreduce" << 2 << 1 << 1 << kGiB << "tree" << ll << 6.8 + 2 * 5.0 << 48.0 * 0.92 / 3.8 * 0.85 * 0.5;
         QTest::addRow("tree LL 4 nodes, 4 KiB: Intel llMaxBw, correction .7")
             << "allreduce" << 32 << 8 << 8 << 4096.0 << "tree" << ll << 6.8 + 2 * (7 * 1.08 + 2 * 5.0)
             << 20.4 * 0.5 * 0.7;

@@ -64,7 +64,9 @@ private Q_SLOTS:
         // "tcpxo" (GPUDirect-TCPXO); all but "ib" run on an Ethernet (RoCE) fabric.
         QTest::addColumn<QString>("net");
         // Uncalibrated |error| over sizes >= 1 MiB: the limits the model meets today (README table),
-        // so that a change of the model that makes a log worse fails here.
+        // so that a change of the model that makes a log worse fails here. Every limit of a row (these
+        // two, the calibrated RMS over the sizes kept and the held-out RMS) is the figure reached, as
+        // printed to 0.1 point, plus 0.1 point.
         QTest::addColumn<double>("meanLimit");
         QTest::addColumn<double>("maxLimit");
         // Calibrated RMS over the sizes kept (outliers left out): what the calibration reaches today.
@@ -82,21 +84,21 @@ private Q_SLOTS:
         QTest::addRow("2x8 H100 GCP A3 Mega") << "h100_2x8_gcp_a3mega_allreduce.log"
                                               << "allreduce"
                                               << "H100-SXM-80GB" << 16 << 2 << 31 << 8 << 200.0 << QString("tcpxo")
-                                              << 0.115 << 0.17 << 0.035 << true << 0.04;
+                                              << 0.115 << 0.168 << 0.035 << true << 0.037;
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
         QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
                                        << "allreduce"
-                                       << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << QString("roce") << 0.075
-                                       << 0.385 << 0.055 << true << 0.075;
-        QTest::addRow("1x8 A100 NVSwitch")
-            << "a100_8gpu_1node_allreduce.log"
-            << "allreduce"
-            << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << QString("ib") << 0.16 << 0.28 << 0.039 << true << 0.055;
+                                       << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << QString("roce") << 0.072
+                                       << 0.382 << 0.054 << true << 0.075;
+        QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log"
+                                           << "allreduce"
+                                           << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << QString("ib") << 0.156
+                                           << 0.278 << 0.039 << true << 0.055;
         // OCI BM.GPU.H100.8: 16 x 200 Gb/s RoCE ports per node (the page uses all 16).
         QTest::addRow("2x8 H100 OCI RoCE") << "oci_h100_2x8_roce_allreduce.log"
                                            << "allreduce"
                                            << "H100-SXM-80GB" << 16 << 2 << 5 << 16 << 200.0 << QString("roce") << 0.055
-                                           << 0.06 << 0.01 << true << 0.01;
+                                           << 0.058 << 0.003 << true << 0.001;
         // GKE, one H200 and one ConnectX-7 RoCE NIC per worker (A3 Ultra: 400 Gb/s per NIC). No GPUDirect
         // RDMA: each worker claims the NIC named gpu2rdma0 while its GPU comes from the device plugin
         // independently (the two workers' GPUs sit on different buses, cc:00 and 97:00), so at least one
@@ -108,54 +110,58 @@ private Q_SLOTS:
                                            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << QString("roce") << 0.21
                                            << 0.33 << 0.08 << false << 0.121;
         // Nebius H200 nodes with InfiniBand (8 x 400 Gb/s NDR per node).
-        QTest::addRow("2x8 H200 Nebius IB")
-            << "h200_2x8_nebius_ib_allreduce.log"
-            << "allreduce"
-            << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << QString("ib") << 0.04 << 0.06 << 0.015 << true << 0.01;
+        QTest::addRow("2x8 H200 Nebius IB") << "h200_2x8_nebius_ib_allreduce.log"
+                                            << "allreduce"
+                                            << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << QString("ib") << 0.039
+                                            << 0.057 << 0.012 << true << 0.001;
         // GKE A4 (8 x B200, 8 x 400 Gb/s RoCE per node); the log names no binary: all_gather (--op).
         QTest::addRow("2x8 B200 GKE A4 allgather")
             << "b200_2x8_gke_a4_allgather.log"
             << "allgather"
-            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.705 << 0.965 << 0.135 << true << 0.175;
+            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.701 << 0.964 << 0.132 << true << 0.175;
         // One DGX H100 (8 x H100, NVSwitch with NVLS; 8 x 400 Gb/s NDR InfiniBand, unused on one node).
         QTest::addRow("1x8 H100 DGX NVLS") << "h100_1x8_dgx_nvls_allreduce.log"
                                            << "allreduce"
-                                           << "H100-SXM-80GB" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.07
-                                           << 0.235 << 0.061 << true << 0.077;
+                                           << "H100-SXM-80GB" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.067
+                                           << 0.232 << 0.061 << true << 0.077;
         // Vultr HGX B200 nodes, 8 x ConnectX-7 NDR 400 Gb/s InfiniBand each; table-only excerpts
         // (no device lines): the ranks come from busbw/algbw, the nodes and the GPU from the source.
         QTest::addRow("1x8 B200 reducescatter")
             << "b200_1x8_vultr_reducescatter.log"
             << "reducescatter"
-            << "B200" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.105 << 0.32 << 0.037 << true << 0.056;
+            << "B200" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.103 << 0.319 << 0.037 << true << 0.056;
         QTest::addRow("2x8 B200 IB reducescatter")
             << "b200_2x8_vultr_ib_reducescatter.log"
             << "reducescatter"
-            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.325 << 0.505 << 0.05 << true << 0.085;
+            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.321 << 0.501 << 0.049 << true << 0.082;
         // The same two hosts with all 8 H100 each (-g 8); NICs not stated: as for 2x4 below.
         QTest::addRow("2x8 H100 alpha") << "h100_2x8_alpha_allreduce.log"
                                         << "allreduce"
-                                        << "H100-SXM-80GB" << 16 << 2 << 31 << 4 << 400.0 << QString("ib") << 0.6
-                                        << 0.85 << 0.044 << true << 0.103;
+                                        << "H100-SXM-80GB" << 16 << 2 << 31 << 4 << 400.0 << QString("ib") << 0.599
+                                        << 0.847 << 0.044 << true << 0.103;
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
         QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log"
                                   << "allreduce"
-                                  << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.44 << 0.895
+                                  << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.436 << 0.894
                                   << 0.091 << true << 0.122;
         // Held-out logs: collected after the model was built and never used to fit or choose anything in
         // it (README "Held-out logs"); their limits are what the model reaches on them.
         // Dell XE9680 (8 x H100, 8 x ConnectX-7 400 Gb/s InfiniBand), NCCL 2.26.2 (nccl-tests issue 309).
-        QTest::addRow("held-out 2x8 H100 XE9680 IB")
-            << "h100_2x8_xe9680_ib_allreduce.log"
-            << "allreduce"
-            << "H100-SXM-80GB" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.08 << 0.26 << 0.075 << true << 0.12;
+        // Calibrated RMS over the sizes kept 7.3 -> 9.3% (limit raised): NCCL corrects Tree only below 512 MiB
+        // (ncclcost.cpp treeCorrection), so at 512 MiB the calibrated model's Auto, which weighs Tree Simple
+        // with the Tree fit made on this log's LL/LL128 rows, now picks Tree there (+2.5% -> +23.6%) as it
+        // did at 1 GiB before; every uncalibrated figure is unchanged.
+        QTest::addRow("held-out 2x8 H100 XE9680 IB") << "h100_2x8_xe9680_ib_allreduce.log"
+                                                     << "allreduce"
+                                                     << "H100-SXM-80GB" << 16 << 2 << 32 << 8 << 400.0 << QString("ib")
+                                                     << 0.08 << 0.258 << 0.094 << true << 0.127;
         // The same issue: 4 HGX H100 VMs, 32 GPU-NIC pairs (8 x 400 Gb/s InfiniBand per node), NCCL 2.26.2.
         // Limits lowered by the tree egress beyond two nodes (ncclcost.cpp treeNodeEgressFactor, the
         // NVLSTree fill stages in ncclpipeline.cpp): uncalibrated mean 23.3 -> 10.2%.
-        QTest::addRow("held-out 4x8 H100 VM IB")
-            << "h100_4x8_vm_ib_allreduce.log"
-            << "allreduce"
-            << "H100-SXM-80GB" << 32 << 4 << 32 << 8 << 400.0 << QString("ib") << 0.1 << 0.43 << 0.05 << true << 0.055;
+        QTest::addRow("held-out 4x8 H100 VM IB") << "h100_4x8_vm_ib_allreduce.log"
+                                                 << "allreduce"
+                                                 << "H100-SXM-80GB" << 32 << 4 << 32 << 8 << 400.0 << QString("ib")
+                                                 << 0.098 << 0.428 << 0.046 << true << 0.052;
         // The same issue, another cluster: 8 nodes x 8 H100 on a 400 Gb/s InfiniBand network ("the 400 GB/s
         // IB limit of our network": 8 x 400 Gb/s per node). The tree egress beyond two nodes took the
         // uncalibrated mean 22.7 -> 21.0%: sizes >= 128 MiB -12..-28% -> -12..-20% (the run stays at 320 GB/s
@@ -164,22 +170,22 @@ private Q_SLOTS:
         // 6.9%, the held-out RMS 4.6 -> 9.2% (limits raised to that).
         QTest::addRow("held-out 8x8 H100 IB") << "h100_8x8_ib_allreduce.log"
                                               << "allreduce"
-                                              << "H100-SXM-80GB" << 64 << 8 << 14 << 8 << 400.0 << QString("ib") << 0.18
-                                              << 0.845 << 0.045 << true << 0.085;
+                                              << "H100-SXM-80GB" << 64 << 8 << 14 << 8 << 400.0 << QString("ib")
+                                              << 0.176 << 0.842 << 0.045 << true << 0.084;
         // One node, 8 x H100 with NVLink SHARP, -g 8 (nccl-tests issue 290; NDR 400 Gb/s ConnectX-7, unused).
-        QTest::addRow("held-out 1x8 H100 NVLS -g 8")
-            << "h100_1x8_nvls_g8_allreduce.log"
-            << "allreduce"
-            << "H100-SXM-80GB" << 8 << 1 << 6 << 8 << 400.0 << QString("ib") << 0.029 << 0.06 << 0.025 << true << 0.001;
+        QTest::addRow("held-out 1x8 H100 NVLS -g 8") << "h100_1x8_nvls_g8_allreduce.log"
+                                                     << "allreduce"
+                                                     << "H100-SXM-80GB" << 8 << 1 << 6 << 8 << 400.0 << QString("ib")
+                                                     << 0.029 << 0.057 << 0.024 << true << 0.001;
         // One server, 8 x A100-SXM4-80GB, 12 NVLinks of 25 GB/s each; -g 8 and mpirun -np 8 -g 1 (NICs unused).
-        QTest::addRow("held-out 1x8 A100 -g 8")
-            << "a100_1x8_thanos_g8_allreduce.log"
-            << "allreduce"
-            << "A100-SXM-80GB" << 8 << 1 << 30 << 8 << 200.0 << QString("ib") << 0.16 << 0.365 << 0.036 << true << 0.04;
-        QTest::addRow("held-out 1x8 A100 mpirun")
-            << "a100_1x8_thanos_mpi_allreduce.log"
-            << "allreduce"
-            << "A100-SXM-80GB" << 8 << 1 << 30 << 8 << 200.0 << QString("ib") << 0.095 << 0.2 << 0.051 << true << 0.061;
+        QTest::addRow("held-out 1x8 A100 -g 8") << "a100_1x8_thanos_g8_allreduce.log"
+                                                << "allreduce"
+                                                << "A100-SXM-80GB" << 8 << 1 << 30 << 8 << 200.0 << QString("ib")
+                                                << 0.156 << 0.364 << 0.036 << true << 0.04;
+        QTest::addRow("held-out 1x8 A100 mpirun") << "a100_1x8_thanos_mpi_allreduce.log"
+                                                  << "allreduce"
+                                                  << "A100-SXM-80GB" << 8 << 1 << 30 << 8 << 200.0 << QString("ib")
+                                                  << 0.092 << 0.197 << 0.051 << true << 0.061;
     }
     void publicLogs()
     {
