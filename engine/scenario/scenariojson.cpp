@@ -545,7 +545,10 @@ std::string scenarioToJson(const Scenario& s)
                 scope.push_back(name);
         root["training"]["cuda_graph_scope"] = scope;
     }
-    if (s.training.recomputeModules != RecomputeModulesDefault) {
+    // The modules apply under selective recomputation only (and the reader refuses them otherwise):
+    // a scenario edited from selective to none or full (editor, applied strategy) is written without
+    // them, so that what is saved always loads.
+    if (s.training.recomputeModules != RecomputeModulesDefault && s.training.recompute == Recompute::Selective) {
         json modules = json::array();
         const std::pair<const char*, unsigned> names[]
             = { { "core_attn", RecomputeCoreAttention }, { "layernorm", RecomputeLayerNorm },

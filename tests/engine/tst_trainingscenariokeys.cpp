@@ -144,6 +144,15 @@ private Q_SLOTS:
         QVERIFY(!full.isOk());
         QVERIFY2(full.message().rfind("f.json: /training/recompute_modules: modules are recomputed only under", 0) == 0,
             full.message().c_str());
+        // A scenario edited away from selective (editor, applied strategy) is written without the
+        // modules, so that the file it saves loads again.
+        Scenario edited = *first;
+        edited.training.recompute = Recompute::Full;
+        const json editedWritten = json::parse(scenarioToJson(edited));
+        QVERIFY(!editedWritten["training"].contains("recompute_modules"));
+        auto reloaded = parseScenarioJson(editedWritten.dump(), "e.json");
+        QVERIFY2(reloaded.isOk(), reloaded.message().c_str());
+        QCOMPARE(reloaded->training.recompute, Recompute::Full);
         // The clamp belongs to a gated activation.
         json gelu = base();
         gelu["model"]["gated_mlp"] = false;
