@@ -115,14 +115,20 @@ namespace {
     {
         unsigned long long bits;
         std::memcpy(&bits, &bytes, sizeof bits);
-        unsigned long long h = bits * 0x9E3779B97F4A7C15ull;
-        h ^= (tag + static_cast<unsigned long long>(op) * 31 + static_cast<unsigned long long>(g.ranks) * 1009
-                 + static_cast<unsigned long long>(g.ranksPerNode) * 7919
-                 + static_cast<unsigned long long>(g.nicsPerNode) * 104729
-                 + static_cast<unsigned long long>(g.spanTier) * 1299709
-                 + static_cast<unsigned long long>(g.nodesPerLeaf) * 15485863)
-            * 0xC2B2AE3D27D4EB4Full;
-        return static_cast<std::size_t>((h ^ (h >> 29)) % kMemoEntries);
+        // Message sizes are mostly powers of two: their doubles differ only in the exponent bits
+        // (52-62), so every bit must reach the slot index. The splitmix64 finalizer (Steele, Lea and
+        // Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014) mixes all 64 bits
+        // into the low ones; a plain multiply left such sizes in one slot, evicting each other.
+        unsigned long long h = bits
+            ^ (tag + static_cast<unsigned long long>(op) * 31 + static_cast<unsigned long long>(g.ranks) * 1009
+                  + static_cast<unsigned long long>(g.ranksPerNode) * 7919
+                  + static_cast<unsigned long long>(g.nicsPerNode) * 104729
+                  + static_cast<unsigned long long>(g.spanTier) * 1299709
+                  + static_cast<unsigned long long>(g.nodesPerLeaf) * 15485863)
+                * 0x9E3779B97F4A7C15ull;
+        h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+        h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+        return static_cast<std::size_t>((h ^ (h >> 31)) % kMemoEntries);
     }
 
 } // namespace

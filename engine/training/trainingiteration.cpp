@@ -59,9 +59,18 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         bool sp = false;
         LayerTimes times;
     };
-    thread_local LayerMemo memo[64];
+    // 1024 slots (about 100 KB per thread): a search's tp x cp x ep x micro-batch combinations
+    // (a few hundred) then rarely evict each other; the key is mixed with the splitmix64 finalizer
+    // (Steele, Lea and Flood, OOPSLA 2014) because the knobs are small powers of two.
+    constexpr unsigned long long kLayerMemoSlots = 1024;
+    thread_local LayerMemo memo[kLayerMemoSlots];
     const bool spOn = p.sequenceParallel && p.tp > 1;
-    LayerMemo& slot = memo[static_cast<unsigned>(p.tp * 131 + p.cp * 31 + p.ep * 7 + s.microBatch * 3 + spOn) % 64u];
+    unsigned long long key = (static_cast<unsigned long long>(p.tp) << 40)
+        ^ (static_cast<unsigned long long>(p.cp) << 28) ^ (static_cast<unsigned long long>(p.ep) << 14)
+        ^ (static_cast<unsigned long long>(s.microBatch) << 1) ^ static_cast<unsigned long long>(spOn);
+    key = (key ^ (key >> 30)) * 0xBF58476D1CE4E5B9ull;
+    key = (key ^ (key >> 27)) * 0x94D049BB133111EBull;
+    LayerMemo& slot = memo[(key ^ (key >> 31)) % kLayerMemoSlots];
     if (!(slot.tag == m_cacheTag && slot.tp == p.tp && slot.cp == p.cp && slot.ep == p.ep && slot.micro == s.microBatch
             && slot.sp == spOn))
         slot = { m_cacheTag, p.tp, p.cp, p.ep, s.microBatch, spOn, layerTimes(s) };

@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <vector>
 
 using namespace clusterscope::engine;
 
@@ -481,6 +482,51 @@ private Q_SLOTS:
         const TrainingEstimate exposed = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
         QVERIFY(near(exposed.breakdown.dpExposed, exposed.communication.dp, 1e-9));
         QVERIFY(exposed.breakdown.dpExposed > e.breakdown.dpExposed);
+    }
+
+    // The per-thread memos (collective times, per-layer times) must return exactly what a fresh
+    // estimate gives, for many strategies and two evaluators whose entries share the caches.
+    void memoisedEqualsFresh()
+    {
+        Scenario a = llama70b();
+        Scenario b = llama70b();
+        b.cluster.nic.gbps = 200.0; // same strategies, different collective times
+        TrainingEvaluator memoA = evaluator(a), memoB = evaluator(b), freshA = evaluator(a), freshB = evaluator(b);
+        freshA.setMemoization(false);
+        freshB.setMemoization(false);
+        std::vector<TrainingStrategy> strategies;
+        for (int tp : { 1, 2, 4, 8 })
+            for (int pp : { 1, 2, 4, 8 })
+                for (int cp : { 1, 2 })
+                    for (int mb : { 1, 2 })
+                        for (int zero : { 0, 1, 3 }) {
+                            TrainingStrategy t = TrainingStrategy::fromScenario(a);
+                            t.parallelism.tp = tp;
+                            t.parallelism.pp = pp;
+                            t.parallelism.cp = cp;
+                            t.parallelism.vpp = 1;
+                            t.parallelism.schedule = PipelineSchedule::OneFOneB;
+                            t.parallelism.dp = 1024 / (tp * pp * cp);
+                            t.parallelism.zero = zero;
+                            t.parallelism.sequenceParallel = tp > 1;
+                            t.microBatch = mb;
+                            if (!memoA.invalidReason(t))
+                                strategies.push_back(t);
+                        }
+        QVERIFY(strategies.size() > 100);
+        int compared = 0;
+        for (int pass = 0; pass < 2; ++pass) // the second pass is answered from the memos
+            for (const TrainingStrategy& t : strategies) {
+                const TrainingEstimate ma = memoA.evaluate(t), mb = memoB.evaluate(t);
+                const TrainingEstimate fa = freshA.evaluate(t), fb = freshB.evaluate(t);
+                QCOMPARE(ma.iterationSeconds, fa.iterationSeconds);
+                QCOMPARE(mb.iterationSeconds, fb.iterationSeconds);
+                QCOMPARE(ma.breakdown.dpExposed, fa.breakdown.dpExposed);
+                QCOMPARE(mb.breakdown.tpExposed, fb.breakdown.tpExposed);
+                QCOMPARE(ma.breakdown.compute, fa.breakdown.compute);
+                compared += ma.iterationSeconds != mb.iterationSeconds; // the NICs matter somewhere
+            }
+        QVERIFY(compared > 0);
     }
 
     void computeCalibrationFromTheScenario()
