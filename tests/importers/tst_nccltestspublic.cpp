@@ -278,6 +278,96 @@ private Q_SLOTS:
         QVERIFY2(cal->rmsAfter <= cal->rmsBefore + 1e-12,
             qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
     }
+
+    // vTrain's measured A100 all-reduce tables (tests/data/nccltests/vtrain_a100, origin and license in
+    // the README there): nccl-tests columns without the log around them (size, count, type, then time in
+    // ns and busbw for out-of-place and in-place), 1 MiB .. 1 GiB in 1 MiB steps, 2..8 GPUs of one
+    // A100 server. Held out: nothing of the model was fitted or chosen on them. The limits are the
+    // figures the model reaches (printed to 0.1 point) plus 0.1 point, as for the logs above.
+    void vtrainA100Tables_data()
+    {
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<double>("meanLimit"); ///< uncalibrated mean |error| over every size (all >= 1 MiB)
+        QTest::addColumn<double>("maxLimit");
+        QTest::addColumn<double>("keptRmsLimit"); ///< calibrated RMS over the sizes kept
+        QTest::addColumn<double>("heldOutRmsLimit"); ///< calibrated RMS on held-out sizes (4-fold)
+        QTest::addRow("A100 x2") << 2 << 0.213 << 0.497 << 0.006 << 0.007;
+        QTest::addRow("A100 x3") << 3 << 0.144 << 0.564 << 0.008 << 0.009;
+        QTest::addRow("A100 x4") << 4 << 0.103 << 0.395 << 0.011 << 0.011;
+        QTest::addRow("A100 x5") << 5 << 0.086 << 0.467 << 0.016 << 0.017;
+        QTest::addRow("A100 x6") << 6 << 0.077 << 0.514 << 0.018 << 0.025;
+        QTest::addRow("A100 x7") << 7 << 0.069 << 0.523 << 0.021 << 0.027;
+        QTest::addRow("A100 x8") << 8 << 0.065 << 0.582 << 0.021 << 0.026;
+    }
+
+    void vtrainA100Tables()
+    {
+        QFETCH(int, gpus);
+        const std::string path = std::string(CLUSTERSCOPE_TEST_DATA_DIR) + "/nccltests/vtrain_a100/AR_GPU"
+            + std::to_string(gpus) + "_1M_1024M_LUT";
+        QFile f(QString::fromStdString(path));
+        QVERIFY2(f.open(QIODevice::ReadOnly | QIODevice::Text), path.c_str());
+        QCOMPARE(f.readLine().trimmed(), QByteArray("size(B),count,type,time(ns),busbw(GB/s),time(ns),busbw(GB/s)"));
+        engine::MeasuredSweep sweep;
+        sweep.op = engine::CollectiveOp::AllReduce;
+        sweep.ranks = gpus;
+        sweep.nodes = 1;
+        sweep.gpusPerThread = 1; // not stated
+        sweep.sources = { path };
+        while (!f.atEnd()) {
+            const QList<QByteArray> cells = f.readLine().trimmed().split(',');
+            QCOMPARE(cells.size(), qsizetype(7));
+            bool ok1 = false, ok2 = false, ok3 = false;
+            const double bytes = cells[0].toDouble(&ok1);
+            const double ns = cells[3].toDouble(&ok2); // out-of-place, as the log importer takes
+            const double busbwGBps = cells[4].toDouble(&ok3);
+            QVERIFY(ok1 && ok2 && ok3 && bytes > 0 && ns > 0);
+            QCOMPARE(cells[2], QByteArray("float"));
+            QCOMPARE(cells[1].toDouble(), bytes / 4);
+            // The columns are nccl-tests' own: busbw = S / t x 2 (n - 1) / n in GB/s (1e9 B/s).
+            const double busbwFromTime = bytes / (ns * 1e-9) * 2.0 * (gpus - 1) / gpus / 1e9;
+            QVERIFY2(std::abs(busbwFromTime / busbwGBps - 1) < 0.01, cells[0].constData());
+            sweep.points.push_back({ bytes, ns * 1e-9 });
+        }
+        QCOMPARE(int(sweep.points.size()), 1024);
+
+        static const engine::Catalog catalog = engine::Catalog::builtin().value();
+        engine::Scenario s;
+        s.name = path;
+        s.cluster.gpu = "A100-SXM-80GB";
+        s.cluster.gpus = gpus;
+        s.cluster.gpusPerNode = gpus;
+        s.cluster.nic.perNode = 8;
+        s.cluster.nic.gbps = 200.0;
+        auto model = engine::CollectiveModel::fromScenario(s, catalog);
+        QVERIFY2(model.isOk(), model.message().c_str());
+        auto cal = engine::calibrateSweep(*model, sweep);
+        QVERIFY2(cal.isOk(), cal.message().c_str());
+        const Errors before = errorsFrom1MiB(cal->rows, false);
+        qInfo("vTrain A100 x%d: uncalibrated mean |error| %.1f%% max %.1f%%; RMS sizes kept %.1f%% -> %.1f%%; "
+              "held-out RMS %.1f%% -> %.1f%%; %d outlier(s)",
+            gpus, 100 * before.meanAbs, 100 * before.maxAbs, 100 * cal->rmsBeforeKept, 100 * cal->rmsAfterKept,
+            100 * cal->heldOutRmsBefore, 100 * cal->heldOutRmsAfter, cal->outliers);
+        for (const auto& r : cal->rows)
+            if (int(r.bytes / (1 << 20)) % 32 == 0 || r.bytes <= 16 << 20 || r.outlier)
+                qInfo("  %12.0f B  measured %10.1f us  model %10.1f us (%+6.1f%%) %s/%s  calibrated %+6.1f%%%s",
+                    r.bytes, r.measuredSeconds * 1e6, r.beforeSeconds * 1e6, 100 * r.residualBefore(),
+                    engine::toString(r.algorithmBefore), engine::toString(r.protocolBefore), 100 * r.residualAfter(),
+                    r.outlier ? " outlier" : "");
+        QFETCH(double, meanLimit);
+        QFETCH(double, maxLimit);
+        QFETCH(double, keptRmsLimit);
+        QFETCH(double, heldOutRmsLimit);
+        QVERIFY2(before.meanAbs <= meanLimit && before.maxAbs <= maxLimit,
+            qPrintable(QStringLiteral("uncalibrated mean %1 (limit %2), max %3 (limit %4)")
+                           .arg(before.meanAbs)
+                           .arg(meanLimit)
+                           .arg(before.maxAbs)
+                           .arg(maxLimit)));
+        QVERIFY2(cal->rmsAfterKept <= keptRmsLimit, qPrintable(QString::number(cal->rmsAfterKept)));
+        QVERIFY2(cal->heldOutRmsAfter <= heldOutRmsLimit, qPrintable(QString::number(cal->heldOutRmsAfter)));
+        QVERIFY(cal->rejectedByCrossValidation || cal->heldOutRmsAfter <= cal->heldOutRmsBefore);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNcclTestsPublic)
