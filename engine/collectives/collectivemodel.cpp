@@ -210,8 +210,9 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
             // Chosen on NCCL's own tuner time (src/enqueue.cc topoGetAlgoInfo over src/graph/tuning.cc's
             // tables), never the calibrated one: NCCL does not know the calibration, so a calibration
             // changes how long NCCL's choice takes, not what NCCL chooses.
-            static const CollectiveCalibration kUncalibrated;
-            const Timed timed = calibrated(kUncalibrated, algos[i], proto, t, false);
+            Timed timed;
+            timed.latency = t.latencySeconds;
+            timed.seconds = t.latencySeconds + t.bandwidthSeconds;
             if (timed.seconds < best.seconds) {
                 best = timed;
                 bestTerms = t;
