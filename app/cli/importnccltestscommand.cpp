@@ -305,13 +305,18 @@ namespace {
                 { "outlier_reason", r.outlierReason } });
         }
         json corrections = json::array();
-        for (const auto& k : c.corrections)
-            corrections.push_back({ { "algorithm", engine::toString(k.algorithm) }, { "tier", k.tier },
+        for (const auto& k : c.corrections) {
+            json entry = { { "algorithm", engine::toString(k.algorithm) }, { "tier", k.tier },
                 { "latency_scale", k.correction.latencyScale },
                 { "latency_offset_us", k.correction.latencyOffsetSeconds * 1e6 },
                 { "bandwidth_scale", k.correction.bandwidthScale }, { "parameters", k.parameters },
                 { "points", k.points }, { "measured_latency_us", k.measuredLaw.latencySeconds * 1e6 },
-                { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } });
+                { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } };
+            // Only on a protocol's own refinement (absent: the algorithm's correction for all protocols).
+            if (k.protocol >= 0)
+                entry["protocol"] = engine::toString(static_cast<engine::CollectiveProtocol>(k.protocol));
+            corrections.push_back(std::move(entry));
+        }
         return { { "op", engine::toString(c.sweep.op) }, { "ranks", c.sweep.ranks }, { "nodes", c.sweep.nodes },
             { "algorithm", engine::toString(c.sweep.algorithm) }, { "sources", c.sweep.sources },
             { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "outliers", c.outliers },
@@ -352,10 +357,13 @@ namespace {
                 100 * c.heldOutRmsBefore, 100 * c.heldOutRmsAfter,
                 c.rejectedByCrossValidation ? " -- calibration rejected, the model is kept as it is" : "");
         for (const auto& k : c.corrections) {
-            out << format("correction %s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameters, %d sizes "
+            const std::string protocol = k.protocol >= 0
+                ? std::string("/") + engine::toString(static_cast<engine::CollectiveProtocol>(k.protocol))
+                : std::string();
+            out << format("correction %s%s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameters, %d sizes "
                           "%.0f..%.0f B); "
                           "measured t = %.2f us + S / %.2f GB/s\n",
-                engine::toString(k.algorithm), k.tier, k.correction.latencyScale,
+                engine::toString(k.algorithm), protocol.c_str(), k.tier, k.correction.latencyScale,
                 k.correction.latencyOffsetSeconds * 1e6, k.correction.bandwidthScale, k.parameters, k.points,
                 k.minBytes, k.maxBytes, k.measuredLaw.latencySeconds * 1e6, k.measuredLaw.bytesPerSecond / 1e9);
         }

@@ -300,12 +300,18 @@ void appendAssumptions(HtmlBuilder& html, const ReportDocument& doc)
                             QStringLiteral("Latency offset"), QStringLiteral("Bandwidth scale") },
             QStringLiteral("llrrr"));
         for (const SweepCalibration& sw : c.sweeps)
-            for (const AlgorithmCorrection& k : sw.corrections)
-                html.row({ QLatin1String(toString(k.algorithm)),
-                    k.tier == 0 ? QStringLiteral("intra-node") : QStringLiteral("inter-node"),
+            for (const AlgorithmCorrection& k : sw.corrections) {
+                // A protocol's own refinement names its protocol (ring / LL128).
+                QString algorithm = QLatin1String(toString(k.algorithm));
+                if (k.protocol >= 0) {
+                    algorithm += QStringLiteral(" / ");
+                    algorithm += QLatin1String(toString(static_cast<CollectiveProtocol>(k.protocol)));
+                }
+                html.row({ algorithm, k.tier == 0 ? QStringLiteral("intra-node") : QStringLiteral("inter-node"),
                     QString::number(k.correction.latencyScale, 'f', 3),
                     QString::number(k.correction.latencyOffsetSeconds * 1e6, 'f', 2) + QStringLiteral(" µs"),
                     QString::number(k.correction.bandwidthScale, 'f', 3) });
+            }
         html.endTable();
     }
 

@@ -47,6 +47,22 @@ namespace {
                               : CollectiveProtocol::Simple;
     }
 
+    /// Optional "protocol" of a correction ("LL", "LL128", "Simple"): -1 when absent (the correction
+    /// is the algorithm's own, for all its protocols).
+    int readOptionalProtocol(JsonObjectReader& r)
+    {
+        return r.has("protocol") ? static_cast<int>(readProtocol(r, "protocol")) : -1;
+    }
+
+    /// Puts a correction read from a file where the model looks for it.
+    void applyCorrection(CollectiveCalibration& calibration, const AlgorithmCorrection& c)
+    {
+        if (c.protocol >= 0)
+            calibration.setProtocol(static_cast<int>(c.algorithm), c.protocol, c.tier, c.correction);
+        else
+            calibration.at(static_cast<int>(c.algorithm), c.tier) = c.correction;
+    }
+
     template <typename Item, typename Read>
     void readArray(JsonObjectReader& r, const std::string& key, std::vector<Item>& out, Read read)
     {
@@ -98,6 +114,7 @@ namespace {
             throw JsonFieldError(
                 r.pointerOf("tier"), "expected tier 0 (intra-node) or 1 (inter-node), got " + std::to_string(tier));
         c.tier = static_cast<int>(tier);
+        c.protocol = readOptionalProtocol(r);
         c.correction.latencyScale = r.number("latency_scale", 0.0, kHuge);
         c.correction.latencyOffsetSeconds = r.number("latency_offset_us", -kHuge, kHuge) * 1e-6;
         c.correction.bandwidthScale = r.number("bandwidth_scale", 1e-12, kHuge);
@@ -184,7 +201,7 @@ namespace {
         c.rmsBefore = r.number("rms_before", 0.0, kHuge);
         c.rmsAfter = r.number("rms_after", 0.0, kHuge);
         for (const auto& k : c.corrections)
-            c.calibration.at(static_cast<int>(k.algorithm), k.tier) = k.correction;
+            applyCorrection(c.calibration, k);
         readSizeCorrections(r, c.calibration);
         return c;
     }
@@ -214,13 +231,14 @@ namespace {
                 throw JsonFieldError(
                     e.pointerOf("tier"), "expected tier 0 (intra-node) or 1 (inter-node), got " + std::to_string(tier));
             c.tier = static_cast<int>(tier);
+            c.protocol = readOptionalProtocol(e);
             c.correction.latencyScale = e.number("latency_scale", 0.0, kHuge);
             c.correction.latencyOffsetSeconds = e.number("latency_offset_us", -kHuge, kHuge) * 1e-6;
             c.correction.bandwidthScale = e.number("bandwidth_scale", 1e-12, kHuge);
             return c;
         });
         for (const auto& e : entries)
-            set.calibration.at(static_cast<int>(e.algorithm), e.tier) = e.correction;
+            applyCorrection(set.calibration, e);
         readSizeCorrections(r, set.calibration);
         readArray(r, "sweeps", set.sweeps, readSweepCalibration);
         r.finish();
@@ -240,13 +258,16 @@ namespace {
             { "measured", measured } };
         json corrections = json::array();
         for (const auto& k : c.corrections) {
-            corrections.push_back({ { "algorithm", toString(k.algorithm) }, { "tier", k.tier },
+            json entry = { { "algorithm", toString(k.algorithm) }, { "tier", k.tier },
                 { "latency_scale", k.correction.latencyScale },
                 { "latency_offset_us", k.correction.latencyOffsetSeconds * 1e6 },
                 { "bandwidth_scale", k.correction.bandwidthScale }, { "parameters", k.parameters },
                 { "points", k.points }, { "min_bytes", k.minBytes }, { "max_bytes", k.maxBytes },
                 { "measured_latency_us", k.measuredLaw.latencySeconds * 1e6 },
-                { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } });
+                { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } };
+            if (k.protocol >= 0)
+                entry["protocol"] = toString(static_cast<CollectiveProtocol>(k.protocol));
+            corrections.push_back(std::move(entry));
         }
         json residuals = json::array();
         for (const auto& row : c.rows) {
@@ -281,6 +302,21 @@ std::string calibrationToJson(const CalibrationSet& set)
             entries.push_back({ { "algorithm", toString(static_cast<CollectiveAlgorithm>(a)) }, { "tier", t },
                 { "latency_scale", c.latencyScale }, { "latency_offset_us", c.latencyOffsetSeconds * 1e6 },
                 { "bandwidth_scale", c.bandwidthScale } });
+        }
+    }
+    // The per-protocol refinements (an optional "protocol" key; files without it hold none).
+    for (int a = 0; a < CollectiveCalibration::kAlgorithms; ++a) {
+        if (static_cast<CollectiveAlgorithm>(a) == CollectiveAlgorithm::Auto)
+            continue;
+        for (int p = 0; p < CollectiveCalibration::kProtocols; ++p) {
+            for (int t = 0; t < CollectiveCalibration::kTiers; ++t) {
+                if (!set.calibration.protocolFitted[a][p][t])
+                    continue;
+                const CollectiveTermCorrection& c = set.calibration.protocolCorrections[a][p][t];
+                entries.push_back({ { "algorithm", toString(static_cast<CollectiveAlgorithm>(a)) }, { "tier", t },
+                    { "protocol", toString(static_cast<CollectiveProtocol>(p)) }, { "latency_scale", c.latencyScale },
+                    { "latency_offset_us", c.latencyOffsetSeconds * 1e6 }, { "bandwidth_scale", c.bandwidthScale } });
+            }
         }
     }
     json sweeps = json::array();

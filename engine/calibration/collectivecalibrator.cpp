@@ -8,13 +8,16 @@
 #include <map>
 #include <set>
 #include <span>
+#include <tuple>
 #include <utility>
 
 namespace clusterscope::engine {
 
 namespace {
 
-    constexpr int kRounds = 6; ///< refits on the calibrated model's new choices (see calibrateSweep)
+    // One fit: the calibrated model keeps the model's own choice of algorithm and protocol (NCCL's
+    // tuner does not know the calibration), so a refit would group the sizes the same way.
+    constexpr int kRounds = 1;
 
     /// One measured point with the model's uncalibrated terms for the (algorithm, protocol) it picks.
     struct Sample {
@@ -106,8 +109,8 @@ namespace {
     }
 
     /// Weighted (1/t^2) robust fit of t = x1 L + x2 + x3 W; see calibrateSweep() for the fallbacks.
-    CollectiveTermCorrection fitGroup(
-        const std::vector<Sample>& samples, int& parameters, const CollectiveTermCorrection& prior = {})
+    CollectiveTermCorrection fitGroup(const std::vector<Sample>& samples, int& parameters,
+        const CollectiveTermCorrection& prior = {}, bool oneParameter = false)
     {
         std::vector<double> y, w, a3, a2, yMinusL;
         double minL = samples.front().latency, maxL = minL, latencyShare = 0, bandwidthShare = 0;
@@ -129,7 +132,7 @@ namespace {
         const bool fitLatency = latencyShare >= kIdentifiable;
         const bool fitBandwidth = bandwidthShare >= kIdentifiable;
         CollectiveTermCorrection c;
-        if (fitLatency && fitBandwidth) {
+        if (fitLatency && fitBandwidth && !oneParameter) {
             // Three parameters only when L varies (several protocols) and enough sizes back them.
             if (samples.size() >= 4 && maxL > minL * (1 + 1e-9)) {
                 if (auto x = solveHuber(a3, 3, y, w);
@@ -165,7 +168,7 @@ namespace {
                 }
             }
         }
-        if (fitBandwidth && !fitLatency) {
+        if (fitBandwidth && (!fitLatency || oneParameter)) {
             // One: bandwidth only, latency terms from the prior: t - (s L + o) = W / bandwidthScale.
             double num = 0, den = 0;
             for (std::size_t i = 0; i < samples.size(); ++i) {
@@ -471,8 +474,11 @@ namespace {
         current.setCalibration(start);
         std::set<std::pair<int, int>> fittedAlone; // (algorithm, tier) with a fit of their own
         for (int round = 0; round < kRounds; ++round) {
-            // Group the points by the (algorithm, tier) the current model picks; terms are uncalibrated.
+            // Group the points by the (algorithm, tier) NCCL's tuner picks; terms are uncalibrated.
             std::map<std::pair<int, int>, std::vector<Sample>> groups;
+            // The same points per (algorithm, protocol, tier): NCCL's protocol switches are its tuner's,
+            // so each protocol's sizes get their own correction on top of the algorithm's.
+            std::map<std::tuple<int, int, int>, std::vector<Sample>> protocolGroups;
             std::map<int, std::vector<Sample>> perTier;
             for (const auto& p : sweep.points) {
                 const CollectiveEstimate e = evaluate(current, sweep, p.bytes);
@@ -487,19 +493,28 @@ namespace {
                     = (t.achievedLatencySeconds - t.latencySeconds) + (t.achievedBandwidthSeconds - t.bandwidthSeconds);
                 const Sample sample { p.bytes, p.seconds - extra, t.latencySeconds, t.bandwidthSeconds, p.seconds };
                 groups[{ static_cast<int>(e.algorithm), t.tier }].push_back(sample);
+                protocolGroups[{ static_cast<int>(e.algorithm), static_cast<int>(e.protocol), t.tier }].push_back(
+                    sample);
                 perTier[t.tier].push_back(sample);
             }
             CollectiveCalibration candidate = current.calibration();
+            // A correction this sweep sets for (algorithm, tier) replaces what an earlier sweep left for
+            // it, its protocol refinements included (they would override the new fit).
+            auto setAlgorithm = [&candidate](int a, int tier, const CollectiveTermCorrection& c) {
+                candidate.at(a, tier) = c;
+                for (int p = 0; p < CollectiveCalibration::kProtocols; ++p)
+                    candidate.protocolFitted[a][p][tier] = false;
+            };
             std::map<int, CollectiveTermCorrection> pooledByTier;
-            // Algorithms the sweep never exercised get the tier's pooled correction, so that the
-            // calibrated model does not switch to one of them merely because it alone stayed optimistic.
+            // Algorithms the sweep never exercised get the tier's pooled correction, so that a request
+            // pinned to one of them (NCCL_ALGO) is not priced by its optimistic uncalibrated figures alone.
             for (const auto& [tier, samples] : perTier) {
                 int parameters = 0;
                 const CollectiveTermCorrection pooled = fitGroup(samples, parameters);
                 pooledByTier[tier] = pooled;
                 for (int a = 1; a < CollectiveCalibration::kAlgorithms; ++a) {
                     if (!fittedAlone.count({ a, tier }))
-                        candidate.at(a, tier) = pooled;
+                        setAlgorithm(a, tier, pooled);
                 }
             }
             std::vector<AlgorithmCorrection> corrections;
@@ -520,13 +535,40 @@ namespace {
                     measured.push_back({ s.bytes, s.measured });
                 if (auto law = fitLatencyBandwidth(measured))
                     c.measuredLaw = *law;
-                candidate.at(key.first, key.second) = c.correction;
+                setAlgorithm(key.first, key.second, c.correction);
                 fittedAlone.insert(key);
                 corrections.push_back(c);
             }
+            // An algorithm whose sizes ran more than one protocol: each protocol's own fit, with the
+            // algorithm's as the prior for what its sizes cannot identify.
+            std::map<std::pair<int, int>, int> protocolsOf;
+            for (const auto& [key, samples] : protocolGroups)
+                ++protocolsOf[{ std::get<0>(key), std::get<2>(key) }];
+            for (const auto& [key, samples] : protocolGroups) {
+                const auto [algorithm, protocol, groupTier] = key;
+                if (protocolsOf[{ algorithm, groupTier }] < 2)
+                    continue;
+                AlgorithmCorrection c;
+                c.algorithm = static_cast<CollectiveAlgorithm>(algorithm);
+                c.tier = groupTier;
+                c.protocol = protocol;
+                c.correction = fitGroup(samples, c.parameters, candidate.at(algorithm, groupTier), true);
+                c.points = static_cast<int>(samples.size());
+                c.minBytes = samples.front().bytes;
+                c.maxBytes = samples.back().bytes;
+                std::vector<SweepPoint> measured;
+                for (const auto& sm : samples)
+                    measured.push_back({ sm.bytes, sm.measured });
+                if (auto law = fitLatencyBandwidth(measured))
+                    c.measuredLaw = *law;
+                candidate.setProtocol(algorithm, protocol, groupTier, c.correction);
+                corrections.push_back(c);
+            }
             for (auto& c : corrections) {
-                auto it = std::find_if(roundCorrections.begin(), roundCorrections.end(),
-                    [&](const AlgorithmCorrection& o) { return o.algorithm == c.algorithm && o.tier == c.tier; });
+                auto it
+                    = std::find_if(roundCorrections.begin(), roundCorrections.end(), [&](const AlgorithmCorrection& o) {
+                          return o.algorithm == c.algorithm && o.tier == c.tier && o.protocol == c.protocol;
+                      });
                 if (it != roundCorrections.end())
                     *it = c;
                 else

@@ -26,12 +26,16 @@ std::vector<ResidualRow> compareSweep(const CollectiveModel& model, const Measur
 /// bandwidth-bound ones a bandwidth scale only). Solutions with a negative latency scale, a
 /// non-positive bandwidth or a negative total latency fall back to the 2- and then 1-parameter
 /// fits. Algorithms of a tier that no group exercised get the tier's pooled fit (all points of the
-/// tier together), so the calibrated model does not switch to an algorithm merely because it alone
-/// kept its optimistic uncalibrated figures. Because the calibrated model may still pick other
-/// algorithms at some sizes (it compares calibrated times the way NCCL's tuner does), the fit is
-/// repeated on the new choices (6 rounds) and the calibration with the lowest overall RMS is kept;
-/// if none beats the model as given, its calibration is returned unchanged. `corrections` lists
-/// the per-group fits; `calibration` also holds the pooled entries.
+/// tier together). Then, for an algorithm whose sizes ran more than one protocol, each protocol's
+/// sizes get a refinement of one value (a bandwidth scale, with the algorithm's latency terms; a
+/// latency offset where bandwidth is not identifiable), held in CollectiveCalibration's protocol
+/// corrections: the calibrated model keeps NCCL's (uncalibrated) choice of algorithm and protocol,
+/// NCCL does not know the calibration, so the protocol switches stay where NCCL's tuner puts them
+/// and one correction per algorithm would have to bend LL, LL128 and Simple sizes onto one line.
+/// One value and not three: three per protocol fitted the 18 public logs closer but predicted their
+/// held-out sizes worse (summed 4-fold held-out RMS 145.0 against 120.2 points). If the fit does
+/// not beat the model as given, its calibration is returned unchanged. `corrections` lists the
+/// per-group fits (protocol -1 for an algorithm's own); `calibration` also holds the pooled entries.
 Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const MeasuredSweep& sweep);
 
 } // namespace clusterscope::engine

@@ -30,6 +30,9 @@ struct MeasuredSweep {
 struct AlgorithmCorrection {
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
     int tier = 0; ///< CollectiveCalibration tier: 0 intra-node, 1 inter-node
+    /// int(CollectiveProtocol) when the correction is for that protocol of the algorithm only
+    /// (CollectiveCalibration::protocolCorrections); -1: for all its protocols.
+    int protocol = -1;
     CollectiveTermCorrection correction; ///< what CollectiveCalibration now holds for it
     int points = 0;
     double minBytes = 0, maxBytes = 0;

@@ -3,7 +3,7 @@
 // Corrections of the collective model fitted to a cluster's own measurements (nccl-tests sweeps).
 // NCCL lets a tuner plugin override the cost of every algorithm and protocol of its model
 // (plugins/tuner, getCollInfo's cost table); these are the same knobs, one set per algorithm and per
-// tier.
+// tier, optionally refined per protocol.
 
 #include <cmath>
 
@@ -47,6 +47,27 @@ struct CollectiveCalibration {
 
     CollectiveTermCorrection& at(int algorithm, int tier) { return corrections[algorithm][tier]; }
     const CollectiveTermCorrection& at(int algorithm, int tier) const { return corrections[algorithm][tier]; }
+
+    /// Corrections for one protocol of an algorithm (indexed by int(CollectiveProtocol): LL, LL128,
+    /// Simple), which replace the algorithm's own for that protocol where `protocolFitted` is set.
+    /// NCCL chooses the (algorithm, protocol) by its own tuner, which knows no calibration, so a
+    /// calibration cannot move NCCL's protocol switches: the algorithm's sizes of each protocol need
+    /// their own latency and bandwidth (as NCCL's tuner plugins cost each pair apart,
+    /// src/include/plugin/tuner/tuner_v4.h getCollInfo collCostTable[algorithm][protocol], NCCL 2.26).
+    static constexpr int kProtocols = 3;
+    CollectiveTermCorrection protocolCorrections[kAlgorithms][kProtocols][kTiers] = {};
+    bool protocolFitted[kAlgorithms][kProtocols][kTiers] = {};
+    /// The correction the model applies to (algorithm, protocol, tier).
+    const CollectiveTermCorrection& forProtocol(int algorithm, int protocol, int tier) const
+    {
+        return protocolFitted[algorithm][protocol][tier] ? protocolCorrections[algorithm][protocol][tier]
+                                                         : corrections[algorithm][tier];
+    }
+    void setProtocol(int algorithm, int protocol, int tier, const CollectiveTermCorrection& c)
+    {
+        protocolCorrections[algorithm][protocol][tier] = c;
+        protocolFitted[algorithm][protocol][tier] = true;
+    }
     /// Weight of knot k at log2(bytes) (the linear interpolation basis; the weights sum to 1).
     static double knotWeight(int k, double log2Bytes)
     {
@@ -89,6 +110,11 @@ struct CollectiveCalibration {
             for (const auto& c : row)
                 if (!(c == identity))
                     return false;
+        for (int a = 0; a < kAlgorithms; ++a)
+            for (int p = 0; p < kProtocols; ++p)
+                for (int t = 0; t < kTiers; ++t)
+                    if (protocolFitted[a][p][t] && !(protocolCorrections[a][p][t] == identity))
+                        return false;
         for (int t = 0; t < kTiers; ++t)
             if (hasSizeCorrection(t))
                 return false;

@@ -58,14 +58,19 @@ namespace {
     };
 
     /// collectivecalibration.h: t = latencyScale L + latencyOffset + W / bandwidthScale, with L and W
-    /// the tuner's terms: what NCCL chooses the algorithm on (`achieved` false). The time the chosen
+    /// the tuner's terms (`achieved` false; with the identity calibration, what NCCL chooses on), and
+    /// the correction of (algorithm, protocol) where the calibration has one. The time the chosen
     /// algorithm takes (`achieved` true) adds the model's per-call overhead and chunk pipeline
     /// (achieved - tuner terms, ncclpipeline.cpp) as they are.
-    Timed calibrated(const CollectiveCalibration& cal, CollectiveAlgorithm a, const CollectiveTerms& t, bool achieved)
+    Timed calibrated(const CollectiveCalibration& cal, CollectiveAlgorithm a, CollectiveProtocol p,
+        const CollectiveTerms& t, bool achieved)
     {
-        const CollectiveTermCorrection& c = cal.corrections[static_cast<int>(a)][t.tier];
+        const CollectiveTermCorrection& c = cal.forProtocol(static_cast<int>(a), static_cast<int>(p), t.tier);
         Timed r;
-        r.latency = c.latencyScale * t.latencySeconds + c.latencyOffsetSeconds;
+        // A fitted offset may be negative; it was fitted where it leaves the latency >= 0
+        // (collectivecalibrator.cpp), and a protocol that had no size of its own in the fit takes
+        // the algorithm's correction, which must not make its latency negative.
+        r.latency = std::max(0.0, c.latencyScale * t.latencySeconds + c.latencyOffsetSeconds);
         r.seconds = r.latency + t.bandwidthSeconds / c.bandwidthScale;
         if (achieved) {
             const double overhead = t.achievedLatencySeconds - t.latencySeconds;
@@ -202,8 +207,12 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
             const CollectiveTerms t = costOf(m_hardware, ctx, request.op, bytes, algos[i], proto, nullptr, nullptr);
             if (!t.supported)
                 continue;
-            // Chosen on the (calibrated) tuner's time, as NCCL does (enqueue.cc topoGetAlgoInfo).
-            const Timed timed = calibrated(m_calibration, algos[i], t, false);
+            // Chosen on NCCL's own tuner time (src/enqueue.cc topoGetAlgoInfo over src/graph/tuning.cc's
+            // tables), never the calibrated one: NCCL does not know the calibration, so a calibration
+            // changes how long NCCL's choice takes, not what NCCL chooses.
+            Timed timed;
+            timed.latency = t.latencySeconds;
+            timed.seconds = t.latencySeconds + t.bandwidthSeconds;
             if (timed.seconds < best.seconds) {
                 best = timed;
                 bestTerms = t;
@@ -222,7 +231,7 @@ CollectiveEstimate CollectiveModel::estimate(const CollectiveRequest& request) c
     costOf(m_hardware, ctx, request.op, bytes, bestAlgo, bestProto, &e.perRankBytes, &e.hubBytes);
     bestTerms = achievedTerms(m_hardware, ctx, request.op, bytes, bestAlgo, bestProto, bestTerms);
     // The time it takes: NCCL's pipeline for this size (ncclpipeline.cpp).
-    best = calibrated(m_calibration, bestAlgo, bestTerms, true);
+    best = calibrated(m_calibration, bestAlgo, bestProto, bestTerms, true);
     // The calibration's smooth size correction (collectivecalibration.h; 1 when it has none).
     const double sizeFactor = m_calibration.sizeFactor(bestTerms.tier, bytes);
     e.seconds = best.seconds * sizeFactor;

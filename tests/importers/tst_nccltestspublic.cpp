@@ -69,6 +69,13 @@ private Q_SLOTS:
         // printed to 0.1 point, plus 0.1 point.
         QTest::addColumn<double>("meanLimit");
         QTest::addColumn<double>("maxLimit");
+        // Since the calibrated model keeps NCCL's (uncalibrated) choice of algorithm and protocol and the
+        // calibration refines each protocol of an algorithm (collectivecalibrator.h), some limits rose
+        // to what is reached, because a calibration can no longer move a protocol switch to where a log
+        // shows it: the kept RMS of alpha (4.3 -> 5.6%), 4x8 (4.5 -> 5.2%), B200 1x8 (3.6 -> 4.0%),
+        // A100 thanos (3.5 -> 4.0%, 5.0 -> 5.3%), and the held-out RMS of the three A100 logs (5.4 ->
+        // 6.6%, 3.9 -> 6.7%, 6.0 -> 8.6%: the 3-4 Ring LL128 sizes at 4-16 MiB), B200 2x8 (8.1 -> 8.7%)
+        // and 2x4 (12.1 -> 12.7%); the summed held-out RMS of the 18 logs fell 125.2 -> 120.2 points.
         // Calibrated RMS over the sizes kept (outliers left out): what the calibration reaches today.
         // H100 1x8 (6.1%) and GKE H200 2x1 (8.0%) are 0.4-0.9 points above the previous limits: the
         // smoother size correction keeps sizes the old fit rejected as outliers (H100: 3 -> 2, GKE:
@@ -89,11 +96,11 @@ private Q_SLOTS:
         QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
                                        << "allreduce"
                                        << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << QString("roce") << 0.072
-                                       << 0.382 << 0.054 << true << 0.075;
+                                       << 0.382 << 0.049 << true << 0.061;
         QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log"
                                            << "allreduce"
                                            << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << QString("ib") << 0.156
-                                           << 0.278 << 0.039 << true << 0.055;
+                                           << 0.278 << 0.03 << true << 0.067;
         // OCI BM.GPU.H100.8: 16 x 200 Gb/s RoCE ports per node (the page uses all 16).
         QTest::addRow("2x8 H100 OCI RoCE") << "oci_h100_2x8_roce_allreduce.log"
                                            << "allreduce"
@@ -108,7 +115,7 @@ private Q_SLOTS:
         QTest::addRow("2x1 H200 GKE RoCE") << "h200_2x1_gke_roce_allreduce.log"
                                            << "allreduce"
                                            << "H200-SXM-141GB" << 2 << 2 << 24 << 1 << 400.0 << QString("roce") << 0.21
-                                           << 0.33 << 0.08 << false << 0.121;
+                                           << 0.33 << 0.045 << false << 0.092;
         // Nebius H200 nodes with InfiniBand (8 x 400 Gb/s NDR per node).
         QTest::addRow("2x8 H200 Nebius IB") << "h200_2x8_nebius_ib_allreduce.log"
                                             << "allreduce"
@@ -118,32 +125,32 @@ private Q_SLOTS:
         QTest::addRow("2x8 B200 GKE A4 allgather")
             << "b200_2x8_gke_a4_allgather.log"
             << "allgather"
-            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.701 << 0.964 << 0.132 << true << 0.175;
+            << "B200" << 16 << 2 << 24 << 8 << 400.0 << QString("gib") << 0.701 << 0.964 << 0.047 << true << 0.139;
         // One DGX H100 (8 x H100, NVSwitch with NVLS; 8 x 400 Gb/s NDR InfiniBand, unused on one node).
         QTest::addRow("1x8 H100 DGX NVLS") << "h100_1x8_dgx_nvls_allreduce.log"
                                            << "allreduce"
                                            << "H100-SXM-80GB" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.067
-                                           << 0.232 << 0.061 << true << 0.077;
+                                           << 0.232 << 0.048 << true << 0.065;
         // Vultr HGX B200 nodes, 8 x ConnectX-7 NDR 400 Gb/s InfiniBand each; table-only excerpts
         // (no device lines): the ranks come from busbw/algbw, the nodes and the GPU from the source.
         QTest::addRow("1x8 B200 reducescatter")
             << "b200_1x8_vultr_reducescatter.log"
             << "reducescatter"
-            << "B200" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.103 << 0.319 << 0.037 << true << 0.056;
+            << "B200" << 8 << 1 << 32 << 8 << 400.0 << QString("ib") << 0.103 << 0.319 << 0.041 << true << 0.06;
         QTest::addRow("2x8 B200 IB reducescatter")
             << "b200_2x8_vultr_ib_reducescatter.log"
             << "reducescatter"
-            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.321 << 0.501 << 0.049 << true << 0.082;
+            << "B200" << 16 << 2 << 32 << 8 << 400.0 << QString("ib") << 0.321 << 0.501 << 0.039 << true << 0.088;
         // The same two hosts with all 8 H100 each (-g 8); NICs not stated: as for 2x4 below.
         QTest::addRow("2x8 H100 alpha") << "h100_2x8_alpha_allreduce.log"
                                         << "allreduce"
                                         << "H100-SXM-80GB" << 16 << 2 << 31 << 4 << 400.0 << QString("ib") << 0.599
-                                        << 0.847 << 0.044 << true << 0.103;
+                                        << 0.847 << 0.057 << true << 0.083;
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
         QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log"
                                   << "allreduce"
                                   << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.436 << 0.894
-                                  << 0.091 << true << 0.122;
+                                  << 0.057 << true << 0.128;
         // Held-out logs: collected after the model was built and never used to fit or choose anything in
         // it (README "Held-out logs"); their limits are what the model reaches on them.
         // Dell XE9680 (8 x H100, 8 x ConnectX-7 400 Gb/s InfiniBand), NCCL 2.26.2 (nccl-tests issue 309).
@@ -154,14 +161,14 @@ private Q_SLOTS:
         QTest::addRow("held-out 2x8 H100 XE9680 IB") << "h100_2x8_xe9680_ib_allreduce.log"
                                                      << "allreduce"
                                                      << "H100-SXM-80GB" << 16 << 2 << 32 << 8 << 400.0 << QString("ib")
-                                                     << 0.08 << 0.258 << 0.094 << true << 0.127;
+                                                     << 0.08 << 0.258 << 0.052 << true << 0.082;
         // The same issue: 4 HGX H100 VMs, 32 GPU-NIC pairs (8 x 400 Gb/s InfiniBand per node), NCCL 2.26.2.
         // Limits lowered by the tree egress beyond two nodes (ncclcost.cpp treeNodeEgressFactor, the
         // NVLSTree fill stages in ncclpipeline.cpp): uncalibrated mean 23.3 -> 10.2%.
         QTest::addRow("held-out 4x8 H100 VM IB") << "h100_4x8_vm_ib_allreduce.log"
                                                  << "allreduce"
                                                  << "H100-SXM-80GB" << 32 << 4 << 32 << 8 << 400.0 << QString("ib")
-                                                 << 0.098 << 0.428 << 0.046 << true << 0.052;
+                                                 << 0.098 << 0.428 << 0.053 << true << 0.077;
         // The same issue, another cluster: 8 nodes x 8 H100 on a 400 Gb/s InfiniBand network ("the 400 GB/s
         // IB limit of our network": 8 x 400 Gb/s per node). The tree egress beyond two nodes took the
         // uncalibrated mean 22.7 -> 21.0%: sizes >= 128 MiB -12..-28% -> -12..-20% (the run stays at 320 GB/s
@@ -171,7 +178,7 @@ private Q_SLOTS:
         QTest::addRow("held-out 8x8 H100 IB") << "h100_8x8_ib_allreduce.log"
                                               << "allreduce"
                                               << "H100-SXM-80GB" << 64 << 8 << 14 << 8 << 400.0 << QString("ib")
-                                              << 0.176 << 0.842 << 0.045 << true << 0.084;
+                                              << 0.176 << 0.842 << 0.033 << true << 0.083;
         // One node, 8 x H100 with NVLink SHARP, -g 8 (nccl-tests issue 290; NDR 400 Gb/s ConnectX-7, unused).
         QTest::addRow("held-out 1x8 H100 NVLS -g 8") << "h100_1x8_nvls_g8_allreduce.log"
                                                      << "allreduce"
@@ -181,11 +188,11 @@ private Q_SLOTS:
         QTest::addRow("held-out 1x8 A100 -g 8") << "a100_1x8_thanos_g8_allreduce.log"
                                                 << "allreduce"
                                                 << "A100-SXM-80GB" << 8 << 1 << 30 << 8 << 200.0 << QString("ib")
-                                                << 0.156 << 0.364 << 0.036 << true << 0.04;
+                                                << 0.156 << 0.364 << 0.041 << true << 0.068;
         QTest::addRow("held-out 1x8 A100 mpirun") << "a100_1x8_thanos_mpi_allreduce.log"
                                                   << "allreduce"
                                                   << "A100-SXM-80GB" << 8 << 1 << 30 << 8 << 200.0 << QString("ib")
-                                                  << 0.092 << 0.197 << 0.051 << true << 0.061;
+                                                  << 0.092 << 0.197 << 0.054 << true << 0.087;
     }
     void publicLogs()
     {
@@ -277,6 +284,96 @@ private Q_SLOTS:
         QVERIFY(cal->rejectedByCrossValidation || cal->heldOutRmsAfter <= cal->heldOutRmsBefore);
         QVERIFY2(cal->rmsAfter <= cal->rmsBefore + 1e-12,
             qPrintable(QStringLiteral("%1 -> %2").arg(cal->rmsBefore).arg(cal->rmsAfter)));
+    }
+
+    // vTrain's measured A100 all-reduce tables (tests/data/nccltests/vtrain_a100, origin and license in
+    // the README there): nccl-tests columns without the log around them (size, count, type, then time in
+    // ns and busbw for out-of-place and in-place), 1 MiB .. 1 GiB in 1 MiB steps, 2..8 GPUs of one
+    // A100 server. Held out: nothing of the model was fitted or chosen on them. The limits are the
+    // figures the model reaches (printed to 0.1 point) plus 0.1 point, as for the logs above.
+    void vtrainA100Tables_data()
+    {
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<double>("meanLimit"); ///< uncalibrated mean |error| over every size (all >= 1 MiB)
+        QTest::addColumn<double>("maxLimit");
+        QTest::addColumn<double>("keptRmsLimit"); ///< calibrated RMS over the sizes kept
+        QTest::addColumn<double>("heldOutRmsLimit"); ///< calibrated RMS on held-out sizes (4-fold)
+        QTest::addRow("A100 x2") << 2 << 0.213 << 0.497 << 0.006 << 0.007;
+        QTest::addRow("A100 x3") << 3 << 0.144 << 0.564 << 0.008 << 0.009;
+        QTest::addRow("A100 x4") << 4 << 0.103 << 0.395 << 0.014 << 0.023;
+        QTest::addRow("A100 x5") << 5 << 0.086 << 0.467 << 0.019 << 0.029;
+        QTest::addRow("A100 x6") << 6 << 0.077 << 0.514 << 0.017 << 0.028;
+        QTest::addRow("A100 x7") << 7 << 0.069 << 0.523 << 0.02 << 0.03;
+        QTest::addRow("A100 x8") << 8 << 0.065 << 0.582 << 0.021 << 0.027;
+    }
+
+    void vtrainA100Tables()
+    {
+        QFETCH(int, gpus);
+        const std::string path = std::string(CLUSTERSCOPE_TEST_DATA_DIR) + "/nccltests/vtrain_a100/AR_GPU"
+            + std::to_string(gpus) + "_1M_1024M_LUT";
+        QFile f(QString::fromStdString(path));
+        QVERIFY2(f.open(QIODevice::ReadOnly | QIODevice::Text), path.c_str());
+        QCOMPARE(f.readLine().trimmed(), QByteArray("size(B),count,type,time(ns),busbw(GB/s),time(ns),busbw(GB/s)"));
+        engine::MeasuredSweep sweep;
+        sweep.op = engine::CollectiveOp::AllReduce;
+        sweep.ranks = gpus;
+        sweep.nodes = 1;
+        sweep.gpusPerThread = 1; // not stated
+        sweep.sources = { path };
+        while (!f.atEnd()) {
+            const QList<QByteArray> cells = f.readLine().trimmed().split(',');
+            QCOMPARE(cells.size(), qsizetype(7));
+            bool ok1 = false, ok2 = false, ok3 = false;
+            const double bytes = cells[0].toDouble(&ok1);
+            const double ns = cells[3].toDouble(&ok2); // out-of-place, as the log importer takes
+            const double busbwGBps = cells[4].toDouble(&ok3);
+            QVERIFY(ok1 && ok2 && ok3 && bytes > 0 && ns > 0);
+            QCOMPARE(cells[2], QByteArray("float"));
+            QCOMPARE(cells[1].toDouble(), bytes / 4);
+            // The columns are nccl-tests' own: busbw = S / t x 2 (n - 1) / n in GB/s (1e9 B/s).
+            const double busbwFromTime = bytes / (ns * 1e-9) * 2.0 * (gpus - 1) / gpus / 1e9;
+            QVERIFY2(std::abs(busbwFromTime / busbwGBps - 1) < 0.01, cells[0].constData());
+            sweep.points.push_back({ bytes, ns * 1e-9 });
+        }
+        QCOMPARE(int(sweep.points.size()), 1024);
+
+        static const engine::Catalog catalog = engine::Catalog::builtin().value();
+        engine::Scenario s;
+        s.name = path;
+        s.cluster.gpu = "A100-SXM-80GB";
+        s.cluster.gpus = gpus;
+        s.cluster.gpusPerNode = gpus;
+        s.cluster.nic.perNode = 8;
+        s.cluster.nic.gbps = 200.0;
+        auto model = engine::CollectiveModel::fromScenario(s, catalog);
+        QVERIFY2(model.isOk(), model.message().c_str());
+        auto cal = engine::calibrateSweep(*model, sweep);
+        QVERIFY2(cal.isOk(), cal.message().c_str());
+        const Errors before = errorsFrom1MiB(cal->rows, false);
+        qInfo("vTrain A100 x%d: uncalibrated mean |error| %.1f%% max %.1f%%; RMS sizes kept %.1f%% -> %.1f%%; "
+              "held-out RMS %.1f%% -> %.1f%%; %d outlier(s)",
+            gpus, 100 * before.meanAbs, 100 * before.maxAbs, 100 * cal->rmsBeforeKept, 100 * cal->rmsAfterKept,
+            100 * cal->heldOutRmsBefore, 100 * cal->heldOutRmsAfter, cal->outliers);
+        for (const auto& r : cal->rows)
+            if (int(r.bytes / (1 << 20)) % 32 == 0 || r.bytes <= 16 << 20 || r.outlier)
+                qInfo("  %12.0f B  measured %10.1f us  model %10.1f us (%+6.1f%%) %s/%s  calibrated %+6.1f%%%s",
+                    r.bytes, r.measuredSeconds * 1e6, r.beforeSeconds * 1e6, 100 * r.residualBefore(),
+                    engine::toString(r.algorithmBefore), engine::toString(r.protocolBefore), 100 * r.residualAfter(),
+                    r.outlier ? " outlier" : "");
+        QFETCH(double, meanLimit);
+        QFETCH(double, maxLimit);
+        QFETCH(double, keptRmsLimit);
+        QFETCH(double, heldOutRmsLimit);
+        QVERIFY2(before.meanAbs <= meanLimit && before.maxAbs <= maxLimit,
+            qPrintable(QStringLiteral("uncalibrated mean %1 (limit %2), max %3 (limit %4)")
+                           .arg(before.meanAbs)
+                           .arg(meanLimit)
+                           .arg(before.maxAbs)
+                           .arg(maxLimit)));
+        QVERIFY2(cal->rmsAfterKept <= keptRmsLimit, qPrintable(QString::number(cal->rmsAfterKept)));
+        QVERIFY2(cal->heldOutRmsAfter <= heldOutRmsLimit, qPrintable(QString::number(cal->heldOutRmsAfter)));
+        QVERIFY(cal->rejectedByCrossValidation || cal->heldOutRmsAfter <= cal->heldOutRmsBefore);
     }
 };
 
