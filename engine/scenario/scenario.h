@@ -171,6 +171,13 @@ struct ParallelismSpec {
     /// 0 = not stated (even split when layers divide pp x vpp, else Megatron's uneven splits).
     int firstStageLayers = 0;
     int lastStageLayers = 0;
+    /// "etp": expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size); 0 = not stated,
+    /// i.e. tp (Megatron's default). With etp != tp the expert layers are folded over the
+    /// tp x cp x dp ranks as etp x ep x expert-dp ("MoE parallel folding", Liu et al. 2025,
+    /// arXiv:2504.14960; megatron/core/parallel_state.py), so ep may exceed dp x cp.
+    int etp = 0;
+    /// Expert tensor parallelism in effect: etp when stated, else tp.
+    int expertTp() const { return etp > 0 ? etp : tp; }
     bool operator==(const ParallelismSpec&) const = default;
 };
 

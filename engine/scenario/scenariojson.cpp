@@ -244,6 +244,7 @@ namespace {
         p.dp = r.positiveInt("dp", 1);
         p.cp = r.positiveInt("cp", 1);
         p.ep = r.positiveInt("ep", 1);
+        p.etp = r.positiveInt("etp", 0);
         p.vpp = r.positiveInt("vpp", 1);
         p.zero = r.boundedInt("zero", 0, 3, 0); // a ZeRO stage
         p.sequenceParallel = r.boolean("sequence_parallel", false);
@@ -565,6 +566,8 @@ std::string scenarioToJson(const Scenario& s)
             { "pipeline_schedule", toString(p.schedule) }, { "cp_kind", toString(p.cpKind) } };
         if (p.placementOrder != "tp-cp-dp-pp")
             root["parallelism"]["placement_order"] = p.placementOrder;
+        if (p.etp > 0)
+            root["parallelism"]["etp"] = p.etp;
         if (p.firstStageLayers > 0)
             root["parallelism"]["first_stage_layers"] = p.firstStageLayers;
         if (p.lastStageLayers > 0)

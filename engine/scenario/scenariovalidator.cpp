@@ -105,8 +105,25 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
             else if (m.moe->experts % p.ep != 0)
                 add("/parallelism/ep",
                     "experts (" + str(m.moe->experts) + ") are not divisible by ep (" + str(p.ep) + ")");
-            if (1LL * p.dp * p.cp % p.ep != 0)
-                add("/parallelism/ep", "ep (" + str(p.ep) + ") must divide dp x cp (" + str(1LL * p.dp * p.cp) + ")");
+            if (p.etp == 0 && 1LL * p.dp * p.cp % p.ep != 0)
+                add("/parallelism/ep",
+                    "ep (" + str(p.ep) + ") must divide dp x cp (" + str(1LL * p.dp * p.cp)
+                        + "); with parallelism.etp the experts fold over the tp ranks too");
+        }
+        if (p.etp > 0) {
+            // Megatron-Core parallel_state.initialize_model_parallel: the expert ranks
+            // etp x ep x expert-dp tile the tp x cp x dp ranks of each pipeline stage.
+            if (1LL * p.tp * p.cp * p.dp % (1LL * p.etp * p.ep) != 0)
+                add("/parallelism/etp",
+                    "etp x ep (" + str(1LL * p.etp * p.ep) + ") must divide tp x cp x dp ("
+                        + str(1LL * p.tp * p.cp * p.dp) + ")");
+            else if (p.etp != p.tp && p.tp > 1 && !p.sequenceParallel)
+                add("/parallelism/etp",
+                    "etp different from tp needs sequence_parallel (Megatron-LM arguments.py: MoE with tensor "
+                    "parallelism requires sequence parallelism)");
+            else if (p.etp != p.tp && p.placementOrder.size() >= 2
+                && p.placementOrder.compare(p.placementOrder.size() - 2, 2, "pp") != 0)
+                add("/parallelism/etp", "etp different from tp needs pp outermost in placement_order");
         }
         if (p.vpp > 1 && p.pp == 1)
             add("/parallelism/vpp", "virtual stages need pipeline parallelism (pp > 1)");

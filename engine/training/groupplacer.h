@@ -35,8 +35,10 @@ struct ClusterGeometry {
 struct StrategyGroups {
     GroupPlacement tp, cp, dp, ep, ppPair;
     GroupPlacement dpGrad; ///< dense-gradient group: dp x cp ranks (Megatron reduces over both)
-    GroupPlacement expertDpGrad; ///< expert-gradient group: dp x cp / ep ranks
+    GroupPlacement expertDpGrad; ///< expert-gradient group: tp x cp x dp / (etp x ep) ranks
+    GroupPlacement expertTp; ///< expert-tensor-parallel group (the tp group unless etp is stated)
     int tpStride = 1, cpStride = 1, dpStride = 1, epStride = 1, ppStride = 1; ///< GPUs between group neighbours
+    int expertDpStride = 1; ///< GPUs between neighbours of the expert-gradient group
 };
 
 class GroupPlacer {

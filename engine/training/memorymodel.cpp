@@ -16,14 +16,22 @@ LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p)
     return localParams(shape, p, split);
 }
 
+double expertDataParallel(const ParallelismSpec& p)
+{
+    // Expert ranks etp x ep x expert-dp tile the tp x cp x dp ranks of a stage (Megatron-Core
+    // parallel_state.py); with etp = tp this is dp x cp / ep.
+    return std::max(1.0, static_cast<double>(p.tp) * p.cp * p.dp / (static_cast<double>(p.expertTp()) * p.ep));
+}
+
 LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split)
 {
     const double t = p.tp;
     const double layerDense
         = (shape.attentionParamsPerLayer + shape.denseMlpParamsPerLayer + shape.sharedExpertParamsPerLayer) / t
         + shape.normParamsPerLayer + shape.routerParamsPerLayer;
-    // Experts are split over ep GPUs and each expert over the tensor-parallel group.
-    const double layerExpert = shape.expertParamsPerLayer / (static_cast<double>(p.ep) * t);
+    // Experts are split over ep GPUs and each expert over the expert-tensor-parallel group (etp;
+    // the tensor-parallel group unless stated).
+    const double layerExpert = shape.expertParamsPerLayer / (static_cast<double>(p.ep) * p.expertTp());
     const auto stage = [&](double layers, double vocabParams) {
         return LocalParams { layers * layerDense + vocabParams, layers * layerExpert };
     };
@@ -125,7 +133,7 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
         split.first = split.middle = split.last = static_cast<int>(shape.layers / p.pp);
     const LocalParams local = localParams(shape, p, split);
     const double denseShards = static_cast<double>(p.dp) * p.cp;
-    const double expertShards = std::max(1.0, denseShards / p.ep);
+    const double expertShards = expertDataParallel(p);
     const auto sharded = [&](double bytesPerParam, bool shard) {
         return shard ? bytesPerParam * (local.dense / denseShards + local.expert / expertShards)
                      : bytesPerParam * local.total();

@@ -19,6 +19,8 @@ struct LocalParams {
 LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p);
 /// The same for a known split of the layers over the stages (the stage with the most parameters).
 LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split);
+/// GPUs holding a copy of each expert shard: tp x cp x dp / (etp x ep), at least 1.
+double expertDataParallel(const ParallelismSpec& p);
 
 /// Bytes per GPU (1 GB = 1e9 B).
 struct MemoryBreakdown {

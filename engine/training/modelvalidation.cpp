@@ -215,6 +215,9 @@ namespace {
             s["parallelism"]["first_stage_layers"] = row.integer("first_stage_layers");
         if (row.number("last_stage_layers"))
             s["parallelism"]["last_stage_layers"] = row.integer("last_stage_layers");
+        // Expert tensor parallelism where the run folded the experts over the tp ranks (etp != tp).
+        if (row.number("etp"))
+            s["parallelism"]["etp"] = row.integer("etp");
         s.merge_patch(defaults);
         // A table that compares runs with and without sequence parallelism states it per row (0 or 1).
         if (const auto sp = row.number("sequence_parallel")) {

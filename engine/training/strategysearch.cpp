@@ -125,6 +125,7 @@ SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const Searc
                                     p.pp = pp;
                                     p.dp = dp;
                                     p.ep = ep;
+                                    p.etp = 0; // unfolded: expert tp = tp (README: the search keeps etp = tp)
                                     p.vpp = vpp;
                                     p.zero = zero;
                                     p.sequenceParallel = tp > 1;

@@ -55,7 +55,7 @@ TrafficMatrix TrafficMatrix::fromEstimate(const TrainingEstimate& e, const Group
         e.bytesSent.cp);
     const long long innerStride = std::min(g.cpStride, g.dpStride);
     add(TrafficDimension::DP, Shape::Ring, p.dp * p.cp, innerStride, e.bytesSent.dp);
-    add(TrafficDimension::DP, Shape::Ring, p.dp * p.cp / std::max(1, p.ep), innerStride * p.ep, e.bytesSent.expertDp);
+    add(TrafficDimension::DP, Shape::Ring, g.expertDpGrad.ranks, g.expertDpStride, e.bytesSent.expertDp);
     add(TrafficDimension::EP, Shape::AllToAll, p.ep, g.epStride, e.bytesSent.ep);
     // Interleaved stages wrap from the last GPU stage back to the first: a ring of stages.
     add(TrafficDimension::PP, p.vpp > 1 ? Shape::BiRing : Shape::Chain, p.pp, g.ppStride, e.bytesSent.pp);

@@ -317,8 +317,17 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
             return "/parallelism/ep: ep > 1 needs a mixture-of-experts model";
         if (m.moe->experts % p.ep != 0)
             return "/parallelism/ep: experts must be divisible by ep";
-        if ((p.dp * p.cp) % p.ep != 0)
+        if (p.etp == 0 && (p.dp * p.cp) % p.ep != 0)
             return "/parallelism/ep: ep must divide dp x cp";
+    }
+    if (p.etp > 0) {
+        // MoE parallel folding (Megatron-Core parallel_state.py): etp x ep x expert-dp = tp x cp x dp.
+        if ((1LL * p.tp * p.cp * p.dp) % (1LL * p.etp * p.ep) != 0)
+            return "/parallelism/etp: etp x ep must divide tp x cp x dp";
+        if (p.etp != p.tp && p.tp > 1 && !p.sequenceParallel)
+            return "/parallelism/etp: etp different from tp needs sequence_parallel";
+        if (p.etp != p.tp && !p.placementOrder.ends_with("pp"))
+            return "/parallelism/etp: etp different from tp needs pp outermost in placement_order";
     }
     if (p.vpp > 1) {
         if (p.pp == 1)
@@ -454,7 +463,13 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // capacity factor when tokens beyond it are dropped (Switch Transformer, Fedus et al. 2021).
         const double localExperts = m.experts / p.ep;
         const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
-        const double tokensPerExpert = tokens * m.topK * p.ep / m.experts * imbalance;
+        // Expert tensor parallelism et (etp; tp unless stated): an expert's FFN is split over et
+        // ranks, which together hold the tokens of et sequence-parallel shards (all of the tp group's
+        // tokens when et = tp; one shard each with et = 1, MoE parallel folding, Megatron-Core
+        // token_dispatcher.py: all-to-all over ep, then all-gather over the expert-tp group).
+        const double et = p.expertTp();
+        const double moeTokens = sp ? tokens * et / t : tokens;
+        const double tokensPerExpert = moeTokens * m.topK * p.ep / m.experts * imbalance;
         const bool routerGraph = (graphScope & CudaGraphMoeRouter) != 0 && !fullLayerGraph;
         const bool preprocessGraph = (graphScope & CudaGraphMoePreprocess) != 0 && !fullLayerGraph;
         graphedNow = routerGraph;
@@ -502,8 +517,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
                 ha.trackedGpu += cast;
             }
         };
-        grouped(tokensPerExpert, fc1Matrices * m.expertFfnHidden / t, h);
-        grouped(tokensPerExpert, h, m.expertFfnHidden / t);
+        grouped(tokensPerExpert, fc1Matrices * m.expertFfnHidden / et, h);
+        grouped(tokensPerExpert, h, m.expertFfnHidden / et);
         if (m.linearBias) {
             // Expert biases (add_bias_linear, GPT-OSS). FC1's bias rides in the grouped GEMM (cuBLAS
             // bias epilogue forward, fused into the wgrad GEMM backward: Transformer Engine

@@ -50,12 +50,12 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     r.microBatchesPerPipeline = static_cast<int>(micro);
     PipelineSplit split;
     splitPipeline(static_cast<int>(m.layers), p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split);
-    // layerTimes() depends only on tp, cp, ep, sequence parallelism and the micro-batch (and the
+    // layerTimes() depends only on tp, cp, ep, etp, sequence parallelism and the micro-batch (and the
     // evaluator): a small per-thread memo spares the kernel model for the strategies the search
     // enumerates around them (pp, dp, vpp, ZeRO, recomputation). Results are identical.
     struct LayerMemo {
         unsigned long long tag = 0;
-        int tp = 0, cp = 0, ep = 0, micro = 0;
+        int tp = 0, cp = 0, ep = 0, etp = 0, micro = 0;
         bool sp = false;
         LayerTimes times;
     };
@@ -65,15 +65,17 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     constexpr unsigned long long kLayerMemoSlots = 1024;
     thread_local LayerMemo memo[kLayerMemoSlots];
     const bool spOn = p.sequenceParallel && p.tp > 1;
-    unsigned long long key = (static_cast<unsigned long long>(p.tp) << 40)
-        ^ (static_cast<unsigned long long>(p.cp) << 28) ^ (static_cast<unsigned long long>(p.ep) << 14)
-        ^ (static_cast<unsigned long long>(s.microBatch) << 1) ^ static_cast<unsigned long long>(spOn);
+    const int etp = p.expertTp();
+    unsigned long long key = (static_cast<unsigned long long>(etp) << 52)
+        ^ (static_cast<unsigned long long>(p.tp) << 40) ^ (static_cast<unsigned long long>(p.cp) << 28)
+        ^ (static_cast<unsigned long long>(p.ep) << 14) ^ (static_cast<unsigned long long>(s.microBatch) << 1)
+        ^ static_cast<unsigned long long>(spOn);
     key = (key ^ (key >> 30)) * 0xBF58476D1CE4E5B9ull;
     key = (key ^ (key >> 27)) * 0x94D049BB133111EBull;
     LayerMemo& slot = memo[(key ^ (key >> 31)) % kLayerMemoSlots];
-    if (!(slot.tag == m_cacheTag && slot.tp == p.tp && slot.cp == p.cp && slot.ep == p.ep && slot.micro == s.microBatch
-            && slot.sp == spOn))
-        slot = { m_cacheTag, p.tp, p.cp, p.ep, s.microBatch, spOn, layerTimes(s) };
+    if (!(slot.tag == m_cacheTag && slot.tp == p.tp && slot.cp == p.cp && slot.ep == p.ep && slot.etp == etp
+            && slot.micro == s.microBatch && slot.sp == spOn))
+        slot = { m_cacheTag, p.tp, p.cp, p.ep, etp, s.microBatch, spOn, layerTimes(s) };
     const LayerTimes lt = slot.times;
     const StrategyGroups groups = m_placer.groups(p);
     const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
@@ -153,9 +155,25 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const double pair = sp ? collectiveSeconds(CollectiveOp::AllGather, bytes, groups.tp)
                 + collectiveSeconds(CollectiveOp::ReduceScatter, bytes, groups.tp)
                                : collectiveSeconds(CollectiveOp::AllReduce, bytes, groups.tp);
-        c.tp = micro * layersPerStage * 2.0 * pair * (1.0 + forwardPasses);
-        r.bytesSent.tp
-            = micro * layersPerStage * 2.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
+        double pairs = 2.0 * pair; // attention and MLP
+        double pairWire = 2.0 * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
+        const int et = p.expertTp();
+        if (m.moe && et != p.tp && m.sharedExperts == 0) {
+            // MoE parallel folding: an MoE layer's MLP takes the sequence-parallel shards straight to
+            // the all-to-all and gathers only over the expert-tp group (Megatron-Core
+            // token_dispatcher.py; nothing over tp when etp = 1). Shared experts keep tp's pair.
+            const double moeShare = (m.layers - m.denseLayers) / m.layers;
+            const double etBytes = bytes * et / p.tp;
+            const double etPair = et > 1 ? collectiveSeconds(CollectiveOp::AllGather, etBytes, groups.expertTp)
+                    + collectiveSeconds(CollectiveOp::ReduceScatter, etBytes, groups.expertTp)
+                                         : 0.0;
+            pairs -= moeShare * (pair - etPair);
+            pairWire -= moeShare
+                * (wireBytes(CollectiveOp::AllReduce, bytes, p.tp)
+                    - (et > 1 ? wireBytes(CollectiveOp::AllReduce, etBytes, et) : 0.0));
+        }
+        c.tp = micro * layersPerStage * pairs * (1.0 + forwardPasses);
+        r.bytesSent.tp = micro * layersPerStage * (1.0 + forwardPasses) * pairWire;
         const double hidden = c.tp * comm.tpOverlapFraction;
         b.tpExposed = c.tp - hidden + overlapInterference * hidden;
     }
@@ -344,7 +362,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
 
     // Adam step on the optimizer shard this GPU owns (memory bound).
     const double denseShards = p.zero >= 1 ? static_cast<double>(p.dp) * p.cp : 1.0;
-    const double expertShards = p.zero >= 1 ? std::max(1.0, static_cast<double>(p.dp) * p.cp / p.ep) : 1.0;
+    const double expertShards = p.zero >= 1 ? expertDataParallel(p) : 1.0;
     const double optimizerParams = local.dense / denseShards + local.expert / expertShards;
     b.optimizer = m_efficiency.memoryBoundSeconds(optimizerParams * m_efficiency.params().optimizerBytesPerParam);
 

@@ -62,7 +62,7 @@ namespace {
             { "vpp", p.vpp }, { "zero", p.zero }, { "sequence_parallel", p.sequenceParallel },
             { "pipeline_schedule", toString(p.schedule) }, { "cp_kind", toString(p.cpKind) },
             { "placement_order", p.placementOrder }, { "first_stage_layers", p.firstStageLayers },
-            { "last_stage_layers", p.lastStageLayers } };
+            { "last_stage_layers", p.lastStageLayers }, { "etp", p.expertTp() } };
         const double tokens = evaluator.scenario().training.tokens;
         j["training"] = { { "micro_batch", e.strategy.microBatch }, { "recompute", toString(e.strategy.recompute) },
             { "micro_batches_per_pipeline", e.microBatchesPerPipeline }, { "tokens", tokens },

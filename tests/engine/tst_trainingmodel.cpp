@@ -529,6 +529,66 @@ private Q_SLOTS:
         QVERIFY(compared > 0);
     }
 
+    // MoE parallel folding (parallelism.etp, Megatron-Core expert_tensor_parallel_size): with etp
+    // different from tp the expert ranks etp x ep x expert-dp tile tp x cp x dp, so ep may exceed
+    // dp x cp (Qwen3-235B-A22B on 256 H100 at TP 2, EP 32 in Megatron-Bridge 26.04).
+    void moeParallelFolding()
+    {
+        Scenario s = *parseScenarioJson(
+            clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "mixtral");
+        s.model.moe->experts = 64;
+        TrainingStrategy folded = TrainingStrategy::fromScenario(s);
+        ParallelismSpec& p = folded.parallelism;
+        p.tp = 2;
+        p.pp = 8;
+        p.dp = 16;
+        p.ep = 32;
+        p.zero = 1;
+        p.sequenceParallel = true;
+        const TrainingEvaluator e = evaluator(s);
+        QCOMPARE(QString(e.invalidReason(folded)), QString("/parallelism/ep: ep must divide dp x cp"));
+        p.etp = 1;
+        QVERIFY2(!e.invalidReason(folded), e.invalidReason(folded));
+        // Megatron-LM requires sequence parallelism with tensor-parallel MoE.
+        TrainingStrategy noSp = folded;
+        noSp.parallelism.sequenceParallel = false;
+        QVERIFY(e.invalidReason(noSp) != nullptr);
+        TrainingStrategy tooWide = folded;
+        tooWide.parallelism.ep = 64; // 64 x 1 does not divide 2 x 16
+        QVERIFY(e.invalidReason(tooWide) != nullptr);
+
+        // The same expert shard per GPU (ep x etp = 32) with etp = tp: identical expert weights.
+        TrainingStrategy unfolded = folded;
+        unfolded.parallelism.ep = 16;
+        unfolded.parallelism.etp = 0;
+        QVERIFY2(!e.invalidReason(unfolded), e.invalidReason(unfolded));
+        const LocalParams a = localParams(e.shape(), folded.parallelism),
+                          b = localParams(e.shape(), unfolded.parallelism);
+        QVERIFY(near(a.expert, b.expert, 1e-12));
+        QVERIFY(near(a.dense, b.dense, 1e-12));
+        QCOMPARE(expertDataParallel(folded.parallelism), 1.0);
+        QCOMPARE(expertDataParallel(unfolded.parallelism), 1.0);
+
+        // etp = tp stated is the default: identical estimates.
+        TrainingStrategy stated = unfolded;
+        stated.parallelism.etp = 2;
+        QCOMPARE(e.evaluate(stated).iterationSeconds, e.evaluate(unfolded).iterationSeconds);
+
+        // Folded: the all-to-all spans 32 ranks, contiguous (stride etp = 1); an MoE layer's MLP has no
+        // tp all-gather / reduce-scatter pair, so each layer sends half the tp bytes (no dense layers).
+        const TrainingEstimate f = e.evaluate(folded), u = e.evaluate(unfolded);
+        QVERIFY(f.valid && u.valid);
+        const StrategyGroups g = e.groups(folded.parallelism);
+        QCOMPARE(g.ep.ranks, 32);
+        QCOMPARE(g.epStride, 1);
+        QCOMPARE(g.expertDpGrad.ranks, 1);
+        QVERIFY(near(f.bytesSent.tp, 0.5 * u.bytesSent.tp, 1e-9));
+        QVERIFY(f.bytesSent.ep > 0);
+        QCOMPARE(f.bytesSent.expertDp, 0.0); // one copy of each expert shard per stage
+        // Per expert, a folded rank computes the full FFN width on one sequence shard's tokens.
+        QVERIFY(f.computeBreakdown.gemm > 0);
+    }
+
     void computeCalibrationFromTheScenario()
     {
         Scenario s = llama70b();

@@ -1,7 +1,7 @@
 // Scenario keys added for the training model: model.gated_mlp, training.gpu_hour_usd and
 // parallelism.placement_order, model.dropout, training.fp8_param_gather / cuda_graph_scope,
 // communication.moe_a2a_overlap, the MoE host-cost calibration keys, model.linear_bias /
-// activation_clamp_value and training.recompute_modules (defaults, round trip, errors naming the JSON
+// activation_clamp_value, training.recompute_modules and parallelism.etp (defaults, round trip, errors naming the JSON
 // pointer).
 
 #include "engine/scenario/scenariojson.h"
@@ -192,6 +192,25 @@ private Q_SLOTS:
         }
     }
 
+    // parallelism.etp: Megatron-Core's expert_tensor_parallel_size; absent = tp, and not written back.
+    void expertTensorParallel()
+    {
+        json j = json::parse(
+            std::string(clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json")));
+        auto plain = parseScenarioJson(j.dump(), "m.json");
+        QVERIFY(plain.isOk());
+        QCOMPARE(plain->parallelism->etp, 0);
+        QCOMPARE(plain->parallelism->expertTp(), 2);
+        QVERIFY(!json::parse(scenarioToJson(*plain))["parallelism"].contains("etp"));
+        j["parallelism"]["etp"] = 1;
+        auto folded = parseScenarioJson(j.dump(), "m.json");
+        QVERIFY2(folded.isOk(), folded.message().c_str());
+        QCOMPARE(folded->parallelism->expertTp(), 1);
+        auto again = parseScenarioJson(scenarioToJson(*folded), "b.json");
+        QVERIFY2(again.isOk(), again.message().c_str());
+        QVERIFY(*folded == *again);
+    }
+
     void moeHostCalibration()
     {
         json j = base();
@@ -298,6 +317,12 @@ private Q_SLOTS:
         QTest::addRow("recompute module not modelled") << "/training/recompute_modules"
                                                        << "[\"moe\"]"
                                                        << "a.json: /training/recompute_modules/0: Megatron-Core module";
+        QTest::addRow("etp zero") << "/parallelism/etp"
+                                  << "0"
+                                  << "a.json: /parallelism/etp:";
+        QTest::addRow("etp type") << "/parallelism/etp"
+                                  << "\"1\""
+                                  << "a.json: /parallelism/etp:";
         QTest::addRow("order unknown") << "/parallelism/placement_order"
                                        << "\"tp-cp-dp-ep\""
                                        << "a.json: /parallelism/placement_order: expected the dimensions";
