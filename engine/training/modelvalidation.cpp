@@ -152,9 +152,12 @@ namespace {
         char buffer[160];
         std::snprintf(buffer, sizeof buffer, "tp %d pp %d vpp %d cp %d ep %d dp %d, micro-batch %d, recompute %s", p.tp,
             p.pp, p.vpp, p.cp, p.ep, p.dp, e.strategy.microBatch, toString(e.strategy.recompute));
+        std::string text = buffer;
+        if (p.etp > 0 && p.etp != p.tp) // folded MoE (parallelism.etp)
+            text += ", etp " + std::to_string(p.etp);
         if (e.offloadedLayers > 0)
-            return std::string(buffer) + ", " + std::to_string(e.offloadedLayers) + " layers' activations offloaded";
-        return buffer;
+            text += ", " + std::to_string(e.offloadedLayers) + " layers' activations offloaded";
+        return text;
     }
 
     /// Builds the row's scenario (table defaults + the row's columns) and evaluates it. What the source

@@ -254,11 +254,13 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         r.bytesSent.ep = micro * moeLayers * 2.0 * (1.0 + forwardPasses) * wire;
         b.epExposed = c.ep;
         // Megatron-Core's combined-1F1B schedule (--overlap-moe-expert-parallel-comm,
-        // models/common/model_chunk_schedule_plan.py) runs one micro-batch's all-to-alls under another's
-        // compute. With static shapes (capacity factor) that hides them up to the layers' compute;
-        // with dropless routing every layer's host sync orders the all-to-all after the token counts,
-        // so it stays exposed (and the schedule costs host time, trainingevaluator.cpp).
-        if (comm.moeA2aOverlap && m.capacityFactor > 0) {
+        // models/common/model_chunk_schedule_plan.py) merges the forward of one micro-batch with the
+        // backward of another, layer by layer, so each all-to-all runs under the other pass's compute
+        // ("Overlaps All-to-All with computation by merging FWD-BWD passes of adjacent microbatches",
+        // megatron/core/transformer/moe/README.md); this hides them up to the layers' compute. Dropless
+        // routing adds one host sync per layer (the forward dispatch needs the token counts); it
+        // stalls the launches, not the transfers, and is charged as host time (trainingevaluator.cpp).
+        if (comm.moeA2aOverlap) {
             const double hidden = std::min(c.ep, micro * moeLayers * (lt.forward + lt.backward));
             b.epExposed = c.ep - hidden + overlapInterference * hidden;
         }

@@ -1,6 +1,7 @@
 // The scenario editor's fields for the training recipe keys: model.dropout,
 // training.activation_offload_layers / fp8_param_gather / cuda_graph_scope and
-// communication.moe_a2a_overlap load from a scenario, write back to it, and say their ranges.
+// communication.moe_a2a_overlap and parallelism.etp load from a scenario, write back to it, and say
+// their ranges.
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
@@ -74,6 +75,40 @@ private Q_SLOTS:
         editor.setScenario(dense, {});
         QVERIFY(!overlap->isEnabled());
         QVERIFY(!router->isEnabled());
+    }
+
+    // parallelism.etp (MoE parallel folding) has a field; an edit of another parallelism field keeps
+    // etp and the keys without a field (placement order, first / last stage layers).
+    void expertTensorParallelField()
+    {
+        ScenarioEditor editor(m_catalog);
+        Scenario s = mixtral();
+        QVERIFY(s.parallelism.has_value());
+        s.parallelism->etp = 1;
+        s.parallelism->placementOrder = "tp-dp-cp-pp";
+        s.parallelism->firstStageLayers = 3;
+        editor.setScenario(s, {});
+        QVERIFY(editor.scenario() == s);
+        auto* etp = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/parallelism/etp")));
+        auto* vpp = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/parallelism/vpp")));
+        QVERIFY(etp && vpp);
+        QCOMPARE(etp->value(), 1);
+        QVERIFY(etp->isEnabled());
+        QCOMPARE(etp->minimum(), 0); // 0 = as tp
+        vpp->setValue(vpp->value() + 1);
+        Scenario edited = editor.scenario();
+        QCOMPARE(edited.parallelism->etp, 1);
+        QCOMPARE(edited.parallelism->placementOrder, std::string("tp-dp-cp-pp"));
+        QCOMPARE(edited.parallelism->firstStageLayers, 3);
+        etp->setValue(0);
+        QCOMPARE(editor.scenario().parallelism->etp, 0);
+        // Disabled for a dense model.
+        Scenario dense = s;
+        dense.model.moe.reset();
+        dense.parallelism->ep = 1;
+        dense.parallelism->etp = 0;
+        editor.setScenario(dense, {});
+        QVERIFY(!etp->isEnabled());
     }
 };
 

@@ -193,6 +193,10 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
         tr("Context-parallel ranks splitting the sequence."));
     m_ep = intField(
         f, QStringLiteral("/parallelism/ep"), tr("Expert (EP)"), 1, 4096, tr("Expert-parallel ranks (MoE only)."));
+    m_etp = intField(f, QStringLiteral("/parallelism/etp"), tr("Expert tensor (ETP)"), 0, 1024,
+        tr("Tensor-parallel ranks of each expert (MoE only); 0 = as TP. Different from TP, the experts fold over "
+           "TP x CP x DP as ETP x EP x expert-DP (MoE parallel folding), so EP may exceed DP x CP."));
+    m_etp->setSpecialValueText(tr("as TP"));
     m_vpp = intField(f, QStringLiteral("/parallelism/vpp"), tr("Virtual stages"), 1, 128,
         tr("Interleaved pipeline chunks per GPU."));
     m_zero = intField(f, QStringLiteral("/parallelism/zero"), tr("ZeRO stage"), 0, 3,
@@ -408,6 +412,7 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     m_dp->setValue(p.dp);
     m_cp->setValue(p.cp);
     m_ep->setValue(p.ep);
+    m_etp->setValue(p.etp);
     m_vpp->setValue(p.vpp);
     m_zero->setValue(p.zero);
     m_sp->setChecked(p.sequenceParallel);
@@ -486,12 +491,14 @@ Scenario ScenarioEditor::scenario() const
     if (m_autoParallel->isChecked()) {
         s.parallelism.reset();
     } else {
-        ParallelismSpec p;
+        // The keys the editor has no field for (placement order, first / last stage layers) are kept.
+        ParallelismSpec p = s.parallelism.value_or(ParallelismSpec {});
         p.tp = m_tp->value();
         p.pp = m_pp->value();
         p.dp = m_dp->value();
         p.cp = m_cp->value();
         p.ep = m_ep->value();
+        p.etp = m_etp->value();
         p.vpp = m_vpp->value();
         p.zero = m_zero->value();
         p.sequenceParallel = m_sp->isChecked();
@@ -538,6 +545,7 @@ void ScenarioEditor::updateEnabled()
     for (QWidget* w :
         std::initializer_list<QWidget*> { m_tp, m_pp, m_dp, m_cp, m_ep, m_vpp, m_zero, m_sp, m_schedule, m_cpKind })
         w->setEnabled(fixed);
+    m_etp->setEnabled(fixed && m_moe->isChecked());
     m_topkFraction->setEnabled(enumAt<CompressionMethod>(m_compression) == CompressionMethod::TopK);
 }
 

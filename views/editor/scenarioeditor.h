@@ -136,6 +136,7 @@ private:
     QSpinBox* m_dp;
     QSpinBox* m_cp;
     QSpinBox* m_ep;
+    QSpinBox* m_etp;
     QSpinBox* m_vpp;
     QSpinBox* m_zero;
     QCheckBox* m_sp;
