@@ -83,7 +83,7 @@ private Q_SLOTS:
                 ++checked;
             }
         }
-        QCOMPARE(checked, 11);
+        QCOMPARE(checked, 12);
     }
 
     void calibrateComputeIntoProject()

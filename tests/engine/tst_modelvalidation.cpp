@@ -58,7 +58,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("id");
         QTest::addColumn<int>("rows");
         QTest::newRow("dense") << QStringLiteral("megatron-bridge-2604-dense") << 4;
-        QTest::newRow("moe") << QStringLiteral("megatron-bridge-2604-moe") << 4;
+        QTest::newRow("moe") << QStringLiteral("megatron-bridge-2604-moe") << 5;
         QTest::newRow("vtrain multi-node") << QStringLiteral("vtrain-multi-node-a100") << 109;
         QTest::newRow("vtrain single-node") << QStringLiteral("vtrain-single-node-a100") << 1440;
     }
