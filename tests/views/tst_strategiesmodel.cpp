@@ -248,10 +248,16 @@ void TestStrategiesModel::summary_data()
     QTest::addColumn<int>("ep");
     QTest::addColumn<int>("zero");
     QTest::addColumn<int>("microBatch");
+    QTest::addColumn<int>("etp");
     QTest::addColumn<QString>("expected");
-    QTest::addRow("dense 3D") << 8 << 4 << 1 << 32 << 1 << 1 << 1 << 1 << QStringLiteral("TP8 PP4 DP32 Z1 mb1");
-    QTest::addRow("interleaved") << 8 << 4 << 2 << 32 << 1 << 1 << 0 << 2 << QStringLiteral("TP8 PP4x2 DP32 mb2");
-    QTest::addRow("CP and EP") << 2 << 1 << 1 << 128 << 2 << 8 << 3 << 4 << QStringLiteral("TP2 DP128 CP2 EP8 Z3 mb4");
+    QTest::addRow("dense 3D") << 8 << 4 << 1 << 32 << 1 << 1 << 1 << 1 << 0 << QStringLiteral("TP8 PP4 DP32 Z1 mb1");
+    QTest::addRow("interleaved") << 8 << 4 << 2 << 32 << 1 << 1 << 0 << 2 << 0 << QStringLiteral("TP8 PP4x2 DP32 mb2");
+    QTest::addRow("CP and EP") << 2 << 1 << 1 << 128 << 2 << 8 << 3 << 4 << 0
+                               << QStringLiteral("TP2 DP128 CP2 EP8 Z3 mb4");
+    QTest::addRow("etp = tp stated") << 2 << 1 << 1 << 128 << 1 << 8 << 1 << 1 << 2
+                                     << QStringLiteral("TP2 DP128 EP8 Z1 mb1");
+    QTest::addRow("folded MoE") << 2 << 8 << 4 << 16 << 1 << 32 << 1 << 1 << 1
+                                << QStringLiteral("TP2 PP8x4 DP16 EP32 ETP1 Z1 mb1");
 }
 
 void TestStrategiesModel::summary()
@@ -264,6 +270,7 @@ void TestStrategiesModel::summary()
     QFETCH(int, ep);
     QFETCH(int, zero);
     QFETCH(int, microBatch);
+    QFETCH(int, etp);
     QFETCH(QString, expected);
     TrainingStrategy s;
     s.parallelism.tp = tp;
@@ -273,6 +280,7 @@ void TestStrategiesModel::summary()
     s.parallelism.cp = cp;
     s.parallelism.ep = ep;
     s.parallelism.zero = zero;
+    s.parallelism.etp = etp;
     s.microBatch = microBatch;
     QCOMPARE(strategyLabel(s), expected);
 }
