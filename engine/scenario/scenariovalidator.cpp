@@ -113,7 +113,9 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         if (p.etp > 0) {
             // Megatron-Core parallel_state.initialize_model_parallel: the expert ranks
             // etp x ep x expert-dp tile the tp x cp x dp ranks of each pipeline stage.
-            if (1LL * p.tp * p.cp * p.dp % (1LL * p.etp * p.ep) != 0)
+            if (p.etp != p.tp && !m.moe)
+                add("/parallelism/etp", "etp different from tp needs a mixture-of-experts model (model.moe)");
+            else if (1LL * p.tp * p.cp * p.dp % (1LL * p.etp * p.ep) != 0)
                 add("/parallelism/etp",
                     "etp x ep (" + str(1LL * p.etp * p.ep) + ") must divide tp x cp x dp ("
                         + str(1LL * p.tp * p.cp * p.dp) + ")");

@@ -322,6 +322,8 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
     }
     if (p.etp > 0) {
         // MoE parallel folding (Megatron-Core parallel_state.py): etp x ep x expert-dp = tp x cp x dp.
+        if (p.etp != p.tp && !m.moe)
+            return "/parallelism/etp: etp different from tp needs a mixture-of-experts model";
         if ((1LL * p.tp * p.cp * p.dp) % (1LL * p.etp * p.ep) != 0)
             return "/parallelism/etp: etp x ep must divide tp x cp x dp";
         if (p.etp != p.tp && p.tp > 1 && !p.sequenceParallel)

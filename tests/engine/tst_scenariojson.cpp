@@ -346,6 +346,10 @@ private Q_SLOTS:
         QTest::addRow("ep without moe") << "/parallelism/ep"
                                         << "2"
                                         << "v.json: /parallelism/ep: ep > 1 needs a mixture-of-experts model";
+        QTest::addRow("etp without moe") << "/parallelism/etp"
+                                         << "1"
+                                         << "v.json: /parallelism/etp: etp different from tp needs a "
+                                            "mixture-of-experts model";
         QTest::addRow("odd radix") << "/cluster/fabric/switch_radix"
                                    << "63"
                                    << "v.json: /cluster/fabric/switch_radix: expected an even radix";
