@@ -111,45 +111,51 @@ SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const Searc
             const std::vector<int> microBatches = divisorsOf(batch / dp);
             const std::vector<int> virtualStages
                 = pp > 1 ? divisorsOf((model.layers + pp - 1) / pp) : std::vector<int> { 1 };
+            // MoE with tensor parallelism: besides experts split like the dense layers (etp = tp, ep
+            // within dp x cp), MoE parallel folding with expert tensor parallelism 1 (ep over the
+            // tp x cp x dp ranks), as Megatron-Bridge's Qwen3 / DeepSeek-V3 / GPT-OSS recipes run it.
+            const int expertTpChoices = model.moe && tp > 1 ? 2 : 1;
             for (int vpp : virtualStages)
-                for (int ep : expertCounts) {
-                    if ((1LL * dp * cp) % ep != 0)
-                        continue;
-                    for (int kind = 0; kind < (cp > 1 ? 2 : 1); ++kind)
-                        for (int mb : microBatches)
-                            for (int zero = 0; zero <= (pp > 1 ? 1 : 3); ++zero)
-                                for (Recompute rc : recomputes) {
-                                    ParallelismSpec& p = s.parallelism;
-                                    p.tp = tp;
-                                    p.cp = cp;
-                                    p.pp = pp;
-                                    p.dp = dp;
-                                    p.ep = ep;
-                                    p.etp = 0; // unfolded: expert tp = tp (README: the search keeps etp = tp)
-                                    p.vpp = vpp;
-                                    p.zero = zero;
-                                    p.sequenceParallel = tp > 1;
-                                    p.schedule = vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
-                                    p.cpKind = kind == 0 ? ContextParallelKind::Ring : ContextParallelKind::Ulysses;
-                                    s.microBatch = mb;
-                                    s.recompute = rc;
-                                    ++result.candidates;
-                                    if (evaluator.invalidReason(s))
-                                        continue;
-                                    ++result.valid;
-                                    if (!evaluator.memory(s).fits())
-                                        continue;
-                                    ++result.fitting;
-                                    collect.add(evaluator.evaluate(s));
-                                    if (++sinceCheck >= 4096) {
-                                        sinceCheck = 0;
-                                        if (options.stop.stop_requested()) {
-                                            result.cancelled = true;
-                                            goto done;
+                for (int folding = 0; folding < expertTpChoices; ++folding)
+                    for (int ep : expertCounts) {
+                        if (folding == 0 ? (1LL * dp * cp) % ep != 0 : (1LL * tp * cp * dp) % ep != 0)
+                            continue;
+                        for (int kind = 0; kind < (cp > 1 ? 2 : 1); ++kind)
+                            for (int mb : microBatches)
+                                for (int zero = 0; zero <= (pp > 1 ? 1 : 3); ++zero)
+                                    for (Recompute rc : recomputes) {
+                                        ParallelismSpec& p = s.parallelism;
+                                        p.tp = tp;
+                                        p.cp = cp;
+                                        p.pp = pp;
+                                        p.dp = dp;
+                                        p.ep = ep;
+                                        p.etp = folding; // 0: expert tp = tp; 1: folded
+                                        p.vpp = vpp;
+                                        p.zero = zero;
+                                        p.sequenceParallel = tp > 1;
+                                        p.schedule
+                                            = vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
+                                        p.cpKind = kind == 0 ? ContextParallelKind::Ring : ContextParallelKind::Ulysses;
+                                        s.microBatch = mb;
+                                        s.recompute = rc;
+                                        ++result.candidates;
+                                        if (evaluator.invalidReason(s))
+                                            continue;
+                                        ++result.valid;
+                                        if (!evaluator.memory(s).fits())
+                                            continue;
+                                        ++result.fitting;
+                                        collect.add(evaluator.evaluate(s));
+                                        if (++sinceCheck >= 4096) {
+                                            sinceCheck = 0;
+                                            if (options.stop.stop_requested()) {
+                                                result.cancelled = true;
+                                                goto done;
+                                            }
                                         }
                                     }
-                                }
-                }
+                    }
         }
     }
 done:

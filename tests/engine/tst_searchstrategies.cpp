@@ -114,6 +114,48 @@ private Q_SLOTS:
         QCOMPARE(int(r.ranked.size()), 10);
     }
 
+    // MoE with tensor parallelism: the search also enumerates MoE parallel folding (etp 1), where ep
+    // may exceed dp x cp; never for tp 1, where etp 1 is tp.
+    void foldedMoeStrategies()
+    {
+        Scenario s = example("llama3-70b-1024-h100.json");
+        s.cluster.gpus = 16;
+        s.model = ModelSpec {};
+        s.model.layers = 4;
+        s.model.hidden = 1024;
+        s.model.heads = 8;
+        s.model.kvHeads = 8;
+        s.model.ffnHidden = 4096;
+        s.model.vocab = 32000;
+        s.model.seqLen = 2048;
+        s.model.gatedMlp = false;
+        MoeSpec moe;
+        moe.experts = 16;
+        moe.topK = 2;
+        moe.expertFfnHidden = 1024;
+        s.model.moe = moe;
+        s.training.globalBatch = 16;
+        s.parallelism.reset();
+        auto evaluator = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY2(evaluator.isOk(), evaluator.message().c_str());
+        SearchOptions options;
+        options.topK = 1 << 20; // every fitting strategy
+        const SearchResult r = StrategySearch::run(*evaluator, options);
+        QCOMPARE(static_cast<long long>(r.ranked.size()), r.fitting);
+        int folded = 0, beyondDpCp = 0;
+        for (const TrainingEstimate& e : r.ranked) {
+            const ParallelismSpec& p = e.strategy.parallelism;
+            QVERIFY(p.etp == 0 || (p.etp == 1 && p.tp > 1));
+            if (p.etp == 1) {
+                ++folded;
+                QVERIFY(p.sequenceParallel);
+                beyondDpCp += (p.dp * p.cp) % p.ep != 0 ? 1 : 0;
+            }
+        }
+        QVERIFY(folded > 0);
+        QVERIFY(beyondDpCp > 0); // e.g. tp 4, dp 4, ep 16
+    }
+
     void nothingFits()
     {
         Scenario s = example("gpt3-175b-1024-a100.json");

@@ -183,6 +183,18 @@ void TestStrategiesModel::displayText()
     QVERIFY(model.index(0, StrategyTableModel::CostToTrain).data().toString().startsWith(QLatin1Char('$')));
     QCOMPARE(model.index(0, StrategyTableModel::Recompute).data().toString(),
         QString::fromLatin1(toString(e.strategy.recompute)));
+    // A folded MoE strategy (expert tensor parallelism 1 under TP 2) says so in the EP column; its sort
+    // value stays the number.
+    std::vector<TrainingEstimate> folded { e };
+    folded.front().strategy.parallelism.tp = 2;
+    folded.front().strategy.parallelism.ep = 32;
+    folded.front().strategy.parallelism.etp = 1;
+    model.setEstimates(folded);
+    QCOMPARE(model.index(0, StrategyTableModel::Ep).data().toString(), QStringLiteral("32 (ETP 1)"));
+    QCOMPARE(model.index(0, StrategyTableModel::Ep).data(StrategyTableModel::kSortRole).toDouble(), 32.0);
+    folded.front().strategy.parallelism.etp = 2; // stated equal to tp: the plain number
+    model.setEstimates(folded);
+    QCOMPARE(model.index(0, StrategyTableModel::Ep).data().toString(), QStringLiteral("32"));
 }
 
 void TestStrategiesModel::sortByIterationTime()

@@ -90,8 +90,9 @@ QVariant StrategyTableModel::display(const engine::TrainingEstimate& e, int colu
         return p.dp;
     case Cp:
         return p.cp > 1 ? QStringLiteral("%1 (%2)").arg(p.cp).arg(cpKindName(p.cpKind)) : QStringLiteral("1");
-    case Ep:
-        return p.ep;
+    case Ep: // folded MoE (expert tensor parallelism different from tp) says its etp
+        return p.etp > 0 && p.etp != p.tp ? QVariant(QStringLiteral("%1 (ETP %2)").arg(p.ep).arg(p.etp))
+                                          : QVariant(p.ep);
     case MicroBatch:
         return e.strategy.microBatch;
     case Zero:
@@ -128,6 +129,8 @@ QVariant StrategyTableModel::sortValue(const engine::TrainingEstimate& e, int ro
         return row;
     case Cp:
         return p.cp * 2 + (p.cpKind == engine::ContextParallelKind::Ulysses ? 1 : 0);
+    case Ep:
+        return p.ep;
     case Recompute:
         return static_cast<int>(e.strategy.recompute);
     case IterationSeconds:
