@@ -26,9 +26,9 @@ namespace {
         const engine::ParallelismSpec& p = e.strategy.parallelism;
         return "tp " + std::to_string(p.tp) + " pp " + std::to_string(p.pp) + " dp " + std::to_string(p.dp) + " cp "
             + std::to_string(p.cp) + " ep " + std::to_string(p.ep)
-            + (p.etp > 0 && p.etp != p.tp ? " etp " + std::to_string(p.etp) : std::string()) + " vpp "
-            + std::to_string(p.vpp) + " zero " + std::to_string(p.zero) + " mb " + std::to_string(e.strategy.microBatch)
-            + " recompute " + engine::toString(e.strategy.recompute);
+            + (p.expertTp() != p.tp ? " etp " + std::to_string(p.etp) : std::string()) + " vpp " + std::to_string(p.vpp)
+            + " zero " + std::to_string(p.zero) + " mb " + std::to_string(e.strategy.microBatch) + " recompute "
+            + engine::toString(e.strategy.recompute);
     }
 
 } // namespace

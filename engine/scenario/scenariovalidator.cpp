@@ -123,8 +123,7 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
                 add("/parallelism/etp",
                     "etp different from tp needs sequence_parallel (Megatron-LM arguments.py: MoE with tensor "
                     "parallelism requires sequence parallelism)");
-            else if (p.etp != p.tp && p.placementOrder.size() >= 2
-                && p.placementOrder.compare(p.placementOrder.size() - 2, 2, "pp") != 0)
+            else if (p.etp != p.tp && !p.placementOrder.ends_with("pp"))
                 add("/parallelism/etp", "etp different from tp needs pp outermost in placement_order");
         }
         if (p.vpp > 1 && p.pp == 1)

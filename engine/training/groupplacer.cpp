@@ -2,6 +2,7 @@
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenario.h"
+#include "engine/training/memorymodel.h"
 
 #include <algorithm>
 
@@ -124,21 +125,19 @@ StrategyGroups GroupPlacer::groups(const ParallelismSpec& p) const
     const int innerStride = std::min(s.cpStride, s.dpStride);
     s.dpGrad = place(p.dp * p.cp, innerStride);
     s.dpGrad.spanTier = std::max({ s.dpGrad.spanTier, s.dp.spanTier, s.cp.spanTier });
-    const int expertDp = std::max(1, p.dp * p.cp / std::max(1, p.ep));
-    s.expertDpStride = innerStride * std::max(1, p.ep);
-    s.expertDpGrad = place(expertDp, s.expertDpStride);
     s.expertTp = s.tp;
-    if (p.etp > 0 && p.etp != p.tp) {
+    s.expertDpStride = innerStride * std::max(1, p.ep);
+    if (p.expertTp() != p.tp) {
         // MoE parallel folding: the expert ranks of a stage, innermost first, are etp, ep, expert-dp
         // over the tp x cp x dp ranks (Megatron-Core parallel_state.py, expert RankGenerator with
         // order "tp-ep-dp-pp"); the evaluator requires pp outermost, so those ranks are contiguous.
-        const int etp = p.etp, ep = std::max(1, p.ep);
-        s.expertTp = place(etp, 1);
-        s.epStride = etp;
+        const int ep = std::max(1, p.ep);
+        s.expertTp = place(p.etp, 1);
+        s.epStride = p.etp;
         s.ep = place(ep, s.epStride);
-        s.expertDpStride = etp * ep;
-        s.expertDpGrad = place(std::max(1, p.tp * p.cp * p.dp / (etp * ep)), s.expertDpStride);
+        s.expertDpStride = p.etp * ep;
     }
+    s.expertDpGrad = place(static_cast<int>(expertDataParallel(p)), s.expertDpStride);
     return s;
 }
 

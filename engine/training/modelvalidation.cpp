@@ -153,7 +153,7 @@ namespace {
         std::snprintf(buffer, sizeof buffer, "tp %d pp %d vpp %d cp %d ep %d dp %d, micro-batch %d, recompute %s", p.tp,
             p.pp, p.vpp, p.cp, p.ep, p.dp, e.strategy.microBatch, toString(e.strategy.recompute));
         std::string text = buffer;
-        if (p.etp > 0 && p.etp != p.tp) // folded MoE (parallelism.etp)
+        if (p.expertTp() != p.tp) // folded MoE (parallelism.etp)
             text += ", etp " + std::to_string(p.etp);
         if (e.offloadedLayers > 0)
             text += ", " + std::to_string(e.offloadedLayers) + " layers' activations offloaded";

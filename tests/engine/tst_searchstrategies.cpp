@@ -19,6 +19,27 @@ Scenario example(const char* name)
 {
     return *parseScenarioJson(clusterscope::resources::embeddedFile(std::string("examples/") + name), name);
 }
+
+// A small dense model on `gpus` GPUs, one sequence per GPU per iteration, no fixed strategy: the search
+// space is small enough to enumerate exhaustively.
+Scenario smallModel(int gpus, int layers)
+{
+    Scenario s = example("llama3-70b-1024-h100.json");
+    s.cluster.gpus = gpus;
+    s.model = ModelSpec {};
+    s.model.layers = layers;
+    s.model.hidden = 1024;
+    s.model.heads = 8;
+    s.model.kvHeads = 8;
+    s.model.ffnHidden = 4096;
+    s.model.vocab = 32000;
+    s.model.seqLen = 2048;
+    s.model.moe = std::nullopt;
+    s.model.gatedMlp = false;
+    s.training.globalBatch = gpus;
+    s.parallelism.reset();
+    return s;
+}
 } // namespace
 
 class TestSearchStrategies : public QObject {
@@ -91,20 +112,7 @@ private Q_SLOTS:
     void counts()
     {
         // 64 GPUs, a small dense model: count the enumeration by hand for one (tp, cp, pp) cell.
-        Scenario s = example("llama3-70b-1024-h100.json");
-        s.cluster.gpus = 64;
-        s.model = ModelSpec {};
-        s.model.layers = 8;
-        s.model.hidden = 1024;
-        s.model.heads = 8;
-        s.model.kvHeads = 8;
-        s.model.ffnHidden = 4096;
-        s.model.vocab = 32000;
-        s.model.seqLen = 2048;
-        s.model.moe = std::nullopt;
-        s.model.gatedMlp = false;
-        s.training.globalBatch = 64;
-        s.parallelism.reset();
+        const Scenario s = smallModel(64, 8);
         auto evaluator = TrainingEvaluator::create(s, m_catalog);
         QVERIFY(evaluator.isOk());
         const SearchResult r = StrategySearch::run(*evaluator, {});
@@ -118,24 +126,12 @@ private Q_SLOTS:
     // may exceed dp x cp; never for tp 1, where etp 1 is tp.
     void foldedMoeStrategies()
     {
-        Scenario s = example("llama3-70b-1024-h100.json");
-        s.cluster.gpus = 16;
-        s.model = ModelSpec {};
-        s.model.layers = 4;
-        s.model.hidden = 1024;
-        s.model.heads = 8;
-        s.model.kvHeads = 8;
-        s.model.ffnHidden = 4096;
-        s.model.vocab = 32000;
-        s.model.seqLen = 2048;
-        s.model.gatedMlp = false;
+        Scenario s = smallModel(16, 4);
         MoeSpec moe;
         moe.experts = 16;
         moe.topK = 2;
         moe.expertFfnHidden = 1024;
         s.model.moe = moe;
-        s.training.globalBatch = 16;
-        s.parallelism.reset();
         auto evaluator = TrainingEvaluator::create(s, m_catalog);
         QVERIFY2(evaluator.isOk(), evaluator.message().c_str());
         SearchOptions options;

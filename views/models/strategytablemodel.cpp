@@ -91,8 +91,7 @@ QVariant StrategyTableModel::display(const engine::TrainingEstimate& e, int colu
     case Cp:
         return p.cp > 1 ? QStringLiteral("%1 (%2)").arg(p.cp).arg(cpKindName(p.cpKind)) : QStringLiteral("1");
     case Ep: // folded MoE (expert tensor parallelism different from tp) says its etp
-        return p.etp > 0 && p.etp != p.tp ? QVariant(QStringLiteral("%1 (ETP %2)").arg(p.ep).arg(p.etp))
-                                          : QVariant(p.ep);
+        return p.expertTp() != p.tp ? QVariant(QStringLiteral("%1 (ETP %2)").arg(p.ep).arg(p.etp)) : QVariant(p.ep);
     case MicroBatch:
         return e.strategy.microBatch;
     case Zero:

@@ -15,7 +15,7 @@ QString strategyLabel(const engine::TrainingStrategy& s)
         text += QStringLiteral(" CP%1").arg(p.cp);
     if (p.ep > 1)
         text += QStringLiteral(" EP%1").arg(p.ep);
-    if (p.etp > 0 && p.etp != p.tp) // folded MoE: expert tensor parallelism differs from TP
+    if (p.expertTp() != p.tp) // folded MoE: expert tensor parallelism differs from TP
         text += QStringLiteral(" ETP%1").arg(p.etp);
     if (p.zero > 0)
         text += QStringLiteral(" Z%1").arg(p.zero);
