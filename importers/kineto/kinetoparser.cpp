@@ -197,6 +197,11 @@ namespace {
 
     bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+    // Every time the importer keeps is at most 3e18 ns in magnitude (epoch nanoseconds reach it in
+    // 2065): baseTimeNanoseconds + ts + dur then stays below INT64_MAX (9.22e18), so the assembler's
+    // sums cannot overflow. A value beyond it is not a time a profiler wrote.
+    constexpr std::int64_t kMaxTraceNs = 3'000'000'000'000'000'000;
+
 } // namespace
 
 struct KinetoParser::Impl {
@@ -275,7 +280,7 @@ simdjson::error_code KinetoParser::Impl::readEvent(od::object& o)
         return simdjson::SUCCESS;
     const auto ts = parseMicrosecondsAsNs(trim(tsText));
     const auto dur = durText.empty() ? std::optional<std::int64_t>(0) : parseMicrosecondsAsNs(trim(durText));
-    if (!ts || !dur || *dur < 0) {
+    if (!ts || !dur || *dur < 0 || *ts > kMaxTraceNs || *ts < -kMaxTraceNs || *dur > kMaxTraceNs) {
         ++badTimestamps;
         return simdjson::SUCCESS;
     }
@@ -477,6 +482,9 @@ engine::Result<engine::RankTrace> KinetoParser::parse(
             if (!v)
                 return Status::error(
                     name + ": byte " + std::to_string(origin) + ": baseTimeNanoseconds is not an integer");
+            if (*v < 0 || *v > kMaxTraceNs)
+                return Status::error(name + ": byte " + std::to_string(origin) + ": baseTimeNanoseconds ("
+                    + std::string(t) + ") is not a time: expected 0 to 3e18 ns since the epoch");
             d.raw.baseTimeNs = *v;
             return Status::success();
         }
@@ -504,7 +512,8 @@ engine::Result<engine::RankTrace> KinetoParser::parse(
         return Status::error(name + ": no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace");
     if (d.badTimestamps > 0)
         diagnostics.add(engine::diagnostic::kKinetoBadTimestamp,
-            name + ": events with a missing, malformed or negative ts/dur were skipped.", d.badTimestamps);
+            name + ": events with a missing, malformed, negative or out-of-range (beyond 3e18 ns) ts/dur were skipped.",
+            d.badTimestamps);
     return kineto::assembleRankTrace(std::move(d.raw), name, diagnostics);
 }
 

@@ -348,12 +348,39 @@ private Q_SLOTS:
         engine::Diagnostics d;
         auto r
             = parser.parse(padded(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon", "dur": 2},
-            {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": -1}, {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1}]})"),
+            {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": -1}, {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1},
+            {"ph": "X", "cat": "kernel", "name": "k", "ts": 8893347565898679.922, "dur": 1},
+            {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 9e15}]})"),
                 "t.json", d);
         QVERIFY2(r, r.message().c_str());
         QCOMPARE(int(r->activities.size()), 1);
         QVERIFY(d.find("kineto.bad_timestamp"));
-        QCOMPARE(d.find("kineto.bad_timestamp")->count, std::int64_t(2));
+        QCOMPARE(d.find("kineto.bad_timestamp")->count, std::int64_t(4));
+    }
+
+    // Found by fuzz_kineto (UBSan): a relative trace's base plus a ts near INT64_MAX overflowed in the
+    // assembler. Such a ts is skipped as out of range, and a base that is not a time is an error.
+    void timestampsBeyondRange()
+    {
+        KinetoParser parser;
+        engine::Diagnostics d;
+        auto r = parser.parse(padded(R"({"baseTimeNanoseconds": 1711964646000000000, "traceEvents": [
+            {"ph": "X", "cat": "kernel", "name": "k", "ts": 8893347565898679.922, "dur": 1},
+            {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1}]})"),
+            "t.json", d);
+        QVERIFY2(r, r.message().c_str());
+        QCOMPARE(int(r->activities.size()), 1);
+        QCOMPARE(r->activities.front().startNs, std::int64_t(1711964646000005000));
+        QCOMPARE(d.find("kineto.bad_timestamp")->count, std::int64_t(1));
+        engine::Diagnostics d2;
+        auto bad
+            = parser.parse(padded(R"({"baseTimeNanoseconds": 9000000000000000000, "traceEvents": []})"), "t.json", d2);
+        QVERIFY(!bad);
+        QVERIFY2(
+            QString::fromStdString(bad.message()).startsWith(QStringLiteral("t.json: byte ")), bad.message().c_str());
+        QVERIFY2(QString::fromStdString(bad.message())
+                     .contains(QStringLiteral("baseTimeNanoseconds (9000000000000000000) is not a time")),
+            bad.message().c_str());
     }
 
     void badRankKeepsOthers()
