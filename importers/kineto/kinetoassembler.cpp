@@ -180,7 +180,11 @@ engine::RankTrace assembleRankTrace(RawTrace raw, const std::string& name, engin
                 c.groupSize = std::int32_t(c.groupRanks.size());
             if (c.bytes == -2) {
                 const int size = engine::dtypeSizeBytes(range->inputType);
-                c.bytes = c.groupSize > 0 && c.groupSize < (1 << 24) ? range->inputElements * size * c.groupSize : -1;
+                // One rank's share x the group size: still under 2^50 elements, else not a size.
+                c.bytes
+                    = c.groupSize > 0 && c.groupSize < kMaxRank && range->inputElements <= kMaxElements / c.groupSize
+                    ? range->inputElements * c.groupSize * size
+                    : -1;
             }
             if (c.op == CollectiveOp::Unknown) {
                 if (firstUnknownOp.empty())

@@ -297,6 +297,30 @@ private Q_SLOTS:
         QCOMPARE(r->activities[0].launchNs, std::int64_t(120000));
     }
 
+    // An all-gather sized from one rank's input dims x the group size: a share near the 2^50-element
+    // limit in a 8M-rank world is not a size (-1) rather than a signed overflow; a sane one is kept.
+    void allGatherShareTimesGroupBeyondRange()
+    {
+        const auto trace = [](const char* dims, const char* world) {
+            return std::string(R"J({"distributedInfo": {"backend": "nccl", "rank": 0, "world_size": )J") + world
+                + R"J(},
+ "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "nccl:_all_gather_base", "pid": 1, "tid": 5, "ts": 305, "dur": 40, "args": {"Input Dims": [)J"
+                + dims + R"J(], "Input type": ["double"]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 5, "ts": 310, "dur": 5, "args": {"correlation": 10}},
+  {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllGather_RING_LL_Sum_int8_t(x)", "pid": 0, "tid": 7, "ts": 400, "dur": 10, "args": {"correlation": 10}}
+ ]})J";
+        };
+        KinetoParser parser;
+        engine::Diagnostics d;
+        auto huge = parser.parse(padded(trace("[1125899906842623]", "8388607")), "g.json", d);
+        QVERIFY2(huge, huge.message().c_str());
+        QCOMPARE(huge->collectives.at(0).bytes, std::int64_t(-1));
+        auto sane = parser.parse(padded(trace("[1024]", "8388607")), "g.json", d);
+        QVERIFY2(sane, sane.message().c_str());
+        QCOMPARE(sane->collectives.at(0).bytes, std::int64_t(1024) * 8388607 * 8);
+    }
+
     void cancelAndProgress()
     {
         std::atomic<bool> stop { true };
