@@ -88,6 +88,24 @@ namespace {
         return finish(ctx, latUs, seconds);
     }
 
+    // NCCL runs an all-to-all as one grouped send and receive per peer (nccl-tests alltoall.cu: ncclSend /
+    // ncclRecv to every rank inside ncclGroupStart/End). src/enqueue.cc scheduleP2pTasksToPlan queues one
+    // p2p task per peer, round by round (p2pSchedule), each on a few of the p2p channels (addP2pToPlan:
+    // nChannelsMin..p2pnChannelsPerPeer, 128 KiB net / 512 KiB NVLink chunks). Two things the line-rate
+    // exchange below leaves out, both fitted on public alltoall_perf logs of one H100 cluster (8 GPUs and
+    // 8 x 400 Gb/s per node; xxrjun/nccl-tests-cluster, NCCL 2.29.2, 32 MiB-16 GiB; tests/data/nccltests/
+    // public/README.md), never on a training table:
+    // - a fixed cost per peer, paid once per peer in turn: the intercept of time against size is 41 us over
+    //   7 peers on one node (5.8 us each) and 314-350 us over 79 peers on 10 nodes at 32-128 MiB (4.0-4.4
+    //   us each): 4.5 us per peer, so the cost grows with the group (one task per peer);
+    // - over NVLink, the send/receive copies move 0.9 of the bandwidth the ring's channels reach (one node:
+    //   the slope of time against size gives 322 GB/s busbw over 32-512 MiB and 348 GB/s from 8 GiB,
+    //   against the 371 GB/s the model's scale-up figure gives): on one node a peer's transfer keeps
+    //   nChannelsMin channels until its parts pass 32 x the 512 KiB NVLink chunk (addP2pToPlan; init.cc
+    //   NCCL_P2P_NVL_CHUNKSIZE), and those channels' thread blocks, not the links, set the pace.
+    constexpr double kP2pPerPeerUs = 4.5;
+    constexpr double kP2pNvlinkBandwidthFraction = 0.9;
+
     CollectiveTerms direct(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
     {
         const StepLatency lat = stepLatency(ctx);
@@ -102,10 +120,15 @@ namespace {
             break;
         case CollectiveOp::ReduceScatter:
         case CollectiveOp::AllGather:
-        case CollectiveOp::AllToAll: // S/n to every peer
             scaleUp = localPeers * bytes / n;
             nic = remotePeers * bytes / n;
             seconds = concurrentSeconds(ctx, scaleUp, nic);
+            break;
+        case CollectiveOp::AllToAll: // S/n to every peer, as NCCL's per-peer send/receive (above)
+            scaleUp = localPeers * bytes / n;
+            nic = remotePeers * bytes / n;
+            seconds = concurrentSeconds(
+                ctx, ctx.intraHw == nccl::kNvlink ? scaleUp / kP2pNvlinkBandwidthFraction : scaleUp, nic);
             break;
         case CollectiveOp::Broadcast:
         case CollectiveOp::Reduce: {
@@ -132,7 +155,9 @@ namespace {
         default: // not priced: CollectiveModel refuses them (isCostModelled)
             break;
         }
-        const double latUs = lat.baseUs + (ctx.nodes > 1 ? lat.interUs : lat.intraUs);
+        double latUs = lat.baseUs + (ctx.nodes > 1 ? lat.interUs : lat.intraUs);
+        if (op == CollectiveOp::AllToAll)
+            latUs += (n - 1) * kP2pPerPeerUs;
         if (out) {
             *out = LinkClassBytes {};
             out->scaleUpBytes = scaleUp;

@@ -281,11 +281,30 @@ double TrainingEvaluator::estimateCollective(CollectiveOp op, double bytes, cons
         request.algorithm = CollectiveAlgorithm::Auto;
         estimate = m_collectives.estimate(request);
     }
+    return contended(estimate.seconds, group);
+}
+
+double TrainingEvaluator::contended(double seconds, const GroupPlacement& group) const
+{
     if (group.spanTier >= kLinkClassCore)
-        return estimate.seconds * m_coreSlowdown;
+        return seconds * m_coreSlowdown;
     if (group.spanTier >= kLinkClassSpine)
-        return estimate.seconds * m_spineSlowdown;
-    return estimate.seconds;
+        return seconds * m_spineSlowdown;
+    return seconds;
+}
+
+double TrainingEvaluator::fusedExchangeSeconds(double bytes, const GroupPlacement& group) const
+{
+    if (group.ranks <= 1 || bytes <= 0)
+        return 0.0;
+    // A direct all-gather moves the same bytes / n to every peer over the same links in one step
+    // (extracost.cpp direct), which is what a fused dispatch kernel does.
+    CollectiveRequest request;
+    request.op = CollectiveOp::AllGather;
+    request.bytes = bytes;
+    request.group = group;
+    request.algorithm = CollectiveAlgorithm::Direct;
+    return contended(m_collectives.estimate(request).seconds, group);
 }
 
 const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const

@@ -79,6 +79,10 @@ public:
     double gpuHourUsd() const { return m_gpuHourUsd; }
     /// Seconds of one collective on a placed group (0 for a group of one rank).
     double collectiveSeconds(CollectiveOp op, double bytes, const GroupPlacement& group) const;
+    /// Seconds of an exchange of bytes / n to every peer by one fused kernel (the flex MoE dispatcher:
+    /// DeepEP, HybridEP), not by NCCL's send/receive per peer: the links' time and one step's latency,
+    /// without the per-peer cost and NVLink fraction of NCCL's all-to-all (extracost.cpp). Not memoised.
+    double fusedExchangeSeconds(double bytes, const GroupPlacement& group) const;
     /// Slowdown of collectives crossing the spines (spanTier >= kLinkClassSpine, engine/core/linkclass.h)
     /// and the core (>= kLinkClassCore) from contention on the fabric (the flow model's ECMP imbalance; 1 = none).
     /// Multiplies those collectives' times, so fabric contention feeds back into iteration time.
@@ -95,6 +99,7 @@ public:
 private:
     TrainingEvaluator(const Scenario& scenario, const CollectiveModel& collectives);
     double estimateCollective(CollectiveOp op, double bytes, const GroupPlacement& group) const;
+    double contended(double seconds, const GroupPlacement& group) const;
 
     Scenario m_scenario;
     TransformerShape m_shape;

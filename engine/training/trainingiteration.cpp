@@ -231,7 +231,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             // kernels: RDMA to the same-rail GPU of each destination node, then NVLink forwarding). A
             // token goes once to each distinct rank its top-k experts live on (the all-to-all
             // dispatcher sends one copy per expert) and once over the network to each distinct node;
-            // the RDMA and NVLink stages run pipelined, so the slower sets the time. With routing
+            // the RDMA and NVLink stages run pipelined, so the slower sets the time; one kernel moves
+            // them, without NCCL's per-peer send/receive tasks (fusedExchangeSeconds). With routing
             // spread evenly (force-balanced), k experts hit E[distinct of n] = n (1 - (1 - 1/n)^k).
             const GroupPlacement& g = groups.ep;
             const int perDomain = std::max(1, std::min(g.ranks, g.ranksPerNode));
@@ -240,12 +241,12 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             const double tokenBytes = bytes / m.topK;
             const double rankBytes = tokenBytes * distinct(g.ranks);
             const GroupPlacement intra = m_placer.place(perDomain, groups.epStride);
-            a2a = collectiveSeconds(CollectiveOp::AllToAll, rankBytes, intra);
+            a2a = fusedExchangeSeconds(rankBytes, intra);
             wire = wireBytes(CollectiveOp::AllToAll, rankBytes, perDomain);
             if (domains > 1) {
                 const double nodeBytes = tokenBytes * distinct(domains);
                 const GroupPlacement inter = m_placer.place(domains, perDomain * groups.epStride);
-                a2a = std::max(a2a, collectiveSeconds(CollectiveOp::AllToAll, nodeBytes, inter));
+                a2a = std::max(a2a, fusedExchangeSeconds(nodeBytes, inter));
                 wire += wireBytes(CollectiveOp::AllToAll, nodeBytes, domains);
             }
             a2a *= imbalance;

@@ -156,7 +156,11 @@ private Q_SLOTS:
         QTest::addRow("direct one-shot allreduce 1 node")
             << "allreduce" << 8 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 3.4 << 370.8 / 7;
         QTest::addRow("direct alltoall 2 nodes")
-            << "alltoall" << 16 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 14 << 384.0 / (0.5 * 8);
+            << "alltoall" << 16 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 14 + 15 * 4.5 << 384.0 / (0.5 * 8);
+        // One node: the per-peer cost over 7 peers, and NVLink send/receive at 0.9 of the scale-up rate
+        // (extracost.cpp kP2pPerPeerUs, kP2pNvlinkBandwidthFraction).
+        QTest::addRow("direct alltoall 1 node") << "alltoall" << 8 << 8 << 8 << kGiB << "direct" << simple
+                                                << 8.4 + 3.4 + 7 * 4.5 << 0.9 * 370.8 / (7.0 / 8);
         QTest::addRow("direct sendrecv 2 nodes")
             << "sendrecv" << 16 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 14 << 48.0;
         QTest::addRow("direct broadcast 1 node")

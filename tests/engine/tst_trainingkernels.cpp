@@ -823,6 +823,24 @@ private Q_SLOTS:
         QVERIFY(near(la.forwardKernels.elementwise - lf.forwardKernels.elementwise, 2.0 * pass, 1e-9));
     }
 
+    // The flex dispatcher's exchange is one fused kernel: the same bytes and links as NCCL's all-to-all
+    // but none of its per-peer send/receive cost (extracost.cpp, 4.5 us per peer) or NVLink fraction.
+    void fusedExchangeHasNoPerPeerCost()
+    {
+        const TrainingEvaluator ev = evaluator(droplessMixtral(false));
+        const double bytes = 256e6;
+        const GroupPlacement acrossNodes { 64, 8, 8, 1, 0 }; // NIC-bound: only the per-peer cost differs
+        QVERIFY(near(ev.collectiveSeconds(CollectiveOp::AllToAll, bytes, acrossNodes)
+                - ev.fusedExchangeSeconds(bytes, acrossNodes),
+            63 * 4.5e-6, 1e-6));
+        const GroupPlacement oneNode { 8, 8, 8, 0, 0 };
+        const double nccl = ev.collectiveSeconds(CollectiveOp::AllToAll, bytes, oneNode);
+        const double fused = ev.fusedExchangeSeconds(bytes, oneNode);
+        QVERIFY2(nccl - 7 * 4.5e-6 > fused / 0.9 * 0.99 && nccl - 7 * 4.5e-6 < fused / 0.9 * 1.01,
+            qPrintable(QStringLiteral("NCCL %1 s, fused %2 s").arg(nccl).arg(fused)));
+        QCOMPARE(ev.fusedExchangeSeconds(bytes, GroupPlacement { 1, 1, 8, 0, 0 }), 0.0);
+    }
+
     // A multi-token prediction module's own work (multi_token_prediction.py: shifted embedding, enorm,
     // hnorm, concatenation, eh_proj 2h -> h, final norm) joins its layer and logits on the last stage.
     void mtpModuleWork()
