@@ -120,16 +120,13 @@ namespace {
             break;
         case CollectiveOp::ReduceScatter:
         case CollectiveOp::AllGather:
+        case CollectiveOp::AllToAll: { // S/n to every peer; AllToAll as NCCL's per-peer send/receive (above)
             scaleUp = localPeers * bytes / n;
             nic = remotePeers * bytes / n;
-            seconds = concurrentSeconds(ctx, scaleUp, nic);
+            const bool p2pNvlink = op == CollectiveOp::AllToAll && ctx.intraHw == nccl::kNvlink;
+            seconds = concurrentSeconds(ctx, p2pNvlink ? scaleUp / kP2pNvlinkBandwidthFraction : scaleUp, nic);
             break;
-        case CollectiveOp::AllToAll: // S/n to every peer, as NCCL's per-peer send/receive (above)
-            scaleUp = localPeers * bytes / n;
-            nic = remotePeers * bytes / n;
-            seconds = concurrentSeconds(
-                ctx, ctx.intraHw == nccl::kNvlink ? scaleUp / kP2pNvlinkBandwidthFraction : scaleUp, nic);
-            break;
+        }
         case CollectiveOp::Broadcast:
         case CollectiveOp::Reduce: {
             // The root sends (receives) S to (from) every peer through its own links and one NIC rail.

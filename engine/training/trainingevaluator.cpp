@@ -109,6 +109,8 @@ namespace {
     };
     constexpr std::size_t kMemoEntries = 1 << 15; // 1.5 MB per thread
     thread_local CollectiveMemoEntry t_memo[kMemoEntries];
+    // Memo key of TrainingEvaluator::fusedExchangeSeconds, beside the CollectiveOp values.
+    constexpr int kFusedExchangeKey = 1000;
     std::atomic<unsigned long long> g_nextCacheTag { 1 };
 
     std::size_t memoSlot(unsigned long long tag, int op, double bytes, const GroupPlacement& g)
@@ -236,21 +238,42 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
 
 double TrainingEvaluator::collectiveSeconds(CollectiveOp op, double bytes, const GroupPlacement& group) const
 {
+    return memoisedSeconds(static_cast<int>(op), bytes, group);
+}
+
+double TrainingEvaluator::fusedExchangeSeconds(double bytes, const GroupPlacement& group) const
+{
+    return memoisedSeconds(kFusedExchangeKey, bytes, group);
+}
+
+double TrainingEvaluator::memoisedSeconds(int key, double bytes, const GroupPlacement& group) const
+{
     if (group.ranks <= 1 || bytes <= 0)
         return 0.0;
     CollectiveMemoEntry* entry = nullptr;
     if (m_memoize) {
-        entry = &t_memo[memoSlot(m_cacheTag, static_cast<int>(op), bytes, group)];
-        if (entry->tag == m_cacheTag && entry->bytes == bytes && entry->op == static_cast<int>(op)
-            && entry->ranks == group.ranks && entry->ranksPerNode == group.ranksPerNode
-            && entry->nicsPerNode == group.nicsPerNode && entry->spanTier == group.spanTier
-            && entry->nodesPerLeaf == group.nodesPerLeaf)
+        entry = &t_memo[memoSlot(m_cacheTag, key, bytes, group)];
+        if (entry->tag == m_cacheTag && entry->bytes == bytes && entry->op == key && entry->ranks == group.ranks
+            && entry->ranksPerNode == group.ranksPerNode && entry->nicsPerNode == group.nicsPerNode
+            && entry->spanTier == group.spanTier && entry->nodesPerLeaf == group.nodesPerLeaf)
             return entry->seconds;
     }
-    const double seconds = estimateCollective(op, bytes, group);
+    double seconds = 0;
+    if (key == kFusedExchangeKey) {
+        // A direct all-gather moves the same bytes / n to every peer over the same links in one step
+        // (extracost.cpp direct), which is what a fused dispatch kernel does.
+        CollectiveRequest request;
+        request.op = CollectiveOp::AllGather;
+        request.bytes = bytes;
+        request.group = group;
+        request.algorithm = CollectiveAlgorithm::Direct;
+        seconds = contended(m_collectives.estimate(request).seconds, group);
+    } else {
+        seconds = estimateCollective(static_cast<CollectiveOp>(key), bytes, group);
+    }
     if (entry)
-        *entry = { m_cacheTag, bytes, static_cast<int>(op), group.ranks, group.ranksPerNode, group.nicsPerNode,
-            group.spanTier, group.nodesPerLeaf, seconds };
+        *entry = { m_cacheTag, bytes, key, group.ranks, group.ranksPerNode, group.nicsPerNode, group.spanTier,
+            group.nodesPerLeaf, seconds };
     return seconds;
 }
 
@@ -291,20 +314,6 @@ double TrainingEvaluator::contended(double seconds, const GroupPlacement& group)
     if (group.spanTier >= kLinkClassSpine)
         return seconds * m_spineSlowdown;
     return seconds;
-}
-
-double TrainingEvaluator::fusedExchangeSeconds(double bytes, const GroupPlacement& group) const
-{
-    if (group.ranks <= 1 || bytes <= 0)
-        return 0.0;
-    // A direct all-gather moves the same bytes / n to every peer over the same links in one step
-    // (extracost.cpp direct), which is what a fused dispatch kernel does.
-    CollectiveRequest request;
-    request.op = CollectiveOp::AllGather;
-    request.bytes = bytes;
-    request.group = group;
-    request.algorithm = CollectiveAlgorithm::Direct;
-    return contended(m_collectives.estimate(request).seconds, group);
 }
 
 const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const

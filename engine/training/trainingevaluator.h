@@ -81,7 +81,8 @@ public:
     double collectiveSeconds(CollectiveOp op, double bytes, const GroupPlacement& group) const;
     /// Seconds of an exchange of bytes / n to every peer by one fused kernel (the flex MoE dispatcher:
     /// DeepEP, HybridEP), not by NCCL's send/receive per peer: the links' time and one step's latency,
-    /// without the per-peer cost and NVLink fraction of NCCL's all-to-all (extracost.cpp). Not memoised.
+    /// without the per-peer cost and NVLink fraction of NCCL's all-to-all (extracost.cpp). Memoised as
+    /// collectiveSeconds is.
     double fusedExchangeSeconds(double bytes, const GroupPlacement& group) const;
     /// Slowdown of collectives crossing the spines (spanTier >= kLinkClassSpine, engine/core/linkclass.h)
     /// and the core (>= kLinkClassCore) from contention on the fabric (the flow model's ECMP imbalance; 1 = none).
@@ -100,6 +101,9 @@ private:
     TrainingEvaluator(const Scenario& scenario, const CollectiveModel& collectives);
     double estimateCollective(CollectiveOp op, double bytes, const GroupPlacement& group) const;
     double contended(double seconds, const GroupPlacement& group) const;
+    /// collectiveSeconds and fusedExchangeSeconds through the per-thread memo (key: a CollectiveOp, or
+    /// the fused exchange's own key).
+    double memoisedSeconds(int key, double bytes, const GroupPlacement& group) const;
 
     Scenario m_scenario;
     TransformerShape m_shape;

@@ -839,6 +839,15 @@ private Q_SLOTS:
         QVERIFY2(nccl - 7 * 4.5e-6 > fused / 0.9 * 0.99 && nccl - 7 * 4.5e-6 < fused / 0.9 * 1.01,
             qPrintable(QStringLiteral("NCCL %1 s, fused %2 s").arg(nccl).arg(fused)));
         QCOMPARE(ev.fusedExchangeSeconds(bytes, GroupPlacement { 1, 1, 8, 0, 0 }), 0.0);
+        // Memoised beside the collectives under its own key: the same figures as computed afresh, with
+        // a same-sized all-to-all of the same group in the memo at the same time.
+        TrainingEvaluator fresh = ev;
+        fresh.setMemoization(false);
+        for (const GroupPlacement& g : { acrossNodes, oneNode }) {
+            QCOMPARE(ev.fusedExchangeSeconds(bytes, g), fresh.fusedExchangeSeconds(bytes, g));
+            QCOMPARE(ev.collectiveSeconds(CollectiveOp::AllToAll, bytes, g),
+                fresh.collectiveSeconds(CollectiveOp::AllToAll, bytes, g));
+        }
     }
 
     // A multi-token prediction module's own work (multi_token_prediction.py: shifted embedding, enorm,
