@@ -39,7 +39,33 @@ namespace {
         engine::Scenario scenario;
         bool fromLog = false;
         std::vector<std::string> assumptions;
+        int logRanksPerHost = 0; ///< the most ranks a host runs in the logs (0: not from the logs)
     };
+
+    /// Runs that use fewer GPUs per host than the hosts have NICs (nccl-tests node checks with 1, 2 or 4
+    /// ranks per host on 8-GPU servers) use only their GPUs' own NICs: NCCL keeps a GPU's traffic on the
+    /// NICs nearest to it (src/graph/search.cc, the channel search picks each GPU's closest NIC). Unless
+    /// --gpus-per-node says otherwise, such hosts are taken as servers of one scale-up domain, as many
+    /// GPUs as NICs (an HGX/DGX board: 8 GPUs, 8 NICs; a GB200 tray: 4 and 4), so that each rank gets its
+    /// share of the NICs, not all of them.
+    void serverFromNics(ClusterChoice& c, const engine::Catalog& catalog)
+    {
+        auto& cl = c.scenario.cluster;
+        const engine::GpuModel* gpu = catalog.findGpu(cl.gpu);
+        const int ranks = std::max(1, cl.gpusPerNode);
+        if (!gpu || cl.nic.perNode <= ranks)
+            return;
+        const int server = std::min(std::max(1, gpu->nvlinkDomainGpus), cl.nic.perNode);
+        if (server <= ranks)
+            return;
+        const int nodes = std::max(1, cl.gpus / ranks);
+        cl.gpusPerNode = server;
+        cl.gpus = nodes * server;
+        c.assumptions.push_back(format("the runs use %d GPU(s) per host, the hosts have %d NICs: hosts taken as "
+                                       "%d-GPU servers, each rank on its own GPU's NICs (pass --gpus-per-node "
+                                       "for other servers)",
+            ranks, cl.nic.perNode, server));
+    }
 
     std::optional<ClusterChoice> clusterFromLogs(
         const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, CliIo io)
@@ -79,11 +105,14 @@ namespace {
             : gpu->arch == engine::GpuArch::Ampere        ? 200.0
                                                           : 400.0;
         cl.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
+        c.logRanksPerHost = perNode;
         c.assumptions.push_back("GPU \"" + gpuName + "\" taken as catalog " + *gpuId);
-        if (nodes > 1)
+        if (nodes > 1) {
             c.assumptions.push_back(
                 format("NICs assumed: %d x %.0f Gb/s %s per node (pass --scenario for your cluster)", cl.nic.perNode,
                     cl.nic.gbps, engine::toString(cl.transport)));
+            serverFromNics(c, catalog);
+        }
         return c;
     }
 
@@ -168,15 +197,21 @@ namespace {
                 }
             c->scenario.cluster.gpusPerNode = perNode;
             c->scenario.cluster.gpus = nodes * perNode;
+            c->logRanksPerHost = perNode;
         } else {
             c = clusterFromLogs(logs, catalog, io);
             if (!c)
                 return std::nullopt;
         }
         c->fromLog = false;
-        // Keep the GPU mapping note of a log-built cluster; the NIC assumption is restated below.
-        std::erase_if(c->assumptions, [](const std::string& a) { return a.rfind("NICs assumed", 0) == 0; });
+        // Keep the GPU mapping note of a log-built cluster; the NIC and server assumptions are restated below.
+        std::erase_if(c->assumptions,
+            [](const std::string& a) { return a.rfind("NICs assumed", 0) == 0 || a.rfind("the runs use", 0) == 0; });
         auto& cl_ = c->scenario.cluster;
+        if (c->logRanksPerHost > 0) {
+            cl_.gpus = cl_.gpus / std::max(1, cl_.gpusPerNode) * c->logRanksPerHost;
+            cl_.gpusPerNode = c->logRanksPerHost;
+        }
         const int nodes = *nodesOption > 0 ? *nodesOption : std::max(1, cl_.gpus / std::max(1, cl_.gpusPerNode));
         if (*perNodeOption > 0)
             cl_.gpusPerNode = *perNodeOption;
@@ -194,6 +229,8 @@ namespace {
             c->assumptions.push_back(
                 format("NICs assumed: %d x %.0f Gb/s per node (pass --nic COUNTxGBPS)", cl_.nic.perNode, cl_.nic.gbps));
         }
+        if (*perNodeOption == 0 && nodes > 1)
+            serverFromNics(*c, catalog);
         // --no-gdr: the NIC has no GPUDirect RDMA path to the GPU; NCCL stages through host memory.
         if (cl.flag("no-gdr"))
             cl_.nic.gpuDirectRdma = false;
@@ -478,6 +515,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
                 return 1;
             }
             set.calibration = calibrated->calibration;
+            // "before" is the model as the cluster gives it, not as the earlier runs calibrated it.
+            engine::restateBefore(*model, *calibrated);
             set.sweeps.push_back(std::move(*calibrated));
         }
     }

@@ -432,6 +432,20 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
     return out;
 }
 
+void restateBefore(const CollectiveModel& reference, SweepCalibration& calibrated)
+{
+    for (auto& r : calibrated.rows) {
+        const CollectiveEstimate b = evaluate(reference, calibrated.sweep, r.bytes);
+        r.beforeSeconds = b.seconds;
+        r.algorithmBefore = b.algorithm;
+        r.protocolBefore = b.protocol;
+    }
+    calibrated.rmsBefore = rmsOf(calibrated.rows, false);
+    calibrated.rmsBeforeKept = rmsOfKept(calibrated.rows, false);
+    if (calibrated.heldOutRmsBefore > 0 || calibrated.heldOutRmsAfter > 0)
+        calibrated.heldOutRmsBefore = calibrated.rmsBeforeKept;
+}
+
 namespace {
 
     SweepCalibration fitSweep(const CollectiveModel& model, const MeasuredSweep& sweep, const CollectiveRequest& probe)

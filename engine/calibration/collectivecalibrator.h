@@ -38,4 +38,11 @@ std::vector<ResidualRow> compareSweep(const CollectiveModel& model, const Measur
 /// per-group fits (protocol -1 for an algorithm's own); `calibration` also holds the pooled entries.
 Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const MeasuredSweep& sweep);
 
+/// Restates the "before" side of a calibrated sweep against `reference` (the uncalibrated model) when
+/// the sweep was calibrated starting from another calibration (the runs before it in one import):
+/// rows' before times, algorithms and protocols, rmsBefore, rmsBeforeKept and heldOutRmsBefore (every
+/// size that is not an outlier is held out once in the 4 folds, so that is rmsBeforeKept). The fit and
+/// the cross-validation's verdict are unchanged.
+void restateBefore(const CollectiveModel& reference, SweepCalibration& calibrated);
+
 } // namespace clusterscope::engine

@@ -144,6 +144,11 @@ Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, 
         applyHostStaging(*gpu, hw);
     hw.copyBytesPerSecond = gpu->hbmBytesPerSecond / 2.0; // read + write
     hw.gpusPerNode = c.gpusPerNode;
+    // NCCL doubles its p2p network chunk on ARM hosts with Blackwell GPUs ("GBx platforms only have 4
+    // GPUs per host", src/init.cc computeBuffSizes); the catalog marks a Grace host by a host link
+    // faster than PCIe (NVLink-C2C).
+    if (hw.archIndex >= 3 && gpu->hostLinkBytesPerSecond > gpu->pcieBytesPerSecond)
+        hw.p2pNetChunkBytes *= 2.0;
     // The server's GPUs, capped by the catalog domain; only multi-node NVLink systems (NVL72) span
     // servers (catalog.h scaleUpDomainGpus).
     hw.domainGpus = std::min(scaleUpDomainGpus(*gpu, c.gpusPerNode, c.gpus), std::max(c.gpus, 1));

@@ -131,6 +131,9 @@ struct CollectiveHardware {
     /// Simple chunk: NCCL_BUFFSIZE (default 4 MiB, src/init.cc) / NCCL_STEPS (8, src/include/device.h), bytes
     double simpleStepBytes = 4.0 * 1024 * 1024 / 8;
     double netCallOverheadSeconds = 0; ///< per call across nodes beyond NCCL's own (s)
+    /// Point-to-point chunk across nodes: NCCL_P2P_NET_CHUNKSIZE (128 KiB), x 2 on Grace-Blackwell hosts
+    /// (src/init.cc computeBuffSizes), bytes
+    double p2pNetChunkBytes = 128.0 * 1024;
 };
 
 class CollectiveModel {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace clusterscope::engine::collectives {
 
@@ -106,7 +107,92 @@ namespace {
     constexpr double kP2pPerPeerUs = 4.5;
     constexpr double kP2pNvlinkBandwidthFraction = 0.9;
 
-    CollectiveTerms direct(const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
+    // A send/receive (ncclSend/ncclRecv, nccl-tests sendrecv, Megatron's pipeline p2p) runs on a few of
+    // the communicator's p2p channels, one thread block each, and a channel moves a bounded rate: the
+    // transfer is channel-bound until enough channels join. NCCL's rules, step by step:
+    // - channels per peer (src/graph/paths.cc ncclTopoGetNchannels, the minimum over the peers): 2 x the
+    //   NVLinks to an NVLink peer (2 for PCIe); max(local NICs, ceil(local NIC GB/s / 14)) to a remote
+    //   peer (NCCL_P2P_PER_CHANNEL_NET_BW 14); rounded up to a power of two. ncclTopoComputeP2pChannels:
+    //   p2pnChannels = pow2Up(the communicator's channels); across nodes the per-peer count halves while
+    //   it x ceil(ranks / 8) (NCCL_MAX_DEV_WORK_P2P_PER_BATCH) exceeds p2pnChannels, on one node it is
+    //   capped by p2pnChannels;
+    // - src/enqueue.cc scheduleP2pTasksToPlan: nChannelsMin halves while nChannelsMin x ranks exceeds
+    //   p2pnChannels (the communicator's size, not the peers in use);
+    // - addP2pToPlan: start at min(nChannelsMin, ceil(S / minPart)) channels and double while a part
+    //   exceeds maxPart, up to the per-peer count; one node: parts of 1/8 .. 32 x the 512 KiB NVLink
+    //   chunk (NCCL_P2P_NVL_CHUNKSIZE; 128 KiB over PCIe), across nodes 1/2 .. 1 x the 128 KiB network
+    //   chunk (NCCL_P2P_NET_CHUNKSIZE, x 2 on Grace-Blackwell hosts: src/init.cc computeBuffSizes).
+    // Per channel, over NVLink a block copies about one NVLink's worth, NCCL's own per-channel figure
+    // (kNvlinkChannelGBps): on 8 H100 of one node sendrecv_perf reaches 80 GB/s at 32-64 MiB (4 channels),
+    // 163 GB/s at 128 MiB (8), 299 GB/s at 256 MiB (16) and the links' rate from 512 MiB (32 channels),
+    // and 4 ranks 149-163 GB/s at 32-128 MiB (8 channels) (public sendrecv_perf logs of one H100 cluster,
+    // tests/data/nccltests/public/README.md). Over the network a channel keeps at most NCCL_STEPS chunks
+    // in flight, so it moves NCCL_STEPS x chunk per round trip of a step (GPU copy, proxy, RDMA write,
+    // completion): the same logs give 24.9-26.3 GB/s for one channel on 400 Gb/s NICs (10 nodes of 1, 2
+    // and 4 ranks), a round trip of 42 us; that one figure is fitted, on those three logs.
+    constexpr double kP2pPerChannelNetGBps = 14.0;
+    constexpr double kP2pNvlChunkBytes = 512.0 * 1024;
+    constexpr double kP2pPciChunkBytes = 128.0 * 1024;
+    constexpr double kP2pMaxPeersPerBatch = 8.0;
+    constexpr double kP2pNetStepRoundTripSeconds = 42e-6;
+
+    int pow2Up(int v)
+    {
+        int p = 1;
+        while (p < v && p < (1 << 20))
+            p <<= 1;
+        return p;
+    }
+
+    /// Channels NCCL stripes one send of `bytes` over, in a communicator of ctx.ranks ranks.
+    int p2pChannels(const CollectiveHardware& hw, const GroupContext& ctx, double bytes)
+    {
+        const bool multiNode = ctx.nodes > 1;
+        const int p2pnChannels = pow2Up(std::max(1, int(std::lround(ctx.channels))));
+        const int nvlinks = hw.nvlink
+            ? std::max(1, int(std::lround(hw.intraBytesPerSecond / (nccl::kNvlinkChannelGBps[hw.archIndex] * 1e9))))
+            : 1;
+        int perPeer = ctx.ranksPerNode > 1 ? 2 * (hw.nvlink ? nvlinks : 1) : 1 << 20;
+        if (multiNode) {
+            const double nicsPerRank = std::max(1.0, double(ctx.nics) / ctx.ranksPerNode);
+            const double nicGBps = nicsPerRank * hw.nicBytesPerSecond / 1e9;
+            perPeer = std::min(
+                perPeer, std::max(int(std::lround(nicsPerRank)), int(std::ceil(nicGBps / kP2pPerChannelNetGBps))));
+        }
+        perPeer = pow2Up(perPeer);
+        if (multiNode) {
+            const double batches = std::ceil(ctx.ranks / kP2pMaxPeersPerBatch);
+            while (perPeer * batches > p2pnChannels && perPeer > 1)
+                perPeer /= 2;
+        } else {
+            perPeer = std::min(perPeer, p2pnChannels);
+        }
+        int channelsMin = perPeer;
+        while (double(channelsMin) * ctx.ranks > p2pnChannels && channelsMin > 1)
+            channelsMin /= 2;
+        const double step = multiNode ? hw.p2pNetChunkBytes : (hw.nvlink ? kP2pNvlChunkBytes : kP2pPciChunkBytes);
+        const double minPart = multiNode ? step / 2 : step / 8;
+        const double maxPart = multiNode ? step : step * 32;
+        int channels = std::max(1, int(std::min<double>(channelsMin, std::ceil(bytes / minPart))));
+        double part = std::max(minPart, bytes / channels);
+        while (part > maxPart && channels <= perPeer / 2) {
+            channels *= 2;
+            part = bytes / channels;
+        }
+        return channels;
+    }
+
+    /// The rate one send reaches over NVLink (`network` false) or a NIC (true) on `channels` channels.
+    double p2pChannelBytesPerSecond(const CollectiveHardware& hw, int channels, bool network)
+    {
+        if (network)
+            return channels * nccl::kSteps * hw.p2pNetChunkBytes / kP2pNetStepRoundTripSeconds;
+        return hw.nvlink ? channels * nccl::kNvlinkChannelGBps[hw.archIndex] * 1e9
+                         : std::numeric_limits<double>::infinity();
+    }
+
+    CollectiveTerms direct(
+        const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes, LinkClassBytes* out)
     {
         const StepLatency lat = stepLatency(ctx);
         const double n = ctx.ranks, ppn = ctx.ranksPerNode;
@@ -138,13 +224,19 @@ namespace {
             break;
         }
         case CollectiveOp::SendRecv: {
-            // nccl-tests sendrecv: rank r sends S to r+1; one rank per node crosses to the next node.
+            // nccl-tests sendrecv: rank r sends S to r+1; one rank per node crosses to the next node. Each
+            // send runs on p2pChannels() channels, which may bound it below the link (above).
+            // Across nodes the channel bound is the network's: the NVLink sends of such a communicator
+            // reach 25-26 GB/s on one channel (10 nodes of 2 and 4 H100), so over NVLink only one-node
+            // communicators are held to NVLink's per-channel figure.
+            const int channels = p2pChannels(hw, ctx, bytes);
             if (ctx.nodes > 1) {
-                seconds = std::max(bytes / ctx.intraBytesPerSecond, bytes / ctx.nicBytesPerSecond);
+                const double net = std::min(ctx.nicBytesPerSecond, p2pChannelBytesPerSecond(hw, channels, true));
+                seconds = std::max(bytes / ctx.intraBytesPerSecond, bytes / net);
                 scaleUp = bytes * (ppn - 1) / ppn;
                 nic = bytes / ppn;
             } else {
-                seconds = bytes / ctx.intraBytesPerSecond;
+                seconds = bytes / std::min(ctx.intraBytesPerSecond, p2pChannelBytesPerSecond(hw, channels, false));
                 scaleUp = bytes;
             }
             break;
@@ -249,7 +341,7 @@ namespace {
 
 } // namespace
 
-CollectiveTerms extraCost(const CollectiveHardware&, const GroupContext& ctx, CollectiveOp op, double bytes,
+CollectiveTerms extraCost(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
     CollectiveAlgorithm algorithm, CollectiveProtocol protocol, LinkClassBytes* linkBytes, double* hubBytes)
 {
     if (protocol != CollectiveProtocol::Simple)
@@ -258,7 +350,7 @@ CollectiveTerms extraCost(const CollectiveHardware&, const GroupContext& ctx, Co
     case CollectiveAlgorithm::HalvingDoubling:
         return halvingDoubling(ctx, op, bytes, linkBytes);
     case CollectiveAlgorithm::Direct:
-        return direct(ctx, op, bytes, linkBytes);
+        return direct(hw, ctx, op, bytes, linkBytes);
     case CollectiveAlgorithm::Hierarchical:
         return hierarchical(ctx, op, bytes, linkBytes);
     case CollectiveAlgorithm::ParameterServer:

@@ -120,6 +120,7 @@ StrategyGroups GroupPlacer::groups(const ParallelismSpec& p) const
     s.dp = place(p.dp, s.dpStride);
     s.ep = place(p.ep, s.epStride);
     s.ppPair = place(p.pp > 1 ? 2 : 1, s.ppStride);
+    s.pp = place(p.pp, s.ppStride);
     // dp x cp: contiguous when cp and dp are neighbours in the order; otherwise the inner stride
     // still gives the right ranks per node and the span is that of the outer dimension.
     const int innerStride = std::min(s.cpStride, s.dpStride);

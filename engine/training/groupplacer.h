@@ -34,6 +34,12 @@ struct ClusterGeometry {
 /// Placements of every group one strategy uses.
 struct StrategyGroups {
     GroupPlacement tp, cp, dp, ep, ppPair;
+    /// The whole pipeline group (pp ranks). Without virtual stages Megatron-LM sends stage to stage with
+    /// batch_isend_irecv (megatron/training/arguments.py turns overlap_p2p_comm off, argument_utils.py
+    /// sets batch_p2p_comm = not overlap_p2p_comm), which PyTorch's ProcessGroupNCCL runs on the group's
+    /// communicator ("For batch P2P, we need to treat it like a collective when selecting communicator");
+    /// the communicator's size sets NCCL's p2p channels per send (extracost.cpp p2pChannels).
+    GroupPlacement pp;
     GroupPlacement dpGrad; ///< dense-gradient group: dp x cp ranks (Megatron reduces over both)
     GroupPlacement expertDpGrad; ///< expert-gradient group: tp x cp x dp / (etp x ep) ranks
     GroupPlacement expertTp; ///< expert-tensor-parallel group (the tp group unless etp is stated)

@@ -181,9 +181,12 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // Pipeline: one activation (forward) and one gradient (backward) per micro-batch per virtual
     // stage boundary, sent as 1/t slices (Megatron scatter/gather optimisation, SC21 Sec. 4.1), on the
     // critical path of every micro-batch plus the fill/drain.
+    // Without virtual stages the sends are batched on the pipeline group's communicator, every stage
+    // sending to the next at once, as nccl-tests sendrecv does (StrategyGroups::pp); the interleaved
+    // schedule's overlapped sends (overlap_p2p_comm) are costed on a pair of neighbouring stages.
     if (p.pp > 1) {
         const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
-        const double p2p = collectiveSeconds(CollectiveOp::SendRecv, bytes, groups.ppPair);
+        const double p2p = collectiveSeconds(CollectiveOp::SendRecv, bytes, p.vpp == 1 ? groups.pp : groups.ppPair);
         c.pp = 2.0 * (micro * p.vpp + p.pp - 1.0) * p2p;
         r.bytesSent.pp = 2.0 * micro * p.vpp * bytes; // forward to the next stage + backward to the previous
         b.ppExposed = c.pp;

@@ -3,6 +3,8 @@
 
 #include "clirunner.h"
 
+#include <cmath>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -160,6 +162,59 @@ private Q_SLOTS:
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains(QStringLiteral("no GPUDirect RDMA")), qPrintable(text.out.left(2000)));
     }
+    // A node check with one rank per host on 8-NIC servers: each rank uses its own GPU's NIC, so the
+    // hosts are taken as 8-GPU servers (stated), and the all_reduce is priced at one NIC's rate, not
+    // eight. Measured 48.9 GB/s busbw at 16 GiB; before the inference the model said 382.
+    void hostsWithMoreNicsThanRanks()
+    {
+        const QString log = data("public/xxrjun_h100_10n1g_ib_allreduce.log");
+        const QStringList hw { QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"),
+            QStringLiteral("8x400"), QStringLiteral("--json") };
+        const Run inferred = runCli(QStringList { log } + hw);
+        QCOMPARE(inferred.exitCode, 0);
+        const QJsonObject a = QJsonDocument::fromJson(inferred.out.toUtf8()).object();
+        QCOMPARE(a["cluster"].toObject()["gpus_per_node"].toInt(), 8);
+        QVERIFY2(a["cluster"].toObject()["assumptions"].toArray().at(0).toString().contains(
+                     QStringLiteral("hosts taken as 8-GPU servers")),
+            qPrintable(inferred.out.left(1500)));
+        const QJsonObject last = a["sweeps"].toArray().at(0).toObject()["sizes"].toArray().last().toObject();
+        QVERIFY2(std::abs(last["residual_before"].toDouble()) < 0.05, qPrintable(inferred.out.right(1500)));
+        // Stated servers of one GPU with eight NICs: the ranks get them all (the user's word is kept).
+        const Run stated = runCli(QStringList { log, QStringLiteral("--gpus-per-node"), QStringLiteral("1") } + hw);
+        QCOMPARE(stated.exitCode, 0);
+        const QJsonObject b = QJsonDocument::fromJson(stated.out.toUtf8()).object();
+        QCOMPARE(b["cluster"].toObject()["gpus_per_node"].toInt(), 1);
+        QVERIFY(b["cluster"].toObject()["assumptions"].toArray().isEmpty());
+        const QJsonObject lastB = b["sweeps"].toArray().at(0).toObject()["sizes"].toArray().last().toObject();
+        QVERIFY(lastB["before_us"].toDouble() < 0.5 * last["before_us"].toDouble());
+    }
+
+    // "before" is the uncalibrated model for every run of an import, also for runs after the first,
+    // whose calibration starts from what the earlier runs fitted: the second run of a file reads the same
+    // before figures as when it is imported alone.
+    void laterRunsComparedUncalibrated()
+    {
+        const QStringList hw { QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nodes"),
+            QStringLiteral("10"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--nic"),
+            QStringLiteral("8x400"), QStringLiteral("--json") };
+        const Run alone = runCli(QStringList { data("public/xxrjun_h100_10n1g_ib_sendrecv.log") } + hw);
+        const Run second = runCli(QStringList { data("public/xxrjun_h100_10n1g_ib_allgather.log"),
+                                      data("public/xxrjun_h100_10n1g_ib_sendrecv.log") }
+            + hw);
+        QCOMPARE(alone.exitCode, 0);
+        QCOMPARE(second.exitCode, 0);
+        const QJsonObject a = QJsonDocument::fromJson(alone.out.toUtf8()).object()["sweeps"].toArray().at(0).toObject();
+        const QJsonArray sweeps = QJsonDocument::fromJson(second.out.toUtf8()).object()["sweeps"].toArray();
+        QCOMPARE(sweeps.size(), 2);
+        const QJsonObject b = sweeps.at(1).toObject();
+        QCOMPARE(b["op"].toString(), QStringLiteral("sendrecv"));
+        const QJsonArray rowsA = a["sizes"].toArray(), rowsB = b["sizes"].toArray();
+        QCOMPARE(rowsA.size(), rowsB.size());
+        for (qsizetype i = 0; i < rowsA.size(); ++i)
+            QCOMPARE(rowsB.at(i).toObject()["before_us"].toDouble(), rowsA.at(i).toObject()["before_us"].toDouble());
+        QCOMPARE(b["rms_before"].toDouble(), a["rms_before"].toDouble());
+    }
+
     void exitCodes()
     {
         QFETCH(QStringList, args);

@@ -163,6 +163,26 @@ private Q_SLOTS:
                                                 << 8.4 + 3.4 + 7 * 4.5 << 0.9 * 370.8 / (7.0 / 8);
         QTest::addRow("direct sendrecv 2 nodes")
             << "sendrecv" << 16 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 14 << 48.0;
+        // A send runs on NCCL's p2p channels (extracost.cpp p2pChannels): one node of 8, p2pnChannels 32 (18
+        // channels rounded up), nChannelsMin 32 -> 4 (x 8 ranks <= 32); doubled while a part exceeds 16 MiB
+        // (32 x the 512 KiB NVLink chunk); each channel one NVLink's 20.6 GB/s.
+        const double kMiB = 1024.0 * 1024.0;
+        QTest::addRow("direct sendrecv 1 node 64 MiB: 4 channels")
+            << "sendrecv" << 8 << 8 << 8 << 64 * kMiB << "direct" << simple << 8.4 + 3.4 << 4 * 20.6;
+        QTest::addRow("direct sendrecv 1 node 128 MiB: 8 channels")
+            << "sendrecv" << 8 << 8 << 8 << 128 * kMiB << "direct" << simple << 8.4 + 3.4 << 8 * 20.6;
+        QTest::addRow("direct sendrecv 1 node 1 GiB: the links")
+            << "sendrecv" << 8 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 3.4 << 370.8;
+        // 4 ranks: nChannelsMin 8, so 8 channels up to 128 MiB.
+        QTest::addRow("direct sendrecv 4 ranks 1 node 32 MiB: 8 channels")
+            << "sendrecv" << 4 << 4 << 4 << 32 * kMiB << "direct" << simple << 8.4 + 3.4 << 8 * 20.6;
+        // 10 nodes of 1 rank and 1 NIC: the communicator's 2 channels leave 1 per peer; a network channel
+        // moves NCCL_STEPS x 128 KiB per 42 us round trip.
+        QTest::addRow("direct sendrecv 10 nodes x 1: one network channel")
+            << "sendrecv" << 10 << 1 << 1 << kGiB << "direct" << simple << 8.4 + 14 << 8 * 131072 / 42e-6 / 1e9;
+        // 2 nodes of 1: 2 channels, the NIC's rate.
+        QTest::addRow("direct sendrecv 2 nodes x 1: the NIC")
+            << "sendrecv" << 2 << 1 << 1 << kGiB << "direct" << simple << 8.4 + 14 << 48.0;
         QTest::addRow("direct broadcast 1 node")
             << "broadcast" << 8 << 8 << 8 << kGiB << "direct" << simple << 8.4 + 3.4 << 370.8 / 7;
         QTest::addRow("hierarchical allreduce 4 nodes")

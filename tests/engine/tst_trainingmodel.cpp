@@ -529,6 +529,36 @@ private Q_SLOTS:
         QVERIFY(compared > 0);
     }
 
+    // Pipeline sends without virtual stages are batched on the whole pipeline group's communicator
+    // (Megatron-LM batch_p2p_comm; PyTorch runs batched p2p on the group's communicator), so a 16-stage
+    // pipeline across 16 servers sends on one NCCL p2p channel per peer (extracost.cpp p2pChannels), at a
+    // network channel's rate rather than the NIC's. The interleaved schedule keeps the neighbour pair.
+    void pipelineSendsOnTheGroupCommunicator()
+    {
+        Scenario s = llama70b();
+        s.parallelism = ParallelismSpec { 8, 16, 8, 1, 1, 1, 1, true };
+        const TrainingEvaluator e = evaluator(s);
+        TrainingStrategy st = TrainingStrategy::fromScenario(s);
+        QVERIFY2(!e.invalidReason(st), e.invalidReason(st));
+        const StrategyGroups g = e.groups(st.parallelism);
+        QCOMPARE(g.pp.ranks, 16);
+        QCOMPARE(g.pp.ranksPerNode, 1);
+        QCOMPARE(g.ppPair.ranks, 2);
+        const double bytes = 8192.0 * 8192 * 2 / 8; // one micro-batch's activations, 1/t slices
+        const double group = e.collectiveSeconds(CollectiveOp::SendRecv, bytes, g.pp);
+        const double pair = e.collectiveSeconds(CollectiveOp::SendRecv, bytes, g.ppPair);
+        QVERIFY2(group > 1.5 * pair, qPrintable(QStringLiteral("%1 vs %2 s").arg(group).arg(pair)));
+        const TrainingEstimate flat = e.evaluate(st);
+        const double sends = 2.0 * (flat.microBatchesPerPipeline + 16 - 1);
+        QVERIFY(near(flat.communication.pp, sends * group, 1e-12));
+        st.parallelism.vpp = 2;
+        st.parallelism.schedule = PipelineSchedule::Interleaved;
+        QVERIFY2(!e.invalidReason(st), e.invalidReason(st));
+        const TrainingEstimate interleaved = e.evaluate(st);
+        QVERIFY(
+            near(interleaved.communication.pp, 2.0 * (interleaved.microBatchesPerPipeline * 2 + 16 - 1) * pair, 1e-12));
+    }
+
     // MoE parallel folding (parallelism.etp, Megatron-Core expert_tensor_parallel_size): with etp
     // different from tp the expert ranks etp x ep x expert-dp tile tp x cp x dp, so ep may exceed
     // dp x cp (Qwen3-235B-A22B on 256 H100 at TP 2, EP 32 in Megatron-Bridge 26.04).
