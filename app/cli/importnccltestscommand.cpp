@@ -39,7 +39,6 @@ namespace {
         engine::Scenario scenario;
         bool fromLog = false;
         std::vector<std::string> assumptions;
-        int logRanksPerHost = 0; ///< the most ranks a host runs in the logs (0: not from the logs)
     };
 
     /// Runs that use fewer GPUs per host than the hosts have NICs (nccl-tests node checks with 1, 2 or 4
@@ -105,14 +104,11 @@ namespace {
             : gpu->arch == engine::GpuArch::Ampere        ? 200.0
                                                           : 400.0;
         cl.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
-        c.logRanksPerHost = perNode;
         c.assumptions.push_back("GPU \"" + gpuName + "\" taken as catalog " + *gpuId);
-        if (nodes > 1) {
+        if (nodes > 1)
             c.assumptions.push_back(
                 format("NICs assumed: %d x %.0f Gb/s %s per node (pass --scenario for your cluster)", cl.nic.perNode,
                     cl.nic.gbps, engine::toString(cl.transport)));
-            serverFromNics(c, catalog);
-        }
         return c;
     }
 
@@ -197,21 +193,15 @@ namespace {
                 }
             c->scenario.cluster.gpusPerNode = perNode;
             c->scenario.cluster.gpus = nodes * perNode;
-            c->logRanksPerHost = perNode;
         } else {
             c = clusterFromLogs(logs, catalog, io);
             if (!c)
                 return std::nullopt;
         }
         c->fromLog = false;
-        // Keep the GPU mapping note of a log-built cluster; the NIC and server assumptions are restated below.
-        std::erase_if(c->assumptions,
-            [](const std::string& a) { return a.rfind("NICs assumed", 0) == 0 || a.rfind("the runs use", 0) == 0; });
+        // Keep the GPU mapping note of a log-built cluster; the NIC assumption is restated below.
+        std::erase_if(c->assumptions, [](const std::string& a) { return a.rfind("NICs assumed", 0) == 0; });
         auto& cl_ = c->scenario.cluster;
-        if (c->logRanksPerHost > 0) {
-            cl_.gpus = cl_.gpus / std::max(1, cl_.gpusPerNode) * c->logRanksPerHost;
-            cl_.gpusPerNode = c->logRanksPerHost;
-        }
         const int nodes = *nodesOption > 0 ? *nodesOption : std::max(1, cl_.gpus / std::max(1, cl_.gpusPerNode));
         if (*perNodeOption > 0)
             cl_.gpusPerNode = *perNodeOption;
@@ -474,6 +464,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         cluster = clusterFromLogs(logs, *catalog, io);
         if (!cluster)
             return 1;
+        if (cluster->scenario.cluster.gpus > cluster->scenario.cluster.gpusPerNode)
+            serverFromNics(*cluster, *catalog);
     }
     if (!cl->value("transport"))
         netTransportFromLogs(logs, *catalog, *cluster);
