@@ -123,6 +123,10 @@ struct ModelSpec {
     bool dropout = true;
     /// "linear_bias": the linear layers carry additive biases (Megatron-Core add_bias_linear; GPT-OSS).
     bool linearBias = false;
+    /// "qk_layernorm": queries and keys are normalised before attention (Megatron-Core qk_layernorm:
+    /// per head over head_dim, as Qwen3 and OLMo 2; with multi-head latent attention, the q and kv
+    /// latents, as DeepSeek-V3).
+    bool qkLayerNorm = false;
     /// "activation_clamp_value": the gated activation clamps its inputs to this limit (Megatron-Core
     /// activation_func_clamp_value; GPT-OSS: 7.0); 0 = no clamp.
     double activationClampValue = 0.0;

@@ -120,6 +120,7 @@ namespace {
         m.gatedMlp = r.boolean("gated_mlp", static_cast<long long>(m.ffnHidden) != 4LL * m.hidden);
         m.dropout = r.boolean("dropout", true);
         m.linearBias = r.boolean("linear_bias", false);
+        m.qkLayerNorm = r.boolean("qk_layernorm", false);
         m.activationClampValue = r.number("activation_clamp_value", 0.0, 1e6, 0.0);
         if (m.activationClampValue > 0 && !m.gatedMlp)
             throw JsonFieldError(r.pointerOf("activation_clamp_value"),
@@ -508,6 +509,8 @@ std::string scenarioToJson(const Scenario& s)
         root["model"]["mtp_layers"] = m.mtpLayers;
     if (m.linearBias)
         root["model"]["linear_bias"] = true;
+    if (m.qkLayerNorm)
+        root["model"]["qk_layernorm"] = true;
     if (m.activationClampValue > 0)
         root["model"]["activation_clamp_value"] = m.activationClampValue;
     if (m.moe) {

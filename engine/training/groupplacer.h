@@ -45,6 +45,11 @@ struct StrategyGroups {
     GroupPlacement expertTp; ///< expert-tensor-parallel group (the tp group unless etp is stated)
     int tpStride = 1, cpStride = 1, dpStride = 1, epStride = 1, ppStride = 1; ///< GPUs between group neighbours
     int expertDpStride = 1; ///< GPUs between neighbours of the expert-gradient group
+
+    /// The communicator the pipeline's stage-to-stage sends run on, the one their cost and every report
+    /// of them use: the whole pipeline group without virtual stages (batched sends, `pp` above), a pair of
+    /// neighbouring stages with them (the interleaved schedule's overlapped sends, overlap_p2p_comm).
+    const GroupPlacement& pipelineSends(int vpp) const { return vpp == 1 ? pp : ppPair; }
 };
 
 class GroupPlacer {

@@ -114,9 +114,20 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     if ((modules & RecomputeMlaUpProj) && shape.mla)
         attention -= 2.0 * h + 4.0 * h * kvShare;
     const double layerNorms = 4.0 * h;
-    const double perToken = attention + mlp + layerNorms;
+    // Query / key normalisation (qk_layernorm) keeps each norm's input for its backward: Q and K
+    // before the norm (2 (q + kv) bytes, split by TP; the normalised copies the attention core reads
+    // are the Q and K counted above) or, with latent attention, the q and kv latents the fused
+    // LayerNormLinear normalises (2 (q_lora_rank + kv_lora_rank), not split by TP).
+    double qkNormInputs = 0.0, qkNormLatents = 0.0;
+    if (shape.qkLayerNorm) {
+        if (shape.mla)
+            qkNormLatents = 2.0 * (shape.qLoraRank + shape.kvLoraRank);
+        else
+            qkNormInputs = 2.0 * (shape.heads + shape.kvHeads) * shape.headDim;
+    }
+    const double perToken = attention + mlp + layerNorms + qkNormInputs;
     const double replicated = sp ? 0.0 : (8.0 + 2.0 * mask) * h;
-    double bytes = tokens * ((perToken - replicated) / t + replicated);
+    double bytes = tokens * ((perToken - replicated) / t + replicated + qkNormLatents);
     // Attention scores 5 a s^2 b (softmax output 2, dropout mask 1, dropout output 2; only the softmax
     // output without dropout), kept unless selective recomputation or a fused attention kernel
     // avoids storing them.

@@ -276,6 +276,9 @@ namespace {
         // (activation_func_clamp_value), as GPT-OSS has them.
         if (const auto on = flag("linear_bias"))
             s["model"]["linear_bias"] = *on;
+        // Query / key normalisation (qk_layernorm), as the Qwen3 and DeepSeek-V3 providers set it.
+        if (const auto on = flag("qk_layernorm"))
+            s["model"]["qk_layernorm"] = *on;
         if (const auto clamp = row.number("activation_clamp_value"))
             s["model"]["activation_clamp_value"] = *clamp;
         // Megatron-Core's token dispatcher as the recipe sets it ("alltoall", "flex" = DeepEP, "hybridep").

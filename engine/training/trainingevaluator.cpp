@@ -719,6 +719,23 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     f.elementwise += e.memoryBoundSeconds(tokens * ((sp ? replicated / t : replicated) + split));
     f.kernels += 6.0; // 2 norms, 2 residual adds, rotary, activation
     b.kernels += 6.0;
+    if (m.qkLayerNorm) {
+        // Query / key normalisation (qk_layernorm; Qwen3, OLMo 2, DeepSeek-V3). Standard attention:
+        // an RMSNorm over head_dim of every query head and every key head, each its own kernel after
+        // the QKV projection (Megatron-Core transformer/attention.py SelfAttention.
+        // get_query_key_value_tensors: q_layernorm(query), k_layernorm(key); gpt_layer_specs.py
+        // q_layernorm / k_layernorm = TENorm): read + write q + kv per token, split by TP. Multi-head
+        // latent attention: the q and kv latents are normalised in the up-projections' fused
+        // LayerNormLinear (gpt_layer_specs.py linear_q_up_proj / linear_kv_up_proj =
+        // column_parallel_layer_norm_linear): read + write q_lora_rank + kv_lora_rank per token (the
+        // latents are not split by TP). The backward reads the input and the gradient and writes the
+        // gradient, as the other norms (backwardElementwiseFactor below).
+        const double normed = m.mla ? m.qLoraRank + m.kvLoraRank : (q + kv) / t;
+        f.elementwise += e.memoryBoundSeconds(tokens * 2.0 * act * normed);
+        const double kernels = m.mla ? (m.qLoraRank > 0 ? 2.0 : 1.0) : 2.0;
+        f.kernels += kernels;
+        b.kernels += kernels;
+    }
     if (fp8) {
         // fp8 casts (and amax) of every GEMM input forward and of every output gradient backward.
         f.fp8Casts = e.memoryBoundSeconds(tokens * k.fp8CastBytesPerElement * fp8Elements);

@@ -186,7 +186,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // schedule's overlapped sends (overlap_p2p_comm) are costed on a pair of neighbouring stages.
     if (p.pp > 1) {
         const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
-        const double p2p = collectiveSeconds(CollectiveOp::SendRecv, bytes, p.vpp == 1 ? groups.pp : groups.ppPair);
+        const double p2p = collectiveSeconds(CollectiveOp::SendRecv, bytes, groups.pipelineSends(p.vpp));
         c.pp = 2.0 * (micro * p.vpp + p.pp - 1.0) * p2p;
         r.bytesSent.pp = 2.0 * micro * p.vpp * bytes; // forward to the next stage + backward to the previous
         b.ppExposed = c.pp;

@@ -86,7 +86,7 @@ std::string trainingEstimateToJson(const TrainingEstimate& e, const TrainingEval
     j["strategy_source"] = strategySource;
     const StrategyGroups g = evaluator.groups(e.strategy.parallelism);
     j["groups"] = { { "tp", placementJson(g.tp) }, { "cp", placementJson(g.cp) }, { "dp", placementJson(g.dpGrad) },
-        { "ep", placementJson(g.ep) }, { "pp", placementJson(g.ppPair) } };
+        { "ep", placementJson(g.ep) }, { "pp", placementJson(g.pipelineSends(e.strategy.parallelism.vpp)) } };
 
     const TrafficMatrix traffic = TrafficMatrix::fromEstimate(e, evaluator.placer());
     const CommunicationBytes& sent = e.bytesSent;

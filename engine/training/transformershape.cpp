@@ -20,6 +20,7 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
     s.tiedEmbeddings = m.tiedEmbeddings;
     s.mtpLayers = m.mtpLayers;
     s.linearBias = m.linearBias;
+    s.qkLayerNorm = m.qkLayerNorm;
     s.activationClampValue = m.activationClampValue;
     s.slidingWindow = m.slidingWindow;
     s.slidingWindowFraction = m.slidingWindow > 0 ? m.slidingWindowFraction : 0.0;

@@ -74,6 +74,27 @@ private Q_SLOTS:
         QCOMPARE(it->refused, 0);
     }
 
+    // Architecture columns reach the row's scenario: the Qwen3 and DeepSeek-V3 rows normalise queries
+    // and keys (qk_layernorm, as their Megatron-Bridge providers set it), GPT-OSS's do not.
+    void qkLayerNormFromTheTables()
+    {
+        int normed = 0, plain = 0;
+        for (const ValidationTable& t : m_tables) {
+            for (const ValidationRow& r : t.rows) {
+                const bool qwenOrDeepSeek = r.label.rfind("QWEN3", 0) == 0 || r.label.rfind("DEEPSEEK", 0) == 0;
+                const bool gptOss = r.label.rfind("GPT-OSS", 0) == 0;
+                if (!qwenOrDeepSeek && !gptOss)
+                    continue;
+                auto scenario = parseScenarioJson(r.scenarioJson, r.label);
+                QVERIFY2(scenario.isOk(), scenario.message().c_str());
+                QCOMPARE(scenario->model.qkLayerNorm, qwenOrDeepSeek);
+                ++(qwenOrDeepSeek ? normed : plain);
+            }
+        }
+        QCOMPARE(normed, 19); // 9 + 8 + 2 rows of the 25.11, 25.09 and 26.04.01 MoE tables
+        QCOMPARE(plain, 6);
+    }
+
     // A step-time table compares the evaluator's iteration time: a row run through the validator
     // predicts what the same scenario evaluated directly predicts.
     void stepTimeMetricIsTheIterationTime()

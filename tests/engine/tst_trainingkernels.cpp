@@ -687,6 +687,58 @@ private Q_SLOTS:
         QVERIFY(b.forward > a.forward && b.backward > a.backward);
     }
 
+    // Query / key normalisation (model.qk_layernorm): an RMSNorm over every query and key head (read +
+    // write q + kv per token forward, twice that backward, one kernel each for q and k) whose inputs
+    // stay saved (2 (q + kv) bytes per token); with latent attention the q and kv latents instead.
+    void qkLayerNorm_data()
+    {
+        QTest::addColumn<bool>("latent");
+        QTest::addRow("per head (Qwen3)") << false;
+        QTest::addRow("latents (DeepSeek-V3)") << true;
+    }
+    void qkLayerNorm()
+    {
+        QFETCH(bool, latent);
+        Scenario s = droplessMixtral(false);
+        if (latent) {
+            s.model.heads = s.model.kvHeads = 128;
+            s.model.headDim = 128;
+            s.model.qLoraRank = 1536;
+            s.model.kvLoraRank = 512;
+            s.model.qkRopeHeadDim = 64;
+            s.model.vHeadDim = 128;
+        } else {
+            s.model.headDim = 128; // heads of their own width: 32 x 128 queries, 8 x 128 keys
+        }
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator plain = evaluator(s);
+        const LayerTimes a = plain.layerTimes(strategy);
+        const MemoryBreakdown ma = plain.memory(strategy);
+        s.model.qkLayerNorm = true;
+        const TrainingEvaluator normed = evaluator(s);
+        const LayerTimes b = normed.layerTimes(strategy);
+        const double tokens = s.model.seqLen;
+        const double width = latent ? 1536.0 + 512.0 : (s.model.heads + s.model.kvHeads) * 128.0;
+        const ComputeEfficiency& e = plain.efficiency();
+        const double forward = e.memoryBoundSeconds(tokens * 2.0 * 2.0 * width);
+        QVERIFY(forward > 0);
+        QVERIFY(near(b.forwardKernels.elementwise - a.forwardKernels.elementwise, forward, 1e-9));
+        QVERIFY(near(b.backwardKernels.elementwise - a.backwardKernels.elementwise,
+            e.params().backwardElementwiseFactor * forward, 1e-9));
+        QCOMPARE(b.forwardKernels.kernels - a.forwardKernels.kernels, 2.0);
+        QCOMPARE(b.backwardKernels.kernels - a.backwardKernels.kernels, 2.0);
+        QVERIFY(b.forward > a.forward && b.backward > a.backward);
+        MemoryInputs in;
+        in.dropout = s.model.dropout;
+        Scenario off = s;
+        off.model.qkLayerNorm = false;
+        const double extra = activationBytesPerLayer(TransformerShape::fromModel(s.model), strategy, in)
+            - activationBytesPerLayer(TransformerShape::fromModel(off.model), strategy, in);
+        QVERIFY(near(extra, tokens * 2.0 * width, 1e-9));
+        QVERIFY(normed.memory(strategy).activationsBytes > ma.activationsBytes);
+        QVERIFY(normed.evaluate(strategy).iterationSeconds > plain.evaluate(strategy).iterationSeconds);
+    }
+
     // GPT-OSS's clamped gated activation (model.activation_clamp_value): two clamps and a cat before
     // the fused activation (8 f element passes forward, 10 f backward) and one more FC1-output-wide
     // tensor saved per top-k copy.

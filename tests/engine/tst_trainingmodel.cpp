@@ -6,9 +6,11 @@
 #include "engine/scenario/scenariojson.h"
 #include "engine/training/gradientcompression.h"
 #include "engine/training/trainingevaluator.h"
+#include "engine/training/trainingjson.h"
 #include "resources/embeddedresources.h"
 
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <vector>
@@ -557,6 +559,13 @@ private Q_SLOTS:
         const TrainingEstimate interleaved = e.evaluate(st);
         QVERIFY(
             near(interleaved.communication.pp, 2.0 * (interleaved.microBatchesPerPipeline * 2 + 16 - 1) * pair, 1e-12));
+        // The JSON's pipeline group is the communicator the sends were costed on.
+        const auto reportedRanks = [&](const TrainingEstimate& estimate) {
+            return nlohmann::json::parse(trainingEstimateToJson(estimate, e, "scenario"))["groups"]["pp"]["ranks"]
+                .get<int>();
+        };
+        QCOMPARE(reportedRanks(flat), 16);
+        QCOMPARE(reportedRanks(interleaved), 2);
     }
 
     // MoE parallel folding (parallelism.etp, Megatron-Core expert_tensor_parallel_size): with etp

@@ -117,16 +117,19 @@ private Q_SLOTS:
         auto plain = parseScenarioJson(base().dump(), "a.json");
         QVERIFY(plain.isOk());
         QVERIFY(!plain->model.linearBias);
+        QVERIFY(!plain->model.qkLayerNorm);
         QCOMPARE(plain->model.activationClampValue, 0.0);
         QCOMPARE(plain->training.recomputeModules, unsigned(RecomputeModulesDefault));
         json j = base();
         j["model"]["linear_bias"] = true;
+        j["model"]["qk_layernorm"] = true;
         j["model"]["activation_clamp_value"] = 7.0;
         j["training"]["recompute"] = "selective";
         j["training"]["recompute_modules"] = { "moe_act", "layernorm", "mla_up_proj" };
         auto first = parseScenarioJson(j.dump(), "a.json");
         QVERIFY2(first.isOk(), first.message().c_str());
         QVERIFY(first->model.linearBias);
+        QVERIFY(first->model.qkLayerNorm);
         QCOMPARE(first->model.activationClampValue, 7.0);
         QCOMPARE(first->training.recomputeModules, unsigned(RecomputeMoeAct | RecomputeLayerNorm | RecomputeMlaUpProj));
         const json written = json::parse(scenarioToJson(*first));
@@ -136,6 +139,7 @@ private Q_SLOTS:
         QVERIFY(*first == *second);
         const json plainWritten = json::parse(scenarioToJson(*plain));
         QVERIFY(!plainWritten["model"].contains("linear_bias"));
+        QVERIFY(!plainWritten["model"].contains("qk_layernorm"));
         QVERIFY(!plainWritten["model"].contains("activation_clamp_value"));
         QVERIFY(!plainWritten["training"].contains("recompute_modules"));
         // Megatron-Core recomputes the modules only under --recompute-granularity selective.
@@ -301,6 +305,9 @@ private Q_SLOTS:
         QTest::addRow("linear_bias type") << "/model/linear_bias"
                                           << "1"
                                           << "a.json: /model/linear_bias:";
+        QTest::addRow("qk_layernorm type") << "/model/qk_layernorm"
+                                           << "\"yes\""
+                                           << "a.json: /model/qk_layernorm:";
         QTest::addRow("negative clamp") << "/model/activation_clamp_value"
                                         << "-7"
                                         << "a.json: /model/activation_clamp_value:";
