@@ -30,6 +30,18 @@ Scenario llama70b()
 
 bool near(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
 
+// DeepSeek-V3's multi-head latent attention (DeepSeek-V3 technical report Table 1): 128 heads, q and kv
+// latents of 1536 and 512, 64 rotary and 128 value dimensions per head.
+void useLatentAttention(Scenario& s)
+{
+    s.model.heads = s.model.kvHeads = 128;
+    s.model.headDim = 128;
+    s.model.qLoraRank = 1536;
+    s.model.kvLoraRank = 512;
+    s.model.qkRopeHeadDim = 64;
+    s.model.vHeadDim = 128;
+}
+
 } // namespace
 
 class TestTrainingKernels : public QObject {
@@ -700,16 +712,10 @@ private Q_SLOTS:
     {
         QFETCH(bool, latent);
         Scenario s = droplessMixtral(false);
-        if (latent) {
-            s.model.heads = s.model.kvHeads = 128;
-            s.model.headDim = 128;
-            s.model.qLoraRank = 1536;
-            s.model.kvLoraRank = 512;
-            s.model.qkRopeHeadDim = 64;
-            s.model.vHeadDim = 128;
-        } else {
+        if (latent)
+            useLatentAttention(s);
+        else
             s.model.headDim = 128; // heads of their own width: 32 x 128 queries, 8 x 128 keys
-        }
         const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
         const TrainingEvaluator plain = evaluator(s);
         const LayerTimes a = plain.layerTimes(strategy);
@@ -786,14 +792,8 @@ private Q_SLOTS:
         QFETCH(unsigned, modules);
         QFETCH(bool, deepseek);
         Scenario s = droplessMixtral(false);
-        if (deepseek) {
-            s.model.heads = s.model.kvHeads = 128;
-            s.model.headDim = 128;
-            s.model.qLoraRank = 1536;
-            s.model.kvLoraRank = 512;
-            s.model.qkRopeHeadDim = 64;
-            s.model.vHeadDim = 128;
-        }
+        if (deepseek)
+            useLatentAttention(s);
         s.training.recompute = Recompute::Selective;
         const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
         const TrainingEvaluator defaults = evaluator(s);
