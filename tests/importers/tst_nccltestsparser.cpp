@@ -439,6 +439,11 @@ private Q_SLOTS:
             << "nccl_failure.log"
             << ""
             << "nccl_failure.log:17: node-001: Test NCCL failure common.cu:1005";
+        QTest::addRow("run stopped after its header (real log)")
+            << "stopped_after_header.log"
+            << ""
+            << "stopped_after_header.log:1: the benchmark starting here (alltoall_perf, 16 ranks on 2 nodes) "
+               "printed its header but no result row: the log ends before its first size";
         QTest::addRow("empty file") << "empty.log"
                                     << ""
                                     << "empty.log: the file is empty";
