@@ -127,6 +127,11 @@ struct ModelSpec {
     /// per head over head_dim, as Qwen3 and OLMo 2; with multi-head latent attention, the q and kv
     /// latents, as DeepSeek-V3).
     bool qkLayerNorm = false;
+    /// "rope_fusion": rotary position embeddings are applied by one fused kernel per tensor
+    /// (Megatron-Core apply_rope_fusion, Transformer Engine fused_rope); false = Megatron-Core's
+    /// unfused PyTorch path (rope_utils.py _apply_rotary_pos_emb_bshd), as Megatron-Bridge runs
+    /// YaRN position embeddings (GPT-OSS: utils/fusions.py validate_rope_fusion_compatibility).
+    bool ropeFusion = true;
     /// "activation_clamp_value": the gated activation clamps its inputs to this limit (Megatron-Core
     /// activation_func_clamp_value; GPT-OSS: 7.0); 0 = no clamp.
     double activationClampValue = 0.0;

@@ -121,6 +121,7 @@ namespace {
         m.dropout = r.boolean("dropout", true);
         m.linearBias = r.boolean("linear_bias", false);
         m.qkLayerNorm = r.boolean("qk_layernorm", false);
+        m.ropeFusion = r.boolean("rope_fusion", true);
         m.activationClampValue = r.number("activation_clamp_value", 0.0, 1e6, 0.0);
         if (m.activationClampValue > 0 && !m.gatedMlp)
             throw JsonFieldError(r.pointerOf("activation_clamp_value"),
@@ -511,6 +512,8 @@ std::string scenarioToJson(const Scenario& s)
         root["model"]["linear_bias"] = true;
     if (m.qkLayerNorm)
         root["model"]["qk_layernorm"] = true;
+    if (!m.ropeFusion)
+        root["model"]["rope_fusion"] = false;
     if (m.activationClampValue > 0)
         root["model"]["activation_clamp_value"] = m.activationClampValue;
     if (m.moe) {

@@ -279,6 +279,10 @@ namespace {
         // Query / key normalisation (qk_layernorm), as the Qwen3 and DeepSeek-V3 providers set it.
         if (const auto on = flag("qk_layernorm"))
             s["model"]["qk_layernorm"] = *on;
+        // Rotary embedding by Megatron-Core's unfused path (rope_fusion 0), as Megatron-Bridge runs
+        // GPT-OSS's YaRN position embeddings.
+        if (const auto on = flag("rope_fusion"))
+            s["model"]["rope_fusion"] = *on;
         if (const auto clamp = row.number("activation_clamp_value"))
             s["model"]["activation_clamp_value"] = *clamp;
         // Megatron-Core's token dispatcher as the recipe sets it ("alltoall", "flex" = DeepEP, "hybridep").

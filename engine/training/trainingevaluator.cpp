@@ -764,6 +764,23 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         f.kernels += 3.0;
         b.kernels += 3.0;
     }
+    if (!m.ropeFusion) {
+        // Rotary embedding without apply_rope_fusion (Megatron-Core models/common/embeddings/
+        // rope_utils.py _apply_rotary_pos_emb_bshd, called once for the queries and once for the keys,
+        // transformer/attention.py): on a tensor of E elements the forward runs t * cos (2 E element
+        // accesses), _rotate_half's negation of one half (E) and concatenation (2 E), * sin (2 E),
+        // the sum (3 E) and the final torch.cat with the empty pass-through part (2 E): 12 E, against
+        // the fused kernel's read + write (2 E, counted above). Autograd runs * sin (2 E), the
+        // negation (E), the halves' concatenation (2 E), * cos (2 E), the sum of t's two gradients
+        // (3 E) and the slice's zero-fill and copy (3 E): 13 E, against the 4 E of the fused
+        // backward above. Kernels per call: 6 forward (plus cos, sin, their mscale products and
+        // casts on the small [s, d] table: 6) and 7 backward, against 1 and 1 counted above.
+        const double rotated = tokens * (q + kv) / t;
+        f.elementwise += e.memoryBoundSeconds(10.0 * act * rotated);
+        b.elementwise += e.memoryBoundSeconds(9.0 * act * rotated);
+        f.kernels += 2.0 * 12.0 - 1.0;
+        b.kernels += 2.0 * 7.0 - 1.0;
+    }
     if (m.linearBias) {
         // Biases of the attention projection and, in dense layers, of FC2: both row-parallel with
         // skip_bias_add; unfused bias-dropout-add (bias_dropout_fusion false, GPT-OSS provider;

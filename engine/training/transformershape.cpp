@@ -21,6 +21,7 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
     s.mtpLayers = m.mtpLayers;
     s.linearBias = m.linearBias;
     s.qkLayerNorm = m.qkLayerNorm;
+    s.ropeFusion = m.ropeFusion;
     s.activationClampValue = m.activationClampValue;
     s.slidingWindow = m.slidingWindow;
     s.slidingWindowFraction = m.slidingWindow > 0 ? m.slidingWindowFraction : 0.0;

@@ -31,6 +31,7 @@ struct TransformerShape {
     double qLoraRank = 0, kvLoraRank = 0, qkRopeHeadDim = 0, vHeadDim = 0;
     bool linearBias = false; ///< additive biases on the linear layers (model.linear_bias)
     bool qkLayerNorm = false; ///< queries and keys normalised before attention (model.qk_layernorm)
+    bool ropeFusion = true; ///< rotary embedding applied by a fused kernel (model.rope_fusion)
     double activationClampValue = 0; ///< clamp of the gated activation's inputs (0 = none)
 
     double attentionParamsPerLayer = 0; ///< Q, K, V, O projections (GQA-aware)

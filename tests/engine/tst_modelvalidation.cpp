@@ -75,7 +75,8 @@ private Q_SLOTS:
     }
 
     // Architecture columns reach the row's scenario: the Qwen3 and DeepSeek-V3 rows normalise queries
-    // and keys (qk_layernorm, as their Megatron-Bridge providers set it), GPT-OSS's do not.
+    // and keys (qk_layernorm, as their Megatron-Bridge providers set it), GPT-OSS's do not; GPT-OSS's
+    // YaRN rotary embedding runs unfused (rope_fusion 0), every other row's fused.
     void qkLayerNormFromTheTables()
     {
         int normed = 0, plain = 0;
@@ -88,6 +89,7 @@ private Q_SLOTS:
                 auto scenario = parseScenarioJson(r.scenarioJson, r.label);
                 QVERIFY2(scenario.isOk(), scenario.message().c_str());
                 QCOMPARE(scenario->model.qkLayerNorm, qwenOrDeepSeek);
+                QCOMPARE(scenario->model.ropeFusion, !gptOss);
                 ++(qwenOrDeepSeek ? normed : plain);
             }
         }

@@ -745,6 +745,33 @@ private Q_SLOTS:
         QVERIFY(normed.evaluate(strategy).iterationSeconds > plain.evaluate(strategy).iterationSeconds);
     }
 
+    // Rotary embedding without fusion (model.rope_fusion false; GPT-OSS's YaRN embeddings in
+    // Megatron-Bridge): Megatron-Core's unfused ops move 12 E element accesses forward and 13 E backward
+    // on the queries and keys (E = (q + k) per token), against the fused kernel's 2 E and 4 E, and
+    // launch 12 + 7 kernels per tensor instead of one each way; nothing more is saved.
+    void unfusedRotary()
+    {
+        Scenario s = droplessMixtral(false);
+        s.model.headDim = 128; // 32 x 128 queries, 8 x 128 keys
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator fused = evaluator(s);
+        const LayerTimes a = fused.layerTimes(strategy);
+        s.model.ropeFusion = false;
+        const TrainingEvaluator unfused = evaluator(s);
+        const LayerTimes b = unfused.layerTimes(strategy);
+        const double elements = s.model.seqLen * (s.model.heads + s.model.kvHeads) * 128.0;
+        const ComputeEfficiency& e = fused.efficiency();
+        QVERIFY(near(b.forwardKernels.elementwise - a.forwardKernels.elementwise,
+            e.memoryBoundSeconds(2.0 * (12.0 - 2.0) * elements), 1e-9));
+        QVERIFY(near(b.backwardKernels.elementwise - a.backwardKernels.elementwise,
+            e.memoryBoundSeconds(2.0 * (13.0 - 4.0) * elements), 1e-9));
+        QCOMPARE(b.forwardKernels.kernels - a.forwardKernels.kernels, 23.0);
+        QCOMPARE(b.backwardKernels.kernels - a.backwardKernels.kernels, 13.0);
+        QVERIFY(b.forward > a.forward && b.backward > a.backward);
+        QVERIFY(near(unfused.memory(strategy).activationsBytes, fused.memory(strategy).activationsBytes, 1e-12));
+        QVERIFY(unfused.evaluate(strategy).iterationSeconds > fused.evaluate(strategy).iterationSeconds);
+    }
+
     // GPT-OSS's clamped gated activation (model.activation_clamp_value): two clamps and a cat before
     // the fused activation (8 f element passes forward, 10 f backward) and one more FC1-output-wide
     // tensor saved per top-k copy.

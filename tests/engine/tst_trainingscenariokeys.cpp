@@ -118,11 +118,13 @@ private Q_SLOTS:
         QVERIFY(plain.isOk());
         QVERIFY(!plain->model.linearBias);
         QVERIFY(!plain->model.qkLayerNorm);
+        QVERIFY(plain->model.ropeFusion);
         QCOMPARE(plain->model.activationClampValue, 0.0);
         QCOMPARE(plain->training.recomputeModules, unsigned(RecomputeModulesDefault));
         json j = base();
         j["model"]["linear_bias"] = true;
         j["model"]["qk_layernorm"] = true;
+        j["model"]["rope_fusion"] = false;
         j["model"]["activation_clamp_value"] = 7.0;
         j["training"]["recompute"] = "selective";
         j["training"]["recompute_modules"] = { "moe_act", "layernorm", "mla_up_proj" };
@@ -130,6 +132,7 @@ private Q_SLOTS:
         QVERIFY2(first.isOk(), first.message().c_str());
         QVERIFY(first->model.linearBias);
         QVERIFY(first->model.qkLayerNorm);
+        QVERIFY(!first->model.ropeFusion);
         QCOMPARE(first->model.activationClampValue, 7.0);
         QCOMPARE(first->training.recomputeModules, unsigned(RecomputeMoeAct | RecomputeLayerNorm | RecomputeMlaUpProj));
         const json written = json::parse(scenarioToJson(*first));
@@ -140,6 +143,8 @@ private Q_SLOTS:
         const json plainWritten = json::parse(scenarioToJson(*plain));
         QVERIFY(!plainWritten["model"].contains("linear_bias"));
         QVERIFY(!plainWritten["model"].contains("qk_layernorm"));
+        QVERIFY(!plainWritten["model"].contains("rope_fusion"));
+        QCOMPARE(written["model"]["rope_fusion"], json(false));
         QVERIFY(!plainWritten["model"].contains("activation_clamp_value"));
         QVERIFY(!plainWritten["training"].contains("recompute_modules"));
         // Megatron-Core recomputes the modules only under --recompute-granularity selective.
@@ -308,6 +313,9 @@ private Q_SLOTS:
         QTest::addRow("qk_layernorm type") << "/model/qk_layernorm"
                                            << "\"yes\""
                                            << "a.json: /model/qk_layernorm:";
+        QTest::addRow("rope_fusion type") << "/model/rope_fusion"
+                                          << "0"
+                                          << "a.json: /model/rope_fusion:";
         QTest::addRow("negative clamp") << "/model/activation_clamp_value"
                                         << "-7"
                                         << "a.json: /model/activation_clamp_value:";
