@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -334,6 +335,19 @@ namespace {
               "nccl-tests with MPI=1, or run one process with -g GPUS");
     }
 
+    std::string headerOnlyMessage(const std::string& file, const NcclTestsRun& run)
+    {
+        std::string what = run.binary.empty() ? std::string("nccl-tests") : run.binary;
+        if (const int ranks = run.ranks(); ranks > 0) {
+            what += ", " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
+            if (const int nodes = run.nodes(); nodes > 0)
+                what += " on " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
+        }
+        return file + ":" + std::to_string(run.firstLine) + ": the benchmark starting here (" + what
+            + ") printed its header but no result row: the log ends before its first size (the job hung or "
+              "was stopped, or the output was cut)";
+    }
+
 } // namespace
 
 engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTestsParseOptions& options,
@@ -342,29 +356,19 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
     // Before empty runs are dropped: the jobs' headers may come first and their tables after.
     if (auto status = checkSingletonLaunches(log); !status.isOk())
         return status;
-    // A header without rows: the benchmark started and the file ends (or the next one starts)
-    // before its first result line. Described if nothing else in the file explains the empty table.
-    std::string headerWithoutRows;
+    // The first run that printed a header but no result row (a job that hung or was stopped):
+    // described if nothing else in the file explains an empty table.
+    std::optional<NcclTestsRun> headerOnly;
     std::vector<NcclTestsRun> kept;
     for (auto& run : log.runs) {
-        if (run.rows.empty() && headerWithoutRows.empty() && (!run.binary.empty() || run.threads)) {
-            std::string what = run.binary.empty() ? std::string("nccl-tests") : run.binary;
-            if (const int ranks = run.ranks(); ranks > 0) {
-                what += ", " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
-                if (const int nodes = run.nodes(); nodes > 0)
-                    what += " on " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
-            }
-            headerWithoutRows = log.file + ":" + std::to_string(run.firstLine) + ": the benchmark starting here ("
-                + what
-                + ") printed its header but no result row: the log ends before its first size (the job "
-                  "hung or was stopped, or the output was cut)";
-        }
         if (!run.rows.empty()) {
             kept.push_back(std::move(run));
         } else if (!run.binary.empty() || run.threads || !run.columns.empty()) {
             log.diagnostics.push_back({ "run-empty", NcclTestsSeverity::Warning, run.firstLine,
                 log.file + ":" + std::to_string(run.firstLine)
                     + ": the benchmark starting here printed no result rows" });
+            if (!headerOnly)
+                headerOnly = std::move(run);
         }
     }
     log.runs = std::move(kept);
@@ -373,8 +377,8 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
             return engine::Status::error(firstBadRow);
         if (!firstFailure.empty())
             return engine::Status::error(firstFailure + " (no result rows before the failure)");
-        if (!headerWithoutRows.empty())
-            return engine::Status::error(headerWithoutRows);
+        if (headerOnly)
+            return engine::Status::error(headerOnlyMessage(log.file, *headerOnly));
         return engine::Status::error(log.file
             + ": no nccl-tests result rows found (expected lines such as "
               "\"  8589934592  2147483648  float  sum  -1  31356  273.95  479.41  0 ...\")");
