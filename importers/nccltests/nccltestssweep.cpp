@@ -58,7 +58,11 @@ std::optional<std::string> catalogGpuIdForDeviceName(const engine::Catalog& cata
     std::string id;
     if (has("PCIE") || has("NVL") || key.empty())
         return std::nullopt; // PCIe and NVL boards: different links from the SXM entries
-    if (has("GB200"))
+    if (has("GB300"))
+        id = "GB300";
+    else if (has("B300"))
+        id = "B300";
+    else if (has("GB200"))
         id = "GB200";
     else if (has("B200"))
         id = "B200";

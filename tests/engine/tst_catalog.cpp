@@ -6,6 +6,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+
 using namespace clusterscope::engine;
 
 class TestCatalog : public QObject {
@@ -16,12 +18,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("id");
         QTest::addColumn<double>("bf16Tflops");
         QTest::addColumn<int>("domain");
-        // Peak dense BF16 from the vendors' datasheets (NVIDIA A100, H100, H200, B200).
+        // Peak dense BF16 from the vendors' datasheets (NVIDIA A100, H100, H200, B200, B300, GB200 / GB300 NVL72).
         QTest::addRow("A100") << "A100-SXM-80GB" << 312.0 << 8;
         QTest::addRow("H100") << "H100-SXM-80GB" << 989.4 << 8;
         QTest::addRow("H200") << "H200-SXM-141GB" << 989.4 << 8;
         QTest::addRow("B200") << "B200" << 2250.0 << 8;
         QTest::addRow("GB200") << "GB200" << 2500.0 << 72;
+        QTest::addRow("B300") << "B300" << 2250.0 << 8;
+        QTest::addRow("GB300") << "GB300" << 2500.0 << 72;
         QTest::addRow("MI300X") << "MI300X" << 1307.4 << 8;
     }
     void requiredGpus()
@@ -36,6 +40,31 @@ private Q_SLOTS:
         QCOMPARE(g->bf16FlopsPerSecond / 1e12, bf16Tflops);
         QCOMPARE(g->nvlinkDomainGpus, domain);
         QVERIFY(g->hbmBytes > 0 && g->hbmBytesPerSecond > 0 && g->scaleUpBytesPerSecond > 0);
+    }
+
+    // Device memory is what the device reports (nvidia-smi memory.total in MiB), not the marketing
+    // figure: 80 GB on an H100 is 81,559 MiB, 288 GB on a B300 275,040 MiB, on a GB300 tray 284,208 MiB.
+    void deviceReportedMemory_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("mebibytes");
+        QTest::addRow("A100") << "A100-SXM-80GB" << 81920.0;
+        QTest::addRow("H100") << "H100-SXM-80GB" << 81559.0;
+        QTest::addRow("GB200") << "GB200" << 189471.0;
+        QTest::addRow("B300") << "B300" << 275040.0;
+        QTest::addRow("GB300") << "GB300" << 284208.0;
+    }
+    void deviceReportedMemory()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, mebibytes);
+        auto catalog = Catalog::builtin();
+        QVERIFY2(catalog.isOk(), catalog.message().c_str());
+        const GpuModel* g = catalog->findGpu(id.toStdString());
+        QVERIFY(g);
+        const double reportedBytes = mebibytes * 1024.0 * 1024.0;
+        QVERIFY2(std::abs(g->hbmBytes / reportedBytes - 1.0) < 1e-3,
+            qPrintable(QStringLiteral("%1 B against %2 B reported").arg(g->hbmBytes).arg(reportedBytes)));
     }
 
     void everyEntryHasSourceAndDate()

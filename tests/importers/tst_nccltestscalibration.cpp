@@ -278,6 +278,10 @@ private Q_SLOTS:
                               << "B200";
         QTest::addRow("GB200") << "NVIDIA GB200"
                                << "GB200";
+        QTest::addRow("B300") << "NVIDIA B300 SXM6 AC"
+                              << "B300";
+        QTest::addRow("GB300") << "NVIDIA GB300"
+                               << "GB300";
         QTest::addRow("MI300X") << "AMD Instinct MI300X"
                                 << "MI300X";
         QTest::addRow("L40S") << "NVIDIA L40S"
