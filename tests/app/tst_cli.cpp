@@ -124,8 +124,8 @@ private Q_SLOTS:
     {
         Run r = runCli({ QStringLiteral("catalog") });
         QCOMPARE(r.exitCode, 0);
-        for (const char* id :
-            { "A100-SXM-80GB", "H100-SXM-80GB", "H200-SXM-141GB", "B200", "GB200", "MI300X", "QM9700" })
+        for (const char* id : { "A100-SXM-80GB", "H100-SXM-80GB", "H200-SXM-141GB", "B200", "GB200", "B300", "GB300",
+                 "MI300X", "QM9700" })
             QVERIFY2(r.out.contains(QLatin1String(id)), id);
         r = runCli({ QStringLiteral("catalog"), QStringLiteral("--json") });
         QCOMPARE(r.exitCode, 0);

@@ -75,7 +75,7 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_gpus = intField(f, QStringLiteral("/cluster/gpus"), tr("GPUs"), 1, 1 << 20,
         tr("Total accelerators in the cluster; must fill whole nodes."));
     m_gpusPerNode = intField(f, QStringLiteral("/cluster/gpus_per_node"), tr("GPUs per node"), 1, 576,
-        tr("Accelerators per server (8 on HGX/DGX boards; 4 per GB200 compute tray)."));
+        tr("Accelerators per server (8 on HGX/DGX boards; 4 per GB200 / GB300 compute tray)."));
     m_nicGbps = choiceField(f, QStringLiteral("/cluster/nic/gbps"), tr("NIC rate"),
         { QStringLiteral("100"), QStringLiteral("200"), QStringLiteral("400"), QStringLiteral("800"),
             QStringLiteral("1600") },
