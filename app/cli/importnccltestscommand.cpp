@@ -286,21 +286,27 @@ namespace {
         auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
         return { { "binary", r.binary }, { "collective", r.collective ? toString(*r.collective) : "" },
             { "collective_source", toString(r.collectiveSource) }, { "ranks", r.ranks() }, { "nodes", r.nodes() },
-            { "ranks_per_node", r.ranksPerNode() }, { "gpu", r.gpuName() }, { "nthreads", opt(r.threads) },
-            { "ngpus", opt(r.gpusPerThread) }, { "min_bytes", opt(r.minBytes) }, { "max_bytes", opt(r.maxBytes) },
-            { "step_factor", opt(r.stepFactor) }, { "step_bytes", opt(r.stepBytes) }, { "iters", opt(r.iters) },
-            { "warmup_iters", opt(r.warmupIters) }, { "nccl_tests_version", r.ncclTestsVersion },
-            { "nccl_version", opt(r.ncclVersionCode) }, { "nccl_net", r.ncclNet },
-            { "avg_busbw_gbps", opt(r.avgBusBwGBps) }, { "rows", r.rows.size() }, { "first_line", r.firstLine } };
+            { "devices_partial", r.devicesPartial() }, { "ranks_per_node", r.ranksPerNode() }, { "gpu", r.gpuName() },
+            { "nthreads", opt(r.threads) }, { "ngpus", opt(r.gpusPerThread) }, { "min_bytes", opt(r.minBytes) },
+            { "max_bytes", opt(r.maxBytes) }, { "step_factor", opt(r.stepFactor) }, { "step_bytes", opt(r.stepBytes) },
+            { "iters", opt(r.iters) }, { "warmup_iters", opt(r.warmupIters) },
+            { "nccl_tests_version", r.ncclTestsVersion }, { "nccl_version", opt(r.ncclVersionCode) },
+            { "nccl_net", r.ncclNet }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) }, { "rows", r.rows.size() },
+            { "first_line", r.firstLine } };
     }
 
     void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)
     {
         out << log.file << ":" << r.firstLine << ": " << (r.binary.empty() ? "nccl-tests" : r.binary) << " ("
             << (r.collective ? toString(*r.collective) : "?") << ", from the " << toString(r.collectiveSource) << "), "
-            << r.ranks() << " ranks on " << std::max(r.nodes(), 1) << " node(s)";
+            << r.ranks() << " ranks";
+        if (r.devicesPartial())
+            out << " (the device lines are an excerpt: nodes from the cluster)";
+        else
+            out << " on " << std::max(r.nodes(), 1) << " node(s)";
         if (!r.gpuName().empty())
-            out << ", " << r.ranksPerNode() << " per node, " << r.gpuName();
+            out << (r.devicesPartial() ? std::string() : ", " + std::to_string(r.ranksPerNode()) + " per node") << ", "
+                << r.gpuName();
         out << "\n  " << r.rows.size() << " sizes";
         if (r.minBytes && r.maxBytes)
             out << " (" << *r.minBytes << " .. " << *r.maxBytes << " B)";
@@ -488,9 +494,9 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
             }
             if (algorithm)
                 sweep->algorithm = *algorithm;
-            // A table-only excerpt (no device lines) does not say its nodes: its ranks fill the
-            // cluster's nodes of gpus_per_node.
-            if (run.devices.empty()) {
+            // A table-only excerpt (no device lines, or only some of them) does not say its nodes: its
+            // ranks fill the cluster's nodes of gpus_per_node.
+            if (run.devices.empty() || run.devicesPartial()) {
                 const int perNode = std::max(1, cluster->scenario.cluster.gpusPerNode);
                 sweep->nodes = std::max(1, (sweep->ranks + perNode - 1) / perNode);
             }

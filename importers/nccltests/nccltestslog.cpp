@@ -24,8 +24,11 @@ int NcclTestsRun::ranks() const
     std::set<int> ranks;
     for (const auto& d : devices)
         ranks.insert(d.rank);
-    if (!ranks.empty())
-        return static_cast<int>(ranks.size());
+    if (!ranks.empty()) {
+        const int listed = static_cast<int>(ranks.size());
+        const int atLeast = *ranks.rbegin() + 1;
+        return atLeast > listed ? std::max(atLeast, bandwidthRanks) : listed;
+    }
     if (bandwidthRanks > 0)
         return bandwidthRanks;
     if (threads && gpusPerThread)
@@ -33,8 +36,18 @@ int NcclTestsRun::ranks() const
     return 0;
 }
 
+bool NcclTestsRun::devicesPartial() const
+{
+    std::set<int> ranks;
+    for (const auto& d : devices)
+        ranks.insert(d.rank);
+    return !ranks.empty() && *ranks.rbegin() + 1 > static_cast<int>(ranks.size());
+}
+
 int NcclTestsRun::nodes() const
 {
+    if (devicesPartial())
+        return 0;
     std::set<std::string> hosts;
     for (const auto& d : devices)
         hosts.insert(d.host);
@@ -43,6 +56,8 @@ int NcclTestsRun::nodes() const
 
 int NcclTestsRun::ranksPerNode() const
 {
+    if (devicesPartial())
+        return 0;
     std::map<std::string, std::set<int>> perHost;
     for (const auto& d : devices)
         perHost[d.host].insert(d.rank);

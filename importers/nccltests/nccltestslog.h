@@ -80,7 +80,7 @@ struct NcclTestsRun {
     std::optional<int> outOfBounds; ///< "# Out of bounds values : N"
     std::string ncclAlgo; ///< NCCL_ALGO of the run when known (-J "env"), else empty
     std::vector<NcclTestsRow> rows;
-    int bandwidthRanks = 0; ///< ranks implied by busbw/algbw when there are no device lines
+    int bandwidthRanks = 0; ///< ranks implied by busbw/algbw when there are no device lines, or only an excerpt
     /// NCCL operations named by "NCCL INFO <Op>: opCount ..." lines inside the run (NCCL_DEBUG=INFO
     /// with the COLL subsystem; NCCL src/enqueue.cc), e.g. "AllGather", "Send"; distinct, in order seen.
     std::vector<std::string> ncclInfoOps;
@@ -90,11 +90,17 @@ struct NcclTestsRun {
     bool elidedRows = false; ///< the table has a literal "..." line (rows left out)
 
     /// Ranks: distinct rank numbers of the device lines, else those implied by busbw/algbw, else
-    /// nThread x nGpus (right for one process), else 0.
+    /// nThread x nGpus (right for one process), else 0. An excerpt of the device list (see
+    /// devicesPartial) has at least its highest rank number + 1 ranks: that, or busbw/algbw if it says more.
     int ranks() const;
-    /// Distinct host names of the device lines (0 without device lines).
+    /// Whether the device lines are an excerpt: nccl-tests prints one line per rank, numbered from 0
+    /// (src/common.cu), so a highest "Rank N" above the count of distinct ranks listed minus one means
+    /// lines were left out (e.g. a page quoting only the last device line of a 72-rank run).
+    bool devicesPartial() const;
+    /// Distinct host names of the device lines (0 without device lines, or when they are an excerpt:
+    /// the hosts of the left-out ranks are unknown).
     int nodes() const;
-    /// Largest number of ranks on one host (0 without device lines).
+    /// Largest number of ranks on one host (0 without device lines, or when they are an excerpt).
     int ranksPerNode() const;
     /// The device name most ranks report ("" without device lines).
     std::string gpuName() const;

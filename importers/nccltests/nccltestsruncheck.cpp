@@ -206,7 +206,8 @@ namespace {
                             + "\" is not a benchmark this importer knows; reading the collective from the columns");
             }
             if (!run.collective) {
-                const auto candidates = ncclTestsCandidates(run, run.devices.empty() ? 0 : run.ranks());
+                const auto candidates
+                    = ncclTestsCandidates(run, run.devices.empty() || run.devicesPartial() ? 0 : run.ranks());
                 if (candidates.size() == 1) {
                     run.collective = candidates.front();
                     run.collectiveSource = NcclTestsCollectiveSource::ColumnLayout;
@@ -240,9 +241,33 @@ namespace {
         {
             const engine::CollectiveOp c = *run.collective;
             const int fromBandwidth = ranksFromBandwidthFactor(run, c);
-            if (run.devices.empty() && fromBandwidth > 0)
+            if (run.devices.empty() && fromBandwidth > 0) {
                 run.bandwidthRanks = fromBandwidth;
-            else if (!run.devices.empty() && fromBandwidth > 0 && fromBandwidth != run.ranks())
+            } else if (run.devicesPartial()) {
+                // An excerpt of the device list: its highest rank number + 1 is a floor. Pages quote the
+                // last device lines, so the floor is taken when the printed busbw/algbw agrees with it (at
+                // %.2f the ratio cannot tell 1440 from 1450 ranks), busbw/algbw's count when it says more.
+                const int listed = run.ranks();
+                const NcclTestsMeasurement* m = largestMeasurement(run);
+                const bool floorFits = m && factorMatches(*m->algbwGBps, *m->busbwGBps, busBandwidthFactor(c, listed));
+                if (!floorFits && fromBandwidth > listed)
+                    run.bandwidthRanks = fromBandwidth;
+                std::set<int> listedRanks;
+                for (const auto& d : run.devices)
+                    listedRanks.insert(d.rank);
+                const std::string basis = run.bandwidthRanks > 0 ? " (busbw/algbw)"
+                    : floorFits                                  ? " (the highest rank listed, as busbw/algbw agrees)"
+                                                                 : " (the highest rank listed)";
+                diag("partial-devices", run.devices.front().line,
+                    "the device lines list " + std::to_string(listedRanks.size()) + " rank(s) up to Rank "
+                        + std::to_string(listed - 1) + ": an excerpt; taken as " + std::to_string(run.ranks())
+                        + " ranks" + basis
+                        + ", their nodes and GPU from the cluster (--nodes, --gpus-per-node, --gpu or --scenario)");
+                if (!floorFits && fromBandwidth > 0 && fromBandwidth < listed)
+                    diag("ranks-mismatch", run.rows.front(),
+                        "busbw/algbw implies " + std::to_string(fromBandwidth)
+                            + " ranks but the device lines name Rank " + std::to_string(listed - 1));
+            } else if (!run.devices.empty() && fromBandwidth > 0 && fromBandwidth != run.ranks())
                 diag("ranks-mismatch", run.rows.front(),
                     "busbw/algbw implies " + std::to_string(fromBandwidth) + " ranks but the device lines list "
                         + std::to_string(run.ranks()));

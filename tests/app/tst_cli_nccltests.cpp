@@ -227,6 +227,24 @@ private Q_SLOTS:
             QVERIFY2(r.out.contains(QStringLiteral("RMS relative residual: before")), qPrintable(r.out + r.err));
     }
 
+    // An excerpt that keeps only the last device line of a GB200 NVL72 rack (72 ranks, a device name
+    // the catalog cannot map): the GPU and the trays come from the command line, the ranks from the log.
+    void deviceListExcerpt()
+    {
+        const QString log = data("public/coreweave_gb200_nvl72_1rack_allreduce.log");
+        Run r = runCli({ log });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("cannot map the GPU \"NVIDIA Graphics Device\"")), qPrintable(r.err));
+        r = runCli({ log, QStringLiteral("--gpu"), QStringLiteral("GB200"), QStringLiteral("--nodes"),
+            QStringLiteral("18"), QStringLiteral("--gpus-per-node"), QStringLiteral("4"), QStringLiteral("--nic"),
+            QStringLiteral("4x400") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("72 ranks (the device lines are an excerpt: nodes from the cluster)")),
+            qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("an excerpt; taken as 72 ranks")), qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("allreduce, 72 ranks on 18 node(s)")), qPrintable(r.out));
+    }
+
     void textReport()
     {
         const Run r = runCli({ data("allreduce_h100_8gpu.log") });

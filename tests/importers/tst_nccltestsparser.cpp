@@ -3,10 +3,12 @@
 
 #include "importers/nccltests/nccltestsimporter.h"
 #include "importers/nccltests/nccltestsruncheck.h"
+#include "importers/nccltests/nccltestssweep.h"
 #include "importers/nccltests/ncclteststokenizer.h"
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace clusterscope::importers;
@@ -359,6 +361,42 @@ private Q_SLOTS:
         QCOMPARE(run.rows.front().bytes, std::uint64_t(0));
         QVERIFY(run.elidedRows);
         QCOMPARE(run.devices.back().name, std::string("NVIDIA H100 80GB HBM3")); // trailing blanks trimmed
+    }
+
+    // A page that quotes only the last device line of a 72-rank run ("#  Rank 71 ... device 3"): the
+    // ranks are the highest rank listed + 1 (which busbw/algbw agrees with), the nodes unknown (they
+    // come from the cluster), and the importer says so. Before, the one line made it a 1-rank run.
+    void deviceListExcerpt_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("ranks");
+        QTest::addRow("1 rack") << "coreweave_gb200_nvl72_1rack_allreduce.log" << 72;
+        QTest::addRow("20 racks") << "coreweave_gb200_nvl72_20racks_allreduce.log" << 1440; // ratio alone: 1450
+    }
+    void deviceListExcerpt()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, ranks);
+        auto log = importNcclTestsFile(dataFile(("public/" + file.toStdString()).c_str()));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        const NcclTestsRun& run = log->runs.front();
+        QCOMPARE(*run.collective, clusterscope::engine::CollectiveOp::AllReduce);
+        QVERIFY(run.devicesPartial());
+        QCOMPARE(run.ranks(), ranks);
+        QCOMPARE(run.nodes(), 0);
+        QCOMPARE(run.ranksPerNode(), 0);
+        const auto it = std::find_if(log->diagnostics.begin(), log->diagnostics.end(),
+            [](const NcclTestsDiagnostic& d) { return d.id == "partial-devices"; });
+        QVERIFY(it != log->diagnostics.end());
+        QVERIFY2(it->message.find("an excerpt; taken as " + std::to_string(ranks) + " ranks") != std::string::npos,
+            it->message.c_str());
+        auto sweep = measuredSweepFromRun(*log, run);
+        QVERIFY2(sweep.isOk(), sweep.message().c_str());
+        QCOMPARE(sweep->ranks, ranks);
+        // A complete device list is not an excerpt.
+        auto full = importNcclTestsFile(dataFile("allreduce_h100_8gpu.log"));
+        QVERIFY2(full.isOk(), full.message().c_str());
+        QVERIFY(!full->runs.front().devicesPartial());
     }
 
     void singletonLaunchesAreFlagged()
