@@ -74,15 +74,17 @@ namespace {
         const std::string gpuName = run.gpuName();
         if (gpuName.empty()) {
             cliUsageError(io, kCommand,
-                log.file + ": the log has no device lines naming the GPU; pass --scenario FILE describing the cluster");
+                log.file
+                    + ": the log has no device lines naming the GPU; pass --gpu ID (with --nodes, --gpus-per-node, "
+                      "--nic) or --scenario FILE describing the cluster");
             return std::nullopt;
         }
         const auto gpuId = catalogGpuIdForDeviceName(catalog, gpuName);
         if (!gpuId) {
             cliUsageError(io, kCommand,
                 log.file + ":" + std::to_string(run.devices.front().line) + ": cannot map the GPU \"" + gpuName
-                    + "\" to a catalog GPU (see clusterscope-cli catalog); pass --scenario FILE describing the "
-                      "cluster");
+                    + "\" to a catalog GPU (see clusterscope-cli catalog); pass --gpu ID (with --nodes, "
+                      "--gpus-per-node, --nic) or --scenario FILE describing the cluster");
             return std::nullopt;
         }
         ClusterChoice c;

@@ -235,6 +235,8 @@ private Q_SLOTS:
         Run r = runCli({ log });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("cannot map the GPU \"NVIDIA Graphics Device\"")), qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(QStringLiteral("pass --gpu ID (with --nodes, --gpus-per-node, --nic)")), qPrintable(r.err));
         r = runCli({ log, QStringLiteral("--gpu"), QStringLiteral("GB200"), QStringLiteral("--nodes"),
             QStringLiteral("18"), QStringLiteral("--gpus-per-node"), QStringLiteral("4"), QStringLiteral("--nic"),
             QStringLiteral("4x400") });
