@@ -21,13 +21,11 @@ const char* toString(NcclTestsCollectiveSource source)
 
 int NcclTestsRun::ranks() const
 {
-    std::set<int> ranks;
-    for (const auto& d : devices)
-        ranks.insert(d.rank);
-    if (!ranks.empty()) {
-        const int listed = static_cast<int>(ranks.size());
-        const int atLeast = *ranks.rbegin() + 1;
-        return atLeast > listed ? std::max(atLeast, bandwidthRanks) : listed;
+    if (const int listed = listedRanks(); listed > 0) {
+        int highest = 0;
+        for (const auto& d : devices)
+            highest = std::max(highest, d.rank);
+        return highest + 1 > listed ? std::max(highest + 1, bandwidthRanks) : listed;
     }
     if (bandwidthRanks > 0)
         return bandwidthRanks;
@@ -36,12 +34,18 @@ int NcclTestsRun::ranks() const
     return 0;
 }
 
-bool NcclTestsRun::devicesPartial() const
+int NcclTestsRun::listedRanks() const
 {
     std::set<int> ranks;
     for (const auto& d : devices)
         ranks.insert(d.rank);
-    return !ranks.empty() && *ranks.rbegin() + 1 > static_cast<int>(ranks.size());
+    return static_cast<int>(ranks.size());
+}
+
+bool NcclTestsRun::devicesPartial() const
+{
+    const int listed = listedRanks();
+    return listed > 0 && ranks() > listed;
 }
 
 int NcclTestsRun::nodes() const

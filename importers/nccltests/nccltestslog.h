@@ -97,6 +97,8 @@ struct NcclTestsRun {
     /// (src/common.cu), so a highest "Rank N" above the count of distinct ranks listed minus one means
     /// lines were left out (e.g. a page quoting only the last device line of a 72-rank run).
     bool devicesPartial() const;
+    /// Distinct rank numbers the device lines list (0 without device lines).
+    int listedRanks() const;
     /// Distinct host names of the device lines (0 without device lines, or when they are an excerpt:
     /// the hosts of the left-out ranks are unknown).
     int nodes() const;

@@ -252,14 +252,11 @@ namespace {
                 const bool floorFits = m && factorMatches(*m->algbwGBps, *m->busbwGBps, busBandwidthFactor(c, listed));
                 if (!floorFits && fromBandwidth > listed)
                     run.bandwidthRanks = fromBandwidth;
-                std::set<int> listedRanks;
-                for (const auto& d : run.devices)
-                    listedRanks.insert(d.rank);
                 const std::string basis = run.bandwidthRanks > 0 ? " (busbw/algbw)"
                     : floorFits                                  ? " (the highest rank listed, as busbw/algbw agrees)"
                                                                  : " (the highest rank listed)";
                 diag("partial-devices", run.devices.front().line,
-                    "the device lines list " + std::to_string(listedRanks.size()) + " rank(s) up to Rank "
+                    "the device lines list " + std::to_string(run.listedRanks()) + " rank(s) up to Rank "
                         + std::to_string(listed - 1) + ": an excerpt; taken as " + std::to_string(run.ranks())
                         + " ranks" + basis
                         + ", their nodes and GPU from the cluster (--nodes, --gpus-per-node, --gpu or --scenario)");
