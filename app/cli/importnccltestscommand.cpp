@@ -41,6 +41,23 @@ namespace {
         std::vector<std::string> assumptions;
     };
 
+    /// GPUs per compute tray of the rack-scale systems whose NVLink domain spans servers (GB200 / GB300
+    /// NVL72: 18 trays of 4 GPUs, each GPU with its own ConnectX NIC; NVIDIA GB200 NVL72 and DGX GB200
+    /// user guide, "compute tray").
+    constexpr int kRackTrayGpus = 4;
+
+    /// The NICs of the era's reference systems, an assumption the output states: one 100 Gb/s NIC per two
+    /// GPUs on Volta (DGX-1: 4 x EDR for 8 V100), one NIC per GPU from Ampere on (DGX A100: 8 x 200 Gb/s;
+    /// DGX H100, HGX B200: 8 x 400 Gb/s; a GB200 NVL72 tray: 4 x 400 Gb/s). `gpusPerNode` 0: the server's
+    /// own GPU count (8, or a tray's 4 when the NVLink domain spans servers).
+    void assumeNics(const engine::GpuModel& gpu, int gpusPerNode, engine::ClusterSpec& cluster)
+    {
+        const bool volta = gpu.arch == engine::GpuArch::Volta;
+        cluster.nic.gbps = volta ? 100.0 : gpu.arch == engine::GpuArch::Ampere ? 200.0 : 400.0;
+        const int server = gpusPerNode > 0 ? gpusPerNode : gpu.scaleUpSpansNodes ? kRackTrayGpus : 8;
+        cluster.nic.perNode = volta ? std::max(1, server / 2) : server;
+    }
+
     /// Runs that use fewer GPUs per host than the hosts have NICs (nccl-tests node checks with 1, 2 or 4
     /// ranks per host on 8-GPU servers) use only their GPUs' own NICs: NCCL keeps a GPU's traffic on the
     /// NICs nearest to it (src/graph/search.cc, the channel search picks each GPU's closest NIC). Unless
@@ -100,12 +117,8 @@ namespace {
         cl.gpu = *gpuId;
         cl.gpusPerNode = perNode;
         cl.gpus = nodes * perNode;
-        const engine::GpuModel* gpu = catalog.findGpu(*gpuId);
         // Typical NICs of the era's DGX/HGX systems; only an assumption, stated in the output.
-        cl.nic.gbps = gpu->arch == engine::GpuArch::Volta ? 100.0
-            : gpu->arch == engine::GpuArch::Ampere        ? 200.0
-                                                          : 400.0;
-        cl.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
+        assumeNics(*catalog.findGpu(*gpuId), 0, cl);
         c.assumptions.push_back("GPU \"" + gpuName + "\" taken as catalog " + *gpuId);
         if (nodes > 1)
             c.assumptions.push_back(
@@ -183,10 +196,7 @@ namespace {
             c.emplace();
             c->scenario.name = "from the command line";
             c->scenario.cluster.gpu = *id;
-            c->scenario.cluster.nic.gbps = gpu->arch == engine::GpuArch::Volta ? 100.0
-                : gpu->arch == engine::GpuArch::Ampere                         ? 200.0
-                                                                               : 400.0;
-            c->scenario.cluster.nic.perNode = gpu->arch == engine::GpuArch::Volta ? 4 : 8;
+            assumeNics(*gpu, 0, c->scenario.cluster);
             int nodes = 1, perNode = 1;
             for (const auto& l : logs)
                 for (const auto& r : l.runs) {
@@ -218,6 +228,10 @@ namespace {
             cl_.nic.perNode = parsed->first > 0 ? parsed->first : cl_.gpusPerNode;
             cl_.nic.gbps = parsed->second;
         } else {
+            // Nodes of a stated size: one NIC per GPU of them (two GPUs per NIC on Volta).
+            if (*perNodeOption > 0)
+                if (const engine::GpuModel* gpu = catalog.findGpu(cl_.gpu))
+                    assumeNics(*gpu, cl_.gpusPerNode, cl_);
             c->assumptions.push_back(
                 format("NICs assumed: %d x %.0f Gb/s per node (pass --nic COUNTxGBPS)", cl_.nic.perNode, cl_.nic.gbps));
         }
@@ -395,12 +409,13 @@ namespace {
             const std::string protocol = k.protocol >= 0
                 ? std::string("/") + engine::toString(static_cast<engine::CollectiveProtocol>(k.protocol))
                 : std::string();
-            out << format("correction %s%s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameters, %d sizes "
+            out << format("correction %s%s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameter%s, %d sizes "
                           "%.0f..%.0f B); "
                           "measured t = %.2f us + S / %.2f GB/s\n",
                 engine::toString(k.algorithm), protocol.c_str(), k.tier, k.correction.latencyScale,
-                k.correction.latencyOffsetSeconds * 1e6, k.correction.bandwidthScale, k.parameters, k.points,
-                k.minBytes, k.maxBytes, k.measuredLaw.latencySeconds * 1e6, k.measuredLaw.bytesPerSecond / 1e9);
+                k.correction.latencyOffsetSeconds * 1e6, k.correction.bandwidthScale, k.parameters,
+                k.parameters == 1 ? "" : "s", k.points, k.minBytes, k.maxBytes, k.measuredLaw.latencySeconds * 1e6,
+                k.measuredLaw.bytesPerSecond / 1e9);
         }
         for (int t = 0; t < engine::CollectiveCalibration::kTiers; ++t) {
             if (!c.calibration.hasSizeCorrection(t))

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <tuple>
@@ -108,20 +110,99 @@ namespace {
         return x;
     }
 
+    /// The time a correction gives a sample: s L + o + W / b.
+    double correctedSeconds(const CollectiveTermCorrection& c, const Sample& s)
+    {
+        return c.latencyScale * s.latency + c.latencyOffsetSeconds + s.bandwidth / c.bandwidthScale;
+    }
+
+    /// Two parameters, latency scale 1: robust weighted fit of t - L = offset + W / bandwidthScale, the
+    /// offset clamped so that no sample's latency is negative (then the bandwidth refitted alone).
+    std::optional<CollectiveTermCorrection> fitOffsetAndBandwidth(const std::vector<Sample>& samples)
+    {
+        if (samples.size() < 2)
+            return std::nullopt;
+        std::vector<double> a2, yMinusL, w;
+        double minL = samples.front().latency;
+        for (const auto& s : samples) {
+            a2.insert(a2.end(), { 1.0, s.bandwidth });
+            yMinusL.push_back(s.seconds - s.latency);
+            w.push_back(1.0 / (s.measured * s.measured));
+            minL = std::min(minL, s.latency);
+        }
+        auto x = solveHuber(a2, 2, yMinusL, w);
+        if (!x || !((*x)[1] > 0))
+            return std::nullopt;
+        double offset = (*x)[0];
+        double inverseBandwidth = (*x)[1];
+        if (!latencyNonNegative(samples, 1.0, offset)) {
+            // Clamp the latency at zero for the smallest L and refit the bandwidth alone.
+            offset = -minL;
+            double num = 0, den = 0;
+            for (std::size_t i = 0; i < samples.size(); ++i) {
+                num += w[i] * samples[i].bandwidth * (yMinusL[i] - offset);
+                den += w[i] * samples[i].bandwidth * samples[i].bandwidth;
+            }
+            inverseBandwidth = den > 0 ? num / den : 0;
+        }
+        if (!(inverseBandwidth > 0))
+            return std::nullopt;
+        CollectiveTermCorrection c;
+        c.latencyOffsetSeconds = offset;
+        c.bandwidthScale = 1.0 / inverseBandwidth;
+        return c;
+    }
+
+    /// One parameter: the bandwidth, the latency terms from the prior: t - (s L + o) = W / bandwidthScale.
+    std::optional<CollectiveTermCorrection> fitBandwidthOnly(
+        const std::vector<Sample>& samples, const CollectiveTermCorrection& prior)
+    {
+        double num = 0, den = 0;
+        for (const auto& s : samples) {
+            const double w = 1.0 / (s.measured * s.measured);
+            const double rest = s.seconds - prior.latencyScale * s.latency - prior.latencyOffsetSeconds;
+            num += w * s.bandwidth * rest;
+            den += w * s.bandwidth * s.bandwidth;
+        }
+        if (!(num > 0 && den > 0))
+            return std::nullopt;
+        CollectiveTermCorrection c = prior;
+        c.bandwidthScale = den / num;
+        return c;
+    }
+
+    /// Leave-one-out RMS of the relative error (to the measured time) of a fit, each sample predicted by
+    /// the fit on the others; +inf when a fit fails.
+    template <typename Fit> double leaveOneOutRms(const std::vector<Sample>& samples, Fit fit)
+    {
+        double sum = 0;
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+            std::vector<Sample> rest = samples;
+            rest.erase(rest.begin() + static_cast<long>(i));
+            const std::optional<CollectiveTermCorrection> c = fit(rest);
+            if (!c)
+                return std::numeric_limits<double>::infinity();
+            const double e = (correctedSeconds(*c, samples[i]) - samples[i].seconds) / samples[i].measured;
+            sum += e * e;
+        }
+        return std::sqrt(sum / static_cast<double>(samples.size()));
+    }
+
     /// Weighted (1/t^2) robust fit of t = x1 L + x2 + x3 W; see calibrateSweep() for the fallbacks.
     CollectiveTermCorrection fitGroup(const std::vector<Sample>& samples, int& parameters,
         const CollectiveTermCorrection& prior = {}, bool oneParameter = false)
     {
-        std::vector<double> y, w, a3, a2, yMinusL;
+        std::vector<double> y, w, a3;
         double minL = samples.front().latency, maxL = minL, latencyShare = 0, bandwidthShare = 0;
+        double minW = samples.front().bandwidth, maxW = minW;
         for (const auto& s : samples) {
             y.push_back(s.seconds);
             w.push_back(1.0 / (s.measured * s.measured));
             a3.insert(a3.end(), { s.latency, 1.0, s.bandwidth });
-            a2.insert(a2.end(), { 1.0, s.bandwidth });
-            yMinusL.push_back(s.seconds - s.latency);
             minL = std::min(minL, s.latency);
             maxL = std::max(maxL, s.latency);
+            minW = std::min(minW, s.bandwidth);
+            maxW = std::max(maxW, s.bandwidth);
             latencyShare = std::max(latencyShare, s.latency / (s.latency + s.bandwidth));
             bandwidthShare = std::max(bandwidthShare, s.bandwidth / (s.latency + s.bandwidth));
         }
@@ -145,51 +226,43 @@ namespace {
                 }
             }
             // Two: latency scale 1, fit t - L = offset + W / bandwidthScale.
-            if (samples.size() >= 2) {
-                if (auto x = solveHuber(a2, 2, yMinusL, w); x && (*x)[1] > 0) {
-                    double offset = (*x)[0];
-                    double inverseBandwidth = (*x)[1];
-                    if (!latencyNonNegative(samples, 1.0, offset)) {
-                        // Clamp the latency at zero for the smallest L and refit the bandwidth alone.
-                        offset = -minL;
-                        double num = 0, den = 0;
-                        for (std::size_t i = 0; i < samples.size(); ++i) {
-                            num += w[i] * samples[i].bandwidth * (yMinusL[i] - offset);
-                            den += w[i] * samples[i].bandwidth * samples[i].bandwidth;
-                        }
-                        inverseBandwidth = den > 0 ? num / den : 0;
-                    }
-                    if (inverseBandwidth > 0) {
-                        c.latencyOffsetSeconds = offset;
-                        c.bandwidthScale = 1.0 / inverseBandwidth;
-                        parameters = 2;
-                        return c;
-                    }
-                }
+            if (auto two = fitOffsetAndBandwidth(samples)) {
+                parameters = 2;
+                return *two;
             }
         }
         if (fitBandwidth && (!fitLatency || oneParameter)) {
-            // One: bandwidth only, latency terms from the prior: t - (s L + o) = W / bandwidthScale.
-            double num = 0, den = 0;
-            for (std::size_t i = 0; i < samples.size(); ++i) {
-                const double rest
-                    = samples[i].seconds - prior.latencyScale * samples[i].latency - prior.latencyOffsetSeconds;
-                num += w[i] * samples[i].bandwidth * rest;
-                den += w[i] * samples[i].bandwidth * samples[i].bandwidth;
+            auto one = fitBandwidthOnly(samples, prior);
+            // Bandwidth-bound sizes only, as the model sees them: the measured times may still carry a
+            // fixed cost per call that the model lacks (a large run's launch skew across ranks, a
+            // multi-rack NVLink run's set-up). When the sizes span at least two octaves of W (then an
+            // offset and a slope are told apart by the sizes themselves) and four or more back it, the
+            // offset-and-bandwidth fit replaces the bandwidth-only one if it predicts each size, left
+            // out in turn, better (leave-one-out cross-validation; Hastie, Tibshirani and Friedman, "The
+            // Elements of Statistical Learning", 2nd ed., section 7.10).
+            constexpr double kOffsetSpread = 4.0;
+            constexpr std::size_t kOffsetSizes = 4;
+            if (!oneParameter && !fitLatency && samples.size() >= kOffsetSizes && maxW >= kOffsetSpread * minW) {
+                const double looOne = leaveOneOutRms(
+                    samples, [&prior](const std::vector<Sample>& s) { return fitBandwidthOnly(s, prior); });
+                const double looTwo = leaveOneOutRms(samples, fitOffsetAndBandwidth);
+                if (looTwo < looOne) {
+                    if (auto two = fitOffsetAndBandwidth(samples)) {
+                        parameters = 2;
+                        return *two;
+                    }
+                }
             }
-            if (num > 0 && den > 0) {
-                c.latencyScale = prior.latencyScale;
-                c.latencyOffsetSeconds = prior.latencyOffsetSeconds;
-                c.bandwidthScale = den / num;
+            if (one) {
                 parameters = 1;
-                return c;
+                return *one;
             }
         }
         // One: bandwidth from the prior, offset = weighted mean of t - L - W / scale (latency kept >= 0).
         c.bandwidthScale = prior.bandwidthScale;
         double num = 0, den = 0;
         for (std::size_t i = 0; i < samples.size(); ++i) {
-            num += w[i] * (yMinusL[i] - samples[i].bandwidth / c.bandwidthScale);
+            num += w[i] * (samples[i].seconds - samples[i].latency - samples[i].bandwidth / c.bandwidthScale);
             den += w[i];
         }
         c.latencyOffsetSeconds = std::max(num / den, -minL);
@@ -536,7 +609,11 @@ namespace {
                 AlgorithmCorrection c;
                 c.algorithm = static_cast<CollectiveAlgorithm>(key.first);
                 c.tier = key.second;
-                c.correction = fitGroup(samples, c.parameters, pooledByTier[key.second]);
+                // The tier's pooled fit is the prior for what the group's sizes cannot identify, unless
+                // the group is the whole tier: then it is the same data, and its parameters the group's own.
+                const bool wholeTier = samples.size() == perTier[key.second].size();
+                c.correction = fitGroup(
+                    samples, c.parameters, wholeTier ? CollectiveTermCorrection {} : pooledByTier[key.second]);
                 c.points = static_cast<int>(samples.size());
                 c.minBytes = samples.front().bytes;
                 c.maxBytes = samples.front().bytes;

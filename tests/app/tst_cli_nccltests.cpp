@@ -247,6 +247,31 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("allreduce, 72 ranks on 18 node(s)")), qPrintable(r.out));
     }
 
+    void nicsAssumedPerGpu()
+    {
+        // A GB200 NVL72 tray is 4 GPUs with one 400 Gb/s NIC each, not an 8-NIC HGX board.
+        Run r = runCli({ data("public/coreweave_gb200_nvl72_20racks_allreduce.log"), QStringLiteral("--gpu"),
+            QStringLiteral("GB200"), QStringLiteral("--nodes"), QStringLiteral("360"),
+            QStringLiteral("--gpus-per-node"), QStringLiteral("4") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("cluster: 1440 x GB200 (4 per node), 4 x 400 Gb/s NICs per node")),
+            qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("NICs assumed: 4 x 400 Gb/s per node (pass --nic COUNTxGBPS)")),
+            qPrintable(r.out));
+        // Its sizes are bandwidth-bound in the model but carry a fixed cost per call of ~4.6 ms: the
+        // calibration fits an offset with the bandwidth (chosen by leave-one-out) and follows the sweep.
+        QVERIFY2(r.out.contains(QStringLiteral("RMS relative residual: before 66.6%, after 0.9%")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(
+                     QRegularExpression(QStringLiteral("correction nvlstree tier 1: latency x1\\.000 "
+                                                       "\\+4[0-9]{3}\\.[0-9]{2} us, bandwidth x0\\.4[0-9]{2} \\(2 "
+                                                       "parameters, 6 sizes"))),
+            qPrintable(r.out));
+        // Nodes of a stated size on an HGX-class GPU: one NIC per GPU of them.
+        r = runCli({ data("public/h100_2x4_allreduce.log"), QStringLiteral("--gpus-per-node"), QStringLiteral("4") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("NICs assumed: 4 x 400 Gb/s per node")), qPrintable(r.out));
+    }
+
     void textReport()
     {
         const Run r = runCli({ data("allreduce_h100_8gpu.log") });

@@ -207,6 +207,45 @@ private Q_SLOTS:
                 row.afterSeconds);
     }
 
+    void fixedCostOnBandwidthBoundSizes_data()
+    {
+        QTest::addColumn<double>("offsetMs");
+        // Large sizes only (the model's latency is under 1% of each): a fixed cost per call that the model
+        // lacks is fitted as an offset (leave-one-out prefers it to the bandwidth alone); without one, none.
+        QTest::addRow("4.6 ms per call (20 NVL72 racks)") << 4.6;
+        QTest::addRow("0.9 ms per call") << 0.9;
+        QTest::addRow("none") << 0.0;
+    }
+    void fixedCostOnBandwidthBoundSizes()
+    {
+        QFETCH(double, offsetMs);
+        const CollectiveModel model = modelFor("H100-SXM-80GB", 16, 8);
+        CollectiveModel slower = model;
+        CollectiveCalibration truth;
+        for (int a = 1; a < CollectiveCalibration::kAlgorithms; ++a)
+            for (int t = 0; t < CollectiveCalibration::kTiers; ++t)
+                truth.at(a, t) = { 1.0, 0.0, 0.5 };
+        slower.setCalibration(truth);
+        MeasuredSweep sweep;
+        sweep.ranks = 16;
+        sweep.nodes = 2;
+        sweep.algorithm = CollectiveAlgorithm::Ring;
+        int i = 0;
+        for (double s : powersOfTwo(512.0 * 1024 * 1024, 16.0 * 1024 * 1024 * 1024)) {
+            const double noise = (i++ % 2 == 0 ? 1.0 : -1.0) * 0.003; // +-0.3%, alternating
+            const double t = slower.evaluateNcclTests(sweep.op, s, 16, 2, sweep.algorithm).seconds + offsetMs * 1e-3;
+            sweep.points.push_back({ s, t * (1 + noise) });
+        }
+        auto cal = calibrateSweep(model, sweep);
+        QVERIFY2(cal.isOk(), cal.message().c_str());
+        QVERIFY2(cal->rmsAfter < 0.01, qPrintable(QString::number(cal->rmsAfter)));
+        QCOMPARE(cal->corrections.size(), std::size_t(1));
+        const CollectiveTermCorrection& c = cal->corrections.front().correction;
+        QVERIFY2(std::abs(c.bandwidthScale / 0.5 - 1) < 0.03, qPrintable(QString::number(c.bandwidthScale)));
+        QVERIFY2(std::abs(c.latencyOffsetSeconds - offsetMs * 1e-3) < 0.1 * offsetMs * 1e-3 + 50e-6,
+            qPrintable(QString::number(c.latencyOffsetSeconds)));
+    }
+
     void neverWorseThanModel()
     {
         // Measurements the model already matches: the calibration must not make things worse.

@@ -120,7 +120,7 @@ private Q_SLOTS:
         QTest::addRow("2x8 H200 Nebius IB") << "h200_2x8_nebius_ib_allreduce.log"
                                             << "allreduce"
                                             << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << QString("ib") << 0.039
-                                            << 0.057 << 0.012 << true << 0.001;
+                                            << 0.057 << 0.004 << true << 0.001;
         // GKE A4 (8 x B200, 8 x 400 Gb/s RoCE per node); the log names no binary: all_gather (--op).
         QTest::addRow("2x8 B200 GKE A4 allgather")
             << "b200_2x8_gke_a4_allgather.log"
@@ -210,7 +210,7 @@ private Q_SLOTS:
         QTest::addRow("10x8 H100 IB alltoall") << "xxrjun_h100_10n8g_ib_alltoall.log"
                                                << "alltoall"
                                                << "H100-SXM-80GB" << 80 << 10 << 10 << 8 << 400.0 << QString("ib")
-                                               << 0.03 << 0.043 << 0.016 << true << 0.025;
+                                               << 0.03 << 0.043 << 0.016 << true << 0.019;
         QTest::addRow("10x8 H100 IB allreduce") << "xxrjun_h100_10n8g_ib_allreduce.log"
                                                 << "allreduce"
                                                 << "H100-SXM-80GB" << 80 << 10 << 10 << 8 << 400.0 << QString("ib")
@@ -218,7 +218,7 @@ private Q_SLOTS:
         QTest::addRow("10x1 H100 IB allgather") << "xxrjun_h100_10n1g_ib_allgather.log"
                                                 << "allgather"
                                                 << "H100-SXM-80GB" << 10 << 10 << 10 << 1 << 400.0 << QString("ib")
-                                                << 0.023 << 0.078 << 0.032 << true << 0.033;
+                                                << 0.023 << 0.078 << 0.01 << true << 0.017;
 
         // Send/receive on the same cluster (single-node and multi-node runs of January 2026): the p2p channel
         // rule of extracost.cpp (p2pChannels), with NVLink's per-channel figure from NCCL's tables; the
@@ -251,7 +251,7 @@ private Q_SLOTS:
         QTest::addRow("10x8 H100 IB sendrecv") << "xxrjun_h100_10n8g_ib_sendrecv.log"
                                                << "sendrecv"
                                                << "H100-SXM-80GB" << 80 << 10 << 10 << 8 << 400.0 << QString("ib")
-                                               << 0.391 << 0.4 << 0.007 << true << 0.008;
+                                               << 0.391 << 0.4 << 0.007 << true << 0.01;
         QTest::addRow("10x1 H100 IB allreduce") << "xxrjun_h100_10n1g_ib_allreduce.log"
                                                 << "allreduce"
                                                 << "H100-SXM-80GB" << 10 << 10 << 10 << 1 << 400.0 << QString("ib")
@@ -259,7 +259,7 @@ private Q_SLOTS:
         QTest::addRow("10x4 H100 IB allreduce") << "xxrjun_h100_10n4g_ib_allreduce.log"
                                                 << "allreduce"
                                                 << "H100-SXM-80GB" << 40 << 10 << 10 << 4 << 400.0 << QString("ib")
-                                                << 0.053 << 0.175 << 0.023 << true << 0.064;
+                                                << 0.053 << 0.175 << 0.023 << true << 0.041;
         QTest::addRow("10x8 H100 IB allgather") << "xxrjun_h100_10n8g_ib_allgather.log"
                                                 << "allgather"
                                                 << "H100-SXM-80GB" << 80 << 10 << 10 << 8 << 400.0 << QString("ib")
@@ -267,18 +267,24 @@ private Q_SLOTS:
         // GB200 NVL72 (CoreWeave; NCCL 2.26.2): excerpts that keep only the last device line, so the ranks
         // are the highest rank listed + 1 and the nodes the source's (18 compute trays of 4 GPUs per
         // rack); NICs not stated: the NVL72 reference design's 4 x 400 Gb/s ConnectX-7 per tray.
+        // Their sizes (512 MiB .. 16 GiB) are bandwidth-bound in the model, whose latency is then not
+        // identifiable, but the measured times carry a fixed cost per call (0.5, 0.9 and 4.6 ms on 1, 2 and
+        // 20 racks) that the model lacks: the offset-and-bandwidth fit, chosen by leave-one-out over the
+        // sizes (collectivecalibrator.cpp fitGroup), took the calibrated RMS 7.4 -> 2.0%, 13.2 -> 1.5% and
+        // 25.5 -> 0.9% (limits lowered); the same choice lowered five other logs' calibrated or held-out
+        // RMS and raised one (10 x 8 sendrecv held-out 0.7 -> 0.9%).
         QTest::addRow("GB200 NVL72 1 rack")
             << "coreweave_gb200_nvl72_1rack_allreduce.log"
             << "allreduce"
-            << "GB200" << 72 << 18 << 5 << 4 << 400.0 << QString("ib") << 0.15 << 0.257 << 0.075 << true << 0.001;
+            << "GB200" << 72 << 18 << 5 << 4 << 400.0 << QString("ib") << 0.15 << 0.257 << 0.021 << true << 0.001;
         QTest::addRow("GB200 NVL72 2 racks")
             << "coreweave_gb200_nvl72_2racks_allreduce.log"
             << "allreduce"
-            << "GB200" << 144 << 36 << 6 << 4 << 400.0 << QString("ib") << 0.267 << 0.419 << 0.133 << true << 0.001;
+            << "GB200" << 144 << 36 << 6 << 4 << 400.0 << QString("ib") << 0.267 << 0.419 << 0.016 << true << 0.001;
         QTest::addRow("GB200 NVL72 20 racks")
             << "coreweave_gb200_nvl72_20racks_allreduce.log"
             << "allreduce"
-            << "GB200" << 1440 << 360 << 6 << 4 << 400.0 << QString("ib") << 0.663 << 0.77 << 0.256 << true << 0.001;
+            << "GB200" << 1440 << 360 << 6 << 4 << 400.0 << QString("ib") << 0.663 << 0.77 << 0.01 << true << 0.001;
     }
     void publicLogs()
     {
