@@ -33,6 +33,7 @@ namespace {
                         { "attention_bf16", g.attentionFraction } } },
                 { "scaleup_link", g.scaleUpLink }, { "scaleup_bytes_per_second", g.scaleUpBytesPerSecond },
                 { "scaleup_links", g.scaleUpLinks }, { "nvlink_domain_gpus", g.nvlinkDomainGpus },
+                { "server", { { "gpus", g.serverGpus }, { "nics", g.serverNics }, { "nic_gbps", g.serverNicGbps } } },
                 { "tdp_w", g.tdpWatts }, { "price_usd", g.priceUsd }, { "source", g.source }, { "date", g.date } });
         for (const auto& n : c.nics())
             nics.push_back({ { "id", n.id }, { "name", n.name }, { "transport", n.transport }, { "gbps", n.gbps },

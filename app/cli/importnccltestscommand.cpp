@@ -41,21 +41,15 @@ namespace {
         std::vector<std::string> assumptions;
     };
 
-    /// GPUs per compute tray of the rack-scale systems whose NVLink domain spans servers (GB200 / GB300
-    /// NVL72: 18 trays of 4 GPUs, each GPU with its own ConnectX NIC; NVIDIA GB200 NVL72 and DGX GB200
-    /// user guide, "compute tray").
-    constexpr int kRackTrayGpus = 4;
-
-    /// The NICs of the era's reference systems, an assumption the output states: one 100 Gb/s NIC per two
-    /// GPUs on Volta (DGX-1: 4 x EDR for 8 V100), one NIC per GPU from Ampere on (DGX A100: 8 x 200 Gb/s;
-    /// DGX H100, HGX B200: 8 x 400 Gb/s; a GB200 NVL72 tray: 4 x 400 Gb/s). `gpusPerNode` 0: the server's
-    /// own GPU count (8, or a tray's 4 when the NVLink domain spans servers).
+    /// The NICs of the GPU's reference server (catalog "server": DGX H100 8 x 400 Gb/s, a GB200 tray
+    /// 4 x 400, DGX B300 8 x 800, ...), an assumption the output states. `gpusPerNode` > 0: nodes of that
+    /// many GPUs, with the reference server's NICs per GPU.
     void assumeNics(const engine::GpuModel& gpu, int gpusPerNode, engine::ClusterSpec& cluster)
     {
-        const bool volta = gpu.arch == engine::GpuArch::Volta;
-        cluster.nic.gbps = volta ? 100.0 : gpu.arch == engine::GpuArch::Ampere ? 200.0 : 400.0;
-        const int server = gpusPerNode > 0 ? gpusPerNode : gpu.scaleUpSpansNodes ? kRackTrayGpus : 8;
-        cluster.nic.perNode = volta ? std::max(1, server / 2) : server;
+        cluster.nic.gbps = gpu.serverNicGbps;
+        cluster.nic.perNode = gpusPerNode > 0
+            ? std::max(1, static_cast<int>(std::lround(double(gpusPerNode) * gpu.serverNics / gpu.serverGpus)))
+            : gpu.serverNics;
     }
 
     /// Runs that use fewer GPUs per host than the hosts have NICs (nccl-tests node checks with 1, 2 or 4

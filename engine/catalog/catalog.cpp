@@ -159,6 +159,15 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                 g.scaleUpSwitched = up->boolean("switched");
                 g.scaleUpSpansNodes = up->boolean("spans_nodes", false);
                 up->finish();
+                if (auto server = r.object("server")) {
+                    g.serverGpus = server->boundedInt("gpus", 1, 1024);
+                    g.serverNics = server->boundedInt("nics", 1, 1024);
+                    g.serverNicGbps = server->number("nic_gbps", 1, 1e5);
+                    g.serverSource = server->string("source");
+                    if (g.serverSource.empty())
+                        throw JsonFieldError(server->pointerOf("source"), "the reference server must name its source");
+                    server->finish();
+                }
                 g.pcieBytesPerSecond = r.number("pcie_bytes_per_second", 1e9, 1e12);
                 g.hostLinkBytesPerSecond = r.number("host_link_bytes_per_second", 1e9, 1e13, g.pcieBytesPerSecond);
                 g.tdpWatts = r.number("tdp_w", 1, 1e5);

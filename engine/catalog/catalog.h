@@ -33,6 +33,13 @@ struct GpuModel : SourceInfo {
     bool scaleUpSwitched = true; ///< NVSwitch (true) or point-to-point mesh (false)
     bool scaleUpSpansNodes = false; ///< the domain spans several servers through NVLink switch
                                     ///< trays (GB200 NVL72); else it is at most one server
+    /// The GPU's reference server ("server"): GPUs per server (a GB200 / GB300 compute tray: 4), its
+    /// scale-out NICs and their rate (Gb/s). Used where a cluster's NICs are not stated (nccl-tests
+    /// import), always said to be an assumption.
+    int serverGpus = 8;
+    int serverNics = 8;
+    double serverNicGbps = 400;
+    std::string serverSource;
     double pcieBytesPerSecond = 0; ///< host PCIe bandwidth per direction (B/s)
     /// GPU <-> host (CPU) memory bandwidth per GPU and direction (B/s): PCIe unless the catalog
     /// names a faster link (Grace-Blackwell's NVLink-C2C); activation offloading moves over it.

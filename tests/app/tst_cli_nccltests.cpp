@@ -266,6 +266,13 @@ private Q_SLOTS:
                                                        "\\+4[0-9]{3}\\.[0-9]{2} us, bandwidth x0\\.4[0-9]{2} \\(2 "
                                                        "parameters, 6 sizes"))),
             qPrintable(r.out));
+        // The catalog's reference server: a GB300 tray's ConnectX-8 run at 800 Gb/s.
+        r = runCli({ data("public/coreweave_gb200_nvl72_1rack_allreduce.log"), QStringLiteral("--gpu"),
+            QStringLiteral("GB300"), QStringLiteral("--nodes"), QStringLiteral("18"), QStringLiteral("--gpus-per-node"),
+            QStringLiteral("4") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("cluster: 72 x GB300 (4 per node), 4 x 800 Gb/s NICs per node")),
+            qPrintable(r.out));
         // Nodes of a stated size on an HGX-class GPU: one NIC per GPU of them.
         r = runCli({ data("public/h100_2x4_allreduce.log"), QStringLiteral("--gpus-per-node"), QStringLiteral("4") });
         QCOMPARE(r.exitCode, 0);

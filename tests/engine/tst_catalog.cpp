@@ -67,13 +67,38 @@ private Q_SLOTS:
             qPrintable(QStringLiteral("%1 B against %2 B reported").arg(g->hbmBytes).arg(reportedBytes)));
     }
 
+    void referenceServers_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<int>("nics");
+        QTest::addColumn<double>("nicGbps");
+        QTest::addRow("DGX-1 V100") << "V100-SXM2-32GB" << 8 << 4 << 100.0;
+        QTest::addRow("DGX A100") << "A100-SXM-80GB" << 8 << 8 << 200.0;
+        QTest::addRow("DGX H100") << "H100-SXM-80GB" << 8 << 8 << 400.0;
+        QTest::addRow("GB200 tray") << "GB200" << 4 << 4 << 400.0;
+        QTest::addRow("DGX B300") << "B300" << 8 << 8 << 800.0;
+        QTest::addRow("GB300 tray") << "GB300" << 4 << 4 << 800.0;
+    }
+    void referenceServers()
+    {
+        QFETCH(QString, id);
+        static const Catalog catalog = Catalog::builtin().value();
+        const GpuModel* g = catalog.findGpu(id.toStdString());
+        QVERIFY(g);
+        QTEST(g->serverGpus, "gpus");
+        QTEST(g->serverNics, "nics");
+        QTEST(g->serverNicGbps, "nicGbps");
+        QVERIFY(!g->serverSource.empty());
+    }
+
     void everyEntryHasSourceAndDate()
     {
         auto catalog = Catalog::builtin();
         QVERIFY(catalog.isOk());
         auto check = [](const SourceInfo& s) { return !s.source.empty() && s.date.size() == 10; };
         for (const auto& e : catalog->gpus())
-            QVERIFY2(check(e), e.id.c_str());
+            QVERIFY2(check(e) && !e.serverSource.empty(), e.id.c_str()); // the reference server too
         for (const auto& e : catalog->nics())
             QVERIFY2(check(e), e.id.c_str());
         for (const auto& e : catalog->switches())
@@ -121,6 +146,11 @@ private Q_SLOTS:
             << "\"source\": \"NVIDIA H100"
             << "\"sourc\": \"NVIDIA H100"
             << "cat/gpus.json: /gpus/2/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
+        QTest::addRow("reference server without source")
+            << "gpus.json"
+            << "\"server\": {\"gpus\": 4, \"nics\": 4, \"nic_gbps\": 800, \"source\": \"NVIDIA GB300"
+            << "\"server\": {\"gpus\": 4, \"nics\": 4, \"nic_gbps\": 800, \"sourc\": \"NVIDIA GB300"
+            << "cat/gpus.json: /gpus/7/server/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
         QTest::addRow("switch radix text") << "switches.json"
                                            << "\"radix\": 64"
                                            << "\"radix\": \"64\""
