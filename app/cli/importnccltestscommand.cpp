@@ -111,7 +111,7 @@ namespace {
         cl.gpu = *gpuId;
         cl.gpusPerNode = perNode;
         cl.gpus = nodes * perNode;
-        // Typical NICs of the era's DGX/HGX systems; only an assumption, stated in the output.
+        // The NICs of the GPU's reference server (catalog); only an assumption, stated in the output.
         assumeNics(*catalog.findGpu(*gpuId), 0, cl);
         c.assumptions.push_back("GPU \"" + gpuName + "\" taken as catalog " + *gpuId);
         if (nodes > 1)
@@ -222,7 +222,7 @@ namespace {
             cl_.nic.perNode = parsed->first > 0 ? parsed->first : cl_.gpusPerNode;
             cl_.nic.gbps = parsed->second;
         } else {
-            // Nodes of a stated size: one NIC per GPU of them (two GPUs per NIC on Volta).
+            // Nodes of a stated size: the reference server's NICs per GPU, as many times as they have GPUs.
             if (*perNodeOption > 0)
                 if (const engine::GpuModel* gpu = catalog.findGpu(cl_.gpu))
                     assumeNics(*gpu, cl_.gpusPerNode, cl_);

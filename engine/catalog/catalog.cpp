@@ -167,6 +167,11 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                     if (g.serverSource.empty())
                         throw JsonFieldError(server->pointerOf("source"), "the reference server must name its source");
                     server->finish();
+                } else {
+                    // A catalog written before "server": the reference servers of each generation (DGX-1:
+                    // 4 x 100 Gb/s for 8 V100; DGX A100: 8 x 200; DGX H100 and later: 8 x 400).
+                    g.serverNics = g.arch == GpuArch::Volta ? 4 : 8;
+                    g.serverNicGbps = g.arch == GpuArch::Volta ? 100 : g.arch == GpuArch::Ampere ? 200 : 400;
                 }
                 g.pcieBytesPerSecond = r.number("pcie_bytes_per_second", 1e9, 1e12);
                 g.hostLinkBytesPerSecond = r.number("host_link_bytes_per_second", 1e9, 1e13, g.pcieBytesPerSecond);

@@ -35,7 +35,8 @@ struct GpuModel : SourceInfo {
                                     ///< trays (GB200 NVL72); else it is at most one server
     /// The GPU's reference server ("server"): GPUs per server (a GB200 / GB300 compute tray: 4), its
     /// scale-out NICs and their rate (Gb/s). Used where a cluster's NICs are not stated (nccl-tests
-    /// import), always said to be an assumption.
+    /// import), always said to be an assumption. Without "server": 8 GPUs with 4 x 100 Gb/s (Volta),
+    /// 8 x 200 (Ampere) or 8 x 400 (later), and no source.
     int serverGpus = 8;
     int serverNics = 8;
     double serverNicGbps = 400;

@@ -92,6 +92,29 @@ private Q_SLOTS:
         QVERIFY(!g->serverSource.empty());
     }
 
+    void serverFallsBackToGeneration()
+    {
+        // A catalog written before "server" (a user's copy): each generation's reference NICs.
+        std::string texts[4];
+        const char* names[4] = { "gpus.json", "nics.json", "switches.json", "cables.json" };
+        for (int i = 0; i < 4; ++i)
+            texts[i] = std::string(clusterscope::resources::embeddedFile(std::string("catalog/") + names[i]));
+        for (std::size_t at; (at = texts[0].find("\"server\": {")) != std::string::npos;)
+            texts[0].erase(at, texts[0].find("},", at) + 2 - at);
+        auto catalog = Catalog::parse(texts[0], texts[1], texts[2], texts[3], "cat");
+        QVERIFY2(catalog.isOk(), catalog.message().c_str());
+        const GpuModel* v100 = catalog->findGpu("V100-SXM2-32GB");
+        const GpuModel* a100 = catalog->findGpu("A100-SXM-80GB");
+        const GpuModel* gb300 = catalog->findGpu("GB300");
+        QVERIFY(v100 && a100 && gb300);
+        QCOMPARE(v100->serverNics, 4);
+        QCOMPARE(v100->serverNicGbps, 100.0);
+        QCOMPARE(a100->serverNics, 8);
+        QCOMPARE(a100->serverNicGbps, 200.0);
+        QCOMPARE(gb300->serverNicGbps, 400.0);
+        QVERIFY(gb300->serverSource.empty());
+    }
+
     void everyEntryHasSourceAndDate()
     {
         auto catalog = Catalog::builtin();
