@@ -71,6 +71,9 @@ int runSearchCommand(const std::vector<std::string>& args, CliIo io)
         return 1;
     }
     const SearchResult& result = *a.search;
+    if (result.ranked.empty()) // exit code 1, with the reason (also under --json, whose document follows)
+        io.err << path << ": none of the " << result.valid << " valid strategies (of " << result.candidates
+               << " enumerated) fits in GPU memory\n";
     const std::vector<TrainingEstimate> contended
         = rankedWithContention(*scenario, a, std::min<std::size_t>(kContendedRankedCount, result.ranked.size()));
     // Why the contended column is short or absent.

@@ -74,4 +74,26 @@ const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int last
     return nullptr;
 }
 
+const char* interleavingProblem(int pp, int vpp, int statedGroup, long long microBatches)
+{
+    if (vpp <= 1)
+        return statedGroup > 0 ? "/parallelism/vpp_microbatch_group: a micro-batch group applies to the interleaved "
+                                 "schedule (vpp > 1) only"
+                               : nullptr;
+    if (microBatches < pp)
+        return "/parallelism/vpp: the interleaved schedule needs at least pp micro-batches per iteration";
+    const int group = interleavingGroup(pp, statedGroup);
+    if (statedGroup > 0 && (group < pp || group > microBatches))
+        return "/parallelism/vpp_microbatch_group: the micro-batch group must lie between pp and the micro-batches "
+               "per iteration";
+    const long long last = microBatches % group;
+    if (last != 0 && last < pp)
+        return statedGroup > 0
+            ? "/parallelism/vpp_microbatch_group: the last group (micro-batches mod group) must be 0 or at least pp"
+            : "/parallelism/vpp: the interleaved schedule needs micro-batches divisible by pp, or a "
+              "vpp_microbatch_group G with pp <= G <= micro-batches and micro-batches mod G either 0 or at least pp "
+              "(Megatron-Core --microbatch-group-size-per-virtual-pipeline-stage)";
+    return nullptr;
+}
+
 } // namespace clusterscope::engine

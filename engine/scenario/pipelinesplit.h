@@ -28,4 +28,17 @@ struct PipelineSplit {
 /// counts cannot be honoured (Megatron asserts the same: the middle stages split the rest evenly).
 const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int lastStated, PipelineSplit& out);
 
+/// The micro-batches Megatron-Core's interleaved schedule runs on one virtual stage before moving to
+/// the next (--microbatch-group-size-per-virtual-pipeline-stage; model_parallel_config.py): the
+/// stated group, else pp.
+inline int interleavingGroup(int pp, int statedGroup) { return statedGroup > 0 ? statedGroup : pp; }
+
+/// Whether Megatron-Core runs `microBatches` micro-batches per iteration on pp stages of vpp virtual
+/// chunks with a micro-batch group of `statedGroup` (0 = not stated: pp). Megatron-Core's interleaved
+/// schedule (pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving) needs
+/// pp <= group <= micro-batches and a last group (micro-batches mod group) of 0 or at least pp; the
+/// group applies to interleaving only. Returns nullptr, or one sentence naming the parallelism key
+/// (static string).
+const char* interleavingProblem(int pp, int vpp, int statedGroup, long long microBatches);
+
 } // namespace clusterscope::engine

@@ -185,6 +185,11 @@ struct ParallelismSpec {
     /// tp x cp x dp ranks as etp x ep x expert-dp ("MoE parallel folding", Liu et al. 2025,
     /// arXiv:2504.14960; megatron/core/parallel_state.py), so ep may exceed dp x cp.
     int etp = 0;
+    /// "vpp_microbatch_group": micro-batches the interleaved schedule runs on one virtual stage before
+    /// the next (Megatron-Core --microbatch-group-size-per-virtual-pipeline-stage); 0 = not stated,
+    /// i.e. pp (Megatron's default). A larger group lets micro-batches that are not a multiple of pp
+    /// interleave, at the cost of more activations in flight (memorymodel.cpp).
+    int vppMicrobatchGroup = 0;
     /// Expert tensor parallelism in effect: etp when stated, else tp.
     int expertTp() const { return etp > 0 ? etp : tp; }
     bool operator==(const ParallelismSpec&) const = default;

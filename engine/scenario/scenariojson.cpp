@@ -260,6 +260,7 @@ namespace {
         p.placementOrder = r.string("placement_order", "tp-cp-dp-pp");
         p.firstStageLayers = r.boundedInt("first_stage_layers", 0, 1 << 20, 0);
         p.lastStageLayers = r.boundedInt("last_stage_layers", 0, 1 << 20, 0);
+        p.vppMicrobatchGroup = r.boundedInt("vpp_microbatch_group", 0, 1 << 30, 0);
         {
             // A permutation of the four rank dimensions, innermost first (e.g. "tp-cp-dp-pp").
             std::size_t start = 0;
@@ -578,6 +579,8 @@ std::string scenarioToJson(const Scenario& s)
             root["parallelism"]["first_stage_layers"] = p.firstStageLayers;
         if (p.lastStageLayers > 0)
             root["parallelism"]["last_stage_layers"] = p.lastStageLayers;
+        if (p.vppMicrobatchGroup > 0)
+            root["parallelism"]["vpp_microbatch_group"] = p.vppMicrobatchGroup;
     }
     if (s.communication != CommunicationSpec {}) {
         const CommunicationSpec& c = s.communication;

@@ -128,6 +128,17 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         }
         if (p.vpp > 1 && p.pp == 1)
             add("/parallelism/vpp", "virtual stages need pipeline parallelism (pp > 1)");
+        else if (t.globalBatch % (1LL * p.dp * t.microBatch) == 0) {
+            const long long microBatches = t.globalBatch / (1LL * p.dp * t.microBatch);
+            if (const char* reason = interleavingProblem(p.pp, p.vpp, p.vppMicrobatchGroup, microBatches)) {
+                const std::string text = reason;
+                const std::size_t colon = text.find(": ");
+                add(text.substr(0, colon),
+                    text.substr(colon + 2) + " (pp " + str(p.pp) + ", vpp " + str(p.vpp) + ", micro-batches "
+                        + str(microBatches)
+                        + (p.vppMicrobatchGroup > 0 ? ", group " + str(p.vppMicrobatchGroup) : std::string()) + ")");
+            }
+        }
         if (p.schedule == PipelineSchedule::Interleaved && p.vpp == 1)
             add("/parallelism/pipeline_schedule", "the interleaved schedule needs vpp > 1");
     }

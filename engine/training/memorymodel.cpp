@@ -164,12 +164,18 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     const int microBatches = std::max(1, in.globalBatch / (p.dp * s.microBatch));
     // Micro-batches whose activations stage i holds: all of them under GPipe; under 1F1B pp - i (the
     // first stage the most), times 1 + (pp - 1) / (pp vpp) when interleaved (Korthikanti et al. 2022
-    // Sec. 4.2.3). The first stage holds the most unless it has fewer layers (uneven splits).
+    // Sec. 4.2.3). The first stage holds the most unless it has fewer layers (uneven splits). A
+    // micro-batch group G larger than pp (vpp_microbatch_group) runs (vpp - 1) G chunks of 1 / vpp of the
+    // stage in warm-up instead of (vpp - 1) pp (Megatron-Core schedules.py get_pp_rank_microbatches), so
+    // (vpp - 1) (G - pp) / vpp more micro-batches' activations stay in flight, never more than all of them.
+    const double extraGroup
+        = p.vpp > 1 ? (p.vpp - 1.0) * (interleavingGroup(p.pp, p.vppMicrobatchGroup) - p.pp) / p.vpp : 0.0;
     const auto inFlight = [&](int stage) -> double {
         if (p.schedule == PipelineSchedule::GPipe)
             return microBatches;
         const double oneFOneB = std::min(p.pp - stage, microBatches);
-        return p.vpp > 1 ? oneFOneB * (1.0 + (p.pp - 1.0) / (p.pp * p.vpp)) : oneFOneB;
+        return p.vpp > 1 ? std::min<double>(microBatches, oneFOneB * (1.0 + (p.pp - 1.0) / (p.pp * p.vpp)) + extraGroup)
+                         : oneFOneB;
     };
     // Offloaded layers (activation offloading) wait in host memory; one layer is in transit.
     const auto offloaded = [&](int layers) { return std::max(0, std::min(in.activationOffloadLayers, layers - 1)); };

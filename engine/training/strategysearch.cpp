@@ -132,6 +132,7 @@ SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const Searc
                                         p.ep = ep;
                                         p.etp = folding; // 0: expert tp = tp; 1: folded
                                         p.vpp = vpp;
+                                        p.vppMicrobatchGroup = 0; // Megatron's default group (pp)
                                         p.zero = zero;
                                         p.sequenceParallel = tp > 1;
                                         p.schedule

@@ -359,13 +359,10 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
         if (p.etp != p.tp && !p.placementOrder.ends_with("pp"))
             return "/parallelism/etp: etp different from tp needs pp outermost in placement_order";
     }
-    if (p.vpp > 1) {
-        if (p.pp == 1)
-            return "/parallelism/vpp: virtual stages need pp > 1";
-        // Megatron-LM's interleaved schedule needs the micro-batches to be a multiple of pp.
-        if ((batch / (p.dp * s.microBatch)) % p.pp != 0)
-            return "/parallelism/vpp: the interleaved schedule needs micro-batches divisible by pp";
-    }
+    if (p.vpp > 1 && p.pp == 1)
+        return "/parallelism/vpp: virtual stages need pp > 1";
+    if (const char* reason = interleavingProblem(p.pp, p.vpp, p.vppMicrobatchGroup, batch / (p.dp * s.microBatch)))
+        return reason;
     if (p.schedule == PipelineSchedule::Interleaved && p.vpp == 1)
         return "/parallelism/pipeline_schedule: the interleaved schedule needs vpp > 1";
     // DeepSpeed: ZeRO-2 and ZeRO-3 partition gradients per micro-batch and are not supported with

@@ -1,5 +1,6 @@
 #include "engine/training/trainingjson.h"
 
+#include "engine/scenario/pipelinesplit.h"
 #include "engine/training/computecalibration.h"
 #include "engine/training/strategysearch.h"
 #include "engine/training/trafficmatrix.h"
@@ -62,7 +63,8 @@ namespace {
             { "vpp", p.vpp }, { "zero", p.zero }, { "sequence_parallel", p.sequenceParallel },
             { "pipeline_schedule", toString(p.schedule) }, { "cp_kind", toString(p.cpKind) },
             { "placement_order", p.placementOrder }, { "first_stage_layers", p.firstStageLayers },
-            { "last_stage_layers", p.lastStageLayers }, { "etp", p.expertTp() } };
+            { "last_stage_layers", p.lastStageLayers }, { "etp", p.expertTp() },
+            { "vpp_microbatch_group", p.vpp > 1 ? interleavingGroup(p.pp, p.vppMicrobatchGroup) : 0 } };
         const double tokens = evaluator.scenario().training.tokens;
         j["training"] = { { "micro_batch", e.strategy.microBatch }, { "recompute", toString(e.strategy.recompute) },
             { "micro_batches_per_pipeline", e.microBatchesPerPipeline }, { "tokens", tokens },

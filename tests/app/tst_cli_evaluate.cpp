@@ -296,6 +296,68 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(path + QStringLiteral(": /parallelism/zero:")), qPrintable(r.err));
     }
 
+    // A search where no strategy fits exits 1 and says why on stderr, in text and under --json (where the
+    // document still follows on stdout).
+    void searchNothingFitsSaysWhy()
+    {
+        QTemporaryDir dir;
+        const QString path = edited(dir, "llama3-70b-1024-h100.json", [](QJsonObject& o) {
+            o.remove(QStringLiteral("parallelism"));
+            QJsonObject c = o.value(QStringLiteral("cluster")).toObject();
+            c[QStringLiteral("gpus")] = 8; // 70B with Adam on one 8-GPU node: nothing fits
+            o[QStringLiteral("cluster")] = c;
+        });
+        for (const bool json : { false, true }) {
+            QStringList args { QStringLiteral("search"), path, QStringLiteral("--top"), QStringLiteral("3"),
+                QStringLiteral("--no-fabric") };
+            if (json)
+                args << QStringLiteral("--json");
+            const Run r = runCli(args);
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains(path + QStringLiteral(": none of the ")), qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("fits in GPU memory")), qPrintable(r.err));
+            if (json)
+                QCOMPARE(parse(r.out).value(QStringLiteral("fitting")).toInt(), 0);
+        }
+    }
+
+    // Micro-batches that are not a multiple of pp interleave with a stated micro-batch group, as Megatron-Core
+    // runs them (--microbatch-group-size-per-virtual-pipeline-stage); without one the file and place are named.
+    void interleavingGroup()
+    {
+        QTemporaryDir dir;
+        const auto withGroup = [&dir](int group) {
+            return edited(dir, "llama3-70b-1024-h100.json", [group](QJsonObject& o) {
+                QJsonObject p = o.value(QStringLiteral("parallelism")).toObject();
+                p[QStringLiteral("vpp")] = 2;
+                if (group > 0)
+                    p[QStringLiteral("vpp_microbatch_group")] = group;
+                o[QStringLiteral("parallelism")] = p;
+                QJsonObject t = o.value(QStringLiteral("training")).toObject();
+                t[QStringLiteral("global_batch")] = 192; // 6 micro-batches per pipeline on pp 4
+                o[QStringLiteral("training")] = t;
+            });
+        };
+        const QString refused = withGroup(0);
+        Run r = runCli({ QStringLiteral("evaluate"), refused, QStringLiteral("--no-fabric") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(refused
+                     + QStringLiteral(": /parallelism/vpp: the interleaved schedule needs "
+                                      "micro-batches divisible by pp, or a vpp_microbatch_group")),
+            qPrintable(r.err));
+        r = runCli({ QStringLiteral("validate"), refused });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(refused + QStringLiteral(": /parallelism/vpp:")), qPrintable(r.err));
+        const QString grouped = withGroup(6);
+        r = runCli({ QStringLiteral("evaluate"), grouped, QStringLiteral("--no-fabric"), QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject p = parse(r.out).value(QStringLiteral("parallelism")).toObject();
+        QCOMPARE(p.value(QStringLiteral("vpp_microbatch_group")).toInt(), 6);
+        QCOMPARE(parse(r.out).value(QStringLiteral("strategy_source")).toString(), QStringLiteral("scenario"));
+        r = runCli({ QStringLiteral("evaluate"), grouped, QStringLiteral("--no-fabric") });
+        QVERIFY2(r.out.contains(QStringLiteral("vpp 2 (group 6)")), qPrintable(r.out));
+    }
+
     void help()
     {
         for (const char* command : { "evaluate", "search" }) {

@@ -69,6 +69,8 @@ private Q_SLOTS:
         s.cluster.fabric.dragonflyH = 4;
         s.cluster.nic.net = "tcpxo"; // written only when set: files without it are unchanged
         s.cluster.nic.gpuDirectRdma = false; // written only when false, as "gpudirect_rdma": false
+        s.parallelism->vpp = 2;
+        s.parallelism->vppMicrobatchGroup = 8; // written only when stated
         const std::string text = scenarioToJson(s);
         auto second = parseScenarioJson(text, "b.json");
         QVERIFY2(second.isOk(), second.message().c_str());
@@ -78,6 +80,8 @@ private Q_SLOTS:
         QVERIFY(nlohmann::json::parse(text)["cluster"]["nic"]["gpudirect_rdma"] == false);
         // Absent means GPUDirect RDMA (NCCL's default where the NIC is close to the GPU).
         QVERIFY(first->cluster.nic.gpuDirectRdma);
+        QCOMPARE(nlohmann::json::parse(text)["parallelism"]["vpp_microbatch_group"], 8);
+        QVERIFY(!nlohmann::json::parse(scenarioToJson(*first))["parallelism"].contains("vpp_microbatch_group"));
         QVERIFY(!nlohmann::json::parse(scenarioToJson(*first))["cluster"]["nic"].contains("gpudirect_rdma"));
     }
 
@@ -363,6 +367,13 @@ private Q_SLOTS:
             << "/cluster/nic/net"
             << "\"tcpxo\""
             << "v.json: /cluster/nic/net: tcpxo runs on roce fabrics but /cluster/transport is infiniband";
+        // 1024 / 32 = 32 micro-batches on pp 4: a group must lie in [pp, micro-batches].
+        QTest::addRow("interleaving group") << "/parallelism"
+                                            << "{\"tp\": 8, \"pp\": 4, \"dp\": 32, \"vpp\": 2, "
+                                               "\"vpp_microbatch_group\": 40}"
+                                            << "v.json: /parallelism/vpp_microbatch_group: the micro-batch group must "
+                                               "lie between pp and the micro-batches per iteration (pp 4, vpp 2, "
+                                               "micro-batches 32, group 40)";
         QTest::addRow("vpp without pp") << "/parallelism"
                                         << "{\"tp\": 8, \"dp\": 128, \"vpp\": 2}"
                                         << "v.json: /parallelism/vpp: virtual stages need pipeline parallelism";

@@ -173,7 +173,22 @@ private Q_SLOTS:
         QTest::addRow("vpp without pp") << mixtral << "vpp=2"
                                         << "/parallelism/vpp: virtual";
         QTest::addRow("interleaved micro-batches") << llama << "vpp=2,batch=96"
-                                                   << "/parallelism/vpp: the interleaved";
+                                                   << "/parallelism/vpp: the interleaved schedule needs at least pp";
+        // Megatron-Core's interleaved schedule (schedules.py): micro-batches a multiple of pp by default;
+        // otherwise a stated group G (pp <= G <= micro-batches, remainder 0 or >= pp). 192 / 32 = 6 on pp 4.
+        QTest::addRow("interleaved not a multiple of pp") << llama << "vpp=2,batch=192"
+                                                          << "/parallelism/vpp: the interleaved schedule needs "
+                                                             "micro-batches divisible by pp, or a vpp_microbatch_group";
+        QTest::addRow("group below pp") << llama << "vpp=2,batch=192,group=3"
+                                        << "/parallelism/vpp_microbatch_group: the micro-batch group must lie";
+        QTest::addRow("group above micro-batches")
+            << llama << "vpp=2,batch=192,group=7"
+            << "/parallelism/vpp_microbatch_group: the micro-batch group must lie";
+        QTest::addRow("group leaves a short last group") << llama << "vpp=2,batch=192,group=5"
+                                                         << "/parallelism/vpp_microbatch_group: the last group";
+        QTest::addRow("group without interleaving") << llama << "group=4"
+                                                    << "/parallelism/vpp_microbatch_group: a micro-batch group "
+                                                       "applies to the interleaved schedule";
         QTest::addRow("interleaved vpp1") << llama << "interleaved"
                                           << "/parallelism/pipeline_schedule";
         QTest::addRow("zero2 with pp") << llama << "zero=2"
@@ -220,6 +235,8 @@ private Q_SLOTS:
                 p.cpKind = ContextParallelKind::Ulysses;
             else if (kv[0] == QStringLiteral("interleaved"))
                 p.schedule = PipelineSchedule::Interleaved;
+            else if (kv[0] == QStringLiteral("group"))
+                p.vppMicrobatchGroup = v;
         }
         auto evaluator = TrainingEvaluator::create(s, m_catalog);
         QVERIFY(evaluator.isOk());
@@ -244,6 +261,53 @@ private Q_SLOTS:
         QVERIFY(evaluator.isOk());
         const char* reason = evaluator->invalidReason(TrainingStrategy::fromScenario(s));
         QVERIFY2(!reason, reason);
+    }
+
+    // Megatron-Core runs micro-batches that are not a multiple of pp interleaved when given a micro-batch
+    // group (--microbatch-group-size-per-virtual-pipeline-stage); a larger group keeps more activations
+    // in flight: (vpp - 1) G chunks in warm-up instead of (vpp - 1) pp (schedules.py).
+    void interleavingGroup()
+    {
+        Scenario s = example("llama3-70b-1024-h100.json"); // tp 8, pp 4, dp 32
+        TrainingStrategy t = TrainingStrategy::fromScenario(s);
+        t.microBatch = 1;
+        t.parallelism.vpp = 2;
+        t.parallelism.schedule = PipelineSchedule::Interleaved;
+        // 8 micro-batches: Megatron's default group (pp = 4) and the whole iteration as one group.
+        s.training.globalBatch = 256;
+        auto eight = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY(eight.isOk());
+        QVERIFY2(!eight->invalidReason(t), eight->invalidReason(t));
+        const TrainingEstimate byPp = eight->evaluate(t);
+        t.parallelism.vppMicrobatchGroup = 8;
+        QVERIFY2(!eight->invalidReason(t), eight->invalidReason(t));
+        const TrainingEstimate byEight = eight->evaluate(t);
+        QVERIFY(byPp.valid && byEight.valid);
+        // First stage: pp (1 + (pp - 1) / (pp vpp)) = 5.5 micro-batches in flight; the group of 8 adds
+        // (vpp - 1) (8 - pp) / vpp = 2: activations x 7.5 / 5.5. The pipeline bubble is the same.
+        QCOMPARE_LE(std::abs(byEight.memory.activationsBytes / byPp.memory.activationsBytes - 7.5 / 5.5), 1e-9);
+        QCOMPARE(byEight.breakdown.bubble, byPp.breakdown.bubble);
+        // 6 micro-batches (not a multiple of pp 4): refused by default, run with a group of 6, where
+        // every chunk is in flight after warm-up (min(6, 5.5 + 1) = 6 micro-batches' activations).
+        s.training.globalBatch = 192;
+        auto six = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY(six.isOk());
+        t.parallelism.vppMicrobatchGroup = 0;
+        QVERIFY(six->invalidReason(t));
+        t.parallelism.vppMicrobatchGroup = 6;
+        QVERIFY2(!six->invalidReason(t), six->invalidReason(t));
+        const TrainingEstimate grouped = six->evaluate(t);
+        QVERIFY(grouped.valid);
+        QCOMPARE_LE(std::abs(grouped.memory.activationsBytes / byPp.memory.activationsBytes - 6.0 / 5.5), 1e-9);
+        // As many micro-batches as stages: every chunk is in flight (Megatron warms all of them up), not
+        // the 5.5 the steady-state formula would give.
+        s.training.globalBatch = 128;
+        auto four = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY(four.isOk());
+        t.parallelism.vppMicrobatchGroup = 0;
+        const TrainingEstimate allInFlight = four->evaluate(t);
+        QVERIFY(allInFlight.valid);
+        QCOMPARE_LE(std::abs(allInFlight.memory.activationsBytes / byPp.memory.activationsBytes - 4.0 / 5.5), 1e-9);
     }
 
     void fp8NeedsTensorCores()

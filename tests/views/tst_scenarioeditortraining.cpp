@@ -1,7 +1,7 @@
 // The scenario editor's fields for the training recipe keys: model.dropout,
 // training.activation_offload_layers / fp8_param_gather / cuda_graph_scope and
-// communication.moe_a2a_overlap and parallelism.etp load from a scenario, write back to it, and say
-// their ranges.
+// communication.moe_a2a_overlap, parallelism.etp and parallelism.vpp_microbatch_group load from a
+// scenario, write back to it, and say their ranges.
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
@@ -109,6 +109,39 @@ private Q_SLOTS:
         dense.parallelism->etp = 0;
         editor.setScenario(dense, {});
         QVERIFY(!etp->isEnabled());
+    }
+
+    // parallelism.vpp_microbatch_group (Megatron-Core's micro-batch group of the interleaved schedule) has
+    // a field, enabled with virtual stages (or while a stated group is left to clear), 0 = as PP.
+    void interleavingGroupField()
+    {
+        ScenarioEditor editor(m_catalog);
+        Scenario s = mixtral(); // pp 1
+        editor.setScenario(s, {});
+        auto* group = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/parallelism/vpp_microbatch_group")));
+        auto* vpp = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/parallelism/vpp")));
+        QVERIFY(group && vpp);
+        QCOMPARE(group->value(), 0);
+        QCOMPARE(group->specialValueText(), QStringLiteral("as PP"));
+        QVERIFY(!group->isEnabled()); // no interleaving
+        s.parallelism->pp = 4;
+        s.parallelism->dp /= 4;
+        s.parallelism->vpp = 2;
+        s.parallelism->schedule = PipelineSchedule::Interleaved;
+        s.parallelism->vppMicrobatchGroup = 6;
+        editor.setScenario(s, {});
+        QVERIFY(editor.scenario() == s);
+        QCOMPARE(group->value(), 6);
+        QVERIFY(group->isEnabled());
+        QSignalSpy edits(&editor, &ScenarioEditor::edited);
+        group->setValue(8);
+        QCOMPARE(edits.count(), 1);
+        QCOMPARE(editor.scenario().parallelism->vppMicrobatchGroup, 8);
+        vpp->setValue(1); // a stated group stays editable so it can be cleared
+        QVERIFY(group->isEnabled());
+        group->setValue(0);
+        QVERIFY(!group->isEnabled());
+        QCOMPARE(editor.scenario().parallelism->vppMicrobatchGroup, 0);
     }
 };
 

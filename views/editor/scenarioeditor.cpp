@@ -199,6 +199,11 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_etp->setSpecialValueText(tr("as TP"));
     m_vpp = intField(f, QStringLiteral("/parallelism/vpp"), tr("Virtual stages"), 1, 128,
         tr("Interleaved pipeline chunks per GPU."));
+    m_vppGroup = intField(f, QStringLiteral("/parallelism/vpp_microbatch_group"), tr("Micro-batch group"), 0, 1 << 20,
+        tr("Micro-batches the interleaved schedule runs on one virtual stage before the next (Megatron-Core "
+           "--microbatch-group-size-per-virtual-pipeline-stage); 0 = PP, Megatron's default. A larger group lets "
+           "micro-batches that are not a multiple of PP interleave and keeps more activations in flight."));
+    m_vppGroup->setSpecialValueText(tr("as PP"));
     m_zero = intField(f, QStringLiteral("/parallelism/zero"), tr("ZeRO stage"), 0, 3,
         tr("0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)."));
     m_sp = boolField(f, QStringLiteral("/parallelism/sequence_parallel"), tr("Sequence parallel"),
@@ -414,6 +419,7 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     m_ep->setValue(p.ep);
     m_etp->setValue(p.etp);
     m_vpp->setValue(p.vpp);
+    m_vppGroup->setValue(p.vppMicrobatchGroup);
     m_zero->setValue(p.zero);
     m_sp->setChecked(p.sequenceParallel);
     m_schedule->setCurrentIndex(int(p.schedule));
@@ -500,6 +506,7 @@ Scenario ScenarioEditor::scenario() const
         p.ep = m_ep->value();
         p.etp = m_etp->value();
         p.vpp = m_vpp->value();
+        p.vppMicrobatchGroup = m_vppGroup->value();
         p.zero = m_zero->value();
         p.sequenceParallel = m_sp->isChecked();
         p.schedule = enumAt<PipelineSchedule>(m_schedule);
@@ -546,6 +553,7 @@ void ScenarioEditor::updateEnabled()
         std::initializer_list<QWidget*> { m_tp, m_pp, m_dp, m_cp, m_ep, m_vpp, m_zero, m_sp, m_schedule, m_cpKind })
         w->setEnabled(fixed);
     m_etp->setEnabled(fixed && m_moe->isChecked());
+    m_vppGroup->setEnabled(fixed && (m_vpp->value() > 1 || m_vppGroup->value() > 0));
     m_topkFraction->setEnabled(enumAt<CompressionMethod>(m_compression) == CompressionMethod::TopK);
 }
 

@@ -138,6 +138,7 @@ private:
     QSpinBox* m_ep;
     QSpinBox* m_etp;
     QSpinBox* m_vpp;
+    QSpinBox* m_vppGroup;
     QSpinBox* m_zero;
     QCheckBox* m_sp;
     QComboBox* m_schedule;
