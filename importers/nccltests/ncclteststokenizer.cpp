@@ -36,7 +36,96 @@ NcclTestsTokenizer::NcclTestsTokenizer(std::string_view text)
         m_offset = 3;
 }
 
+namespace {
+    /// `count` digits at `i`, or npos.
+    std::size_t digitsAt(std::string_view s, std::size_t i, std::size_t count)
+    {
+        for (std::size_t k = 0; k < count; ++k)
+            if (i + k >= s.size() || !isDigit(s[i + k]))
+                return std::string_view::npos;
+        return i + count;
+    }
+
+    /// A leading timestamp "YYYY-MM-DD(T| )HH:MM:SS[(.|,)fraction][Z|(+|-)HH[:]MM]", optionally in
+    /// brackets, and the blanks after it (ISO 8601; RFC 3339 as kubectl and docker print it): the
+    /// length it spans, or 0. A data row never starts with a date: its first field is a byte count.
+    std::size_t timestampLength(std::string_view line)
+    {
+        std::size_t i = 0;
+        const bool bracket = !line.empty() && line[0] == '[';
+        if (bracket)
+            ++i;
+        static constexpr struct {
+            std::size_t digits;
+            char after;
+        } kParts[] = { { 4, '-' }, { 2, '-' }, { 2, 'T' }, { 2, ':' }, { 2, ':' }, { 2, 0 } };
+        for (const auto& part : kParts) {
+            i = digitsAt(line, i, part.digits);
+            if (i == std::string_view::npos)
+                return 0;
+            if (part.after == 'T') {
+                if (i >= line.size() || (line[i] != 'T' && line[i] != ' '))
+                    return 0;
+                ++i;
+            } else if (part.after != 0) {
+                if (i >= line.size() || line[i] != part.after)
+                    return 0;
+                ++i;
+            }
+        }
+        if (i < line.size() && (line[i] == '.' || line[i] == ',') && i + 1 < line.size() && isDigit(line[i + 1]))
+            i = skipDigits(line, i + 1);
+        if (i < line.size() && line[i] == 'Z') {
+            ++i;
+        } else if (i < line.size() && (line[i] == '+' || line[i] == '-')) {
+            std::size_t j = digitsAt(line, i + 1, 2);
+            if (j != std::string_view::npos && j < line.size() && line[j] == ':')
+                ++j;
+            j = j == std::string_view::npos ? j : digitsAt(line, j, 2);
+            if (j == std::string_view::npos)
+                return 0;
+            i = j;
+        }
+        if (bracket) {
+            if (i >= line.size() || line[i] != ']')
+                return 0;
+            ++i;
+        }
+        if (i < line.size() && !isSpace(line[i]))
+            return 0;
+        while (i < line.size() && isSpace(line[i]))
+            ++i;
+        return i;
+    }
+
+    /// Docker Compose's "service-1  | " before each line: a name of letters, digits, '_', '.' and '-',
+    /// blanks, '|' and a blank. The length it spans, or 0.
+    std::size_t composeServiceLength(std::string_view line)
+    {
+        std::size_t i = 0;
+        while (i < line.size()
+            && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '.'
+                || line[i] == '-'))
+            ++i;
+        if (i == 0 || i >= line.size() || line[i] != ' ')
+            return 0;
+        while (i < line.size() && line[i] == ' ')
+            ++i;
+        if (i + 1 >= line.size() || line[i] != '|' || line[i + 1] != ' ')
+            return 0;
+        return i + 2;
+    }
+} // namespace
+
 std::size_t NcclTestsTokenizer::prefixLength(std::string_view line)
+{
+    std::size_t collector = timestampLength(line);
+    collector += composeServiceLength(line.substr(collector));
+    line.remove_prefix(collector);
+    return collector + launcherPrefixLength(line);
+}
+
+std::size_t NcclTestsTokenizer::launcherPrefixLength(std::string_view line)
 {
     // Open MPI --tag-output: "[jobid,rank]<stdout>:" or "<stderr>:" (ompi orte/mca/iof).
     if (!line.empty() && line[0] == '[') {

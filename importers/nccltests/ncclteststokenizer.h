@@ -33,9 +33,14 @@ public:
     /// Fills `line` with the next line; false at the end of the input.
     bool next(NcclTestsLine& line);
 
-    /// Removes one launcher prefix: Open MPI `--tag-output` ("[1,0]<stdout>:", "[1,0]<stderr>:"),
-    /// Slurm `srun --label` ("0: ", "12: "). Returns how many characters the prefix spans (0 if none).
+    /// Removes the prefixes a launcher or log collector puts before each line: a timestamp in ISO 8601 /
+    /// RFC 3339 form (`kubectl logs --timestamps`, `docker logs -t`: "2025-06-01T10:00:00.123456789Z ";
+    /// also "2025-06-01 10:00:00,123 " and either in brackets), a Docker Compose service ("worker-1  | "),
+    /// then one launcher prefix: Open MPI `--tag-output` ("[1,0]<stdout>:", "[1,0]<stderr>:"), Slurm
+    /// `srun --label` ("0: ", "12: "). Returns how many characters the prefixes span (0 if none).
     static std::size_t prefixLength(std::string_view line);
+    /// The launcher prefix alone (Open MPI `--tag-output`, Slurm `srun --label`), 0 if none.
+    static std::size_t launcherPrefixLength(std::string_view line);
 
     /// Removes the prefix a patched nccl-tests logger puts before its header and summary lines:
     /// "run(), common.cu:868, " (a function name, "(), ", a source file, ":", a line number, ", ").

@@ -304,6 +304,10 @@ private Q_SLOTS:
                                                   << "allreduce" << 8 << 2 << 9 << "";
         QTest::addRow("mpirun [1,0]<stdout>: prefixes") << "robust_tag_output.log"
                                                         << "allreduce" << 8 << 2 << 9 << "";
+        QTest::addRow("kubectl --timestamps before [1,0]<stdout>:") << "robust_kubectl_timestamps.log"
+                                                                    << "allreduce" << 8 << 2 << 9 << "";
+        QTest::addRow("docker compose service | prefixes") << "robust_compose_service.log"
+                                                           << "allreduce" << 8 << 2 << 9 << "";
     }
     void robustness()
     {
@@ -695,6 +699,13 @@ private Q_SLOTS:
         QTest::addRow("open mpi stderr") << "[12,15]<stderr>:host:1:1 [0] NCCL INFO x" << 16;
         QTest::addRow("srun label") << "12: # nThread 1" << 4;
         QTest::addRow("data row is not a label") << "        8192          2048     float" << 0;
+        QTest::addRow("kubectl timestamp") << "2025-06-01T10:00:00.123456789Z # nThread 1" << 31;
+        QTest::addRow("kubectl timestamp, open mpi") << "2025-06-01T10:00:00.123456789Z [1,0]<stdout>:#" << 45;
+        QTest::addRow("bracketed local time, srun label") << "[2025-06-01 10:00:00,123] 0: # nThread" << 29;
+        QTest::addRow("offset timestamp") << "2025-06-01T10:00:00+02:00 #" << 26;
+        QTest::addRow("compose service") << "nccl-worker-1  | # nThread 1" << 17;
+        QTest::addRow("a date without a time is not a timestamp") << "2025-06-01 # nThread 1" << 0;
+        QTest::addRow("a device line is not a compose service") << "#  Rank  0 Group  0 Pid 1 on h | x" << 0;
         QTest::addRow("comment") << "# Avg bus bandwidth    : 1.5" << 0;
     }
     void prefixes()

@@ -153,3 +153,16 @@ for i, l in enumerate(body):
     if i == 12:
         lines.append("[1,5]<stderr>:node-002:41005:41077 [1] NCCL INFO Channel 01/0 : 5[1] -> 6[2] via P2P/CUMEM")
 write("robust_tag_output.log", lines)
+
+# 7. kubectl logs --timestamps of an MPI Operator launcher pod: an RFC 3339 timestamp with nanoseconds
+# before every line, then mpirun --tag-output's "[1,0]<stdout>:" (NCCL INFO lines on stderr).
+lines = []
+for i, l in enumerate(body):
+    lines.append("2025-06-01T10:00:%02d.%09iZ [1,0]<stdout>:%s" % (i % 60, 123456789 + i, l))
+    if i == 12:
+        lines.append("2025-06-01T10:00:%02d.%09iZ [1,5]<stderr>:node-002:41005:41077 [1] NCCL INFO Channel 01/0 : "
+                     "5[1] -> 6[2] via P2P/CUMEM" % (i % 60, 123456999 + i))
+write("robust_kubectl_timestamps.log", lines)
+
+# 8. docker compose logs: the service name, blanks and "| " before every line.
+write("robust_compose_service.log", ["nccl-worker-1  | " + l for l in body])
