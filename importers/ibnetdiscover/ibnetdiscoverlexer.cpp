@@ -109,6 +109,111 @@ namespace {
 
     IbLine readLine(std::string_view raw, int number);
 
+    /// "CA" / "SW" / "RT" of a ports report as the node type the topology format uses ('H', 'S', 'R').
+    char portsReportType(Cursor& c)
+    {
+        if (c.acceptWord("CA"))
+            return 'H';
+        if (c.acceptWord("SW"))
+            return 'S';
+        if (c.acceptWord("RT"))
+            return 'R';
+        return 0;
+    }
+
+    /// `<type> <lid> <port> 0x<guid>` of a ports report line.
+    bool readPortsReportEnd(Cursor& c, char& type, int& port, std::uint64_t& guid)
+    {
+        type = portsReportType(c);
+        int lid = 0;
+        if (type == 0 || (c.peek() != ' ' && c.peek() != '\t'))
+            return false;
+        c.skipSpace();
+        if (!c.readInt(lid))
+            return false;
+        c.skipSpace();
+        if (!c.readInt(port))
+            return false;
+        c.skipSpace();
+        return c.acceptWord("0x") && c.readHex(guid);
+    }
+
+    /// `'text'` of a ports report (the node descriptions).
+    bool readSingleQuoted(Cursor& c, std::string& out)
+    {
+        if (!c.accept('\''))
+            return false;
+        const std::size_t end = c.s.find('\'', c.i);
+        if (end == std::string_view::npos)
+            return false;
+        out.assign(c.s.substr(c.i, end - c.i));
+        c.i = end + 1;
+        return true;
+    }
+
+    /// One line of `ibnetdiscover --ports`; Unrecognised when it is not one.
+    IbLine readPortsReportLine(std::string_view raw, int number)
+    {
+        IbLine line;
+        line.lineNumber = number;
+        Cursor c { raw };
+        c.skipSpace();
+        if (!readPortsReportEnd(c, line.nodeType, line.localPort, line.guid))
+            return line;
+        c.skipSpace();
+        // Width ("4x", "12x", "??") and speed ("EDR", "FDR10", "???").
+        const std::size_t widthStart = c.i;
+        while (!c.atEnd() && c.peek() != ' ' && c.peek() != '\t')
+            ++c.i;
+        const std::string_view width = raw.substr(widthStart, c.i - widthStart);
+        c.skipSpace();
+        const std::size_t speedStart = c.i;
+        while (!c.atEnd() && c.peek() != ' ' && c.peek() != '\t')
+            ++c.i;
+        const std::string_view speed = raw.substr(speedStart, c.i - speedStart);
+        if (width.empty() || speed.empty())
+            return line;
+        if (width.size() >= 2 && (width.back() == 'x' || width.back() == 'X')) {
+            int lanes = 0;
+            for (std::size_t k = 0; k + 1 < width.size(); ++k) {
+                if (!std::isdigit(static_cast<unsigned char>(width[k]))) {
+                    lanes = 0;
+                    break;
+                }
+                lanes = lanes * 10 + (width[k] - '0');
+            }
+            line.lanes = lanes;
+        }
+        if (speed.find('?') == std::string_view::npos)
+            line.speed.assign(speed);
+        c.skipSpace();
+        if (c.peek() == '\'') { // an unconnected port: its node's description only
+            if (!readSingleQuoted(c, line.description))
+                return line;
+            line.kind = IbLine::Kind::PortsReport;
+            return line;
+        }
+        if (!c.accept('-'))
+            return line;
+        c.skipSpace();
+        if (!readPortsReportEnd(c, line.peerType, line.peerPort, line.peerGuid))
+            return line;
+        c.skipSpace();
+        if (c.accept('(')) {
+            c.skipSpace();
+            if (!readSingleQuoted(c, line.description))
+                return line;
+            c.skipSpace();
+            if (!c.accept('-'))
+                return line;
+            c.skipSpace();
+            if (!readSingleQuoted(c, line.peerDescription))
+                return line;
+        }
+        line.kind = IbLine::Kind::PortsReport;
+        return line;
+    }
+
     IbLine readLineOrUnrecognised(std::string_view raw, int number)
     {
         IbLine line = readLine(raw, number);
@@ -147,6 +252,10 @@ namespace {
                 readPortComment(raw.substr(c.i), line);
             line.kind = IbLine::Kind::Port;
             return line;
+        }
+        if (c.peek() == 'C' || c.peek() == 'S' || c.peek() == 'R') {
+            if (IbLine report = readPortsReportLine(raw, number); report.kind == IbLine::Kind::PortsReport)
+                return report;
         }
         char type = 0;
         if (c.acceptWord("Switch"))

@@ -10,7 +10,12 @@ namespace clusterscope::importers {
 
 /// One meaningful line of an ibnetdiscover dump (comments, blank and key=value lines are dropped).
 struct IbLine {
-    enum class Kind { NodeHeader, Port, Unrecognised };
+    /// PortsReport: one line of `ibnetdiscover --ports` (infiniband-diags ibnetdiscover.c
+    /// dump_ports_report): `SW  1719 10 0x7cfe9003009ce5b0 4x EDR - CA   134  1 0x7cfe9003003b4bde
+    /// ( 'ib-i1l1s01' - 'o0001 HCA-1' )`, or an unconnected port: `SW 2052 37 0x... 4x ???  'name'`.
+    /// It fills nodeType, guid (the port GUID: a switch's ports share one), description, localPort,
+    /// lanes, speed and, when connected, peerType, peerGuid, peerPort and peerDescription.
+    enum class Kind { NodeHeader, Port, PortsReport, Unrecognised };
     Kind kind = Kind::Unrecognised;
     int lineNumber = 0; ///< 1-based
     // NodeHeader: `Switch 36 "S-<guid>" # "<description>" enhanced port 0 lid 128 lmc 0`

@@ -122,11 +122,67 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
         pendingLine = 0;
     };
 
+    // The link from `node`'s port to the peer (`peerGuid`) a Port or PortsReport line names.
+    const auto addLink = [&](std::uint64_t node, std::uint64_t peerGuid, const IbLine& l) {
+        NodeRecord& peer = nodes[peerGuid];
+        if (!peer.hasHeader) {
+            peer.type = l.peerType;
+            if (peer.description.empty())
+                peer.description = l.peerDescription;
+        }
+        const PortKey self { node, l.localPort }, other { peerGuid, l.peerPort };
+        for (const auto& [from, to] : { std::pair { self, other }, std::pair { other, self } }) {
+            auto [it, inserted] = peerOf.emplace(from, to);
+            if (!inserted && it->second != to && conflicts++ == 0)
+                firstConflict = l.lineNumber;
+        }
+        const bool forward = self < other;
+        const PortKey lo = forward ? self : other, hi = forward ? other : self;
+        auto [at, fresh] = linkAt.emplace(lo, links.size());
+        if (fresh) {
+            links.push_back({ lo, hi, 0, 0, {}, l.lineNumber });
+        } else if (links[at->second].b != hi) {
+            return; // the conflicting report is counted above; the first one stands
+        }
+        LinkRecord& r = links[at->second];
+        (forward ? r.lanesA : r.lanesB) = l.lanes;
+        if (r.speed.empty())
+            r.speed = l.speed;
+    };
+
+    // A ports report names a CA port by its port GUID. The ports of one multi-port HCA carry its node
+    // GUID plus the port number (the topology format's "[1](portguid)" lines show it), so a CA port is
+    // keyed by port GUID - port when that key has the same description as the first port that claimed
+    // it, else by its own port GUID: one CA per HCA, as the topology format counts them.
+    std::unordered_map<std::uint64_t, std::string> caByBase;
+    const auto nodeKey = [&caByBase](char type, std::uint64_t guid, int port, const std::string& description) {
+        if (type != 'H' || port < 1 || guid < std::uint64_t(port))
+            return guid;
+        const std::uint64_t base = guid - std::uint64_t(port);
+        const auto [it, inserted] = caByBase.emplace(base, description);
+        return inserted || it->second == description ? base : guid;
+    };
+
     // Lines are visited one at a time (not kept): a 50,000-CA dump has half a million of them.
     visitIbnetdiscoverLines(text, [&](const IbLine& l) {
         if (firstLine == 0)
             firstLine = l.lineNumber;
         flushPending();
+        if (l.kind == IbLine::Kind::PortsReport) {
+            // `ibnetdiscover --ports`: each line names its node (by port GUID: one per switch, one per
+            // CA port) and the peer; the node's port count is the highest port seen.
+            const std::uint64_t self = nodeKey(l.nodeType, l.guid, l.localPort, l.description);
+            NodeRecord& n = nodes[self];
+            n.type = l.nodeType;
+            n.ports = std::max(n.ports, l.localPort);
+            if (n.description.empty() || !n.hasHeader)
+                n.description = l.description;
+            n.hasHeader = true;
+            inNode = false; // topology-format port lines after it belong to no node
+            if (l.peerGuid != 0)
+                addLink(self, nodeKey(l.peerType, l.peerGuid, l.peerPort, l.peerDescription), l);
+            return;
+        }
         if (l.kind == IbLine::Kind::NodeHeader) {
             NodeRecord& n = nodes[l.guid];
             n.type = l.nodeType;
@@ -149,30 +205,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
             pendingText = l.text;
             return;
         }
-        NodeRecord& peer = nodes[l.peerGuid];
-        if (!peer.hasHeader) {
-            peer.type = l.peerType;
-            if (peer.description.empty())
-                peer.description = l.peerDescription;
-        }
-        const PortKey self { current, l.localPort }, other { l.peerGuid, l.peerPort };
-        for (const auto& [from, to] : { std::pair { self, other }, std::pair { other, self } }) {
-            auto [it, inserted] = peerOf.emplace(from, to);
-            if (!inserted && it->second != to && conflicts++ == 0)
-                firstConflict = l.lineNumber;
-        }
-        const bool forward = self < other;
-        const PortKey lo = forward ? self : other, hi = forward ? other : self;
-        auto [at, fresh] = linkAt.emplace(lo, links.size());
-        if (fresh) {
-            links.push_back({ lo, hi, 0, 0, {}, l.lineNumber });
-        } else if (links[at->second].b != hi) {
-            return; // the conflicting report is counted above; the first one stands
-        }
-        LinkRecord& r = links[at->second];
-        (forward ? r.lanesA : r.lanesB) = l.lanes;
-        if (r.speed.empty())
-            r.speed = l.speed;
+        addLink(current, l.peerGuid, l);
     });
     if (pendingLine > 0 && looksLikePrompt(pendingText)) {
         out.diagnostics.add(engine::diagnostic::kIbTrailingPrompt,
@@ -183,7 +216,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
     flushPending();
     if (nodes.empty() || std::none_of(nodes.begin(), nodes.end(), [](const auto& n) { return n.second.hasHeader; }))
         return Status::error(name + ": line " + std::to_string(firstLine == 0 ? 1 : firstLine)
-            + ": no Switch or Ca node header: not an ibnetdiscover dump");
+            + ": no Switch or Ca node header nor ibnetdiscover --ports line: not an ibnetdiscover dump");
     if (unrecognised > 0)
         out.diagnostics.add(engine::diagnostic::kIbUnrecognisedLine,
             name + ": line " + std::to_string(firstUnrecognised)

@@ -80,6 +80,15 @@ private Q_SLOTS:
         QTest::addRow("1x link")
             << "[1]     \"S-005442ba00003080\"[10]                # \"ISR9024 Voltaire\" lid 6 1xSDR"
             << int(IbLine::Kind::Port) << 1 << 10 << 1 << "SDR";
+        // ibnetdiscover --ports (infiniband-diags ibnetdiscover.c dump_ports_report).
+        QTest::addRow("ports report, switch to ca")
+            << "SW  1719 10 0x7cfe9003009ce5b0 4x EDR - CA   134  1 0x7cfe9003003b4bde ( 'ib-i1l1s01' - 'o0001 HCA-1' )"
+            << int(IbLine::Kind::PortsReport) << 10 << 1 << 4 << "EDR";
+        QTest::addRow("ports report, unconnected")
+            << "SW  2052 37 0x506b4b03005c2740 4x ???                                    'ib-i4l1s01'"
+            << int(IbLine::Kind::PortsReport) << 37 << 0 << 4 << "";
+        QTest::addRow("ports report, truncated") << "CA   134  1 0x7cfe9003003b4bde 4x EDR - SW  1719"
+                                                 << int(IbLine::Kind::Unrecognised) << 0 << 0 << 0 << "";
         QTest::addRow("error text")
             << "src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110"
             << int(IbLine::Kind::Unrecognised) << 0 << 0 << 0 << "";
@@ -136,6 +145,76 @@ private Q_SLOTS:
         for (const auto& l : f->graph.links())
             if (!(l.flags & engine::kLinkMissing))
                 QCOMPARE(l.gbps, 40.0f);
+    }
+
+    // `ibnetdiscover --ports` (one line per port, port GUIDs; what monitoring such as the Prometheus
+    // infiniband_exporter runs) of the same real fabric imports to the same fabric as its topology dump:
+    // the same switches, CAs (a dual-port HCA stays one CA), links, tiers and missing uplink.
+    // loginoff_infiniband_topology_ports.txt.gz is written from the topology dump by
+    // generate_ports_report.py.
+    void portsReportMatchesTopology()
+    {
+        auto topology = importIbnetdiscoverFile(dataPath("loginoff_infiniband_topology_topo.ibnetdiscover.txt.gz"));
+        auto ports = importIbnetdiscoverFile(dataPath("loginoff_infiniband_topology_ports.txt.gz"));
+        QVERIFY2(topology, topology.message().c_str());
+        QVERIFY2(ports, ports.message().c_str());
+        QCOMPARE(ports->graph.countNodes(engine::NodeKind::Switch), std::size_t(8));
+        QCOMPARE(ports->graph.countNodes(engine::NodeKind::Nic), std::size_t(144));
+        QCOMPARE(tiers(*ports), (std::vector<std::size_t> { 6, 2 }));
+        QCOMPARE(countFlags(ports->flags, FabricFlag::Kind::Missing), 1);
+        // Node for node, link for link, flag for flag (the canonical dump of both), but for the port
+        // count a ports report does not print (it gives the highest port seen).
+        const auto withoutPortCounts = [](std::string text) {
+            for (std::size_t at = text.find(" ports "); at != std::string::npos; at = text.find(" ports ", at + 1)) {
+                const std::size_t end = text.find(' ', at + 7);
+                text.erase(at + 7, end - (at + 7));
+            }
+            return text;
+        };
+        const std::string a = withoutPortCounts(dump(*topology)), b = withoutPortCounts(dump(*ports));
+        if (a != b) {
+            std::size_t at = 0;
+            while (at < a.size() && at < b.size() && a[at] == b[at])
+                ++at;
+            const std::size_t from = a.rfind('\n', at) == std::string::npos ? 0 : a.rfind('\n', at) + 1;
+            QFAIL(("first difference: topology \"" + a.substr(from, 160) + "\" ports \"" + b.substr(from, 160) + "\"")
+                      .c_str());
+        }
+    }
+
+    // The ports report quoted in the tests of treydock/infiniband_exporter (collectors/
+    // ibnetdiscover_test.go, Apache-2.0): an excerpt with one unconnected port and a spine seen only as
+    // a peer.
+    void portsReportExcerpt()
+    {
+        const std::string text
+            = "CA   134  1 0x7cfe9003003b4bde 4x EDR - SW  1719 10 0x7cfe9003009ce5b0 ( 'o0001 HCA-1' - 'ib-i1l1s01' "
+              ")\n"
+              "CA   133  1 0x7cfe9003003b4b96 4x EDR - SW  1719 11 0x7cfe9003009ce5b0 ( 'o0002 HCA-1' - 'ib-i1l1s01' "
+              ")\n"
+              "CA  1432  1 0x506b4b0300cc02a6 4x EDR - SW  2052 35 0x506b4b03005c2740 ( 'p0001 HCA-1' - 'ib-i4l1s01' "
+              ")\n"
+              "SW  1719 10 0x7cfe9003009ce5b0 4x EDR - CA   134  1 0x7cfe9003003b4bde ( 'ib-i1l1s01' - 'o0001 HCA-1' "
+              ")\n"
+              "SW  1719 11 0x7cfe9003009ce5b0 4x EDR - CA   133  1 0x7cfe9003003b4b96 ( 'ib-i1l1s01' - 'o0002 HCA-1' "
+              ")\n"
+              "SW  1719  1 0x7cfe9003009ce5b0 4x EDR - SW  1516  1 0x7cfe900300b07320 ( 'ib-i1l1s01' - 'ib-i1l2s01' )\n"
+              "SW  2052 35 0x506b4b03005c2740 4x EDR - CA  1432  1 0x506b4b0300cc02a6 ( 'ib-i4l1s01' - 'p0001 HCA-1' "
+              ")\n"
+              "SW  2052 37 0x506b4b03005c2740 4x ???                                    'ib-i4l1s01'\n";
+        auto f = parseIbnetdiscover(text, "ports.txt");
+        QVERIFY2(f, f.message().c_str());
+        QCOMPARE(f->graph.countNodes(engine::NodeKind::Switch), std::size_t(3));
+        QCOMPARE(f->graph.countNodes(engine::NodeKind::Nic), std::size_t(3));
+        QCOMPARE(f->graph.links().size(), std::size_t(4));
+        for (const auto& l : f->graph.links()) {
+            QCOMPARE(int(l.lanes), 4);
+            QCOMPARE(l.gbps, 100.0f); // 4x EDR: 4 x 25 Gb/s
+        }
+        std::set<std::string> labels;
+        for (engine::NodeId n = 0; n < f->graph.nodeCount(); ++n)
+            labels.insert(f->graph.label(n));
+        QVERIFY(labels.count("o0001 HCA-1") && labels.count("ib-i4l1s01") && labels.count("ib-i1l2s01"));
     }
 
     void asymmetricWidths()
