@@ -1,6 +1,9 @@
 #include "importers/ibnetdiscover/ibnetdiscoverlexer.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_map>
 
 namespace clusterscope::importers {
 
@@ -318,6 +321,247 @@ void visitIbnetdiscoverLines(std::string_view text, const std::function<void(con
         if (line.kind == IbLine::Kind::NodeHeader) {
             line.systemGuid = pendingSystemGuid;
             pendingSystemGuid = 0;
+        }
+        visit(line);
+    }
+}
+
+namespace {
+    /// Lines of `text` without their line ends; blank lines are skipped. `visit(line, number)`.
+    template <typename F> void forEachLine(std::string_view text, F&& visit)
+    {
+        int number = 0;
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+            std::size_t end = text.find('\n', pos);
+            if (end == std::string_view::npos)
+                end = text.size();
+            std::string_view raw = text.substr(pos, end - pos);
+            pos = end + 1;
+            ++number;
+            if (!raw.empty() && raw.back() == '\r')
+                raw.remove_suffix(1);
+            std::size_t first = 0;
+            while (first < raw.size() && std::isspace(static_cast<unsigned char>(raw[first])))
+                ++first;
+            if (first < raw.size() && !visit(raw, number))
+                return;
+        }
+    }
+
+    /// One iblinkinfo port record, before its peer is resolved.
+    struct LinkInfoPort {
+        int lineNumber = 0;
+        char type = 0; ///< 'S' or 'H'; 0 = not known yet (--line)
+        std::uint64_t guid = 0; ///< switch GUID or CA port GUID
+        std::string description;
+        int lid = 0;
+        int port = 0;
+        bool up = false;
+        int lanes = 0;
+        std::string speed;
+        std::uint64_t peerGuid = 0; ///< --line only
+        int peerLid = 0;
+        int peerPort = 0;
+        std::string peerDescription;
+    };
+
+    /// The IB speed name of a lane rate as iblinkinfo prints it ("14.0625" -> FDR); "" when unknown.
+    std::string speedOfLaneGbps(double gbps, bool fdr10)
+    {
+        if (fdr10)
+            return "FDR10";
+        static const struct {
+            double gbps;
+            const char* name;
+        } kRates[] = { { 2.5, "SDR" }, { 5.0, "DDR" }, { 10.0, "QDR" }, { 14.0625, "FDR" }, { 25.78125, "EDR" },
+            { 53.125, "HDR" }, { 106.25, "NDR" }, { 212.5, "XDR" } };
+        for (const auto& r : kRates)
+            if (std::abs(gbps - r.gbps) <= 0.02 * r.gbps)
+                return r.name;
+        return {};
+    }
+
+    /// `<lid> <port>[..]` (the port's own or the peer's), then the `==( ... )==>` link state or the
+    /// peer's description. Returns false when the text is not such a record.
+    bool readLidPort(Cursor& c, int& lid, int& port)
+    {
+        c.skipSpace();
+        if (!c.readInt(lid))
+            return false;
+        c.skipSpace();
+        if (!c.readInt(port) || !c.accept('['))
+            return false;
+        const std::size_t close = c.s.find(']', c.i);
+        if (close == std::string_view::npos)
+            return false;
+        c.i = close + 1;
+        return true;
+    }
+
+    /// The part of a port record from its own LID on: `<lid> <port>[  ] ==( 4X 25.78125 Gbps Active/
+    /// LinkUp)==> [0x<peer guid>] <peer lid> <peer port>[  ] "<peer description>" ( )`.
+    bool readLinkInfoRecord(Cursor& c, bool peerGuid, LinkInfoPort& r)
+    {
+        if (!readLidPort(c, r.lid, r.port))
+            return false;
+        c.skipSpace();
+        if (!c.acceptWord("==("))
+            return false;
+        const std::size_t close = c.s.find(")==>", c.i);
+        if (close == std::string_view::npos)
+            return false;
+        const std::string_view state = c.s.substr(c.i, close - c.i);
+        c.i = close + 4;
+        r.up = state.find("LinkUp") != std::string_view::npos;
+        if (!r.up)
+            return true; // "Down/ Polling": no peer
+        Cursor st { state };
+        st.skipSpace();
+        int lanes = 0;
+        if (st.readInt(lanes) && (st.accept('X') || st.accept('x'))) {
+            r.lanes = lanes;
+            st.skipSpace();
+            const std::size_t start = st.i;
+            while (!st.atEnd() && (std::isdigit(static_cast<unsigned char>(st.peek())) || st.peek() == '.'))
+                ++st.i;
+            const std::string number(state.substr(start, st.i - start));
+            char* end = nullptr;
+            const double gbps = number.empty() ? 0.0 : std::strtod(number.c_str(), &end);
+            r.speed = speedOfLaneGbps(gbps, state.find("FDR10") != std::string_view::npos);
+        }
+        c.skipSpace();
+        if (peerGuid) {
+            if (!c.acceptWord("0x") || !c.readHex(r.peerGuid))
+                return false;
+        }
+        if (!readLidPort(c, r.peerLid, r.peerPort))
+            return false;
+        c.skipSpace();
+        return c.readQuoted(r.peerDescription);
+    }
+}
+
+bool looksLikeIblinkinfo(std::string_view text)
+{
+    bool result = false;
+    forEachLine(text, [&result](std::string_view raw, int) {
+        Cursor c { raw };
+        c.skipSpace();
+        if (c.acceptWord("CA: ") || c.acceptWord("Switch: 0x")) {
+            result = raw.back() == ':';
+        } else if (c.acceptWord("0x")) {
+            std::uint64_t guid = 0;
+            result = c.readHex(guid) && raw.find("==(") != std::string_view::npos
+                && raw.find(")==>") != std::string_view::npos;
+        }
+        return false; // the first meaningful line decides
+    });
+    return result;
+}
+
+void visitIblinkinfoLines(std::string_view text, const std::function<void(const IbLine&)>& visit)
+{
+    std::vector<LinkInfoPort> ports;
+    char type = 0;
+    std::uint64_t guid = 0;
+    std::string description;
+    forEachLine(text, [&](std::string_view raw, int number) {
+        Cursor c { raw };
+        c.skipSpace();
+        LinkInfoPort r;
+        r.lineNumber = number;
+        const bool ca = c.acceptWord("CA: ");
+        if (ca || c.acceptWord("Switch: ")) {
+            // "CA: <description>:" / "Switch: 0x<guid> <description>:"
+            type = ca ? 'H' : 'S';
+            guid = 0;
+            if (type == 'S' && (!c.acceptWord("0x") || !c.readHex(guid)))
+                type = 0;
+            c.skipSpace();
+            description.assign(raw.substr(c.i));
+            if (!description.empty() && description.back() == ':')
+                description.pop_back();
+            return true;
+        }
+        if (c.peek() == '0' && c.s.substr(c.i, 2) == "0x") {
+            // A CA port ("0x<port guid> <lid> <port>[..] ...") or a --line record
+            // ("0x<guid> \"<description>\" <lid> <port>[..] ... 0x<peer guid> ...").
+            c.acceptWord("0x");
+            if (!c.readHex(r.guid))
+                return true;
+            c.skipSpace();
+            if (c.peek() == '"') {
+                c.readQuoted(r.description);
+                r.description.erase(0, r.description.find_first_not_of(' ')); // --line pads names to the left
+                if (readLinkInfoRecord(c, true, r))
+                    ports.push_back(std::move(r));
+                return true;
+            }
+            r.type = type == 'H' ? 'H' : 0;
+            r.description = description;
+            if (type == 'H' && readLinkInfoRecord(c, false, r))
+                ports.push_back(std::move(r));
+            return true;
+        }
+        if (type == 'S') {
+            r.type = 'S';
+            r.guid = guid;
+            r.description = description;
+            if (readLinkInfoRecord(c, false, r))
+                ports.push_back(std::move(r));
+        }
+        return true;
+    });
+
+    // Types of --line nodes and the LID each listed port answers on. A switch's ports share its GUID, a CA
+    // port has its own: a GUID listed with two ports or a port above 2 is a switch.
+    std::unordered_map<std::uint64_t, int> firstPortOf;
+    std::unordered_map<std::uint64_t, char> typeOf;
+    for (const LinkInfoPort& p : ports) {
+        if (p.type != 0)
+            continue;
+        const auto [it, inserted] = firstPortOf.emplace(p.guid, p.port);
+        if (p.port > 2 || (!inserted && it->second != p.port))
+            typeOf[p.guid] = 'S';
+    }
+    struct Holder {
+        std::uint64_t guid;
+        char type;
+        std::string description;
+    };
+    std::unordered_map<int, Holder> byLid;
+    for (LinkInfoPort& p : ports) {
+        if (p.type == 0)
+            p.type = typeOf.count(p.guid) ? 'S' : 'H';
+        if (p.lid > 0)
+            byLid.emplace(p.lid, Holder { p.guid, p.type, p.description });
+    }
+    for (const LinkInfoPort& p : ports) {
+        IbLine line;
+        line.kind = IbLine::Kind::PortsReport;
+        line.lineNumber = p.lineNumber;
+        line.nodeType = p.type;
+        line.guid = p.guid;
+        line.description = p.description;
+        line.localPort = p.port;
+        if (p.up) {
+            line.lanes = p.lanes;
+            line.speed = p.speed;
+            line.peerPort = p.peerPort;
+            line.peerDescription = p.peerDescription;
+            const auto held = byLid.find(p.peerLid);
+            if (p.peerGuid != 0) {
+                line.peerGuid = p.peerGuid;
+                line.peerType = typeOf.count(p.peerGuid) || p.peerPort > 2 ? 'S' : 'H';
+            } else if (held != byLid.end()) {
+                line.peerGuid = held->second.guid;
+                line.peerType = held->second.type;
+            } else {
+                // Not listed (an excerpt): a GUID of its own from the LID, outside the IEEE OUI range.
+                line.peerGuid = 0xFFFF000000000000ull | std::uint64_t(p.peerLid);
+                line.peerType = p.peerPort > 2 ? 'S' : 'H';
+            }
         }
         visit(line);
     }

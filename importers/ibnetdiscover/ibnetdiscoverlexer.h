@@ -43,4 +43,19 @@ std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text);
 /// has half a million lines).
 void visitIbnetdiscoverLines(std::string_view text, const std::function<void(const IbLine&)>& visit);
 
+/// Whether `text` is `iblinkinfo` output (infiniband-diags iblinkinfo.c) rather than an ibnetdiscover
+/// dump: its first meaningful line is a "CA: <description>:" or "Switch: 0x<guid> <description>:"
+/// header, or a `--line` record ("0x<guid> \"<description>\" <lid> <port>[  ] ==( ... )==> ...").
+bool looksLikeIblinkinfo(std::string_view text);
+
+/// `iblinkinfo` output (the per-node default or `--line`) as PortsReport lines: one per port, the
+/// node by GUID (a switch's from its header, a CA's port GUID), width, speed (named from the lane rate
+/// iblinkinfo prints: 2.5 SDR ... 106.25 NDR, 212.5 XDR, "(FDR10)") and, for a port that is LinkUp,
+/// the peer: by GUID in `--line` records, else by the LID and port the default format prints, resolved
+/// against the LIDs the output lists (a switch's on each of its port lines, a CA port's on its line).
+/// A peer whose LID no listed node holds (an excerpt) is kept under a GUID made from its LID, a switch
+/// when its port number is above 2. In `--line` records a node is a switch when its GUID comes with two
+/// ports or a port above 2 (a switch's ports share its GUID; iblinkinfo lists every port of a switch).
+void visitIblinkinfoLines(std::string_view text, const std::function<void(const IbLine&)>& visit);
+
 } // namespace clusterscope::importers

@@ -164,7 +164,8 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
     };
 
     // Lines are visited one at a time (not kept): a 50,000-CA dump has half a million of them.
-    visitIbnetdiscoverLines(text, [&](const IbLine& l) {
+    const bool iblinkinfo = looksLikeIblinkinfo(text);
+    (iblinkinfo ? visitIblinkinfoLines : visitIbnetdiscoverLines)(text, [&](const IbLine& l) {
         if (firstLine == 0)
             firstLine = l.lineNumber;
         flushPending();

@@ -152,10 +152,20 @@ private Q_SLOTS:
     // the same switches, CAs (a dual-port HCA stays one CA), links, tiers and missing uplink.
     // loginoff_infiniband_topology_ports.txt.gz is written from the topology dump by
     // generate_ports_report.py.
+    // The same for `iblinkinfo` (peers by LID, every switch port listed, "Down/ Polling" ones too) and
+    // `iblinkinfo --line` (peers by GUID), written by the same script.
+    void portsReportMatchesTopology_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addRow("ibnetdiscover --ports") << "loginoff_infiniband_topology_ports.txt.gz";
+        QTest::addRow("iblinkinfo") << "loginoff_infiniband_topology_iblinkinfo.txt.gz";
+        QTest::addRow("iblinkinfo --line") << "loginoff_infiniband_topology_iblinkinfo_line.txt.gz";
+    }
     void portsReportMatchesTopology()
     {
+        QFETCH(QString, file);
         auto topology = importIbnetdiscoverFile(dataPath("loginoff_infiniband_topology_topo.ibnetdiscover.txt.gz"));
-        auto ports = importIbnetdiscoverFile(dataPath("loginoff_infiniband_topology_ports.txt.gz"));
+        auto ports = importIbnetdiscoverFile(dataPath(file.toUtf8().constData()));
         QVERIFY2(topology, topology.message().c_str());
         QVERIFY2(ports, ports.message().c_str());
         QCOMPARE(ports->graph.countNodes(engine::NodeKind::Switch), std::size_t(8));
@@ -215,6 +225,55 @@ private Q_SLOTS:
         for (engine::NodeId n = 0; n < f->graph.nodeCount(); ++n)
             labels.insert(f->graph.label(n));
         QVERIFY(labels.count("o0001 HCA-1") && labels.count("ib-i4l1s01") && labels.count("ib-i1l2s01"));
+    }
+
+    // iblinkinfo output as quoted on public pages: the default per-node form with a switch's "Down/
+    // Polling" ports (a 36-port QDR switch and its hosts), and two --line records of a switch whose
+    // peers are only named (an ibsim capture; its SDR lane rate changed here to EDR's 25.78125).
+    void iblinkinfoExcerpts()
+    {
+        const std::string perNode
+            = "CA: centos-data-200 HCA-1:\n"
+              "    0x0002c903000d81f9      4    1[  ] ==( 4X          10.0 Gbps Active/ LinkUp)==>       2    3[  ] "
+              "\"Infiniscale-IV Mellanox Technologies\" ( )\n"
+              "CA: centos-data-201 HCA-1:\n"
+              "    0x0002c903004d14a5      1    1[  ] ==( 4X          10.0 Gbps Active/ LinkUp)==>       2    2[  ] "
+              "\"Infiniscale-IV Mellanox Technologies\" ( )\n"
+              "Switch: 0x0002c9020046c588 Infiniscale-IV Mellanox Technologies:\n"
+              "           2    1[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>       3    1[  ] \"centos-data-202 "
+              "HCA-1\" ( )\n"
+              "           2    2[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>       1    1[  ] \"centos-data-201 "
+              "HCA-1\" ( )\n"
+              "           2    3[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>       4    1[  ] \"centos-data-200 "
+              "HCA-1\" ( )\n"
+              "           2    5[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n"
+              "           2   36[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n";
+        QVERIFY(looksLikeIblinkinfo(perNode));
+        auto f = parseIbnetdiscover(perNode, "iblinkinfo.txt");
+        QVERIFY2(f, f.message().c_str());
+        QCOMPARE(f->graph.countNodes(engine::NodeKind::Switch), std::size_t(1));
+        QCOMPARE(f->graph.countNodes(engine::NodeKind::Nic), std::size_t(3)); // 200, 201 and 202 (a peer only)
+        QCOMPARE(f->graph.links().size(), std::size_t(3));
+        for (const auto& l : f->graph.links())
+            QCOMPARE(l.gbps, 40.0f); // 4x QDR
+        const std::string lines
+            = "0x0000000000200002 \"               hxa-su1-leaf-r1\"      4    1[  ] ==( 4X      25.78125 Gbps Active/ "
+              " "
+              "LinkUp)==>  0x0000000000100002      5    1[  ] \"hxa-gpu01 mlx5_0\" (Could be 12X Could be 10.0 Gbps)\n"
+              "0x0000000000200002 \"               hxa-su1-leaf-r1\"      4    2[  ] ==( 4X      25.78125 Gbps Active/ "
+              " "
+              "LinkUp)==>  0x0000000000100006     10    1[  ] \"hxa-gpu02 mlx5_0\" (Could be 12X Could be 10.0 Gbps)\n";
+        QVERIFY(looksLikeIblinkinfo(lines));
+        auto g = parseIbnetdiscover(lines, "iblinkinfo-l.txt");
+        QVERIFY2(g, g.message().c_str());
+        QCOMPARE(g->graph.countNodes(engine::NodeKind::Switch), std::size_t(1)); // one GUID, two ports
+        QCOMPARE(g->graph.countNodes(engine::NodeKind::Nic), std::size_t(2));
+        for (const auto& l : g->graph.links())
+            QCOMPARE(l.gbps, 100.0f); // 4x EDR
+        // A topology dump and a ports report are not iblinkinfo.
+        QVERIFY(!looksLikeIblinkinfo("Switch\t36 \"S-f4521403001165a0\"\t\t# \"MF0;ib5:SX6036/U1\" enhanced port 0\n"));
+        QVERIFY(!looksLikeIblinkinfo(
+            "SW  1719 10 0x7cfe9003009ce5b0 4x EDR - CA   134  1 0x7cfe9003003b4bde ( 'a' - 'b' )"));
     }
 
     void asymmetricWidths()
