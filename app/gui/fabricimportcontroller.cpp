@@ -49,7 +49,8 @@ namespace {
 
     QString tr(const char* text) { return QCoreApplication::translate("FabricImportController", text); }
 
-    const QString kDumpFilter = QStringLiteral("ibnetdiscover dumps (*.topo *.txt *.out *.ibnd *.gz);;All files (*)");
+    const QString kDumpFilter = QStringLiteral(
+        "ibnetdiscover dumps, ibnetdiscover --ports, iblinkinfo (*.topo *.txt *.out *.ibnd *.log *.gz);;All files (*)");
 
     // What the importer's JSON summary holds (the same fields as `import-fabric --project`).
     std::string summaryOf(const importers::ImportedFabric& f)
@@ -331,8 +332,8 @@ bool FabricImportController::looksLikeIbnetdiscover(const QString& path)
 
 void FabricImportController::importInteractively()
 {
-    const QString path
-        = QFileDialog::getOpenFileName(&m_window, tr("Import fabric (ibnetdiscover dump)"), {}, kDumpFilter);
+    const QString path = QFileDialog::getOpenFileName(
+        &m_window, tr("Import fabric (ibnetdiscover dump, --ports report or iblinkinfo output)"), {}, kDumpFilter);
     if (!path.isEmpty())
         importFile(path, true);
 }

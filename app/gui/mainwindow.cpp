@@ -302,8 +302,8 @@ void MainWindow::createActions()
     file->addAction(tr("&Export Scenario JSON..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportScenario);
     file->addAction(
         tr("Import &Traces..."), QKeySequence(tr("Ctrl+T")), m_runsController, &RunsController::importInteractively);
-    file->addAction(
-        tr("Import &Fabric (ibnetdiscover)..."), m_fabricImport, &FabricImportController::importInteractively);
+    file->addAction(tr("Import &Fabric (ibnetdiscover, iblinkinfo)..."), m_fabricImport,
+        &FabricImportController::importInteractively);
     file->addAction(tr("Connect to &Telemetry Server..."), this, [this] {
         auto* live = findChild<views::LiveView*>();
         m_tabs->setCurrentWidget(live);

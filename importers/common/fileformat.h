@@ -17,7 +17,7 @@ enum class FileFormat {
     OtherJson, ///< JSON of another kind
     SqliteDatabase, ///< SQLite 3 file: a ClusterScope project or an Nsight Systems export
     NcclTestsLog, ///< nccl-tests output ("# nThread", "#  Rank", "out-of-place")
-    IbnetdiscoverDump, ///< ibnetdiscover topology ("vendid=", "Switch\t", "Ca\t")
+    IbnetdiscoverDump, ///< ibnetdiscover topology ("vendid=", "Switch\t", "Ca\t"), --ports report or iblinkinfo
 };
 
 /// Identifies `head`, the first bytes of a file (4 KiB are plenty), already inflated if gzipped.

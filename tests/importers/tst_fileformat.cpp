@@ -35,6 +35,13 @@ private Q_SLOTS:
             << QByteArray("Switch\t36 \"S-0002c9\"\t# \"leaf\"\n[1]\t\"H-1\"[1]\n") << FileFormat::IbnetdiscoverDump;
         QTest::addRow("nccl-tests") << QByteArray("# nThread 1 nGpus 8 minBytes 8\n#  Rank  0 Group  0\n")
                                     << FileFormat::NcclTestsLog;
+        QTest::addRow("ibnetdiscover --ports") << QByteArray(
+            "CA   134  1 0x7cfe9003003b4bde 4x EDR - SW  1719 10 0x7cfe9003009ce5b0 ( 'o1 HCA-1' - 'l1' )\n")
+                                               << FileFormat::IbnetdiscoverDump;
+        QTest::addRow("iblinkinfo") << QByteArray(
+            "CA: centos-data-200 HCA-1:\n    0x0002c903000d81f9      4    1[  ] ==( 4X "
+            "10.0 Gbps Active/ LinkUp)==>       2    3[  ] \"sw\" ( )\n")
+                                    << FileFormat::IbnetdiscoverDump;
         QTest::addRow("plain text") << QByteArray("hello\nworld\n") << FileFormat::Unknown;
         QTest::addRow("empty") << QByteArray() << FileFormat::Unknown;
     }
