@@ -4,6 +4,7 @@
 #include "engine/fabric/fabricgraph.h"
 #include "engine/store/fabricstore.h"
 #include "importers/common/inputfile.h"
+#include "importers/ibnetdiscover/ibnetdiscoverlexer.h"
 #include "importers/ibnetdiscover/ibnetdiscoverparser.h"
 #include "importers/ibnetdiscover/importedfabric.h"
 #include "views/fabric/fabricview.h"
@@ -307,14 +308,18 @@ bool FabricImportController::looksLikeIbnetdiscover(const QString& path)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return false;
-    QByteArray head = file.read(64 * 1024);
+    constexpr qint64 kHeadBytes = qint64(64) * 1024;
+    QByteArray head = file.read(kHeadBytes);
     file.close();
     if (head.size() >= 2 && quint8(head[0]) == 0x1f && quint8(head[1]) == 0x8b) { // gzip: look inside
         auto text = importers::readInputFile(path.toStdString());
         if (!text)
             return false;
-        head = QByteArray::fromStdString(text->substr(0, 64 * 1024));
+        head = QByteArray::fromStdString(text->substr(0, std::size_t(kHeadBytes)));
     }
+    // The same fabric listed port by port (ibnetdiscover --ports, iblinkinfo).
+    if (importers::looksLikePortListing(std::string_view(head.constData(), std::size_t(head.size()))))
+        return true;
     // ibnetdiscover(8): node headers `Switch <ports> "S-<guid>"` / `Ca <ports> "H-<guid>"`, preceded
     // by vendid=/devid=/sysimgguid= and switchguid= or caguid= lines.
     int hints = 0;

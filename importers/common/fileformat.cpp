@@ -46,10 +46,7 @@ FileFormat detectFileFormat(std::string_view head)
         return FileFormat::IbnetdiscoverDump;
     // The same fabric as `ibnetdiscover --ports` ("SW  1719 10 0x... 4x EDR - CA ...") or `iblinkinfo`
     // ("CA: name:", "Switch: 0x... name:", "--line" records) print it: the importer reads those too.
-    if (looksLikeIblinkinfo(text))
-        return FileFormat::IbnetdiscoverDump;
-    if (const auto first = tokenizeIbnetdiscover(text.substr(0, text.find('\n')));
-        !first.empty() && first.front().kind == IbLine::Kind::PortsReport)
+    if (looksLikePortListing(text))
         return FileFormat::IbnetdiscoverDump;
     // nccl-tests (NVIDIA/nccl-tests src/common.cu): "# nThread 1 nGpus 1 ..." and the table header.
     if (contains(text, "# nThread") || contains(text, "#  Rank") || contains(text, "out-of-place")

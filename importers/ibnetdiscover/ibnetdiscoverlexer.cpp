@@ -460,6 +460,18 @@ bool looksLikeIblinkinfo(std::string_view text)
     return result;
 }
 
+bool looksLikePortListing(std::string_view text)
+{
+    if (looksLikeIblinkinfo(text))
+        return true;
+    bool report = false;
+    forEachLine(text, [&report](std::string_view raw, int number) {
+        report = readPortsReportLine(raw, number).kind == IbLine::Kind::PortsReport;
+        return false; // the first meaningful line decides
+    });
+    return report;
+}
+
 void visitIblinkinfoLines(std::string_view text, const std::function<void(const IbLine&)>& visit)
 {
     std::vector<LinkInfoPort> ports;

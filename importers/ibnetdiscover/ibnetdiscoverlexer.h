@@ -48,6 +48,10 @@ void visitIbnetdiscoverLines(std::string_view text, const std::function<void(con
 /// header, or a `--line` record ("0x<guid> \"<description>\" <lid> <port>[  ] ==( ... )==> ...").
 bool looksLikeIblinkinfo(std::string_view text);
 
+/// Whether `text` lists a fabric port by port the way `ibnetdiscover --ports` (its first meaningful
+/// line a PortsReport) or `iblinkinfo` (looksLikeIblinkinfo) print it.
+bool looksLikePortListing(std::string_view text);
+
 /// `iblinkinfo` output (the per-node default or `--line`) as PortsReport lines: one per port, the
 /// node by GUID (a switch's from its header, a CA's port GUID), width, speed (named from the lane rate
 /// iblinkinfo prints: 2.5 SDR ... 106.25 NDR, 212.5 XDR, "(FDR10)") and, for a port that is LinkUp,

@@ -113,6 +113,15 @@ private Q_SLOTS:
             "sysimgguid=0xb8599f0300000010\nswitchguid=0xb8599f0300000010(b8599f0300000010)\n"
             "Switch\t40 \"S-b8599f0300000010\"\t\t# \"leaf01\" enhanced port 0 lid 3 lmc 0\n");
         QVERIFY(app::FabricImportController::looksLikeIbnetdiscover(dump));
+        // The same fabric listed port by port: ibnetdiscover --ports and iblinkinfo.
+        const QString ports = writeFile(dir, QStringLiteral("ports.txt"),
+            "SW  1719 10 0x7cfe9003009ce5b0 4x EDR - CA   134  1 0x7cfe9003003b4bde ( 'ib-i1l1s01' - 'o0001 HCA-1' "
+            ")\n");
+        QVERIFY(app::FabricImportController::looksLikeIbnetdiscover(ports));
+        const QString linkinfo = writeFile(dir, QStringLiteral("iblinkinfo.out"),
+            "CA: centos-data-200 HCA-1:\n    0x0002c903000d81f9      4    1[  ] ==( 4X          10.0 Gbps Active/ "
+            "LinkUp)==>       2    3[  ] \"Infiniscale-IV Mellanox Technologies\" ( )\n");
+        QVERIFY(app::FabricImportController::looksLikeIbnetdiscover(linkinfo));
         const QString json = writeFile(dir, QStringLiteral("scenario.topo"), "{ \"name\": \"not a dump\" }\n");
         QVERIFY(!app::FabricImportController::looksLikeIbnetdiscover(json));
         QVERIFY(!app::FabricImportController::looksLikeIbnetdiscover(dir.filePath(QStringLiteral("absent"))));
