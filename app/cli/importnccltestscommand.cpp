@@ -360,13 +360,16 @@ namespace {
                 entry["protocol"] = engine::toString(static_cast<engine::CollectiveProtocol>(k.protocol));
             corrections.push_back(std::move(entry));
         }
-        return { { "op", engine::toString(c.sweep.op) }, { "ranks", c.sweep.ranks }, { "nodes", c.sweep.nodes },
+        json doc = { { "op", engine::toString(c.sweep.op) }, { "ranks", c.sweep.ranks }, { "nodes", c.sweep.nodes },
             { "algorithm", engine::toString(c.sweep.algorithm) }, { "sources", c.sweep.sources },
             { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "outliers", c.outliers },
             { "rms_before_kept", c.rmsBeforeKept }, { "rms_after_kept", c.rmsAfterKept },
             { "held_out_rms_before", c.heldOutRmsBefore }, { "held_out_rms_after", c.heldOutRmsAfter },
             { "rejected_by_cross_validation", c.rejectedByCrossValidation }, { "sizes", sizes },
             { "corrections", corrections } };
+        if (!c.sweep.variant.empty())
+            doc["variant"] = c.sweep.variant; // "half prod": one sweep of a -d all / -o all table
+        return doc;
     }
 
     void printSweep(const engine::SweepCalibration& c, std::ostream& out)
@@ -374,9 +377,9 @@ namespace {
         const double factor = engine::busBandwidthFactor(c.sweep.op, c.sweep.ranks);
         auto busbw = [&](double bytes, double seconds) { return seconds > 0 ? bytes / seconds * factor / 1e9 : 0.0; };
         out << "\n"
-            << engine::toString(c.sweep.op) << ", " << c.sweep.ranks << " ranks on " << c.sweep.nodes
-            << " node(s), algorithm " << engine::toString(c.sweep.algorithm)
-            << ": busbw in GB/s, residual = model / measured time - 1\n";
+            << engine::toString(c.sweep.op) << (c.sweep.variant.empty() ? "" : " (" + c.sweep.variant + ")") << ", "
+            << c.sweep.ranks << " ranks on " << c.sweep.nodes << " node(s), algorithm "
+            << engine::toString(c.sweep.algorithm) << ": busbw in GB/s, residual = model / measured time - 1\n";
         out << format("%14s %11s %8s | %11s %8s %8s | %11s %8s %8s  %s\n", "size (B)", "measured us", "busbw",
             "before us", "busbw", "res.", "after us", "busbw", "res.", "model algorithm/protocol before -> after");
         for (const auto& r : c.rows) {

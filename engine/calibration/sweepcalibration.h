@@ -23,6 +23,9 @@ struct MeasuredSweep {
     /// The algorithm the run was pinned to (NCCL_ALGO), Auto when NCCL chose.
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
     std::vector<std::string> sources; ///< files the points come from
+    /// "half prod" when the sweep is one data type / reduction of a table that ran several (nccl-tests
+    /// -d all / -o all), empty otherwise: it tells the sweeps of one table apart in reports.
+    std::string variant;
     std::vector<SweepPoint> points; ///< measured times (s) per size (bytes), sorted by size
 };
 

@@ -79,6 +79,9 @@ struct NcclTestsRun {
     std::optional<double> avgBusBwGBps; ///< "# Avg bus bandwidth : X" (GB/s)
     std::optional<int> outOfBounds; ///< "# Out of bounds values : N"
     std::string ncclAlgo; ///< NCCL_ALGO of the run when known (-J "env"), else empty
+    /// "half prod" when the run was one of several sweeps of a table that went through data types or
+    /// reductions in turn (nccl-tests -d all / -o all): its rows' type and reduction; empty otherwise.
+    std::string variant;
     std::vector<NcclTestsRow> rows;
     int bandwidthRanks = 0; ///< ranks implied by busbw/algbw when there are no device lines, or only an excerpt
     /// NCCL operations named by "NCCL INFO <Op>: opCount ..." lines inside the run (NCCL_DEBUG=INFO

@@ -370,6 +370,39 @@ namespace {
               "was stopped, or the output was cut)";
     }
 
+    /// nccl-tests -d all / -o all (src/common.cu runTest: every size of the sweep for each data type and
+    /// reduction in turn) prints one table of several sweeps: one run per (type, redop), in the order they
+    /// appear, so each is fitted and reported on its own (their sizes repeat).
+    std::vector<NcclTestsRun> splitByTypeAndReduction(std::vector<NcclTestsRun> runs, NcclTestsLog& log)
+    {
+        std::vector<NcclTestsRun> out;
+        out.reserve(runs.size());
+        for (auto& run : runs) {
+            std::vector<std::pair<std::string, std::string>> keys;
+            for (const auto& row : run.rows)
+                if (std::find(keys.begin(), keys.end(), std::pair { row.type, row.redop }) == keys.end())
+                    keys.emplace_back(row.type, row.redop);
+            if (keys.size() <= 1) {
+                out.push_back(std::move(run));
+                continue;
+            }
+            log.diagnostics.push_back({ "run-split", NcclTestsSeverity::Warning, run.firstLine,
+                log.file + ":" + std::to_string(run.firstLine) + ": the table holds " + std::to_string(keys.size())
+                    + " sweeps (data types or reductions in turn, nccl-tests -d all / -o all): each is read as a run "
+                      "of its own" });
+            for (const auto& [type, redop] : keys) {
+                NcclTestsRun part = run;
+                part.rows.clear();
+                for (const auto& row : run.rows)
+                    if (row.type == type && row.redop == redop)
+                        part.rows.push_back(row);
+                part.variant = redop.empty() ? type : type + " " + redop;
+                out.push_back(std::move(part));
+            }
+        }
+        return out;
+    }
+
 } // namespace
 
 engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTestsParseOptions& options,
@@ -393,7 +426,7 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
                 headerOnly = std::move(run);
         }
     }
-    log.runs = std::move(kept);
+    log.runs = splitByTypeAndReduction(std::move(kept), log);
     if (log.runs.empty()) {
         if (!firstBadRow.empty())
             return engine::Status::error(firstBadRow);

@@ -23,6 +23,7 @@ engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& l
     if (run.gpusPerThread && *run.gpusPerThread >= 1)
         sweep.gpusPerThread = std::min(*run.gpusPerThread, std::max(1, sweep.ranks));
     sweep.sources.push_back(log.file);
+    sweep.variant = run.variant;
     if (sweep.ranks < 2)
         return engine::Status::error(where + "the run has " + std::to_string(sweep.ranks)
             + " rank(s): no device lines and no busbw/algbw ratio tell how many ranks took part; a collective needs at "

@@ -296,6 +296,26 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QStringLiteral("correction nvls tier 0:")));
     }
 
+    // A -d all -o all table: one sweep per data type and reduction, each named in the text and the JSON.
+    void dtypeRedopSweeps()
+    {
+        Run r = runCli({ data("robust_dtype_redop_sweeps.log") });
+        QCOMPARE(r.exitCode, 0);
+        for (const char* v : { "float sum", "float max", "bfloat16 sum", "bfloat16 max" })
+            QVERIFY2(r.out.contains(QStringLiteral("allreduce (%1), 8 ranks on 1 node(s)").arg(QLatin1String(v))),
+                qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("the table holds 4 sweeps"))
+                || r.err.contains(QStringLiteral("the table holds 4 sweeps")),
+            qPrintable(r.out + r.err));
+        r = runCli({ data("robust_dtype_redop_sweeps.log"), QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray sweeps
+            = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("sweeps")).toArray();
+        QCOMPARE(sweeps.size(), 4);
+        QCOMPARE(sweeps[3].toObject().value(QStringLiteral("variant")).toString(), QStringLiteral("bfloat16 max"));
+        QCOMPARE(sweeps[3].toObject().value(QStringLiteral("sizes")).toArray().size(), 5);
+    }
+
     void jsonKeys()
     {
         const Run r = runCli({ data("allreduce_h100_8gpu.log"), QStringLiteral("--json") });

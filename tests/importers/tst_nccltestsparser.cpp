@@ -308,6 +308,9 @@ private Q_SLOTS:
                                                                     << "allreduce" << 8 << 2 << 9 << "";
         QTest::addRow("docker compose service | prefixes") << "robust_compose_service.log"
                                                            << "allreduce" << 8 << 2 << 9 << "";
+        QTest::addRow("-d all -o all: one run per data type and reduction")
+            << "robust_dtype_redop_sweeps.log"
+            << "allreduce,allreduce,allreduce,allreduce" << 8 << 1 << 5 << "run-split";
     }
     void robustness()
     {
@@ -689,6 +692,27 @@ private Q_SLOTS:
             if (hasValue)
                 QCOMPARE(**n, value);
         }
+    }
+
+    // The four sweeps of a -d all -o all table keep their type and reduction, in the order printed.
+    void dtypeRedopSweeps()
+    {
+        auto log = importNcclTestsFile(dataFile("robust_dtype_redop_sweeps.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(int(log->runs.size()), 4);
+        const char* expected[] = { "float sum", "float max", "bfloat16 sum", "bfloat16 max" };
+        for (int i = 0; i < 4; ++i) {
+            const auto& run = log->runs[std::size_t(i)];
+            QCOMPARE(QString::fromStdString(run.variant), QString::fromLatin1(expected[i]));
+            QCOMPARE(int(run.rows.size()), 5);
+            for (const auto& row : run.rows)
+                QCOMPARE(QString::fromStdString(row.type + " " + row.redop), QString::fromLatin1(expected[i]));
+        }
+        // A table of one type and reduction is one run with no variant.
+        auto plain = importNcclTestsFile(dataFile("robust_srun_label.log"));
+        QVERIFY(plain.isOk());
+        QCOMPARE(int(plain->runs.size()), 1);
+        QVERIFY(plain->runs.front().variant.empty());
     }
 
     void prefixes_data()

@@ -166,3 +166,17 @@ write("robust_kubectl_timestamps.log", lines)
 
 # 8. docker compose logs: the service name, blanks and "| " before every line.
 write("robust_compose_service.log", ["nccl-worker-1  | " + l for l in body])
+
+# 9. all_reduce_perf -d all -o all (src/common.cu: every size for each data type and reduction in turn):
+# float and bfloat16 (2-byte elements: twice the count), sum and max, one table; bfloat16 slightly slower.
+lines = [header(1 << 20, 1 << 24), "#", "# Using devices"] + devices(8, 1) + ["#"] + TITLES
+for dtype, width, slower in (("float", 4, 1.0), ("bfloat16", 2, 1.05)):
+    for redop in ("sum", "max"):
+        for s in sizes(1 << 20, 1 << 24):
+            r = row("all_reduce", 8, s, busbw=150.0 / slower, redop=redop)
+            fields = r.split()
+            fields[1], fields[2] = str(s // width), dtype
+            lines.append("%12s  %12s  %8s  %6s  %6s" % tuple(fields[:5]) + "  " + "  ".join(
+                "%7s  %6s  %6s  %6s" % tuple(fields[5 + 4 * k:9 + 4 * k]) for k in range(2)))
+lines += footer(120.0)
+write("robust_dtype_redop_sweeps.log", lines)
