@@ -169,7 +169,7 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     // stage in warm-up instead of (vpp - 1) pp (Megatron-Core schedules.py get_pp_rank_microbatches), so
     // (vpp - 1) (G - pp) / vpp more micro-batches' activations stay in flight, never more than all of them.
     const double extraGroup
-        = p.vpp > 1 ? (p.vpp - 1.0) * (interleavingGroup(p.pp, p.vppMicrobatchGroup) - p.pp) / p.vpp : 0.0;
+        = p.vpp > 1 ? (p.vpp - 1.0) * std::max(0, interleavingGroup(p.pp, p.vppMicrobatchGroup) - p.pp) / p.vpp : 0.0;
     const auto inFlight = [&](int stage) -> double {
         if (p.schedule == PipelineSchedule::GPipe)
             return microBatches;

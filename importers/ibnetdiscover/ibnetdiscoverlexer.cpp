@@ -475,6 +475,13 @@ bool looksLikePortListing(std::string_view text)
 void visitIblinkinfoLines(std::string_view text, const std::function<void(const IbLine&)>& visit)
 {
     std::vector<LinkInfoPort> ports;
+    std::vector<IbLine> unrecognised; // handed on after the ports, as the parser counts them
+    const auto notRead = [&unrecognised](std::string_view raw, int number) {
+        IbLine u;
+        u.lineNumber = number;
+        u.text.assign(raw);
+        unrecognised.push_back(std::move(u));
+    };
     char type = 0;
     std::uint64_t guid = 0;
     std::string description;
@@ -500,29 +507,35 @@ void visitIblinkinfoLines(std::string_view text, const std::function<void(const 
             // A CA port ("0x<port guid> <lid> <port>[..] ...") or a --line record
             // ("0x<guid> \"<description>\" <lid> <port>[..] ... 0x<peer guid> ...").
             c.acceptWord("0x");
-            if (!c.readHex(r.guid))
+            if (!c.readHex(r.guid)) {
+                notRead(raw, number);
                 return true;
+            }
             c.skipSpace();
             if (c.peek() == '"') {
                 c.readQuoted(r.description);
                 r.description.erase(0, r.description.find_first_not_of(' ')); // --line pads names to the left
                 if (readLinkInfoRecord(c, true, r))
                     ports.push_back(std::move(r));
+                else
+                    notRead(raw, number);
                 return true;
             }
             r.type = type == 'H' ? 'H' : 0;
             r.description = description;
             if (type == 'H' && readLinkInfoRecord(c, false, r))
                 ports.push_back(std::move(r));
+            else
+                notRead(raw, number);
             return true;
         }
-        if (type == 'S') {
-            r.type = 'S';
-            r.guid = guid;
-            r.description = description;
-            if (readLinkInfoRecord(c, false, r))
-                ports.push_back(std::move(r));
-        }
+        r.type = 'S';
+        r.guid = guid;
+        r.description = description;
+        if (type == 'S' && readLinkInfoRecord(c, false, r))
+            ports.push_back(std::move(r));
+        else
+            notRead(raw, number);
         return true;
     });
 
@@ -577,6 +590,8 @@ void visitIblinkinfoLines(std::string_view text, const std::function<void(const 
         }
         visit(line);
     }
+    for (const IbLine& u : unrecognised)
+        visit(u);
 }
 
 std::vector<IbLine> tokenizeIbnetdiscover(std::string_view text)

@@ -112,6 +112,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
     links.reserve(expectedLines);
     std::uint64_t current = 0;
     bool inNode = false;
+    bool listing = false; // a port-by-port listing (--ports report, iblinkinfo): no node blocks
     int unrecognised = 0, firstUnrecognised = 0, conflicts = 0, firstConflict = 0, firstLine = 0;
     // An unrecognised line is counted when the next line arrives: the last one may be a shell prompt.
     int pendingLine = 0;
@@ -180,6 +181,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
                 n.description = l.description;
             n.hasHeader = true;
             inNode = false; // topology-format port lines after it belong to no node
+            listing = true;
             if (l.peerGuid != 0)
                 addLink(self, nodeKey(l.peerType, l.peerGuid, l.peerPort, l.peerDescription), l);
             return;
@@ -196,7 +198,7 @@ engine::Result<ImportedFabric> parseIbnetdiscover(std::string_view text, const s
             return;
         }
         if (l.kind == IbLine::Kind::Unrecognised || !inNode) {
-            if (!inNode && l.kind == IbLine::Kind::Unrecognised) {
+            if (!inNode && !listing && l.kind == IbLine::Kind::Unrecognised) {
                 out.diagnostics.add(engine::diagnostic::kIbLeadingText,
                     name + ": line " + std::to_string(l.lineNumber)
                         + ": text before the first node header was skipped (\"" + l.text.substr(0, 80) + "\").");

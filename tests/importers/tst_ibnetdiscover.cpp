@@ -214,6 +214,17 @@ private Q_SLOTS:
               "SW  2052 37 0x506b4b03005c2740 4x ???                                    'ib-i4l1s01'\n";
         auto f = parseIbnetdiscover(text, "ports.txt");
         QVERIFY2(f, f.message().c_str());
+        // A line that is no port in the middle is counted as such (not as text before a first node).
+        std::string damaged = text;
+        damaged.insert(damaged.find("\nSW  1719 10") + 1, "ibwarn: [1234] mad_rpc: _do_madrpc failed\n");
+        auto d = parseIbnetdiscover(damaged, "ports.txt");
+        QVERIFY2(d, d.message().c_str());
+        bool counted = false;
+        for (const auto& item : d->diagnostics.items()) {
+            QVERIFY(item.id != engine::diagnostic::kIbLeadingText.id);
+            counted = counted || (item.id == engine::diagnostic::kIbUnrecognisedLine.id && item.count == 1);
+        }
+        QVERIFY(counted);
         QCOMPARE(f->graph.countNodes(engine::NodeKind::Switch), std::size_t(3));
         QCOMPARE(f->graph.countNodes(engine::NodeKind::Nic), std::size_t(3));
         QCOMPARE(f->graph.links().size(), std::size_t(4));
