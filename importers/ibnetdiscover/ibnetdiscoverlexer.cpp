@@ -287,45 +287,6 @@ namespace {
     }
 }
 
-void visitIbnetdiscoverLines(std::string_view text, const std::function<void(const IbLine&)>& visit)
-{
-    std::uint64_t pendingSystemGuid = 0;
-    int number = 0;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string_view raw = text.substr(pos, end - pos);
-        pos = end + 1;
-        ++number;
-        if (!raw.empty() && raw.back() == '\r')
-            raw.remove_suffix(1);
-        std::size_t first = 0;
-        while (first < raw.size() && std::isspace(static_cast<unsigned char>(raw[first])))
-            ++first;
-        if (first == raw.size() || raw[first] == '#')
-            continue; // blank, whitespace-only or comment
-        // key=value metadata: vendid=, devid=, sysimgguid=, switchguid=, caguid=, routerguid=
-        const std::size_t eq = raw.find('=');
-        if (eq != std::string_view::npos && raw.find_first_of(" \t\"[") > eq) {
-            if (raw.substr(first, eq - first) == "sysimgguid") {
-                Cursor c { raw, eq + 1 };
-                c.acceptWord("0x");
-                if (!c.readHex(pendingSystemGuid))
-                    pendingSystemGuid = 0;
-            }
-            continue;
-        }
-        IbLine line = readLineOrUnrecognised(raw, number);
-        if (line.kind == IbLine::Kind::NodeHeader) {
-            line.systemGuid = pendingSystemGuid;
-            pendingSystemGuid = 0;
-        }
-        visit(line);
-    }
-}
-
 namespace {
     /// Lines of `text` without their line ends; blank lines are skipped. `visit(line, number)`.
     template <typename F> void forEachLine(std::string_view text, F&& visit)
@@ -348,6 +309,39 @@ namespace {
                 return;
         }
     }
+} // namespace
+
+void visitIbnetdiscoverLines(std::string_view text, const std::function<void(const IbLine&)>& visit)
+{
+    std::uint64_t pendingSystemGuid = 0;
+    forEachLine(text, [&](std::string_view raw, int number) {
+        std::size_t first = 0;
+        while (std::isspace(static_cast<unsigned char>(raw[first])))
+            ++first; // forEachLine hands on lines with a non-blank character only
+        if (raw[first] == '#')
+            return true; // comment
+        // key=value metadata: vendid=, devid=, sysimgguid=, switchguid=, caguid=, routerguid=
+        const std::size_t eq = raw.find('=');
+        if (eq != std::string_view::npos && raw.find_first_of(" \t\"[") > eq) {
+            if (raw.substr(first, eq - first) == "sysimgguid") {
+                Cursor c { raw, eq + 1 };
+                c.acceptWord("0x");
+                if (!c.readHex(pendingSystemGuid))
+                    pendingSystemGuid = 0;
+            }
+            return true;
+        }
+        IbLine line = readLineOrUnrecognised(raw, number);
+        if (line.kind == IbLine::Kind::NodeHeader) {
+            line.systemGuid = pendingSystemGuid;
+            pendingSystemGuid = 0;
+        }
+        visit(line);
+        return true;
+    });
+}
+
+namespace {
 
     /// One iblinkinfo port record, before its peer is resolved.
     struct LinkInfoPort {
