@@ -29,8 +29,12 @@ int NcclTestsRun::ranks() const
     }
     if (bandwidthRanks > 0)
         return bandwidthRanks;
-    if (threads && gpusPerThread)
-        return *threads * *gpusPerThread;
+    // nThread x nGpus of the header: 0 when either is not positive or the product passes 2^24 ranks (no
+    // such job; a damaged header must not overflow an int).
+    if (threads && gpusPerThread && *threads > 0 && *gpusPerThread > 0) {
+        const long long product = 1LL * *threads * *gpusPerThread;
+        return product <= (1LL << 24) ? static_cast<int>(product) : 0;
+    }
     return 0;
 }
 

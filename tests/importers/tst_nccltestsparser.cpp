@@ -715,6 +715,20 @@ private Q_SLOTS:
         QVERIFY(plain->runs.front().variant.empty());
     }
 
+    // A damaged header (nThread 10 nGpus 589934592, found by fuzz_nccltests; regressions/nccltests/) gives
+    // no rank count instead of overflowing nThread x nGpus (UBSan fails this before the fix).
+    void threadsTimesGpusBeyondRange()
+    {
+        NcclTestsRun run;
+        run.threads = 10;
+        run.gpusPerThread = 589934592;
+        QCOMPARE(run.ranks(), 0);
+        run.gpusPerThread = 8;
+        QCOMPARE(run.ranks(), 80);
+        run.threads = -1;
+        QCOMPARE(run.ranks(), 0);
+    }
+
     void prefixes_data()
     {
         QTest::addColumn<QString>("line");
