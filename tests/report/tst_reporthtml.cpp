@@ -143,6 +143,30 @@ private Q_SLOTS:
     }
 
     /// The preview document the GUI shows holds the images as resources and the report's numbers.
+    // A stated interleaving group (parallelism.vpp_microbatch_group) is in the report's strategy, as
+    // evaluate prints it ("vpp 2 (group 6)").
+    void interleavingGroupInStrategy()
+    {
+        engine::Scenario s = m_scenarios[0]; // tp 8, pp 4, dp 32
+        s.training.globalBatch = 192; // 6 micro-batches per pipeline
+        s.parallelism->vpp = 2;
+        s.parallelism->schedule = engine::PipelineSchedule::Interleaved;
+        s.parallelism->vppMicrobatchGroup = 6;
+        ReportInput input;
+        input.scenarios = { s };
+        input.catalog = &m_catalog;
+        input.prices = &m_prices;
+        input.sensitivity = false;
+        auto report = buildReport(input);
+        QVERIFY2(report.isOk(), report.message().c_str());
+        const QString path = m_dir.filePath(QStringLiteral("group.html"));
+        QVERIFY(writeHtml(*report, path).isOk());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString html = QString::fromUtf8(file.readAll());
+        QVERIFY2(html.contains(QStringLiteral("interleaved schedule, micro-batch group 6")), "group not in the report");
+    }
+
     void previewDocument()
     {
         QTextDocument text;

@@ -30,7 +30,10 @@ QString strategyDescription(const engine::TrainingStrategy& s)
     if (p.cp > 1)
         parts << QLatin1String(engine::toString(p.cpKind)) + QStringLiteral(" context parallel");
     if (p.pp > 1)
-        parts << QLatin1String(engine::toString(p.schedule)) + QStringLiteral(" schedule");
+        parts << QLatin1String(engine::toString(p.schedule)) + QStringLiteral(" schedule")
+                + (p.vpp > 1 && p.vppMicrobatchGroup > 0
+                        ? QStringLiteral(", micro-batch group %1").arg(p.vppMicrobatchGroup)
+                        : QString());
     parts << (s.recompute == engine::Recompute::None
             ? QStringLiteral("no recomputation")
             : QLatin1String(engine::toString(s.recompute)) + QStringLiteral(" recomputation"));
