@@ -6,18 +6,31 @@
 
 namespace clusterscope::importers {
 
+namespace {
+
+    /// A benchmark name as a key: directory ("./build/all_reduce_perf") and "_perf", "_perf_mpi" suffixes
+    /// stripped, '_' and '-' dropped, lower case.
+    std::string benchmarkKey(std::string_view name)
+    {
+        if (const auto slash = name.find_last_of('/'); slash != std::string_view::npos)
+            name.remove_prefix(slash + 1);
+        if (const auto perf = name.find("_perf"); perf != std::string_view::npos)
+            name = name.substr(0, perf);
+        std::string key;
+        for (char c : name) {
+            if (c != '_' && c != '-')
+                key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        }
+        return key;
+    }
+
+} // namespace
+
+bool ncclTestsIsAlltoallv(std::string_view name) { return benchmarkKey(name) == "alltoallv"; }
+
 std::optional<engine::CollectiveOp> ncclTestsCollectiveFromName(std::string_view name)
 {
-    // Strip a directory ("./build/all_reduce_perf") and the "_perf", "_perf_mpi" suffixes.
-    if (const auto slash = name.find_last_of('/'); slash != std::string_view::npos)
-        name.remove_prefix(slash + 1);
-    if (const auto perf = name.find("_perf"); perf != std::string_view::npos)
-        name = name.substr(0, perf);
-    std::string key;
-    for (char c : name) {
-        if (c != '_' && c != '-')
-            key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    }
+    const std::string key = benchmarkKey(name);
     static const struct {
         const char* key;
         engine::CollectiveOp collective;

@@ -15,6 +15,11 @@ namespace clusterscope::importers {
 /// "all_reduce_perf_mpi"): case-insensitive, path and "_perf*" suffix ignored.
 std::optional<engine::CollectiveOp> ncclTestsCollectiveFromName(std::string_view name);
 
+/// True for alltoallv_perf (NVIDIA/nccl-tests src/alltoallv.cu, nccl-tests 2.19 on), any spelling
+/// ncclTestsCollectiveFromName accepts: an all-to-all whose per-peer sizes are irregular (a
+/// distance-weighted pattern by default, or a traffic matrix file), timed on its busiest rank.
+bool ncclTestsIsAlltoallv(std::string_view name);
+
 /// algbw / (size / time) for the collective: 1 except HyperCube, whose algbw counts only (n-1)/n of
 /// the printed size (hypercube.cu: baseBw = count x size x (n-1) / t); its busbw equals its algbw.
 double algorithmBandwidthShare(engine::CollectiveOp collective, int ranks);

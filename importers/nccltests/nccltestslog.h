@@ -79,6 +79,11 @@ struct NcclTestsRun {
     std::optional<double> avgBusBwGBps; ///< "# Avg bus bandwidth : X" (GB/s)
     std::optional<int> outOfBounds; ///< "# Out of bounds values : N"
     std::string ncclAlgo; ///< NCCL_ALGO of the run when known (-J "env"), else empty
+    /// alltoallv_perf's traffic pattern when the -J "env" states it: NCCL_TESTS_ALLTOALLV_SPREAD (0 uniform
+    /// .. 1 distance-weighted, the default) and whether NCCL_TESTS_ALLTOALLV_MATRIX_FILE was set
+    /// (NVIDIA/nccl-tests src/alltoallv.cu, AlltoAllvParseEnv).
+    std::optional<double> alltoallvSpread;
+    bool alltoallvMatrixFile = false;
     /// "half prod" when the run was one of several sweeps of a table that went through data types or
     /// reductions in turn (nccl-tests -d all / -o all): its rows' type and reduction; empty otherwise.
     std::string variant;

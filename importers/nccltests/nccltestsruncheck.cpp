@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -190,6 +191,52 @@ namespace {
                 { id, NcclTestsSeverity::Warning, line, m_log.file + ":" + std::to_string(line) + ": " + message });
         }
 
+        /// alltoallv_perf (nccl-tests 2.19 on, src/alltoallv.cu) sends each peer its own byte count: by default
+        /// more to peers farther away in rank order (NCCL_TESTS_ALLTOALLV_SPREAD=1), or what a traffic matrix
+        /// file says, and prints the busiest rank's bandwidth with the size as the bytes each rank sends in
+        /// all. Only its uniform pattern (SPREAD=0, no matrix file) is the all-to-all the model knows.
+        engine::Status resolveAlltoallv(
+            NcclTestsRun& run, const NcclTestsParseOptions& options, const std::string& place)
+        {
+            const bool knownUniform = run.alltoallvSpread && *run.alltoallvSpread == 0.0 && !run.alltoallvMatrixFile;
+            const bool knownIrregular = run.alltoallvMatrixFile || (run.alltoallvSpread && *run.alltoallvSpread > 0.0);
+            if (knownUniform) {
+                run.collective = engine::CollectiveOp::AllToAll;
+                run.collectiveSource = NcclTestsCollectiveSource::BinaryName;
+                diag("alltoallv-uniform", run.firstLine,
+                    "alltoallv_perf with NCCL_TESTS_ALLTOALLV_SPREAD=0 in the log's environment: every rank sends "
+                    "each peer the same bytes, read as an all-to-all");
+                return {};
+            }
+            const std::string pattern = run.alltoallvMatrixFile
+                ? "a traffic matrix file, NCCL_TESTS_ALLTOALLV_MATRIX_FILE in the log's environment"
+                : run.alltoallvSpread ? "NCCL_TESTS_ALLTOALLV_SPREAD=" + formatSpread(*run.alltoallvSpread)
+                    + " in the log's environment: more bytes to peers farther away in rank order"
+                                      : "by default more bytes to peers farther away in rank order, "
+                                        "NCCL_TESTS_ALLTOALLV_SPREAD=1, or as a traffic matrix file says";
+            if (options.collective == engine::CollectiveOp::AllToAll && !knownIrregular) {
+                run.collective = engine::CollectiveOp::AllToAll;
+                run.collectiveSource = NcclTestsCollectiveSource::Option;
+                diag("alltoallv-as-alltoall", run.firstLine,
+                    "alltoallv_perf read as a uniform all-to-all as --op alltoall says: right for a run with "
+                    "NCCL_TESTS_ALLTOALLV_SPREAD=0; its irregular patterns ("
+                        + pattern + ") load some peers more than others, which a uniform all-to-all does not model");
+                return {};
+            }
+            return engine::Status::error(place + ": alltoallv_perf times an irregular all-to-all (" + pattern
+                + ") on its busiest rank, and the model's all-to-all is uniform: "
+                + (knownIrregular
+                        ? std::string("this run cannot be compared")
+                        : std::string("a run with NCCL_TESTS_ALLTOALLV_SPREAD=0 is one, read it with --op alltoall")));
+        }
+
+        static std::string formatSpread(double spread)
+        {
+            char text[32];
+            std::snprintf(text, sizeof text, "%g", spread);
+            return text;
+        }
+
         engine::Status resolve(NcclTestsRun& run, const NcclTestsParseOptions& options)
         {
             m_counts.clear();
@@ -197,7 +244,10 @@ namespace {
             const int line = first.line;
             const std::string place
                 = first.pointer.empty() ? m_log.file + ":" + std::to_string(line) : m_log.file + ": " + first.pointer;
-            if (!run.binary.empty()) {
+            if (!run.binary.empty() && ncclTestsIsAlltoallv(run.binary)) {
+                if (auto status = resolveAlltoallv(run, options, place); !status.isOk())
+                    return status;
+            } else if (!run.binary.empty()) {
                 run.collective = ncclTestsCollectiveFromName(run.binary);
                 run.collectiveSource = NcclTestsCollectiveSource::BinaryName;
                 if (!run.collective)

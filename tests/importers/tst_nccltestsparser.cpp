@@ -340,6 +340,52 @@ private Q_SLOTS:
             QVERIFY(hasDiagnostic(*log, diagnostic.toStdString(), file.toStdString()));
     }
 
+    // alltoallv_perf (nccl-tests 2.19 on) times an irregular all-to-all; only its uniform pattern
+    // (NCCL_TESTS_ALLTOALLV_SPREAD=0) is the all-to-all the model knows.
+    void alltoallvNeedsItsUniformPattern()
+    {
+        QVERIFY(ncclTestsIsAlltoallv("./build/alltoallv_perf_mpi"));
+        QVERIFY(!ncclTestsIsAlltoallv("alltoall_perf"));
+        QVERIFY(!ncclTestsCollectiveFromName("alltoallv_perf"));
+
+        // A text log cannot say its pattern: refused unless --op alltoall states it was uniform.
+        auto plain = importNcclTestsFile(dataFile("alltoallv_2_19.log"));
+        QVERIFY(!plain.isOk());
+        QVERIFY2(plain.message().find("alltoallv_2_19.log:18: alltoallv_perf times an irregular all-to-all")
+                != std::string::npos,
+            plain.message().c_str());
+        QVERIFY2(plain.message().find("NCCL_TESTS_ALLTOALLV_SPREAD=0 is one, read it with --op alltoall")
+                != std::string::npos,
+            plain.message().c_str());
+        auto stated = importNcclTestsFile(dataFile("alltoallv_2_19.log"), withOp("alltoall"));
+        QVERIFY2(stated.isOk(), stated.message().c_str());
+        QCOMPARE(*stated->runs.front().collective, clusterscope::engine::CollectiveOp::AllToAll);
+        QCOMPARE(stated->runs.front().collectiveSource, NcclTestsCollectiveSource::Option);
+        QVERIFY(hasDiagnostic(*stated, "alltoallv-as-alltoall", "right for a run with NCCL_TESTS_ALLTOALLV_SPREAD=0"));
+        QCOMPARE(stated->runs.front().rows.size(), std::size_t(11));
+
+        // -J output carries the environment: SPREAD=0.0 is uniform without --op.
+        auto uniform = importNcclTestsFile(dataFile("alltoallv_uniform.json"));
+        QVERIFY2(uniform.isOk(), uniform.message().c_str());
+        QCOMPARE(uniform->runs.front().alltoallvSpread.value_or(-1), 0.0);
+        QCOMPARE(*uniform->runs.front().collective, clusterscope::engine::CollectiveOp::AllToAll);
+        QVERIFY(hasDiagnostic(*uniform, "alltoallv-uniform", "every rank sends each peer the same bytes"));
+
+        // A stated non-uniform spread cannot be read as a uniform all-to-all, --op or not.
+        QFile f(QString::fromStdString(dataFile("alltoallv_uniform.json")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const std::string skewed = f.readAll().toStdString();
+        std::string weighted = skewed;
+        const auto at = weighted.find("SPREAD=0.0");
+        QVERIFY(at != std::string::npos);
+        weighted.replace(at, 10, "SPREAD=0.5");
+        auto refused = parseNcclTestsText(weighted, "a2av.json", withOp("alltoall"));
+        QVERIFY(!refused.isOk());
+        QVERIFY2(refused.message().find("NCCL_TESTS_ALLTOALLV_SPREAD=0.5 in the log's environment") != std::string::npos
+                && refused.message().find("this run cannot be compared") != std::string::npos,
+            refused.message().c_str());
+    }
+
     void loggerPrefixSummary()
     {
         auto log = importNcclTestsFile(dataFile("robust_logger_prefix.log"));

@@ -197,3 +197,34 @@ with open("allreduce_bf16.json", "w") as f:
     f.write(json.dumps(doc, separators=(",", ":")))
 with open("malformed_truncated.json", "w") as f:
     f.write(json.dumps(doc, indent=1)[:1500])
+
+# 10. alltoallv_perf (nccl-tests 2.19 on, src/alltoallv.cu) as its text log prints it: the default
+#     distance-weighted pattern (no NCCL_TESTS_ALLTOALLV_SPREAD in a text log), count = per-peer
+#     elements, size = the busiest rank's bytes; 2.19 adds "unalign" to the nThread line.
+lines = modern("alltoallv_perf", "alltoall", 1, 8, "NVIDIA H100 80GB HBM3", 1048576, 1073741824,
+               [(30.0, 350.0)], 11, redop="none")
+lines[0] = "# nccl-tests version 2.19.6 nccl-headers=22807 nccl-library=22807"
+lines[2] += " unalign: 0"
+write("alltoallv_2_19.log", lines)
+
+# 11. -J JSON output (version 3) of alltoallv_perf run with NCCL_TESTS_ALLTOALLV_SPREAD=0.0: uniform.
+rng = random.Random(12)
+results = []
+for size in sizes(1048576, 268435456):
+    rec = {"size": size, "count": size // 4 // 8, "type": "float", "redop": "none", "root": "    -1"}
+    for key in ("out_of_place", "in_place"):
+        t = curve([(30.0, 350.0)], size * 7 / 8, rng)
+        rec[key] = {"time": round(t, 6), "alg_bw": round(size / t / 1e3, 6), "bus_bw": round(size / t / 1e3 * 7 / 8, 6), "nwrong": 0.0}
+    rec["actual_iterations"] = 20
+    rec["experiment_name"] = ""
+    results.append(rec)
+doc = {"version": 3, "start_time": "2026-07-20 11:02:13", "args": ["./build/alltoallv_perf", "-b", "1M", "-e", "256M", "-f", "2", "-g", "8", "-J", "a2av.json"],
+       "env": ["NCCL_DEBUG=WARN", "NCCL_TESTS_ALLTOALLV_SPREAD=0.0"], "nccl_version": 22807,
+       "config": {"nthreads": 1, "ngpus": 8, "minimum_bytes": 1048576, "maximum_bytes": 268435456, "step_factor": 2, "warmup_iters": 5,
+                  "iterations": 20, "aggregated_iterations": 1, "validation": 1, "graph": 0, "blocking_collectives": "false", "parallel_init": "false",
+                  "devices": [{"rank": r, "group": 0, "pid": 7000 + r, "hostname": "gpu-h100-02", "device": r, "device_hex": "0000:%02x:00" % (0x18 + r), "device_info": "NVIDIA H100 80GB HBM3"} for r in range(8)]},
+       "results": results, "out_of_bounds": {"count": 0, "okay": "true"},
+       "average_bus_bandwidth": {"bandwidth": sum(r["out_of_place"]["bus_bw"] for r in results) / len(results), "okay": "unchecked"},
+       "errors": [], "end_time": "2026-07-20 11:02:40"}
+with open("alltoallv_uniform.json", "w") as f:
+    f.write(json.dumps(doc, separators=(",", ":")))
