@@ -10,6 +10,7 @@
 #include "engine/core/atomicfile.h"
 #include "engine/store/projectdocuments.h"
 #include "importers/nccltests/nccltestsimporter.h"
+#include "importers/nccltests/nccltestsiterations.h"
 #include "importers/nccltests/nccltestssweep.h"
 
 #include <nlohmann/json.hpp>
@@ -291,6 +292,67 @@ namespace {
         return format("%.*f", decimals, v);
     }
 
+    /// nccl-tests -I 1: per size the iteration spread, and the slowest process of -J output; null without.
+    json iterationsJson(const NcclTestsRun& r)
+    {
+        const NcclTestsIterationReport report = ncclTestsIterationReport(r);
+        if (report.sizes.empty())
+            return nullptr;
+        json sizes = json::array();
+        for (const auto& s : report.sizes) {
+            json entry = { { "bytes", s.bytes }, { "half", s.outOfPlace ? "out_of_place" : "in_place" },
+                { "mean_us", s.meanUs }, { "min_us", s.stats.minUs }, { "max_us", s.stats.maxUs },
+                { "p99_us", s.stats.p99Us }, { "cv_pct", s.stats.cvPercent }, { "spike", s.spike },
+                { "noisy", s.noisy } };
+            if (s.slowestProcess >= 0) {
+                entry["slowest_process"] = s.slowestProcess;
+                entry["slowest_process_mean_us"] = s.slowestMeanUs;
+                entry["fastest_process"] = s.fastestProcess;
+                entry["fastest_process_mean_us"] = s.fastestMeanUs;
+            }
+            sizes.push_back(std::move(entry));
+        }
+        json straggler = nullptr;
+        if (report.straggler >= 0)
+            straggler = { { "process", report.straggler }, { "sizes", report.stragglerSizes },
+                { "of_sizes", report.sizesWithProcesses }, { "mean_excess", report.stragglerExcess },
+                { "host", report.stragglerHost },
+                { "first_rank", report.stragglerFirstRank >= 0 ? json(report.stragglerFirstRank) : json(nullptr) } };
+        return { { "noisy_cv_pct", kNoisyCvPercent }, { "spike_ratio", kSpikeRatio },
+            { "noisy_sizes", report.noisySizes }, { "processes", report.processes }, { "straggler", straggler },
+            { "sizes", sizes } };
+    }
+
+    void printIterations(const NcclTestsRun& r, std::ostream& out)
+    {
+        const NcclTestsIterationReport report = ncclTestsIterationReport(r);
+        if (report.sizes.empty())
+            return;
+        out << "  per-iteration timing (-I): " << report.sizes.size() << " sizes, ";
+        if (report.noisySizes == 0) {
+            const auto worst = std::max_element(report.sizes.begin(), report.sizes.end(),
+                [](const auto& a, const auto& b) { return a.stats.cvPercent < b.stats.cvPercent; });
+            out << format("none noisy (largest cv %.1f%% at %llu B)", worst->stats.cvPercent,
+                static_cast<unsigned long long>(worst->bytes));
+        } else {
+            out << report.noisySizes << " noisy (cv above " << format("%.0f%%", kNoisyCvPercent)
+                << " or slowest iteration above " << format("%.1fx", kSpikeRatio)
+                << " the mean, as nccl-tests' tools/analyze_perf_json.py flags them):";
+            for (const auto& s : report.sizes)
+                if (s.noisy)
+                    out << format(" %llu B (cv %.1f%%, slowest %.2fx)", static_cast<unsigned long long>(s.bytes),
+                        s.stats.cvPercent, s.spike);
+        }
+        out << "\n";
+        if (report.straggler >= 0) {
+            out << "  slowest process: " << report.straggler;
+            if (!report.stragglerHost.empty())
+                out << " (" << report.stragglerHost << ", ranks from " << report.stragglerFirstRank << ")";
+            out << format(" at %d of %d sizes, its mean iteration %.1f%% above the fastest process's there\n",
+                report.stragglerSizes, report.sizesWithProcesses, 100 * report.stragglerExcess);
+        }
+    }
+
     json runJson(const NcclTestsRun& r)
     {
         auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
@@ -302,7 +364,7 @@ namespace {
             { "iters", opt(r.iters) }, { "warmup_iters", opt(r.warmupIters) },
             { "nccl_tests_version", r.ncclTestsVersion }, { "nccl_version", opt(r.ncclVersionCode) },
             { "nccl_net", r.ncclNet }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) }, { "rows", r.rows.size() },
-            { "first_line", r.firstLine } };
+            { "first_line", r.firstLine }, { "iterations", iterationsJson(r) } };
     }
 
     void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)
@@ -353,8 +415,11 @@ namespace {
                 { "latency_scale", k.correction.latencyScale },
                 { "latency_offset_us", k.correction.latencyOffsetSeconds * 1e6 },
                 { "bandwidth_scale", k.correction.bandwidthScale }, { "parameters", k.parameters },
-                { "points", k.points }, { "measured_latency_us", k.measuredLaw.latencySeconds * 1e6 },
-                { "measured_bandwidth_gbps", k.measuredLaw.bytesPerSecond / 1e9 } };
+                { "points", k.points } };
+            // One size fits no latency/bandwidth line: null rather than a zero bandwidth.
+            const bool law = k.measuredLaw.bytesPerSecond > 0;
+            entry["measured_latency_us"] = law ? json(k.measuredLaw.latencySeconds * 1e6) : json(nullptr);
+            entry["measured_bandwidth_gbps"] = law ? json(k.measuredLaw.bytesPerSecond / 1e9) : json(nullptr);
             // Only on a protocol's own refinement (absent: the algorithm's correction for all protocols).
             if (k.protocol >= 0)
                 entry["protocol"] = engine::toString(static_cast<engine::CollectiveProtocol>(k.protocol));
@@ -406,13 +471,16 @@ namespace {
             const std::string protocol = k.protocol >= 0
                 ? std::string("/") + engine::toString(static_cast<engine::CollectiveProtocol>(k.protocol))
                 : std::string();
-            out << format("correction %s%s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameter%s, %d sizes "
-                          "%.0f..%.0f B); "
-                          "measured t = %.2f us + S / %.2f GB/s\n",
+            out << format("correction %s%s tier %d: latency x%.3f %+.2f us, bandwidth x%.3f (%d parameter%s, %d size%s "
+                          "%.0f..%.0f B)",
                 engine::toString(k.algorithm), protocol.c_str(), k.tier, k.correction.latencyScale,
                 k.correction.latencyOffsetSeconds * 1e6, k.correction.bandwidthScale, k.parameters,
-                k.parameters == 1 ? "" : "s", k.points, k.minBytes, k.maxBytes, k.measuredLaw.latencySeconds * 1e6,
-                k.measuredLaw.bytesPerSecond / 1e9);
+                k.parameters == 1 ? "" : "s", k.points, k.points == 1 ? "" : "s", k.minBytes, k.maxBytes);
+            // One size fits no latency/bandwidth line (measuredLaw stays empty).
+            if (k.measuredLaw.bytesPerSecond > 0)
+                out << format("; measured t = %.2f us + S / %.2f GB/s", k.measuredLaw.latencySeconds * 1e6,
+                    k.measuredLaw.bytesPerSecond / 1e9);
+            out << "\n";
         }
         for (int t = 0; t < engine::CollectiveCalibration::kTiers; ++t) {
             if (!c.calibration.hasSizeCorrection(t))
@@ -594,8 +662,10 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         return 0;
     }
     for (const auto& log : logs) {
-        for (const auto& r : log.runs)
+        for (const auto& r : log.runs) {
             printRun(log, r, io.out);
+            printIterations(r, io.out);
+        }
         for (const auto& d : log.diagnostics)
             io.out << "  " << (d.severity == NcclTestsSeverity::Error ? "error: " : "warning: ") << d.message << "\n";
     }

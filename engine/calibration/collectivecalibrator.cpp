@@ -401,6 +401,37 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
     const std::size_t n = sweep.points.size();
     SweepCalibration out = fitSweep(model, sweep, probe);
     std::vector<bool> outlier(n, false);
+    // Sizes the measurement itself calls noisy (MeasuredSweep::noisySizes, e.g. nccl-tests -I: the
+    // spread of the size's own iterations) are left out first, with that reason, when they are at most
+    // a quarter of the sizes and at least two sizes remain; a sweep noisy throughout is fitted whole.
+    std::vector<std::string> noisyReason(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (const auto& [bytes, reason] : sweep.noisySizes)
+            if (bytes == sweep.points[i].bytes)
+                noisyReason[i] = reason;
+    {
+        const auto noisy = static_cast<std::size_t>(
+            std::count_if(noisyReason.begin(), noisyReason.end(), [](const std::string& r) { return !r.empty(); }));
+        if (noisy > 0 && noisy <= n / 4 && n - noisy >= 2) {
+            for (std::size_t i = 0; i < n; ++i)
+                outlier[i] = !noisyReason[i].empty();
+            SweepCalibration refit = fitSweep(model, withoutPoints(sweep, outlier), probe);
+            CollectiveModel calibrated = model;
+            calibrated.setCalibration(refit.calibration);
+            refit.sweep = sweep;
+            refit.rows = rowsFor(model, calibrated, sweep);
+            refit.rmsBefore = rmsOf(refit.rows, false);
+            refit.rmsAfter = rmsOf(refit.rows, true);
+            for (std::size_t i = 0; i < n; ++i) {
+                if (!outlier[i])
+                    continue;
+                refit.rows[i].outlier = true;
+                refit.rows[i].outlierReason = noisyReason[i];
+                ++refit.outliers;
+            }
+            out = std::move(refit);
+        }
+    }
     constexpr int kOutlierPasses = 3;
     for (int pass = 0; pass < kOutlierPasses && n >= 6; ++pass) {
         std::vector<double> residuals, kept;

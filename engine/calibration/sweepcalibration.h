@@ -8,6 +8,7 @@
 #include "engine/collectives/collectivemodel.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clusterscope::engine {
@@ -27,6 +28,9 @@ struct MeasuredSweep {
     /// -d all / -o all), empty otherwise: it tells the sweeps of one table apart in reports.
     std::string variant;
     std::vector<SweepPoint> points; ///< measured times (s) per size (bytes), sorted by size
+    /// Sizes (bytes) the measurement itself calls noisy, with why (e.g. nccl-tests -I: the spread of
+    /// the size's own iterations): the calibration leaves them out of its fit with that reason.
+    std::vector<std::pair<double, std::string>> noisySizes;
 };
 
 /// The correction fitted for one (algorithm, tier) and the sizes it was fitted on.

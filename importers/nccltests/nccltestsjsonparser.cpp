@@ -111,6 +111,48 @@ namespace {
             return m;
         }
 
+        /// "out_of_place_per_iter" / "in_place_per_iter" of -I 1 (util.cu writePerIterReport): min_us,
+        /// max_us, p99_us, cv_pct, avg_us and, with several processes, per_process_max_times_us.
+        engine::Result<NcclTestsIterationStats> perIteration(const json& stats, const std::string& pointer) const
+        {
+            if (!stats.is_object())
+                return fail(pointer, "expected an object with min_us, max_us, p99_us, cv_pct");
+            NcclTestsIterationStats out;
+            for (auto [key, field] : { std::pair { "min_us", &out.minUs }, std::pair { "max_us", &out.maxUs },
+                     std::pair { "p99_us", &out.p99Us }, std::pair { "cv_pct", &out.cvPercent } }) {
+                auto v = number(stats, key, pointer);
+                if (!v)
+                    return v.status();
+                if (!*v)
+                    return fail(pointer + "/" + key, "missing");
+                *field = **v;
+            }
+            auto avg = number(stats, "avg_us", pointer);
+            if (!avg)
+                return avg.status();
+            out.avgUs = *avg;
+            if (const auto it = stats.find("per_process_max_times_us"); it != stats.end() && !it->is_null()) {
+                const std::string rows = pointer + "/per_process_max_times_us";
+                if (!it->is_array())
+                    return fail(rows, "expected an array of per-process arrays of times");
+                for (std::size_t p = 0; p < it->size(); ++p) {
+                    const json& times = (*it)[p];
+                    if (!times.is_array())
+                        return fail(rows + "/" + std::to_string(p), "expected an array of times (us)");
+                    std::vector<double> row;
+                    row.reserve(times.size());
+                    for (std::size_t i = 0; i < times.size(); ++i) {
+                        if (!times[i].is_number())
+                            return fail(rows + "/" + std::to_string(p) + "/" + std::to_string(i),
+                                "expected a time (us), got " + times[i].dump());
+                        row.push_back(times[i].get<double>());
+                    }
+                    out.perProcessUs.push_back(std::move(row));
+                }
+            }
+            return out;
+        }
+
         engine::Status config(const json& config, NcclTestsRun& run) const
         {
             if (!config.is_object())
@@ -157,6 +199,19 @@ namespace {
             return {};
         }
 
+        engine::Status iterationsOf(
+            const json& record, const char* key, const std::string& pointer, NcclTestsMeasurement& m) const
+        {
+            const auto it = record.find(key);
+            if (it == record.end() || it->is_null())
+                return {};
+            auto stats = perIteration(*it, pointer + "/" + key);
+            if (!stats)
+                return stats.status();
+            m.iterations = std::move(*stats);
+            return {};
+        }
+
         engine::Status results(const json& results, NcclTestsRun& run) const
         {
             if (!results.is_array())
@@ -196,6 +251,8 @@ namespace {
                     if (!m)
                         return m.status();
                     row.outOfPlace = std::move(*m);
+                    if (auto s = iterationsOf(r, "out_of_place_per_iter", pointer, *row.outOfPlace); !s.isOk())
+                        return s;
                 }
                 const auto in = r.find("in_place");
                 if (in == r.end())
@@ -204,6 +261,8 @@ namespace {
                 if (!m)
                     return m.status();
                 row.inPlace = std::move(*m);
+                if (auto s = iterationsOf(r, "in_place_per_iter", pointer, row.inPlace); !s.isOk())
+                    return s;
                 run.rows.push_back(std::move(row));
             }
             return {};

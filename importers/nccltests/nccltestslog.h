@@ -36,13 +36,26 @@ struct NcclTestsDevice {
     int line = 0;
 };
 
+/// Per-iteration CUDA-event timing of one half of a row (nccl-tests -I 1, 2.19 on: src/common.cu
+/// BenchTime, src/util.cu writePerIterReport). Each iteration's time is the maximum over the GPUs and
+/// processes; the text columns i_min, i_max, i_p99, i_cv% summarise them, -J output adds the mean and
+/// one row of times per process.
+struct NcclTestsIterationStats {
+    double minUs = 0, maxUs = 0, p99Us = 0;
+    double cvPercent = 0; ///< standard deviation / mean of the iteration times, in percent
+    std::optional<double> avgUs; ///< -J "avg_us"
+    /// -J "per_process_max_times_us": per MPI process, its iteration times (max over its own GPUs).
+    std::vector<std::vector<double>> perProcessUs;
+};
+
 /// One half (out-of-place or in-place) of a result row. Missing or "N/A" values are empty.
 struct NcclTestsMeasurement {
     std::optional<double> timeUs; ///< average time per iteration (us); cputime with -C
     std::optional<double> algbwGBps; ///< GB/s (1e9 B/s) as printed
     std::optional<double> busbwGBps; ///< GB/s (1e9 B/s) as printed
     std::optional<double> wrong; ///< "#wrong" count, or the older "error" (max abs error)
-    std::vector<std::pair<std::string, double>> extra; ///< other columns by header name (-I: i_min ...)
+    std::vector<std::pair<std::string, double>> extra; ///< other columns by header name
+    std::optional<NcclTestsIterationStats> iterations; ///< -I 1: i_min i_max i_p99 i_cv% (-J: *_per_iter)
 };
 
 struct NcclTestsRow {

@@ -298,6 +298,19 @@ namespace {
             else if (*value)
                 out.extra.emplace_back(name, **value);
         }
+        // -I 1 (util.cu writePerIterReport): i_min i_max i_p99 i_cv% after #wrong.
+        std::optional<double> iMin, iMax, iP99, iCv;
+        for (const auto& [name, value] : out.extra) {
+            std::optional<double>* field = name == "i_min" ? &iMin
+                : name == "i_max"                          ? &iMax
+                : name == "i_p99"                          ? &iP99
+                : name == "i_cv%"                          ? &iCv
+                                                           : nullptr;
+            if (field)
+                *field = value;
+        }
+        if (iMin && iMax && iP99 && iCv)
+            out.iterations = NcclTestsIterationStats { *iMin, *iMax, *iP99, *iCv, std::nullopt, {} };
         return true;
     }
 

@@ -316,6 +316,38 @@ private Q_SLOTS:
         QCOMPARE(sweeps[3].toObject().value(QStringLiteral("sizes")).toArray().size(), 5);
     }
 
+    // nccl-tests -I 1 with -J: the noisy size and the slowest process, in the text and the JSON; the
+    // noisy size is left out of the calibration with the log's own reason.
+    void perIterationTiming()
+    {
+        const QStringList hw { QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"),
+            QStringLiteral("8x400") };
+        Run r = runCli(QStringList { data("allreduce_per_iter.json") } + hw);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("per-iteration timing (-I): 11 sizes, 1 noisy"))
+                && r.out.contains(QStringLiteral("67108864 B (cv 40.")),
+            qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("slowest process: 1 (node-b, ranks from 8) at 11 of 11 sizes")),
+            qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("outlier 67108864 B: its own iterations vary (nccl-tests -I: cv 40.")),
+            qPrintable(r.out));
+        r = runCli(QStringList { data("allreduce_per_iter.json"), QStringLiteral("--json") } + hw);
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonObject it
+            = doc[QStringLiteral("logs")][0][QStringLiteral("runs")][0][QStringLiteral("iterations")].toObject();
+        QCOMPARE(it[QStringLiteral("noisy_sizes")].toInt(), 1);
+        QCOMPARE(it[QStringLiteral("straggler")][QStringLiteral("host")].toString(), QStringLiteral("node-b"));
+        QCOMPARE(it[QStringLiteral("sizes")].toArray().size(), 11);
+        QVERIFY(it[QStringLiteral("sizes")][6][QStringLiteral("noisy")].toBool());
+        QVERIFY(doc[QStringLiteral("sweeps")][0][QStringLiteral("sizes")][6][QStringLiteral("outlier")].toBool());
+        // A log without -I has none.
+        r = runCli({ data("allreduce_h100_8gpu.log"), QStringLiteral("--json") });
+        QVERIFY(QJsonDocument::fromJson(r.out.toUtf8())
+                    .object()[QStringLiteral("logs")][0][QStringLiteral("runs")][0][QStringLiteral("iterations")]
+                    .isNull());
+    }
+
     void jsonKeys()
     {
         const Run r = runCli({ data("allreduce_h100_8gpu.log"), QStringLiteral("--json") });

@@ -227,6 +227,41 @@ private Q_SLOTS:
             QVERIFY(cal->rmsAfterKept < cal->rmsAfter);
     }
 
+    // A size the log itself calls noisy (nccl-tests -I) is left out of the fit with that reason, even
+    // when its residual alone (15% slow, below the 20% floor) would not make it an outlier.
+    void noisySizesLeftOut()
+    {
+        const engine::CollectiveModel model = h100Model(8, 8);
+        engine::MeasuredSweep sweep;
+        sweep.ranks = 8;
+        sweep.nodes = 1;
+        for (int i = 0; i < 31; ++i) {
+            const double bytes = 8.0 * std::pow(2.0, i);
+            const double t = model.evaluateNcclTests(engine::CollectiveOp::AllReduce, bytes, 8, 1).seconds;
+            sweep.points.push_back({ bytes, i == 12 ? t * 1.15 : t });
+        }
+        auto plain = engine::calibrateSweep(model, sweep);
+        QVERIFY2(plain.isOk(), plain.message().c_str());
+        QVERIFY(!plain->rows[12].outlier);
+        sweep.noisySizes.emplace_back(sweep.points[12].bytes, "its own iterations vary");
+        auto flagged = engine::calibrateSweep(model, sweep);
+        QVERIFY2(flagged.isOk(), flagged.message().c_str());
+        QVERIFY(flagged->rows[12].outlier);
+        QCOMPARE(flagged->rows[12].outlierReason, std::string("its own iterations vary"));
+        QCOMPARE(flagged->outliers, 1);
+        QVERIFY2(flagged->rmsAfterKept < 0.01, qPrintable(QString::number(flagged->rmsAfterKept)));
+
+        // From a -J log with -I 1: its 64 MiB size (cv 40%, one iteration 3x) is the noisy one.
+        auto log = importNcclTestsFile(std::string(CLUSTERSCOPE_TEST_DATA_DIR) + "/nccltests/allreduce_per_iter.json");
+        QVERIFY2(log.isOk(), log.message().c_str());
+        auto fromLog = measuredSweepFromRun(*log, log->runs.front());
+        QVERIFY2(fromLog.isOk(), fromLog.message().c_str());
+        QCOMPARE(fromLog->noisySizes.size(), std::size_t(1));
+        QCOMPARE(fromLog->noisySizes.front().first, 67108864.0);
+        QVERIFY2(fromLog->noisySizes.front().second.find("nccl-tests -I: cv 40.") != std::string::npos,
+            fromLog->noisySizes.front().second.c_str());
+    }
+
     void gpusPerThreadFromHeader()
     {
         // nccl-tests -g 8 ("nGpus 8"): one thread launches the 8 GPUs' kernels per call; the sweep

@@ -2,6 +2,7 @@
 // facts, the public 8x H100 row, malformed input with line numbers, per-row diagnostics, -J JSON.
 
 #include "importers/nccltests/nccltestsimporter.h"
+#include "importers/nccltests/nccltestsiterations.h"
 #include "importers/nccltests/nccltestsruncheck.h"
 #include "importers/nccltests/nccltestssweep.h"
 #include "importers/nccltests/ncclteststokenizer.h"
@@ -384,6 +385,61 @@ private Q_SLOTS:
         QVERIFY2(refused.message().find("NCCL_TESTS_ALLTOALLV_SPREAD=0.5 in the log's environment") != std::string::npos
                 && refused.message().find("this run cannot be compared") != std::string::npos,
             refused.message().c_str());
+    }
+
+    // nccl-tests -I 1 (2.19 on): the text columns i_min i_max i_p99 i_cv% and the -J *_per_iter objects
+    // with one row of iteration times per process.
+    void perIterationTiming()
+    {
+        auto text = importNcclTestsFile(dataFile("sendrecv_istats.log"));
+        QVERIFY2(text.isOk(), text.message().c_str());
+        for (const auto& row : text->runs.front().rows) {
+            QVERIFY(row.outOfPlace && row.outOfPlace->iterations && row.inPlace.iterations);
+            const auto& it = *row.outOfPlace->iterations;
+            // The fixture's i_min is 0.97 and i_max 1.08 of the time, cv 0.3..2.5% (printed %.2f, %7s).
+            QVERIFY(it.minUs < *row.outOfPlace->timeUs && *row.outOfPlace->timeUs < it.maxUs);
+            QVERIFY(it.cvPercent >= 0.3 && it.cvPercent <= 2.5);
+            QVERIFY(!it.avgUs && it.perProcessUs.empty());
+        }
+        const NcclTestsIterationReport textReport = ncclTestsIterationReport(text->runs.front());
+        QCOMPARE(textReport.sizes.size(), std::size_t(28));
+        QCOMPARE(textReport.noisySizes, 0);
+        QCOMPARE(textReport.straggler, -1);
+
+        auto json = importNcclTestsFile(dataFile("allreduce_per_iter.json"));
+        QVERIFY2(json.isOk(), json.message().c_str());
+        const NcclTestsRun& run = json->runs.front();
+        const auto& first = *run.rows.front().outOfPlace->iterations;
+        QCOMPARE(first.perProcessUs.size(), std::size_t(2));
+        QCOMPARE(first.perProcessUs[1].size(), std::size_t(20));
+        QVERIFY(first.avgUs && std::abs(*first.avgUs - *run.rows.front().outOfPlace->timeUs) < 1e-3);
+        // Process 1 (node-b) is 4% slower everywhere; one 64 MiB iteration spikes to 3x.
+        const NcclTestsIterationReport report = ncclTestsIterationReport(run);
+        QCOMPARE(report.sizes.size(), std::size_t(11));
+        QCOMPARE(report.noisySizes, 1);
+        QCOMPARE(report.sizes[6].bytes, std::uint64_t(67108864));
+        QVERIFY(report.sizes[6].noisy && report.sizes[6].spike > 2.5 && report.sizes[6].stats.cvPercent > 30);
+        QCOMPARE(report.processes, 2);
+        QCOMPARE(report.straggler, 1);
+        QCOMPARE(report.stragglerSizes, 11);
+        QCOMPARE(report.sizesWithProcesses, 11);
+        QCOMPARE(report.stragglerHost, std::string("node-b"));
+        QCOMPARE(report.stragglerFirstRank, 8);
+        QVERIFY2(report.stragglerExcess > 0.035 && report.stragglerExcess < 0.07,
+            qPrintable(QString::number(report.stragglerExcess)));
+
+        // A per-iteration object of the wrong shape is an error naming its JSON pointer.
+        QFile f(QString::fromStdString(dataFile("allreduce_per_iter.json")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::string broken = f.readAll().toStdString();
+        const auto at = broken.find("\"cv_pct\":");
+        QVERIFY(at != std::string::npos);
+        broken.replace(at, 9, "\"cv_pct\":\"x\",\"z\":");
+        auto bad = parseNcclTestsText(broken, "ar.json");
+        QVERIFY(!bad.isOk());
+        QVERIFY2(bad.message().find("ar.json: /results/0/out_of_place_per_iter/cv_pct: expected a number")
+                != std::string::npos,
+            bad.message().c_str());
     }
 
     void loggerPrefixSummary()

@@ -228,3 +228,43 @@ doc = {"version": 3, "start_time": "2026-07-20 11:02:13", "args": ["./build/allt
        "errors": [], "end_time": "2026-07-20 11:02:40"}
 with open("alltoallv_uniform.json", "w") as f:
     f.write(json.dumps(doc, separators=(",", ":")))
+
+# 12. -J output (version 3) with -I 1 of an AllReduce on 2 nodes x 8 GPUs, one MPI process per node
+#     (-g 8): each result carries out_of_place_per_iter / in_place_per_iter with the per-process rows
+#     (util.cu writePerIterReport). Process 1 (node-b) runs 4% slower than process 0 at every size;
+#     one iteration of the 64 MiB size spikes to 3x (a noisy size).
+rng = random.Random(13)
+ITERS = 20
+def per_iter(mean_us, spike_at=None):
+    p0 = [mean_us * 0.96 * (1 + rng.uniform(-0.01, 0.01)) for _ in range(ITERS)]
+    p1 = [t * 1.04 for t in p0]
+    if spike_at is not None:
+        p1[spike_at] *= 3.0
+    times = [max(a, b) for a, b in zip(p0, p1)]
+    avg = sum(times) / ITERS
+    srt = sorted(times)
+    std = (sum((t - avg) ** 2 for t in times) / ITERS) ** 0.5
+    return {"skipped_iterations": 0, "min_us": srt[0], "max_us": srt[-1], "avg_us": avg, "p50_us": srt[ITERS // 2],
+            "p95_us": srt[min(ITERS - 1, (ITERS * 95 + 99) // 100 - 1)], "p99_us": srt[min(ITERS - 1, (ITERS * 99 + 99) // 100 - 1)],
+            "stdev_us": std, "cv_pct": std / avg * 100, "times_us": times, "per_process_max_times_us": [p0, p1]}
+results = []
+for size in sizes(1048576, 1073741824):
+    rec = {"size": size, "count": size // 4, "type": "float", "redop": "sum", "root": "    -1"}
+    for key in ("out_of_place", "in_place"):
+        pi = per_iter(curve(IB_2NODE, size * 2 * 15 / 16, rng), spike_at=7 if size == 67108864 and key == "out_of_place" else None)
+        t = pi["avg_us"]
+        rec[key] = {"time": round(t, 6), "alg_bw": round(size / t / 1e3, 6), "bus_bw": round(size / t / 1e3 * 2 * 15 / 16, 6), "nwrong": 0.0}
+        rec[key + "_per_iter"] = pi
+    rec["actual_iterations"] = ITERS
+    rec["experiment_name"] = ""
+    results.append(rec)
+doc = {"version": 3, "start_time": "2026-07-21 08:00:00", "args": ["./build/all_reduce_perf", "-b", "1M", "-e", "1G", "-f", "2", "-g", "8", "-I", "1", "-J", "ar.json"],
+       "env": ["NCCL_DEBUG=WARN"], "nccl_version": 22807,
+       "config": {"nthreads": 1, "ngpus": 8, "minimum_bytes": 1048576, "maximum_bytes": 1073741824, "step_factor": 2, "warmup_iters": 5,
+                  "iterations": ITERS, "aggregated_iterations": 1, "validation": 1, "graph": 0, "blocking_collectives": "false", "parallel_init": "false",
+                  "devices": [{"rank": r, "group": 0, "pid": 9000 + r // 8, "hostname": "node-a" if r < 8 else "node-b", "device": r % 8, "device_hex": "0000:%02x:00" % (0x18 + r % 8), "device_info": "NVIDIA H100 80GB HBM3"} for r in range(16)]},
+       "results": results, "out_of_bounds": {"count": 0, "okay": "true"},
+       "average_bus_bandwidth": {"bandwidth": sum(r["out_of_place"]["bus_bw"] for r in results) / len(results), "okay": "unchecked"},
+       "errors": [], "end_time": "2026-07-21 08:01:10"}
+with open("allreduce_per_iter.json", "w") as f:
+    f.write(json.dumps(doc, separators=(",", ":")))
