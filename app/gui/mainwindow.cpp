@@ -8,6 +8,7 @@
 #include "app/gui/fabricpresenter.h"
 #include "app/gui/gettingstarted.h"
 #include "app/gui/livecontroller.h"
+#include "app/gui/nccltestsdialog.h"
 #include "app/gui/projectdocument.h"
 #include "app/gui/reportdialog.h"
 #include "app/gui/runniccontroller.h"
@@ -302,6 +303,12 @@ void MainWindow::createActions()
     file->addAction(tr("&Export Scenario JSON..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportScenario);
     file->addAction(
         tr("Import &Traces..."), QKeySequence(tr("Ctrl+T")), m_runsController, &RunsController::importInteractively);
+    file->addAction(tr("Import &nccl-tests Log..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import nccl-tests log"), {},
+            tr("nccl-tests output (*.log *.txt *.out *.json *.gz);;All files (*)"));
+        if (!path.isEmpty())
+            openNcclTestsLog(path);
+    });
     file->addAction(tr("Import &Fabric (ibnetdiscover, iblinkinfo)..."), m_fabricImport,
         &FabricImportController::importInteractively);
     file->addAction(tr("Connect to &Telemetry Server..."), this, [this] {
@@ -626,6 +633,16 @@ void MainWindow::updateTitle()
     setWindowModified(m_document->isModified());
 }
 
+void MainWindow::openNcclTestsLog(const QString& path)
+{
+    NcclTestsDialog dialog(path, m_document->path(), m_document->scenarios(), this);
+    connect(&dialog, &NcclTestsDialog::stored, this, [this] {
+        useProjectCalibration();
+        updateViews();
+    });
+    dialog.exec();
+}
+
 std::optional<QString> MainWindow::openPath(const QString& path, bool quiet)
 {
     std::optional<QString> error;
@@ -643,7 +660,10 @@ std::optional<QString> MainWindow::openPath(const QString& path, bool quiet)
         if (quiet) // batch use (--export-views, --screenshot): the picture needs the fabric
             m_fabricImport->waitUntilIdle();
     } else if (format == importers::FileFormat::NcclTestsLog) {
-        error = RunsController::notATrace({ path });
+        if (quiet) // batch use: no dialog to show
+            error = RunsController::notATrace({ path });
+        else
+            openNcclTestsLog(path);
     } else if (format == importers::FileFormat::ScenarioJson
         || path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
         auto scenario = engine::loadScenarioFile(path.toStdString());

@@ -62,6 +62,8 @@ public:
     /// Opens a project file, or imports a scenario JSON file into the current project.
     /// Returns the error message on failure (also shown to the user unless `quiet`).
     std::optional<QString> openPath(const QString& path, bool quiet = false);
+    /// An nccl-tests log: measured vs modelled per size, and its calibration stored in the project.
+    void openNcclTestsLog(const QString& path);
     int currentScenario() const;
     void selectScenario(int index);
     /// Selects the scenario with this name, or with this 1-based number; false if there is none.

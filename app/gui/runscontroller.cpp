@@ -134,7 +134,8 @@ QString RunsController::notATrace(const QStringList& paths)
             where = tr("open it with File > Import Scenario JSON");
             break;
         case importers::FileFormat::NcclTestsLog:
-            where = tr("it calibrates the collective model: clusterscope-cli import-nccl-tests FILE --project PROJECT");
+            where = tr("it calibrates the collective model: File > Import nccl-tests Log shows it against "
+                       "the model and stores the calibration (clusterscope-cli import-nccl-tests FILE --project P)");
             break;
         default:
             continue;
