@@ -5,6 +5,7 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QJsonArray>
@@ -82,7 +83,7 @@ void NcclTestsDialog::setClusterIndex(int index) { m_cluster->setCurrentIndex(in
 int NcclTestsDialog::runCommand(const std::vector<std::string>& extra, std::string& out, std::string& err) const
 {
     std::vector<std::string> args { m_logPath.toStdString() };
-    QTemporaryFile scenarioFile(QStringLiteral("clusterscope-nccltests-XXXXXX.json"));
+    QTemporaryFile scenarioFile(QDir::tempPath() + QStringLiteral("/clusterscope-nccltests-XXXXXX.json"));
     const int index = m_cluster->currentIndex();
     if (index > 0 && index <= int(m_scenarios.size())) {
         if (!scenarioFile.open()) {

@@ -15,6 +15,19 @@ namespace {
 
 } // namespace
 
+bool ncclTestsNoisy(const NcclTestsMeasurement& m, double* meanUs, double* spike)
+{
+    if (!m.iterations)
+        return false;
+    const double mean = m.iterations->avgUs.value_or(m.timeUs.value_or(0.0));
+    const double ratio = mean > 0 ? m.iterations->maxUs / mean : 0.0;
+    if (meanUs)
+        *meanUs = mean;
+    if (spike)
+        *spike = ratio;
+    return m.iterations->cvPercent > kNoisyCvPercent || ratio > kSpikeRatio;
+}
+
 NcclTestsIterationReport ncclTestsIterationReport(const NcclTestsRun& run)
 {
     NcclTestsIterationReport report;
@@ -28,9 +41,7 @@ NcclTestsIterationReport ncclTestsIterationReport(const NcclTestsRun& run)
         s.bytes = row.bytes;
         s.outOfPlace = outOfPlace;
         s.stats = *m.iterations;
-        s.meanUs = s.stats.avgUs.value_or(m.timeUs.value_or(0.0));
-        s.spike = s.meanUs > 0 ? s.stats.maxUs / s.meanUs : 0.0;
-        s.noisy = s.stats.cvPercent > kNoisyCvPercent || s.spike > kSpikeRatio;
+        s.noisy = ncclTestsNoisy(m, &s.meanUs, &s.spike);
         report.noisySizes += s.noisy ? 1 : 0;
         const auto& processes = s.stats.perProcessUs;
         if (processes.size() > 1) {

@@ -44,6 +44,11 @@ struct NcclTestsIterationReport {
     int stragglerFirstRank = -1;
 };
 
+/// The mean iteration time of a half with per-iteration figures (-J avg_us, else the printed time, which
+/// is that mean) and whether its own iterations make it noisy (kNoisyCvPercent, kSpikeRatio): the one
+/// rule the report and the calibration use. Not noisy without per-iteration figures.
+bool ncclTestsNoisy(const NcclTestsMeasurement& m, double* meanUs = nullptr, double* spike = nullptr);
+
 /// Empty `sizes` when the run has no per-iteration figures (a log without -I 1).
 NcclTestsIterationReport ncclTestsIterationReport(const NcclTestsRun& run);
 

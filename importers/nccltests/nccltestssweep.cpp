@@ -43,18 +43,15 @@ engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& l
         if (row.bytes == 0 || !m.timeUs || !(*m.timeUs > 0))
             continue;
         sweep.points.push_back({ static_cast<double>(row.bytes), *m.timeUs * 1e-6 });
-        if (m.iterations) {
+        double spike = 0;
+        if (ncclTestsNoisy(m, nullptr, &spike)) {
             // nccl-tests -I: the size's own iterations vary (flags of nccl-tests tools/analyze_perf_json.py).
-            const double meanUs = m.iterations->avgUs.value_or(*m.timeUs);
-            const double spike = meanUs > 0 ? m.iterations->maxUs / meanUs : 0.0;
-            if (m.iterations->cvPercent > kNoisyCvPercent || spike > kSpikeRatio) {
-                char reason[240];
-                std::snprintf(reason, sizeof reason,
-                    "its own iterations vary (nccl-tests -I: cv %.1f%%, slowest %.2fx the mean; noisy above %.0f%% "
-                    "or %.1fx): a noisy size, left out of the fit",
-                    m.iterations->cvPercent, spike, kNoisyCvPercent, kSpikeRatio);
-                sweep.noisySizes.emplace_back(static_cast<double>(row.bytes), reason);
-            }
+            char reason[240];
+            std::snprintf(reason, sizeof reason,
+                "its own iterations vary (nccl-tests -I: cv %.1f%%, slowest %.2fx the mean; noisy above %.0f%% "
+                "or %.1fx): a noisy size, left out of the fit",
+                m.iterations->cvPercent, spike, kNoisyCvPercent, kSpikeRatio);
+            sweep.noisySizes.emplace_back(static_cast<double>(row.bytes), reason);
         }
     }
     if (sweep.points.empty())
