@@ -39,6 +39,8 @@ in one click.</li>
 stragglers, collectives with their bandwidth, timeline and measured traffic.
 View &gt; Compare Run with Scenario puts a run beside the model of a scenario.</li>
 </ul>
+<p>File &gt; Import nccl-tests Log (or a log dropped on the window) compares a measured nccl-tests
+sweep with the model size by size and stores the calibration in the project.</p>
 <p>File &gt; Export Report (Ctrl+R) writes the procurement report (PDF, HTML, CSV).
 View &gt; Compare Scenarios (Ctrl+K) puts two scenarios side by side.</p>
 <h3>The command line</h3>
