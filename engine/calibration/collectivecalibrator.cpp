@@ -401,6 +401,17 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
     const std::size_t n = sweep.points.size();
     SweepCalibration out = fitSweep(model, sweep, probe);
     std::vector<bool> outlier(n, false);
+    // The sweep fitted without the sizes `drop` marks; its rows and RMS cover every size.
+    auto refitWithout = [&](const std::vector<bool>& drop) {
+        SweepCalibration refit = fitSweep(model, withoutPoints(sweep, drop), probe);
+        CollectiveModel calibrated = model;
+        calibrated.setCalibration(refit.calibration);
+        refit.sweep = sweep;
+        refit.rows = rowsFor(model, calibrated, sweep);
+        refit.rmsBefore = rmsOf(refit.rows, false);
+        refit.rmsAfter = rmsOf(refit.rows, true);
+        return refit;
+    };
     // Sizes the measurement itself calls noisy (MeasuredSweep::noisySizes, e.g. nccl-tests -I: the
     // spread of the size's own iterations) are left out first, with that reason, when they are at most
     // a quarter of the sizes and at least two sizes remain; a sweep noisy throughout is fitted whole.
@@ -415,13 +426,7 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
         if (noisy > 0 && noisy <= n / 4 && n - noisy >= 2) {
             for (std::size_t i = 0; i < n; ++i)
                 outlier[i] = !noisyReason[i].empty();
-            SweepCalibration refit = fitSweep(model, withoutPoints(sweep, outlier), probe);
-            CollectiveModel calibrated = model;
-            calibrated.setCalibration(refit.calibration);
-            refit.sweep = sweep;
-            refit.rows = rowsFor(model, calibrated, sweep);
-            refit.rmsBefore = rmsOf(refit.rows, false);
-            refit.rmsAfter = rmsOf(refit.rows, true);
+            SweepCalibration refit = refitWithout(outlier);
             for (std::size_t i = 0; i < n; ++i) {
                 if (!outlier[i])
                     continue;
@@ -461,13 +466,7 @@ Result<SweepCalibration> calibrateSweep(const CollectiveModel& model, const Meas
             break;
         outlier = next;
         {
-            SweepCalibration refit = fitSweep(model, withoutPoints(sweep, outlier), probe);
-            CollectiveModel calibrated = model;
-            calibrated.setCalibration(refit.calibration);
-            refit.sweep = sweep;
-            refit.rows = rowsFor(model, calibrated, sweep);
-            refit.rmsBefore = rmsOf(refit.rows, false);
-            refit.rmsAfter = rmsOf(refit.rows, true);
+            SweepCalibration refit = refitWithout(outlier);
             for (std::size_t i = 0; i < n; ++i) {
                 if (!outlier[i])
                     continue;

@@ -87,6 +87,20 @@ engine::CollectiveModel h100Model(int gpus, int gpusPerNode)
     return engine::CollectiveModel::fromScenario(s, catalog).value();
 }
 
+/// The model's own AllReduce times on 8 ranks of one node, 8 B .. 8 GiB, the sizes of `slow` x `factor`.
+engine::MeasuredSweep modelSweep(const engine::CollectiveModel& model, const QList<int>& slow, double factor)
+{
+    engine::MeasuredSweep sweep;
+    sweep.ranks = 8;
+    sweep.nodes = 1;
+    for (int i = 0; i < 31; ++i) {
+        const double bytes = 8.0 * std::pow(2.0, i);
+        const double t = model.evaluateNcclTests(engine::CollectiveOp::AllReduce, bytes, 8, 1).seconds;
+        sweep.points.push_back({ bytes, slow.contains(i) ? t * factor : t });
+    }
+    return sweep;
+}
+
 } // namespace
 
 class TestNcclTestsCalibration : public QObject {
@@ -204,14 +218,7 @@ private Q_SLOTS:
         QFETCH(QList<int>, slowSizes);
         QFETCH(double, slowFactor);
         const engine::CollectiveModel model = h100Model(8, 8);
-        engine::MeasuredSweep sweep;
-        sweep.ranks = 8;
-        sweep.nodes = 1;
-        for (int i = 0; i < 31; ++i) {
-            const double bytes = 8.0 * std::pow(2.0, i);
-            const double t = model.evaluateNcclTests(engine::CollectiveOp::AllReduce, bytes, 8, 1).seconds;
-            sweep.points.push_back({ bytes, slowSizes.contains(i) ? t * slowFactor : t });
-        }
+        const engine::MeasuredSweep sweep = modelSweep(model, slowSizes, slowFactor);
         auto cal = engine::calibrateSweep(model, sweep);
         QVERIFY2(cal.isOk(), cal.message().c_str());
         QTEST(cal->outliers, "outliers");
@@ -232,14 +239,7 @@ private Q_SLOTS:
     void noisySizesLeftOut()
     {
         const engine::CollectiveModel model = h100Model(8, 8);
-        engine::MeasuredSweep sweep;
-        sweep.ranks = 8;
-        sweep.nodes = 1;
-        for (int i = 0; i < 31; ++i) {
-            const double bytes = 8.0 * std::pow(2.0, i);
-            const double t = model.evaluateNcclTests(engine::CollectiveOp::AllReduce, bytes, 8, 1).seconds;
-            sweep.points.push_back({ bytes, i == 12 ? t * 1.15 : t });
-        }
+        engine::MeasuredSweep sweep = modelSweep(model, { 12 }, 1.15);
         auto plain = engine::calibrateSweep(model, sweep);
         QVERIFY2(plain.isOk(), plain.message().c_str());
         QVERIFY(!plain->rows[12].outlier);
