@@ -3,6 +3,8 @@
 #include "app/cli/clicommand.h"
 #include "engine/scenario/scenariojson.h"
 
+#include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -11,12 +13,20 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLegend>
+#include <QLineSeries>
+#include <QLogValueAxis>
 #include <QPushButton>
+#include <QScatterSeries>
+#include <QSplitter>
 #include <QTemporaryFile>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <sstream>
 
 namespace clusterscope::app {
@@ -48,6 +58,8 @@ NcclTestsDialog::NcclTestsDialog(
     , m_scenarios(std::move(scenarios))
     , m_cluster(new QComboBox(this))
     , m_status(new QLabel(this))
+    , m_sweep(new QComboBox(this))
+    , m_chart(new QChartView(this))
     , m_report(new QTextBrowser(this))
     , m_store(new QPushButton(tr("Store calibration in the project"), this))
 {
@@ -67,11 +79,24 @@ NcclTestsDialog::NcclTestsDialog(
             ? tr("Save the project to a file first: the calibration is stored in the project file")
             : tr("As clusterscope-cli import-nccl-tests LOG --project %1: evaluate and search then use it")
                   .arg(QFileInfo(m_projectPath).fileName()));
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    m_chart->setMinimumHeight(260);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    auto* chartPane = new QWidget(splitter);
+    auto* chartLayout = new QVBoxLayout(chartPane);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->addWidget(m_sweep);
+    chartLayout->addWidget(m_chart, 1);
+    splitter->addWidget(chartPane);
+    splitter->addWidget(m_report);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_status);
-    layout->addWidget(m_report, 1);
+    layout->addWidget(splitter, 1);
     layout->addWidget(buttons);
+    connect(m_sweep, &QComboBox::currentIndexChanged, this, [this](int) { showSweepChart(); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_store, &QPushButton::clicked, this, [this] { store(); });
     connect(m_cluster, &QComboBox::currentIndexChanged, this, [this](int) { analyse(); });
@@ -129,6 +154,19 @@ void NcclTestsDialog::analyse()
                              "calibrating the model to this log. Residual = model / measured time - 1."));
         m_report->setHtml(renderHtml());
     }
+    const QSignalBlocker block(m_sweep);
+    m_sweep->clear();
+    for (const QJsonValue sweepValue : m_result.value(QStringLiteral("sweeps")).toArray()) {
+        const QJsonObject sweep = sweepValue.toObject();
+        const QString variant = sweep.value(QStringLiteral("variant")).toString();
+        m_sweep->addItem(tr("%1%2, %3 ranks on %4 node(s)")
+                             .arg(sweep.value(QStringLiteral("op")).toString(),
+                                 variant.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(variant))
+                             .arg(sweep.value(QStringLiteral("ranks")).toInt())
+                             .arg(sweep.value(QStringLiteral("nodes")).toInt()));
+    }
+    m_sweep->setVisible(m_sweep->count() > 1);
+    showSweepChart();
     m_store->setEnabled(m_error.isEmpty() && !m_projectPath.isEmpty());
 }
 
@@ -149,6 +187,69 @@ bool NcclTestsDialog::store()
 }
 
 QString NcclTestsDialog::reportText() const { return m_report->toPlainText(); }
+
+void NcclTestsDialog::showSweepChart()
+{
+    auto* chart = new QChart;
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    const QJsonArray sweeps = m_result.value(QStringLiteral("sweeps")).toArray();
+    const int index = m_sweep->currentIndex();
+    if (index >= 0 && index < sweeps.size()) {
+        const QJsonObject sweep = sweeps[index].toObject();
+        chart->setTitle(tr("%1: bus bandwidth against message size").arg(m_sweep->currentText()));
+        auto* measured = new QLineSeries;
+        measured->setName(tr("measured"));
+        auto* leftOut = new QScatterSeries;
+        leftOut->setName(tr("measured, left out of the fit"));
+        leftOut->setMarkerSize(9);
+        leftOut->setColor(QColor(150, 150, 150));
+        auto* before = new QLineSeries;
+        before->setName(tr("model"));
+        before->setPen(QPen(QColor(90, 90, 90), 2, Qt::DashLine));
+        auto* after = new QLineSeries;
+        after->setName(tr("model calibrated to this log"));
+        after->setPen(QPen(QColor(230, 120, 20), 2));
+        double top = 0, smallest = 0, largest = 0;
+        for (const QJsonValue rowValue : sweep.value(QStringLiteral("sizes")).toArray()) {
+            const QJsonObject r = rowValue.toObject();
+            const double bytes = r.value(QStringLiteral("bytes")).toDouble();
+            const double m = r.value(QStringLiteral("measured_busbw_gbps")).toDouble();
+            const double b = r.value(QStringLiteral("before_busbw_gbps")).toDouble();
+            const double a = r.value(QStringLiteral("after_busbw_gbps")).toDouble();
+            if (!(bytes > 0))
+                continue;
+            QXYSeries* kept = measured;
+            (r.value(QStringLiteral("outlier")).toBool() ? leftOut : kept)->append(bytes, m);
+            before->append(bytes, b);
+            after->append(bytes, a);
+            top = std::max({ top, m, b, a });
+            smallest = smallest > 0 ? std::min(smallest, bytes) : bytes;
+            largest = std::max(largest, bytes);
+        }
+        auto* x = new QLogValueAxis;
+        x->setBase(2);
+        x->setLabelFormat(QStringLiteral("%.0f"));
+        x->setTitleText(tr("message size (bytes, log scale)"));
+        x->setRange(smallest > 0 ? smallest / 1.5 : 1, largest > 0 ? largest * 1.5 : 2);
+        auto* y = new QValueAxis;
+        y->setTitleText(tr("busbw (GB/s)"));
+        y->setRange(0, top > 0 ? top * 1.1 : 1);
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        y->applyNiceNumbers();
+        // The measurement thick with its points, the calibrated model it should match thin on top of it.
+        measured->setPointsVisible(true);
+        measured->setPen(QPen(QColor(40, 110, 190), 4));
+        for (QXYSeries* series : std::initializer_list<QXYSeries*> { before, measured, leftOut, after }) {
+            chart->addSeries(series);
+            series->attachAxis(x);
+            series->attachAxis(y);
+        }
+    }
+    QChart* old = m_chart->chart();
+    m_chart->setChart(chart);
+    delete old;
+}
 
 QString NcclTestsDialog::renderHtml() const
 {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+class QChartView;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -37,6 +38,10 @@ public:
     QString reportText() const;
     QPushButton* storeButton() const { return m_store; }
     QComboBox* clusterCombo() const { return m_cluster; }
+    /// Which sweep the chart shows (hidden with one sweep), and the chart: busbw against size,
+    /// measured, modelled and calibrated, the sizes left out of the fit apart.
+    QComboBox* sweepCombo() const { return m_sweep; }
+    QChartView* chartView() const { return m_chart; }
     /// Stores the calibration in the project (import-nccl-tests --project); false with a message.
     bool store();
 
@@ -50,6 +55,7 @@ private:
     /// code, standard output and standard error.
     int runCommand(const std::vector<std::string>& extra, std::string& out, std::string& err) const;
     QString renderHtml() const;
+    void showSweepChart();
 
     QString m_logPath;
     QString m_projectPath;
@@ -58,6 +64,8 @@ private:
     QString m_error;
     QComboBox* m_cluster;
     QLabel* m_status;
+    QComboBox* m_sweep;
+    QChartView* m_chart;
     QTextBrowser* m_report;
     QPushButton* m_store;
 };

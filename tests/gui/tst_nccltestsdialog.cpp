@@ -7,12 +7,15 @@
 #include "engine/store/projectdocuments.h"
 #include "engine/store/projectstore.h"
 
+#include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QPushButton>
 #include <QTemporaryDir>
+#include <QXYSeries>
 #include <QtTest>
 
 using namespace clusterscope;
@@ -74,6 +77,20 @@ private Q_SLOTS:
         const double busbw = cliSizes.last()[QStringLiteral("measured_busbw_gbps")].toDouble();
         QVERIFY2(text.contains(QString::number(busbw, 'f', 0)), qPrintable(text));
         QVERIFY(!dialog.storeButton()->isEnabled()); // no project file
+        // The chart: measured (the kept sizes), the left-out size apart, the model before and after.
+        QMap<QString, QXYSeries*> series;
+        for (QAbstractSeries* s : dialog.chartView()->chart()->series())
+            series[s->name()] = static_cast<QXYSeries*>(s);
+        QCOMPARE(series.size(), 4);
+        QCOMPARE(series[QStringLiteral("measured")]->count(), 10);
+        QCOMPARE(series[QStringLiteral("measured, left out of the fit")]->count(), 1);
+        QCOMPARE(series[QStringLiteral("measured, left out of the fit")]->at(0).x(), 67108864.0);
+        QCOMPARE(series[QStringLiteral("model")]->count(), 11);
+        QCOMPARE(series[QStringLiteral("model calibrated to this log")]->count(), 11);
+        // The measured points are the CLI's busbw.
+        QCOMPARE(series[QStringLiteral("measured")]->at(9).y(),
+            cliSizes.last()[QStringLiteral("measured_busbw_gbps")].toDouble());
+        QVERIFY(dialog.sweepCombo()->isHidden()); // one sweep
         screenshot(dialog, "clusterscope-nccltests-dialog.png");
     }
 
