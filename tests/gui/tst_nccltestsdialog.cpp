@@ -94,6 +94,20 @@ private Q_SLOTS:
         screenshot(dialog, "clusterscope-nccltests-dialog.png");
     }
 
+    // A file with two runs: one sweep at a time in the chart, chosen in the sweep list.
+    void twoSweeps()
+    {
+        app::NcclTestsDialog dialog(data("two_runs.log"), {}, {});
+        dialog.show();
+        QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+        QCOMPARE(dialog.sweepCombo()->count(), 2);
+        QVERIFY(!dialog.sweepCombo()->isHidden());
+        QVERIFY(dialog.chartView()->chart()->title().startsWith(QStringLiteral("allreduce, 4 ranks")));
+        dialog.sweepCombo()->setCurrentIndex(1);
+        QVERIFY2(dialog.chartView()->chart()->title().startsWith(QStringLiteral("reducescatter, 4 ranks")),
+            qPrintable(dialog.chartView()->chart()->title()));
+    }
+
     // A table-only excerpt names no GPU: the log's header cannot tell the cluster, a scenario can.
     void clusterFromAScenario()
     {
