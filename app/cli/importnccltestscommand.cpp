@@ -416,7 +416,7 @@ namespace {
                 { "latency_offset_us", k.correction.latencyOffsetSeconds * 1e6 },
                 { "bandwidth_scale", k.correction.bandwidthScale }, { "parameters", k.parameters },
                 { "points", k.points } };
-            // One size fits no latency/bandwidth line: null rather than a zero bandwidth.
+            // No latency/bandwidth line was fitted (one size, or times that do not grow): null, not 0.
             const bool law = k.measuredLaw.bytesPerSecond > 0;
             entry["measured_latency_us"] = law ? json(k.measuredLaw.latencySeconds * 1e6) : json(nullptr);
             entry["measured_bandwidth_gbps"] = law ? json(k.measuredLaw.bytesPerSecond / 1e9) : json(nullptr);
@@ -476,7 +476,7 @@ namespace {
                 engine::toString(k.algorithm), protocol.c_str(), k.tier, k.correction.latencyScale,
                 k.correction.latencyOffsetSeconds * 1e6, k.correction.bandwidthScale, k.parameters,
                 k.parameters == 1 ? "" : "s", k.points, k.points == 1 ? "" : "s", k.minBytes, k.maxBytes);
-            // One size fits no latency/bandwidth line (measuredLaw stays empty).
+            // No latency/bandwidth line was fitted (one size, or times that do not grow).
             if (k.measuredLaw.bytesPerSecond > 0)
                 out << format("; measured t = %.2f us + S / %.2f GB/s", k.measuredLaw.latencySeconds * 1e6,
                     k.measuredLaw.bytesPerSecond / 1e9);
