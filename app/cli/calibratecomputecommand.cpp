@@ -192,10 +192,11 @@ int runCalibrateComputeCommand(const std::vector<std::string>& args, CliIo io)
         if (auto d = cl->value("dtype")) {
             if (*d == "bf16" || *d == "fp16")
                 dtype = *d == "bf16" ? DType::BF16 : DType::FP16;
-            else if (*d == "fp8")
-                dtype = DType::FP8;
+            else if (*d == "fp8" || *d == "mxfp8")
+                dtype = *d == "fp8" ? DType::FP8 : DType::MXFP8;
             else
-                return cliUsageError(io, "calibrate-compute", "--dtype expects bf16, fp16 or fp8, got \"" + *d + "\"");
+                return cliUsageError(
+                    io, "calibrate-compute", "--dtype expects bf16, fp16, fp8 or mxfp8, got \"" + *d + "\"");
         }
         auto csv = readWholeFile(*gemmCsv);
         if (!csv) {

@@ -37,6 +37,15 @@ int scaleUpDomainGpus(const GpuModel& gpu, int gpusPerNode, int gpus)
     return std::min(node, std::max(1, gpu.nvlinkDomainGpus));
 }
 
+bool hasBlockScaledFp8(const GpuModel& gpu) { return gpu.arch == GpuArch::Blackwell && gpu.fp8FlopsPerSecond; }
+
+std::string mxfp8Unsupported(const GpuModel& gpu)
+{
+    return "GPU " + gpu.id + " (" + toString(gpu.arch)
+        + ") has no block-scaled MXFP8 tensor cores: MXFP8 needs Blackwell (compute capability 10.0); use fp8 "
+          "(per-tensor scaling) or bf16";
+}
+
 namespace {
 
     void readSource(JsonObjectReader& r, SourceInfo& s)

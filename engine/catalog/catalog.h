@@ -67,6 +67,13 @@ struct GpuModel : SourceInfo {
 /// specifications) whose domain is the catalog's, capped by the cluster size.
 int scaleUpDomainGpus(const GpuModel& gpu, int gpusPerNode, int gpus);
 
+/// True when the GPU's tensor cores take MXFP8 (block-scaled fp8) GEMMs: NVIDIA Blackwell
+/// (compute capability 10.x; Transformer Engine transformer_engine/pytorch/quantization.py
+/// _compute_mxfp8_support requires 10.0 or higher). Hopper runs fp8 only with per-tensor scales.
+bool hasBlockScaledFp8(const GpuModel& gpu);
+/// "GPU <id> (<arch>) has no block-scaled MXFP8 tensor cores: ..." for an error message.
+std::string mxfp8Unsupported(const GpuModel& gpu);
+
 struct NicModel : SourceInfo {
     std::string id, name, transport; ///< transport: "infiniband" | "roce"
     double gbps = 0; ///< port rate (Gb/s)

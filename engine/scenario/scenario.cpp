@@ -30,6 +30,8 @@ const char* toString(DType v)
         return "fp16";
     case DType::FP8:
         return "fp8";
+    case DType::MXFP8:
+        return "mxfp8";
     }
     return "?";
 }
@@ -92,6 +94,6 @@ const char* toString(Routing v)
     return "?";
 }
 
-int bytesPerElement(DType v) { return v == DType::FP8 ? 1 : 2; }
+int bytesPerElement(DType v) { return isFp8(v) ? 1 : 2; }
 
 } // namespace clusterscope::engine

@@ -11,7 +11,10 @@ namespace clusterscope::engine {
 
 enum class Transport { InfiniBand, RoCE };
 enum class FabricType { FatTree, LeafSpine, RailOptimized, Dragonfly, Torus };
-enum class DType { BF16, FP16, FP8 };
+/// Training dtypes: 16-bit (bf16, fp16), per-tensor-scaled fp8 (Transformer Engine delayed or
+/// current scaling) and MXFP8 (fp8 E4M3 with one E8M0 scale per 32 consecutive elements, OCP
+/// Microscaling Formats (MX) v1.0 specification; Transformer Engine MXFP8BlockScaling, Blackwell only).
+enum class DType { BF16, FP16, FP8, MXFP8 };
 enum class Recompute { None, Selective, Full };
 enum class PipelineSchedule { OneFOneB, GPipe, Interleaved };
 enum class ContextParallelKind { Ring, Ulysses };
@@ -281,7 +284,11 @@ const char* toString(ContextParallelKind v);
 const char* toString(CompressionMethod v);
 const char* toString(Routing v);
 
-/// Bytes per element of a training dtype (bf16/fp16: 2, fp8: 1).
+/// Bytes per element of a training dtype (bf16/fp16: 2, fp8 and mxfp8: 1; MXFP8's block scales add
+/// 1/32 B per element, counted where they are moved).
 int bytesPerElement(DType v);
+/// True for the 8-bit GEMM dtypes (fp8 and mxfp8): GEMM inputs are quantized, attention and the
+/// output layer stay 16-bit.
+inline bool isFp8(DType v) { return v == DType::FP8 || v == DType::MXFP8; }
 
 } // namespace clusterscope::engine

@@ -65,9 +65,11 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
     if (t.globalBatch % t.microBatch != 0)
         add("/training/micro_batch",
             "global_batch (" + str(t.globalBatch) + ") is not a multiple of micro_batch (" + str(t.microBatch) + ")");
-    if (t.dtype == DType::FP8) {
+    if (isFp8(t.dtype)) {
         if (const GpuModel* g = catalog.findGpu(c.gpu); g && !g->fp8FlopsPerSecond)
             add("/training/dtype", "GPU " + c.gpu + " has no FP8 tensor cores");
+        else if (g && t.dtype == DType::MXFP8 && !hasBlockScaledFp8(*g))
+            add("/training/dtype", mxfp8Unsupported(*g));
     }
     if (t.activationOffloadLayers >= m.layers)
         add("/training/activation_offload_layers",

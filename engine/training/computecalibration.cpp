@@ -99,12 +99,13 @@ Result<ProjectComputeCalibration> parseProjectComputeCalibrationJson(std::string
         const nlohmann::json fitted = doc["fitted"];
         if (!fitted.is_object() || !fitted.value("gpu", nlohmann::json()).is_string()
             || !fitted.value("dtype", nlohmann::json()).is_string() || fitted.size() != 2)
-            return Status::error(std::string(origin) + ": /fitted: expected {\"gpu\": ID, \"dtype\": bf16|fp16|fp8}");
+            return Status::error(
+                std::string(origin) + ": /fitted: expected {\"gpu\": ID, \"dtype\": bf16|fp16|fp8|mxfp8}");
         out.fittedGpu = fitted["gpu"].get<std::string>();
         out.fittedDtype = fitted["dtype"].get<std::string>();
         if (!out.fittedDtype.empty() && out.fittedDtype != "bf16" && out.fittedDtype != "fp16"
-            && out.fittedDtype != "fp8")
-            return Status::error(std::string(origin) + ": /fitted/dtype: expected bf16, fp16 or fp8");
+            && out.fittedDtype != "fp8" && out.fittedDtype != "mxfp8")
+            return Status::error(std::string(origin) + ": /fitted/dtype: expected bf16, fp16, fp8 or mxfp8");
         doc.erase("fitted");
         auto compute = parseComputeCalibrationJson(doc.dump(), origin);
         if (!compute)
@@ -307,7 +308,7 @@ Result<ComputeFit> fitMeasuredSteps(
             return Status::error(step.label + ": /cluster/gpu: unknown GPU \"" + s.cluster.gpu + "\"");
         if (scaled) {
             const double gemm = s.computeCalibration.gemmPeakFraction.value_or(
-                s.training.dtype == DType::FP8 ? gpu->gemmFp8Fraction : gpu->gemmBf16Fraction);
+                isFp8(s.training.dtype) ? gpu->gemmFp8Fraction : gpu->gemmBf16Fraction);
             const double attention = s.computeCalibration.flashPeakFraction.value_or(gpu->attentionFraction);
             s.computeCalibration.gemmPeakFraction = std::min(1.0, gemm * scale);
             s.computeCalibration.flashPeakFraction = std::min(1.0, attention * scale);
@@ -369,7 +370,7 @@ Result<ComputeFit> fitMeasuredSteps(
         const MeasuredStep& first = steps.front();
         const GpuModel* gpu = catalog.findGpu(first.scenario.cluster.gpu);
         const double gemm = start.gemmPeakFraction.value_or(
-            first.scenario.training.dtype == DType::FP8 ? gpu->gemmFp8Fraction : gpu->gemmBf16Fraction);
+            isFp8(first.scenario.training.dtype) ? gpu->gemmFp8Fraction : gpu->gemmBf16Fraction);
         const double attention = start.flashPeakFraction.value_or(gpu->attentionFraction);
         fit.calibration.gemmPeakFraction = std::min(1.0, gemm * scale);
         fit.calibration.flashPeakFraction = std::min(1.0, attention * scale);

@@ -35,14 +35,22 @@ Result<ComputeEfficiency> ComputeEfficiency::forGpu(
                                             : gpu.sustainedClockFraction;
     double peak = gpu.bf16FlopsPerSecond;
     double fraction = gpu.gemmBf16Fraction;
-    if (dtype == DType::FP8) {
+    if (isFp8(dtype)) {
         if (!gpu.fp8FlopsPerSecond)
             return Status::error("/training/dtype: GPU " + gpu.id + " has no FP8 tensor cores");
+        if (dtype == DType::MXFP8 && !hasBlockScaledFp8(gpu))
+            return Status::error("/training/dtype: " + mxfp8Unsupported(gpu));
+        // MXFP8 GEMMs run on the same tensor cores at the fp8 rate: Blackwell's block-scaled MMA
+        // (tcgen05.mma kind::mxf8f6f4, PTX ISA 8.7) applies the per-32-element scales inside the
+        // instruction; NVIDIA's B200 / GB200 specifications quote one dense FP8 / FP6 rate for both.
         peak = *gpu.fp8FlopsPerSecond;
         fraction = gpu.gemmFp8Fraction;
     }
-    return ComputeEfficiency(params, peak, gpu.hbmBytesPerSecond, bytesPerElement(dtype), fraction,
+    ComputeEfficiency model(params, peak, gpu.hbmBytesPerSecond, bytesPerElement(dtype), fraction,
         gpu.bf16FlopsPerSecond, gpu.gemmBf16Fraction, gpu.attentionFraction, gpu.sms, clock);
+    if (dtype == DType::MXFP8)
+        model.m_scaleBytesPerElement = 2.0 / 32.0;
+    return model;
 }
 
 double ComputeEfficiency::gemmEfficiency(double m, double n, double k, bool sixteenBit, double batch) const

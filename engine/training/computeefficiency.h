@@ -166,6 +166,12 @@ public:
     double peakFlopsPerSecond() const { return m_quotedPeak; }
     double hbmBytesPerSecond() const { return m_hbm; }
     bool lowPrecision() const { return m_elementBytes < 2.0; }
+    /// HBM bytes per element of quantizing a 16-bit GEMM input for an 8-bit GEMM: the
+    /// fp8CastBytesPerElement constant, plus under MXFP8 the E8M0 block scales of both copies it
+    /// writes (one byte per 32 elements for the row-wise copy the forward GEMM reads and one for the
+    /// column-wise copy the weight-gradient GEMM reads: OCP Microscaling Formats v1.0 Sec. 5.3;
+    /// Transformer Engine MXFP8Quantizer writes both from one read of the input).
+    double castBytesPerElement() const { return m_params.fp8CastBytesPerElement + m_scaleBytesPerElement; }
 
     /// Fraction of peak a GEMM of shape (m x k) * (k x n) reaches on tensor cores (training dtype,
     /// or 16-bit when `sixteenBit`); `batch` GEMMs launched together share the waves.
@@ -189,6 +195,7 @@ private:
     double m_hbm = 1.0;
     double m_effectiveHbm = 1.0;
     double m_elementBytes = 2.0;
+    double m_scaleBytesPerElement = 0.0; ///< MXFP8 block-scale bytes per quantized element (both copies)
     double m_gemmFraction = 0.72;
     double m_bf16Peak = 1.0;
     double m_bf16Fraction = 0.72;

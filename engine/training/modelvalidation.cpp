@@ -416,7 +416,7 @@ namespace {
         std::string gemmGpu, gemmDtype;
         if (t.kind == "gemm") {
             gemmGpu = spec.string("gpu");
-            gemmDtype = spec.choice("dtype", { "bf16", "fp16", "fp8" });
+            gemmDtype = spec.choice("dtype", { "bf16", "fp16", "fp8", "mxfp8" });
         }
         spec.finish();
         if (t.kind == "training")
@@ -441,7 +441,10 @@ namespace {
             const GpuModel* gpu = catalog.findGpu(gemmGpu);
             if (!gpu)
                 throw JsonFieldError(spec.pointerOf("gpu"), "unknown GPU \"" + gemmGpu + "\"");
-            const DType dtype = gemmDtype == "fp8" ? DType::FP8 : (gemmDtype == "fp16" ? DType::FP16 : DType::BF16);
+            const DType dtype = gemmDtype == "mxfp8" ? DType::MXFP8
+                : gemmDtype == "fp8"                 ? DType::FP8
+                : gemmDtype == "fp16"                ? DType::FP16
+                                                     : DType::BF16;
             auto model = ComputeEfficiency::forGpu(params, *gpu, dtype, false); // isolated GEMMs: boost clock
             if (!model)
                 throw JsonFieldError(spec.pointerOf("dtype"), model.message());

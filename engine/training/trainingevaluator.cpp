@@ -198,8 +198,8 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");
-    if (scenario.training.fp8ParamGather && scenario.training.dtype != DType::FP8)
-        return Status::error("/training/fp8_param_gather: fp8 primary weights need training.dtype fp8");
+    if (scenario.training.fp8ParamGather && !isFp8(scenario.training.dtype))
+        return Status::error("/training/fp8_param_gather: fp8 primary weights need training.dtype fp8 or mxfp8");
     auto compute = ComputeEfficiency::forGpu(efficiency, *gpu, scenario.training.dtype);
     if (!compute)
         return compute.status();
@@ -213,10 +213,10 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_placer = GroupPlacer(ClusterGeometry::fromScenario(scenario, *gpu));
     e.m_memoryInputs.globalBatch = scenario.training.globalBatch;
     e.m_memoryInputs.flashAttention = efficiency.flashAttention;
-    e.m_memoryInputs.fp8GemmInputs = scenario.training.dtype == DType::FP8;
+    e.m_memoryInputs.fp8GemmInputs = isFp8(scenario.training.dtype);
     e.m_memoryInputs.dropout = scenario.model.dropout;
     e.m_memoryInputs.fp8Weights = scenario.training.fp8ParamGather;
-    e.m_memoryInputs.fusedCrossEntropy = scenario.training.dtype == DType::FP8;
+    e.m_memoryInputs.fusedCrossEntropy = isFp8(scenario.training.dtype);
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
@@ -538,7 +538,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
             ha.trackedKernels += localExperts;
             ha.trackedGpu += forward;
             if (fp8) {
-                const double cast = e.memoryBoundSeconds(rows * localExperts * k.fp8CastBytesPerElement * in);
+                const double cast = e.memoryBoundSeconds(rows * localExperts * e.castBytesPerElement() * in);
                 ha.opExcess += localExperts * std::max(0.0, k.libraryHostSecondsPerLaunch - cast / localExperts);
                 ha.trackedKernels += localExperts;
                 ha.trackedGpu += cast;
@@ -735,7 +735,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     }
     if (fp8) {
         // fp8 casts (and amax) of every GEMM input forward and of every output gradient backward.
-        f.fp8Casts = e.memoryBoundSeconds(tokens * k.fp8CastBytesPerElement * fp8Elements);
+        f.fp8Casts = e.memoryBoundSeconds(tokens * e.castBytesPerElement() * fp8Elements);
         b.fp8Casts = f.fp8Casts;
         f.kernels += 4.0;
         b.kernels += 4.0;

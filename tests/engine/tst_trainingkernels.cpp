@@ -254,6 +254,45 @@ private Q_SLOTS:
         QCOMPARE(a.logitsForward, b.logitsForward);
     }
 
+    // MXFP8 (block-scaled fp8, Blackwell only): the GEMMs run at the fp8 tensor-core rate, each cast
+    // also writes the E8M0 scales of its row-wise and column-wise copies (2 / 32 B per element), the
+    // dtype survives a JSON round trip, and a GPU without block-scaled tensor cores is refused with
+    // the JSON pointer, by the validator and by the evaluator.
+    void mxfp8BlockScaled()
+    {
+        Scenario s = llama70b();
+        s.cluster.gpu = "B200";
+        s.training.dtype = DType::FP8;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const LayerTimes fp8 = evaluator(s).layerTimes(strategy);
+        s.training.dtype = DType::MXFP8;
+        const LayerTimes mx = evaluator(s).layerTimes(strategy);
+        QCOMPARE(mx.forwardKernels.gemm, fp8.forwardKernels.gemm);
+        QCOMPARE(mx.backwardKernels.gemm, fp8.backwardKernels.gemm);
+        const double cast = ComputeEfficiencyParams {}.fp8CastBytesPerElement;
+        QVERIFY(fp8.forwardKernels.fp8Casts > 0);
+        QVERIFY(near(mx.forwardKernels.fp8Casts / fp8.forwardKernels.fp8Casts, (cast + 2.0 / 32.0) / cast, 1e-9));
+        QVERIFY(mx.forward > fp8.forward);
+
+        auto back = parseScenarioJson(scenarioToJson(s), "mx.json");
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QCOMPARE(back->training.dtype, DType::MXFP8);
+        QVERIFY(validateScenario(s, m_catalog, "mx.json").isOk());
+
+        s.cluster.gpu = "H100-SXM-80GB";
+        const Status invalid = validateScenario(s, m_catalog, "mx.json");
+        QVERIFY(!invalid);
+        QVERIFY2(invalid.message().find("mx.json: /training/dtype: GPU H100-SXM-80GB (hopper) has no block-scaled "
+                                        "MXFP8 tensor cores")
+                != std::string::npos,
+            invalid.message().c_str());
+        const auto refused = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY(!refused);
+        QVERIFY(refused.message().find("/training/dtype") != std::string::npos);
+        s.training.dtype = DType::FP8; // Hopper runs per-tensor fp8
+        QVERIFY(TrainingEvaluator::create(s, m_catalog));
+    }
+
     // Flash attention slows down at small head_dim (same FLOPs, lower efficiency).
     void attentionByHeadDim()
     {
