@@ -30,6 +30,9 @@ namespace {
                 { "hbm_bytes", g.hbmBytes }, { "hbm_bytes_per_second", g.hbmBytesPerSecond }, { "sms", g.sms },
                 { "achievable",
                     { { "gemm_bf16", g.gemmBf16Fraction }, { "gemm_fp8", g.gemmFp8Fraction },
+                        { "gemm_mxfp8",
+                            engine::hasBlockScaledFp8(g) ? json(g.gemmMxfp8Fraction.value_or(g.gemmFp8Fraction))
+                                                         : json(nullptr) },
                         { "attention_bf16", g.attentionFraction } } },
                 { "scaleup_link", g.scaleUpLink }, { "scaleup_bytes_per_second", g.scaleUpBytesPerSecond },
                 { "scaleup_links", g.scaleUpLinks }, { "nvlink_domain_gpus", g.nvlinkDomainGpus },

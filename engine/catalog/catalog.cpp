@@ -190,6 +190,8 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                 if (auto a = r.object("achievable")) {
                     g.gemmBf16Fraction = a->number("gemm_bf16", 0.01, 1.0, g.gemmBf16Fraction);
                     g.gemmFp8Fraction = a->number("gemm_fp8", 0.01, 1.0, g.gemmFp8Fraction);
+                    if (a->has("gemm_mxfp8"))
+                        g.gemmMxfp8Fraction = a->number("gemm_mxfp8", 0.01, 1.0);
                     g.attentionFraction = a->number("attention_bf16", 0.01, 1.0, g.attentionFraction);
                     g.sustainedClockFraction = a->number("sustained_clock", 0.1, 1.0, g.sustainedClockFraction);
                     a->string("source", "");

@@ -53,6 +53,8 @@ struct GpuModel : SourceInfo {
     /// head_dim 128 on long sequences ("attention_bf16"). fp8 is not 2x bf16 in practice.
     double gemmBf16Fraction = 0.75;
     double gemmFp8Fraction = 0.60;
+    /// The same for MXFP8 GEMMs ("gemm_mxfp8"; absent = gemm_fp8) on GPUs with block-scaled tensor cores.
+    std::optional<double> gemmMxfp8Fraction;
     double attentionFraction = 0.55;
     /// Tensor-core clock held through a training step relative to the clock the peak is quoted at
     /// ("achievable": "sustained_clock"): a step keeps the board at its power limit, so the SM clock

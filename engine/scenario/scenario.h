@@ -241,6 +241,7 @@ struct ComputeCalibrationSpec {
     std::optional<double> gemmFixedSeconds; ///< "gemm_fixed_seconds" >= 0
     std::optional<double> attentionBackwardEfficiency; ///< "attention_backward_efficiency" (0, 2]
     std::optional<double> fp8CastBytesPerElement; ///< "fp8_cast_bytes_per_element" >= 0
+    std::optional<double> mxfp8CastBytesPerElement; ///< "mxfp8_cast_bytes_per_element" >= 0
     std::optional<double> optimizerBytesPerParam; ///< "optimizer_bytes_per_param" >= 0
     std::optional<double> kernelLaunchSeconds; ///< "kernel_launch_seconds" >= 0
     std::optional<double> hostSecondsPerKernel; ///< "host_seconds_per_kernel" >= 0

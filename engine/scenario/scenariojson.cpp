@@ -338,6 +338,7 @@ namespace {
         c.gemmFixedSeconds = optionalNumber("gemm_fixed_seconds", 0.0, 1.0);
         c.attentionBackwardEfficiency = optionalNumber("attention_backward_efficiency", 1e-3, 2.0);
         c.fp8CastBytesPerElement = optionalNumber("fp8_cast_bytes_per_element", 0.0, 100.0);
+        c.mxfp8CastBytesPerElement = optionalNumber("mxfp8_cast_bytes_per_element", 0.0, 100.0);
         c.optimizerBytesPerParam = optionalNumber("optimizer_bytes_per_param", 0.0, 1000.0);
         c.kernelLaunchSeconds = optionalNumber("kernel_launch_seconds", 0.0, 1.0);
         c.hostSecondsPerKernel = optionalNumber("host_seconds_per_kernel", 0.0, 1.0);
@@ -378,6 +379,7 @@ namespace {
             { "gemm_fixed_seconds", &c.gemmFixedSeconds },
             { "attention_backward_efficiency", &c.attentionBackwardEfficiency },
             { "fp8_cast_bytes_per_element", &c.fp8CastBytesPerElement },
+            { "mxfp8_cast_bytes_per_element", &c.mxfp8CastBytesPerElement },
             { "optimizer_bytes_per_param", &c.optimizerBytesPerParam },
             { "kernel_launch_seconds", &c.kernelLaunchSeconds }, { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
             { "grouped_gemm_streams", &c.groupedGemmStreams },

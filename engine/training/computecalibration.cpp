@@ -60,6 +60,7 @@ void applyComputeCalibration(const ComputeCalibrationSpec& fit, ComputeCalibrati
     take(fit.gemmFixedSeconds, target.gemmFixedSeconds);
     take(fit.attentionBackwardEfficiency, target.attentionBackwardEfficiency);
     take(fit.fp8CastBytesPerElement, target.fp8CastBytesPerElement);
+    take(fit.mxfp8CastBytesPerElement, target.mxfp8CastBytesPerElement);
     take(fit.optimizerBytesPerParam, target.optimizerBytesPerParam);
     take(fit.kernelLaunchSeconds, target.kernelLaunchSeconds);
     take(fit.hostSecondsPerKernel, target.hostSecondsPerKernel);
@@ -307,8 +308,8 @@ Result<ComputeFit> fitMeasuredSteps(
         if (!gpu)
             return Status::error(step.label + ": /cluster/gpu: unknown GPU \"" + s.cluster.gpu + "\"");
         if (scaled) {
-            const double gemm = s.computeCalibration.gemmPeakFraction.value_or(
-                isFp8(s.training.dtype) ? gpu->gemmFp8Fraction : gpu->gemmBf16Fraction);
+            const double gemm
+                = s.computeCalibration.gemmPeakFraction.value_or(catalogGemmFraction(*gpu, s.training.dtype));
             const double attention = s.computeCalibration.flashPeakFraction.value_or(gpu->attentionFraction);
             s.computeCalibration.gemmPeakFraction = std::min(1.0, gemm * scale);
             s.computeCalibration.flashPeakFraction = std::min(1.0, attention * scale);
@@ -369,8 +370,7 @@ Result<ComputeFit> fitMeasuredSteps(
     {
         const MeasuredStep& first = steps.front();
         const GpuModel* gpu = catalog.findGpu(first.scenario.cluster.gpu);
-        const double gemm = start.gemmPeakFraction.value_or(
-            isFp8(first.scenario.training.dtype) ? gpu->gemmFp8Fraction : gpu->gemmBf16Fraction);
+        const double gemm = start.gemmPeakFraction.value_or(catalogGemmFraction(*gpu, first.scenario.training.dtype));
         const double attention = start.flashPeakFraction.value_or(gpu->attentionFraction);
         fit.calibration.gemmPeakFraction = std::min(1.0, gemm * scale);
         fit.calibration.flashPeakFraction = std::min(1.0, attention * scale);

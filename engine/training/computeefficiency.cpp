@@ -27,6 +27,13 @@ ComputeEfficiency::ComputeEfficiency(const ComputeEfficiencyParams& params, doub
         m_bf16Fraction = m_gemmFraction;
 }
 
+double catalogGemmFraction(const GpuModel& gpu, DType dtype)
+{
+    if (dtype == DType::MXFP8)
+        return gpu.gemmMxfp8Fraction.value_or(gpu.gemmFp8Fraction);
+    return isFp8(dtype) ? gpu.gemmFp8Fraction : gpu.gemmBf16Fraction;
+}
+
 Result<ComputeEfficiency> ComputeEfficiency::forGpu(
     const ComputeEfficiencyParams& params, const GpuModel& gpu, DType dtype, bool sustained)
 {
@@ -44,12 +51,11 @@ Result<ComputeEfficiency> ComputeEfficiency::forGpu(
         // (tcgen05.mma kind::mxf8f6f4, PTX ISA 8.7) applies the per-32-element scales inside the
         // instruction; NVIDIA's B200 / GB200 specifications quote one dense FP8 / FP6 rate for both.
         peak = *gpu.fp8FlopsPerSecond;
-        fraction = gpu.gemmFp8Fraction;
+        fraction = catalogGemmFraction(gpu, dtype);
     }
     ComputeEfficiency model(params, peak, gpu.hbmBytesPerSecond, bytesPerElement(dtype), fraction,
         gpu.bf16FlopsPerSecond, gpu.gemmBf16Fraction, gpu.attentionFraction, gpu.sms, clock);
-    if (dtype == DType::MXFP8)
-        model.m_scaleBytesPerElement = 2.0 / 32.0;
+    model.m_blockScaled = dtype == DType::MXFP8;
     return model;
 }
 

@@ -48,6 +48,15 @@ enum class DType;
 ///   (activations forward, gradients backward): read 2 B, write 1 B fp8 plus 1 B transposed copy
 ///   for the weight gradient, partly fused with the norm (Transformer Engine LayerNormLinear); amax
 ///   reductions ride along.
+/// - mxfp8CastBytesPerElement [mxfp8_cast_bytes_per_element] 4.0625: an MXFP8 cast (training.dtype
+///   mxfp8) reads the 16-bit input once and writes both MXFP8 copies, row-wise for the forward (or
+///   data-gradient) GEMM and column-wise for the weight gradient, each 1 B per element plus one E8M0
+///   scale per 32 elements: 2 + 2 x (1 + 1/32) B (Transformer Engine common/cast/mxfp8/
+///   quantize_mxfp8.cuh, one bidimensional kernel; the two copies cannot be derived from each other,
+///   docs/features/low_precision_training/mxfp8/mxfp8.rst). Nothing is fused with the norm: a norm
+///   writes MXFP8 directly only through cuDNN with NVTE_NORM_FWD_USE_CUDNN set
+///   (pytorch/csrc/extensions/normalization.cpp), else it writes 16-bit and the cast runs apart;
+///   no amax pass or reduction (MXFP8Quantizer::set_quantization_params is empty).
 /// - optimizerBytesPerParam [optimizer_bytes_per_param] 28: Adam reads/writes fp32 master weights, m
 ///   and v (24 B), reads the gradient (2 B) and writes the 16-bit weights (2 B) (Rajbhandari et al.,
 ///   ZeRO, 2020 Sec. 3).
@@ -124,6 +133,7 @@ struct ComputeEfficiencyParams {
     double attentionBackwardEfficiency = 0.80;
     double backwardElementwiseFactor = 2.0;
     double fp8CastBytesPerElement = 3.0;
+    double mxfp8CastBytesPerElement = 4.0625;
     double optimizerBytesPerParam = 28.0;
     double overlapInterferenceFraction = 0.15;
     double sustainedClockFraction = 0.0;
@@ -139,6 +149,10 @@ struct ComputeEfficiencyParams {
     double graphLaunchHostSeconds = 25e-6;
     double hostJitterFraction = 0.0;
 };
+
+/// The catalog's sustained fraction of the dense peak for large GEMMs of `dtype` on `gpu`
+/// (achievable gemm_bf16, gemm_fp8 or gemm_mxfp8, the last falling back to gemm_fp8).
+double catalogGemmFraction(const GpuModel& gpu, DType dtype);
 
 /// Per-GPU kernel timing for one scenario's GPU and dtype.
 class ComputeEfficiency {
@@ -166,12 +180,12 @@ public:
     double peakFlopsPerSecond() const { return m_quotedPeak; }
     double hbmBytesPerSecond() const { return m_hbm; }
     bool lowPrecision() const { return m_elementBytes < 2.0; }
-    /// HBM bytes per element of quantizing a 16-bit GEMM input for an 8-bit GEMM: the
-    /// fp8CastBytesPerElement constant, plus under MXFP8 the E8M0 block scales of both copies it
-    /// writes (one byte per 32 elements for the row-wise copy the forward GEMM reads and one for the
-    /// column-wise copy the weight-gradient GEMM reads: OCP Microscaling Formats v1.0 Sec. 5.3;
-    /// Transformer Engine MXFP8Quantizer writes both from one read of the input).
-    double castBytesPerElement() const { return m_params.fp8CastBytesPerElement + m_scaleBytesPerElement; }
+    /// HBM bytes per element of quantizing a 16-bit GEMM input for an 8-bit GEMM:
+    /// fp8CastBytesPerElement for per-tensor fp8, mxfp8CastBytesPerElement for MXFP8.
+    double castBytesPerElement() const
+    {
+        return m_blockScaled ? m_params.mxfp8CastBytesPerElement : m_params.fp8CastBytesPerElement;
+    }
 
     /// Fraction of peak a GEMM of shape (m x k) * (k x n) reaches on tensor cores (training dtype,
     /// or 16-bit when `sixteenBit`); `batch` GEMMs launched together share the waves.
@@ -195,7 +209,7 @@ private:
     double m_hbm = 1.0;
     double m_effectiveHbm = 1.0;
     double m_elementBytes = 2.0;
-    double m_scaleBytesPerElement = 0.0; ///< MXFP8 block-scale bytes per quantized element (both copies)
+    bool m_blockScaled = false; ///< MXFP8
     double m_gemmFraction = 0.72;
     double m_bf16Peak = 1.0;
     double m_bf16Fraction = 0.72;

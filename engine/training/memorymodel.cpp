@@ -152,8 +152,8 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     MemoryBreakdown m;
     m.capacityBytes = in.capacityBytes;
     // Mixed precision with Adam: 2 + 2 + 12 bytes per parameter (ZeRO, Rajbhandari et al. 2020, Sec. 3);
-    // 1-byte weights with fp8 primary weights (Megatron-Core --fp8-param-gather).
-    const double weightBytes = in.fp8Weights ? 1.0 : 2.0;
+    // 1-byte weights with fp8 primary weights (Megatron-Core --fp8-param-gather); 2 + 2/32 with MXFP8 ones.
+    const double weightBytes = !in.fp8Weights ? 2.0 : in.blockScaledWeights ? 2.0 + 2.0 / 32.0 : 1.0;
     m.weightsBytes = sharded(weightBytes, p.zero >= 3);
     m.gradientsBytes = sharded(2.0, p.zero >= 2);
     m.optimizerBytes = sharded(12.0, p.zero >= 1);

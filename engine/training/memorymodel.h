@@ -61,6 +61,12 @@ struct MemoryInputs {
     /// weights and the ZeRO-3 / FSDP gather buffers hold 1 byte per parameter; master weights and
     /// Adam moments are unchanged.
     bool fp8Weights = false;
+    /// MXFP8 primary weights hold both quantized copies (row-wise for the forward GEMM, column-wise
+    /// for the data gradient) with their E8M0 scales: 2 + 2/32 bytes per parameter, not 1 (Transformer
+    /// Engine module/base.py reset_parameters sets both usages). Their all-gather runs in 16 bits
+    /// through the gradient buffer (Megatron-Core param_and_grad_buffer.py shared_buffer), which
+    /// needs no memory of its own.
+    bool blockScaledWeights = false;
     /// Transformer Engine's fused cross entropy (transformer_engine/pytorch/triton/cross_entropy.py):
     /// computes in fp32 registers and writes the gradient in place into the 16-bit logits, so the
     /// logits cost 2 bytes per element instead of the 4 of an fp32 softmax. Applied to fp8 training,

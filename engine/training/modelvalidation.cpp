@@ -221,7 +221,14 @@ namespace {
         // Expert tensor parallelism where the run folded the experts over the tp ranks (etp != tp).
         if (row.number("etp"))
             s["parallelism"]["etp"] = row.integer("etp");
-        s.merge_patch(defaults);
+        // A table's MoE defaults (model.moe) apply to its MoE rows; its dense rows have no model.moe.
+        if (!s["model"].contains("moe") && defaults.contains("model") && defaults["model"].contains("moe")) {
+            json dense = defaults;
+            dense["model"].erase("moe");
+            s.merge_patch(dense);
+        } else {
+            s.merge_patch(defaults);
+        }
         // A table that compares runs with and without sequence parallelism states it per row (0 or 1).
         if (const auto sp = row.number("sequence_parallel")) {
             if (*sp != 0.0 && *sp != 1.0)

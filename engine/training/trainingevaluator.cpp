@@ -157,6 +157,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     efficiency.attentionBackwardEfficiency
         = cal.attentionBackwardEfficiency.value_or(efficiency.attentionBackwardEfficiency);
     efficiency.fp8CastBytesPerElement = cal.fp8CastBytesPerElement.value_or(efficiency.fp8CastBytesPerElement);
+    efficiency.mxfp8CastBytesPerElement = cal.mxfp8CastBytesPerElement.value_or(efficiency.mxfp8CastBytesPerElement);
     efficiency.optimizerBytesPerParam = cal.optimizerBytesPerParam.value_or(efficiency.optimizerBytesPerParam);
     efficiency.kernelLaunchSeconds = cal.kernelLaunchSeconds.value_or(efficiency.kernelLaunchSeconds);
     efficiency.hostSecondsPerKernel = cal.hostSecondsPerKernel.value_or(efficiency.hostSecondsPerKernel);
@@ -216,6 +217,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_memoryInputs.fp8GemmInputs = isFp8(scenario.training.dtype);
     e.m_memoryInputs.dropout = scenario.model.dropout;
     e.m_memoryInputs.fp8Weights = scenario.training.fp8ParamGather;
+    e.m_memoryInputs.blockScaledWeights = scenario.training.dtype == DType::MXFP8;
     e.m_memoryInputs.fusedCrossEntropy = isFp8(scenario.training.dtype);
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;

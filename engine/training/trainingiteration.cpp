@@ -371,6 +371,17 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     const double expertShards = p.zero >= 1 ? expertDataParallel(p) : 1.0;
     const double optimizerParams = local.dense / denseShards + local.expert / expertShards;
     b.optimizer = m_efficiency.memoryBoundSeconds(optimizerParams * m_efficiency.params().optimizerBytesPerParam);
+    // MXFP8: every local weight is quantized into both MXFP8 copies once per step, not per
+    // micro-batch: with MXFP8 primary weights after the 16-bit parameter all-gather (Megatron-Core
+    // distrib_optimizer.py _post_param_sync copies the gathered values into the quantized parameter),
+    // else on the first micro-batch into Transformer Engine's cached weight workspace (module/base.py
+    // quantize_weight, is_first_microbatch). Counted over all local parameters (the embedding and
+    // output tables, a few percent of them, stay 16-bit). Per-tensor fp8 casts its weights once per
+    // step too, but with fp8 primary weights only the optimizer's own shard (Megatron-Core
+    // fp8_utils.py quantize_param_shard) plus a transpose on Hopper; that term (under 0.3% of a
+    // step on the validation tables) is left out.
+    if (m_scenario.training.dtype == DType::MXFP8)
+        b.optimizer += m_efficiency.memoryBoundSeconds(local.total() * m_efficiency.castBytesPerElement());
 
     r.iterationSeconds = b.total();
     const double gpus = m_scenario.cluster.gpus;

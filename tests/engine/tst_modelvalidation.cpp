@@ -61,6 +61,8 @@ private Q_SLOTS:
         QTest::newRow("moe") << QStringLiteral("megatron-bridge-2604-moe") << 5;
         QTest::newRow("gb300 dense") << QStringLiteral("megatron-bridge-2604-gb300-dense") << 2;
         QTest::newRow("b300 gb300 moe") << QStringLiteral("megatron-bridge-2604-b300-gb300-moe") << 2;
+        QTest::newRow("mxfp8") << QStringLiteral("megatron-bridge-2604-mxfp8") << 8;
+        QTest::newRow("b300 gb300 mxfp8") << QStringLiteral("megatron-bridge-2604-b300-gb300-mxfp8") << 8;
         QTest::newRow("vtrain multi-node") << QStringLiteral("vtrain-multi-node-a100") << 109;
         QTest::newRow("vtrain single-node") << QStringLiteral("vtrain-single-node-a100") << 1440;
     }
@@ -95,8 +97,33 @@ private Q_SLOTS:
                 ++(qwenOrDeepSeek ? normed : plain);
             }
         }
-        QCOMPARE(normed, 19); // 9 + 8 + 2 rows of the 25.11, 25.09 and 26.04.01 MoE tables
+        QCOMPARE(normed, 31); // 9 + 8 + 2 rows of the 25.11, 25.09 and 26.04.01 MoE tables, 6 + 6 MXFP8
         QCOMPARE(plain, 8); // GPT-OSS: 3 + 3 rows of the 25.11 and 26.04.01 MoE tables, 2 on GB300 / B300
+    }
+
+    // The MXFP8 rows run as dtype mxfp8 (the 26.04.01 MXFP8 tables and the 25.11 FP8-MX rows), and a
+    // table's MoE defaults reach only its MoE rows: its dense Llama rows evaluate as dense models.
+    void mxfp8Rows()
+    {
+        int mxfp8 = 0, denseInMoeTable = 0;
+        for (const ValidationTable& t : m_tables) {
+            for (const ValidationRow& r : t.rows) {
+                if (r.scenarioJson.empty()) // GEMM sweeps
+                    continue;
+                auto scenario = parseScenarioJson(r.scenarioJson, r.label);
+                QVERIFY2(scenario.isOk(), scenario.message().c_str());
+                if (scenario->training.dtype != DType::MXFP8)
+                    continue;
+                ++mxfp8;
+                QVERIFY2(scenario->cluster.gpu.find("B200") != std::string::npos
+                        || scenario->cluster.gpu.find("B300") != std::string::npos,
+                    r.label.c_str());
+                if (!scenario->model.moe)
+                    ++denseInMoeTable;
+            }
+        }
+        QCOMPARE(mxfp8, 16 + 5); // 8 + 8 rows of the 26.04.01 MXFP8 tables, 5 FP8-MX rows of 25.11
+        QCOMPARE(denseInMoeTable, 4); // Llama 3 70B and 3.1 405B on GB200 and GB300
     }
 
     // A step-time table compares the evaluator's iteration time: a row run through the validator
