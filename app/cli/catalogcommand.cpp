@@ -27,12 +27,16 @@ namespace {
             gpus.push_back({ { "id", g.id }, { "name", g.name }, { "vendor", g.vendor },
                 { "arch", engine::toString(g.arch) }, { "bf16_flops", g.bf16FlopsPerSecond },
                 { "fp8_flops", g.fp8FlopsPerSecond ? json(*g.fp8FlopsPerSecond) : json(nullptr) },
+                { "fp4_flops", g.fp4FlopsPerSecond ? json(*g.fp4FlopsPerSecond) : json(nullptr) },
                 { "hbm_bytes", g.hbmBytes }, { "hbm_bytes_per_second", g.hbmBytesPerSecond }, { "sms", g.sms },
                 { "achievable",
                     { { "gemm_bf16", g.gemmBf16Fraction }, { "gemm_fp8", g.gemmFp8Fraction },
                         { "gemm_mxfp8",
                             engine::hasBlockScaledFp8(g) ? json(g.gemmMxfp8Fraction.value_or(g.gemmFp8Fraction))
                                                          : json(nullptr) },
+                        { "gemm_nvfp4",
+                            engine::hasNvfp4(g) ? json(g.gemmNvfp4Fraction.value_or(g.gemmFp8Fraction))
+                                                : json(nullptr) },
                         { "attention_bf16", g.attentionFraction } } },
                 { "scaleup_link", g.scaleUpLink }, { "scaleup_bytes_per_second", g.scaleUpBytesPerSecond },
                 { "scaleup_links", g.scaleUpLinks }, { "nvlink_domain_gpus", g.nvlinkDomainGpus },

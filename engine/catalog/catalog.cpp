@@ -39,6 +39,13 @@ int scaleUpDomainGpus(const GpuModel& gpu, int gpusPerNode, int gpus)
 
 bool hasBlockScaledFp8(const GpuModel& gpu) { return gpu.arch == GpuArch::Blackwell && gpu.fp8FlopsPerSecond; }
 
+std::string nvfp4Unsupported(const GpuModel& gpu)
+{
+    return "GPU " + gpu.id + " (" + toString(gpu.arch)
+        + ") has no NVFP4 tensor cores (catalog fp4_flops): NVFP4 needs Blackwell (compute capability 10.0); use "
+          "fp8 or bf16";
+}
+
 std::string mxfp8Unsupported(const GpuModel& gpu)
 {
     return "GPU " + gpu.id + " (" + toString(gpu.arch)
@@ -158,6 +165,8 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                     g.fp8FlopsPerSecond = r.number("fp8_flops", 1e12, 1e17);
                 else
                     r.raw("fp8_flops");
+                if (r.has("fp4_flops"))
+                    g.fp4FlopsPerSecond = r.number("fp4_flops", 1e12, 1e18);
                 g.hbmBytes = r.number("hbm_bytes", 1e9, 1e13);
                 g.hbmBytesPerSecond = r.number("hbm_bytes_per_second", 1e10, 1e14);
                 auto up = r.object("scaleup", true);
@@ -192,6 +201,8 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                     g.gemmFp8Fraction = a->number("gemm_fp8", 0.01, 1.0, g.gemmFp8Fraction);
                     if (a->has("gemm_mxfp8"))
                         g.gemmMxfp8Fraction = a->number("gemm_mxfp8", 0.01, 1.0);
+                    if (a->has("gemm_nvfp4"))
+                        g.gemmNvfp4Fraction = a->number("gemm_nvfp4", 0.01, 1.0);
                     g.attentionFraction = a->number("attention_bf16", 0.01, 1.0, g.attentionFraction);
                     g.sustainedClockFraction = a->number("sustained_clock", 0.1, 1.0, g.sustainedClockFraction);
                     a->string("source", "");

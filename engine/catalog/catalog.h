@@ -24,6 +24,8 @@ struct GpuModel : SourceInfo {
     GpuArch arch = GpuArch::Hopper;
     double bf16FlopsPerSecond = 0; ///< peak dense BF16 (FLOP/s)
     std::optional<double> fp8FlopsPerSecond; ///< peak dense FP8 (FLOP/s); none when unsupported
+    /// peak dense FP4 ("fp4_flops", FLOP/s, without 2:4 sparsity); none without NVFP4 tensor cores
+    std::optional<double> fp4FlopsPerSecond;
     double hbmBytes = 0; ///< HBM capacity as the device reports it (bytes; 80 GiB = 85.9e9)
     double hbmBytesPerSecond = 0; ///< HBM bandwidth (B/s)
     std::string scaleUpLink; ///< "nvlink4", "infinity-fabric", ...
@@ -55,6 +57,8 @@ struct GpuModel : SourceInfo {
     double gemmFp8Fraction = 0.60;
     /// The same for MXFP8 GEMMs ("gemm_mxfp8"; absent = gemm_fp8) on GPUs with block-scaled tensor cores.
     std::optional<double> gemmMxfp8Fraction;
+    /// The same for NVFP4 GEMMs against the FP4 peak ("gemm_nvfp4"; absent = gemm_fp8).
+    std::optional<double> gemmNvfp4Fraction;
     double attentionFraction = 0.55;
     /// Tensor-core clock held through a training step relative to the clock the peak is quoted at
     /// ("achievable": "sustained_clock"): a step keeps the board at its power limit, so the SM clock
@@ -75,6 +79,11 @@ int scaleUpDomainGpus(const GpuModel& gpu, int gpusPerNode, int gpus);
 bool hasBlockScaledFp8(const GpuModel& gpu);
 /// "GPU <id> (<arch>) has no block-scaled MXFP8 tensor cores: ..." for an error message.
 std::string mxfp8Unsupported(const GpuModel& gpu);
+/// True when the GPU takes NVFP4 GEMMs: block-scaled tensor cores with an FP4 rate in the catalog
+/// (Transformer Engine quantization.py _compute_nvfp4_support: compute capability 10.0 or higher).
+inline bool hasNvfp4(const GpuModel& gpu) { return hasBlockScaledFp8(gpu) && gpu.fp4FlopsPerSecond.has_value(); }
+/// "GPU <id> (<arch>) has no NVFP4 tensor cores ..." for an error message.
+std::string nvfp4Unsupported(const GpuModel& gpu);
 
 struct NicModel : SourceInfo {
     std::string id, name, transport; ///< transport: "infiniband" | "roce"

@@ -32,6 +32,8 @@ const char* toString(DType v)
         return "fp8";
     case DType::MXFP8:
         return "mxfp8";
+    case DType::NVFP4:
+        return "nvfp4";
     }
     return "?";
 }
@@ -94,6 +96,6 @@ const char* toString(Routing v)
     return "?";
 }
 
-int bytesPerElement(DType v) { return isFp8(v) ? 1 : 2; }
+double bytesPerElement(DType v) { return v == DType::NVFP4 ? 0.5 + 1.0 / 16.0 : isFp8(v) ? 1.0 : 2.0; }
 
 } // namespace clusterscope::engine

@@ -12,9 +12,11 @@ namespace clusterscope::engine {
 enum class Transport { InfiniBand, RoCE };
 enum class FabricType { FatTree, LeafSpine, RailOptimized, Dragonfly, Torus };
 /// Training dtypes: 16-bit (bf16, fp16), per-tensor-scaled fp8 (Transformer Engine delayed or
-/// current scaling) and MXFP8 (fp8 E4M3 with one E8M0 scale per 32 consecutive elements, OCP
-/// Microscaling Formats (MX) v1.0 specification; Transformer Engine MXFP8BlockScaling, Blackwell only).
-enum class DType { BF16, FP16, FP8, MXFP8 };
+/// current scaling), MXFP8 (fp8 E4M3 with one E8M0 scale per 32 consecutive elements, OCP
+/// Microscaling Formats (MX) v1.0 specification; Transformer Engine MXFP8BlockScaling, Blackwell only)
+/// and NVFP4 (4-bit E2M1 with one E4M3 scale per 16 elements and an fp32 scale per tensor;
+/// Transformer Engine NVFP4BlockScaling, Blackwell only).
+enum class DType { BF16, FP16, FP8, MXFP8, NVFP4 };
 enum class Recompute { None, Selective, Full };
 enum class PipelineSchedule { OneFOneB, GPipe, Interleaved };
 enum class ContextParallelKind { Ring, Ulysses };
@@ -155,6 +157,9 @@ struct TrainingSpec {
     /// "fp8_param_gather": fp8 primary weights (Megatron-Core --fp8-param-gather): the model weights
     /// and their gather buffers hold 1 byte per parameter; master weights and moments are unchanged.
     bool fp8ParamGather = false;
+    /// "fp4_param_gather": NVFP4 primary weights (Megatron-Core --fp4-param-gather, dtype nvfp4): the
+    /// weights hold their row-wise and column-wise NVFP4 copies and are all-gathered in NVFP4.
+    bool fp4ParamGather = false;
     /// "cuda_graph_scope": list of "attn", "moe_router", "moe_preprocess", "full_layer"
     /// (CudaGraphScopeBits); empty = eager.
     unsigned cudaGraphScope = CudaGraphNone;
@@ -242,6 +247,7 @@ struct ComputeCalibrationSpec {
     std::optional<double> attentionBackwardEfficiency; ///< "attention_backward_efficiency" (0, 2]
     std::optional<double> fp8CastBytesPerElement; ///< "fp8_cast_bytes_per_element" >= 0
     std::optional<double> mxfp8CastBytesPerElement; ///< "mxfp8_cast_bytes_per_element" >= 0
+    std::optional<double> nvfp4CastBytesPerElement; ///< "nvfp4_cast_bytes_per_element" >= 0
     std::optional<double> optimizerBytesPerParam; ///< "optimizer_bytes_per_param" >= 0
     std::optional<double> kernelLaunchSeconds; ///< "kernel_launch_seconds" >= 0
     std::optional<double> hostSecondsPerKernel; ///< "host_seconds_per_kernel" >= 0
@@ -285,11 +291,13 @@ const char* toString(ContextParallelKind v);
 const char* toString(CompressionMethod v);
 const char* toString(Routing v);
 
-/// Bytes per element of a training dtype (bf16/fp16: 2, fp8 and mxfp8: 1; MXFP8's block scales add
-/// 1/32 B per element, counted where they are moved).
-int bytesPerElement(DType v);
-/// True for the 8-bit GEMM dtypes (fp8 and mxfp8): GEMM inputs are quantized, attention and the
-/// output layer stay 16-bit.
+/// Bytes per GEMM-operand element of a training dtype (bf16/fp16: 2, fp8 and mxfp8: 1, MXFP8's block
+/// scales of 1/32 B counted where they are moved; nvfp4: 0.5 plus its E4M3 scale per 16 elements).
+double bytesPerElement(DType v);
+/// True for the 8-bit GEMM dtypes (fp8 and mxfp8), which run on the fp8 tensor cores.
 inline bool isFp8(DType v) { return v == DType::FP8 || v == DType::MXFP8; }
+/// True for every dtype whose GEMM inputs are quantized (fp8, mxfp8, nvfp4); attention, the
+/// embedding and the output layer stay 16-bit.
+inline bool isQuantized(DType v) { return isFp8(v) || v == DType::NVFP4; }
 
 } // namespace clusterscope::engine

@@ -165,9 +165,9 @@ namespace {
         TrainingSpec t;
         t.globalBatch = r.positiveInt("global_batch");
         t.microBatch = r.positiveInt("micro_batch", 1);
-        static const std::pair<const char*, DType> dtypes[]
-            = { { "bf16", DType::BF16 }, { "fp16", DType::FP16 }, { "fp8", DType::FP8 }, { "mxfp8", DType::MXFP8 } };
-        t.dtype = enumFrom(r.choice("dtype", { "bf16", "fp16", "fp8", "mxfp8" }, "bf16"), dtypes);
+        static const std::pair<const char*, DType> dtypes[] = { { "bf16", DType::BF16 }, { "fp16", DType::FP16 },
+            { "fp8", DType::FP8 }, { "mxfp8", DType::MXFP8 }, { "nvfp4", DType::NVFP4 } };
+        t.dtype = enumFrom(r.choice("dtype", { "bf16", "fp16", "fp8", "mxfp8", "nvfp4" }, "bf16"), dtypes);
         static const std::pair<const char*, Recompute> recomputes[]
             = { { "none", Recompute::None }, { "selective", Recompute::Selective }, { "full", Recompute::Full } };
         t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
@@ -175,6 +175,7 @@ namespace {
         t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
         t.activationOffloadLayers = r.boundedInt("activation_offload_layers", 0, 100000, 0);
         t.fp8ParamGather = r.boolean("fp8_param_gather", false);
+        t.fp4ParamGather = r.boolean("fp4_param_gather", false);
         if (const json* scope = r.raw("cuda_graph_scope")) {
             // Megatron-Core --cuda-graph-scope (megatron/core/transformer/cuda_graphs.py).
             if (!scope->is_array())
@@ -339,6 +340,7 @@ namespace {
         c.attentionBackwardEfficiency = optionalNumber("attention_backward_efficiency", 1e-3, 2.0);
         c.fp8CastBytesPerElement = optionalNumber("fp8_cast_bytes_per_element", 0.0, 100.0);
         c.mxfp8CastBytesPerElement = optionalNumber("mxfp8_cast_bytes_per_element", 0.0, 100.0);
+        c.nvfp4CastBytesPerElement = optionalNumber("nvfp4_cast_bytes_per_element", 0.0, 100.0);
         c.optimizerBytesPerParam = optionalNumber("optimizer_bytes_per_param", 0.0, 1000.0);
         c.kernelLaunchSeconds = optionalNumber("kernel_launch_seconds", 0.0, 1.0);
         c.hostSecondsPerKernel = optionalNumber("host_seconds_per_kernel", 0.0, 1.0);
@@ -380,6 +382,7 @@ namespace {
             { "attention_backward_efficiency", &c.attentionBackwardEfficiency },
             { "fp8_cast_bytes_per_element", &c.fp8CastBytesPerElement },
             { "mxfp8_cast_bytes_per_element", &c.mxfp8CastBytesPerElement },
+            { "nvfp4_cast_bytes_per_element", &c.nvfp4CastBytesPerElement },
             { "optimizer_bytes_per_param", &c.optimizerBytesPerParam },
             { "kernel_launch_seconds", &c.kernelLaunchSeconds }, { "host_seconds_per_kernel", &c.hostSecondsPerKernel },
             { "grouped_gemm_streams", &c.groupedGemmStreams },
@@ -545,6 +548,8 @@ std::string scenarioToJson(const Scenario& s)
         root["training"]["activation_offload_layers"] = s.training.activationOffloadLayers;
     if (s.training.fp8ParamGather)
         root["training"]["fp8_param_gather"] = true;
+    if (s.training.fp4ParamGather)
+        root["training"]["fp4_param_gather"] = true;
     if (s.training.cudaGraphScope != CudaGraphNone) {
         json scope = json::array();
         const std::pair<const char*, unsigned> scopes[]

@@ -71,6 +71,9 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         else if (g && t.dtype == DType::MXFP8 && !hasBlockScaledFp8(*g))
             add("/training/dtype", mxfp8Unsupported(*g));
     }
+    if (t.dtype == DType::NVFP4)
+        if (const GpuModel* g = catalog.findGpu(c.gpu); g && !hasNvfp4(*g))
+            add("/training/dtype", nvfp4Unsupported(*g));
     if (t.activationOffloadLayers >= m.layers)
         add("/training/activation_offload_layers",
             "activation_offload_layers (" + str(t.activationOffloadLayers) + ") must be fewer than the layers ("

@@ -61,6 +61,7 @@ void applyComputeCalibration(const ComputeCalibrationSpec& fit, ComputeCalibrati
     take(fit.attentionBackwardEfficiency, target.attentionBackwardEfficiency);
     take(fit.fp8CastBytesPerElement, target.fp8CastBytesPerElement);
     take(fit.mxfp8CastBytesPerElement, target.mxfp8CastBytesPerElement);
+    take(fit.nvfp4CastBytesPerElement, target.nvfp4CastBytesPerElement);
     take(fit.optimizerBytesPerParam, target.optimizerBytesPerParam);
     take(fit.kernelLaunchSeconds, target.kernelLaunchSeconds);
     take(fit.hostSecondsPerKernel, target.hostSecondsPerKernel);
@@ -101,12 +102,12 @@ Result<ProjectComputeCalibration> parseProjectComputeCalibrationJson(std::string
         if (!fitted.is_object() || !fitted.value("gpu", nlohmann::json()).is_string()
             || !fitted.value("dtype", nlohmann::json()).is_string() || fitted.size() != 2)
             return Status::error(
-                std::string(origin) + ": /fitted: expected {\"gpu\": ID, \"dtype\": bf16|fp16|fp8|mxfp8}");
+                std::string(origin) + ": /fitted: expected {\"gpu\": ID, \"dtype\": bf16|fp16|fp8|mxfp8|nvfp4}");
         out.fittedGpu = fitted["gpu"].get<std::string>();
         out.fittedDtype = fitted["dtype"].get<std::string>();
         if (!out.fittedDtype.empty() && out.fittedDtype != "bf16" && out.fittedDtype != "fp16"
-            && out.fittedDtype != "fp8" && out.fittedDtype != "mxfp8")
-            return Status::error(std::string(origin) + ": /fitted/dtype: expected bf16, fp16, fp8 or mxfp8");
+            && out.fittedDtype != "fp8" && out.fittedDtype != "mxfp8" && out.fittedDtype != "nvfp4")
+            return Status::error(std::string(origin) + ": /fitted/dtype: expected bf16, fp16, fp8, mxfp8 or nvfp4");
         doc.erase("fitted");
         auto compute = parseComputeCalibrationJson(doc.dump(), origin);
         if (!compute)

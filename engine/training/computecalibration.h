@@ -51,7 +51,7 @@ struct FitResidual {
 struct ComputeFit {
     ComputeCalibrationSpec calibration; ///< the fitted calibration.compute keys (calibratedFrom set)
     std::string fittedGpu; ///< catalog id of the GPU the measurements ran on
-    std::string fittedDtype; ///< "bf16", "fp16", "fp8" or "mxfp8"
+    std::string fittedDtype; ///< "bf16", "fp16", "fp8", "mxfp8" or "nvfp4"
     std::vector<FitResidual> residuals;
     double meanAbsErrorBefore = 0; ///< mean |model / measured - 1| before the fit
     double meanAbsErrorAfter = 0; ///< the same after
@@ -80,7 +80,7 @@ Result<ComputeFit> fitMeasuredSteps(
 void applyComputeCalibration(const ComputeCalibrationSpec& fit, ComputeCalibrationSpec& target);
 
 /// The compute calibration a project keeps: the calibration.compute keys and the catalog GPU and
-/// dtype ("bf16", "fp16", "fp8", "mxfp8") they were fitted on (empty when typed by hand: they apply to every
+/// dtype ("bf16", "fp16", "fp8", "mxfp8", "nvfp4") they were fitted on (empty when typed by hand: they apply to every
 /// scenario). Stored as {format: clusterscope-compute-calibration, version, compute, fitted: {gpu, dtype}}.
 struct ProjectComputeCalibration {
     ComputeCalibrationSpec compute;

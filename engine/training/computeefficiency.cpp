@@ -31,6 +31,8 @@ double catalogGemmFraction(const GpuModel& gpu, DType dtype)
 {
     if (dtype == DType::MXFP8)
         return gpu.gemmMxfp8Fraction.value_or(gpu.gemmFp8Fraction);
+    if (dtype == DType::NVFP4)
+        return gpu.gemmNvfp4Fraction.value_or(gpu.gemmFp8Fraction);
     return isFp8(dtype) ? gpu.gemmFp8Fraction : gpu.gemmBf16Fraction;
 }
 
@@ -52,11 +54,31 @@ Result<ComputeEfficiency> ComputeEfficiency::forGpu(
         // instruction; NVIDIA's B200 / GB200 specifications quote one dense FP8 / FP6 rate for both.
         peak = *gpu.fp8FlopsPerSecond;
         fraction = catalogGemmFraction(gpu, dtype);
+    } else if (dtype == DType::NVFP4) {
+        // NVFP4 GEMMs run at the FP4 tensor-core rate (cuBLASLt block-scaled FP4 with 16-element
+        // E4M3 scales, CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3; Transformer Engine common/gemm/
+        // cublaslt_gemm.cu), all three GEMMs of every linear layer (fprop, dgrad, wgrad).
+        if (!hasNvfp4(gpu))
+            return Status::error("/training/dtype: " + nvfp4Unsupported(gpu));
+        peak = *gpu.fp4FlopsPerSecond;
+        fraction = catalogGemmFraction(gpu, dtype);
     }
     ComputeEfficiency model(params, peak, gpu.hbmBytesPerSecond, bytesPerElement(dtype), fraction,
         gpu.bf16FlopsPerSecond, gpu.gemmBf16Fraction, gpu.attentionFraction, gpu.sms, clock);
-    model.m_blockScaled = dtype == DType::MXFP8;
+    model.m_dtype = dtype;
     return model;
+}
+
+double ComputeEfficiency::castBytesPerElement() const
+{
+    switch (m_dtype) {
+    case DType::MXFP8:
+        return m_params.mxfp8CastBytesPerElement;
+    case DType::NVFP4:
+        return m_params.nvfp4CastBytesPerElement;
+    default:
+        return m_params.fp8CastBytesPerElement;
+    }
 }
 
 double ComputeEfficiency::gemmEfficiency(double m, double n, double k, bool sixteenBit, double batch) const

@@ -57,6 +57,16 @@ enum class DType;
 ///   writes MXFP8 directly only through cuDNN with NVTE_NORM_FWD_USE_CUDNN set
 ///   (pytorch/csrc/extensions/normalization.cpp), else it writes 16-bit and the cast runs apart;
 ///   no amax pass or reduction (MXFP8Quantizer::set_quantization_params is empty).
+/// - nvfp4CastBytesPerElement [nvfp4_cast_bytes_per_element] 5.125: an NVFP4 cast (training.dtype
+///   nvfp4) of an activation or gradient runs two kernels: the per-tensor amax (after the random
+///   Hadamard transform, for the second-level fp32 scale) reads the 16-bit input, then one fused
+///   kernel reads it again and writes the row-wise copy and the Hadamard-transformed column-wise
+///   copy for the weight gradient, each 0.5 B per element plus one E4M3 scale per 16: 2 + 2 + 2 x
+///   (0.5 + 1/16) B (Transformer Engine pytorch/csrc/quantizer.cpp NVFP4Quantizer::quantize_impl:
+///   nvte_hadamard_transform_amax, then nvte_quantize_with_hadamard_transform, common/
+///   hadamard_transform/row_cast_col_hadamard_transform_cast_fusion.cu; recipe NVFP4BlockScaling).
+///   The norm is not fused with it (normalization.cpp runs the NVFP4 quantizer unfused when the
+///   Hadamard amax is on).
 /// - optimizerBytesPerParam [optimizer_bytes_per_param] 28: Adam reads/writes fp32 master weights, m
 ///   and v (24 B), reads the gradient (2 B) and writes the 16-bit weights (2 B) (Rajbhandari et al.,
 ///   ZeRO, 2020 Sec. 3).
@@ -134,6 +144,7 @@ struct ComputeEfficiencyParams {
     double backwardElementwiseFactor = 2.0;
     double fp8CastBytesPerElement = 3.0;
     double mxfp8CastBytesPerElement = 4.0625;
+    double nvfp4CastBytesPerElement = 5.125;
     double optimizerBytesPerParam = 28.0;
     double overlapInterferenceFraction = 0.15;
     double sustainedClockFraction = 0.0;
@@ -180,12 +191,10 @@ public:
     double peakFlopsPerSecond() const { return m_quotedPeak; }
     double hbmBytesPerSecond() const { return m_hbm; }
     bool lowPrecision() const { return m_elementBytes < 2.0; }
-    /// HBM bytes per element of quantizing a 16-bit GEMM input for an 8-bit GEMM:
-    /// fp8CastBytesPerElement for per-tensor fp8, mxfp8CastBytesPerElement for MXFP8.
-    double castBytesPerElement() const
-    {
-        return m_blockScaled ? m_params.mxfp8CastBytesPerElement : m_params.fp8CastBytesPerElement;
-    }
+    /// HBM bytes per element of quantizing a 16-bit GEMM input for a low-precision GEMM:
+    /// fp8CastBytesPerElement for per-tensor fp8, mxfp8CastBytesPerElement for MXFP8,
+    /// nvfp4CastBytesPerElement for NVFP4.
+    double castBytesPerElement() const;
 
     /// Fraction of peak a GEMM of shape (m x k) * (k x n) reaches on tensor cores (training dtype,
     /// or 16-bit when `sixteenBit`); `batch` GEMMs launched together share the waves.
@@ -209,7 +218,7 @@ private:
     double m_hbm = 1.0;
     double m_effectiveHbm = 1.0;
     double m_elementBytes = 2.0;
-    bool m_blockScaled = false; ///< MXFP8
+    DType m_dtype {}; ///< the training dtype (BF16 when value-initialised)
     double m_gemmFraction = 0.72;
     double m_bf16Peak = 1.0;
     double m_bf16Fraction = 0.72;

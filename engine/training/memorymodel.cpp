@@ -69,22 +69,28 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     //   two LayerNorm inputs 4h. Of these, 10h stay replicated across TP without sequence parallelism.
     //   Under fp8 (in.fp8GemmInputs) the GEMM inputs kept for the weight gradients are the 1-byte
     //   fp8 copies: the QKV input and the FC1 input shrink by h, the FC2 input by f; the attention
-    //   output is kept twice (16-bit by the fused attention, fp8 by the projection): +h.
+    //   output is kept twice (16-bit by the fused attention, fp8 by the projection): +h. NVFP4 keeps
+    //   0.5625-byte copies (in.quantizedInputBytes): the same with 2 - 0.5625 bytes saved each.
     //   Without dropout (in.dropout false) the two masks go: attention 10h, MLP 18h, 8h replicated.
     const double mask = in.dropout ? 1.0 : 0.0; // bytes per element of a dropout mask
     const double kvShare = shape.kvHeads / shape.heads;
-    double attention = h * (6.0 + mask + 4.0 * kvShare);
+    // Quantized GEMM inputs (qb bytes per element): the QKV input shrinks from 2h to qb h and the
+    // projection keeps a qb-byte copy of the attention output besides the fused attention's 16-bit
+    // one: qb q - (2 - qb) h, zero for fp8 when q = h.
+    const double qb = in.quantizedInputBytes;
+    const auto quantizedAttention = [&](double q) { return in.fp8GemmInputs ? qb * q - (2.0 - qb) * h : 0.0; };
+    double attention = h * (6.0 + mask + 4.0 * kvShare) + quantizedAttention(h);
     if (!shape.mla && shape.headDim * shape.heads != h) {
         // Heads of their own width (Qwen3, GPT-OSS: head_dim x heads != hidden): Q and the attention
         // output (the projection's input) are heads x head_dim wide and K, V kv_heads x head_dim,
-        // not h; the QKV input and the dropout mask stay h wide. Under fp8 the projection keeps its
-        // fp8 copy of the attention output (q) where Korthikanti's count has h.
+        // not h; the QKV input and the dropout mask stay h wide.
         const double q = shape.heads * shape.headDim, kv = shape.kvHeads * shape.headDim;
-        attention = 2.0 * h + 4.0 * q + 4.0 * kv + mask * h + (in.fp8GemmInputs ? q - h : 0.0);
+        attention = 2.0 * h + 4.0 * q + 4.0 * kv + mask * h + quantizedAttention(q);
     }
     double mlp;
     const double matrices = shape.gatedMlp ? 2.0 : 1.0; // FC1 outputs (gate + up for SwiGLU)
-    const double fp8Saving = in.fp8GemmInputs ? 1.0 : 0.0; // bytes saved per GEMM-input element
+    // bytes saved per GEMM-input element kept quantized instead of 16-bit
+    const double fp8Saving = in.fp8GemmInputs ? 2.0 - in.quantizedInputBytes : 0.0;
     // Clamped gated activation (GPT-OSS; Megatron-Core fused_bias_geglu.py weighted_bias_quick_geglu_impl):
     // the two clamps save their inputs (views of the FC1 output) and the fused activation saves the
     // concatenated clamped copy instead: one more FC1-output-wide tensor, 2 f x matrices bytes.
@@ -152,8 +158,8 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     MemoryBreakdown m;
     m.capacityBytes = in.capacityBytes;
     // Mixed precision with Adam: 2 + 2 + 12 bytes per parameter (ZeRO, Rajbhandari et al. 2020, Sec. 3);
-    // 1-byte weights with fp8 primary weights (Megatron-Core --fp8-param-gather); 2 + 2/32 with MXFP8 ones.
-    const double weightBytes = !in.fp8Weights ? 2.0 : in.blockScaledWeights ? 2.0 + 2.0 / 32.0 : 1.0;
+    // Quantized primary weights (Megatron-Core --fp8-param-gather / --fp4-param-gather): weightBytesPerParam.
+    const double weightBytes = in.fp8Weights ? in.weightBytesPerParam : 2.0;
     m.weightsBytes = sharded(weightBytes, p.zero >= 3);
     m.gradientsBytes = sharded(2.0, p.zero >= 2);
     m.optimizerBytes = sharded(12.0, p.zero >= 1);

@@ -61,12 +61,15 @@ struct MemoryInputs {
     /// weights and the ZeRO-3 / FSDP gather buffers hold 1 byte per parameter; master weights and
     /// Adam moments are unchanged.
     bool fp8Weights = false;
-    /// MXFP8 primary weights hold both quantized copies (row-wise for the forward GEMM, column-wise
-    /// for the data gradient) with their E8M0 scales: 2 + 2/32 bytes per parameter, not 1 (Transformer
-    /// Engine module/base.py reset_parameters sets both usages). Their all-gather runs in 16 bits
-    /// through the gradient buffer (Megatron-Core param_and_grad_buffer.py shared_buffer), which
-    /// needs no memory of its own.
-    bool blockScaledWeights = false;
+    /// Bytes per parameter of those quantized primary weights: 1 (fp8); MXFP8 and NVFP4 ones hold
+    /// both quantized copies (row-wise for the forward GEMM, column-wise for the data gradient) with
+    /// their scales: 2 + 2/32 (MXFP8), 2 x (0.5 + 1/16) (NVFP4) (Transformer Engine module/base.py
+    /// reset_parameters sets both usages). MXFP8's all-gather runs in 16 bits through the gradient
+    /// buffer (Megatron-Core param_and_grad_buffer.py shared_buffer), which needs no memory of its own.
+    double weightBytesPerParam = 1.0;
+    /// Bytes per element of a quantized GEMM input kept for the weight gradient (fp8GemmInputs): 1
+    /// (fp8, MXFP8; MXFP8's 1/32 B of scales left out), 0.5625 (NVFP4: 0.5 + one E4M3 scale per 16).
+    double quantizedInputBytes = 1.0;
     /// Transformer Engine's fused cross entropy (transformer_engine/pytorch/triton/cross_entropy.py):
     /// computes in fp32 registers and writes the gradient in place into the 16-bit logits, so the
     /// logits cost 2 bytes per element instead of the 4 of an fp32 softmax. Applied to fp8 training,

@@ -279,6 +279,8 @@ namespace {
             s["model"]["dropout"] = *on;
         if (const auto on = flag("fp8_param_gather"))
             s["training"]["fp8_param_gather"] = *on;
+        if (const auto on = flag("fp4_param_gather"))
+            s["training"]["fp4_param_gather"] = *on;
         // Architecture: biases on the linear layers (add_bias_linear) and a clamped gated activation
         // (activation_func_clamp_value), as GPT-OSS has them.
         if (const auto on = flag("linear_bias"))
@@ -423,7 +425,7 @@ namespace {
         std::string gemmGpu, gemmDtype;
         if (t.kind == "gemm") {
             gemmGpu = spec.string("gpu");
-            gemmDtype = spec.choice("dtype", { "bf16", "fp16", "fp8", "mxfp8" });
+            gemmDtype = spec.choice("dtype", { "bf16", "fp16", "fp8", "mxfp8", "nvfp4" });
         }
         spec.finish();
         if (t.kind == "training")
@@ -448,7 +450,8 @@ namespace {
             const GpuModel* gpu = catalog.findGpu(gemmGpu);
             if (!gpu)
                 throw JsonFieldError(spec.pointerOf("gpu"), "unknown GPU \"" + gemmGpu + "\"");
-            const DType dtype = gemmDtype == "mxfp8" ? DType::MXFP8
+            const DType dtype = gemmDtype == "nvfp4" ? DType::NVFP4
+                : gemmDtype == "mxfp8"               ? DType::MXFP8
                 : gemmDtype == "fp8"                 ? DType::FP8
                 : gemmDtype == "fp16"                ? DType::FP16
                                                      : DType::BF16;

@@ -158,6 +158,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         = cal.attentionBackwardEfficiency.value_or(efficiency.attentionBackwardEfficiency);
     efficiency.fp8CastBytesPerElement = cal.fp8CastBytesPerElement.value_or(efficiency.fp8CastBytesPerElement);
     efficiency.mxfp8CastBytesPerElement = cal.mxfp8CastBytesPerElement.value_or(efficiency.mxfp8CastBytesPerElement);
+    efficiency.nvfp4CastBytesPerElement = cal.nvfp4CastBytesPerElement.value_or(efficiency.nvfp4CastBytesPerElement);
     efficiency.optimizerBytesPerParam = cal.optimizerBytesPerParam.value_or(efficiency.optimizerBytesPerParam);
     efficiency.kernelLaunchSeconds = cal.kernelLaunchSeconds.value_or(efficiency.kernelLaunchSeconds);
     efficiency.hostSecondsPerKernel = cal.hostSecondsPerKernel.value_or(efficiency.hostSecondsPerKernel);
@@ -201,6 +202,8 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");
     if (scenario.training.fp8ParamGather && !isFp8(scenario.training.dtype))
         return Status::error("/training/fp8_param_gather: fp8 primary weights need training.dtype fp8 or mxfp8");
+    if (scenario.training.fp4ParamGather && scenario.training.dtype != DType::NVFP4)
+        return Status::error("/training/fp4_param_gather: NVFP4 primary weights need training.dtype nvfp4");
     auto compute = ComputeEfficiency::forGpu(efficiency, *gpu, scenario.training.dtype);
     if (!compute)
         return compute.status();
@@ -214,11 +217,17 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_placer = GroupPlacer(ClusterGeometry::fromScenario(scenario, *gpu));
     e.m_memoryInputs.globalBatch = scenario.training.globalBatch;
     e.m_memoryInputs.flashAttention = efficiency.flashAttention;
-    e.m_memoryInputs.fp8GemmInputs = isFp8(scenario.training.dtype);
+    e.m_memoryInputs.fp8GemmInputs = isQuantized(scenario.training.dtype);
+    e.m_memoryInputs.quantizedInputBytes = bytesPerElement(scenario.training.dtype);
     e.m_memoryInputs.dropout = scenario.model.dropout;
-    e.m_memoryInputs.fp8Weights = scenario.training.fp8ParamGather;
-    e.m_memoryInputs.blockScaledWeights = scenario.training.dtype == DType::MXFP8;
-    e.m_memoryInputs.fusedCrossEntropy = isFp8(scenario.training.dtype);
+    e.m_memoryInputs.fp8Weights = scenario.training.fp8ParamGather || scenario.training.fp4ParamGather;
+    // Quantized primary weights hold (MXFP8, NVFP4) both copies: row-wise for the forward GEMM,
+    // column-wise for the data gradient (Transformer Engine module/base.py reset_parameters sets both
+    // usages; NVFP4's 2D 16 x 16 scaling makes the column-wise copy a transpose of the row-wise one).
+    e.m_memoryInputs.weightBytesPerParam = scenario.training.dtype == DType::MXFP8 ? 2.0 + 2.0 / 32.0
+        : scenario.training.dtype == DType::NVFP4                                  ? 2.0 * (0.5 + 1.0 / 16.0)
+                                                                                   : 1.0;
+    e.m_memoryInputs.fusedCrossEntropy = isQuantized(scenario.training.dtype);
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;
@@ -741,6 +750,14 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         b.fp8Casts = f.fp8Casts;
         f.kernels += 4.0;
         b.kernels += 4.0;
+        if (m_scenario.training.dtype == DType::NVFP4) {
+            // NVFP4: each cast is two kernels (the Hadamard amax pass, then the fused cast), and every
+            // NVFP4 GEMM is preceded by a kernel combining the operands' per-tensor scales into its
+            // alpha (Transformer Engine common/gemm/cublaslt_gemm.cu nvte_nvfp4_compute_per_tensor_scale):
+            // 4 casts + 4 GEMMs forward, 4 casts + 8 GEMMs backward per layer.
+            f.kernels += 4.0 + 4.0;
+            b.kernels += 4.0 + 8.0;
+        }
     }
     // Forward of the kernels training.recompute_modules may recompute (before the additions below).
     const double layerNormForward = e.memoryBoundSeconds(tokens * 2.0 * 2.0 * act * h / (sp ? t : 1.0));

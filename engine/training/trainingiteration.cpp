@@ -382,6 +382,17 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // step on the validation tables) is left out.
     if (m_scenario.training.dtype == DType::MXFP8)
         b.optimizer += m_efficiency.memoryBoundSeconds(local.total() * m_efficiency.castBytesPerElement());
+    // NVFP4 with NVFP4 primary weights (fp4_param_gather): the optimizer casts its fp32 master shard
+    // straight to 2D-scaled NVFP4 (a partial amax pass and the cast read the 4-byte shard twice and
+    // write 0.5 B) and, after the NVFP4 all-gather, every local weight's column-wise copy is
+    // transposed from the row-wise one (0.5625 B read and written; 2D scaling makes them equal):
+    // Megatron-Core fp8_utils.py quantize_param_shard, Transformer Engine
+    // nvfp4_2d_multi_tensor_transpose. Without NVFP4 primary weights every local weight is cast
+    // once per step from 16 bits (the cached weight workspace, as MXFP8).
+    if (m_scenario.training.dtype == DType::NVFP4)
+        b.optimizer += m_efficiency.memoryBoundSeconds(m_scenario.training.fp4ParamGather
+                ? optimizerParams * 8.5 + local.total() * 2.0 * (0.5 + 1.0 / 16.0)
+                : local.total() * m_efficiency.castBytesPerElement());
 
     r.iterationSeconds = b.total();
     const double gpus = m_scenario.cluster.gpus;

@@ -63,6 +63,8 @@ private Q_SLOTS:
         QTest::newRow("b300 gb300 moe") << QStringLiteral("megatron-bridge-2604-b300-gb300-moe") << 2;
         QTest::newRow("mxfp8") << QStringLiteral("megatron-bridge-2604-mxfp8") << 8;
         QTest::newRow("b300 gb300 mxfp8") << QStringLiteral("megatron-bridge-2604-b300-gb300-mxfp8") << 8;
+        QTest::newRow("nvfp4") << QStringLiteral("megatron-bridge-2604-nvfp4") << 2;
+        QTest::newRow("gb300 nvfp4") << QStringLiteral("megatron-bridge-2604-gb300-nvfp4") << 2;
         QTest::newRow("vtrain multi-node") << QStringLiteral("vtrain-multi-node-a100") << 109;
         QTest::newRow("vtrain single-node") << QStringLiteral("vtrain-single-node-a100") << 1440;
     }

@@ -313,6 +313,63 @@ private Q_SLOTS:
         QVERIFY(TrainingEvaluator::create(s, m_catalog));
     }
 
+    // NVFP4 (Blackwell): the GEMMs run at the catalog's FP4 peak and gemm_nvfp4 fraction with 0.5625-byte
+    // operands, each cast reads the 16-bit input twice (the Hadamard amax pass, then the fused cast of
+    // both copies: nvfp4_cast_bytes_per_element), the saved GEMM inputs and NVFP4 primary weights
+    // (fp4_param_gather) are 4-bit with their scales, and a GPU without FP4 tensor cores is refused.
+    void nvfp4BlockScaled()
+    {
+        Scenario s = llama70b();
+        s.cluster.gpu = "B200";
+        s.training.dtype = DType::FP8;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator fp8Evaluator = evaluator(s);
+        const LayerTimes fp8 = fp8Evaluator.layerTimes(strategy);
+        s.training.dtype = DType::NVFP4;
+        const LayerTimes fp4 = evaluator(s).layerTimes(strategy);
+        const GpuModel& b200 = *m_catalog.findGpu("B200");
+        QVERIFY(b200.fp4FlopsPerSecond && b200.gemmNvfp4Fraction);
+        const double gemmSpeedup = (fp8.forwardKernels.gemm + fp8.backwardKernels.gemm)
+            / (fp4.forwardKernels.gemm + fp4.backwardKernels.gemm);
+        const double rateRatio
+            = *b200.fp4FlopsPerSecond * *b200.gemmNvfp4Fraction / (*b200.fp8FlopsPerSecond * b200.gemmFp8Fraction);
+        qInfo("nvfp4 GEMMs %.2fx fp8's (tensor-core rate %.2fx)", gemmSpeedup, rateRatio);
+        QVERIFY(gemmSpeedup > 0.9 * rateRatio && gemmSpeedup < 1.05 * rateRatio);
+        const ComputeEfficiencyParams defaults;
+        QCOMPARE(defaults.nvfp4CastBytesPerElement, 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 16.0));
+        QVERIFY(near(fp4.forwardKernels.fp8Casts / fp8.forwardKernels.fp8Casts,
+            defaults.nvfp4CastBytesPerElement / defaults.fp8CastBytesPerElement, 1e-9));
+        QVERIFY(fp4.forwardKernels.kernels > fp8.forwardKernels.kernels); // amax passes, per-GEMM scales
+        QCOMPARE(fp4.forwardKernels.attention, fp8.forwardKernels.attention); // attention stays 16-bit
+
+        // Memory: 0.5625-byte saved GEMM inputs; NVFP4 primary weights hold both copies (1.125 B).
+        const TrainingEstimate e8 = fp8Evaluator.evaluate(strategy);
+        const TrainingEstimate e4 = evaluator(s).evaluate(strategy);
+        QVERIFY(e4.memory.activationsBytes < e8.memory.activationsBytes);
+        s.training.fp4ParamGather = true;
+        const TrainingEstimate packed = evaluator(s).evaluate(strategy);
+        QVERIFY(near(packed.memory.weightsBytes / e4.memory.weightsBytes, 2.0 * (0.5 + 1.0 / 16.0) / 2.0, 1e-9));
+        auto back = parseScenarioJson(scenarioToJson(s), "fp4.json");
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QCOMPARE(back->training.dtype, DType::NVFP4);
+        QVERIFY(back->training.fp4ParamGather);
+
+        // fp4_param_gather needs nvfp4; Hopper has no FP4 tensor cores.
+        s.training.dtype = DType::MXFP8;
+        const auto wrongDtype = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY(!wrongDtype);
+        QVERIFY(wrongDtype.message().find("/training/fp4_param_gather") != std::string::npos);
+        s.training.dtype = DType::NVFP4;
+        s.cluster.gpu = "H100-SXM-80GB";
+        const Status invalid = validateScenario(s, m_catalog, "fp4.json");
+        QVERIFY(!invalid);
+        QVERIFY2(invalid.message().find("fp4.json: /training/dtype: GPU H100-SXM-80GB (hopper) has no NVFP4 "
+                                        "tensor cores")
+                != std::string::npos,
+            invalid.message().c_str());
+        QVERIFY(!TrainingEvaluator::create(s, m_catalog));
+    }
+
     // Flash attention slows down at small head_dim (same FLOPs, lower efficiency).
     void attentionByHeadDim()
     {

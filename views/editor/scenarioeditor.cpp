@@ -155,9 +155,11 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_microBatch = intField(f, QStringLiteral("/training/micro_batch"), tr("Micro-batch"), 1, 1 << 16,
         tr("Sequences per micro-batch; the rest is gradient accumulation."), tr(" seq"));
     m_dtype = choiceField(f, QStringLiteral("/training/dtype"), tr("Precision"),
-        { QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp8"), QStringLiteral("mxfp8") },
-        tr("GEMM precision: bf16 / fp16, fp8 with per-tensor scales (Hopper and later) or MXFP8 with "
-           "one scale per 32 elements (Blackwell only). Attention and the output layer stay 16-bit."));
+        { QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp8"), QStringLiteral("mxfp8"),
+            QStringLiteral("nvfp4") },
+        tr("GEMM precision: bf16 / fp16, fp8 with per-tensor scales (Hopper and later), MXFP8 with one "
+           "scale per 32 elements or NVFP4 (4-bit, one scale per 16 elements; both Blackwell only). "
+           "Attention and the output layer stay 16-bit."));
     m_recompute = choiceField(f, QStringLiteral("/training/recompute"), tr("Recomputation"),
         { QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full") },
         tr("Activation recomputation: trades compute for memory."));
