@@ -57,6 +57,19 @@ class TestTrainingKernels : public QObject {
         return *r;
     }
 
+    // The validator refuses `s` with `expected` (file name and JSON pointer first), and so does the
+    // evaluator, naming /training/dtype.
+    void refusedWithPointer(const Scenario& s, const std::string& expected)
+    {
+        const std::string file = expected.substr(0, expected.find(':'));
+        const Status invalid = validateScenario(s, m_catalog, file);
+        QVERIFY(!invalid);
+        QVERIFY2(invalid.message().find(expected) != std::string::npos, invalid.message().c_str());
+        const auto refused = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY(!refused);
+        QVERIFY2(refused.message().find("/training/dtype") != std::string::npos, refused.message().c_str());
+    }
+
 private Q_SLOTS:
     void initTestCase() { m_catalog = *Catalog::builtin(); }
 
@@ -300,15 +313,8 @@ private Q_SLOTS:
         QVERIFY(validateScenario(s, m_catalog, "mx.json").isOk());
 
         s.cluster.gpu = "H100-SXM-80GB";
-        const Status invalid = validateScenario(s, m_catalog, "mx.json");
-        QVERIFY(!invalid);
-        QVERIFY2(invalid.message().find("mx.json: /training/dtype: GPU H100-SXM-80GB (hopper) has no block-scaled "
-                                        "MXFP8 tensor cores")
-                != std::string::npos,
-            invalid.message().c_str());
-        const auto refused = TrainingEvaluator::create(s, m_catalog);
-        QVERIFY(!refused);
-        QVERIFY(refused.message().find("/training/dtype") != std::string::npos);
+        refusedWithPointer(
+            s, "mx.json: /training/dtype: GPU H100-SXM-80GB (hopper) has no block-scaled MXFP8 tensor cores");
         s.training.dtype = DType::FP8; // Hopper runs per-tensor fp8
         QVERIFY(TrainingEvaluator::create(s, m_catalog));
     }
@@ -360,14 +366,9 @@ private Q_SLOTS:
         QVERIFY(!wrongDtype);
         QVERIFY(wrongDtype.message().find("/training/fp4_param_gather") != std::string::npos);
         s.training.dtype = DType::NVFP4;
+        s.training.fp4ParamGather = false;
         s.cluster.gpu = "H100-SXM-80GB";
-        const Status invalid = validateScenario(s, m_catalog, "fp4.json");
-        QVERIFY(!invalid);
-        QVERIFY2(invalid.message().find("fp4.json: /training/dtype: GPU H100-SXM-80GB (hopper) has no NVFP4 "
-                                        "tensor cores")
-                != std::string::npos,
-            invalid.message().c_str());
-        QVERIFY(!TrainingEvaluator::create(s, m_catalog));
+        refusedWithPointer(s, "fp4.json: /training/dtype: GPU H100-SXM-80GB (hopper) has no NVFP4 tensor cores");
     }
 
     // Flash attention slows down at small head_dim (same FLOPs, lower efficiency).
