@@ -43,6 +43,7 @@ enum RecomputeModuleBits : unsigned {
     RecomputeLayerNorm = 1u << 1, ///< "layernorm": input_layernorm and pre_mlp_layernorm
     RecomputeMoeAct = 1u << 2, ///< "moe_act": the routed experts' activation
     RecomputeMlaUpProj = 1u << 3, ///< "mla_up_proj": the up-projections of multi-head latent attention
+    RecomputeMlp = 1u << 4, ///< "mlp": the whole MLP of the dense (non-MoE) layers
 };
 
 struct NicSpec {
@@ -163,7 +164,7 @@ struct TrainingSpec {
     /// "cuda_graph_scope": list of "attn", "moe_router", "moe_preprocess", "full_layer"
     /// (CudaGraphScopeBits); empty = eager.
     unsigned cudaGraphScope = CudaGraphNone;
-    /// "recompute_modules": list of "core_attn", "layernorm", "moe_act", "mla_up_proj"
+    /// "recompute_modules": list of "core_attn", "layernorm", "moe_act", "mla_up_proj", "mlp"
     /// (RecomputeModuleBits) recomputed under recompute "selective"; absent = ["core_attn"].
     unsigned recomputeModules = RecomputeModulesDefault;
     bool operator==(const TrainingSpec&) const = default;

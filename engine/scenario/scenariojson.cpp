@@ -204,10 +204,11 @@ namespace {
             // models. Megatron-Core recomputes them only under --recompute-granularity selective.
             static const std::pair<const char*, unsigned> names[]
                 = { { "core_attn", RecomputeCoreAttention }, { "layernorm", RecomputeLayerNorm },
-                      { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj } };
+                      { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj }, { "mlp", RecomputeMlp } };
             if (!modules->is_array() || modules->empty())
                 throw JsonFieldError(r.pointerOf("recompute_modules"),
-                    "expected a non-empty list of \"core_attn\", \"layernorm\", \"moe_act\", \"mla_up_proj\", got "
+                    "expected a non-empty list of \"core_attn\", \"layernorm\", \"moe_act\", \"mla_up_proj\", \"mlp\", "
+                    "got "
                         + describeJsonValue(*modules));
             if (t.recompute != Recompute::Selective)
                 throw JsonFieldError(r.pointerOf("recompute_modules"),
@@ -223,13 +224,12 @@ namespace {
                             bit = value;
                 if (bit == 0) {
                     const bool other = item.is_string()
-                        && (item.get<std::string>() == "mlp" || item.get<std::string>() == "moe"
-                            || item.get<std::string>() == "shared_experts");
+                        && (item.get<std::string>() == "moe" || item.get<std::string>() == "shared_experts");
                     throw JsonFieldError(r.pointerOf("recompute_modules") + "/" + std::to_string(i),
                         (other ? "Megatron-Core module " + describeJsonValue(item)
                                     + " is not modelled by ClusterScope; "
                                : std::string())
-                            + "expected \"core_attn\", \"layernorm\", \"moe_act\" or \"mla_up_proj\", got "
+                            + "expected \"core_attn\", \"layernorm\", \"moe_act\", \"mla_up_proj\" or \"mlp\", got "
                             + describeJsonValue(item));
                 }
                 t.recomputeModules |= bit;
@@ -567,7 +567,7 @@ std::string scenarioToJson(const Scenario& s)
         json modules = json::array();
         const std::pair<const char*, unsigned> names[]
             = { { "core_attn", RecomputeCoreAttention }, { "layernorm", RecomputeLayerNorm },
-                  { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj } };
+                  { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj }, { "mlp", RecomputeMlp } };
         for (const auto& [name, bit] : names)
             if (s.training.recomputeModules & bit)
                 modules.push_back(name);

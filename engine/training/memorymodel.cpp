@@ -109,13 +109,21 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
         const double f = shape.ffnHidden;
         mlp = (2.0 + mask) * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f) + clampCopy * 2.0 * f * matrices;
     }
+    // mlp recomputation (dense layers; Megatron-Core checkpoints the MLP from its input, the residual
+    // the fused pre-MLP norm reads, which the layer keeps anyway): the MLP keeps nothing of its own
+    // but the dropout mask after it, and its FC1 input (2h, replicated without sequence parallelism)
+    // goes. A MoE model's dense layers are averaged as MoE layers here, so their saving is not counted.
+    const bool mlpRecomputed = (modules & RecomputeMlp) && !shape.moe;
+    if (mlpRecomputed)
+        mlp = mask * h;
     // layernorm recomputation discards the two norm outputs: the QKV input and the MLP's input when
     // 16-bit (under fp8 the linears keep only their own fp8 copies, which stay) and an MoE layer's
     // router input (16-bit always). mla_up_proj recomputation (Megatron-Core multi_latent_attention.py
     // recompute_up_proj) discards the up-projected Q, K and V the attention core reads.
     if (modules & RecomputeLayerNorm) {
         attention -= (1.0 - fp8Saving) * 2.0 * h;
-        mlp -= shape.moe ? 2.0 * h : (1.0 - fp8Saving) * 2.0 * h;
+        if (!mlpRecomputed)
+            mlp -= shape.moe ? 2.0 * h : (1.0 - fp8Saving) * 2.0 * h;
     }
     if ((modules & RecomputeMlaUpProj) && shape.mla)
         attention -= 2.0 * h + 4.0 * h * kvShare;
@@ -132,7 +140,7 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
             qkNormInputs = 2.0 * (shape.heads + shape.kvHeads) * shape.headDim;
     }
     const double perToken = attention + mlp + layerNorms + qkNormInputs;
-    const double replicated = sp ? 0.0 : (8.0 + 2.0 * mask) * h;
+    const double replicated = sp ? 0.0 : (8.0 + 2.0 * mask - (mlpRecomputed ? 2.0 : 0.0)) * h;
     double bytes = tokens * ((perToken - replicated) / t + replicated + qkNormLatents);
     // Attention scores 5 a s^2 b (softmax output 2, dropout mask 1, dropout output 2; only the softmax
     // output without dropout), kept unless selective recomputation or a fused attention kernel

@@ -482,6 +482,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     double fp8PaddingSeconds = 0; // Fp8Padding / unpadding per direction (dropless fp8 MoE)
     double expertBiasForward = 0, expertBiasBackward = 0; // eager per-expert FC2 bias (linear_bias)
     double moeShareOfLayers = 0; // share of the layers that are MoE layers
+    double denseMlpGemm = 0; // forward GEMM seconds of a dense layer's MLP (FC1 and FC2)
     if (m.moe) {
         // Per-layer averages over the model's layers: a share of them are dense (dense_layers).
         const double moeShare = (m.layers - m.denseLayers) / m.layers;
@@ -493,6 +494,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         linear(tokens, h, m.ffnHidden / t);
         const KernelTimes fDense = f, bDense = b;
         const HostAccount haDense = ha;
+        denseMlpGemm = fDense.gemm - fSaved.gemm;
         f = fSaved;
         b = bSaved;
         ha = haSaved;
@@ -670,8 +672,10 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // fp8: an MoE layer casts the top-k copies of each token (and the shared experts' input) for FC1.
         fp8Elements += moeShare * (m.topK + (m.sharedExperts > 0 ? 1.0 : 0.0) - 1.0) * h;
     } else {
+        const double gemmBefore = f.gemm;
         linear(tokens, fc1Matrices * m.ffnHidden / t, h);
         linear(tokens, h, m.ffnHidden / t);
+        denseMlpGemm = f.gemm - gemmBefore;
     }
     fp8Elements += ffnPerToken / t;
     // Attention core. Fused (flash) attention skips the masked half of the causal scores and runs in
@@ -886,6 +890,20 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     if (modules & RecomputeMlaUpProj) {
         lt.selectiveRecompute += mlaUpRecompute;
         lt.selectiveRecomputeGemm = mlaUpGemm;
+    }
+    if (modules & RecomputeMlp) {
+        // The whole MLP of the dense layers (Megatron-Core transformer_layer.py recompute_mlp, set only
+        // when the layer is not an MoE layer; te_checkpoint under fp8): Transformer Engine's
+        // LayerNormMLP / LayerNormLinear FC1 with its pre-MLP norm, the activation, FC2 and their casts,
+        // forward again in the backward. Not counted: with tp > 1 the recomputed FC1 gathers its
+        // sequence-parallel input again over the TP group.
+        const double denseShare = m.moe ? 1.0 - moeShareOfLayers : 1.0;
+        const double normForward = e.memoryBoundSeconds(tokens * 2.0 * act * h / (sp ? t : 1.0));
+        const double activation = e.memoryBoundSeconds(tokens * act * (m.gatedMlp ? 3.0 : 2.0) * m.ffnHidden / t);
+        const double casts = fp8 ? e.memoryBoundSeconds(tokens * e.castBytesPerElement() * (h + m.ffnHidden / t)) : 0.0;
+        lt.selectiveRecompute
+            += denseShare * (denseMlpGemm + normForward + activation + casts + 5.0 * k.kernelLaunchSeconds);
+        lt.selectiveRecomputeGemm += denseShare * denseMlpGemm;
     }
     // Output layer (vocabulary split over TP; 16-bit even in fp8 training: Megatron's output layer is
     // not a Transformer Engine module) and fp32 softmax cross-entropy (write, read, write grad).

@@ -986,6 +986,54 @@ private Q_SLOTS:
         QCOMPARE(activationBytesPerLayer(shape, off, in), activationBytesPerLayer(shape, off, none));
     }
 
+    // recompute_modules "mlp" (Megatron-Core recompute_mlp, dense layers only): the dense MLP's
+    // forward (both GEMMs, the fused pre-MLP norm, the activation) runs again in the backward and the
+    // MLP keeps only its dropout mask; a MoE model recomputes only the share of its dense layers; the
+    // module survives a JSON round trip.
+    void mlpRecompute()
+    {
+        Scenario s = llama70b(); // tp 8 with sequence parallelism, bf16, gated MLP
+        s.training.recompute = Recompute::Selective;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator plain = evaluator(s);
+        s.training.recomputeModules = RecomputeMlp;
+        const TrainingEvaluator chosen = evaluator(s);
+        const LayerTimes b = chosen.layerTimes(strategy);
+        const ComputeEfficiency& e = plain.efficiency();
+        const double t = 8, h = s.model.hidden, f = s.model.ffnHidden, tokens = s.model.seqLen;
+        const double gemm = e.gemmSeconds(tokens, 2.0 * f / t, h) + e.gemmSeconds(tokens, h, f / t);
+        QVERIFY(near(b.selectiveRecomputeGemm, gemm, 1e-9));
+        const double expected = gemm + e.memoryBoundSeconds(tokens * 2.0 * 2.0 * h / t)
+            + e.memoryBoundSeconds(tokens * 2.0 * 3.0 * f / t) + 5.0 * e.params().kernelLaunchSeconds;
+        QVERIFY2(near(b.selectiveRecompute, expected, 1e-9),
+            qPrintable(QStringLiteral("%1 vs %2").arg(b.selectiveRecompute).arg(expected)));
+        QVERIFY(chosen.evaluate(strategy).breakdown.recompute > plain.evaluate(strategy).breakdown.recompute);
+        MemoryInputs in;
+        in.dropout = s.model.dropout;
+        MemoryInputs recomputed = in;
+        recomputed.recomputeModules = RecomputeMlp;
+        const TransformerShape shape = TransformerShape::fromModel(s.model);
+        const double freed
+            = activationBytesPerLayer(shape, strategy, in) - activationBytesPerLayer(shape, strategy, recomputed);
+        QVERIFY2(
+            near(freed, tokens * (2.0 * h + 2.0 * 2.0 * f + 2.0 * f) / t, 1e-9), qPrintable(QString::number(freed)));
+        auto back = parseScenarioJson(scenarioToJson(s), "mlp.json");
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QCOMPARE(back->training.recomputeModules, unsigned(RecomputeMlp));
+
+        // A MoE model without dense layers recomputes nothing; with 2 of its 32 layers dense, 1/16 of
+        // a dense layer's MLP forward.
+        Scenario moe = droplessMixtral(false);
+        moe.training.recompute = Recompute::Selective;
+        moe.training.recomputeModules = RecomputeMlp;
+        const TrainingStrategy moeStrategy = TrainingStrategy::fromScenario(moe);
+        QCOMPARE(evaluator(moe).layerTimes(moeStrategy).selectiveRecompute, 0.0);
+        moe.model.moe->denseLayers = 2;
+        const LayerTimes withDense = evaluator(moe).layerTimes(moeStrategy);
+        QVERIFY(withDense.selectiveRecompute > 0.0);
+        QVERIFY(withDense.selectiveRecomputeGemm < 0.1 * withDense.forwardKernels.gemm);
+    }
+
     // The flex dispatcher (DeepEP / HybridEP) sends a token once per distinct rank and, across nodes,
     // once per distinct node; the all-to-all dispatcher once per expert. Mixtral top-2 over EP 16 on
     // two 8-GPU nodes: fewer bytes, less time, and two permutation passes instead of four.
