@@ -162,7 +162,7 @@ struct ComputeEfficiencyParams {
 };
 
 /// The catalog's sustained fraction of the dense peak for large GEMMs of `dtype` on `gpu`
-/// (achievable gemm_bf16, gemm_fp8 or gemm_mxfp8, the last falling back to gemm_fp8).
+/// (achievable gemm_bf16, gemm_fp8, gemm_mxfp8 or gemm_nvfp4; the last two fall back to gemm_fp8).
 double catalogGemmFraction(const GpuModel& gpu, DType dtype);
 
 /// Per-GPU kernel timing for one scenario's GPU and dtype.
