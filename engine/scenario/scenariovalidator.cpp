@@ -10,6 +10,17 @@ namespace {
     std::string str(long long v) { return std::to_string(v); }
 }
 
+std::optional<ValidationIssue> primaryWeightsIssue(const TrainingSpec& t)
+{
+    if (t.fp8ParamGather && !isFp8(t.dtype))
+        return ValidationIssue { "/training/fp8_param_gather",
+            std::string("fp8 primary weights need training.dtype fp8 or mxfp8, not ") + toString(t.dtype) };
+    if (t.fp4ParamGather && t.dtype != DType::NVFP4)
+        return ValidationIssue { "/training/fp4_param_gather",
+            std::string("NVFP4 primary weights need training.dtype nvfp4, not ") + toString(t.dtype) };
+    return std::nullopt;
+}
+
 std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog& catalog)
 {
     std::vector<ValidationIssue> issues;
@@ -74,6 +85,8 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
     if (t.dtype == DType::NVFP4)
         if (const GpuModel* g = catalog.findGpu(c.gpu); g && !hasNvfp4(*g))
             add("/training/dtype", nvfp4Unsupported(*g));
+    if (auto weights = primaryWeightsIssue(t))
+        issues.push_back(std::move(*weights));
     if (t.activationOffloadLayers >= m.layers)
         add("/training/activation_offload_layers",
             "activation_offload_layers (" + str(t.activationOffloadLayers) + ") must be fewer than the layers ("

@@ -2,6 +2,7 @@
 
 #include "engine/core/status.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,12 +11,18 @@ namespace clusterscope::engine {
 
 class Catalog;
 struct Scenario;
+struct TrainingSpec;
 
 /// One problem found by validateScenario(): where (JSON pointer) and what.
 struct ValidationIssue {
     std::string pointer;
     std::string message;
 };
+
+/// The quantized primary weights' dtype rule, one definition for the validator and the evaluator:
+/// training.fp8_param_gather needs dtype fp8 or mxfp8 (Megatron-Core --fp8-param-gather), and
+/// training.fp4_param_gather dtype nvfp4 (--fp4-param-gather). The first rule broken, or none.
+std::optional<ValidationIssue> primaryWeightsIssue(const TrainingSpec& training);
 
 /// Cross-field and catalog checks that the JSON reader cannot make alone: the GPU id exists,
 /// GPUs fill whole nodes, parallelism sizes multiply to the GPU count and divide the model,

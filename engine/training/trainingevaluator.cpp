@@ -3,6 +3,7 @@
 #include "engine/catalog/catalog.h"
 #include "engine/core/linkclass.h"
 #include "engine/scenario/pipelinesplit.h"
+#include "engine/scenario/scenariovalidator.h"
 #include "engine/training/gradientcompression.h"
 
 #include <algorithm>
@@ -200,10 +201,8 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");
-    if (scenario.training.fp8ParamGather && !isFp8(scenario.training.dtype))
-        return Status::error("/training/fp8_param_gather: fp8 primary weights need training.dtype fp8 or mxfp8");
-    if (scenario.training.fp4ParamGather && scenario.training.dtype != DType::NVFP4)
-        return Status::error("/training/fp4_param_gather: NVFP4 primary weights need training.dtype nvfp4");
+    if (const auto weights = primaryWeightsIssue(scenario.training))
+        return Status::error(weights->pointer + ": " + weights->message);
     auto compute = ComputeEfficiency::forGpu(efficiency, *gpu, scenario.training.dtype);
     if (!compute)
         return compute.status();

@@ -374,6 +374,15 @@ private Q_SLOTS:
                                             << "v.json: /parallelism/vpp_microbatch_group: the micro-batch group must "
                                                "lie between pp and the micro-batches per iteration (pp 4, vpp 2, "
                                                "micro-batches 32, group 40)";
+        // The primary-weight flags need their precision (the base scenario trains in bf16).
+        QTest::addRow("fp8 primary weights in bf16")
+            << "/training/fp8_param_gather"
+            << "true"
+            << "v.json: /training/fp8_param_gather: fp8 primary weights need training.dtype fp8 or mxfp8, not bf16";
+        QTest::addRow("NVFP4 primary weights in bf16")
+            << "/training/fp4_param_gather"
+            << "true"
+            << "v.json: /training/fp4_param_gather: NVFP4 primary weights need training.dtype nvfp4, not bf16";
         QTest::addRow("vpp without pp") << "/parallelism"
                                         << "{\"tp\": 8, \"dp\": 128, \"vpp\": 2}"
                                         << "v.json: /parallelism/vpp: virtual stages need pipeline parallelism";

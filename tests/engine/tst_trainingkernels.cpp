@@ -57,8 +57,8 @@ class TestTrainingKernels : public QObject {
         return *r;
     }
 
-    // The validator refuses `s` with `expected` (file name and JSON pointer first), and so does the
-    // evaluator, naming /training/dtype.
+    // The validator refuses `s` with `expected` ("file: /pointer: message"), and so does the evaluator,
+    // with the same pointer and message.
     void refusedWithPointer(const Scenario& s, const std::string& expected)
     {
         const std::string file = expected.substr(0, expected.find(':'));
@@ -67,7 +67,8 @@ class TestTrainingKernels : public QObject {
         QVERIFY2(invalid.message().find(expected) != std::string::npos, invalid.message().c_str());
         const auto refused = TrainingEvaluator::create(s, m_catalog);
         QVERIFY(!refused);
-        QVERIFY2(refused.message().find("/training/dtype") != std::string::npos, refused.message().c_str());
+        const std::string pointerAndMessage = expected.substr(file.size() + 2);
+        QVERIFY2(refused.message().find(pointerAndMessage) != std::string::npos, refused.message().c_str());
     }
 
 private Q_SLOTS:
@@ -362,9 +363,8 @@ private Q_SLOTS:
 
         // fp4_param_gather needs nvfp4; Hopper has no FP4 tensor cores.
         s.training.dtype = DType::MXFP8;
-        const auto wrongDtype = TrainingEvaluator::create(s, m_catalog);
-        QVERIFY(!wrongDtype);
-        QVERIFY(wrongDtype.message().find("/training/fp4_param_gather") != std::string::npos);
+        refusedWithPointer(
+            s, "fp4.json: /training/fp4_param_gather: NVFP4 primary weights need training.dtype nvfp4, not mxfp8");
         s.training.dtype = DType::NVFP4;
         s.training.fp4ParamGather = false;
         s.cluster.gpu = "H100-SXM-80GB";

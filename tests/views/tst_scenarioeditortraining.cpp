@@ -1,5 +1,5 @@
 // The scenario editor's fields for the training recipe keys: model.dropout,
-// training.activation_offload_layers / fp8_param_gather / cuda_graph_scope and
+// training.activation_offload_layers / fp8_param_gather / fp4_param_gather / cuda_graph_scope and
 // communication.moe_a2a_overlap, parallelism.etp and parallelism.vpp_microbatch_group load from a
 // scenario, write back to it, and say their ranges.
 
@@ -9,6 +9,7 @@
 #include "views/editor/scenarioeditor.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QtTest>
@@ -75,6 +76,42 @@ private Q_SLOTS:
         editor.setScenario(dense, {});
         QVERIFY(!overlap->isEnabled());
         QVERIFY(!router->isEnabled());
+    }
+
+    // The block-scaled precisions and NVFP4 primary weights (training.fp4_param_gather) load, write back
+    // and, on the wrong precision, are shown as the validator's problem at their own field.
+    void blockScaledPrecision()
+    {
+        ScenarioEditor editor(m_catalog);
+        Scenario s = mixtral();
+        s.cluster.gpu = "GB200";
+        s.cluster.gpusPerNode = 4;
+        s.training.dtype = DType::NVFP4;
+        s.training.fp4ParamGather = true;
+        QVERIFY(findScenarioIssues(s, m_catalog).empty());
+        editor.setScenario(s, {});
+        QVERIFY(editor.scenario() == s);
+        auto* dtype = qobject_cast<QComboBox*>(editor.fieldFor(QStringLiteral("/training/dtype")));
+        auto* fp4Weights = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/training/fp4_param_gather")));
+        QVERIFY(dtype && fp4Weights);
+        QCOMPARE(dtype->currentText(), QStringLiteral("nvfp4"));
+        QVERIFY(fp4Weights->isChecked());
+        QVERIFY(fp4Weights->toolTip().contains(QStringLiteral("--fp4-param-gather")));
+        // mxfp8 with NVFP4 weights still checked: the validator names the field, the editor shows it.
+        dtype->setCurrentIndex(dtype->findText(QStringLiteral("mxfp8")));
+        Scenario edited = editor.scenario();
+        QCOMPARE(edited.training.dtype, DType::MXFP8);
+        QVERIFY(edited.training.fp4ParamGather);
+        const auto issues = findScenarioIssues(edited, m_catalog);
+        QCOMPARE(issues.size(), std::size_t(1));
+        QCOMPARE(issues.front().pointer, std::string("/training/fp4_param_gather"));
+        editor.setScenario(edited, issues);
+        QVERIFY2(editor.problemsText().contains(QStringLiteral("NVFP4 primary weights need training.dtype nvfp4")),
+            qPrintable(editor.problemsText()));
+        fp4Weights->setChecked(false);
+        edited = editor.scenario();
+        QVERIFY(!edited.training.fp4ParamGather);
+        QVERIFY(findScenarioIssues(edited, m_catalog).empty());
     }
 
     // parallelism.etp (MoE parallel folding) has a field; an edit of another parallelism field keeps

@@ -170,8 +170,12 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
             tr("Layers per pipeline stage whose activations wait in host memory between forward and backward "
                "(Megatron-Core --cpu-offloading-num-layers); fewer than the stage's layers."));
     m_fp8ParamGather = boolField(f, QStringLiteral("/training/fp8_param_gather"), tr("fp8 primary weights"),
-        tr("Weights and their gather buffers in fp8, 1 byte per parameter (Megatron-Core --fp8-param-gather); "
-           "needs fp8 precision."));
+        tr("Weights and their gather buffers in fp8 (Megatron-Core --fp8-param-gather): 1 byte per parameter "
+           "with per-tensor scales, 2 + 2/32 bytes with MXFP8 (both copies with their scales); needs fp8 or "
+           "mxfp8 precision."));
+    m_fp4ParamGather = boolField(f, QStringLiteral("/training/fp4_param_gather"), tr("NVFP4 primary weights"),
+        tr("Weights in NVFP4, their row-wise and column-wise copies with scales, 1.125 bytes per parameter, "
+           "gathered in NVFP4 (Megatron-Core --fp4-param-gather); needs nvfp4 precision."));
     m_graphAttention = boolField(f, QStringLiteral("/training/cuda_graph_scope/attn"), tr("CUDA graph: attention"),
         tr("Replay the attention block as a captured CUDA graph (--cuda-graph-scope attn)."));
     m_graphRouter = boolField(f, QStringLiteral("/training/cuda_graph_scope/moe_router"), tr("CUDA graph: MoE router"),
@@ -409,6 +413,7 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     m_tokens->setValue(t.tokens / 1e12);
     m_offloadLayers->setValue(t.activationOffloadLayers);
     m_fp8ParamGather->setChecked(t.fp8ParamGather);
+    m_fp4ParamGather->setChecked(t.fp4ParamGather);
     m_graphAttention->setChecked(t.cudaGraphScope & CudaGraphAttention);
     m_graphRouter->setChecked(t.cudaGraphScope & CudaGraphMoeRouter);
     m_graphPreprocess->setChecked(t.cudaGraphScope & CudaGraphMoePreprocess);
@@ -493,6 +498,7 @@ Scenario ScenarioEditor::scenario() const
     t.tokens = m_tokens->value() * 1e12;
     t.activationOffloadLayers = m_offloadLayers->value();
     t.fp8ParamGather = m_fp8ParamGather->isChecked();
+    t.fp4ParamGather = m_fp4ParamGather->isChecked();
     t.cudaGraphScope = (m_graphAttention->isChecked() ? CudaGraphAttention : 0u)
         | (m_graphRouter->isChecked() ? CudaGraphMoeRouter : 0u)
         | (m_graphPreprocess->isChecked() ? CudaGraphMoePreprocess : 0u)

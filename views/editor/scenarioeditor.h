@@ -125,6 +125,7 @@ private:
     QDoubleSpinBox* m_tokens;
     QSpinBox* m_offloadLayers;
     QCheckBox* m_fp8ParamGather;
+    QCheckBox* m_fp4ParamGather;
     QCheckBox* m_graphAttention;
     QCheckBox* m_graphRouter;
     QCheckBox* m_graphPreprocess;
