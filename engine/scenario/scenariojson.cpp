@@ -2,6 +2,7 @@
 
 #include "engine/core/atomicfile.h"
 #include "engine/core/jsonfields.h"
+#include "engine/scenario/scenariovalidator.h"
 
 #include <algorithm>
 #include <limits>
@@ -405,18 +406,6 @@ namespace {
         return compute;
     }
 
-    // A whole-layer CUDA graph needs static shapes: dropless MoE layers size their all-to-alls and
-    // grouped GEMMs from token counts known only at run time (Megatron-LM megatron/core/transformer/
-    // moe/README.md, "CUDA Graph": dropless MoE can only capture the attention and router parts).
-    const char* cudaGraphScopeInvalidReason(const ModelSpec& m, const TrainingSpec& t)
-    {
-        if ((t.cudaGraphScope & CudaGraphFullLayer) && m.moe && m.moe->capacityFactor <= 0)
-            return "\"full_layer\" needs static shapes: set model.moe.capacity_factor > 0 (token drop with "
-                   "padding), or graph only \"attn\", \"moe_router\" and \"moe_preprocess\" with dropless "
-                   "routing";
-        return nullptr;
-    }
-
     Scenario readScenario(const json& root)
     {
         JsonObjectReader r(root, "");
@@ -432,8 +421,8 @@ namespace {
         s.cluster = readCluster(*r.object("cluster", true));
         s.model = readModel(*r.object("model", true));
         s.training = readTraining(*r.object("training", true));
-        if (const char* reason = cudaGraphScopeInvalidReason(s.model, s.training))
-            throw JsonFieldError("/training/cuda_graph_scope", reason);
+        if (auto graphs = cudaGraphScopeIssue(s.model, s.training))
+            throw JsonFieldError(graphs->pointer, graphs->message);
         if (auto p = r.object("parallelism"))
             s.parallelism = readParallelism(*p);
         if (auto c = r.object("communication"))

@@ -21,6 +21,15 @@ std::optional<ValidationIssue> primaryWeightsIssue(const TrainingSpec& t)
     return std::nullopt;
 }
 
+std::optional<ValidationIssue> cudaGraphScopeIssue(const ModelSpec& m, const TrainingSpec& t)
+{
+    if ((t.cudaGraphScope & CudaGraphFullLayer) && m.moe && m.moe->capacityFactor <= 0)
+        return ValidationIssue { "/training/cuda_graph_scope",
+            "\"full_layer\" needs static shapes: set model.moe.capacity_factor > 0 (token drop with padding), or "
+            "graph only \"attn\", \"moe_router\" and \"moe_preprocess\" with dropless routing" };
+    return std::nullopt;
+}
+
 std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog& catalog)
 {
     std::vector<ValidationIssue> issues;
@@ -87,6 +96,8 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
             add("/training/dtype", nvfp4Unsupported(*g));
     if (auto weights = primaryWeightsIssue(t))
         issues.push_back(std::move(*weights));
+    if (auto graphs = cudaGraphScopeIssue(m, t))
+        issues.push_back(std::move(*graphs));
     if (t.activationOffloadLayers >= m.layers)
         add("/training/activation_offload_layers",
             "activation_offload_layers (" + str(t.activationOffloadLayers) + ") must be fewer than the layers ("

@@ -192,12 +192,8 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         if (!(efficiency.hostJitterFraction >= 0.0 && efficiency.hostJitterFraction <= 1.0))
             return Status::error("/calibration/compute/host_jitter_fraction: expected a fraction in [0, 1]");
     }
-    // A whole-layer CUDA graph needs static shapes (Megatron-LM megatron/core/transformer/moe/README.md,
-    // "CUDA Graph": dropless MoE captures only the attention and router parts).
-    if ((scenario.training.cudaGraphScope & CudaGraphFullLayer) && scenario.model.moe
-        && scenario.model.moe->capacityFactor <= 0)
-        return Status::error("/training/cuda_graph_scope: \"full_layer\" needs static shapes: set "
-                             "model.moe.capacity_factor > 0, or graph only attn, moe_router and moe_preprocess");
+    if (const auto graphs = cudaGraphScopeIssue(scenario.model, scenario.training))
+        return Status::error(graphs->pointer + ": " + graphs->message);
     const GpuModel* gpu = catalog.findGpu(scenario.cluster.gpu);
     if (!gpu)
         return Status::error("/cluster/gpu: unknown GPU \"" + scenario.cluster.gpu + "\"");

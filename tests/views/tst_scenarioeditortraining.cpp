@@ -69,6 +69,21 @@ private Q_SLOTS:
         QVERIFY(offload->toolTip().contains(QStringLiteral("100")));
         QCOMPARE(offload->maximum(), 100000);
         QVERIFY(editor.fieldFor(QStringLiteral("/training/cuda_graph_scope")) != nullptr);
+        // fp8 weights on this bf16 model and a whole-layer graph on this dropless one: the validator's
+        // issues land at their fields.
+        auto* fullLayer
+            = qobject_cast<QCheckBox*>(editor.fieldFor(QStringLiteral("/training/cuda_graph_scope/full_layer")));
+        QVERIFY(fullLayer);
+        fullLayer->setChecked(true);
+        const Scenario graphed = editor.scenario();
+        const auto issues = findScenarioIssues(graphed, m_catalog);
+        QCOMPARE(issues.size(), std::size_t(2));
+        QCOMPARE(issues[0].pointer, std::string("/training/fp8_param_gather"));
+        QCOMPARE(issues[1].pointer, std::string("/training/cuda_graph_scope"));
+        editor.setScenario(graphed, issues);
+        QVERIFY2(editor.problemsText().contains(QStringLiteral("needs static shapes"))
+                && editor.problemsText().contains(QStringLiteral("need training.dtype fp8 or mxfp8, not bf16")),
+            qPrintable(editor.problemsText()));
         // MoE-only fields are disabled for a dense model.
         Scenario dense = s;
         dense.model.moe.reset();
