@@ -190,13 +190,11 @@ int runCalibrateComputeCommand(const std::vector<std::string>& args, CliIo io)
         }
         DType dtype = scenario ? scenario->training.dtype : DType::BF16;
         if (auto d = cl->value("dtype")) {
-            if (*d == "bf16" || *d == "fp16")
-                dtype = *d == "bf16" ? DType::BF16 : DType::FP16;
-            else if (*d == "fp8" || *d == "mxfp8" || *d == "nvfp4")
-                dtype = *d == "fp8" ? DType::FP8 : *d == "mxfp8" ? DType::MXFP8 : DType::NVFP4;
-            else
+            const auto named = dtypeFromString(*d);
+            if (!named)
                 return cliUsageError(
                     io, "calibrate-compute", "--dtype expects bf16, fp16, fp8, mxfp8 or nvfp4, got \"" + *d + "\"");
+            dtype = *named;
         }
         auto csv = readWholeFile(*gemmCsv);
         if (!csv) {

@@ -1,6 +1,8 @@
 #include "app/cli/clicommand.h"
 #include "app/cli/clisupport.h"
 #include "app/cli/commandline.h"
+#include "engine/scenario/scenario.h"
+#include "engine/training/computeefficiency.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,10 +34,10 @@ namespace {
                 { "achievable",
                     { { "gemm_bf16", g.gemmBf16Fraction }, { "gemm_fp8", g.gemmFp8Fraction },
                         { "gemm_mxfp8",
-                            engine::hasBlockScaledFp8(g) ? json(g.gemmMxfp8Fraction.value_or(g.gemmFp8Fraction))
+                            engine::hasBlockScaledFp8(g) ? json(engine::catalogGemmFraction(g, engine::DType::MXFP8))
                                                          : json(nullptr) },
                         { "gemm_nvfp4",
-                            engine::hasNvfp4(g) ? json(g.gemmNvfp4Fraction.value_or(g.gemmFp8Fraction))
+                            engine::hasNvfp4(g) ? json(engine::catalogGemmFraction(g, engine::DType::NVFP4))
                                                 : json(nullptr) },
                         { "attention_bf16", g.attentionFraction } } },
                 { "scaleup_link", g.scaleUpLink }, { "scaleup_bytes_per_second", g.scaleUpBytesPerSecond },

@@ -96,6 +96,14 @@ const char* toString(Routing v)
     return "?";
 }
 
+std::optional<DType> dtypeFromString(std::string_view name)
+{
+    for (const DType v : { DType::BF16, DType::FP16, DType::FP8, DType::MXFP8, DType::NVFP4 })
+        if (name == toString(v))
+            return v;
+    return std::nullopt;
+}
+
 double bytesPerElement(DType v) { return v == DType::NVFP4 ? 0.5 + 1.0 / 16.0 : isFp8(v) ? 1.0 : 2.0; }
 
 } // namespace clusterscope::engine

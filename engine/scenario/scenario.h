@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace clusterscope::engine {
@@ -295,6 +296,9 @@ const char* toString(Routing v);
 /// Bytes per GEMM-operand element of a training dtype (bf16/fp16: 2, fp8 and mxfp8: 1, MXFP8's block
 /// scales of 1/32 B counted where they are moved; nvfp4: 0.5 plus its E4M3 scale per 16 elements).
 double bytesPerElement(DType v);
+/// The dtype whose JSON name (toString) is `name`, or none: the one reading of "bf16", "fp16", "fp8",
+/// "mxfp8" and "nvfp4" for scenario files, command lines and calibration documents.
+std::optional<DType> dtypeFromString(std::string_view name);
 /// True for the 8-bit GEMM dtypes (fp8 and mxfp8), which run on the fp8 tensor cores.
 inline bool isFp8(DType v) { return v == DType::FP8 || v == DType::MXFP8; }
 /// True for every dtype whose GEMM inputs are quantized (fp8, mxfp8, nvfp4); attention, the

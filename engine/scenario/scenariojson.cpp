@@ -166,9 +166,7 @@ namespace {
         TrainingSpec t;
         t.globalBatch = r.positiveInt("global_batch");
         t.microBatch = r.positiveInt("micro_batch", 1);
-        static const std::pair<const char*, DType> dtypes[] = { { "bf16", DType::BF16 }, { "fp16", DType::FP16 },
-            { "fp8", DType::FP8 }, { "mxfp8", DType::MXFP8 }, { "nvfp4", DType::NVFP4 } };
-        t.dtype = enumFrom(r.choice("dtype", { "bf16", "fp16", "fp8", "mxfp8", "nvfp4" }, "bf16"), dtypes);
+        t.dtype = *dtypeFromString(r.choice("dtype", { "bf16", "fp16", "fp8", "mxfp8", "nvfp4" }, "bf16"));
         static const std::pair<const char*, Recompute> recomputes[]
             = { { "none", Recompute::None }, { "selective", Recompute::Selective }, { "full", Recompute::Full } };
         t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);

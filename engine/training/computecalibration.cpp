@@ -105,8 +105,7 @@ Result<ProjectComputeCalibration> parseProjectComputeCalibrationJson(std::string
                 std::string(origin) + ": /fitted: expected {\"gpu\": ID, \"dtype\": bf16|fp16|fp8|mxfp8|nvfp4}");
         out.fittedGpu = fitted["gpu"].get<std::string>();
         out.fittedDtype = fitted["dtype"].get<std::string>();
-        if (!out.fittedDtype.empty() && out.fittedDtype != "bf16" && out.fittedDtype != "fp16"
-            && out.fittedDtype != "fp8" && out.fittedDtype != "mxfp8" && out.fittedDtype != "nvfp4")
+        if (!out.fittedDtype.empty() && !dtypeFromString(out.fittedDtype))
             return Status::error(std::string(origin) + ": /fitted/dtype: expected bf16, fp16, fp8, mxfp8 or nvfp4");
         doc.erase("fitted");
         auto compute = parseComputeCalibrationJson(doc.dump(), origin);

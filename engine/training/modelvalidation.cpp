@@ -450,11 +450,7 @@ namespace {
             const GpuModel* gpu = catalog.findGpu(gemmGpu);
             if (!gpu)
                 throw JsonFieldError(spec.pointerOf("gpu"), "unknown GPU \"" + gemmGpu + "\"");
-            const DType dtype = gemmDtype == "nvfp4" ? DType::NVFP4
-                : gemmDtype == "mxfp8"               ? DType::MXFP8
-                : gemmDtype == "fp8"                 ? DType::FP8
-                : gemmDtype == "fp16"                ? DType::FP16
-                                                     : DType::BF16;
+            const DType dtype = *dtypeFromString(gemmDtype); // choice() above admits only dtype names
             auto model = ComputeEfficiency::forGpu(params, *gpu, dtype, false); // isolated GEMMs: boost clock
             if (!model)
                 throw JsonFieldError(spec.pointerOf("dtype"), model.message());

@@ -21,6 +21,18 @@ class TestScenarioJson : public QObject {
     }
 
 private Q_SLOTS:
+    // One reading of the dtype names (scenario files, calibrate-compute --dtype, calibration documents,
+    // GEMM tables): every dtype's name reads back to it, anything else to none.
+    void dtypeNames()
+    {
+        for (const DType v : { DType::BF16, DType::FP16, DType::FP8, DType::MXFP8, DType::NVFP4 })
+            QCOMPARE(dtypeFromString(toString(v)), std::optional<DType>(v));
+        QCOMPARE(dtypeFromString("nvfp4"), std::optional<DType>(DType::NVFP4));
+        QVERIFY(!dtypeFromString("fp6"));
+        QVERIFY(!dtypeFromString("FP8"));
+        QVERIFY(!dtypeFromString(""));
+    }
+
     void examplesParseAndValidate_data()
     {
         QTest::addColumn<QString>("path");
