@@ -7,6 +7,7 @@
 #include "engine/collectives/collectivemodel.h"
 #include "engine/collectives/nccltuningtables.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace clusterscope::engine::collectives {
@@ -77,5 +78,43 @@ inline double treeCorrection(double bytes, CollectiveProtocol protocol)
 
 inline constexpr double kMicro = 1e-6;
 inline constexpr double kGBps = 1e9;
+
+/// NCCL's ring step count (src/graph/tuning.cc): nsteps = 2(n-1) AllReduce, n-1 AllGather /
+/// ReduceScatter, n otherwise; a ring's busBw is its algBw x nsteps / n.
+inline double ncclRingSteps(CollectiveOp op, int n)
+{
+    if (op == CollectiveOp::AllReduce)
+        return 2.0 * (n - 1);
+    if (op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather)
+        return n - 1.0;
+    return n;
+}
+
+/// Channels of NCCL's search graph (graphs[a]->nChannels), which its tuner multiplies its per-channel
+/// figures by. On one node: the context's channels. Across nodes the search (src/graph/search.cc
+/// ncclTopoCompute) finds one channel per NIC at the NIC's rate, and ncclTopoDupChannels doubles them
+/// (halving the rate) unless the rate is below 25 GB/s, or the GPUs are newer than Ampere (ccMin > 80),
+/// the rate below 50 GB/s and the channels more than 4: 8 x 400 Gb/s Hopper NICs keep 8 channels
+/// (NVIDIA/nccl issue 1041, where an H100 node with 8 CX-7 NICs shows 8 search channels).
+inline double ncclSearchChannels(const CollectiveHardware& hw, const GroupContext& ctx)
+{
+    if (ctx.nodes <= 1)
+        return ctx.channels;
+    double channels = std::min(32, ctx.nics);
+    const double rateGBps = ctx.nicBytesPerSecond / kGBps;
+    const bool duplicate = rateGBps >= 25.0 && !(hw.archIndex >= 2 && rateGBps < 50.0 && channels > 4);
+    if (duplicate)
+        channels = std::min(32.0, 2 * channels);
+    return channels;
+}
+
+/// Ring channels NCCL runs across nodes: ncclTopoPostset (src/graph/connect.cc) doubles the search
+/// graph's channels ("nChannels*2", MAXCHANNELS 32) without changing the graph the tuner reads
+/// ("Execution channels are typically 2x the search channels", NVIDIA/nccl issue 1041): 16 on a node
+/// of 8 x 400 Gb/s NICs (8 search channels), 16 with 4 (4 duplicated to 8), 4 with one.
+inline double ncclRunningRingChannels(const CollectiveHardware& hw, const GroupContext& ctx)
+{
+    return ctx.nodes <= 1 ? ctx.channels : std::min(32.0, 2.0 * ncclSearchChannels(hw, ctx));
+}
 
 } // namespace clusterscope::engine::collectives

@@ -47,16 +47,6 @@ namespace {
         return op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
     }
 
-    // tuning.cc: nsteps = 2(n-1) AllReduce, n-1 AllGather/ReduceScatter, n otherwise.
-    double ringSteps(CollectiveOp op, int n)
-    {
-        if (op == CollectiveOp::AllReduce)
-            return 2.0 * (n - 1);
-        if (isReduceScatterOrAllGather(op))
-            return n - 1.0;
-        return n;
-    }
-
     // tuning.cc: nInterSteps = 2(nNodes-1) for AllReduce, else nNodes-1.
     double ringInterSteps(CollectiveOp op, int nodes)
     {
@@ -120,25 +110,8 @@ namespace {
         double ppn() const { return ctx.ranksPerNode; }
         bool multiNode() const { return ctx.nodes > 1; }
         /// nChannels x a per-channel cap of tuning.cc, which counts the channels of the search graph
-        /// (graphs[a]->nChannels), not the channels that run. Across nodes the search (src/graph/search.cc
-        /// ncclTopoCompute) finds one channel per NIC at the NIC's rate, and ncclTopoDupChannels doubles
-        /// them (halving the rate) unless the rate is below 25 GB/s, or the GPUs are newer than Ampere
-        /// (ccMin > 80), the rate below 50 GB/s and the channels more than 4: 8 x 400 Gb/s Hopper NICs keep
-        /// 8 channels at 48 GB/s. ncclTopoPostset (src/graph/connect.cc) then doubles the channels that
-        /// run, "nChannels*2" (ctx.channels, two per NIC), without changing the graph the tuner reads
-        /// ("Execution channels are typically 2x the search channels", NVIDIA/nccl issue 1041, where an
-        /// H100 node with 8 CX-7 NICs shows 8 search channels).
-        double tunerChannels() const
-        {
-            if (!multiNode())
-                return ctx.channels;
-            double channels = std::min(32, ctx.nics);
-            const double rateGBps = ctx.nicBytesPerSecond / kGBps;
-            const bool duplicate = rateGBps >= 25.0 && !(hw.archIndex >= 2 && rateGBps < 50.0 && channels > 4);
-            if (duplicate)
-                channels = std::min(32.0, 2 * channels);
-            return channels;
-        }
+        /// (graphs[a]->nChannels, ncclSearchChannels), not the channels that run.
+        double tunerChannels() const { return ncclSearchChannels(hw, ctx); }
         double perChannelCap(const double (&table)[4][3]) const
         {
             return tunerChannels() * table[hw.archIndex][ctx.capIndex] * kGBps;
@@ -168,7 +141,7 @@ namespace {
             busBw = std::min(in.llMaxBw(), nccl::kRingLlFactor * busBw);
         else if (in.protocol == CollectiveProtocol::LL128)
             busBw = std::min(busBw * nccl::kRingLl128Factor, in.perChannelCap(nccl::kPerChMaxRingLL128GBps));
-        const double nsteps = ringSteps(in.op, ctx.ranks);
+        const double nsteps = ncclRingSteps(in.op, ctx.ranks);
         AlgorithmCost c;
         c.algBw = busBw * in.n() / nsteps;
         const double nInter = ringInterSteps(in.op, ctx.nodes);
@@ -292,7 +265,7 @@ namespace {
             return {};
         const double busBw = in.ctx.interBytesPerSecond * nccl::kPatFactor;
         AlgorithmCost c;
-        c.algBw = busBw * in.n() / ringSteps(in.op, in.ctx.ranks);
+        c.algBw = busBw * in.n() / ncclRingSteps(in.op, in.ctx.ranks);
         c.latencyUs = log2Floor(in.ctx.nodes) * in.interLat / nccl::kPatInterLatDivisor + nccl::kPatPerRankUs * in.n();
         fillBytes(in.ctx, 0.0, in.bytes * (in.n() - 1) / in.n(), false, in.linkBytes);
         return c;

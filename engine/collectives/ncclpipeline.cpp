@@ -151,6 +151,32 @@ namespace {
         }
     }
 
+    // A ring across nodes moves each channel's share through one thread block per rank, and a block
+    // copies about one NVLink's worth: NCCL's own per-channel figure (kNvlinkChannelGBps, which the
+    // send/receive model uses for one p2p channel: 20.4 GB/s per channel measured on H100,
+    // extracost.cpp). A ring's bus bandwidth is then at most its running channels x that figure,
+    // whatever the NICs could carry (one node already counts it: busBw = channels x per-channel NVLink
+    // bw). NCCL's tuner does not apply this (it multiplies its search graph's channels by the graph's
+    // per-channel rate, src/graph/tuning.cc), so it shapes the time of the chosen ring, not the choice.
+    // On a node of 8 x 400 Gb/s NICs Hopper runs 16 ring channels (ncclRunningRingChannels): at most
+    // 16 x 20.6 = 330 GB/s busbw where the NICs carry ~370 (public all_gather / reduce_scatter logs of
+    // 10 x 8 H100 stop at 304-324 GB/s: tests/data/nccltests/public/README.md, ninth round). Blackwell's
+    // 40.1 GB/s per channel keeps its rings NIC-bound.
+    void capRingByChannels(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
+        CollectiveProtocol protocol, CollectiveTerms& t)
+    {
+        if (ctx.nodes <= 1 || ctx.ranksPerNode < 2 || !hw.nvlink || !(bytes > 0))
+            return;
+        double busBw = ncclRunningRingChannels(hw, ctx) * nccl::kNvlinkChannelGBps[hw.archIndex] * kGBps;
+        // The protocols' share of the Simple rate, as the tuner counts them (tuning.cc).
+        if (protocol == CollectiveProtocol::LL128)
+            busBw *= nccl::kRingLl128Factor;
+        else if (protocol == CollectiveProtocol::LL)
+            busBw *= nccl::kRingLlFactor;
+        const double algBw = busBw * ctx.ranks / ncclRingSteps(op, ctx.ranks);
+        t.achievedBandwidthSeconds = std::max(t.achievedBandwidthSeconds, bytes / algBw);
+    }
+
 } // namespace
 
 void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
@@ -163,6 +189,8 @@ void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, Co
         + (ctx.nodes > 1 ? nccl::kNetCallOverheadUs * kMicro + hw.netCallOverheadSeconds
                          : nccl::kLaunchPerGpuUs * ctx.gpusPerThread * kMicro);
     t.achievedBandwidthSeconds = t.bandwidthSeconds;
+    if (algorithm == CollectiveAlgorithm::Ring)
+        capRingByChannels(hw, ctx, op, bytes, protocol, t);
     Pipeline p;
     if (!(bytes > 0) || !pipelineOf(hw, ctx, op, bytes, algorithm, protocol, p))
         return;

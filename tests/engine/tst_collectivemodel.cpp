@@ -57,15 +57,18 @@ private Q_SLOTS:
         QTest::addColumn<double>("expectedBusbwGBps");
         // Public figures, 8 GiB AllReduce (large-size plateau): H100 ring ~370 and NVLS ~480 GB/s
         // (NVIDIA in NVIDIA/nccl-tests#212), 46-48 GB/s per NDR NIC (NVIDIA in NVIDIA/nccl-tests#290),
-        // DGX A100 / HDR and H100 / NDR multi-node rings (nccl-tests doc/PERFORMANCE.md: busbw tracks
-        // the slowest link).
+        // DGX A100 / HDR multi-node rings (nccl-tests doc/PERFORMANCE.md: busbw tracks the slowest link).
+        // H100 / 8 x NDR multi-node rings do not reach the NICs' ~370 GB/s: 16 ring channels of one thread
+        // block each stop at 316-324 GB/s (all_gather and reduce_scatter on 10 x 8 H100, NCCL 2.29.2,
+        // tests/data/nccltests/public xxrjun_h100_10n8g_ib_*.log), ~320 GB/s with NCCL's default channels in
+        // NVIDIA/nccl-tests#309 (375-391 with NCCL_MIN_CTAS=24).
         QTest::addRow("8x H100 one node ring ~370") << "H100-SXM-80GB" << 8 << 8 << 400.0 << 8 << "ring" << 370.0;
         QTest::addRow("8x H100 one node nvls ~480") << "H100-SXM-80GB" << 8 << 8 << 400.0 << 8 << "nvls" << 480.0;
         QTest::addRow("8x H100 one node auto ~480") << "H100-SXM-80GB" << 8 << 8 << 400.0 << 8 << "auto" << 480.0;
         QTest::addRow("DGX A100 8x HDR multi-node ~192") << "A100-SXM-80GB" << 32 << 8 << 200.0 << 8 << "ring" << 192.0;
         QTest::addRow("one NDR NIC 46-48") << "H100-SXM-80GB" << 16 << 8 << 400.0 << 1 << "ring" << 47.0;
         QTest::addRow("one HDR NIC ~24") << "A100-SXM-80GB" << 16 << 8 << 200.0 << 1 << "ring" << 24.0;
-        QTest::addRow("H100 8x NDR multi-node ~400") << "H100-SXM-80GB" << 64 << 8 << 400.0 << 8 << "ring" << 400.0;
+        QTest::addRow("H100 8x NDR multi-node ~320") << "H100-SXM-80GB" << 64 << 8 << 400.0 << 8 << "ring" << 320.0;
     }
     void publicFigures()
     {

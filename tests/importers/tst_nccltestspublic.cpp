@@ -227,7 +227,10 @@ private Q_SLOTS:
         // (10 x 1, 2, 4, 8). 10 x 8 stays 39% fast: its cross-node sends reach 15.2 GB/s, not one channel's
         // 25 (unexplained). The 10 x 1 and 10 x 4 all_reduce logs: each rank on its own GPU's NIC (nics
         // = ranks per node; the CLI infers that from hosts with more NICs than ranks). The 10 x 8
-        // all_gather repeats the all_reduce's ceiling at large sizes (316-324 GB/s against 359-368).
+        // all_gather and reduce_scatter stopped at 304-324 GB/s from 2 GiB (the model: 359-368, -10 .. -13%):
+        // 16 ring channels of one thread block each (ncclpipeline.cpp capRingByChannels) took those sizes to
+        // -3 .. +1% and the means 25.2 -> 19.3% (all_gather), 27.4 -> 21.6% (reduce_scatter); the Ring
+        // LL128 band (32-256 MiB) is still 23-55% fast.
         QTest::addRow("1x8 H100 sendrecv") << "xxrjun_h100_1n8g_nvlink_sendrecv.log"
                                            << "sendrecv"
                                            << "H100-SXM-80GB" << 8 << 1 << 10 << 8 << 400.0 << QString("ib") << 0.021
@@ -263,7 +266,11 @@ private Q_SLOTS:
         QTest::addRow("10x8 H100 IB allgather") << "xxrjun_h100_10n8g_ib_allgather.log"
                                                 << "allgather"
                                                 << "H100-SXM-80GB" << 80 << 10 << 10 << 8 << 400.0 << QString("ib")
-                                                << 0.253 << 0.547 << 0.083 << true << 0.135;
+                                                << 0.194 << 0.547 << 0.084 << true << 0.138;
+        QTest::addRow("10x8 H100 IB reducescatter") << "xxrjun_h100_10n8g_ib_reducescatter.log"
+                                                    << "reducescatter"
+                                                    << "H100-SXM-80GB" << 80 << 10 << 10 << 8 << 400.0 << QString("ib")
+                                                    << 0.217 << 0.551 << 0.055 << true << 0.085;
         // GB200 NVL72 (CoreWeave; NCCL 2.26.2): excerpts that keep only the last device line, so the ranks
         // are the highest rank listed + 1 and the nodes the source's (18 compute trays of 4 GPUs per
         // rack); NICs not stated: the NVL72 reference design's 4 x 400 Gb/s ConnectX-7 per tray.
