@@ -53,6 +53,50 @@ private Q_SLOTS:
 
     // The held-out tables (a later Megatron-Bridge release the model was never fitted to) stay in the
     // report with every row they were transcribed with: dropping a badly predicted row would hide it.
+    // resources/validation/README.md states each table's rows, MAPE, bias and largest |error| (one
+    // decimal): the figures a reader quotes must be the ones validate-model prints for the same model.
+    void readmeFidelityTableMatches()
+    {
+        QFile file(QStringLiteral(CLUSTERSCOPE_SOURCE_DIR "/resources/validation/README.md"));
+        QVERIFY2(file.open(QIODevice::ReadOnly | QIODevice::Text), qPrintable(file.fileName()));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split(u'\n');
+        const qsizetype start
+            = lines.indexOf(QStringLiteral("## Fidelity (uncalibrated, `clusterscope-cli validate-model`)"));
+        QVERIFY2(start >= 0, "README.md has no fidelity section");
+        // | <id> (...) | rows | MAPE% | bias% | max% (...) | limits |
+        static const QRegularExpression row(
+            QStringLiteral(R"(^\| (\S+) [^|]*\| (\d+) \| ([\d.]+)% \| ([-+][\d.]+)% \| ([\d.]+)%)"));
+        int checked = 0;
+        for (qsizetype i = start + 1; i < lines.size() && !lines[i].startsWith(QStringLiteral("## ")); ++i) {
+            const QRegularExpressionMatch m = row.match(lines[i]);
+            if (!m.hasMatch())
+                continue;
+            const std::string id = m.captured(1).toStdString();
+            const auto t
+                = std::find_if(m_tables.begin(), m_tables.end(), [&](const ValidationTable& v) { return v.id == id; });
+            QVERIFY2(
+                t != m_tables.end(), qPrintable(QStringLiteral("README names an unknown table: %1").arg(id.c_str())));
+            double maxAbs = 0;
+            for (const ValidationRow& r : t->rows)
+                maxAbs = std::max(maxAbs, std::abs(r.error));
+            const auto percent
+                = [](double fraction, bool sign) { return QString::asprintf(sign ? "%+.1f" : "%.1f", 100 * fraction); };
+            const QString where = QStringLiteral("README.md line %1 (%2)").arg(i + 1).arg(id.c_str());
+            QVERIFY2(m.captured(2).toInt() == int(t->rows.size()), qPrintable(where + QStringLiteral(": rows")));
+            QVERIFY2(m.captured(3) == percent(t->mape, false),
+                qPrintable(where
+                    + QStringLiteral(": MAPE %1%, validate-model %2%").arg(m.captured(3), percent(t->mape, false))));
+            QVERIFY2(m.captured(4) == percent(t->bias, true),
+                qPrintable(where
+                    + QStringLiteral(": bias %1%, validate-model %2%").arg(m.captured(4), percent(t->bias, true))));
+            QVERIFY2(m.captured(5) == percent(maxAbs, false),
+                qPrintable(where
+                    + QStringLiteral(": max %1%, validate-model %2%").arg(m.captured(5), percent(maxAbs, false))));
+            ++checked;
+        }
+        QCOMPARE(checked, int(m_tables.size()));
+    }
+
     void heldOutTablesKeepTheirRows_data()
     {
         QTest::addColumn<QString>("id");
