@@ -25,7 +25,7 @@ enum class CompressionMethod { None, TopK, Int8, Fp8, OneBit };
 enum class Routing { Ecmp, Adaptive, Spray };
 
 /// Bits of TrainingSpec::cudaGraphScope: which parts of a layer run as captured CUDA graphs
-/// (Megatron-Core --cuda-graph-scope: attn, moe_router, moe_preprocess; full_layer = the whole
+/// (Megatron-Core --cuda-graph-scope: attn, mamba, moe_router, moe_preprocess; full_layer = the whole
 /// layer, only with static shapes, i.e. MoE with a capacity factor).
 enum CudaGraphScopeBits : unsigned {
     CudaGraphNone = 0,
@@ -33,6 +33,7 @@ enum CudaGraphScopeBits : unsigned {
     CudaGraphMoeRouter = 1u << 1, ///< "moe_router"
     CudaGraphMoePreprocess = 1u << 2, ///< "moe_preprocess"
     CudaGraphFullLayer = 1u << 3, ///< "full_layer"
+    CudaGraphMamba = 1u << 4, ///< "mamba": a hybrid stack's Mamba layers
 };
 
 /// Bits of TrainingSpec::recomputeModules: the modules Megatron-Core recomputes under selective
@@ -45,6 +46,7 @@ enum RecomputeModuleBits : unsigned {
     RecomputeMoeAct = 1u << 2, ///< "moe_act": the routed experts' activation
     RecomputeMlaUpProj = 1u << 3, ///< "mla_up_proj": the up-projections of multi-head latent attention
     RecomputeMlp = 1u << 4, ///< "mlp": the whole MLP of the dense (non-MoE) layers
+    RecomputeMoe = 1u << 5, ///< "moe": the whole MoE MLP (router, dispatch, experts, combine)
 };
 
 struct NicSpec {
@@ -100,8 +102,27 @@ struct MoeSpec {
     bool operator==(const MoeSpec&) const = default;
 };
 
+/// "mamba": the Mamba-2 mixer of a hybrid model's Mamba layers (Dao & Gu 2024, "Transformers are SSMs",
+/// arXiv 2405.21060, Sec. 7-8; Megatron-Core ssm/mamba_mixer.py MambaMixer, whose defaults these are).
+struct MambaSpec {
+    int heads = 0; ///< "heads": SSM heads (mamba_num_heads); 0 = 2 x hidden / head_dim (expand 2)
+    int headDim = 64; ///< "head_dim": channels per head (mamba_head_dim); heads x head_dim = d_inner
+    int stateDim = 128; ///< "state_dim": SSM state size N (mamba_state_dim)
+    int groups = 8; ///< "groups": B / C groups shared by the heads (mamba_num_groups)
+    int convKernel = 4; ///< "conv_kernel": causal depthwise convolution width (d_conv)
+    int chunkSize = 128; ///< "chunk_size": SSD chunk length Q of mamba_chunk_scan_combined
+    bool operator==(const MambaSpec&) const = default;
+};
+
 struct ModelSpec {
     int layers = 32; ///< "layers"
+    /// "hybrid_pattern": a hybrid stack's layers, one symbol each, as Megatron-Core's
+    /// hybrid_override_pattern writes them (ssm/mamba_hybrid_layer_allocation.py): 'M' Mamba-2 mixer,
+    /// '*' self-attention, '-' MLP, 'E' mixture-of-experts MLP; each symbol is a layer of its own with
+    /// its pre-norm and residual (Nemotron-H, Nemotron 3). Empty: a plain transformer, every layer
+    /// attention + MLP.
+    std::string hybridPattern;
+    std::optional<MambaSpec> mamba; ///< "mamba": required when hybrid_pattern has 'M' layers
     int hidden = 4096; ///< "hidden"
     int heads = 32; ///< "heads"
     int kvHeads = 32; ///< "kv_heads" (GQA when < heads)

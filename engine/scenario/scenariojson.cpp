@@ -157,6 +157,49 @@ namespace {
                     "top_k (" + std::to_string(s.topK) + ") cannot exceed experts (" + std::to_string(s.experts) + ")");
             m.moe = s;
         }
+        if (r.has("hybrid_pattern")) {
+            m.hybridPattern = r.string("hybrid_pattern");
+            const std::string where = r.pointerOf("hybrid_pattern");
+            if (m.hybridPattern.size() != static_cast<std::size_t>(m.layers))
+                throw JsonFieldError(where,
+                    "the pattern has " + std::to_string(m.hybridPattern.size()) + " layers, model.layers says "
+                        + std::to_string(m.layers) + " (one symbol per layer)");
+            for (std::size_t i = 0; i < m.hybridPattern.size(); ++i) {
+                const char c = m.hybridPattern[i];
+                if (c != 'M' && c != '*' && c != '-' && c != 'E')
+                    throw JsonFieldError(where,
+                        "symbol '" + std::string(1, c) + "' at position " + std::to_string(i + 1)
+                            + " is not modelled; expected 'M' (Mamba-2), '*' (attention), '-' (MLP) or 'E' (MoE)");
+            }
+            const auto has = [&](char c) { return m.hybridPattern.find(c) != std::string::npos; };
+            if (has('E') != m.moe.has_value())
+                throw JsonFieldError(where,
+                    has('E') ? "'E' layers need model.moe" : "model.moe is given but the pattern has no 'E' layer");
+            if (m.moe && m.moe->denseLayers > 0)
+                throw JsonFieldError(r.pointerOf("moe") + "/dense_layers",
+                    "a hybrid model's dense layers are its pattern's '-' symbols; leave dense_layers out");
+            if (has('M') && !r.has("mamba"))
+                throw JsonFieldError(
+                    where, "'M' layers need model.mamba (an empty object takes Megatron-Core's defaults)");
+        }
+        if (auto mamba = r.object("mamba")) {
+            if (m.hybridPattern.find('M') == std::string::npos)
+                throw JsonFieldError(r.pointerOf("mamba"), "model.mamba needs 'M' layers in model.hybrid_pattern");
+            MambaSpec s;
+            s.headDim = mamba->boundedInt("head_dim", 1, 1 << 16, s.headDim);
+            // Megatron-Core MambaMixer: d_inner = expand x hidden with expand 2 unless the heads are stated.
+            s.heads = mamba->boundedInt("heads", 1, 1 << 20, std::max(1, 2 * m.hidden / s.headDim));
+            s.stateDim = mamba->boundedInt("state_dim", 1, 1 << 16, s.stateDim);
+            s.groups = mamba->boundedInt("groups", 1, 1 << 16, s.groups);
+            s.convKernel = mamba->boundedInt("conv_kernel", 1, 1 << 10, s.convKernel);
+            s.chunkSize = mamba->boundedInt("chunk_size", 1, 1 << 16, s.chunkSize);
+            if (s.heads % s.groups != 0)
+                throw JsonFieldError(mamba->pointerOf("groups"),
+                    "heads (" + std::to_string(s.heads) + ") must be a multiple of groups (" + std::to_string(s.groups)
+                        + ")");
+            mamba->finish();
+            m.mamba = s;
+        }
         r.finish();
         return m;
     }
@@ -179,11 +222,11 @@ namespace {
             // Megatron-Core --cuda-graph-scope (megatron/core/transformer/cuda_graphs.py).
             if (!scope->is_array())
                 throw JsonFieldError(r.pointerOf("cuda_graph_scope"),
-                    "expected a list of \"attn\", \"moe_router\", \"moe_preprocess\", \"full_layer\", got "
+                    "expected a list of \"attn\", \"mamba\", \"moe_router\", \"moe_preprocess\", \"full_layer\", got "
                         + describeJsonValue(*scope));
-            static const std::pair<const char*, unsigned> scopes[]
-                = { { "attn", CudaGraphAttention }, { "moe_router", CudaGraphMoeRouter },
-                      { "moe_preprocess", CudaGraphMoePreprocess }, { "full_layer", CudaGraphFullLayer } };
+            static const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },
+                { "moe_router", CudaGraphMoeRouter }, { "moe_preprocess", CudaGraphMoePreprocess },
+                { "full_layer", CudaGraphFullLayer }, { "mamba", CudaGraphMamba } };
             for (std::size_t i = 0; i < scope->size(); ++i) {
                 const json& item = (*scope)[i];
                 unsigned bit = 0;
@@ -193,7 +236,7 @@ namespace {
                             bit = value;
                 if (bit == 0)
                     throw JsonFieldError(r.pointerOf("cuda_graph_scope") + "/" + std::to_string(i),
-                        "expected \"attn\", \"moe_router\", \"moe_preprocess\" or \"full_layer\", got "
+                        "expected \"attn\", \"mamba\", \"moe_router\", \"moe_preprocess\" or \"full_layer\", got "
                             + describeJsonValue(item));
                 t.cudaGraphScope |= bit;
             }
@@ -201,13 +244,13 @@ namespace {
         if (const json* modules = r.raw("recompute_modules")) {
             // Megatron-Core --recompute-modules (transformer_config.py); the modules ClusterScope
             // models. Megatron-Core recomputes them only under --recompute-granularity selective.
-            static const std::pair<const char*, unsigned> names[]
-                = { { "core_attn", RecomputeCoreAttention }, { "layernorm", RecomputeLayerNorm },
-                      { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj }, { "mlp", RecomputeMlp } };
+            static const std::pair<const char*, unsigned> names[] = { { "core_attn", RecomputeCoreAttention },
+                { "layernorm", RecomputeLayerNorm }, { "moe_act", RecomputeMoeAct },
+                { "mla_up_proj", RecomputeMlaUpProj }, { "mlp", RecomputeMlp }, { "moe", RecomputeMoe } };
             if (!modules->is_array() || modules->empty())
                 throw JsonFieldError(r.pointerOf("recompute_modules"),
                     "expected a non-empty list of \"core_attn\", \"layernorm\", \"moe_act\", \"mla_up_proj\", \"mlp\", "
-                    "got "
+                    "\"moe\", got "
                         + describeJsonValue(*modules));
             if (t.recompute != Recompute::Selective)
                 throw JsonFieldError(r.pointerOf("recompute_modules"),
@@ -222,13 +265,13 @@ namespace {
                         if (item.get<std::string>() == name)
                             bit = value;
                 if (bit == 0) {
-                    const bool other = item.is_string()
-                        && (item.get<std::string>() == "moe" || item.get<std::string>() == "shared_experts");
+                    const bool other = item.is_string() && item.get<std::string>() == "shared_experts";
                     throw JsonFieldError(r.pointerOf("recompute_modules") + "/" + std::to_string(i),
                         (other ? "Megatron-Core module " + describeJsonValue(item)
                                     + " is not modelled by ClusterScope; "
                                : std::string())
-                            + "expected \"core_attn\", \"layernorm\", \"moe_act\", \"mla_up_proj\" or \"mlp\", got "
+                            + "expected \"core_attn\", \"layernorm\", \"moe_act\", \"mla_up_proj\", \"mlp\" or "
+                              "\"moe\", got "
                             + describeJsonValue(item));
                 }
                 t.recomputeModules |= bit;
@@ -509,6 +552,12 @@ std::string scenarioToJson(const Scenario& s)
         root["model"]["rope_fusion"] = false;
     if (m.activationClampValue > 0)
         root["model"]["activation_clamp_value"] = m.activationClampValue;
+    if (!m.hybridPattern.empty())
+        root["model"]["hybrid_pattern"] = m.hybridPattern;
+    if (m.mamba)
+        root["model"]["mamba"] = { { "heads", m.mamba->heads }, { "head_dim", m.mamba->headDim },
+            { "state_dim", m.mamba->stateDim }, { "groups", m.mamba->groups }, { "conv_kernel", m.mamba->convKernel },
+            { "chunk_size", m.mamba->chunkSize } };
     if (m.moe) {
         root["model"]["moe"] = { { "experts", m.moe->experts }, { "top_k", m.moe->topK },
             { "expert_ffn_hidden", m.moe->expertFfnHidden } };
@@ -539,9 +588,9 @@ std::string scenarioToJson(const Scenario& s)
         root["training"]["fp4_param_gather"] = true;
     if (s.training.cudaGraphScope != CudaGraphNone) {
         json scope = json::array();
-        const std::pair<const char*, unsigned> scopes[]
-            = { { "attn", CudaGraphAttention }, { "moe_router", CudaGraphMoeRouter },
-                  { "moe_preprocess", CudaGraphMoePreprocess }, { "full_layer", CudaGraphFullLayer } };
+        const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },
+            { "moe_router", CudaGraphMoeRouter }, { "moe_preprocess", CudaGraphMoePreprocess },
+            { "full_layer", CudaGraphFullLayer }, { "mamba", CudaGraphMamba } };
         for (const auto& [name, bit] : scopes)
             if (s.training.cudaGraphScope & bit)
                 scope.push_back(name);
@@ -552,9 +601,9 @@ std::string scenarioToJson(const Scenario& s)
     // them, so that what is saved always loads.
     if (s.training.recomputeModules != RecomputeModulesDefault && s.training.recompute == Recompute::Selective) {
         json modules = json::array();
-        const std::pair<const char*, unsigned> names[]
-            = { { "core_attn", RecomputeCoreAttention }, { "layernorm", RecomputeLayerNorm },
-                  { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj }, { "mlp", RecomputeMlp } };
+        const std::pair<const char*, unsigned> names[] = { { "core_attn", RecomputeCoreAttention },
+            { "layernorm", RecomputeLayerNorm }, { "moe_act", RecomputeMoeAct }, { "mla_up_proj", RecomputeMlaUpProj },
+            { "mlp", RecomputeMlp }, { "moe", RecomputeMoe } };
         for (const auto& [name, bit] : names)
             if (s.training.recomputeModules & bit)
                 modules.push_back(name);

@@ -128,6 +128,17 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
                     + str(1LL * p.dp * t.microBatch) + ")");
         if (m.seqLen % p.cp != 0)
             add("/parallelism/cp", "seq_len (" + str(m.seqLen) + ") is not divisible by cp (" + str(p.cp) + ")");
+        if (m.mamba) {
+            // Megatron-Core MambaMixer splits the heads and the B / C groups over tp (ngroups % tp == 0).
+            if (m.mamba->heads % p.tp != 0 || m.mamba->groups % p.tp != 0)
+                add("/parallelism/tp",
+                    "the Mamba heads (" + str(m.mamba->heads) + ") and groups (" + str(m.mamba->groups)
+                        + ") must be divisible by tp (" + str(p.tp) + ")");
+        }
+        if (!m.hybridPattern.empty() && p.cp > 1)
+            add("/parallelism/cp",
+                "context parallelism of a hybrid stack is not modelled by ClusterScope (Megatron-Core "
+                "ssm/mamba_context_parallel.py)");
         if (p.ep > 1) {
             if (!m.moe)
                 add("/parallelism/ep", "ep > 1 needs a mixture-of-experts model (model.moe)");

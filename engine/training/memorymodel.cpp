@@ -113,7 +113,8 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     // the fused pre-MLP norm reads, which the layer keeps anyway): the MLP keeps nothing of its own
     // but the dropout mask after it, and its FC1 input (2h, replicated without sequence parallelism)
     // goes. A MoE model's dense layers are averaged as MoE layers here, so their saving is not counted.
-    const bool mlpRecomputed = (modules & RecomputeMlp) && !shape.moe;
+    // moe recomputation (the MoE MLP checkpointed from its input) likewise for an MoE model's layers.
+    const bool mlpRecomputed = shape.moe ? (modules & RecomputeMoe) != 0 : (modules & RecomputeMlp) != 0;
     if (mlpRecomputed)
         mlp = mask * h;
     // layernorm recomputation discards the two norm outputs: the QKV input and the MLP's input when
@@ -139,8 +140,23 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
         else
             qkNormInputs = 2.0 * (shape.heads + shape.kvHeads) * shape.headDim;
     }
-    const double perToken = attention + mlp + layerNorms + qkNormInputs;
-    const double replicated = sp ? 0.0 : (8.0 + 2.0 * mask - (mlpRecomputed ? 2.0 : 0.0)) * h;
+    double perToken = attention + mlp + layerNorms + qkNormInputs;
+    double replicated = sp ? 0.0 : (8.0 + 2.0 * mask - (mlpRecomputed ? 2.0 : 0.0)) * h;
+    if (shape.hybrid) {
+        // A hybrid stack: each layer is one block; the attention and MLP terms above are per block of
+        // their kind, weighted by its share, with one norm per block (the replicated norm and linear
+        // inputs likewise: 2 h + 2 h + mask per block). A Mamba-2 block (mamba_ssm
+        // MambaSplitConv1dScanCombinedFn saves the in_proj output zxBCdt and the scan's output; the
+        // RMSNorm saves its input, out_proj its input): besides its norm's input, the in_proj input 2 h
+        // (both replicated without sequence parallelism), zxBCdt 2 (2 d_inner + 2 G N + heads) and y
+        // three times 2 d_inner (split by TP).
+        perToken = shape.attentionShare * (attention + qkNormInputs) + shape.ffnShare * mlp
+            + shape.blocksPerLayer * layerNorms / 2.0
+            + shape.mambaShare * (2.0 * h + 2.0 * shape.mambaInProjWidth() + 6.0 * shape.mambaInner());
+        if (!sp)
+            replicated = (shape.attentionShare + shape.ffnShare) * replicated / 2.0 + shape.mambaShare * 4.0 * h;
+        qkNormLatents *= shape.attentionShare;
+    }
     double bytes = tokens * ((perToken - replicated) / t + replicated + qkNormLatents);
     // Attention scores 5 a s^2 b (softmax output 2, dropout mask 1, dropout output 2; only the softmax
     // output without dropout), kept unless selective recomputation or a fused attention kernel

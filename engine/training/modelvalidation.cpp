@@ -207,6 +207,18 @@ namespace {
             s["model"]["sliding_window"] = row.integer("sliding_window");
             s["model"]["sliding_window_fraction"] = *row.number("sliding_window_fraction");
         }
+        // Hybrid stacks (Nemotron-H, Nemotron 3): the layer pattern (Megatron-Core hybrid_layer_pattern)
+        // and the Mamba-2 mixer's dimensions; columns left empty take Megatron-Core's defaults.
+        if (const auto pattern = row.text("hybrid_pattern")) {
+            s["model"]["hybrid_pattern"] = *pattern;
+            json mamba = json::object();
+            for (const auto& [column, key] : { std::pair { "mamba_heads", "heads" }, { "mamba_head_dim", "head_dim" },
+                     { "mamba_state_dim", "state_dim" }, { "mamba_groups", "groups" } })
+                if (row.number(column))
+                    mamba[key] = row.integer(column);
+            if (pattern->find('M') != std::string::npos)
+                s["model"]["mamba"] = mamba;
+        }
         const int globalBatch = row.integer("global_batch"), microBatch = row.integer("micro_batch", 1);
         s["training"] = { { "global_batch", globalBatch }, { "micro_batch", microBatch },
             { "dtype", row.text("dtype").value_or("bf16") } };
@@ -285,6 +297,9 @@ namespace {
         // (activation_func_clamp_value), as GPT-OSS has them.
         if (const auto on = flag("linear_bias"))
             s["model"]["linear_bias"] = *on;
+        // A two-matrix MLP whose width is not 4 h (Nemotron's squared ReLU): gated_mlp 0.
+        if (const auto on = flag("gated_mlp"))
+            s["model"]["gated_mlp"] = *on;
         // Query / key normalisation (qk_layernorm), as the Qwen3 and DeepSeek-V3 providers set it.
         if (const auto on = flag("qk_layernorm"))
             s["model"]["qk_layernorm"] = *on;

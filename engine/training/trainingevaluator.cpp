@@ -337,6 +337,14 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
         return "/parallelism/tp: kv_heads and tp must divide one another";
     if (p.pp > m.layers)
         return "/parallelism/pp: pp cannot exceed the layers";
+    if (m.mamba) {
+        // Megatron-Core MambaMixer splits the heads and the B / C groups over tp (ngroups % tp == 0).
+        if (m.mamba->heads % p.tp != 0 || m.mamba->groups % p.tp != 0)
+            return "/parallelism/tp: the Mamba heads and groups must be divisible by tp";
+    }
+    if (!m.hybridPattern.empty() && p.cp > 1)
+        return "/parallelism/cp: context parallelism of a hybrid stack is not modelled by ClusterScope "
+               "(Megatron-Core ssm/mamba_context_parallel.py)";
     PipelineSplit split;
     if (const char* reason = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split))
         return reason;
@@ -437,6 +445,31 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
             ha.bExtra -= 2.0 * launches * k.hostSecondsPerKernel;
         }
     };
+    // A hybrid stack's blocks are shares of the layer (TransformerShape::attentionShare, ffnShare,
+    // mambaShare): what `body` adds to the kernel times and host accounts is weighted by `share`.
+    // A plain transformer's shares are 1 and nothing is rescaled.
+    const auto weighted = [&](double share, const auto& body) {
+        const KernelTimes f0 = f, b0 = b;
+        const HostAccount h0 = ha;
+        body();
+        if (share == 1.0)
+            return;
+        const auto scale = [share](double& now, double before) { now = before + share * (now - before); };
+        for (auto [now, before] : { std::pair { &f, &f0 }, std::pair { &b, &b0 } }) {
+            scale(now->gemm, before->gemm);
+            scale(now->attention, before->attention);
+            scale(now->elementwise, before->elementwise);
+            scale(now->fp8Casts, before->fp8Casts);
+            scale(now->kernels, before->kernels);
+            scale(now->libraryLaunches, before->libraryLaunches);
+        }
+        scale(ha.fExtra, h0.fExtra);
+        scale(ha.bExtra, h0.bExtra);
+        scale(ha.opExcess, h0.opExcess);
+        scale(ha.trackedKernels, h0.trackedKernels);
+        scale(ha.trackedGpu, h0.trackedGpu);
+        scale(ha.fGraphedOps, h0.fGraphedOps);
+    };
     // --cuda-graph-scope attn: the attention block (its linear layers, core, norms and rotary) is
     // replayed as one graph per direction (Megatron-Core transformer_layer.py / cuda_graphs.py).
     const bool attentionGraph = (graphScope & CudaGraphAttention) != 0 && !fullLayerGraph;
@@ -444,43 +477,52 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     double mlaQUpForward = 0, mlaUpGemm = 0, mlaUpRecompute = 0; // seconds (mla_up_proj recomputation)
     // Attention block (column-parallel QKV, row-parallel output projection); multi-head latent
     // attention projects through its low-rank latents (DeepSeek-V2 Sec. 2.1).
-    if (m.mla) {
-        const double qk = d + m.qkRopeHeadDim;
-        if (m.qLoraRank > 0) {
-            linear(tokens, m.qLoraRank, h);
-            const double gemmBefore = f.gemm;
-            linear(tokens, m.heads * qk / t, m.qLoraRank);
-            mlaQUpForward = f.gemm - gemmBefore;
+    weighted(m.attentionShare, [&] {
+        if (m.mla) {
+            const double qk = d + m.qkRopeHeadDim;
+            if (m.qLoraRank > 0) {
+                linear(tokens, m.qLoraRank, h);
+                const double gemmBefore = f.gemm;
+                linear(tokens, m.heads * qk / t, m.qLoraRank);
+                mlaQUpForward = f.gemm - gemmBefore;
+            } else {
+                linear(tokens, m.heads * qk / t, h);
+            }
+            linear(tokens, m.kvLoraRank + m.qkRopeHeadDim, h);
+            const double gemmBeforeUp = f.gemm;
+            linear(tokens, m.heads * (d + m.vHeadDim) / t, m.kvLoraRank);
+            // mla_up_proj recomputation (Megatron-Core multi_latent_attention.py recompute_up_proj): the
+            // q and kv up-projections (the q one lives above, only with a q_lora_rank) and the rotary
+            // embedding applied to their q and k outputs (read + write).
+            mlaUpGemm = f.gemm - gemmBeforeUp + mlaQUpForward;
+            mlaUpRecompute = mlaUpGemm + e.memoryBoundSeconds(tokens * 2.0 * act * 2.0 * m.heads * qk / t)
+                + 4.0 * k.kernelLaunchSeconds;
+            linear(tokens, h, m.heads * m.vHeadDim / t);
         } else {
-            linear(tokens, m.heads * qk / t, h);
+            linear(tokens, (q + 2.0 * kv) / t, h);
+            linear(tokens, h, q / t);
         }
-        linear(tokens, m.kvLoraRank + m.qkRopeHeadDim, h);
-        const double gemmBeforeUp = f.gemm;
-        linear(tokens, m.heads * (d + m.vHeadDim) / t, m.kvLoraRank);
-        // mla_up_proj recomputation (Megatron-Core multi_latent_attention.py recompute_up_proj): the
-        // q and kv up-projections (the q one lives above, only with a q_lora_rank) and the rotary
-        // embedding applied to their q and k outputs (read + write).
-        mlaUpGemm = f.gemm - gemmBeforeUp + mlaQUpForward;
-        mlaUpRecompute = mlaUpGemm + e.memoryBoundSeconds(tokens * 2.0 * act * 2.0 * m.heads * qk / t)
-            + 4.0 * k.kernelLaunchSeconds;
-        linear(tokens, h, m.heads * m.vHeadDim / t);
-    } else {
-        linear(tokens, (q + 2.0 * kv) / t, h);
-        linear(tokens, h, q / t);
-    }
+    });
+    mlaQUpForward *= m.attentionShare;
+    mlaUpGemm *= m.attentionShare;
+    mlaUpRecompute *= m.attentionShare;
     graphedNow = false;
     const double fc1Matrices = m.gatedMlp ? 2.0 : 1.0;
     double ffnPerToken = m.ffnHidden; // FFN width a token goes through
-    double fp8Elements = h + q / t + h; // GEMM inputs cast to fp8 per token: QKV, projection, FC1
+    // GEMM inputs cast to fp8 per token: QKV, projection, FC1 (a hybrid stack: of its blocks).
+    double fp8Elements = m.hybrid ? m.attentionShare * (h + q / t) + m.ffnShare * h : h + q / t + h;
     const bool droplessMoe = m.moe && m.capacityFactor <= 0;
     double moeSyncShare = 0; // share of layers that synchronise with the host (dropless MoE layers)
     double fp8PaddingSeconds = 0; // Fp8Padding / unpadding per direction (dropless fp8 MoE)
     double expertBiasForward = 0, expertBiasBackward = 0; // eager per-expert FC2 bias (linear_bias)
     double moeShareOfLayers = 0; // share of the layers that are MoE layers
     double denseMlpGemm = 0; // forward GEMM seconds of a dense layer's MLP (FC1 and FC2)
+    double moeMlpForward = 0; // forward seconds of an MoE layer's MLP
     if (m.moe) {
-        // Per-layer averages over the model's layers: a share of them are dense (dense_layers).
-        const double moeShare = (m.layers - m.denseLayers) / m.layers;
+        // Per-layer averages over the model's layers: a share of them are dense (dense_layers, or a
+        // hybrid stack's '-' layers), a share MoE; a hybrid stack's other layers have no MLP.
+        const double moeShare = m.moeShare;
+        const double denseShare = m.ffnShare - moeShare;
         moeShareOfLayers = moeShare;
         KernelTimes fSaved = f, bSaved = b;
         const HostAccount haSaved = ha;
@@ -641,17 +683,25 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // unpermute) and experts.py (activation): ~24 forward, ~18 in autograd's backward.
         f.kernels += kMoeForwardOps;
         b.kernels += kMoeBackwardOps;
+        // One MoE MLP's forward on the GPU (recompute module "moe"): its GEMMs, element-wise kernels
+        // and launch gaps, the fp8 padding and the eager expert biases, and the casts of its GEMM inputs.
+        moeMlpForward = (f.gemm - fSaved.gemm) + (f.elementwise - fSaved.elementwise) + fp8PaddingSeconds
+            + expertBiasForward + (f.kernels - fSaved.kernels) * k.kernelLaunchSeconds
+            + (fp8 ? e.memoryBoundSeconds(tokens * e.castBytesPerElement()
+                   * ((m.topK + (m.sharedExperts > 0 ? 1.0 : 0.0)) * h
+                       + (m.topK * m.expertFfnHidden + m.sharedExperts * m.sharedExpertFfnHidden) / t))
+                   : 0.0);
         const auto blend = [&](KernelTimes& moe, const KernelTimes& dense, const KernelTimes& saved) {
-            moe.gemm = saved.gemm + moeShare * (moe.gemm - saved.gemm) + (1.0 - moeShare) * (dense.gemm - saved.gemm);
+            moe.gemm = saved.gemm + moeShare * (moe.gemm - saved.gemm) + denseShare * (dense.gemm - saved.gemm);
             moe.elementwise = saved.elementwise + moeShare * (moe.elementwise - saved.elementwise);
             moe.kernels = saved.kernels + moeShare * (moe.kernels - saved.kernels)
-                + (1.0 - moeShare) * (dense.kernels - saved.kernels);
+                + denseShare * (dense.kernels - saved.kernels);
             moe.libraryLaunches = saved.libraryLaunches + moeShare * (moe.libraryLaunches - saved.libraryLaunches);
         };
         blend(f, fDense, fSaved);
         blend(b, bDense, bSaved);
         const auto mix = [&](double& moe, double dense, double saved) {
-            moe = saved + moeShare * (moe - saved) + (1.0 - moeShare) * (dense - saved);
+            moe = saved + moeShare * (moe - saved) + denseShare * (dense - saved);
         };
         mix(ha.fExtra, haDense.fExtra, haSaved.fExtra);
         mix(ha.bExtra, haDense.bExtra, haSaved.bExtra);
@@ -663,14 +713,17 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         expertBiasForward *= moeShare;
         expertBiasBackward *= moeShare;
         ffnPerToken = moeShare * (m.topK * m.expertFfnHidden + m.sharedExperts * m.sharedExpertFfnHidden)
-            + (1.0 - moeShare) * m.ffnHidden;
+            + denseShare * m.ffnHidden;
         // fp8: an MoE layer casts the top-k copies of each token (and the shared experts' input) for FC1.
         fp8Elements += moeShare * (m.topK + (m.sharedExperts > 0 ? 1.0 : 0.0) - 1.0) * h;
     } else {
         const double gemmBefore = f.gemm;
-        linear(tokens, fc1Matrices * m.ffnHidden / t, h);
-        linear(tokens, h, m.ffnHidden / t);
-        denseMlpGemm = f.gemm - gemmBefore;
+        weighted(m.ffnShare, [&] {
+            linear(tokens, fc1Matrices * m.ffnHidden / t, h);
+            linear(tokens, h, m.ffnHidden / t);
+            denseMlpGemm = f.gemm - gemmBefore; // one MLP's
+        });
+        ffnPerToken = m.ffnShare * m.ffnHidden;
     }
     fp8Elements += ffnPerToken / t;
     // Attention core. Fused (flash) attention skips the masked half of the causal scores and runs in
@@ -680,52 +733,134 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     const double window = m.slidingWindow > 0 ? std::min(m.slidingWindow, seq) : seq;
     const double attended = (1.0 - m.slidingWindowFraction) * seq + m.slidingWindowFraction * window;
     const double qkDim = m.mla ? d + m.qkRopeHeadDim : d, vDim = m.mla ? m.vHeadDim : d;
-    if (k.flashAttention) {
-        // Share of the s x s scores computed: causal half of a full sequence. A windowed layer is
-        // computed tile by tile like the causal one (windowedTileShare).
-        const double computed
-            = (1.0 - m.slidingWindowFraction) * 0.5 + m.slidingWindowFraction * 0.5 * windowedTileShare(seq, window);
-        const double flops = computed * 2.0 * tokens * seq * m.heads * (qkDim + vDim) / t;
-        // The tiles already hold a window's cost: windowed layers keep the whole sequence's query
-        // tiles to fill the SMs, so the sequence-length efficiency is the sequence's.
-        f.attention = e.flashAttentionSeconds(flops, qkDim, seq);
-        b.attention = k.attentionBackwardFlopsFactor * f.attention / k.attentionBackwardEfficiency;
-        f.kernels += 1.0;
-        b.kernels += 2.0; // preprocess (dO . O) + the backward kernel
-        ha.opExcess += std::max(0.0, (attentionGraph ? 0.0 : k.hostSecondsPerKernel) - f.attention);
-        ha.trackedKernels += 1.0;
-    } else {
-        const double batched = s.microBatch * headsLocal;
-        f.attention = e.gemmSeconds(seqLocal, attended, qkDim, batched, true)
-            + e.gemmSeconds(seqLocal, vDim, attended, batched, true)
-            + e.memoryBoundSeconds(k.scoreBytesPerElement * batched * seqLocal * attended);
-        b.attention = 2.0 * f.attention;
-        f.kernels += 3.0;
-        b.kernels += 5.0;
-        ha.opExcess += 3.0 * std::max(0.0, (attentionGraph ? 0.0 : k.hostSecondsPerKernel) - f.attention / 3.0);
-        ha.trackedKernels += 3.0;
-    }
-    ha.trackedGpu += f.attention;
-    if (attentionGraph) {
-        // The graph holds the core, the block's linear layers (removed above) and its norms, rotary
-        // and residual add (and their fp8 casts); one replay per direction.
-        const double coreForward = k.flashAttention ? 1.0 : 3.0, coreBackward = k.flashAttention ? 2.0 : 5.0;
-        const double elementwiseOps = kAttentionBlockElementwiseOps + (fp8 ? 2.0 : 0.0);
-        ha.fExtra += k.graphLaunchHostSeconds - (coreForward + elementwiseOps) * k.hostSecondsPerKernel;
-        ha.bExtra += k.graphLaunchHostSeconds - (coreBackward + elementwiseOps) * k.hostSecondsPerKernel;
-        ha.fGraphedOps += elementwiseOps;
-        ha.opExcess += k.graphLaunchHostSeconds;
+    weighted(m.attentionShare, [&] {
+        if (k.flashAttention) {
+            // Share of the s x s scores computed: causal half of a full sequence. A windowed layer is
+            // computed tile by tile like the causal one (windowedTileShare).
+            const double computed = (1.0 - m.slidingWindowFraction) * 0.5
+                + m.slidingWindowFraction * 0.5 * windowedTileShare(seq, window);
+            const double flops = computed * 2.0 * tokens * seq * m.heads * (qkDim + vDim) / t;
+            // The tiles already hold a window's cost: windowed layers keep the whole sequence's query
+            // tiles to fill the SMs, so the sequence-length efficiency is the sequence's.
+            f.attention = e.flashAttentionSeconds(flops, qkDim, seq);
+            b.attention = k.attentionBackwardFlopsFactor * f.attention / k.attentionBackwardEfficiency;
+            f.kernels += 1.0;
+            b.kernels += 2.0; // preprocess (dO . O) + the backward kernel
+            ha.opExcess += std::max(0.0, (attentionGraph ? 0.0 : k.hostSecondsPerKernel) - f.attention);
+            ha.trackedKernels += 1.0;
+            ha.trackedGpu += f.attention;
+        } else {
+            const double batched = s.microBatch * headsLocal;
+            f.attention = e.gemmSeconds(seqLocal, attended, qkDim, batched, true)
+                + e.gemmSeconds(seqLocal, vDim, attended, batched, true)
+                + e.memoryBoundSeconds(k.scoreBytesPerElement * batched * seqLocal * attended);
+            b.attention = 2.0 * f.attention;
+            f.kernels += 3.0;
+            b.kernels += 5.0;
+            ha.opExcess += 3.0 * std::max(0.0, (attentionGraph ? 0.0 : k.hostSecondsPerKernel) - f.attention / 3.0);
+            ha.trackedKernels += 3.0;
+            ha.trackedGpu += f.attention;
+        }
+        if (attentionGraph) {
+            // The graph holds the core, the block's linear layers (removed above) and its norms, rotary
+            // and residual add (and their fp8 casts); one replay per direction.
+            const double coreForward = k.flashAttention ? 1.0 : 3.0, coreBackward = k.flashAttention ? 2.0 : 5.0;
+            const double elementwiseOps = kAttentionBlockElementwiseOps + (fp8 ? 2.0 : 0.0);
+            ha.fExtra += k.graphLaunchHostSeconds - (coreForward + elementwiseOps) * k.hostSecondsPerKernel;
+            ha.bExtra += k.graphLaunchHostSeconds - (coreBackward + elementwiseOps) * k.hostSecondsPerKernel;
+            ha.fGraphedOps += elementwiseOps;
+            ha.opExcess += k.graphLaunchHostSeconds;
+        }
+    });
+    // Mamba-2 mixer layers of a hybrid stack (Megatron-Core ssm/mamba_mixer.py MambaMixer, training
+    // path _ssm_training): in_proj (column-parallel, pre-norm fused), the [z, x, B, C, dt] output made
+    // contiguous batch-first, mamba_ssm's mamba_split_conv1d_scan_combined (the causal depthwise conv1d
+    // + SiLU over x, B, C, then the SSD chunked scan, Dao & Gu 2024 Sec. 6, with the D skip and the
+    // z gate inside), y made contiguous sequence-first again, the RMSNorm and out_proj (row-parallel).
+    // Tensor parallelism splits the heads and the B / C groups. The SSD scan (mamba_ssm
+    // ops/triton/ssd_combined.py _mamba_chunk_scan_combined_fwd / _bwd) runs per chunk of Q tokens
+    // (c = tokens / Q chunks): forward C B^T per group (Q x Q x N, fp32 out), the chunk states B^T x per
+    // head (P x N x Q, fp32), the state passing across chunks (fp32 states read and written), and the
+    // output (L o C B^T) x + C h per head (Q x P x (Q + N)). The backward recomputes the chunk
+    // states, C B^T and the passing, then runs per head dstates (P x N x Q), dx (Q x P x (Q + N)), dB
+    // and dC (Q x N x P each), dCB and ddA (Q x Q x P each), per group the two products of dCB
+    // (Q x N x Q), and the passing backward (states read twice, written once). Each product is costed
+    // as one batched GEMM launch (its tiles share the waves), in 16-bit as the Triton kernels run;
+    // the SSD time counts with the attention core (the layer's sequence mixing).
+    double mambaRecomputeElementwise = 0;
+    if (m.mambaShare > 0) {
+        const double heads = m.mambaHeads / t, groups = m.mambaGroups / t;
+        const double pd = m.mambaHeadDim, n = m.mambaStateDim, qc = m.mambaChunk;
+        const double inner = m.mambaInner() / t, conv = m.mambaConvChannels() / t, inWidth = m.mambaInProjWidth() / t;
+        const double chunks = std::max(1.0, tokens / qc);
+        const double stateBytes = 4.0 * chunks * heads * pd * n; // fp32 states of every chunk
+        // --cuda-graph-scope mamba: the Mamba layer replays as one graph per direction
+        // (Megatron-Core ssm/mamba_layer.py MambaLayer is graphable like the attention block).
+        const bool mambaGraph = (graphScope & CudaGraphMamba) != 0 && !fullLayerGraph;
+        weighted(m.mambaShare, [&] {
+            graphedNow = mambaGraph;
+            linear(tokens, inWidth, h);
+            linear(tokens, h, inner);
+            graphedNow = false;
+            const double cb = e.gemmSeconds(qc, qc, n, chunks * groups, true, 4.0);
+            const double chunkState = e.gemmSeconds(pd, n, qc, chunks * heads, true, 4.0);
+            const double passing = e.memoryBoundSeconds(2.0 * stateBytes);
+            const double scan = e.gemmSeconds(qc, pd, qc + n, chunks * heads, true);
+            const double cumsum = e.memoryBoundSeconds(3.0 * 4.0 * tokens * heads);
+            f.attention += cb + chunkState + passing + scan + cumsum;
+            b.attention += cb + chunkState + passing + cumsum // recomputed
+                + e.gemmSeconds(pd, n, qc, chunks * heads, true, 4.0) // dstates
+                + e.memoryBoundSeconds(3.0 * stateBytes) // state passing backward
+                + e.gemmSeconds(qc, pd, qc + n, chunks * heads, true) // dx
+                + 2.0 * e.gemmSeconds(qc, n, pd, chunks * heads, true, 4.0) // dB, dC
+                + 2.0 * e.gemmSeconds(qc, qc, pd, chunks * heads, true, 4.0) // dCB, ddA
+                + 2.0 * e.gemmSeconds(qc, n, qc, chunks * groups, true, 4.0) // the products of dCB
+                + e.memoryBoundSeconds(tokens * act * 4.0 * inner); // dz: reads z, y, dout; writes dz
+            // Memory-bound forward: the two contiguous copies (in_proj's output, y), the conv1d + SiLU
+            // (reads and writes x, B, C) and the RMSNorm of y (read + write); their backward follows the
+            // other element-wise kernels' rule below. The memory-efficient path recomputes the conv1d
+            // in the backward (mamba_ssm ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn).
+            f.elementwise += e.memoryBoundSeconds(tokens * act * 2.0 * (inWidth + inner + conv + inner));
+            mambaRecomputeElementwise = e.memoryBoundSeconds(tokens * act * 2.0 * conv);
+            // Kernels: norm + in_proj and out_proj (counted by linear), two copies, conv1d, the five
+            // SSD kernels, the norm, the A = -exp(A_log) and fp32 casts of dt_bias / D (4 small ops);
+            // backward: the conv1d recomputation and its backward, the four recomputed and ten
+            // backward SSD kernels, dz, the copies' and the norm's backward.
+            const double ssdForward = 5.0, ssdBackward = 14.0;
+            const double forwardOps = 2.0 + 1.0 + ssdForward + 1.0 + 4.0;
+            const double backwardOps = 2.0 + ssdBackward + 1.0 + 2.0 + 1.0;
+            f.kernels += forwardOps;
+            b.kernels += backwardOps;
+            const double ssd = cb + chunkState + passing + scan + cumsum;
+            ha.opExcess += ssdForward * std::max(0.0, (mambaGraph ? 0.0 : k.hostSecondsPerKernel) - ssd / ssdForward);
+            ha.trackedKernels += ssdForward;
+            ha.trackedGpu += ssd;
+            if (mambaGraph) {
+                // The graph holds the block's ops above, its linear layers (removed in linear()) and its
+                // residual add (the norm rides in in_proj); one replay per direction.
+                ha.fExtra += k.graphLaunchHostSeconds - (forwardOps + 1.0) * k.hostSecondsPerKernel;
+                ha.bExtra += k.graphLaunchHostSeconds - (backwardOps + 1.0) * k.hostSecondsPerKernel;
+                ha.fGraphedOps += forwardOps - ssdForward + 1.0;
+                ha.opExcess += k.graphLaunchHostSeconds;
+            }
+        });
+        mambaRecomputeElementwise *= m.mambaShare;
+        fp8Elements += m.mambaShare * (h + inner);
     }
     // Memory-bound kernels, bytes per token of one layer forward (16-bit activations):
     //   two norms (read + write h each), two residual adds (read 2 h, write h each): replicated
     //   across TP unless sequence parallelism splits them;
     //   rotary embedding on q and k (read + write), the MLP activation (SwiGLU reads 2 f and writes f,
     //   GeLU reads and writes f): split by TP.
-    const double replicated = act * (2.0 * 2.0 * h + 2.0 * 3.0 * h);
-    const double split = act * (2.0 * (q + kv) + (m.gatedMlp ? 3.0 : 2.0) * ffnPerToken) / t;
+    //   A hybrid stack: one norm and one residual add per block, rotary in its attention layers and the
+    //   activation in its MLP layers.
+    const double blocks = m.blocksPerLayer;
+    const double replicated = act * (blocks * 2.0 * h + blocks * 3.0 * h);
+    const double split = act * (m.attentionShare * 2.0 * (q + kv) + (m.gatedMlp ? 3.0 : 2.0) * ffnPerToken) / t;
     f.elementwise += e.memoryBoundSeconds(tokens * ((sp ? replicated / t : replicated) + split));
-    f.kernels += 6.0; // 2 norms, 2 residual adds, rotary, activation
-    b.kernels += 6.0;
+    const double elementwiseKernels = 2.0 * blocks + m.attentionShare + m.ffnShare; // norms, adds, rotary, activation
+    f.kernels += elementwiseKernels;
+    b.kernels += elementwiseKernels;
     if (m.qkLayerNorm) {
         // Query / key normalisation (qk_layernorm; Qwen3, OLMo 2, DeepSeek-V3). Standard attention:
         // an RMSNorm over head_dim of every query head and every key head, each its own kernel after
@@ -737,9 +872,9 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // column_parallel_layer_norm_linear): read + write q_lora_rank + kv_lora_rank per token (the
         // latents are not split by TP). The backward reads the input and the gradient and writes the
         // gradient, as the other norms (backwardElementwiseFactor below).
-        const double normed = m.mla ? m.qLoraRank + m.kvLoraRank : (q + kv) / t;
+        const double normed = m.attentionShare * (m.mla ? m.qLoraRank + m.kvLoraRank : (q + kv) / t);
         f.elementwise += e.memoryBoundSeconds(tokens * 2.0 * act * normed);
-        const double kernels = m.mla ? (m.qLoraRank > 0 ? 2.0 : 1.0) : 2.0;
+        const double kernels = m.attentionShare * (m.mla ? (m.qLoraRank > 0 ? 2.0 : 1.0) : 2.0);
         f.kernels += kernels;
         b.kernels += kernels;
     }
@@ -747,21 +882,23 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // fp8 casts (and amax) of every GEMM input forward and of every output gradient backward.
         f.fp8Casts = e.memoryBoundSeconds(tokens * e.castBytesPerElement() * fp8Elements);
         b.fp8Casts = f.fp8Casts;
-        f.kernels += 4.0;
-        b.kernels += 4.0;
+        // Four casts per layer (two GEMM inputs per block); a hybrid stack's blocks two each.
+        const double castKernels = 2.0 * m.blocksPerLayer;
+        f.kernels += castKernels;
+        b.kernels += castKernels;
         if (m_scenario.training.dtype == DType::NVFP4) {
             // NVFP4: each cast is two kernels (the Hadamard amax pass, then the fused cast), and every
             // NVFP4 GEMM is preceded by a kernel combining the operands' per-tensor scales into its
             // alpha (Transformer Engine common/gemm/cublaslt_gemm.cu nvte_nvfp4_compute_per_tensor_scale):
             // 4 casts + 4 GEMMs forward, 4 casts + 8 GEMMs backward per layer.
-            f.kernels += 4.0 + 4.0;
-            b.kernels += 4.0 + 8.0;
+            f.kernels += castKernels + castKernels;
+            b.kernels += castKernels + 2.0 * castKernels;
         }
     }
     // Forward of the kernels training.recompute_modules may recompute (before the additions below).
-    const double layerNormForward = e.memoryBoundSeconds(tokens * 2.0 * 2.0 * act * h / (sp ? t : 1.0));
+    const double layerNormForward = e.memoryBoundSeconds(tokens * blocks * 2.0 * act * h / (sp ? t : 1.0));
     double activationForward = e.memoryBoundSeconds(tokens * act * (m.gatedMlp ? 3.0 : 2.0) * ffnPerToken / t);
-    b.elementwise = k.backwardElementwiseFactor * f.elementwise;
+    b.elementwise = k.backwardElementwiseFactor * f.elementwise + mambaRecomputeElementwise;
     f.elementwise += fp8PaddingSeconds;
     b.elementwise += fp8PaddingSeconds;
     if (m.activationClampValue > 0) {
@@ -790,11 +927,11 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // (3 E) and the slice's zero-fill and copy (3 E): 13 E, against the 4 E of the fused
         // backward above. Kernels per call: 6 forward (plus cos, sin, their mscale products and
         // casts on the small [s, d] table: 6) and 7 backward, against 1 and 1 counted above.
-        const double rotated = tokens * (q + kv) / t;
+        const double rotated = m.attentionShare * tokens * (q + kv) / t;
         f.elementwise += e.memoryBoundSeconds(10.0 * act * rotated);
         b.elementwise += e.memoryBoundSeconds(9.0 * act * rotated);
-        f.kernels += 2.0 * 12.0 - 1.0;
-        b.kernels += 2.0 * 7.0 - 1.0;
+        f.kernels += m.attentionShare * (2.0 * 12.0 - 1.0);
+        b.kernels += m.attentionShare * (2.0 * 7.0 - 1.0);
     }
     if (m.linearBias) {
         // Biases of the attention projection and, in dense layers, of FC2: both row-parallel with
@@ -802,16 +939,16 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // Megatron-Core fusions/fused_bias_dropout.py _bias_dropout_add_func) adds the bias in a pass of
         // its own (read + write h); backward, the bias gradient reduces the output gradient over the
         // tokens (read h). QKV's and dense FC1's biases ride in the GEMM epilogues.
-        const double passes = 1.0 + (m.moe ? 1.0 - moeShareOfLayers : 1.0);
+        const double passes = m.attentionShare + (m.ffnShare - moeShareOfLayers);
         const double perToken = act * h / (sp ? t : 1.0);
         f.elementwise += e.memoryBoundSeconds(passes * tokens * 2.0 * perToken) + expertBiasForward;
         b.elementwise += e.memoryBoundSeconds(passes * tokens * perToken) + expertBiasBackward;
         f.kernels += passes;
         b.kernels += passes;
     }
-    if (p.tp > 1) { // the TP collectives are kernels too (2 forward, 2 backward per layer)
-        f.kernels += 2.0;
-        b.kernels += 2.0;
+    if (p.tp > 1) { // the TP collectives are kernels too (2 forward, 2 backward per layer; 1 per hybrid block)
+        f.kernels += blocks;
+        b.kernels += blocks;
     }
     // Per-kernel overhead: the GPU idles kernelLaunchSeconds between dependent kernels, and a layer
     // cannot run faster than the host launches its kernels (PyTorch / Transformer Engine dispatch).
@@ -877,7 +1014,13 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     lt.selectiveRecompute = lt.selectiveRecomputeAttention;
     if (modules & RecomputeLayerNorm)
         lt.selectiveRecompute += layerNormForward + 2.0 * k.kernelLaunchSeconds;
-    if ((modules & RecomputeMoeAct) && m.moe) {
+    if ((modules & RecomputeMoe) && m.moe) {
+        // The whole MoE MLP of every MoE layer (Megatron-Core transformer_layer.py: "moe" in
+        // recompute_modules checkpoints self.mlp, te_checkpoint under fp8): router, permutation,
+        // experts and unpermutation forward again in the backward; its all-to-alls run again too
+        // (trainingiteration.cpp). Its activation is then recomputed with it, so "moe_act" adds nothing.
+        lt.selectiveRecompute += moeShareOfLayers * moeMlpForward;
+    } else if ((modules & RecomputeMoeAct) && m.moe) {
         // The routed experts' activation only (the MoE layers' share of the averaged activation).
         const double expertShare = moeShareOfLayers * m.topK * m.expertFfnHidden / std::max(1.0, ffnPerToken);
         lt.selectiveRecompute += expertShare * activationForward + moeShareOfLayers * k.kernelLaunchSeconds;
@@ -892,7 +1035,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // LayerNormMLP / LayerNormLinear FC1 with its pre-MLP norm, the activation, FC2 and their casts,
         // forward again in the backward. Not counted: with tp > 1 the recomputed FC1 gathers its
         // sequence-parallel input again over the TP group.
-        const double denseShare = m.moe ? 1.0 - moeShareOfLayers : 1.0;
+        const double denseShare = m.ffnShare - moeShareOfLayers;
         const double normForward = e.memoryBoundSeconds(tokens * 2.0 * act * h / (sp ? t : 1.0));
         const double activation = e.memoryBoundSeconds(tokens * act * (m.gatedMlp ? 3.0 : 2.0) * m.ffnHidden / t);
         const double casts = fp8 ? e.memoryBoundSeconds(tokens * e.castBytesPerElement() * (h + m.ffnHidden / t)) : 0.0;

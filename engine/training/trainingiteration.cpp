@@ -155,14 +155,15 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const double pair = sp ? collectiveSeconds(CollectiveOp::AllGather, bytes, groups.tp)
                 + collectiveSeconds(CollectiveOp::ReduceScatter, bytes, groups.tp)
                                : collectiveSeconds(CollectiveOp::AllReduce, bytes, groups.tp);
-        double pairs = 2.0 * pair; // attention and MLP
-        double pairWire = 2.0 * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
+        // attention and MLP; a hybrid stack's Mamba, attention and MLP blocks one pair each
+        double pairs = m.blocksPerLayer * pair;
+        double pairWire = m.blocksPerLayer * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
         const int et = p.expertTp();
         if (m.moe && et != p.tp && m.sharedExperts == 0) {
             // MoE parallel folding: an MoE layer's MLP takes the sequence-parallel shards straight to
             // the all-to-all and gathers only over the expert-tp group (Megatron-Core
             // token_dispatcher.py; nothing over tp when etp = 1). Shared experts keep tp's pair.
-            const double moeShare = (m.layers - m.denseLayers) / m.layers;
+            const double moeShare = m.moeShare;
             const double etBytes = bytes * et / p.tp;
             const double etPair = et > 1 ? collectiveSeconds(CollectiveOp::AllGather, etBytes, groups.expertTp)
                     + collectiveSeconds(CollectiveOp::ReduceScatter, etBytes, groups.expertTp)
@@ -224,7 +225,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     if (p.ep > 1 && m.moe) {
         const double bytes = tokens * m.topK * m.hidden * kActivationBytes / (sp ? p.tp : 1.0);
         const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
-        const double moeLayers = layersPerStage * (m.layers - m.denseLayers) / m.layers;
+        const double moeLayers = layersPerStage * m.moeShare;
         double a2a = imbalance * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
         double wire = wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
         if (m.flexDispatcher) {
@@ -254,8 +255,12 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             }
             a2a *= imbalance;
         }
-        c.ep = micro * moeLayers * 2.0 * a2a * (1.0 + forwardPasses);
-        r.bytesSent.ep = micro * moeLayers * 2.0 * (1.0 + forwardPasses) * wire;
+        // Recompute module "moe" runs the MoE MLP's forward again, all-to-alls included.
+        const bool moeRecomputed
+            = s.recompute == Recompute::Selective && (m_scenario.training.recomputeModules & RecomputeMoe) != 0;
+        const double epForwardPasses = forwardPasses + (moeRecomputed ? 1.0 : 0.0);
+        c.ep = micro * moeLayers * 2.0 * a2a * (1.0 + epForwardPasses);
+        r.bytesSent.ep = micro * moeLayers * 2.0 * (1.0 + epForwardPasses) * wire;
         b.epExposed = c.ep;
         // Megatron-Core's combined-1F1B schedule (--overlap-moe-expert-parallel-comm,
         // models/common/model_chunk_schedule_plan.py) merges the forward of one micro-batch with the

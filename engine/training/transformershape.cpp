@@ -45,6 +45,35 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
         // (Ainslie et al. 2023); d = h / heads unless the model states head_dim (Qwen3, GPT-OSS).
         s.attentionParamsPerLayer = 2.0 * h * s.heads * s.headDim + 2.0 * h * s.kvHeads * s.headDim;
     }
+    if (!m.hybridPattern.empty()) {
+        // One block per symbol (Megatron-Core ssm/mamba_block.py MambaStack: a MambaLayer, a
+        // TransformerLayer holding only self-attention, or one holding only the (MoE) MLP, each with
+        // its own pre-norm and residual add).
+        const auto share = [&](char c) {
+            return static_cast<double>(std::count(m.hybridPattern.begin(), m.hybridPattern.end(), c)) / s.layers;
+        };
+        s.hybrid = true;
+        s.attentionShare = share('*');
+        s.ffnShare = share('-') + share('E');
+        s.mambaShare = share('M');
+        s.blocksPerLayer = 1.0;
+        s.attentionParamsPerLayer *= s.attentionShare;
+    }
+    if (m.mamba) {
+        const MambaSpec& mb = *m.mamba;
+        s.mambaHeads = mb.heads;
+        s.mambaHeadDim = mb.headDim;
+        s.mambaStateDim = mb.stateDim;
+        s.mambaGroups = mb.groups;
+        s.mambaConvKernel = mb.convKernel;
+        s.mambaChunk = mb.chunkSize;
+        // Megatron-Core MambaMixer parameters: in_proj h x (2 d_inner + 2 G N + heads), the depthwise
+        // conv1d (weight conv_kernel + bias per x / B / C channel), A_log, D and dt_bias (one per
+        // head), the gated RMSNorm's scale (d_inner) and out_proj d_inner x h.
+        s.mambaGemmParamsPerLayer = s.mambaShare * (h * s.mambaInProjWidth() + s.mambaInner() * h);
+        s.mambaParamsPerLayer = s.mambaGemmParamsPerLayer
+            + s.mambaShare * (s.mambaConvChannels() * (s.mambaConvKernel + 1.0) + 3.0 * s.mambaHeads + s.mambaInner());
+    }
     const double matrices = s.gatedMlp ? 3.0 : 2.0;
     if (m.moe) {
         // Per-layer figures are averages over the layers: the leading dense_layers have a dense MLP
@@ -59,15 +88,19 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
         s.capacityFactor = m.moe->capacityFactor;
         s.loadImbalance = m.moe->loadImbalance;
         s.flexDispatcher = m.moe->dispatcher != "alltoall";
-        const double moeShare = (s.layers - s.denseLayers) / s.layers;
+        s.moeShare = s.hybrid
+            ? static_cast<double>(std::count(m.hybridPattern.begin(), m.hybridPattern.end(), 'E')) / s.layers
+            : (s.layers - s.denseLayers) / s.layers;
+        const double moeShare = s.moeShare;
         s.expertParamsPerLayer = moeShare * s.experts * matrices * h * s.expertFfnHidden;
         s.sharedExpertParamsPerLayer = moeShare * s.sharedExperts * matrices * h * s.sharedExpertFfnHidden;
         s.routerParamsPerLayer = moeShare * h * s.experts;
-        s.denseMlpParamsPerLayer = (1.0 - moeShare) * matrices * h * s.ffnHidden;
+        s.denseMlpParamsPerLayer = (s.ffnShare - moeShare) * matrices * h * s.ffnHidden;
     } else {
-        s.denseMlpParamsPerLayer = matrices * h * s.ffnHidden;
+        s.denseMlpParamsPerLayer = s.ffnShare * matrices * h * s.ffnHidden;
     }
-    s.normParamsPerLayer = 4.0 * h; // two LayerNorms (scale + bias)
+    // Two LayerNorms (scale + bias) per attention + MLP layer; one per block of a hybrid stack.
+    s.normParamsPerLayer = 2.0 * s.blocksPerLayer * h;
     s.embeddingParams = s.vocab * h;
     s.outputLayerParams = s.vocab * h; // held by the last stage even when tied (Megatron keeps a copy)
     return s;
@@ -77,7 +110,7 @@ double TransformerShape::totalParams() const
 {
     return layers
         * (attentionParamsPerLayer + denseMlpParamsPerLayer + expertParamsPerLayer + sharedExpertParamsPerLayer
-            + routerParamsPerLayer + normParamsPerLayer)
+            + routerParamsPerLayer + normParamsPerLayer + mambaParamsPerLayer)
         + embeddingParams + (tiedEmbeddings ? 0.0 : outputLayerParams);
 }
 
@@ -86,7 +119,7 @@ double TransformerShape::activeParams() const
     const double activeExperts = moe ? expertParamsPerLayer * topK / experts : 0.0;
     return layers
         * (attentionParamsPerLayer + denseMlpParamsPerLayer + activeExperts + sharedExpertParamsPerLayer
-            + routerParamsPerLayer + normParamsPerLayer)
+            + routerParamsPerLayer + normParamsPerLayer + mambaParamsPerLayer)
         + embeddingParams + (tiedEmbeddings ? 0.0 : outputLayerParams);
 }
 
@@ -94,13 +127,17 @@ double TransformerShape::layerForwardFlops(double tokens, double attendedTokens)
 {
     // GEMMs: 2 FLOPs per weight per token; a token goes through top-k experts.
     const double gemmParams = attentionParamsPerLayer + denseMlpParamsPerLayer + routerParamsPerLayer
-        + sharedExpertParamsPerLayer + (moe ? expertParamsPerLayer * topK / experts : 0.0);
+        + sharedExpertParamsPerLayer + (moe ? expertParamsPerLayer * topK / experts : 0.0) + mambaGemmParamsPerLayer;
     // Attention: Q K^T and (softmax) V, 2 x tokens x attended x heads x (d_qk + d_v) (SC21: 4 b s^2 h
     // per layer); windowed layers attend at most sliding_window keys.
     const double attended = (1.0 - slidingWindowFraction) * attendedTokens
         + slidingWindowFraction * (slidingWindow > 0 ? std::min(slidingWindow, attendedTokens) : attendedTokens);
     const double qk = mla ? headDim + qkRopeHeadDim : headDim, v = mla ? vHeadDim : headDim;
-    return 2.0 * tokens * gemmParams + 2.0 * tokens * attended * heads * (qk + v);
+    // Mamba-2 layers: the SSD scan counted as 7 x tokens x d_inner x state (Megatron-Bridge
+    // src/megatron/bridge/training/utils/flop_utils.py mamba_layer_flops, "scan"), besides in_proj
+    // and out_proj among the GEMMs.
+    const double scan = mambaShare * 7.0 * tokens * mambaInner() * mambaStateDim;
+    return 2.0 * tokens * gemmParams + attentionShare * 2.0 * tokens * attended * heads * (qk + v) + scan;
 }
 
 double TransformerShape::logitsForwardFlops(double tokens) const { return 2.0 * tokens * hidden * vocab; }

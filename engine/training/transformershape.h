@@ -34,6 +34,27 @@ struct TransformerShape {
     bool ropeFusion = true; ///< rotary embedding applied by a fused kernel (model.rope_fusion)
     double activationClampValue = 0; ///< clamp of the gated activation's inputs (0 = none)
 
+    /// Layer kinds as shares of the layers (a plain transformer: every layer attention + MLP, so
+    /// attention and FFN shares 1, Mamba 0). A hybrid stack (model.hybrid_pattern) has one block per
+    /// layer: the share of '*', of '-' + 'E', of 'E' and of 'M' symbols. Every per-layer figure below
+    /// and every per-layer time is an average over the layers weighted by these shares.
+    bool hybrid = false;
+    double attentionShare = 1; ///< layers with self-attention (per layer)
+    double ffnShare = 1; ///< layers with an MLP or MoE MLP (per layer)
+    double moeShare = 0; ///< layers with an MoE MLP (per layer; dense_layers excluded)
+    double mambaShare = 0; ///< layers with a Mamba-2 mixer (per layer)
+    double blocksPerLayer = 2; ///< pre-norm + residual blocks per layer (attention + MLP = 2)
+    /// Mamba-2 mixer dimensions (model.mamba): heads, head_dim (P), state N, B / C groups G, conv width,
+    /// SSD chunk Q; d_inner = heads x head_dim.
+    double mambaHeads = 0, mambaHeadDim = 0, mambaStateDim = 0, mambaGroups = 0, mambaConvKernel = 0, mambaChunk = 0;
+    double mambaInner() const { return mambaHeads * mambaHeadDim; }
+    /// Width of the Mamba in_proj output: z and x (d_inner each), B and C (G N each), dt (heads).
+    double mambaInProjWidth() const { return 2.0 * mambaInner() + 2.0 * mambaGroups * mambaStateDim + mambaHeads; }
+    /// Channels through the causal convolution: x, B and C.
+    double mambaConvChannels() const { return mambaInner() + 2.0 * mambaGroups * mambaStateDim; }
+    double mambaGemmParamsPerLayer = 0; ///< in_proj + out_proj of the Mamba layers (per layer)
+    double mambaParamsPerLayer = 0; ///< all Mamba-layer parameters (per layer)
+
     double attentionParamsPerLayer = 0; ///< Q, K, V, O projections (GQA-aware)
     double denseMlpParamsPerLayer = 0; ///< MLP of a dense layer (MoE models: of its dense_layers only)
     double expertParamsPerLayer = 0; ///< all routed experts of one MoE layer (0 for dense)

@@ -109,6 +109,7 @@ private Q_SLOTS:
         QTest::newRow("b300 gb300 mxfp8") << QStringLiteral("megatron-bridge-2604-b300-gb300-mxfp8") << 8;
         QTest::newRow("nvfp4") << QStringLiteral("megatron-bridge-2604-nvfp4") << 2;
         QTest::newRow("gb300 nvfp4") << QStringLiteral("megatron-bridge-2604-gb300-nvfp4") << 2;
+        QTest::newRow("nemotron 3 nano") << QStringLiteral("megatron-bridge-2604-nemotron3") << 5;
         QTest::newRow("vtrain multi-node") << QStringLiteral("vtrain-multi-node-a100") << 109;
         QTest::newRow("vtrain single-node") << QStringLiteral("vtrain-single-node-a100") << 1440;
     }
@@ -168,7 +169,8 @@ private Q_SLOTS:
                     ++denseInMoeTable;
             }
         }
-        QCOMPARE(mxfp8, 16 + 5); // 8 + 8 rows of the 26.04.01 MXFP8 tables, 5 FP8-MX rows of 25.11
+        // 8 + 8 rows of the 26.04.01 MXFP8 tables, 5 FP8-MX rows of 25.11, 4 Nemotron 3 Nano rows of 26.04.01
+        QCOMPARE(mxfp8, 16 + 5 + 4);
         QCOMPARE(denseInMoeTable, 4); // Llama 3 70B and 3.1 405B on GB200 and GB300
     }
 

@@ -330,7 +330,7 @@ private Q_SLOTS:
                                                   << "[\"layernorm\", \"attn\"]"
                                                   << "a.json: /training/recompute_modules/1: expected";
         QTest::addRow("recompute module not modelled") << "/training/recompute_modules"
-                                                       << "[\"moe\"]"
+                                                       << "[\"shared_experts\"]"
                                                        << "a.json: /training/recompute_modules/0: Megatron-Core module";
         QTest::addRow("etp zero") << "/parallelism/etp"
                                   << "0"

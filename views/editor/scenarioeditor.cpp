@@ -393,6 +393,8 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     m_torusDims->setText(dims.join(QLatin1Char('x')));
     const ModelSpec& m = s.model;
     m_layers->setValue(m.layers);
+    // A hybrid stack's layers are its pattern's symbols (model.hybrid_pattern), kept as loaded.
+    m_layers->setEnabled(m.hybridPattern.empty());
     m_hidden->setValue(m.hidden);
     m_heads->setValue(m.heads);
     m_kvHeads->setValue(m.kvHeads);
@@ -499,7 +501,8 @@ Scenario ScenarioEditor::scenario() const
     t.activationOffloadLayers = m_offloadLayers->value();
     t.fp8ParamGather = m_fp8ParamGather->isChecked();
     t.fp4ParamGather = m_fp4ParamGather->isChecked();
-    t.cudaGraphScope = (m_graphAttention->isChecked() ? CudaGraphAttention : 0u)
+    // The Mamba scope has no field of its own (it applies to hybrid stacks only): it is kept.
+    t.cudaGraphScope = (t.cudaGraphScope & CudaGraphMamba) | (m_graphAttention->isChecked() ? CudaGraphAttention : 0u)
         | (m_graphRouter->isChecked() ? CudaGraphMoeRouter : 0u)
         | (m_graphPreprocess->isChecked() ? CudaGraphMoePreprocess : 0u)
         | (m_graphFullLayer->isChecked() ? CudaGraphFullLayer : 0u);

@@ -1,0 +1,302 @@
+// Hybrid stacks (model.hybrid_pattern: Mamba-2, attention, MLP and MoE layers, one block each, as
+// Megatron-Core's hybrid_layer_pattern; Nemotron-H, Nemotron 3):
+// - a pattern of attention and MLP blocks is the plain transformer it spells, to the last digit of
+//   every figure (time, memory, traffic, parameters, FLOPs): the block shares are one mechanism;
+// - Nemotron 3 Nano's parameters are the published 31.6B total / 3.6B active;
+// - the Mamba-2 mixer's work (in_proj / out_proj GEMMs, the SSD scan, conv and copies), its CUDA
+//   graph, its tensor-parallel rule, and the scenario keys with their errors;
+// - recompute module "moe" (the whole MoE MLP again in the backward, all-to-alls included).
+
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
+#include "engine/scenario/scenariovalidator.h"
+#include "engine/training/trainingevaluator.h"
+#include "engine/training/transformershape.h"
+#include "resources/embeddedresources.h"
+
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace clusterscope::engine;
+
+namespace {
+
+bool near(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
+
+Scenario example(const char* file) { return *parseScenarioJson(clusterscope::resources::embeddedFile(file), file); }
+
+// Nemotron 3 Nano 30B-A3B (Megatron-Bridge src/megatron/bridge/recipes/nemotronh/nemotron_3_nano.py)
+// on one DGX-B200 as its published MXFP8 run (Megatron-Bridge docs/performance-summary.md, 26.04.01).
+const char* const kNano = R"({
+  "format": "clusterscope-scenario", "version": 1, "name": "nano",
+  "cluster": {"gpu": "B200", "gpus": 8, "gpus_per_node": 8, "nic": {"gbps": 400, "per_node": 8},
+              "transport": "infiniband", "fabric": {"type": "rail-optimized"}},
+  "model": {"layers": 52, "hidden": 2688, "heads": 32, "kv_heads": 2, "head_dim": 128, "ffn_hidden": 1856,
+            "vocab": 131072, "seq_len": 8192, "gated_mlp": false, "dropout": false,
+            "hybrid_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+            "mamba": {"heads": 64, "head_dim": 64, "state_dim": 128, "groups": 8},
+            "moe": {"experts": 128, "top_k": 6, "expert_ffn_hidden": 1856, "shared_experts": 1,
+                    "shared_expert_ffn_hidden": 3712, "load_imbalance": 1, "dispatcher": "hybridep"}},
+  "training": {"global_batch": 512, "micro_batch": 2, "dtype": "mxfp8", "recompute": "none"},
+  "parallelism": {"tp": 1, "pp": 1, "dp": 8, "ep": 8}
+})";
+
+// `s` with every layer written as two blocks of the hybrid pattern: "*-" (attention, then MLP), or
+// "*E" for an MoE layer (its leading dense layers "*-").
+Scenario asHybrid(Scenario s)
+{
+    std::string pattern;
+    const int dense = s.model.moe ? s.model.moe->denseLayers : s.model.layers;
+    for (int i = 0; i < s.model.layers; ++i)
+        pattern += i < dense ? "*-" : "*E";
+    s.model.layers *= 2;
+    s.model.hybridPattern = pattern;
+    if (s.model.moe)
+        s.model.moe->denseLayers = 0;
+    return s;
+}
+
+} // namespace
+
+class TestTrainingHybrid : public QObject {
+    Q_OBJECT
+
+    Catalog m_catalog;
+
+    TrainingEvaluator evaluator(const Scenario& s)
+    {
+        auto r = TrainingEvaluator::create(s, m_catalog);
+        if (!r)
+            qFatal("%s", r.message().c_str());
+        return *r;
+    }
+
+    // The validator refuses `s` at `pointer` with a message containing `text`, and the evaluator too.
+    void refused(const Scenario& s, const std::string& pointer, const std::string& text)
+    {
+        const Status invalid = validateScenario(s, m_catalog, "h.json");
+        QVERIFY(!invalid);
+        QVERIFY2(invalid.message().find("h.json: " + pointer + ": ") != std::string::npos, invalid.message().c_str());
+        QVERIFY2(invalid.message().find(text) != std::string::npos, invalid.message().c_str());
+        // The evaluator refuses the strategy (the search skips it) at the same place.
+        const auto ev = TrainingEvaluator::create(s, m_catalog);
+        QVERIFY2(ev, ev.message().c_str());
+        const char* reason = ev->invalidReason(TrainingStrategy::fromScenario(s));
+        QVERIFY(reason != nullptr);
+        QVERIFY2(std::string(reason).rfind(pointer + ": ", 0) == 0, reason);
+    }
+
+private Q_SLOTS:
+    void initTestCase() { m_catalog = *Catalog::builtin(); }
+
+    // The block shares are one mechanism: a hybrid pattern of attention and MLP blocks evaluates as the
+    // transformer it spells (dense with TP 8, SP and PP 4; dropless MoE with EP 8 and a dense layer).
+    void attentionAndMlpBlocksAreTheTransformer_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("denseLayers");
+        QTest::addColumn<bool>("fp8");
+        QTest::addRow("llama 70b, tp 8, pp 4") << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false;
+        QTest::addRow("llama 70b, fp8, full recompute")
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << true;
+        QTest::addRow("mixtral, ep 8, 1 dense layer")
+            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 1 << false;
+    }
+    void attentionAndMlpBlocksAreTheTransformer()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, denseLayers);
+        QFETCH(bool, fp8);
+        Scenario plain = example(file.toStdString().c_str());
+        if (plain.model.moe) {
+            plain.parallelism = ParallelismSpec {};
+            plain.parallelism->ep = 8;
+            plain.parallelism->dp = plain.cluster.gpus;
+            plain.model.moe->capacityFactor = 0.0;
+            plain.model.moe->denseLayers = denseLayers;
+        }
+        if (fp8) {
+            plain.training.dtype = DType::FP8;
+            plain.training.recompute = Recompute::Full;
+        }
+        const Scenario hybrid = asHybrid(plain);
+        QVERIFY(validateScenario(hybrid, m_catalog, "h.json"));
+        const TrainingEstimate a = evaluator(plain).evaluate(TrainingStrategy::fromScenario(plain));
+        const TrainingEstimate b = evaluator(hybrid).evaluate(TrainingStrategy::fromScenario(hybrid));
+        QVERIFY(a.valid && b.valid);
+        constexpr double rel = 1e-9;
+        QVERIFY2(near(b.iterationSeconds, a.iterationSeconds, rel),
+            qPrintable(QStringLiteral("%1 s vs %2 s").arg(b.iterationSeconds).arg(a.iterationSeconds)));
+        QVERIFY(near(b.breakdown.compute, a.breakdown.compute, rel));
+        QVERIFY(near(b.communication.tp + 1.0, a.communication.tp + 1.0, rel));
+        QVERIFY(near(b.communication.ep + 1.0, a.communication.ep + 1.0, rel));
+        QVERIFY(near(b.bytesSent.dp, a.bytesSent.dp, rel));
+        if (plain.training.recompute != Recompute::Full) {
+            QVERIFY(near(b.memory.activationsBytes, a.memory.activationsBytes, rel));
+            QVERIFY(near(b.memory.totalBytes(), a.memory.totalBytes(), rel));
+        } else {
+            // Full recomputation keeps each layer's input (Megatron-Core checkpoints layer by layer):
+            // a hybrid stack's blocks are layers, so it keeps one input per block.
+            QVERIFY(b.memory.activationsBytes > a.memory.activationsBytes);
+        }
+        QVERIFY(near(b.modelFlopsPerIteration, a.modelFlopsPerIteration, rel));
+        const TransformerShape pa = TransformerShape::fromModel(plain.model);
+        const TransformerShape pb = TransformerShape::fromModel(hybrid.model);
+        QVERIFY(near(pb.totalParams(), pa.totalParams(), rel));
+        QVERIFY(near(pb.activeParams(), pa.activeParams(), rel));
+    }
+
+    // Nemotron 3 Nano as published: 31.6B parameters, 3.6B active per token including the embedding and
+    // the output layer, 3.2B without the input embedding (NVIDIA model card of
+    // nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 and the Nemotron 3 Nano technical report).
+    void nemotron3NanoShape()
+    {
+        const auto s = parseScenarioJson(kNano, "nano.json");
+        QVERIFY2(s, s.message().c_str());
+        const TransformerShape m = TransformerShape::fromModel(s->model);
+        QVERIFY(m.hybrid);
+        QCOMPARE(m.mambaShare, 23.0 / 52.0);
+        QCOMPARE(m.moeShare, 23.0 / 52.0);
+        QCOMPARE(m.attentionShare, 6.0 / 52.0);
+        QCOMPARE(m.mambaInner(), 4096.0);
+        QVERIFY2(near(m.totalParams(), 31.6e9, 0.005), qPrintable(QString::number(m.totalParams())));
+        QVERIFY2(near(m.activeParams(), 3.6e9, 0.01), qPrintable(QString::number(m.activeParams())));
+        QVERIFY(near(m.activeParams() - m.embeddingParams, 3.2e9, 0.01));
+        // A Mamba layer's forward FLOPs per token: in_proj and out_proj GEMMs and the scan as Megatron-LM
+        // counts them (megatron/training/training.py mamba_layer_flops, with the model's d_inner).
+        Scenario onlyMamba = *s;
+        onlyMamba.model.hybridPattern = std::string(52, 'M');
+        onlyMamba.model.moe.reset();
+        const TransformerShape mm = TransformerShape::fromModel(onlyMamba.model);
+        const double h = 2688, inner = 4096, width = 2 * inner + 2 * 8 * 128 + 64;
+        const double perToken = 2 * h * width + 7 * inner * 128 + 2 * inner * h;
+        QCOMPARE(mm.layerForwardFlops(1.0, 8192.0), perToken);
+    }
+
+    // The Mamba-2 mixer's work shows where it belongs: the SSD scan with the sequence mixing (it grows
+    // with the state size), its GEMMs with the GEMMs; its CUDA graph removes the layer's per-op host
+    // time; its heads and groups bound tp; context parallelism of a hybrid stack is refused.
+    void mambaMixer()
+    {
+        Scenario s = *parseScenarioJson(kNano, "nano.json");
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const LayerTimes base = evaluator(s).layerTimes(strategy);
+        Scenario larger = s;
+        larger.model.mamba->stateDim = 256;
+        const LayerTimes state = evaluator(larger).layerTimes(strategy);
+        QVERIFY(state.forwardKernels.attention > base.forwardKernels.attention);
+        QVERIFY(state.backwardKernels.attention > base.backwardKernels.attention);
+        QVERIFY(state.forwardKernels.gemm > base.forwardKernels.gemm); // in_proj carries B and C
+        Scenario noMamba = s; // the Mamba layers as MLP layers
+        std::replace(noMamba.model.hybridPattern.begin(), noMamba.model.hybridPattern.end(), 'M', '-');
+        noMamba.model.mamba.reset();
+        QVERIFY(evaluator(noMamba).layerTimes(strategy).forwardKernels.attention < base.forwardKernels.attention);
+
+        s.computeCalibration.hostSecondsPerKernel = 1e-3; // every op host-bound
+        const LayerTimes eager = evaluator(s).layerTimes(strategy);
+        s.training.cudaGraphScope = CudaGraphMamba;
+        const TrainingEvaluator graphed = evaluator(s);
+        const LayerTimes graph = graphed.layerTimes(strategy);
+        QVERIFY(graph.forward
+            < eager.forward - (23.0 / 52.0) * 10.0 * (1e-3 - graphed.efficiency().params().graphLaunchHostSeconds));
+        QVERIFY(graph.backward < eager.backward);
+
+        Scenario tp = *parseScenarioJson(kNano, "nano.json");
+        tp.parallelism->tp = 16; // 8 B / C groups
+        tp.parallelism->dp = 1;
+        tp.cluster.gpus = 16;
+        tp.parallelism->ep = 1;
+        refused(tp, "/parallelism/tp", "the Mamba heads (64) and groups (8) must be divisible by tp (16)");
+        Scenario cp = *parseScenarioJson(kNano, "nano.json");
+        cp.parallelism->cp = 2;
+        cp.parallelism->dp = 4;
+        cp.parallelism->ep = 8;
+        refused(cp, "/parallelism/cp", "context parallelism of a hybrid stack");
+    }
+
+    void scenarioKeys_data()
+    {
+        QTest::addColumn<QString>("patch");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("length") << R"({"model": {"hybrid_pattern": "MEM"}})"
+                                << "nano.json: /model/hybrid_pattern: the pattern has 3 layers, model.layers says 52";
+        QTest::addRow("symbol")
+            << R"({"model": {"hybrid_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEMG"}})"
+            << "nano.json: /model/hybrid_pattern: symbol 'G' at position 52 is not modelled";
+        QTest::addRow("E without moe") << R"({"model": {"moe": null}})"
+                                       << "nano.json: /model/hybrid_pattern: 'E' layers need model.moe";
+        QTest::addRow("moe without E")
+            << R"({"model": {"hybrid_pattern": "MMMMM*MMMMMM*MMMMMM*MMMMMM*MMMMMM*MMMMMMMM*MMMMMMMMM"}})"
+            << "nano.json: /model/hybrid_pattern: model.moe is given but the pattern has no 'E' layer";
+        QTest::addRow("M without mamba") << R"({"model": {"mamba": null}})"
+                                         << "nano.json: /model/hybrid_pattern: 'M' layers need model.mamba";
+        QTest::addRow("dense layers") << R"({"model": {"moe": {"dense_layers": 1}}})"
+                                      << "nano.json: /model/moe/dense_layers: a hybrid model's dense layers";
+        QTest::addRow("groups") << R"({"model": {"mamba": {"groups": 5}}})"
+                                << "nano.json: /model/mamba/groups: heads (64) must be a multiple of groups (5)";
+        QTest::addRow("mamba key") << R"({"model": {"mamba": {"d_state": 64}}})"
+                                   << "nano.json: /model/mamba/d_state";
+    }
+    void scenarioKeys()
+    {
+        QFETCH(QString, patch);
+        QFETCH(QString, expected);
+        nlohmann::json j = nlohmann::json::parse(kNano);
+        j.merge_patch(nlohmann::json::parse(patch.toStdString()));
+        if (j["model"].contains("mamba") && j["model"]["mamba"].is_null())
+            j["model"].erase("mamba");
+        const auto s = parseScenarioJson(j.dump(), "nano.json");
+        QVERIFY(!s);
+        QVERIFY2(s.message().find(expected.toStdString()) != std::string::npos, s.message().c_str());
+    }
+
+    // What is read is written back: the pattern, the mixer (with its defaults made explicit), the
+    // "mamba" graph scope and the "moe" recompute module.
+    void roundTrip()
+    {
+        nlohmann::json j = nlohmann::json::parse(kNano);
+        j["model"]["mamba"] = { { "head_dim", 64 }, { "groups", 4 } }; // heads: 2 h / head_dim
+        j["training"]["recompute"] = "selective";
+        j["training"]["recompute_modules"] = { "moe", "layernorm" };
+        j["training"]["cuda_graph_scope"] = { "mamba" };
+        const auto s = parseScenarioJson(j.dump(), "nano.json");
+        QVERIFY2(s, s.message().c_str());
+        QCOMPARE(s->model.mamba->heads, 2 * 2688 / 64);
+        QCOMPARE(s->model.mamba->chunkSize, 128);
+        const auto back = parseScenarioJson(scenarioToJson(*s), "back.json");
+        QVERIFY2(back, back.message().c_str());
+        QVERIFY(*back == *s);
+        QCOMPARE(back->training.cudaGraphScope, unsigned(CudaGraphMamba));
+        QCOMPARE(back->training.recomputeModules, unsigned(RecomputeMoe | RecomputeLayerNorm));
+    }
+
+    // Recompute module "moe" (Megatron-Core transformer_layer.py): the MoE MLP's forward again in the
+    // backward, its all-to-alls included (one more forward pass of dispatch and combine), and the MoE
+    // MLP keeps no activations of its own.
+    void moeRecompute()
+    {
+        Scenario s = *parseScenarioJson(kNano, "nano.json");
+        s.training.recompute = Recompute::Selective;
+        s.training.recomputeModules = RecomputeLayerNorm;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator without = evaluator(s);
+        const TrainingEstimate a = without.evaluate(strategy);
+        const LayerTimes la = without.layerTimes(strategy);
+        s.training.recomputeModules = RecomputeLayerNorm | RecomputeMoe;
+        const TrainingEvaluator with = evaluator(s);
+        const TrainingEstimate b = with.evaluate(strategy);
+        const LayerTimes lb = with.layerTimes(strategy);
+        // At least the MoE layers' share of the experts' forward GEMMs is recomputed.
+        QVERIFY(lb.selectiveRecompute > la.selectiveRecompute + 0.3 * (23.0 / 52.0) * la.forwardKernels.gemm);
+        QVERIFY(lb.selectiveRecompute < la.selectiveRecompute + la.forward);
+        QVERIFY(near(b.bytesSent.ep, 1.5 * a.bytesSent.ep, 1e-12)); // (1 + 2) / (1 + 1) forward passes
+        QVERIFY(b.memory.activationsBytes < 0.8 * a.memory.activationsBytes);
+        QVERIFY(b.iterationSeconds > a.iterationSeconds);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainingHybrid)
+#include "tst_traininghybrid.moc"
