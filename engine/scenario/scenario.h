@@ -94,6 +94,10 @@ struct MoeSpec {
     int sharedExperts = 0; ///< "shared_experts": experts every token goes through (DeepSeek, Qwen2-MoE)
     int sharedExpertFfnHidden = 0; ///< "shared_expert_ffn_hidden": 0 = expert_ffn_hidden
     int denseLayers = 0; ///< "dense_layers": leading layers with a dense MLP (DeepSeek-V3: 3)
+    /// "latent_size": latent MoE (Megatron-Core moe_latent_size; Nemotron 3 Super: 1024): each token is
+    /// projected to this width before the dispatch and back after the combine; the routed experts run
+    /// on it. 0 = the experts run on the hidden size.
+    int latentSize = 0;
     double capacityFactor = 0.0; ///< "capacity_factor": tokens per expert cap / mean; 0 = dropless
     double loadImbalance = 1.1; ///< "load_imbalance": busiest expert's tokens / mean (with aux-loss balancing)
     /// "dispatcher": Megatron-Core's token dispatcher: "alltoall" (--moe-token-dispatcher-type alltoall),

@@ -135,6 +135,7 @@ namespace {
             s.sharedExperts = moe->boundedInt("shared_experts", 0, 1 << 16, 0);
             s.sharedExpertFfnHidden = moe->boundedInt("shared_expert_ffn_hidden", 0, 1 << 24, 0);
             s.denseLayers = moe->boundedInt("dense_layers", 0, 1 << 20, 0);
+            s.latentSize = moe->boundedInt("latent_size", 0, 1 << 24, 0);
             s.capacityFactor = moe->number("capacity_factor", 0.0, 1e3, 0.0);
             s.loadImbalance = moe->number("load_imbalance", 1.0, 1e3, 1.1);
             if (moe->has("dispatcher")) {
@@ -568,6 +569,8 @@ std::string scenarioToJson(const Scenario& s)
             root["model"]["moe"]["shared_expert_ffn_hidden"] = e.sharedExpertFfnHidden;
         if (e.denseLayers > 0)
             root["model"]["moe"]["dense_layers"] = e.denseLayers;
+        if (e.latentSize > 0)
+            root["model"]["moe"]["latent_size"] = e.latentSize;
         if (e.capacityFactor > 0)
             root["model"]["moe"]["capacity_factor"] = e.capacityFactor;
         if (e.loadImbalance != 1.1)

@@ -28,7 +28,7 @@ LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p,
     const double t = p.tp;
     const double layerDense
         = (shape.attentionParamsPerLayer + shape.denseMlpParamsPerLayer + shape.sharedExpertParamsPerLayer) / t
-        + shape.normParamsPerLayer + shape.routerParamsPerLayer;
+        + shape.normParamsPerLayer + shape.routerParamsPerLayer + shape.latentProjParamsPerLayer; // not split by TP
     // Experts are split over ep GPUs and each expert over the expert-tensor-parallel group (etp;
     // the tensor-parallel group unless stated).
     const double layerExpert = shape.expertParamsPerLayer / (static_cast<double>(p.ep) * p.expertTp());
@@ -104,7 +104,10 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
         // set_save_original_input) and whatever the activation saved beyond its input (the clamped copy).
         const double activationOut
             = (modules & RecomputeMoeAct) ? 0.0 : 2.0 * f - fp8Saving * f + clampCopy * 2.0 * f * matrices;
-        mlp = 2.0 * h + shape.topK * ((2.0 + mask) * h + 2.0 * f * matrices + activationOut - fp8Saving * h);
+        // Latent MoE: the copies are latent_size wide, and fc2_latent_proj keeps its input (2 latent).
+        const double xe = shape.expertInput;
+        mlp = 2.0 * h + shape.topK * ((2.0 + mask) * xe + 2.0 * f * matrices + activationOut - fp8Saving * xe)
+            + (xe != h ? 2.0 * xe : 0.0);
     } else {
         const double f = shape.ffnHidden;
         mlp = (2.0 + mask) * h + 2.0 * f * matrices + 2.0 * f - fp8Saving * (h + f) + clampCopy * 2.0 * f * matrices;

@@ -194,6 +194,9 @@ namespace {
             }
             if (row.number("moe_dense_layers"))
                 s["model"]["moe"]["dense_layers"] = row.integer("moe_dense_layers");
+            // Latent MoE (Nemotron 3 Super): the routed experts' width.
+            if (row.number("moe_latent"))
+                s["model"]["moe"]["latent_size"] = row.integer("moe_latent");
         }
         // Multi-head latent attention (DeepSeek-V3) and multi-token prediction modules.
         for (const char* key : { "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim", "mtp_layers" })

@@ -551,6 +551,18 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         const bool preprocessGraph = (graphScope & CudaGraphMoePreprocess) != 0 && !fullLayerGraph;
         graphedNow = routerGraph;
         linear(tokens, m.experts, h, 1.0, true); // router (kept in 16/32-bit)
+        // Latent MoE: the MoE layer's input goes down to the latent width before the dispatch and the
+        // combined output back up (Megatron-Core moe/moe_layer.py fc1_latent_proj in preprocess(),
+        // fc2_latent_proj after the combine; TELinear "duplicated": whole on every tp rank, over the
+        // rank's sequence-parallel tokens).
+        const double xe = m.expertInput; // width of a token through dispatch, experts and combine
+        if (xe != h) {
+            const double rows = sp ? tokens / t : tokens;
+            graphedNow = preprocessGraph;
+            linear(rows, xe, h);
+            graphedNow = false;
+            linear(rows, h, xe);
+        }
         graphedNow = false;
         // Routed experts as Transformer Engine's GroupedLinear runs them: one cuBLAS GEMM per local
         // expert, round-robin on groupedGemmStreams streams (computeefficiency.h). Each expert's GEMM
@@ -594,8 +606,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
                 ha.trackedGpu += cast;
             }
         };
-        grouped(tokensPerExpert, fc1Matrices * m.expertFfnHidden / et, h);
-        grouped(tokensPerExpert, h, m.expertFfnHidden / et);
+        grouped(tokensPerExpert, fc1Matrices * m.expertFfnHidden / et, xe);
+        grouped(tokensPerExpert, xe, m.expertFfnHidden / et);
         if (m.linearBias) {
             // Expert biases (add_bias_linear, GPT-OSS). FC1's bias rides in the grouped GEMM (cuBLAS
             // bias epilogue forward, fused into the wgrad GEMM backward: Transformer Engine
@@ -608,7 +620,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
             // rows (the bias gradient), grad x b and its sum over h (the probabilities' gradient), and
             // split's backward concatenating the rows' gradients: 8 passes. Kernels: 2 per expert + the
             // cat forward; 4 per expert + 2 concatenations backward.
-            const double rowElements = tokens * m.topK * h / (sp ? t : 1.0);
+            const double rowElements = tokens * m.topK * xe / (sp ? t : 1.0);
             expertBiasForward = e.memoryBoundSeconds(6.0 * act * rowElements);
             expertBiasBackward = e.memoryBoundSeconds(8.0 * act * rowElements);
             f.kernels += 2.0 * localExperts + 1.0;
@@ -630,7 +642,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // get_restored_hidden_states_by_experts): two passes, no chunk sort.
         const double permutePasses = m.flexDispatcher ? 2.0 : (localExperts > 1 ? 4.0 : 2.0);
         f.elementwise += e.memoryBoundSeconds(
-            tokens * (m.topK * permutePasses * 2.0 * act * h / (sp ? t : 1.0) + 4.0 * m.experts));
+            tokens * (m.topK * permutePasses * 2.0 * act * xe / (sp ? t : 1.0) + 4.0 * m.experts));
         // Dropless routing: the alltoall dispatcher needs the token counts on the host (the all-to-all
         // split sizes and Transformer Engine's per-expert m_splits), so every MoE layer forward copies
         // them device-to-host and blocks the host on that copy before the EP all-to-all (Megatron-Core
@@ -650,7 +662,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         // which static capacity-padded shapes are and random dropless splits almost never. Forward:
         // pad read + write and unpad read + write of the received top-k copies; the backward the same.
         if (fp8 && droplessMoe) {
-            fp8PaddingSeconds = e.memoryBoundSeconds(4.0 * tokens * m.topK * act * h / (sp ? t : 1.0));
+            fp8PaddingSeconds = e.memoryBoundSeconds(4.0 * tokens * m.topK * act * xe / (sp ? t : 1.0));
             f.kernels += 2.0;
             b.kernels += 2.0;
         }
@@ -688,7 +700,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         moeMlpForward = (f.gemm - fSaved.gemm) + (f.elementwise - fSaved.elementwise) + fp8PaddingSeconds
             + expertBiasForward + (f.kernels - fSaved.kernels) * k.kernelLaunchSeconds
             + (fp8 ? e.memoryBoundSeconds(tokens * e.castBytesPerElement()
-                   * ((m.topK + (m.sharedExperts > 0 ? 1.0 : 0.0)) * h
+                   * (m.topK * xe + (m.sharedExperts > 0 ? 1.0 : 0.0) * h
                        + (m.topK * m.expertFfnHidden + m.sharedExperts * m.sharedExpertFfnHidden) / t))
                    : 0.0);
         const auto blend = [&](KernelTimes& moe, const KernelTimes& dense, const KernelTimes& saved) {
@@ -715,7 +727,9 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         ffnPerToken = moeShare * (m.topK * m.expertFfnHidden + m.sharedExperts * m.sharedExpertFfnHidden)
             + denseShare * m.ffnHidden;
         // fp8: an MoE layer casts the top-k copies of each token (and the shared experts' input) for FC1.
-        fp8Elements += moeShare * (m.topK + (m.sharedExperts > 0 ? 1.0 : 0.0) - 1.0) * h;
+        fp8Elements += moeShare * (m.topK * xe + (m.sharedExperts > 0 ? 1.0 : 0.0) * h - h);
+        if (xe != h) // the latent projections' inputs
+            fp8Elements += moeShare * (h + xe) / (sp ? t : 1.0);
     } else {
         const double gemmBefore = f.gemm;
         weighted(m.ffnShare, [&] {

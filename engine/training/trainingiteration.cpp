@@ -223,7 +223,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // rank receiving the most tokens sets the pace: load_imbalance x the mean (capped by the capacity
     // factor when tokens beyond it are dropped); dense leading layers have none.
     if (p.ep > 1 && m.moe) {
-        const double bytes = tokens * m.topK * m.hidden * kActivationBytes / (sp ? p.tp : 1.0);
+        // A token's copies cross at the experts' input width (the latent width with latent MoE).
+        const double bytes = tokens * m.topK * m.expertInput * kActivationBytes / (sp ? p.tp : 1.0);
         const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
         const double moeLayers = layersPerStage * m.moeShare;
         double a2a = imbalance * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);

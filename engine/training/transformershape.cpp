@@ -92,7 +92,12 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
             ? static_cast<double>(std::count(m.hybridPattern.begin(), m.hybridPattern.end(), 'E')) / s.layers
             : (s.layers - s.denseLayers) / s.layers;
         const double moeShare = s.moeShare;
-        s.expertParamsPerLayer = moeShare * s.experts * matrices * h * s.expertFfnHidden;
+        // Latent MoE (Megatron-Core moe/moe_layer.py fc1_latent_proj / fc2_latent_proj): the routed
+        // experts run on latent_size, between a projection down from and one back up to the hidden size.
+        s.expertInput = m.moe->latentSize > 0 ? m.moe->latentSize : h;
+        if (m.moe->latentSize > 0)
+            s.latentProjParamsPerLayer = moeShare * 2.0 * h * m.moe->latentSize;
+        s.expertParamsPerLayer = moeShare * s.experts * matrices * s.expertInput * s.expertFfnHidden;
         s.sharedExpertParamsPerLayer = moeShare * s.sharedExperts * matrices * h * s.sharedExpertFfnHidden;
         s.routerParamsPerLayer = moeShare * h * s.experts;
         s.denseMlpParamsPerLayer = (s.ffnShare - moeShare) * matrices * h * s.ffnHidden;
@@ -110,7 +115,7 @@ double TransformerShape::totalParams() const
 {
     return layers
         * (attentionParamsPerLayer + denseMlpParamsPerLayer + expertParamsPerLayer + sharedExpertParamsPerLayer
-            + routerParamsPerLayer + normParamsPerLayer + mambaParamsPerLayer)
+            + routerParamsPerLayer + normParamsPerLayer + mambaParamsPerLayer + latentProjParamsPerLayer)
         + embeddingParams + (tiedEmbeddings ? 0.0 : outputLayerParams);
 }
 
@@ -119,7 +124,7 @@ double TransformerShape::activeParams() const
     const double activeExperts = moe ? expertParamsPerLayer * topK / experts : 0.0;
     return layers
         * (attentionParamsPerLayer + denseMlpParamsPerLayer + activeExperts + sharedExpertParamsPerLayer
-            + routerParamsPerLayer + normParamsPerLayer + mambaParamsPerLayer)
+            + routerParamsPerLayer + normParamsPerLayer + mambaParamsPerLayer + latentProjParamsPerLayer)
         + embeddingParams + (tiedEmbeddings ? 0.0 : outputLayerParams);
 }
 
@@ -127,7 +132,8 @@ double TransformerShape::layerForwardFlops(double tokens, double attendedTokens)
 {
     // GEMMs: 2 FLOPs per weight per token; a token goes through top-k experts.
     const double gemmParams = attentionParamsPerLayer + denseMlpParamsPerLayer + routerParamsPerLayer
-        + sharedExpertParamsPerLayer + (moe ? expertParamsPerLayer * topK / experts : 0.0) + mambaGemmParamsPerLayer;
+        + sharedExpertParamsPerLayer + (moe ? expertParamsPerLayer * topK / experts : 0.0) + mambaGemmParamsPerLayer
+        + latentProjParamsPerLayer;
     // Attention: Q K^T and (softmax) V, 2 x tokens x attended x heads x (d_qk + d_v) (SC21: 4 b s^2 h
     // per layer); windowed layers attend at most sliding_window keys.
     const double attended = (1.0 - slidingWindowFraction) * attendedTokens

@@ -19,6 +19,9 @@ struct TransformerShape {
     double sharedExperts = 0, sharedExpertFfnHidden = 0; ///< MoE shared experts (every token)
     double denseLayers = 0; ///< leading dense layers of an MoE model
     double capacityFactor = 0; ///< 0 = dropless
+    /// Width the routed experts run on: model.moe.latent_size when given (latent MoE), else hidden.
+    double expertInput = 0;
+    double latentProjParamsPerLayer = 0; ///< latent MoE: hidden -> latent and latent -> hidden (per layer)
     double loadImbalance = 1; ///< busiest expert's tokens / mean
     /// Megatron-Core's flex token dispatcher (model.moe.dispatcher "flex" / "hybridep"): fused
     /// dispatch / combine kernels that send a token once per destination rank and node.

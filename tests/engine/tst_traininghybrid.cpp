@@ -10,6 +10,7 @@
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
+#include "engine/training/memorymodel.h"
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/transformershape.h"
 #include "resources/embeddedresources.h"
@@ -174,6 +175,47 @@ private Q_SLOTS:
         const double h = 2688, inner = 4096, width = 2 * inner + 2 * 8 * 128 + 64;
         const double perToken = 2 * h * width + 7 * inner * 128 + 2 * inner * h;
         QCOMPARE(mm.layerForwardFlops(1.0, 8192.0), perToken);
+    }
+
+    // Latent MoE (Megatron-Core moe_latent_size; Nemotron 3 Super): the routed experts and the dispatch
+    // run at the latent width. Nemotron 3 Super 120B-A12B has its nominal 120B parameters and ~12B active
+    // per token (the output layer counted, the input embedding not); the all-to-all bytes shrink by
+    // latent / hidden; the latent projections are whole on every tp rank.
+    void latentMoe()
+    {
+        nlohmann::json j = nlohmann::json::parse(kNano);
+        j["model"].merge_patch(nlohmann::json::parse(R"({"layers": 88, "hidden": 4096, "ffn_hidden": 2688,
+            "hybrid_pattern": "MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME",
+            "mamba": {"heads": 128},
+            "moe": {"experts": 512, "top_k": 22, "expert_ffn_hidden": 2688, "shared_expert_ffn_hidden": 5376,
+                    "latent_size": 1024}})"));
+        j["cluster"]["gpus"] = 64;
+        j["parallelism"] = { { "tp", 1 }, { "pp", 1 }, { "dp", 64 }, { "ep", 64 } };
+        const auto s = parseScenarioJson(j.dump(), "super.json");
+        QVERIFY2(s, s.message().c_str());
+        const TransformerShape m = TransformerShape::fromModel(s->model);
+        QCOMPARE(m.expertInput, 1024.0);
+        QVERIFY2(near(m.totalParams(), 120e9, 0.01), qPrintable(QString::number(m.totalParams())));
+        QVERIFY2(near(m.activeParams() - m.embeddingParams, 12e9, 0.03), qPrintable(QString::number(m.activeParams())));
+        const auto back = parseScenarioJson(scenarioToJson(*s), "back.json");
+        QVERIFY2(back && *back == *s, back ? "differs" : back.message().c_str());
+
+        Scenario full = *s;
+        full.model.moe->latentSize = 0;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(*s);
+        const TrainingEstimate latent = evaluator(*s).evaluate(strategy);
+        const TrainingEstimate wide = evaluator(full).evaluate(strategy);
+        QVERIFY(near(latent.bytesSent.ep, wide.bytesSent.ep * 1024.0 / 4096.0, 1e-12));
+        QVERIFY(latent.iterationSeconds < wide.iterationSeconds);
+        // tp 2 keeps the latent projections whole: the local parameters lose less than half of them.
+        Scenario tp2 = *s;
+        tp2.parallelism->tp = 2;
+        tp2.parallelism->dp = 32;
+        tp2.parallelism->etp = 1;
+        tp2.parallelism->sequenceParallel = true;
+        const double whole = TransformerShape::fromModel(s->model).latentProjParamsPerLayer * 88;
+        QVERIFY(
+            localParams(m, *tp2.parallelism).dense > localParams(m, *s->parallelism).dense / 2.0 + whole / 2.0 - 1.0);
     }
 
     // The Mamba-2 mixer's work shows where it belongs: the SSD scan with the sequence mixing (it grows
