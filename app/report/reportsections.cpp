@@ -7,7 +7,10 @@
 #include "engine/run/collectivefold.h"
 #include "engine/training/transformershape.h"
 
+#include <QStringList>
 #include <QTimeZone>
+
+#include <algorithm>
 
 namespace clusterscope::app {
 
@@ -55,11 +58,21 @@ namespace {
             text += QStringLiteral(" (") + QString::number(shape.activeParams() / 1e9, 'f', 1)
                 + QStringLiteral(" B active; ") + QString::number(m.moe->experts) + QStringLiteral(" experts, top-")
                 + QString::number(m.moe->topK) + QLatin1Char(')');
-        text += QStringLiteral(": ") + QString::number(m.layers) + QStringLiteral(" layers, hidden ")
-            + formatCount(m.hidden) + QStringLiteral(", ") + QString::number(m.heads) + QStringLiteral(" heads (")
-            + QString::number(m.kvHeads) + QStringLiteral(" KV), FFN ") + formatCount(m.ffnHidden)
-            + QStringLiteral(", vocabulary ") + formatCount(m.vocab) + QStringLiteral(", sequence ")
-            + formatCount(m.seqLen);
+        text += QStringLiteral(": ") + QString::number(m.layers) + QStringLiteral(" layers");
+        if (!m.hybridPattern.empty()) {
+            // A hybrid stack's layers by kind (model.hybrid_pattern).
+            QStringList kinds;
+            const std::pair<char, const char*> names[]
+                = { { 'M', " Mamba-2" }, { 'E', " MoE" }, { '*', " attention" }, { '-', " MLP" } };
+            for (const auto& [symbol, name] : names)
+                if (const auto n = std::count(m.hybridPattern.begin(), m.hybridPattern.end(), symbol))
+                    kinds << QString::number(n) + QLatin1String(name);
+            text += QStringLiteral(" (") + kinds.join(QStringLiteral(", ")) + QLatin1Char(')');
+        }
+        text += QStringLiteral(", hidden ") + formatCount(m.hidden) + QStringLiteral(", ") + QString::number(m.heads)
+            + QStringLiteral(" heads (") + QString::number(m.kvHeads) + QStringLiteral(" KV), FFN ")
+            + formatCount(m.ffnHidden) + QStringLiteral(", vocabulary ") + formatCount(m.vocab)
+            + QStringLiteral(", sequence ") + formatCount(m.seqLen);
         return text;
     }
 
