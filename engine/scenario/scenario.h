@@ -193,6 +193,10 @@ struct TrainingSpec {
     /// "recompute_modules": list of "core_attn", "layernorm", "moe_act", "mla_up_proj", "mlp"
     /// (RecomputeModuleBits) recomputed under recompute "selective"; absent = ["core_attn"].
     unsigned recomputeModules = RecomputeModulesDefault;
+    /// "optimizer": "adam" (default; mixed-precision Adam, Kingma & Ba 2015) or "muon" (Muon, Jordan et
+    /// al. 2024, as Megatron-Core optimizer/muon.py runs it: momentum with Newton-Schulz
+    /// orthogonalization of every 2-D weight but the embedding and output layer, which keep Adam).
+    bool muon = false;
     bool operator==(const TrainingSpec&) const = default;
 };
 

@@ -219,6 +219,7 @@ namespace {
         t.activationOffloadLayers = r.boundedInt("activation_offload_layers", 0, 100000, 0);
         t.fp8ParamGather = r.boolean("fp8_param_gather", false);
         t.fp4ParamGather = r.boolean("fp4_param_gather", false);
+        t.muon = r.choice("optimizer", { "adam", "muon" }, "adam") == "muon";
         if (const json* scope = r.raw("cuda_graph_scope")) {
             // Megatron-Core --cuda-graph-scope (megatron/core/transformer/cuda_graphs.py).
             if (!scope->is_array())
@@ -589,6 +590,8 @@ std::string scenarioToJson(const Scenario& s)
         root["training"]["fp8_param_gather"] = true;
     if (s.training.fp4ParamGather)
         root["training"]["fp4_param_gather"] = true;
+    if (s.training.muon)
+        root["training"]["optimizer"] = "muon";
     if (s.training.cudaGraphScope != CudaGraphNone) {
         json scope = json::array();
         const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },

@@ -33,7 +33,7 @@ LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p,
     // the tensor-parallel group unless stated).
     const double layerExpert = shape.expertParamsPerLayer / (static_cast<double>(p.ep) * p.expertTp());
     const auto stage = [&](double layers, double vocabParams) {
-        return LocalParams { layers * layerDense + vocabParams, layers * layerExpert };
+        return LocalParams { layers * layerDense + vocabParams, layers * layerExpert, vocabParams };
     };
     // Embedding on the first stage, output layer on the last; one GPU holds both when pp = 1.
     // Multi-token prediction modules sit with the output layer on the last stage.
@@ -190,6 +190,12 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
     m.weightsBytes = sharded(weightBytes, p.zero >= 3);
     m.gradientsBytes = sharded(2.0, p.zero >= 2);
     m.optimizerBytes = sharded(12.0, p.zero >= 1);
+    if (in.muon) {
+        // Muon (engine/training/muonstep.h): fp32 master and momentum, 8 bytes per parameter, Adam's 12
+        // for the embedding and output layer; each data-parallel rank keeps the state of the matrices it
+        // owns (Megatron-Core's layer-wise distributed optimizer), as ZeRO-1 shards it.
+        m.optimizerBytes = sharded(8.0, true) + 4.0 * local.vocab / denseShards;
+    }
     const double maxLayers = std::max(1, split.maxLayers());
     if (p.zero >= 3) // two layers gathered at a time (current + prefetched), ZeRO-3 / FSDP
         m.weightsBytes += 2.0 * weightBytes * local.total() / maxLayers;

@@ -14,6 +14,7 @@ struct PipelineSplit;
 struct LocalParams {
     double dense = 0; ///< non-expert parameters (replicated over dp x cp)
     double expert = 0; ///< expert parameters (replicated over dp x cp / ep)
+    double vocab = 0; ///< of `dense`, the embedding and output layer the stage holds
     double total() const { return dense + expert; }
 };
 LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p);
@@ -67,6 +68,9 @@ struct MemoryInputs {
     /// reset_parameters sets both usages). MXFP8's all-gather runs in 16 bits through the gradient
     /// buffer (Megatron-Core param_and_grad_buffer.py shared_buffer), which needs no memory of its own.
     double weightBytesPerParam = 1.0;
+    /// training.optimizer "muon": 8 bytes of optimizer state per parameter (12 for the embedding and
+    /// output layer, which keep Adam), owned whole matrix by matrix across the data-parallel ranks.
+    bool muon = false;
     /// Bytes per element of a quantized GEMM input kept for the weight gradient (fp8GemmInputs): 1
     /// (fp8, MXFP8; MXFP8's 1/32 B of scales left out), 0.5625 (NVFP4: 0.5 + one E4M3 scale per 16).
     double quantizedInputBytes = 1.0;

@@ -296,6 +296,9 @@ namespace {
             s["training"]["fp8_param_gather"] = *on;
         if (const auto on = flag("fp4_param_gather"))
             s["training"]["fp4_param_gather"] = *on;
+        // The optimizer where the recipe does not use Adam ("muon": Megatron-Core's distributed Muon).
+        if (const auto optimizer = row.text("optimizer"))
+            s["training"]["optimizer"] = *optimizer;
         // Architecture: biases on the linear layers (add_bias_linear) and a clamped gated activation
         // (activation_func_clamp_value), as GPT-OSS has them.
         if (const auto on = flag("linear_bias"))

@@ -223,6 +223,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         : scenario.training.dtype == DType::NVFP4                                  ? 2.0 * (0.5 + 1.0 / 16.0)
                                                                                    : 1.0;
     e.m_memoryInputs.fusedCrossEntropy = isQuantized(scenario.training.dtype);
+    e.m_memoryInputs.muon = scenario.training.muon;
     e.m_memoryInputs.errorFeedback = scenario.communication.compression.method != CompressionMethod::None
         && scenario.communication.compression.errorFeedback;
     e.m_memoryInputs.capacityBytes = gpu->hbmBytes;

@@ -4,6 +4,7 @@
 
 #include "engine/scenario/pipelinesplit.h"
 #include "engine/training/gradientcompression.h"
+#include "engine/training/muonstep.h"
 #include "engine/training/trainingevaluator.h"
 
 #include <algorithm>
@@ -282,6 +283,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // --overlap-grad-reduce / --overlap-param-gather; PyTorch DDP buckets, Li et al. VLDB 2020);
     // the last bucket is always exposed.
     const LocalParams local = localParams(m, p);
+    const bool muon = m_scenario.training.muon;
     const CompressionSpec& compression = comm.compression;
     const double hbm = m_efficiency.hbmBytesPerSecond();
     double dpTotal = 0, dpExposed = 0, dpExposedUncompressed = 0, compressSeconds = 0;
@@ -306,7 +308,11 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             const double gradSeconds = collectiveSeconds(sync.op, sync.bytes, group);
             const double gradBucket = collectiveSeconds(bucket.op, bucket.bytes, group);
             double gather = 0, gatherBucket = 0;
-            if (p.zero >= 1) {
+            // Muon without ZeRO: each rank updates the matrices it owns, so the updated 16-bit weights
+            // are gathered after the step (Megatron-Core optimizer/layer_wise_optimizer.py), after the
+            // optimizer and before the next forward: not overlapped.
+            const bool muonGather = muon && p.zero == 0;
+            if (p.zero >= 1 || muonGather) {
                 gather = collectiveSeconds(CollectiveOp::AllGather, elements * kGradientBytes, group);
                 gatherBucket = collectiveSeconds(CollectiveOp::AllGather, bucketElements * kGradientBytes, group);
             }
@@ -323,9 +329,9 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             } else {
                 const double syncs = p.zero == 2 ? micro : 1.0; // ZeRO-2 reduces every micro-batch
                 exposed = syncs * exposedOf(gradSeconds, gradBucket, stageBackward)
-                    + (p.zero >= 1 ? exposedOf(gather, gatherBucket, stageForward) : 0.0);
+                    + (p.zero >= 1 ? exposedOf(gather, gatherBucket, stageForward) : gather);
                 total = syncs * gradSeconds + gather;
-                wire = syncs * gradWire + (p.zero >= 1 ? gatherWire : 0.0);
+                wire = syncs * gradWire + (p.zero >= 1 || muonGather ? gatherWire : 0.0);
             }
             // Hidden communication still slows the compute it overlaps (NCCL kernels occupy SMs and
             // HBM bandwidth): a documented share of the hidden time stays on the critical path.
@@ -372,11 +378,16 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         b.other += r.offloadExposedSeconds;
     }
 
-    // Adam step on the optimizer shard this GPU owns (memory bound).
-    const double denseShards = p.zero >= 1 ? static_cast<double>(p.dp) * p.cp : 1.0;
-    const double expertShards = p.zero >= 1 ? expertDataParallel(p) : 1.0;
+    // Adam step on the optimizer shard this GPU owns (memory bound). Muon owns whole matrices per
+    // data-parallel rank whatever the ZeRO stage; its element-wise update moves about Adam's bytes, and
+    // it orthogonalizes the momentum of the matrices it owns (muonstep.h).
+    const bool owned = p.zero >= 1 || muon;
+    const double denseShards = owned ? static_cast<double>(p.dp) * p.cp : 1.0;
+    const double expertShards = owned ? expertDataParallel(p) : 1.0;
     const double optimizerParams = local.dense / denseShards + local.expert / expertShards;
     b.optimizer = m_efficiency.memoryBoundSeconds(optimizerParams * m_efficiency.params().optimizerBytesPerParam);
+    if (muon)
+        b.optimizer += muonNewtonSchulzSeconds(m, p, m_efficiency, layersPerStage);
     // MXFP8: every local weight is quantized into both MXFP8 copies once per step, not per
     // micro-batch: with MXFP8 primary weights after the 16-bit parameter all-gather (Megatron-Core
     // distrib_optimizer.py _post_param_sync copies the gathered values into the quantized parameter),

@@ -111,6 +111,7 @@ private Q_SLOTS:
         QTest::newRow("gb300 nvfp4") << QStringLiteral("megatron-bridge-2604-gb300-nvfp4") << 2;
         QTest::newRow("nemotron 3 nano") << QStringLiteral("megatron-bridge-2604-nemotron3") << 5;
         QTest::newRow("nemotron 3 super") << QStringLiteral("megatron-bridge-2604-nemotron3-super") << 4;
+        QTest::newRow("kimi k2") << QStringLiteral("megatron-bridge-2604-kimi-k2") << 1;
         QTest::newRow("vtrain multi-node") << QStringLiteral("vtrain-multi-node-a100") << 109;
         QTest::newRow("vtrain single-node") << QStringLiteral("vtrain-single-node-a100") << 1440;
     }
@@ -170,9 +171,9 @@ private Q_SLOTS:
                     ++denseInMoeTable;
             }
         }
-        // 8 + 8 rows of the 26.04.01 MXFP8 tables, 5 FP8-MX rows of 25.11, 4 Nemotron 3 Nano and 4 Nemotron 3
-        // Super rows of 26.04.01
-        QCOMPARE(mxfp8, 16 + 5 + 4 + 4);
+        // 8 + 8 rows of the 26.04.01 MXFP8 tables, 5 FP8-MX rows of 25.11, 4 Nemotron 3 Nano, 4 Nemotron 3
+        // Super rows and the Kimi K2 row of 26.04.01
+        QCOMPARE(mxfp8, 16 + 5 + 4 + 4 + 1);
         QCOMPARE(denseInMoeTable, 4); // Llama 3 70B and 3.1 405B on GB200 and GB300
     }
 
