@@ -197,6 +197,11 @@ struct TrainingSpec {
     /// al. 2024, as Megatron-Core optimizer/muon.py runs it: momentum with Newton-Schulz
     /// orthogonalization of every 2-D weight but the embedding and output layer, which keep Adam).
     bool muon = false;
+    /// "bf16_layers_at_start" / "bf16_layers_at_end": with a quantized dtype (fp8, mxfp8, nvfp4), that
+    /// many of the first / last transformer layers run their GEMMs in BF16 (Megatron-Core
+    /// --first-last-layers-bf16 with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16).
+    int bf16LayersAtStart = 0;
+    int bf16LayersAtEnd = 0;
     bool operator==(const TrainingSpec&) const = default;
 };
 

@@ -220,6 +220,12 @@ namespace {
         t.fp8ParamGather = r.boolean("fp8_param_gather", false);
         t.fp4ParamGather = r.boolean("fp4_param_gather", false);
         t.muon = r.choice("optimizer", { "adam", "muon" }, "adam") == "muon";
+        t.bf16LayersAtStart = r.boundedInt("bf16_layers_at_start", 0, 1 << 20, 0);
+        t.bf16LayersAtEnd = r.boundedInt("bf16_layers_at_end", 0, 1 << 20, 0);
+        if ((t.bf16LayersAtStart > 0 || t.bf16LayersAtEnd > 0) && !isQuantized(t.dtype))
+            throw JsonFieldError(r.pointerOf(t.bf16LayersAtStart > 0 ? "bf16_layers_at_start" : "bf16_layers_at_end"),
+                std::string("BF16 layers apply to a quantized dtype (fp8, mxfp8, nvfp4); the scenario trains in ")
+                    + toString(t.dtype));
         if (const json* scope = r.raw("cuda_graph_scope")) {
             // Megatron-Core --cuda-graph-scope (megatron/core/transformer/cuda_graphs.py).
             if (!scope->is_array())
@@ -592,6 +598,10 @@ std::string scenarioToJson(const Scenario& s)
         root["training"]["fp4_param_gather"] = true;
     if (s.training.muon)
         root["training"]["optimizer"] = "muon";
+    if (s.training.bf16LayersAtStart > 0)
+        root["training"]["bf16_layers_at_start"] = s.training.bf16LayersAtStart;
+    if (s.training.bf16LayersAtEnd > 0)
+        root["training"]["bf16_layers_at_end"] = s.training.bf16LayersAtEnd;
     if (s.training.cudaGraphScope != CudaGraphNone) {
         json scope = json::array();
         const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },

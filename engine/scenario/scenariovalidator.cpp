@@ -98,6 +98,10 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         issues.push_back(std::move(*weights));
     if (auto graphs = cudaGraphScopeIssue(m, t))
         issues.push_back(std::move(*graphs));
+    if (t.bf16LayersAtStart + t.bf16LayersAtEnd >= m.layers)
+        add(t.bf16LayersAtEnd > 0 ? "/training/bf16_layers_at_end" : "/training/bf16_layers_at_start",
+            "the BF16 layers (" + str(t.bf16LayersAtStart + t.bf16LayersAtEnd) + ") must be fewer than the layers ("
+                + str(m.layers) + ")");
     if (t.activationOffloadLayers >= m.layers)
         add("/training/activation_offload_layers",
             "activation_offload_layers (" + str(t.activationOffloadLayers) + ") must be fewer than the layers ("

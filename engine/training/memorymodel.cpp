@@ -222,7 +222,12 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
         const int o = offloaded(layers);
         return (layers - o) * microBatches + (o > 0 ? 1.0 : 0.0);
     };
-    const double perLayer = activationBytesPerLayer(shape, s, in);
+    double perLayer = activationBytesPerLayer(shape, s, in);
+    if (in.bf16LayerShare > 0) {
+        MemoryInputs bf16 = in;
+        bf16.fp8GemmInputs = false;
+        perLayer = (1.0 - in.bf16LayerShare) * perLayer + in.bf16LayerShare * activationBytesPerLayer(shape, s, bf16);
+    }
     // Logits of one micro-batch for the cross-entropy, split over TP, only on the stage with the
     // output layer (the last): fp32, or 16-bit in place under the fused cross entropy.
     const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp;

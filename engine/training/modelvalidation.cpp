@@ -296,6 +296,10 @@ namespace {
             s["training"]["fp8_param_gather"] = *on;
         if (const auto on = flag("fp4_param_gather"))
             s["training"]["fp4_param_gather"] = *on;
+        // Layers a quantized recipe keeps in BF16 (Megatron-Core --num-layers-at-start/end-in-bf16).
+        for (const char* key : { "bf16_layers_at_start", "bf16_layers_at_end" })
+            if (row.number(key))
+                s["training"][key] = row.integer(key);
         // The optimizer where the recipe does not use Adam ("muon": Megatron-Core's distributed Muon).
         if (const auto optimizer = row.text("optimizer"))
             s["training"]["optimizer"] = *optimizer;

@@ -237,6 +237,20 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         = cal.allocatorReserveFraction.value_or(e.m_memoryInputs.allocatorReserveFraction);
     e.m_algorithm = algorithmFromName(scenario.communication.algorithm);
     e.m_cacheTag = g_nextCacheTag.fetch_add(1);
+    if (const int bf16Layers = scenario.training.bf16LayersAtStart + scenario.training.bf16LayersAtEnd;
+        bf16Layers > 0) {
+        // Megatron-Core --first-last-layers-bf16 (transformer_block.py get_fp8_context / fp4 context per
+        // layer number): those layers run outside the quantized autocast, as in a BF16 run.
+        Scenario twin = scenario;
+        twin.training.dtype = DType::BF16;
+        twin.training.bf16LayersAtStart = twin.training.bf16LayersAtEnd = 0;
+        twin.training.fp8ParamGather = twin.training.fp4ParamGather = false;
+        auto bf16 = create(twin, catalog, efficiency);
+        if (!bf16)
+            return bf16.status();
+        e.m_bf16Twin = std::make_shared<const TrainingEvaluator>(std::move(*bf16));
+        e.m_memoryInputs.bf16LayerShare = static_cast<double>(bf16Layers) / scenario.model.layers;
+    }
     e.m_gpuHourUsd = scenario.training.gpuHourUsd > 0
         ? scenario.training.gpuHourUsd
         : gpu->priceUsd / (4.0 * kHoursPerYear) + gpu->tdpWatts / 1000.0 * 1.3 * 0.10;

@@ -12,6 +12,8 @@
 #include "engine/training/trainingestimate.h"
 #include "engine/training/transformershape.h"
 
+#include <memory>
+
 namespace clusterscope::engine {
 
 class Catalog;
@@ -119,6 +121,9 @@ private:
     double m_spineSlowdown = 1.0;
     double m_coreSlowdown = 1.0;
     unsigned long long m_cacheTag = 0; ///< distinguishes evaluators in the per-thread cache
+    /// The same scenario in BF16, for the layers training.bf16_layers_at_start / _at_end keep in BF16
+    /// (null without them).
+    std::shared_ptr<const TrainingEvaluator> m_bf16Twin;
 };
 
 } // namespace clusterscope::engine

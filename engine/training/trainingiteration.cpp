@@ -33,6 +33,38 @@ namespace {
             return size;
         }
     }
+
+    /// A stage's average layer when a share `w` of its layers runs as `b` and the rest as `a`: every
+    /// time is a per-layer sum, so the mix is exact for the stage's total.
+    LayerTimes mixLayerTimes(const LayerTimes& a, const LayerTimes& b, double w)
+    {
+        const auto mix = [w](double x, double y) { return (1.0 - w) * x + w * y; };
+        const auto kernels = [&](const KernelTimes& x, const KernelTimes& y) {
+            KernelTimes k;
+            k.gemm = mix(x.gemm, y.gemm);
+            k.attention = mix(x.attention, y.attention);
+            k.elementwise = mix(x.elementwise, y.elementwise);
+            k.fp8Casts = mix(x.fp8Casts, y.fp8Casts);
+            k.overhead = mix(x.overhead, y.overhead);
+            k.kernels = mix(x.kernels, y.kernels);
+            k.libraryLaunches = mix(x.libraryLaunches, y.libraryLaunches);
+            return k;
+        };
+        LayerTimes r;
+        r.forwardKernels = kernels(a.forwardKernels, b.forwardKernels);
+        r.backwardKernels = kernels(a.backwardKernels, b.backwardKernels);
+        r.forward = mix(a.forward, b.forward);
+        r.backward = mix(a.backward, b.backward);
+        r.selectiveRecompute = mix(a.selectiveRecompute, b.selectiveRecompute);
+        r.selectiveRecomputeAttention = mix(a.selectiveRecomputeAttention, b.selectiveRecomputeAttention);
+        r.selectiveRecomputeGemm = mix(a.selectiveRecomputeGemm, b.selectiveRecomputeGemm);
+        r.attentionCore = mix(a.attentionCore, b.attentionCore);
+        r.logitsForward = a.logitsForward; // the output layer runs in 16-bit in both
+        r.logitsBackward = a.logitsBackward;
+        r.mtpForward = a.mtpForward;
+        r.mtpBackward = a.mtpBackward;
+        return r;
+    }
 } // namespace
 
 TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
@@ -59,6 +91,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         int tp = 0, cp = 0, ep = 0, etp = 0, micro = 0;
         bool sp = false;
         LayerTimes times;
+        LayerTimes bf16Times; ///< the BF16 twin's (bf16_layers_at_start / _at_end), else unused
     };
     // 1024 slots (about 100 KB per thread): a search's tp x cp x ep x micro-batch combinations
     // (a few hundred) then rarely evict each other; the key is mixed with the splitmix64 finalizer
@@ -76,8 +109,9 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     LayerMemo& slot = memo[(key ^ (key >> 31)) % kLayerMemoSlots];
     if (!(slot.tag == m_cacheTag && slot.tp == p.tp && slot.cp == p.cp && slot.ep == p.ep && slot.etp == etp
             && slot.micro == s.microBatch && slot.sp == spOn))
-        slot = { m_cacheTag, p.tp, p.cp, p.ep, etp, s.microBatch, spOn, layerTimes(s) };
-    const LayerTimes lt = slot.times;
+        slot = { m_cacheTag, p.tp, p.cp, p.ep, etp, s.microBatch, spOn, layerTimes(s),
+            m_bf16Twin ? m_bf16Twin->layerTimes(s) : LayerTimes {} };
+    LayerTimes lt = slot.times;
     const StrategyGroups groups = m_placer.groups(p);
     const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
     const bool sp = p.sequenceParallel && p.tp > 1;
@@ -89,33 +123,56 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // The slowest pipeline stage sets the pace of every micro-batch (and of the fill and drain): the
     // first stage runs its layers (and the embedding lookup), a middle stage its layers, the last its
     // layers plus the output layer and loss; uneven splits (PipelineSplit) make them differ.
-    const double perLayerRecompute
-        = full ? lt.forward : (s.recompute == Recompute::Selective ? lt.selectiveRecompute : 0.0);
+    const auto recomputeOf = [&](const LayerTimes& x) {
+        return full ? x.forward : (s.recompute == Recompute::Selective ? x.selectiveRecompute : 0.0);
+    };
     // The last stage also runs the multi-token prediction modules (DeepSeek-V3): one more layer and
     // one more output layer + loss each; they are counted as layers of that stage below.
     const double mtp = m.mtpLayers;
     const double logitsTime
         = (lt.logitsForward + lt.logitsBackward) * (1.0 + mtp) + mtp * (lt.mtpForward + lt.mtpBackward);
-    const auto stageTime = [&](double layers, bool hasLogits) {
-        return (layers + (hasLogits ? mtp : 0.0)) * (lt.forward + lt.backward + perLayerRecompute)
+    // Layers kept in BF16 under a quantized dtype (training.bf16_layers_at_start / _at_end): the first
+    // ones on the first stage, the last ones on the last (the MTP modules counted quantized); a stage's
+    // layer is the mix of its quantized and BF16 layers.
+    LayerTimes ltFirst = lt, ltLast = lt;
+    if (m_bf16Twin) {
+        const auto mixed = [&](double layers, double bf16) {
+            const double w = layers > 0 ? std::min(1.0, bf16 / layers) : 0.0;
+            return mixLayerTimes(lt, slot.bf16Times, w);
+        };
+        const double start = m_scenario.training.bf16LayersAtStart, end = m_scenario.training.bf16LayersAtEnd;
+        if (p.pp == 1) {
+            ltFirst = ltLast = mixed(m.layers, start + end);
+        } else {
+            ltFirst = mixed(split.first, start);
+            ltLast = mixed(split.last, end);
+        }
+    }
+    const auto stageTime = [&](const LayerTimes& x, double layers, bool hasLogits) {
+        return (layers + (hasLogits ? mtp : 0.0)) * (x.forward + x.backward + recomputeOf(x))
             + (hasLogits ? logitsTime : 0.0);
     };
     double layersPerStage = split.last + mtp; // the critical stage's layers
     bool criticalHasLogits = true;
     if (p.pp > 1) {
-        double slowest = stageTime(split.last, true);
-        if (stageTime(split.first, false) > slowest) {
-            slowest = stageTime(split.first, false);
+        double slowest = stageTime(ltLast, split.last, true);
+        lt = ltLast;
+        if (stageTime(ltFirst, split.first, false) > slowest) {
+            slowest = stageTime(ltFirst, split.first, false);
             layersPerStage = split.first;
             criticalHasLogits = false;
+            lt = ltFirst;
         }
-        if (p.pp > 2 && stageTime(split.middle, false) > slowest) {
+        if (p.pp > 2 && stageTime(slot.times, split.middle, false) > slowest) {
             layersPerStage = split.middle;
             criticalHasLogits = false;
+            lt = slot.times;
         }
     } else {
         layersPerStage = m.layers + mtp;
+        lt = ltLast;
     }
+    const double perLayerRecompute = recomputeOf(lt);
     const double stageForward = layersPerStage * lt.forward;
     const double stageBackward = layersPerStage * lt.backward;
     const double logits = criticalHasLogits ? logitsTime : 0.0;

@@ -14,6 +14,7 @@
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/transformershape.h"
 #include "resources/embeddedresources.h"
+#include "tests/support/evaluatorfor.h"
 
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -67,13 +68,7 @@ class TestTrainingHybrid : public QObject {
 
     Catalog m_catalog;
 
-    TrainingEvaluator evaluator(const Scenario& s)
-    {
-        auto r = TrainingEvaluator::create(s, m_catalog);
-        if (!r)
-            qFatal("%s", r.message().c_str());
-        return *r;
-    }
+    TrainingEvaluator evaluator(const Scenario& s) { return clusterscope::testsupport::evaluatorFor(s, m_catalog); }
 
     // The validator refuses `s` at `pointer` with a message containing `text`, and the evaluator too.
     void refused(const Scenario& s, const std::string& pointer, const std::string& text)

@@ -13,6 +13,7 @@
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/transformershape.h"
 #include "resources/embeddedresources.h"
+#include "tests/support/evaluatorfor.h"
 
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -49,13 +50,7 @@ class TestTrainingKernels : public QObject {
 
     Catalog m_catalog;
 
-    TrainingEvaluator evaluator(const Scenario& s)
-    {
-        auto r = TrainingEvaluator::create(s, m_catalog);
-        if (!r)
-            qFatal("%s", r.message().c_str());
-        return *r;
-    }
+    TrainingEvaluator evaluator(const Scenario& s) { return clusterscope::testsupport::evaluatorFor(s, m_catalog); }
 
     // The validator refuses `s` with `expected` ("file: /pointer: message"), and so does the evaluator,
     // with the same pointer and message.

@@ -10,6 +10,7 @@
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/transformershape.h"
 #include "resources/embeddedresources.h"
+#include "tests/support/evaluatorfor.h"
 
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -29,13 +30,7 @@ class TestTrainingMuon : public QObject {
 
     Catalog m_catalog;
 
-    TrainingEvaluator evaluator(const Scenario& s)
-    {
-        auto r = TrainingEvaluator::create(s, m_catalog);
-        if (!r)
-            qFatal("%s", r.message().c_str());
-        return *r;
-    }
+    TrainingEvaluator evaluator(const Scenario& s) { return clusterscope::testsupport::evaluatorFor(s, m_catalog); }
 
     Scenario mixtral(bool muon)
     {

@@ -1,0 +1,134 @@
+// Layers a quantized recipe keeps in BF16 (training.bf16_layers_at_start / _at_end; Megatron-Core
+// --first-last-layers-bf16): a stage's layers mix the quantized and the BF16 layer times exactly, the
+// BF16 layers sit on the first / last pipeline stage, and the keys are refused where they cannot apply.
+
+#include "engine/catalog/catalog.h"
+#include "engine/scenario/scenariojson.h"
+#include "engine/scenario/scenariovalidator.h"
+#include "engine/training/trainingevaluator.h"
+#include "resources/embeddedresources.h"
+#include "tests/support/evaluatorfor.h"
+
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+using namespace clusterscope::engine;
+
+namespace {
+
+bool near(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
+
+} // namespace
+
+class TestTrainingBf16Layers : public QObject {
+    Q_OBJECT
+
+    Catalog m_catalog;
+
+    TrainingEvaluator evaluator(const Scenario& s) { return clusterscope::testsupport::evaluatorFor(s, m_catalog); }
+
+    Scenario llama(DType dtype, int pp)
+    {
+        auto s
+            = parseScenarioJson(clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json"), "llama");
+        s->training.dtype = dtype;
+        s->parallelism->pp = pp;
+        s->parallelism->dp = s->cluster.gpus / (s->parallelism->tp * pp);
+        return *s;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { m_catalog = *Catalog::builtin(); }
+
+    // One stage: the compute time is the layer-weighted mix of the fp8 and the BF16 runs (the output
+    // layer runs in 16-bit in both), and it lies between them.
+    void oneStageMixesExactly()
+    {
+        const Scenario fp8 = llama(DType::FP8, 1), bf16 = llama(DType::BF16, 1);
+        Scenario mixed = fp8;
+        mixed.training.bf16LayersAtStart = 2;
+        mixed.training.bf16LayersAtEnd = 6;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(fp8);
+        const TrainingEstimate a = evaluator(fp8).evaluate(strategy), b = evaluator(bf16).evaluate(strategy),
+                               c = evaluator(mixed).evaluate(strategy);
+        QVERIFY(a.valid && b.valid && c.valid);
+        const double w = 8.0 / 80.0;
+        QVERIFY2(near(c.breakdown.compute, (1 - w) * a.breakdown.compute + w * b.breakdown.compute, 1e-9),
+            qPrintable(QStringLiteral("%1 vs %2")
+                           .arg(c.breakdown.compute)
+                           .arg((1 - w) * a.breakdown.compute + w * b.breakdown.compute)));
+        QVERIFY(c.iterationSeconds > a.iterationSeconds && c.iterationSeconds < b.iterationSeconds);
+        // BF16 layers keep 16-bit GEMM inputs: more activation memory than all-fp8.
+        QVERIFY(c.memory.activationsBytes > a.memory.activationsBytes);
+    }
+
+    // Four stages: BF16 layers at the end load the last stage only, so they slow the step when that
+    // stage becomes the slowest; BF16 layers at the start load the first.
+    void stagesCarryTheirBf16Layers()
+    {
+        const Scenario fp8 = llama(DType::FP8, 4);
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(fp8);
+        const TrainingEstimate base = evaluator(fp8).evaluate(strategy);
+        Scenario end = fp8;
+        end.training.bf16LayersAtEnd = 20; // the whole last stage
+        const TrainingEstimate e = evaluator(end).evaluate(strategy);
+        QVERIFY(e.valid);
+        QVERIFY(e.iterationSeconds > base.iterationSeconds);
+        QCOMPARE(e.lastStageLayers, 20);
+        Scenario start = fp8;
+        start.training.bf16LayersAtStart = 20;
+        const TrainingEstimate st = evaluator(start).evaluate(strategy);
+        // The first stage (no logits) with BF16 layers is slower than the all-fp8 last stage with
+        // logits: it sets the pace.
+        QVERIFY(st.iterationSeconds > base.iterationSeconds);
+        QVERIFY(st.iterationSeconds < e.iterationSeconds); // the last stage also runs the output layer
+    }
+
+    void keys_data()
+    {
+        QTest::addColumn<QString>("patch");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("bf16 dtype") << R"({"training": {"dtype": "bf16", "bf16_layers_at_end": 2}})"
+                                    << "l.json: /training/bf16_layers_at_end: BF16 layers apply to a quantized dtype";
+        QTest::addRow("too many")
+            << R"({"training": {"dtype": "fp8", "bf16_layers_at_start": 40, "bf16_layers_at_end": 40}})"
+            << "l.json: /training/bf16_layers_at_end: the BF16 layers (80) must be fewer than the layers (80)";
+        QTest::addRow("negative") << R"({"training": {"dtype": "fp8", "bf16_layers_at_start": -1}})"
+                                  << "l.json: /training/bf16_layers_at_start";
+    }
+    void keys()
+    {
+        QFETCH(QString, patch);
+        QFETCH(QString, expected);
+        nlohmann::json j
+            = nlohmann::json::parse(clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json"));
+        j.merge_patch(nlohmann::json::parse(patch.toStdString()));
+        auto s = parseScenarioJson(j.dump(), "l.json");
+        std::string message;
+        if (!s) {
+            message = s.message();
+        } else {
+            const Status invalid = validateScenario(*s, m_catalog, "l.json");
+            QVERIFY(!invalid);
+            message = invalid.message();
+        }
+        QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
+    }
+
+    void roundTrip()
+    {
+        Scenario s = llama(DType::MXFP8, 1);
+        s.cluster.gpu = "B200";
+        s.training.bf16LayersAtStart = 1;
+        s.training.bf16LayersAtEnd = 3;
+        const auto back = parseScenarioJson(scenarioToJson(s), "back.json");
+        QVERIFY2(back, back.message().c_str());
+        QCOMPARE(back->training.bf16LayersAtStart, 1);
+        QCOMPARE(back->training.bf16LayersAtEnd, 3);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainingBf16Layers)
+#include "tst_trainingbf16layers.moc"
