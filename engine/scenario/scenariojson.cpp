@@ -598,10 +598,14 @@ std::string scenarioToJson(const Scenario& s)
         root["training"]["fp4_param_gather"] = true;
     if (s.training.muon)
         root["training"]["optimizer"] = "muon";
-    if (s.training.bf16LayersAtStart > 0)
-        root["training"]["bf16_layers_at_start"] = s.training.bf16LayersAtStart;
-    if (s.training.bf16LayersAtEnd > 0)
-        root["training"]["bf16_layers_at_end"] = s.training.bf16LayersAtEnd;
+    // BF16 layers apply to quantized dtypes only (the reader refuses them otherwise): a scenario edited
+    // to bf16 or fp16 is written without them, so that what is saved always loads.
+    if (isQuantized(s.training.dtype)) {
+        if (s.training.bf16LayersAtStart > 0)
+            root["training"]["bf16_layers_at_start"] = s.training.bf16LayersAtStart;
+        if (s.training.bf16LayersAtEnd > 0)
+            root["training"]["bf16_layers_at_end"] = s.training.bf16LayersAtEnd;
+    }
     if (s.training.cudaGraphScope != CudaGraphNone) {
         json scope = json::array();
         const std::pair<const char*, unsigned> scopes[] = { { "attn", CudaGraphAttention },

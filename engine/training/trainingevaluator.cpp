@@ -238,9 +238,9 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_algorithm = algorithmFromName(scenario.communication.algorithm);
     e.m_cacheTag = g_nextCacheTag.fetch_add(1);
     if (const int bf16Layers = scenario.training.bf16LayersAtStart + scenario.training.bf16LayersAtEnd;
-        bf16Layers > 0) {
-        // Megatron-Core --first-last-layers-bf16 (transformer_block.py get_fp8_context / fp4 context per
-        // layer number): those layers run outside the quantized autocast, as in a BF16 run.
+        bf16Layers > 0 && isQuantized(scenario.training.dtype)) {
+        // Megatron-Core --first-last-layers-bf16 (fp8_utils.py / fp4_utils.py is_first_last_bf16_layer by
+        // global layer number): those layers run outside the quantized autocast, as in a BF16 run.
         Scenario twin = scenario;
         twin.training.dtype = DType::BF16;
         twin.training.bf16LayersAtStart = twin.training.bf16LayersAtEnd = 0;
@@ -363,6 +363,14 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
     PipelineSplit split;
     if (const char* reason = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split))
         return reason;
+    // Megatron-Core keeps its BF16 layers within the first / last pipeline stage (transformer_config.py:
+    // at most the layers per stage each).
+    if (m_bf16Twin && p.pp > 1) {
+        if (m_scenario.training.bf16LayersAtStart > split.first)
+            return "/training/bf16_layers_at_start: more BF16 layers than the first pipeline stage holds";
+        if (m_scenario.training.bf16LayersAtEnd > split.last)
+            return "/training/bf16_layers_at_end: more BF16 layers than the last pipeline stage holds";
+    }
     if (batch % (p.dp * s.microBatch) != 0)
         return "/parallelism/dp: global_batch must be divisible by dp x micro_batch";
     if (m.seqLen % p.cp != 0)

@@ -84,6 +84,11 @@ private Q_SLOTS:
         // logits: it sets the pace.
         QVERIFY(st.iterationSeconds > base.iterationSeconds);
         QVERIFY(st.iterationSeconds < e.iterationSeconds); // the last stage also runs the output layer
+        // More than a stage holds is refused for that strategy, as Megatron-Core does.
+        end.training.bf16LayersAtEnd = 21;
+        const char* reason = evaluator(end).invalidReason(strategy);
+        QVERIFY(reason != nullptr);
+        QVERIFY2(std::string(reason).rfind("/training/bf16_layers_at_end: ", 0) == 0, reason);
     }
 
     void keys_data()
@@ -127,6 +132,11 @@ private Q_SLOTS:
         QVERIFY2(back, back.message().c_str());
         QCOMPARE(back->training.bf16LayersAtStart, 1);
         QCOMPARE(back->training.bf16LayersAtEnd, 3);
+        // Edited to bf16 (the editor's precision box), the keys are dropped rather than written invalid.
+        s.training.dtype = DType::BF16;
+        const auto plain = parseScenarioJson(scenarioToJson(s), "plain.json");
+        QVERIFY2(plain, plain.message().c_str());
+        QCOMPARE(plain->training.bf16LayersAtEnd, 0);
     }
 };
 
