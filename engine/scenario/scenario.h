@@ -121,7 +121,7 @@ struct MambaSpec {
 struct ModelSpec {
     int layers = 32; ///< "layers"
     /// "hybrid_pattern": a hybrid stack's layers, one symbol each, as Megatron-Core's
-    /// hybrid_override_pattern writes them (ssm/mamba_hybrid_layer_allocation.py): 'M' Mamba-2 mixer,
+    /// hybrid_layer_pattern writes them (models/hybrid/hybrid_layer_allocation.py): 'M' Mamba-2 mixer,
     /// '*' self-attention, '-' MLP, 'E' mixture-of-experts MLP; each symbol is a layer of its own with
     /// its pre-norm and residual (Nemotron-H, Nemotron 3). Empty: a plain transformer, every layer
     /// attention + MLP.

@@ -46,9 +46,9 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
         s.attentionParamsPerLayer = 2.0 * h * s.heads * s.headDim + 2.0 * h * s.kvHeads * s.headDim;
     }
     if (!m.hybridPattern.empty()) {
-        // One block per symbol (Megatron-Core ssm/mamba_block.py MambaStack: a MambaLayer, a
-        // TransformerLayer holding only self-attention, or one holding only the (MoE) MLP, each with
-        // its own pre-norm and residual add).
+        // One block per symbol (Megatron-Core models/hybrid/hybrid_block.py, which ssm/mamba_block.py
+        // re-exports: a MambaLayer, a TransformerLayer holding only self-attention, or one holding only
+        // the (MoE) MLP, each with its own pre-norm and residual add).
         const auto share = [&](char c) {
             return static_cast<double>(std::count(m.hybridPattern.begin(), m.hybridPattern.end(), c)) / s.layers;
         };
