@@ -111,7 +111,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             && slot.micro == s.microBatch && slot.sp == spOn))
         slot = { m_cacheTag, p.tp, p.cp, p.ep, etp, s.microBatch, spOn, layerTimes(s),
             m_bf16Twin ? m_bf16Twin->layerTimes(s) : LayerTimes {} };
-    LayerTimes lt = slot.times;
+    const LayerTimes& quantized = slot.times;
     const StrategyGroups groups = m_placer.groups(p);
     const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
     const bool sp = p.sequenceParallel && p.tp > 1;
@@ -129,24 +129,29 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // The last stage also runs the multi-token prediction modules (DeepSeek-V3): one more layer and
     // one more output layer + loss each; they are counted as layers of that stage below.
     const double mtp = m.mtpLayers;
-    const double logitsTime
-        = (lt.logitsForward + lt.logitsBackward) * (1.0 + mtp) + mtp * (lt.mtpForward + lt.mtpBackward);
+    const double logitsTime = (quantized.logitsForward + quantized.logitsBackward) * (1.0 + mtp)
+        + mtp * (quantized.mtpForward + quantized.mtpBackward);
     // Layers kept in BF16 under a quantized dtype (training.bf16_layers_at_start / _at_end): the first
     // ones on the first stage, the last ones on the last (the MTP modules counted quantized); a stage's
     // layer is the mix of its quantized and BF16 layers.
-    LayerTimes ltFirst = lt, ltLast = lt;
+    // (Without BF16 layers every stage uses the memo's times directly: no copies on the search's path.)
+    const LayerTimes* ltFirst = &quantized;
+    const LayerTimes* ltLast = &quantized;
+    LayerTimes mixedFirst, mixedLast;
     if (m_bf16Twin) {
         const auto mixed = [&](double layers, double bf16) {
             const double w = layers > 0 ? std::min(1.0, bf16 / layers) : 0.0;
-            return mixLayerTimes(lt, slot.bf16Times, w);
+            return mixLayerTimes(quantized, slot.bf16Times, w);
         };
         const double start = m_scenario.training.bf16LayersAtStart, end = m_scenario.training.bf16LayersAtEnd;
         if (p.pp == 1) {
-            ltFirst = ltLast = mixed(m.layers, start + end);
+            mixedFirst = mixedLast = mixed(m.layers, start + end);
         } else {
-            ltFirst = mixed(split.first, start);
-            ltLast = mixed(split.last, end);
+            mixedFirst = mixed(split.first, start);
+            mixedLast = mixed(split.last, end);
         }
+        ltFirst = &mixedFirst;
+        ltLast = &mixedLast;
     }
     const auto stageTime = [&](const LayerTimes& x, double layers, bool hasLogits) {
         return (layers + (hasLogits ? mtp : 0.0)) * (x.forward + x.backward + recomputeOf(x))
@@ -154,24 +159,24 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     };
     double layersPerStage = split.last + mtp; // the critical stage's layers
     bool criticalHasLogits = true;
+    const LayerTimes* critical = ltLast;
     if (p.pp > 1) {
-        double slowest = stageTime(ltLast, split.last, true);
-        lt = ltLast;
-        if (stageTime(ltFirst, split.first, false) > slowest) {
-            slowest = stageTime(ltFirst, split.first, false);
+        double slowest = stageTime(*ltLast, split.last, true);
+        if (stageTime(*ltFirst, split.first, false) > slowest) {
+            slowest = stageTime(*ltFirst, split.first, false);
             layersPerStage = split.first;
             criticalHasLogits = false;
-            lt = ltFirst;
+            critical = ltFirst;
         }
-        if (p.pp > 2 && stageTime(slot.times, split.middle, false) > slowest) {
+        if (p.pp > 2 && stageTime(quantized, split.middle, false) > slowest) {
             layersPerStage = split.middle;
             criticalHasLogits = false;
-            lt = slot.times;
+            critical = &quantized;
         }
     } else {
         layersPerStage = m.layers + mtp;
-        lt = ltLast;
     }
+    const LayerTimes& lt = *critical;
     const double perLayerRecompute = recomputeOf(lt);
     const double stageForward = layersPerStage * lt.forward;
     const double stageBackward = layersPerStage * lt.backward;
