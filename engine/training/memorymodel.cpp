@@ -26,8 +26,12 @@ double expertDataParallel(const ParallelismSpec& p)
 LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split)
 {
     const double t = p.tp;
-    const double layerDense
-        = (shape.attentionParamsPerLayer + shape.denseMlpParamsPerLayer + shape.sharedExpertParamsPerLayer) / t
+    // A hybrid stack's Mamba-2 mixers are split over TP whole: in_proj column-parallel, out_proj
+    // row-parallel, the conv1d channels, A_log / D / dt_bias and the gated norm by head (Megatron-Core
+    // ssm/mamba_mixer.py MambaMixer: d_inner_local_tp, nheads_local_tp, ngroups_local_tp = x / tp).
+    const double layerDense = (shape.attentionParamsPerLayer + shape.denseMlpParamsPerLayer
+                                  + shape.sharedExpertParamsPerLayer + shape.mambaParamsPerLayer)
+            / t
         + shape.normParamsPerLayer + shape.routerParamsPerLayer + shape.latentProjParamsPerLayer; // not split by TP
     // Experts are split over ep GPUs and each expert over the expert-tensor-parallel group (etp;
     // the tensor-parallel group unless stated).

@@ -161,6 +161,22 @@ private Q_SLOTS:
         QVERIFY2(near(m.totalParams(), 31.6e9, 0.005), qPrintable(QString::number(m.totalParams())));
         QVERIFY2(near(m.activeParams(), 3.6e9, 0.01), qPrintable(QString::number(m.activeParams())));
         QVERIFY(near(m.activeParams() - m.embeddingParams, 3.2e9, 0.01));
+        // Every parameter sits on a GPU: on one stage without tp or ep the local parameters are the
+        // model's, the Mamba mixers' included (weights, gradients, optimizer state and the data-parallel
+        // traffic count them); tp 2 splits the mixers with the attention and MLP blocks.
+        ParallelismSpec whole = *s->parallelism;
+        whole.ep = 1;
+        QVERIFY2(near(localParams(m, whole).total(), m.totalParams(), 1e-12),
+            qPrintable(QString::number(localParams(m, whole).total())));
+        ParallelismSpec tp2 = whole;
+        tp2.tp = 2;
+        const double mixers = 52.0 * m.mambaParamsPerLayer;
+        QVERIFY(mixers > 0.85e9);
+        QVERIFY(near(localParams(m, whole).dense - localParams(m, tp2).dense,
+            (mixers + 52.0 * (m.attentionParamsPerLayer + m.sharedExpertParamsPerLayer) + m.embeddingParams
+                + m.outputLayerParams)
+                / 2.0,
+            1e-12));
         // A Mamba layer's forward FLOPs per token: in_proj and out_proj GEMMs and the scan as Megatron-LM
         // counts them (megatron/training/training.py mamba_layer_flops, with the model's d_inner).
         Scenario onlyMamba = *s;
