@@ -145,6 +145,13 @@ struct ModelSpec {
     /// transformer layer (MoE in an MoE model) plus its own logits through the shared output head,
     /// run on the last pipeline stage (Megatron-Core multi_token_prediction.py). 0 = none.
     int mtpLayers = 0;
+    /// "mtp_pattern": a hybrid stack's MTP layer as hybrid blocks, the symbols of hybrid_pattern
+    /// (Megatron-Core mtp_hybrid_override_pattern; Nemotron 3 Super "*E": an attention block and an
+    /// MoE block per depth). Empty: each depth is one average layer of the stack.
+    std::string mtpPattern;
+    /// "mtp_shared_weights": the depths run one MTP layer's weights again (Megatron-Core
+    /// mtp_use_repeated_layer): its parameters, gradients and optimizer state are held once.
+    bool mtpSharedWeights = false;
     int vocab = 32000; ///< "vocab"
     int seqLen = 4096; ///< "seq_len": tokens per sequence
     std::optional<MoeSpec> moe; ///< "moe": null for a dense model
@@ -202,6 +209,10 @@ struct TrainingSpec {
     /// --first-last-layers-bf16 with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16).
     int bf16LayersAtStart = 0;
     int bf16LayersAtEnd = 0;
+    /// "bf16_mtp": with a quantized dtype, the multi-token prediction modules run their GEMMs in BF16
+    /// (Megatron-Bridge Nemotron 3 Super NVFP4: scripts/performance/configs/nemotronh/te_quant.cfg
+    /// matcher "mtp.*" -> bf16).
+    bool bf16Mtp = false;
     bool operator==(const TrainingSpec&) const = default;
 };
 

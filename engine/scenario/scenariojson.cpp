@@ -201,6 +201,33 @@ namespace {
             mamba->finish();
             m.mamba = s;
         }
+        if (r.has("mtp_pattern")) {
+            // Megatron-Core mtp_hybrid_override_pattern: the blocks of each MTP depth's layer.
+            m.mtpPattern = r.string("mtp_pattern");
+            const std::string where = r.pointerOf("mtp_pattern");
+            if (m.hybridPattern.empty())
+                throw JsonFieldError(where,
+                    "an MTP pattern applies to a hybrid stack (model.hybrid_pattern); a transformer's MTP layer is "
+                    "one of its layers");
+            if (m.mtpLayers == 0)
+                throw JsonFieldError(where, "the pattern of the MTP layers needs model.mtp_layers > 0");
+            if (m.mtpPattern.empty())
+                throw JsonFieldError(where, "the pattern is empty; leave mtp_pattern out for one average layer");
+            for (std::size_t i = 0; i < m.mtpPattern.size(); ++i) {
+                const char c = m.mtpPattern[i];
+                if (c != 'M' && c != '*' && c != '-' && c != 'E')
+                    throw JsonFieldError(where,
+                        "symbol '" + std::string(1, c) + "' at position " + std::to_string(i + 1)
+                            + " is not modelled; expected 'M' (Mamba-2), '*' (attention), '-' (MLP) or 'E' (MoE)");
+                if (c == 'E' && !m.moe)
+                    throw JsonFieldError(where, "'E' blocks need model.moe");
+                if (c == 'M' && !m.mamba)
+                    throw JsonFieldError(where, "'M' blocks need model.mamba");
+            }
+        }
+        m.mtpSharedWeights = r.boolean("mtp_shared_weights", false);
+        if (m.mtpSharedWeights && m.mtpLayers == 0)
+            throw JsonFieldError(r.pointerOf("mtp_shared_weights"), "shared MTP weights need model.mtp_layers > 0");
         r.finish();
         return m;
     }
@@ -225,6 +252,11 @@ namespace {
         if ((t.bf16LayersAtStart > 0 || t.bf16LayersAtEnd > 0) && !isQuantized(t.dtype))
             throw JsonFieldError(r.pointerOf(t.bf16LayersAtStart > 0 ? "bf16_layers_at_start" : "bf16_layers_at_end"),
                 std::string("BF16 layers apply to a quantized dtype (fp8, mxfp8, nvfp4); the scenario trains in ")
+                    + toString(t.dtype));
+        t.bf16Mtp = r.boolean("bf16_mtp", false);
+        if (t.bf16Mtp && !isQuantized(t.dtype))
+            throw JsonFieldError(r.pointerOf("bf16_mtp"),
+                std::string("BF16 MTP modules apply to a quantized dtype (fp8, mxfp8, nvfp4); the scenario trains in ")
                     + toString(t.dtype));
         if (const json* scope = r.raw("cuda_graph_scope")) {
             // Megatron-Core --cuda-graph-scope (megatron/core/transformer/cuda_graphs.py).
@@ -562,6 +594,10 @@ std::string scenarioToJson(const Scenario& s)
         root["model"]["activation_clamp_value"] = m.activationClampValue;
     if (!m.hybridPattern.empty())
         root["model"]["hybrid_pattern"] = m.hybridPattern;
+    if (!m.mtpPattern.empty())
+        root["model"]["mtp_pattern"] = m.mtpPattern;
+    if (m.mtpSharedWeights)
+        root["model"]["mtp_shared_weights"] = true;
     if (m.mamba)
         root["model"]["mamba"] = { { "heads", m.mamba->heads }, { "head_dim", m.mamba->headDim },
             { "state_dim", m.mamba->stateDim }, { "groups", m.mamba->groups }, { "conv_kernel", m.mamba->convKernel },
@@ -605,6 +641,8 @@ std::string scenarioToJson(const Scenario& s)
             root["training"]["bf16_layers_at_start"] = s.training.bf16LayersAtStart;
         if (s.training.bf16LayersAtEnd > 0)
             root["training"]["bf16_layers_at_end"] = s.training.bf16LayersAtEnd;
+        if (s.training.bf16Mtp)
+            root["training"]["bf16_mtp"] = true;
     }
     if (s.training.cudaGraphScope != CudaGraphNone) {
         json scope = json::array();

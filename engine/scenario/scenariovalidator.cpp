@@ -102,6 +102,8 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         add(t.bf16LayersAtEnd > 0 ? "/training/bf16_layers_at_end" : "/training/bf16_layers_at_start",
             "the BF16 layers (" + str(t.bf16LayersAtStart + t.bf16LayersAtEnd) + ") must be fewer than the layers ("
                 + str(m.layers) + ")");
+    if (t.bf16Mtp && m.mtpLayers == 0)
+        add("/training/bf16_mtp", "BF16 MTP modules need model.mtp_layers > 0");
     if (t.activationOffloadLayers >= m.layers)
         add("/training/activation_offload_layers",
             "activation_offload_layers (" + str(t.activationOffloadLayers) + ") must be fewer than the layers ("

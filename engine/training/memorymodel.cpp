@@ -39,12 +39,21 @@ LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p,
     const auto stage = [&](double layers, double vocabParams) {
         return LocalParams { layers * layerDense + vocabParams, layers * layerExpert, vocabParams };
     };
+    // Multi-token prediction modules sit with the output layer on the last stage: an average layer
+    // each, or their own layer's parameters (model.mtp_pattern), once when the depths share them.
+    const auto lastStage = [&](double layers, double vocabParams) {
+        if (!shape.mtpOwnParams)
+            return stage(layers + shape.mtpLayers, vocabParams);
+        LocalParams x = stage(layers, vocabParams);
+        x.dense += shape.mtpWeightSets * (shape.mtpTpSplitParams / t + shape.mtpReplicatedParams);
+        x.expert += shape.mtpWeightSets * shape.mtpExpertParams / (static_cast<double>(p.ep) * p.expertTp());
+        return x;
+    };
     // Embedding on the first stage, output layer on the last; one GPU holds both when pp = 1.
-    // Multi-token prediction modules sit with the output layer on the last stage.
     if (p.pp == 1)
-        return stage(shape.layers + shape.mtpLayers, (shape.embeddingParams + shape.outputLayerParams) / t);
+        return lastStage(shape.layers, (shape.embeddingParams + shape.outputLayerParams) / t);
     LocalParams best = stage(split.first, shape.embeddingParams / t);
-    const LocalParams last = stage(split.last + shape.mtpLayers, shape.outputLayerParams / t);
+    const LocalParams last = lastStage(split.last, shape.outputLayerParams / t);
     if (last.total() > best.total())
         best = last;
     if (p.pp > 2) {

@@ -251,6 +251,33 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         e.m_bf16Twin = std::make_shared<const TrainingEvaluator>(std::move(*bf16));
         e.m_memoryInputs.bf16LayerShare = static_cast<double>(bf16Layers) / scenario.model.layers;
     }
+    if (const ModelSpec& m = scenario.model; m.mtpLayers > 0
+        && (!m.mtpPattern.empty() || (scenario.training.bf16Mtp && isQuantized(scenario.training.dtype)))) {
+        // The MTP layer timed as a model of its own layers: the blocks of model.mtp_pattern (Megatron-Core
+        // mtp_hybrid_override_pattern), in BF16 with training.bf16_mtp; the iteration counts mtp_layers x
+        // its blocks on the last stage.
+        Scenario twin = scenario;
+        if (!m.mtpPattern.empty()) {
+            twin.model.hybridPattern = m.mtpPattern;
+            twin.model.layers = static_cast<int>(m.mtpPattern.size());
+            if (m.mtpPattern.find('M') == std::string::npos)
+                twin.model.mamba.reset();
+        }
+        twin.model.mtpLayers = 1; // its layerTimes() also times the MTP module (norms, eh_proj) in its dtype
+        twin.model.mtpPattern.clear();
+        twin.model.mtpSharedWeights = false;
+        twin.training.bf16LayersAtStart = twin.training.bf16LayersAtEnd = 0;
+        twin.training.bf16Mtp = false;
+        twin.training.activationOffloadLayers = 0;
+        if (scenario.training.bf16Mtp && isQuantized(scenario.training.dtype)) {
+            twin.training.dtype = DType::BF16;
+            twin.training.fp8ParamGather = twin.training.fp4ParamGather = false;
+        }
+        auto mtp = create(twin, catalog, efficiency);
+        if (!mtp)
+            return mtp.status();
+        e.m_mtpTwin = std::make_shared<const TrainingEvaluator>(std::move(*mtp));
+    }
     e.m_gpuHourUsd = scenario.training.gpuHourUsd > 0
         ? scenario.training.gpuHourUsd
         : gpu->priceUsd / (4.0 * kHoursPerYear) + gpu->tdpWatts / 1000.0 * 1.3 * 0.10;

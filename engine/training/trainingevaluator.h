@@ -124,6 +124,9 @@ private:
     /// The same scenario in BF16, for the layers training.bf16_layers_at_start / _at_end keep in BF16
     /// (null without them).
     std::shared_ptr<const TrainingEvaluator> m_bf16Twin;
+    /// The MTP layer as a model of its own: model.mtp_pattern's blocks, in BF16 with training.bf16_mtp
+    /// (null when each MTP depth is an average layer in the training dtype).
+    std::shared_ptr<const TrainingEvaluator> m_mtpTwin;
 };
 
 } // namespace clusterscope::engine

@@ -92,6 +92,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         bool sp = false;
         LayerTimes times;
         LayerTimes bf16Times; ///< the BF16 twin's (bf16_layers_at_start / _at_end), else unused
+        LayerTimes mtpTimes; ///< the MTP twin's (model.mtp_pattern, training.bf16_mtp), else unused
     };
     // 1024 slots (about 100 KB per thread): a search's tp x cp x ep x micro-batch combinations
     // (a few hundred) then rarely evict each other; the key is mixed with the splitmix64 finalizer
@@ -110,7 +111,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     if (!(slot.tag == m_cacheTag && slot.tp == p.tp && slot.cp == p.cp && slot.ep == p.ep && slot.etp == etp
             && slot.micro == s.microBatch && slot.sp == spOn))
         slot = { m_cacheTag, p.tp, p.cp, p.ep, etp, s.microBatch, spOn, layerTimes(s),
-            m_bf16Twin ? m_bf16Twin->layerTimes(s) : LayerTimes {} };
+            m_bf16Twin ? m_bf16Twin->layerTimes(s) : LayerTimes {},
+            m_mtpTwin ? m_mtpTwin->layerTimes(s) : LayerTimes {} };
     const LayerTimes& quantized = slot.times;
     const StrategyGroups groups = m_placer.groups(p);
     const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
@@ -127,10 +129,14 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         return full ? x.forward : (s.recompute == Recompute::Selective ? x.selectiveRecompute : 0.0);
     };
     // The last stage also runs the multi-token prediction modules (DeepSeek-V3): one more layer and
-    // one more output layer + loss each; they are counted as layers of that stage below.
+    // one more output layer + loss each; they are counted as layers of that stage below. With an MTP
+    // twin (model.mtp_pattern, training.bf16_mtp) a depth's layer is the twin's blocks (mtpBlocks
+    // layers of the twin's times, mixed into the last stage's average layer); else an average layer.
     const double mtp = m.mtpLayers;
+    const double mtpOnLast = m_mtpTwin ? mtp * m.mtpBlocks : mtp; // layers the MTP layers count as
+    const LayerTimes& mtpModule = m_mtpTwin ? slot.mtpTimes : quantized; // its embedding, norms, eh_proj
     const double logitsTime = (quantized.logitsForward + quantized.logitsBackward) * (1.0 + mtp)
-        + mtp * (quantized.mtpForward + quantized.mtpBackward);
+        + mtp * (mtpModule.mtpForward + mtpModule.mtpBackward);
     // Layers kept in BF16 under a quantized dtype (training.bf16_layers_at_start / _at_end): the first
     // ones on the first stage, the last ones on the last (the MTP modules counted quantized); a stage's
     // layer is the mix of its quantized and BF16 layers.
@@ -153,11 +159,17 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         ltFirst = &mixedFirst;
         ltLast = &mixedLast;
     }
+    LayerTimes lastWithMtp;
+    if (m_mtpTwin) {
+        const double lastLayers = p.pp == 1 ? m.layers : split.last;
+        lastWithMtp = mixLayerTimes(*ltLast, slot.mtpTimes, mtpOnLast / (lastLayers + mtpOnLast));
+        ltLast = &lastWithMtp;
+    }
     const auto stageTime = [&](const LayerTimes& x, double layers, bool hasLogits) {
-        return (layers + (hasLogits ? mtp : 0.0)) * (x.forward + x.backward + recomputeOf(x))
+        return (layers + (hasLogits ? mtpOnLast : 0.0)) * (x.forward + x.backward + recomputeOf(x))
             + (hasLogits ? logitsTime : 0.0);
     };
-    double layersPerStage = split.last + mtp; // the critical stage's layers
+    double layersPerStage = split.last + mtpOnLast; // the critical stage's layers
     bool criticalHasLogits = true;
     const LayerTimes* critical = ltLast;
     if (p.pp > 1) {
@@ -174,7 +186,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             critical = &quantized;
         }
     } else {
-        layersPerStage = m.layers + mtp;
+        layersPerStage = m.layers + mtpOnLast;
     }
     const LayerTimes& lt = *critical;
     const double perLayerRecompute = recomputeOf(lt);
@@ -289,7 +301,10 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         // A token's copies cross at the experts' input width (the latent width with latent MoE).
         const double bytes = tokens * m.topK * m.expertInput * kActivationBytes / (sp ? p.tp : 1.0);
         const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
-        const double moeLayers = layersPerStage * m.moeShare;
+        // The MTP layers' MoE blocks (model.mtp_pattern) in place of an average layer's share.
+        const double moeLayers = m_mtpTwin && criticalHasLogits
+            ? (layersPerStage - mtpOnLast) * m.moeShare + mtp * m.mtpMoeBlocks
+            : layersPerStage * m.moeShare;
         double a2a = imbalance * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
         double wire = wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
         if (m.flexDispatcher) {
@@ -430,7 +445,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // layer runs its forward, and come back while the layer after it in the backward runs its
     // backward (double-buffered prefetch); what a copy takes beyond that layer's compute is exposed.
     if (m_memoryInputs.activationOffloadLayers > 0) {
-        const int stageLayers = static_cast<int>(layersPerStage - (criticalHasLogits ? mtp : 0.0));
+        const int stageLayers = static_cast<int>(layersPerStage - (criticalHasLogits ? mtpOnLast : 0.0));
         const int offloaded = std::max(0, std::min(m_memoryInputs.activationOffloadLayers, stageLayers - 1));
         const double copy = activationBytesPerLayer(m, s, m_memoryInputs) / m_hostLinkBytesPerSecond;
         r.offloadedLayers = offloaded;

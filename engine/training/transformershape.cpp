@@ -108,6 +108,33 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
     s.normParamsPerLayer = 2.0 * s.blocksPerLayer * h;
     s.embeddingParams = s.vocab * h;
     s.outputLayerParams = s.vocab * h; // held by the last stage even when tied (Megatron keeps a copy)
+    s.mtpMoeBlocks = s.moeShare;
+    if (m.mtpLayers > 0 && (!m.mtpPattern.empty() || m.mtpSharedWeights)) {
+        // Megatron-Core multi_token_prediction.py: a hybrid stack's MTP layer is built from
+        // mtp_hybrid_override_pattern (Megatron-Bridge models/mamba/mamba_provider.py appends it to
+        // the hybrid pattern once per depth, or once with mtp_use_repeated_layer, whose depths run
+        // the one layer again).
+        TransformerShape layer = s;
+        if (!m.mtpPattern.empty()) {
+            ModelSpec one = m;
+            one.hybridPattern = m.mtpPattern;
+            one.layers = static_cast<int>(m.mtpPattern.size());
+            one.mtpLayers = 0;
+            one.mtpPattern.clear();
+            one.mtpSharedWeights = false;
+            layer = fromModel(one);
+            s.mtpBlocks = layer.layers;
+            s.mtpMoeBlocks = layer.moeShare * layer.layers;
+        }
+        s.mtpOwnParams = true;
+        s.mtpWeightSets = m.mtpSharedWeights ? 1.0 : m.mtpLayers;
+        s.mtpTpSplitParams = s.mtpBlocks
+            * (layer.attentionParamsPerLayer + layer.denseMlpParamsPerLayer + layer.sharedExpertParamsPerLayer
+                + layer.mambaParamsPerLayer);
+        s.mtpReplicatedParams
+            = s.mtpBlocks * (layer.normParamsPerLayer + layer.routerParamsPerLayer + layer.latentProjParamsPerLayer);
+        s.mtpExpertParams = s.mtpBlocks * layer.expertParamsPerLayer;
+    }
     return s;
 }
 

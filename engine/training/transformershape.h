@@ -31,6 +31,18 @@ struct TransformerShape {
     bool mla = false; ///< multi-head latent attention
     bool tiedEmbeddings = false; ///< output layer shares the embedding (counted once in totalParams)
     double mtpLayers = 0; ///< multi-token prediction modules on the last stage (layer + logits each)
+    /// A depth's MTP layer in layers of this shape: model.mtp_pattern's blocks (a hybrid stack's layer
+    /// is one block), else 1 (one average layer); of them, MoE blocks.
+    double mtpBlocks = 1;
+    double mtpMoeBlocks = 0;
+    /// model.mtp_pattern or model.mtp_shared_weights: the MTP layer's parameters are the ones below,
+    /// held mtpWeightSets times (1 when the depths share them, else mtp_layers); else each depth holds
+    /// an average layer's.
+    bool mtpOwnParams = false;
+    double mtpWeightSets = 0;
+    double mtpTpSplitParams = 0; ///< one MTP layer's attention, MLP, shared-expert and Mamba parameters
+    double mtpReplicatedParams = 0; ///< its norms, router and latent projections (whole on every tp rank)
+    double mtpExpertParams = 0; ///< its routed experts
     double qLoraRank = 0, kvLoraRank = 0, qkRopeHeadDim = 0, vHeadDim = 0;
     bool linearBias = false; ///< additive biases on the linear layers (model.linear_bias)
     bool qkLayerNorm = false; ///< queries and keys normalised before attention (model.qk_layernorm)

@@ -5,7 +5,9 @@
 // - Nemotron 3 Nano's parameters are the published 31.6B total / 3.6B active;
 // - the Mamba-2 mixer's work (in_proj / out_proj GEMMs, the SSD scan, conv and copies), its CUDA
 //   graph, its tensor-parallel rule, and the scenario keys with their errors;
-// - recompute module "moe" (the whole MoE MLP again in the backward, all-to-alls included).
+// - recompute module "moe" (the whole MoE MLP again in the backward, all-to-alls included);
+// - an MTP layer of its own (model.mtp_pattern, model.mtp_shared_weights, training.bf16_mtp): written as
+//   the transformer's MTP layer it is that layer; shared weights are held once; BF16 MTP adds its BF16 time.
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
@@ -47,7 +49,8 @@ const char* const kNano = R"({
 })";
 
 // `s` with every layer written as two blocks of the hybrid pattern: "*-" (attention, then MLP), or
-// "*E" for an MoE layer (its leading dense layers "*-").
+// "*E" for an MoE layer (its leading dense layers "*-"); its MTP layers likewise (an MoE model's
+// MTP layer is an MoE layer when it has no dense layers).
 Scenario asHybrid(Scenario s)
 {
     std::string pattern;
@@ -56,6 +59,8 @@ Scenario asHybrid(Scenario s)
         pattern += i < dense ? "*-" : "*E";
     s.model.layers *= 2;
     s.model.hybridPattern = pattern;
+    if (s.model.mtpLayers > 0)
+        s.model.mtpPattern = dense > 0 ? "*-" : "*E";
     if (s.model.moe)
         s.model.moe->denseLayers = 0;
     return s;
@@ -95,18 +100,27 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("denseLayers");
         QTest::addColumn<bool>("fp8");
-        QTest::addRow("llama 70b, tp 8, pp 4") << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false;
+        QTest::addColumn<int>("mtpLayers");
+        QTest::addRow("llama 70b, tp 8, pp 4")
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false << 0;
         QTest::addRow("llama 70b, fp8, full recompute")
-            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << true;
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << true << 0;
         QTest::addRow("mixtral, ep 8, 1 dense layer")
-            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 1 << false;
+            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 1 << false << 0;
+        // MTP layers as model.mtp_pattern blocks ("*-", "*E") on the last stage: as the transformer's.
+        QTest::addRow("llama 70b, tp 8, pp 4, 2 mtp layers")
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false << 2;
+        QTest::addRow("mixtral, ep 8, 1 mtp layer")
+            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 0 << false << 1;
     }
     void attentionAndMlpBlocksAreTheTransformer()
     {
         QFETCH(QString, file);
         QFETCH(int, denseLayers);
         QFETCH(bool, fp8);
+        QFETCH(int, mtpLayers);
         Scenario plain = example(file.toStdString().c_str());
+        plain.model.mtpLayers = mtpLayers;
         if (plain.model.moe) {
             plain.parallelism = ParallelismSpec {};
             plain.parallelism->ep = 8;
@@ -270,6 +284,66 @@ private Q_SLOTS:
         refused(cp, "/parallelism/cp", "context parallelism of a hybrid stack");
     }
 
+    // An MTP layer of its own (Nemotron 3 Super: two depths of one "*E" layer, Megatron-Core
+    // mtp_hybrid_override_pattern with mtp_use_repeated_layer; its GEMMs in BF16 under NVFP4): shared
+    // weights are held once (time unchanged), and BF16 MTP modules add exactly their layers' and
+    // modules' BF16 time over the quantized one.
+    void mtpLayer()
+    {
+        Scenario s = *parseScenarioJson(kNano, "nano.json");
+        s.model.mtpLayers = 2;
+        s.model.mtpPattern = "*E";
+        QVERIFY(validateScenario(s, m_catalog, "h.json"));
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TransformerShape m = TransformerShape::fromModel(s.model);
+        QCOMPARE(m.mtpBlocks, 2.0);
+        QCOMPARE(m.mtpMoeBlocks, 1.0);
+        QCOMPARE(m.mtpWeightSets, 2.0);
+        Scenario shared = s;
+        shared.model.mtpSharedWeights = true;
+        const TransformerShape ms = TransformerShape::fromModel(shared.model);
+        const double mtpLayerParams = m.mtpTpSplitParams + m.mtpReplicatedParams + m.mtpExpertParams / 8.0;
+        QVERIFY(near(
+            localParams(m, *s.parallelism).total() - localParams(ms, *s.parallelism).total(), mtpLayerParams, 1e-12));
+        const TrainingEstimate separate = evaluator(s).evaluate(strategy);
+        const TrainingEstimate once = evaluator(shared).evaluate(strategy);
+        QVERIFY(separate.valid && once.valid);
+        QCOMPARE(once.breakdown.compute, separate.breakdown.compute);
+        QVERIFY(once.memory.totalBytes() < separate.memory.totalBytes());
+
+        // BF16 MTP: the two "*E" layers and the two modules in BF16, the rest in MXFP8.
+        Scenario bf16 = s;
+        bf16.training.bf16Mtp = true;
+        const TrainingEstimate mixed = evaluator(bf16).evaluate(strategy);
+        Scenario layer = s; // the MTP layer as a model: its blocks, one MTP module
+        layer.model.hybridPattern = "*E";
+        layer.model.layers = 2;
+        layer.model.mamba.reset();
+        layer.model.mtpLayers = 1;
+        layer.model.mtpPattern.clear();
+        const LayerTimes q = evaluator(layer).layerTimes(strategy);
+        layer.training.dtype = DType::BF16;
+        const LayerTimes b = evaluator(layer).layerTimes(strategy);
+        QVERIFY(b.forward > q.forward);
+        const double micro = mixed.microBatchesPerPipeline;
+        const double expected = micro * 2.0
+            * (2.0 * (b.forward + b.backward - q.forward - q.backward) + b.mtpForward + b.mtpBackward - q.mtpForward
+                - q.mtpBackward);
+        QVERIFY2(near(mixed.breakdown.compute - separate.breakdown.compute, expected, 1e-9),
+            qPrintable(
+                QStringLiteral("%1 vs %2").arg(mixed.breakdown.compute - separate.breakdown.compute).arg(expected)));
+
+        // Without MTP layers there is nothing to keep in BF16.
+        Scenario none = bf16;
+        none.model.mtpLayers = 0;
+        none.model.mtpPattern.clear();
+        const Status invalid = validateScenario(none, m_catalog, "h.json");
+        QVERIFY(!invalid);
+        QVERIFY2(invalid.message().find("h.json: /training/bf16_mtp: BF16 MTP modules need model.mtp_layers > 0")
+                != std::string::npos,
+            invalid.message().c_str());
+    }
+
     void scenarioKeys_data()
     {
         QTest::addColumn<QString>("patch");
@@ -292,6 +366,21 @@ private Q_SLOTS:
                                 << "nano.json: /model/mamba/groups: heads (64) must be a multiple of groups (5)";
         QTest::addRow("mamba key") << R"({"model": {"mamba": {"d_state": 64}}})"
                                    << "nano.json: /model/mamba/d_state";
+        QTest::addRow("mtp pattern without mtp layers")
+            << R"({"model": {"mtp_pattern": "*E"}})"
+            << "nano.json: /model/mtp_pattern: the pattern of the MTP layers needs model.mtp_layers > 0";
+        QTest::addRow("mtp pattern symbol")
+            << R"({"model": {"mtp_layers": 1, "mtp_pattern": "*X"}})"
+            << "nano.json: /model/mtp_pattern: symbol 'X' at position 2 is not modelled";
+        QTest::addRow("mtp pattern of a transformer")
+            << R"({"model": {"hybrid_pattern": null, "mamba": null, "mtp_layers": 1, "mtp_pattern": "*E"}})"
+            << "nano.json: /model/mtp_pattern: an MTP pattern applies to a hybrid stack";
+        QTest::addRow("mtp shared weights") << R"({"model": {"mtp_shared_weights": true}})"
+                                            << "nano.json: /model/mtp_shared_weights: shared MTP weights need "
+                                               "model.mtp_layers > 0";
+        QTest::addRow("bf16 mtp in bf16")
+            << R"({"model": {"mtp_layers": 1}, "training": {"dtype": "bf16", "bf16_mtp": true}})"
+            << "nano.json: /training/bf16_mtp: BF16 MTP modules apply to a quantized dtype";
     }
     void scenarioKeys()
     {
@@ -315,6 +404,10 @@ private Q_SLOTS:
         j["training"]["recompute"] = "selective";
         j["training"]["recompute_modules"] = { "moe", "layernorm" };
         j["training"]["cuda_graph_scope"] = { "mamba" };
+        j["model"]["mtp_layers"] = 2;
+        j["model"]["mtp_pattern"] = "*E";
+        j["model"]["mtp_shared_weights"] = true;
+        j["training"]["bf16_mtp"] = true;
         const auto s = parseScenarioJson(j.dump(), "nano.json");
         QVERIFY2(s, s.message().c_str());
         QCOMPARE(s->model.mamba->heads, 2 * 2688 / 64);
@@ -324,6 +417,8 @@ private Q_SLOTS:
         QVERIFY(*back == *s);
         QCOMPARE(back->training.cudaGraphScope, unsigned(CudaGraphMamba));
         QCOMPARE(back->training.recomputeModules, unsigned(RecomputeMoe | RecomputeLayerNorm));
+        QCOMPARE(back->model.mtpPattern, std::string("*E"));
+        QVERIFY(back->model.mtpSharedWeights && back->training.bf16Mtp);
     }
 
     // Recompute module "moe" (Megatron-Core transformer_layer.py): the MoE MLP's forward again in the
