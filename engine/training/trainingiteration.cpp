@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace clusterscope::engine {
 
@@ -91,10 +92,16 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         int tp = 0, cp = 0, ep = 0, etp = 0, micro = 0;
         bool sp = false;
         LayerTimes times;
-        LayerTimes bf16Times; ///< the BF16 twin's (bf16_layers_at_start / _at_end), else unused
-        LayerTimes mtpTimes; ///< the MTP twin's (model.mtp_pattern, training.bf16_mtp), else unused
     };
-    // 1024 slots (about 100 KB per thread): a search's tp x cp x ep x micro-batch combinations
+    // The twins' layer times (bf16_layers_at_start / _at_end; model.mtp_pattern, training.bf16_mtp) in a
+    // memo of their own, slot for slot: scenarios without twins keep the main memo small.
+    struct TwinMemo {
+        unsigned long long tag = 0;
+        int tp = 0, cp = 0, ep = 0, etp = 0, micro = 0;
+        bool sp = false;
+        LayerTimes bf16Times, mtpTimes;
+    };
+    // 1024 slots (about 200 KB per thread): a search's tp x cp x ep x micro-batch combinations
     // (a few hundred) then rarely evict each other; the key is mixed with the splitmix64 finalizer
     // (Steele, Lea and Flood, OOPSLA 2014) because the knobs are small powers of two.
     constexpr unsigned long long kLayerMemoSlots = 1024;
@@ -107,13 +114,23 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         ^ static_cast<unsigned long long>(spOn);
     key = (key ^ (key >> 30)) * 0xBF58476D1CE4E5B9ull;
     key = (key ^ (key >> 27)) * 0x94D049BB133111EBull;
-    LayerMemo& slot = memo[(key ^ (key >> 31)) % kLayerMemoSlots];
+    const std::size_t slotIndex = (key ^ (key >> 31)) % kLayerMemoSlots;
+    LayerMemo& slot = memo[slotIndex];
     if (!(slot.tag == m_cacheTag && slot.tp == p.tp && slot.cp == p.cp && slot.ep == p.ep && slot.etp == etp
             && slot.micro == s.microBatch && slot.sp == spOn))
-        slot = { m_cacheTag, p.tp, p.cp, p.ep, etp, s.microBatch, spOn, layerTimes(s),
-            m_bf16Twin ? m_bf16Twin->layerTimes(s) : LayerTimes {},
-            m_mtpTwin ? m_mtpTwin->layerTimes(s) : LayerTimes {} };
+        slot = { m_cacheTag, p.tp, p.cp, p.ep, etp, s.microBatch, spOn, layerTimes(s) };
     const LayerTimes& quantized = slot.times;
+    const TwinMemo* twins = nullptr;
+    if (m_bf16Twin || m_mtpTwin) {
+        thread_local TwinMemo twinMemo[kLayerMemoSlots];
+        TwinMemo& t = twinMemo[slotIndex];
+        if (!(t.tag == m_cacheTag && t.tp == p.tp && t.cp == p.cp && t.ep == p.ep && t.etp == etp
+                && t.micro == s.microBatch && t.sp == spOn))
+            t = { m_cacheTag, p.tp, p.cp, p.ep, etp, s.microBatch, spOn,
+                m_bf16Twin ? m_bf16Twin->layerTimes(s) : LayerTimes {},
+                m_mtpTwin ? m_mtpTwin->layerTimes(s) : LayerTimes {} };
+        twins = &t;
+    }
     const StrategyGroups groups = m_placer.groups(p);
     const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
     const bool sp = p.sequenceParallel && p.tp > 1;
@@ -134,7 +151,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // layers of the twin's times, mixed into the last stage's average layer); else an average layer.
     const double mtp = m.mtpLayers;
     const double mtpOnLast = m_mtpTwin ? mtp * m.mtpBlocks : mtp; // layers the MTP layers count as
-    const LayerTimes& mtpModule = m_mtpTwin ? slot.mtpTimes : quantized; // its embedding, norms, eh_proj
+    const LayerTimes& mtpModule = m_mtpTwin ? twins->mtpTimes : quantized; // its embedding, norms, eh_proj
     const double logitsTime = (quantized.logitsForward + quantized.logitsBackward) * (1.0 + mtp)
         + mtp * (mtpModule.mtpForward + mtpModule.mtpBackward);
     // Layers kept in BF16 under a quantized dtype (training.bf16_layers_at_start / _at_end): the first
@@ -143,11 +160,11 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // (Without BF16 layers every stage uses the memo's times directly: no copies on the search's path.)
     const LayerTimes* ltFirst = &quantized;
     const LayerTimes* ltLast = &quantized;
-    LayerTimes mixedFirst, mixedLast;
+    std::optional<LayerTimes> mixedFirst, mixedLast; // engaged only when needed: no per-evaluation zeroing
     if (m_bf16Twin) {
         const auto mixed = [&](double layers, double bf16) {
             const double w = layers > 0 ? std::min(1.0, bf16 / layers) : 0.0;
-            return mixLayerTimes(quantized, slot.bf16Times, w);
+            return mixLayerTimes(quantized, twins->bf16Times, w);
         };
         const double start = m_scenario.training.bf16LayersAtStart, end = m_scenario.training.bf16LayersAtEnd;
         if (p.pp == 1) {
@@ -156,14 +173,14 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             mixedFirst = mixed(split.first, start);
             mixedLast = mixed(split.last, end);
         }
-        ltFirst = &mixedFirst;
-        ltLast = &mixedLast;
+        ltFirst = &*mixedFirst;
+        ltLast = &*mixedLast;
     }
-    LayerTimes lastWithMtp;
+    std::optional<LayerTimes> lastWithMtp;
     if (m_mtpTwin) {
         const double lastLayers = p.pp == 1 ? m.layers : split.last;
-        lastWithMtp = mixLayerTimes(*ltLast, slot.mtpTimes, mtpOnLast / (lastLayers + mtpOnLast));
-        ltLast = &lastWithMtp;
+        lastWithMtp = mixLayerTimes(*ltLast, twins->mtpTimes, mtpOnLast / (lastLayers + mtpOnLast));
+        ltLast = &*lastWithMtp;
     }
     const auto stageTime = [&](const LayerTimes& x, double layers, bool hasLogits) {
         return (layers + (hasLogits ? mtpOnLast : 0.0)) * (x.forward + x.backward + recomputeOf(x))
