@@ -25,4 +25,10 @@ double newtonSchulzFlops(double m, double n, int iterations = 5);
 double muonNewtonSchulzSeconds(
     const TransformerShape& m, const ParallelismSpec& p, const ComputeEfficiency& e, double layers, int iterations = 5);
 
+/// FLOPs the whole cluster spends in Newton-Schulz iterations per optimizer step: every tp shard of the
+/// non-expert 2-D weights and every etp shard of each routed expert, in every layer and MTP layer,
+/// orthogonalized once (newtonSchulzFlops each). Counted in the executed (hardware) FLOPs, not in the
+/// model FLOPs.
+double muonNewtonSchulzFlopsPerIteration(const TransformerShape& m, const ParallelismSpec& p, int iterations = 5);
+
 } // namespace clusterscope::engine

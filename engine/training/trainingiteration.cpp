@@ -515,6 +515,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             = r.modelFlopsPerIteration + 4.0 * batch * m.seqLen * m.seqLen * m.hidden * m.layers;
     else
         r.hardwareFlopsPerIteration = r.modelFlopsPerIteration;
+    if (m_scenario.training.muon) // the optimizer's Newton-Schulz GEMMs run on the tensor cores too
+        r.hardwareFlopsPerIteration += muonNewtonSchulzFlopsPerIteration(m, p);
     r.tflopsPerGpu = r.modelFlopsPerIteration / (r.iterationSeconds * gpus) / 1e12;
     r.hardwareTflopsPerGpu = r.hardwareFlopsPerIteration / (r.iterationSeconds * gpus) / 1e12;
     r.mfu = r.modelFlopsPerIteration / (r.iterationSeconds * gpus * m_efficiency.peakFlopsPerSecond());

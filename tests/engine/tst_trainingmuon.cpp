@@ -1,6 +1,6 @@
 // The Muon optimizer (training.optimizer "muon"; Megatron-Core optimizer/muon.py through the layer-wise
-// distributed optimizer): Newton-Schulz work per matrix and per GPU, the optimizer state it keeps, the
-// weight gather after the step, and the scenario key.
+// distributed optimizer): Newton-Schulz work per matrix and per GPU (and in the executed FLOPs), the
+// optimizer state it keeps, the weight gather after the step, and the scenario key.
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
@@ -105,6 +105,16 @@ private Q_SLOTS:
         QVERIFY(near(muon.memory.optimizerBytes, expected, 1e-12));
         QVERIFY(muon.bytesSent.dp > adam.bytesSent.dp); // the weight gather
         QVERIFY(muon.breakdown.dpExposed > adam.breakdown.dpExposed);
+        // The executed FLOPs count the Newton-Schulz GEMMs of every matrix once (Mixtral 8x7B, tp 1:
+        // per layer QKV 6144 x 4096, output 4096 x 4096, router 8 x 4096, and per expert the fused gate
+        // and up 28672 x 4096 and down 4096 x 14336); the model FLOPs do not.
+        QCOMPARE(muon.modelFlopsPerIteration, adam.modelFlopsPerIteration);
+        const double perLayer = clusterscope::engine::newtonSchulzFlops(6144, 4096)
+            + clusterscope::engine::newtonSchulzFlops(4096, 4096) + clusterscope::engine::newtonSchulzFlops(8, 4096)
+            + 8.0
+                * (clusterscope::engine::newtonSchulzFlops(28672, 4096)
+                    + clusterscope::engine::newtonSchulzFlops(4096, 14336));
+        QVERIFY(near(muon.hardwareFlopsPerIteration - adam.hardwareFlopsPerIteration, 32.0 * perLayer, 1e-12));
     }
 
     void scenarioKey()
