@@ -209,6 +209,20 @@ struct TrainingSpec {
     /// --first-last-layers-bf16 with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16).
     int bf16LayersAtStart = 0;
     int bf16LayersAtEnd = 0;
+    /// "module_dtypes": with a quantized dtype, modules whose GEMMs run in another precision, as a
+    /// Transformer Engine quantization recipe assigns them by module name (Megatron-Core
+    /// model.quant_recipe; Megatron-Bridge scripts/performance/configs/nemotronh/te_quant.cfg): the
+    /// attention block's linear layers (QKV and output projection; latent attention's projections),
+    /// a latent MoE's two projections, a Mamba-2 mixer's in_proj / out_proj. Unset: the training dtype.
+    struct ModuleDtypes {
+        std::optional<DType> attentionLinears; ///< "attention_linears"
+        std::optional<DType> moeLatentProj; ///< "moe_latent_proj"
+        std::optional<DType> mambaInProj; ///< "mamba_in_proj"
+        std::optional<DType> mambaOutProj; ///< "mamba_out_proj"
+        bool any() const { return attentionLinears || moeLatentProj || mambaInProj || mambaOutProj; }
+        bool operator==(const ModuleDtypes&) const = default;
+    };
+    ModuleDtypes moduleDtypes;
     /// "bf16_mtp": with a quantized dtype, the multi-token prediction modules run their GEMMs in BF16
     /// (Megatron-Bridge Nemotron 3 Super NVFP4: scripts/performance/configs/nemotronh/te_quant.cfg
     /// matcher "mtp.*" -> bf16).

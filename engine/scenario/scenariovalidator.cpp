@@ -102,6 +102,12 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         add(t.bf16LayersAtEnd > 0 ? "/training/bf16_layers_at_end" : "/training/bf16_layers_at_start",
             "the BF16 layers (" + str(t.bf16LayersAtStart + t.bf16LayersAtEnd) + ") must be fewer than the layers ("
                 + str(m.layers) + ")");
+    if (t.moduleDtypes.moeLatentProj && !(m.moe && m.moe->latentSize > 0))
+        add("/training/module_dtypes/moe_latent_proj", "the model has no latent MoE (model.moe.latent_size)");
+    if ((t.moduleDtypes.mambaInProj || t.moduleDtypes.mambaOutProj) && m.hybridPattern.find('M') == std::string::npos)
+        add(t.moduleDtypes.mambaInProj ? "/training/module_dtypes/mamba_in_proj"
+                                       : "/training/module_dtypes/mamba_out_proj",
+            "the model has no Mamba-2 layers (model.hybrid_pattern 'M')");
     if (t.bf16Mtp && m.mtpLayers == 0)
         add("/training/bf16_mtp", "BF16 MTP modules need model.mtp_layers > 0");
     if (t.activationOffloadLayers >= m.layers)

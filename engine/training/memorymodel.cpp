@@ -91,7 +91,10 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     // projection keeps a qb-byte copy of the attention output besides the fused attention's 16-bit
     // one: qb q - (2 - qb) h, zero for fp8 when q = h.
     const double qb = in.quantizedInputBytes;
-    const auto quantizedAttention = [&](double q) { return in.fp8GemmInputs ? qb * q - (2.0 - qb) * h : 0.0; };
+    // Attention linears of their own precision (training.module_dtypes): BF16 ones keep the 16-bit inputs.
+    const double qa = in.attentionInputBytes > 0 ? in.attentionInputBytes : qb;
+    const auto quantizedAttention
+        = [&](double q) { return in.fp8GemmInputs && qa < 2.0 ? qa * q - (2.0 - qa) * h : 0.0; };
     double attention = h * (6.0 + mask + 4.0 * kvShare) + quantizedAttention(h);
     if (!shape.mla && shape.headDim * shape.heads != h) {
         // Heads of their own width (Qwen3, GPT-OSS: head_dim x heads != hidden): Q and the attention

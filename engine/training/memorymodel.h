@@ -77,6 +77,9 @@ struct MemoryInputs {
     /// Bytes per element of a quantized GEMM input kept for the weight gradient (fp8GemmInputs): 1
     /// (fp8, MXFP8; MXFP8's 1/32 B of scales left out), 0.5625 (NVFP4: 0.5 + one E4M3 scale per 16).
     double quantizedInputBytes = 1.0;
+    /// training.module_dtypes.attention_linears: bytes per element of the QKV and projection inputs
+    /// kept for their weight gradients (2: BF16 linears keep the 16-bit ones); 0 = the training dtype's.
+    double attentionInputBytes = 0.0;
     /// Transformer Engine's fused cross entropy (transformer_engine/pytorch/triton/cross_entropy.py):
     /// computes in fp32 registers and writes the gradient in place into the 16-bit logits, so the
     /// logits cost 2 bytes per element instead of the 4 of an fp32 softmax. Applied to fp8 training,

@@ -209,6 +209,34 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
     e.m_shape = TransformerShape::fromModel(scenario.model);
     e.m_elementBytes = bytesPerElement(scenario.training.dtype);
     e.m_efficiency = *compute;
+    if (isQuantized(scenario.training.dtype)) {
+        // Transformer Engine applies the quantization recipe module by module (Megatron-Core
+        // model.quant_recipe): a BF16 module runs outside the quantized autocast, another quantized
+        // dtype at that dtype's tensor-core rate and efficiency.
+        const TrainingSpec::ModuleDtypes& md = scenario.training.moduleDtypes;
+        const std::pair<const char*, const std::optional<DType>*> modules[ModuleCount]
+            = { { "attention_linears", &md.attentionLinears }, { "moe_latent_proj", &md.moeLatentProj },
+                  { "mamba_in_proj", &md.mambaInProj }, { "mamba_out_proj", &md.mambaOutProj } };
+        for (int i = 0; i < ModuleCount; ++i) {
+            const std::optional<DType>& dtype = *modules[i].second;
+            if (!dtype || *dtype == scenario.training.dtype)
+                continue;
+            if (!isQuantized(*dtype)) {
+                e.m_modules[i].bf16 = true;
+                continue;
+            }
+            auto other = ComputeEfficiency::forGpu(efficiency, *gpu, *dtype);
+            if (!other) {
+                const std::string& message = other.message();
+                const auto colon = message.find(": ");
+                return Status::error(std::string("/training/module_dtypes/") + modules[i].first + ": "
+                    + (colon == std::string::npos ? message : message.substr(colon + 2)));
+            }
+            e.m_modules[i].other = std::make_shared<const ComputeEfficiency>(*other);
+        }
+        if (md.attentionLinears) // the QKV and projection inputs kept for the weight gradients
+            e.m_memoryInputs.attentionInputBytes = bytesPerElement(*md.attentionLinears);
+    }
     e.m_placer = GroupPlacer(ClusterGeometry::fromScenario(scenario, *gpu));
     e.m_memoryInputs.globalBatch = scenario.training.globalBatch;
     e.m_memoryInputs.flashAttention = efficiency.flashAttention;
@@ -243,6 +271,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         // global layer number): those layers run outside the quantized autocast, as in a BF16 run.
         Scenario twin = scenario;
         twin.training.dtype = DType::BF16;
+        twin.training.moduleDtypes = {};
         twin.training.bf16LayersAtStart = twin.training.bf16LayersAtEnd = 0;
         twin.training.fp8ParamGather = twin.training.fp4ParamGather = false;
         auto bf16 = create(twin, catalog, efficiency);
@@ -271,6 +300,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         twin.training.activationOffloadLayers = 0;
         if (scenario.training.bf16Mtp && isQuantized(scenario.training.dtype)) {
             twin.training.dtype = DType::BF16;
+            twin.training.moduleDtypes = {};
             twin.training.fp8ParamGather = twin.training.fp4ParamGather = false;
         }
         auto mtp = create(twin, catalog, efficiency);
@@ -479,21 +509,30 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     const unsigned graphScope = m_scenario.training.cudaGraphScope;
     const bool fullLayerGraph = (graphScope & CudaGraphFullLayer) != 0;
     bool graphedNow = false; // the linear layers being added run inside a captured graph
+    const auto linearOn
+        = [&](const ComputeEfficiency& ge, double rows, double out, double in, double count, bool sixteenBit) {
+              const double forward = ge.gemmSeconds(rows, out, in, count, sixteenBit);
+              f.gemm += forward;
+              b.gemm += ge.gemmSeconds(rows, in, out, count, sixteenBit)
+                  + ge.gemmSeconds(in, out, rows, count, sixteenBit, kWgradBytes);
+              const double launches = count > 1 ? 1.0 : count; // grouped GEMMs launch once
+              f.kernels += launches;
+              b.kernels += 2.0 * launches;
+              ha.opExcess += launches * std::max(0.0, (graphedNow ? 0.0 : k.hostSecondsPerKernel) - forward / launches);
+              ha.trackedKernels += launches;
+              ha.trackedGpu += forward;
+              if (graphedNow) {
+                  ha.fExtra -= launches * k.hostSecondsPerKernel;
+                  ha.bExtra -= 2.0 * launches * k.hostSecondsPerKernel;
+              }
+          };
     const auto linear = [&](double rows, double out, double in, double count = 1.0, bool sixteenBit = false) {
-        const double forward = e.gemmSeconds(rows, out, in, count, sixteenBit);
-        f.gemm += forward;
-        b.gemm += e.gemmSeconds(rows, in, out, count, sixteenBit)
-            + e.gemmSeconds(in, out, rows, count, sixteenBit, kWgradBytes);
-        const double launches = count > 1 ? 1.0 : count; // grouped GEMMs launch once
-        f.kernels += launches;
-        b.kernels += 2.0 * launches;
-        ha.opExcess += launches * std::max(0.0, (graphedNow ? 0.0 : k.hostSecondsPerKernel) - forward / launches);
-        ha.trackedKernels += launches;
-        ha.trackedGpu += forward;
-        if (graphedNow) {
-            ha.fExtra -= launches * k.hostSecondsPerKernel;
-            ha.bExtra -= 2.0 * launches * k.hostSecondsPerKernel;
-        }
+        linearOn(e, rows, out, in, count, sixteenBit);
+    };
+    // A linear layer of a module with its own precision (training.module_dtypes).
+    const auto moduleLinear = [&](Module module, double rows, double out, double in) {
+        const ModulePrecision& mp = m_modules[module];
+        linearOn(mp.other ? *mp.other : e, rows, out, in, 1.0, mp.bf16);
     };
     // A hybrid stack's blocks are shares of the layer (TransformerShape::attentionShare, ffnShare,
     // mambaShare): what `body` adds to the kernel times and host accounts is weighted by `share`.
@@ -528,29 +567,31 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     // Attention block (column-parallel QKV, row-parallel output projection); multi-head latent
     // attention projects through its low-rank latents (DeepSeek-V2 Sec. 2.1).
     weighted(m.attentionShare, [&] {
+        const auto attnLinear
+            = [&](double rows, double out, double in) { moduleLinear(AttentionLinears, rows, out, in); };
         if (m.mla) {
             const double qk = d + m.qkRopeHeadDim;
             if (m.qLoraRank > 0) {
-                linear(tokens, m.qLoraRank, h);
+                attnLinear(tokens, m.qLoraRank, h);
                 const double gemmBefore = f.gemm;
-                linear(tokens, m.heads * qk / t, m.qLoraRank);
+                attnLinear(tokens, m.heads * qk / t, m.qLoraRank);
                 mlaQUpForward = f.gemm - gemmBefore;
             } else {
-                linear(tokens, m.heads * qk / t, h);
+                attnLinear(tokens, m.heads * qk / t, h);
             }
-            linear(tokens, m.kvLoraRank + m.qkRopeHeadDim, h);
+            attnLinear(tokens, m.kvLoraRank + m.qkRopeHeadDim, h);
             const double gemmBeforeUp = f.gemm;
-            linear(tokens, m.heads * (d + m.vHeadDim) / t, m.kvLoraRank);
+            attnLinear(tokens, m.heads * (d + m.vHeadDim) / t, m.kvLoraRank);
             // mla_up_proj recomputation (Megatron-Core multi_latent_attention.py recompute_up_proj): the
             // q and kv up-projections (the q one lives above, only with a q_lora_rank) and the rotary
             // embedding applied to their q and k outputs (read + write).
             mlaUpGemm = f.gemm - gemmBeforeUp + mlaQUpForward;
             mlaUpRecompute = mlaUpGemm + e.memoryBoundSeconds(tokens * 2.0 * act * 2.0 * m.heads * qk / t)
                 + 4.0 * k.kernelLaunchSeconds;
-            linear(tokens, h, m.heads * m.vHeadDim / t);
+            attnLinear(tokens, h, m.heads * m.vHeadDim / t);
         } else {
-            linear(tokens, (q + 2.0 * kv) / t, h);
-            linear(tokens, h, q / t);
+            attnLinear(tokens, (q + 2.0 * kv) / t, h);
+            attnLinear(tokens, h, q / t);
         }
     });
     mlaQUpForward *= m.attentionShare;
@@ -609,9 +650,9 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         if (xe != h) {
             const double rows = sp ? tokens / t : tokens;
             graphedNow = preprocessGraph;
-            linear(rows, xe, h);
+            moduleLinear(MoeLatentProj, rows, xe, h);
             graphedNow = false;
-            linear(rows, h, xe);
+            moduleLinear(MoeLatentProj, rows, h, xe);
         }
         graphedNow = false;
         // Routed experts as Transformer Engine's GroupedLinear runs them: one cuBLAS GEMM per local
@@ -863,8 +904,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         const bool mambaGraph = (graphScope & CudaGraphMamba) != 0 && !fullLayerGraph;
         weighted(m.mambaShare, [&] {
             graphedNow = mambaGraph;
-            linear(tokens, inWidth, h);
-            linear(tokens, h, inner);
+            moduleLinear(MambaInProj, tokens, inWidth, h);
+            moduleLinear(MambaOutProj, tokens, h, inner);
             graphedNow = false;
             const double cb = e.gemmSeconds(qc, qc, n, chunks * groups, true, 4.0);
             const double chunkState = e.gemmSeconds(pd, n, qc, chunks * heads, true, 4.0);
@@ -944,10 +985,28 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     }
     if (fp8) {
         // fp8 casts (and amax) of every GEMM input forward and of every output gradient backward.
-        f.fp8Casts = e.memoryBoundSeconds(tokens * e.castBytesPerElement() * fp8Elements);
+        // Modules of their own precision (training.module_dtypes): a BF16 module's GEMM inputs are not
+        // cast; another quantized dtype's are cast at that dtype's bytes per element.
+        double moduleCastSeconds = 0, uncastKernels = 0;
+        const auto moduleInputs = [&](Module module, double elements, double castKernelsOfModule) {
+            const ModulePrecision& mp = m_modules[module];
+            if (!mp.differs())
+                return;
+            fp8Elements -= elements;
+            if (mp.other)
+                moduleCastSeconds += mp.other->memoryBoundSeconds(tokens * mp.other->castBytesPerElement() * elements);
+            else
+                uncastKernels += castKernelsOfModule;
+        };
+        moduleInputs(AttentionLinears, m.attentionShare * (h + q / t), 2.0 * m.attentionShare);
+        if (m.expertInput != h)
+            moduleInputs(MoeLatentProj, m.moeShare * (h + m.expertInput) / (sp ? t : 1.0), 0.0);
+        moduleInputs(MambaInProj, m.mambaShare * h, m.mambaShare);
+        moduleInputs(MambaOutProj, m.mambaShare * m.mambaInner() / t, m.mambaShare);
+        f.fp8Casts = e.memoryBoundSeconds(tokens * e.castBytesPerElement() * fp8Elements) + moduleCastSeconds;
         b.fp8Casts = f.fp8Casts;
         // Four casts per layer (two GEMM inputs per block); a hybrid stack's blocks two each.
-        const double castKernels = 2.0 * m.blocksPerLayer;
+        const double castKernels = 2.0 * m.blocksPerLayer - uncastKernels;
         f.kernels += castKernels;
         b.kernels += castKernels;
         if (m_scenario.training.dtype == DType::NVFP4) {

@@ -124,6 +124,15 @@ private:
     /// The same scenario in BF16, for the layers training.bf16_layers_at_start / _at_end keep in BF16
     /// (null without them).
     std::shared_ptr<const TrainingEvaluator> m_bf16Twin;
+    /// training.module_dtypes (attention linears, latent MoE projections, Mamba in_proj, out_proj): a
+    /// module's GEMMs in BF16 (m_efficiency's 16-bit path) or on another quantized dtype's efficiency.
+    struct ModulePrecision {
+        bool bf16 = false;
+        std::shared_ptr<const ComputeEfficiency> other;
+        bool differs() const { return bf16 || other; }
+    };
+    enum Module { AttentionLinears, MoeLatentProj, MambaInProj, MambaOutProj, ModuleCount };
+    ModulePrecision m_modules[ModuleCount];
     /// The MTP layer as a model of its own: model.mtp_pattern's blocks, in BF16 with training.bf16_mtp
     /// (null when each MTP depth is an average layer in the training dtype).
     std::shared_ptr<const TrainingEvaluator> m_mtpTwin;

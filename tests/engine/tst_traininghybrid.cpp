@@ -7,7 +7,8 @@
 //   graph, its tensor-parallel rule, and the scenario keys with their errors;
 // - recompute module "moe" (the whole MoE MLP again in the backward, all-to-alls included);
 // - an MTP layer of its own (model.mtp_pattern, model.mtp_shared_weights, training.bf16_mtp): written as
-//   the transformer's MTP layer it is that layer; shared weights are held once; BF16 MTP adds its BF16 time.
+//   the transformer's MTP layer it is that layer; shared weights are held once; BF16 MTP adds its BF16 time;
+// - modules of their own precision (training.module_dtypes): timed and cast as a run in their dtype.
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
@@ -344,6 +345,78 @@ private Q_SLOTS:
             invalid.message().c_str());
     }
 
+    // Modules of their own precision (training.module_dtypes: a Transformer Engine quantization recipe
+    // by module name, as Nemotron 3 Super's NVFP4 te_quant.cfg): a module's GEMMs and casts are those of
+    // a run in its dtype. An attention-only stack in NVFP4 with BF16 attention linears times its GEMMs
+    // as a BF16 run and casts nothing; a Mamba-only stack in NVFP4 with MXFP8 in_proj / out_proj times
+    // its GEMMs and casts as an MXFP8 run.
+    void moduleDtypes()
+    {
+        Scenario s = *parseScenarioJson(kNano, "nano.json");
+        s.model.moe.reset();
+        s.parallelism->ep = 1;
+        s.training.dtype = DType::NVFP4;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const auto times = [&](const Scenario& x) { return evaluator(x).layerTimes(strategy); };
+
+        Scenario attention = s;
+        attention.model.hybridPattern = std::string(52, '*');
+        attention.model.mamba.reset();
+        Scenario attentionBf16Run = attention;
+        attentionBf16Run.training.dtype = DType::BF16;
+        Scenario attentionBf16 = attention;
+        attentionBf16.training.moduleDtypes.attentionLinears = DType::BF16;
+        QVERIFY(validateScenario(attentionBf16, m_catalog, "h.json"));
+        const LayerTimes quantized = times(attention), module = times(attentionBf16), run = times(attentionBf16Run);
+        QVERIFY(module.forwardKernels.gemm > quantized.forwardKernels.gemm);
+        QCOMPARE(module.forwardKernels.gemm, run.forwardKernels.gemm);
+        QCOMPARE(module.backwardKernels.gemm, run.backwardKernels.gemm);
+        QVERIFY(quantized.forwardKernels.fp8Casts > 0);
+        QCOMPARE(module.forwardKernels.fp8Casts, 0.0);
+        // Their inputs are kept for the weight gradients in 16 bits.
+        QVERIFY(evaluator(attentionBf16).memory(strategy).activationsBytes
+            > evaluator(attention).memory(strategy).activationsBytes);
+
+        Scenario mamba = s;
+        mamba.model.hybridPattern = std::string(52, 'M');
+        Scenario mambaMxfp8Run = mamba;
+        mambaMxfp8Run.training.dtype = DType::MXFP8;
+        Scenario mambaMxfp8 = mamba;
+        mambaMxfp8.training.moduleDtypes.mambaInProj = DType::MXFP8;
+        mambaMxfp8.training.moduleDtypes.mambaOutProj = DType::MXFP8;
+        const LayerTimes nvfp4 = times(mamba), mixed = times(mambaMxfp8), mx = times(mambaMxfp8Run);
+        QVERIFY(mixed.forwardKernels.gemm > nvfp4.forwardKernels.gemm);
+        QVERIFY(near(mixed.forwardKernels.gemm, mx.forwardKernels.gemm, 1e-12));
+        QVERIFY(near(mixed.backwardKernels.gemm, mx.backwardKernels.gemm, 1e-12));
+        QVERIFY(near(mixed.forwardKernels.fp8Casts, mx.forwardKernels.fp8Casts, 1e-12));
+        QVERIFY(mixed.forwardKernels.fp8Casts != nvfp4.forwardKernels.fp8Casts);
+
+        // Where a module cannot apply: the validator names it; a dtype the GPU lacks, the evaluator.
+        Scenario latent = s;
+        latent.training.moduleDtypes.moeLatentProj = DType::BF16;
+        const Status noLatent = validateScenario(latent, m_catalog, "h.json");
+        QVERIFY(!noLatent);
+        QVERIFY2(noLatent.message().find("h.json: /training/module_dtypes/moe_latent_proj: the model has no latent MoE")
+                != std::string::npos,
+            noLatent.message().c_str());
+        Scenario noMamba = attention;
+        noMamba.training.moduleDtypes.mambaOutProj = DType::MXFP8;
+        const Status noMixer = validateScenario(noMamba, m_catalog, "h.json");
+        QVERIFY(!noMixer);
+        QVERIFY2(
+            noMixer.message().find("h.json: /training/module_dtypes/mamba_out_proj: the model has no Mamba-2 layers")
+                != std::string::npos,
+            noMixer.message().c_str());
+        Scenario hopper = attention;
+        hopper.cluster.gpu = "H100-SXM-80GB";
+        hopper.training.dtype = DType::FP8;
+        hopper.training.moduleDtypes.attentionLinears = DType::NVFP4;
+        const auto refusedGpu = TrainingEvaluator::create(hopper, m_catalog);
+        QVERIFY(!refusedGpu);
+        QVERIFY2(refusedGpu.message().rfind("/training/module_dtypes/attention_linears: ", 0) == 0,
+            refusedGpu.message().c_str());
+    }
+
     void scenarioKeys_data()
     {
         QTest::addColumn<QString>("patch");
@@ -378,6 +451,13 @@ private Q_SLOTS:
         QTest::addRow("mtp shared weights") << R"({"model": {"mtp_shared_weights": true}})"
                                             << "nano.json: /model/mtp_shared_weights: shared MTP weights need "
                                                "model.mtp_layers > 0";
+        QTest::addRow("module dtypes in bf16")
+            << R"({"training": {"dtype": "bf16", "module_dtypes": {"attention_linears": "bf16"}}})"
+            << "nano.json: /training/module_dtypes: module precisions apply to a quantized dtype";
+        QTest::addRow("module name") << R"({"training": {"module_dtypes": {"attention_linear": "bf16"}}})"
+                                     << "nano.json: /training/module_dtypes/attention_linear";
+        QTest::addRow("module dtype") << R"({"training": {"module_dtypes": {"mamba_out_proj": "fp16"}}})"
+                                      << "nano.json: /training/module_dtypes/mamba_out_proj";
         QTest::addRow("bf16 mtp in bf16")
             << R"({"model": {"mtp_layers": 1}, "training": {"dtype": "bf16", "bf16_mtp": true}})"
             << "nano.json: /training/bf16_mtp: BF16 MTP modules apply to a quantized dtype";
@@ -408,6 +488,7 @@ private Q_SLOTS:
         j["model"]["mtp_pattern"] = "*E";
         j["model"]["mtp_shared_weights"] = true;
         j["training"]["bf16_mtp"] = true;
+        j["training"]["module_dtypes"] = { { "attention_linears", "bf16" }, { "mamba_out_proj", "nvfp4" } };
         const auto s = parseScenarioJson(j.dump(), "nano.json");
         QVERIFY2(s, s.message().c_str());
         QCOMPARE(s->model.mamba->heads, 2 * 2688 / 64);
@@ -419,6 +500,8 @@ private Q_SLOTS:
         QCOMPARE(back->training.recomputeModules, unsigned(RecomputeMoe | RecomputeLayerNorm));
         QCOMPARE(back->model.mtpPattern, std::string("*E"));
         QVERIFY(back->model.mtpSharedWeights && back->training.bf16Mtp);
+        QVERIFY(back->training.moduleDtypes.attentionLinears == DType::BF16);
+        QVERIFY(back->training.moduleDtypes.mambaOutProj == DType::NVFP4 && !back->training.moduleDtypes.mambaInProj);
     }
 
     // Recompute module "moe" (Megatron-Core transformer_layer.py): the MoE MLP's forward again in the
