@@ -69,10 +69,51 @@ namespace {
                     kinds << QString::number(n) + QLatin1String(name);
             text += QStringLiteral(" (") + kinds.join(QStringLiteral(", ")) + QLatin1Char(')');
         }
+        if (m.mtpLayers > 0) {
+            // Multi-token prediction (model.mtp_layers; a hybrid stack's MTP layer as model.mtp_pattern).
+            text += QStringLiteral(" + ") + QString::number(m.mtpLayers) + QStringLiteral(" MTP layer")
+                + (m.mtpLayers > 1 ? QStringLiteral("s") : QString());
+            QStringList how;
+            if (!m.mtpPattern.empty())
+                how << QStringLiteral("blocks ") + QString::fromStdString(m.mtpPattern);
+            if (m.mtpSharedWeights)
+                how << QStringLiteral("shared weights");
+            if (!how.isEmpty())
+                text += QStringLiteral(" (") + how.join(QStringLiteral(", ")) + QLatin1Char(')');
+        }
         text += QStringLiteral(", hidden ") + formatCount(m.hidden) + QStringLiteral(", ") + QString::number(m.heads)
             + QStringLiteral(" heads (") + QString::number(m.kvHeads) + QStringLiteral(" KV), FFN ")
             + formatCount(m.ffnHidden) + QStringLiteral(", vocabulary ") + formatCount(m.vocab)
             + QStringLiteral(", sequence ") + formatCount(m.seqLen);
+        return text;
+    }
+
+    /// The training precision with what runs otherwise: modules of their own precision
+    /// (training.module_dtypes), BF16 layers and MTP layers of a quantized recipe.
+    QString precisionText(const TrainingSpec& t)
+    {
+        QString text = QString::fromLatin1(toString(t.dtype));
+        if (!isQuantized(t.dtype))
+            return text;
+        QStringList parts;
+        const std::pair<const char*, const std::optional<DType>&> modules[]
+            = { { "attention linears", t.moduleDtypes.attentionLinears },
+                  { "MoE latent projections", t.moduleDtypes.moeLatentProj },
+                  { "Mamba in_proj", t.moduleDtypes.mambaInProj }, { "Mamba out_proj", t.moduleDtypes.mambaOutProj } };
+        for (const auto& [name, dtype] : modules)
+            if (dtype)
+                parts << QString::fromLatin1(name) + QLatin1Char(' ') + QString::fromLatin1(toString(*dtype));
+        QStringList bf16;
+        if (t.bf16LayersAtStart > 0)
+            bf16 << QStringLiteral("the first ") + QString::number(t.bf16LayersAtStart) + QStringLiteral(" layers");
+        if (t.bf16LayersAtEnd > 0)
+            bf16 << QStringLiteral("the last ") + QString::number(t.bf16LayersAtEnd) + QStringLiteral(" layers");
+        if (t.bf16Mtp)
+            bf16 << QStringLiteral("the MTP layers");
+        if (!bf16.isEmpty())
+            parts << bf16.join(QStringLiteral(" and ")) + QStringLiteral(" bf16");
+        if (!parts.isEmpty())
+            text += QStringLiteral(" (") + parts.join(QStringLiteral("; ")) + QLatin1Char(')');
         return text;
     }
 
@@ -126,7 +167,7 @@ void appendSummary(HtmlBuilder& html, const ReportDocument& doc, const ReportIma
                                                                   : QStringLiteral(" (from the scenario)")));
     facts << qMakePair(QStringLiteral("Training"),
         QStringLiteral("global batch ") + formatCount(s.training.globalBatch) + QStringLiteral(" sequences, ")
-            + QString::fromLatin1(toString(s.training.dtype))
+            + precisionText(s.training)
             + (s.training.tokens > 0 ? QStringLiteral(", budget ") + QString::number(s.training.tokens / 1e12, 'f', 2)
                         + QStringLiteral(" T tokens")
                                      : QStringLiteral(", no token budget stated")));

@@ -167,6 +167,34 @@ private Q_SLOTS:
         QVERIFY2(html.contains(QStringLiteral("interleaved schedule, micro-batch group 6")), "group not in the report");
     }
 
+    // A quantized recipe's other precisions and its MTP layers are in the report's training and model
+    // lines (training.module_dtypes, bf16_layers_at_end, bf16_mtp; model.mtp_layers).
+    void precisionsInTraining()
+    {
+        engine::Scenario s = m_scenarios[0];
+        s.training.dtype = engine::DType::FP8;
+        s.training.moduleDtypes.attentionLinears = engine::DType::BF16;
+        s.training.bf16LayersAtEnd = 2;
+        s.training.bf16Mtp = true;
+        s.model.mtpLayers = 1;
+        ReportInput input;
+        input.scenarios = { s };
+        input.catalog = &m_catalog;
+        input.prices = &m_prices;
+        input.sensitivity = false;
+        auto report = buildReport(input);
+        QVERIFY2(report.isOk(), report.message().c_str());
+        const QString path = m_dir.filePath(QStringLiteral("precisions.html"));
+        QVERIFY(writeHtml(*report, path).isOk());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString html = QString::fromUtf8(file.readAll());
+        QVERIFY2(
+            html.contains(QStringLiteral("fp8 (attention linears bf16; the last 2 layers and the MTP layers bf16)")),
+            "precisions not in the report");
+        QVERIFY2(html.contains(QStringLiteral("80 layers + 1 MTP layer,")), "MTP layer not in the report");
+    }
+
     void previewDocument()
     {
         QTextDocument text;
