@@ -161,6 +161,45 @@ namespace {
         if (r.has("hybrid_pattern")) {
             m.hybridPattern = r.string("hybrid_pattern");
             const std::string where = r.pointerOf("hybrid_pattern");
+            if (const auto slash = m.hybridPattern.find('/'); slash != std::string::npos) {
+                // Megatron-Core's unified pattern "<main>/<mtp>/<mtp>..." (models/hybrid/
+                // hybrid_layer_allocation.py parse_hybrid_pattern): one identical MTP pattern per depth.
+                std::vector<std::string> depths;
+                for (std::size_t from = slash + 1;;) {
+                    const auto next = m.hybridPattern.find('/', from);
+                    depths.push_back(m.hybridPattern.substr(from, next == std::string::npos ? next : next - from));
+                    if (next == std::string::npos)
+                        break;
+                    from = next + 1;
+                }
+                m.hybridPattern.resize(slash);
+                if (!std::all_of(depths.begin(), depths.end(), [](const std::string& d) { return d.empty(); })) {
+                    for (std::size_t i = 1; i < depths.size(); ++i)
+                        if (depths[i] != depths[0])
+                            throw JsonFieldError(where,
+                                "all MTP patterns after '/' must be identical (Megatron-Core parse_hybrid_pattern): "
+                                "depth 1 "
+                                "is '"
+                                    + depths[0] + "', depth " + std::to_string(i + 1) + " is '" + depths[i] + "'");
+                    if (r.has("mtp_pattern"))
+                        throw JsonFieldError(where,
+                            "the pattern's MTP part (after '/') and model.mtp_pattern both state the MTP layer; give "
+                            "one");
+                    const int count = static_cast<int>(depths.size());
+                    if (r.has("mtp_layers") && m.mtpLayers != count)
+                        throw JsonFieldError(where,
+                            "the pattern has " + std::to_string(count) + " MTP depths after '/', model.mtp_layers says "
+                                + std::to_string(m.mtpLayers));
+                    m.mtpLayers = count;
+                    m.mtpPattern = depths[0];
+                }
+            }
+            if (const auto pipe = m.hybridPattern.find('|'); pipe != std::string::npos)
+                throw JsonFieldError(where,
+                    "symbol '|' at position " + std::to_string(pipe + 1)
+                        + ": pipeline segments are not read by ClusterScope; write the pattern without them "
+                          "(ClusterScope splits the layers over the stages itself, as parallelism.first_stage_layers / "
+                          "last_stage_layers state)");
             if (m.hybridPattern.size() != static_cast<std::size_t>(m.layers))
                 throw JsonFieldError(where,
                     "the pattern has " + std::to_string(m.hybridPattern.size()) + " layers, model.layers says "
@@ -201,10 +240,12 @@ namespace {
             mamba->finish();
             m.mamba = s;
         }
-        if (r.has("mtp_pattern")) {
-            // Megatron-Core mtp_hybrid_override_pattern: the blocks of each MTP depth's layer.
-            m.mtpPattern = r.string("mtp_pattern");
-            const std::string where = r.pointerOf("mtp_pattern");
+        if (r.has("mtp_pattern") || !m.mtpPattern.empty()) {
+            // Megatron-Core mtp_hybrid_override_pattern: the blocks of each MTP depth's layer (or the
+            // hybrid pattern's part after '/').
+            const std::string where = r.has("mtp_pattern") ? r.pointerOf("mtp_pattern") : r.pointerOf("hybrid_pattern");
+            if (r.has("mtp_pattern"))
+                m.mtpPattern = r.string("mtp_pattern");
             if (m.hybridPattern.empty())
                 throw JsonFieldError(where,
                     "an MTP pattern applies to a hybrid stack (model.hybrid_pattern); a transformer's MTP layer is "

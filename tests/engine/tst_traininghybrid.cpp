@@ -49,6 +49,8 @@ const char* const kNano = R"({
   "parallelism": {"tp": 1, "pp": 1, "dp": 8, "ep": 8}
 })";
 
+const char* const kNanoPattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+
 // `s` with every layer written as two blocks of the hybrid pattern: "*-" (attention, then MLP), or
 // "*E" for an MoE layer (its leading dense layers "*-"); its MTP layers likewise (an MoE model's
 // MTP layer is an MoE layer when it has no dense layers).
@@ -417,6 +419,32 @@ private Q_SLOTS:
             refusedGpu.message().c_str());
     }
 
+    // Megatron-Core's unified pattern (parse_hybrid_pattern): "<main>/<mtp>/<mtp>" states the MTP layer
+    // and its depths, read as model.mtp_pattern and model.mtp_layers.
+    void unifiedPattern()
+    {
+        nlohmann::json j = nlohmann::json::parse(kNano);
+        const std::string main = j["model"]["hybrid_pattern"];
+        j["model"]["hybrid_pattern"] = main
+            + "/"
+              "*E/"
+              "*E"; // (split: moc reads "/" "*" as a comment)
+        const auto s = parseScenarioJson(j.dump(), "nano.json");
+        QVERIFY2(s, s.message().c_str());
+        QCOMPARE(s->model.hybridPattern, main);
+        QCOMPARE(s->model.mtpPattern, std::string("*E"));
+        QCOMPARE(s->model.mtpLayers, 2);
+        Scenario stated = *parseScenarioJson(kNano, "nano.json");
+        stated.model.mtpLayers = 2;
+        stated.model.mtpPattern = "*E";
+        QVERIFY(*s == stated);
+        const auto back = parseScenarioJson(scenarioToJson(*s), "back.json");
+        QVERIFY(back && *back == *s);
+        j["model"]["hybrid_pattern"] = main + "/";
+        const auto none = parseScenarioJson(j.dump(), "nano.json");
+        QVERIFY2(none && none->model.mtpLayers == 0 && none->model.hybridPattern == main, none.message().c_str());
+    }
+
     void scenarioKeys_data()
     {
         QTest::addColumn<QString>("patch");
@@ -451,6 +479,28 @@ private Q_SLOTS:
         QTest::addRow("mtp shared weights") << R"({"model": {"mtp_shared_weights": true}})"
                                             << "nano.json: /model/mtp_shared_weights: shared MTP weights need "
                                                "model.mtp_layers > 0";
+        // Patterns with MTP parts are written "/" "*..." (two literals): moc reads a slash-star in a raw
+        // string as a comment.
+        QTest::addRow("mtp depths differ")
+            << QStringLiteral("{\"model\": {\"hybrid_pattern\": \"%1/"
+                              "*E/"
+                              "*-\"}}")
+                   .arg(QLatin1String(kNanoPattern))
+            << "nano.json: /model/hybrid_pattern: all MTP patterns after '/' must be identical";
+        QTest::addRow("mtp depths and mtp_layers")
+            << QStringLiteral("{\"model\": {\"mtp_layers\": 3, \"hybrid_pattern\": \"%1/"
+                              "*E/"
+                              "*E\"}}")
+                   .arg(QLatin1String(kNanoPattern))
+            << "nano.json: /model/hybrid_pattern: the pattern has 2 MTP depths after '/', model.mtp_layers says 3";
+        QTest::addRow("mtp twice")
+            << QStringLiteral("{\"model\": {\"mtp_pattern\": \"*E\", \"hybrid_pattern\": \"%1/"
+                              "*E\"}}")
+                   .arg(QLatin1String(kNanoPattern))
+            << "nano.json: /model/hybrid_pattern: the pattern's MTP part (after '/') and model.mtp_pattern";
+        QTest::addRow("pipeline segments")
+            << R"({"model": {"hybrid_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*E|MEMEM*EMEMEMEM*EMEMEMEME"}})"
+            << "nano.json: /model/hybrid_pattern: symbol '|' at position 29: pipeline segments are not read";
         QTest::addRow("module dtypes in bf16")
             << R"({"training": {"dtype": "bf16", "module_dtypes": {"attention_linears": "bf16"}}})"
             << "nano.json: /training/module_dtypes: module precisions apply to a quantized dtype";
