@@ -91,6 +91,19 @@ namespace {
         return c;
     }
 
+    /// Refuses a hybrid pattern symbol ClusterScope does not model (Megatron-Core hybrid_layer_allocation.py
+    /// Symbols), at `where`.
+    void checkHybridSymbols(const std::string& pattern, const std::string& where)
+    {
+        for (std::size_t i = 0; i < pattern.size(); ++i) {
+            const char c = pattern[i];
+            if (c != 'M' && c != '*' && c != '-' && c != 'E')
+                throw JsonFieldError(where,
+                    "symbol '" + std::string(1, c) + "' at position " + std::to_string(i + 1)
+                        + " is not modelled; expected 'M' (Mamba-2), '*' (attention), '-' (MLP) or 'E' (MoE)");
+        }
+    }
+
     ModelSpec readModel(JsonObjectReader r)
     {
         ModelSpec m;
@@ -204,13 +217,7 @@ namespace {
                 throw JsonFieldError(where,
                     "the pattern has " + std::to_string(m.hybridPattern.size()) + " layers, model.layers says "
                         + std::to_string(m.layers) + " (one symbol per layer)");
-            for (std::size_t i = 0; i < m.hybridPattern.size(); ++i) {
-                const char c = m.hybridPattern[i];
-                if (c != 'M' && c != '*' && c != '-' && c != 'E')
-                    throw JsonFieldError(where,
-                        "symbol '" + std::string(1, c) + "' at position " + std::to_string(i + 1)
-                            + " is not modelled; expected 'M' (Mamba-2), '*' (attention), '-' (MLP) or 'E' (MoE)");
-            }
+            checkHybridSymbols(m.hybridPattern, where);
             const auto has = [&](char c) { return m.hybridPattern.find(c) != std::string::npos; };
             if (has('E') != m.moe.has_value())
                 throw JsonFieldError(where,
@@ -254,17 +261,11 @@ namespace {
                 throw JsonFieldError(where, "the pattern of the MTP layers needs model.mtp_layers > 0");
             if (m.mtpPattern.empty())
                 throw JsonFieldError(where, "the pattern is empty; leave mtp_pattern out for one average layer");
-            for (std::size_t i = 0; i < m.mtpPattern.size(); ++i) {
-                const char c = m.mtpPattern[i];
-                if (c != 'M' && c != '*' && c != '-' && c != 'E')
-                    throw JsonFieldError(where,
-                        "symbol '" + std::string(1, c) + "' at position " + std::to_string(i + 1)
-                            + " is not modelled; expected 'M' (Mamba-2), '*' (attention), '-' (MLP) or 'E' (MoE)");
-                if (c == 'E' && !m.moe)
-                    throw JsonFieldError(where, "'E' blocks need model.moe");
-                if (c == 'M' && !m.mamba)
-                    throw JsonFieldError(where, "'M' blocks need model.mamba");
-            }
+            checkHybridSymbols(m.mtpPattern, where);
+            if (m.mtpPattern.find('E') != std::string::npos && !m.moe)
+                throw JsonFieldError(where, "'E' blocks need model.moe");
+            if (m.mtpPattern.find('M') != std::string::npos && !m.mamba)
+                throw JsonFieldError(where, "'M' blocks need model.mamba");
         }
         m.mtpSharedWeights = r.boolean("mtp_shared_weights", false);
         if (m.mtpSharedWeights && m.mtpLayers == 0)

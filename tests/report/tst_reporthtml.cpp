@@ -152,18 +152,7 @@ private Q_SLOTS:
         s.parallelism->vpp = 2;
         s.parallelism->schedule = engine::PipelineSchedule::Interleaved;
         s.parallelism->vppMicrobatchGroup = 6;
-        ReportInput input;
-        input.scenarios = { s };
-        input.catalog = &m_catalog;
-        input.prices = &m_prices;
-        input.sensitivity = false;
-        auto report = buildReport(input);
-        QVERIFY2(report.isOk(), report.message().c_str());
-        const QString path = m_dir.filePath(QStringLiteral("group.html"));
-        QVERIFY(writeHtml(*report, path).isOk());
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QString html = QString::fromUtf8(file.readAll());
+        const QString html = htmlOf(s, QStringLiteral("group.html"));
         QVERIFY2(html.contains(QStringLiteral("interleaved schedule, micro-batch group 6")), "group not in the report");
     }
 
@@ -177,18 +166,7 @@ private Q_SLOTS:
         s.training.bf16LayersAtEnd = 2;
         s.training.bf16Mtp = true;
         s.model.mtpLayers = 1;
-        ReportInput input;
-        input.scenarios = { s };
-        input.catalog = &m_catalog;
-        input.prices = &m_prices;
-        input.sensitivity = false;
-        auto report = buildReport(input);
-        QVERIFY2(report.isOk(), report.message().c_str());
-        const QString path = m_dir.filePath(QStringLiteral("precisions.html"));
-        QVERIFY(writeHtml(*report, path).isOk());
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QString html = QString::fromUtf8(file.readAll());
+        const QString html = htmlOf(s, QStringLiteral("precisions.html"));
         QVERIFY2(
             html.contains(QStringLiteral("fp8 (attention linears bf16; the last 2 layers and the MTP layers bf16)")),
             "precisions not in the report");
@@ -235,6 +213,27 @@ private Q_SLOTS:
     }
 
 private:
+    /// The HTML report of `s` alone (no sensitivity table), written to `name` in the test folder; empty
+    /// when it cannot be built or written (the caller's checks then fail).
+    QString htmlOf(const engine::Scenario& s, const QString& name)
+    {
+        ReportInput input;
+        input.scenarios = { s };
+        input.catalog = &m_catalog;
+        input.prices = &m_prices;
+        input.sensitivity = false;
+        auto report = buildReport(input);
+        if (!report.isOk()) {
+            qWarning("%s", report.message().c_str());
+            return {};
+        }
+        const QString path = m_dir.filePath(name);
+        QFile file(path);
+        if (!writeHtml(*report, path).isOk() || !file.open(QIODevice::ReadOnly))
+            return {};
+        return QString::fromUtf8(file.readAll());
+    }
+
     QTemporaryDir m_dir;
     engine::Catalog m_catalog;
     engine::PriceBook m_prices;
