@@ -155,8 +155,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     const double logitsTime = (quantized.logitsForward + quantized.logitsBackward) * (1.0 + mtp)
         + mtp * (mtpModule.mtpForward + mtpModule.mtpBackward);
     // Layers kept in BF16 under a quantized dtype (training.bf16_layers_at_start / _at_end): the first
-    // ones on the first stage, the last ones on the last (the MTP modules counted quantized); a stage's
-    // layer is the mix of its quantized and BF16 layers.
+    // ones on the first stage, the last ones on the last; a stage's layer is the mix of its quantized and
+    // BF16 layers (MTP layers without a twin count as that mix, with one as the twin's times below).
     // (Without BF16 layers every stage uses the memo's times directly: no copies on the search's path.)
     const LayerTimes* ltFirst = &quantized;
     const LayerTimes* ltLast = &quantized;
