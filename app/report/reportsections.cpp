@@ -96,13 +96,13 @@ namespace {
         if (!isQuantized(t.dtype))
             return text;
         QStringList parts;
-        const std::pair<const char*, const std::optional<DType>&> modules[]
-            = { { "attention linears", t.moduleDtypes.attentionLinears },
-                  { "MoE latent projections", t.moduleDtypes.moeLatentProj },
-                  { "Mamba in_proj", t.moduleDtypes.mambaInProj }, { "Mamba out_proj", t.moduleDtypes.mambaOutProj } };
-        for (const auto& [name, dtype] : modules)
-            if (dtype)
-                parts << QString::fromLatin1(name) + QLatin1Char(' ') + QString::fromLatin1(toString(*dtype));
+        // The modules in TrainingSpec::ModuleDtypes::kKeys order, as a reader names them.
+        static constexpr const char* names[]
+            = { "attention linears", "MoE latent projections", "Mamba in_proj", "Mamba out_proj" };
+        static_assert(std::size(names) == std::size(TrainingSpec::ModuleDtypes::kKeys));
+        for (std::size_t i = 0; i < std::size(names); ++i)
+            if (const auto& dtype = t.moduleDtypes.*TrainingSpec::ModuleDtypes::kKeys[i].dtype)
+                parts << QString::fromLatin1(names[i]) + QLatin1Char(' ') + QString::fromLatin1(toString(*dtype));
         QStringList bf16;
         if (t.bf16LayersAtStart > 0)
             bf16 << QStringLiteral("the first ") + QString::number(t.bf16LayersAtStart) + QStringLiteral(" layers");

@@ -219,8 +219,15 @@ struct TrainingSpec {
         std::optional<DType> moeLatentProj; ///< "moe_latent_proj"
         std::optional<DType> mambaInProj; ///< "mamba_in_proj"
         std::optional<DType> mambaOutProj; ///< "mamba_out_proj"
-        bool any() const { return attentionLinears || moeLatentProj || mambaInProj || mambaOutProj; }
         bool operator==(const ModuleDtypes&) const = default;
+        /// The modules as the scenario names them, in this order everywhere (reader, writer, evaluator).
+        struct Key {
+            const char* name;
+            std::optional<DType> ModuleDtypes::*dtype;
+        };
+        static constexpr Key kKeys[] = { { "attention_linears", &ModuleDtypes::attentionLinears },
+            { "moe_latent_proj", &ModuleDtypes::moeLatentProj }, { "mamba_in_proj", &ModuleDtypes::mambaInProj },
+            { "mamba_out_proj", &ModuleDtypes::mambaOutProj } };
     };
     ModuleDtypes moduleDtypes;
     /// "bf16_mtp": with a quantized dtype, the multi-token prediction modules run their GEMMs in BF16

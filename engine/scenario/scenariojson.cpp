@@ -301,14 +301,9 @@ namespace {
                     std::string("module precisions apply to a quantized dtype (fp8, mxfp8, nvfp4); the scenario "
                                 "trains in ")
                         + toString(t.dtype));
-            const auto read = [&](const char* key, std::optional<DType>& into) {
+            for (const auto& [key, dtype] : TrainingSpec::ModuleDtypes::kKeys)
                 if (modules->has(key))
-                    into = *dtypeFromString(modules->choice(key, { "bf16", "fp8", "mxfp8", "nvfp4" }));
-            };
-            read("attention_linears", t.moduleDtypes.attentionLinears);
-            read("moe_latent_proj", t.moduleDtypes.moeLatentProj);
-            read("mamba_in_proj", t.moduleDtypes.mambaInProj);
-            read("mamba_out_proj", t.moduleDtypes.mambaOutProj);
+                    t.moduleDtypes.*dtype = *dtypeFromString(modules->choice(key, { "bf16", "fp8", "mxfp8", "nvfp4" }));
             modules->finish();
         }
         t.bf16Mtp = r.boolean("bf16_mtp", false);
@@ -701,14 +696,9 @@ std::string scenarioToJson(const Scenario& s)
             root["training"]["bf16_layers_at_end"] = s.training.bf16LayersAtEnd;
         if (s.training.bf16Mtp)
             root["training"]["bf16_mtp"] = true;
-        const std::pair<const char*, const std::optional<DType>&> modules[]
-            = { { "attention_linears", s.training.moduleDtypes.attentionLinears },
-                  { "moe_latent_proj", s.training.moduleDtypes.moeLatentProj },
-                  { "mamba_in_proj", s.training.moduleDtypes.mambaInProj },
-                  { "mamba_out_proj", s.training.moduleDtypes.mambaOutProj } };
-        for (const auto& [key, dtype] : modules)
-            if (dtype)
-                root["training"]["module_dtypes"][key] = toString(*dtype);
+        for (const auto& [key, dtype] : TrainingSpec::ModuleDtypes::kKeys)
+            if (const auto& stated = s.training.moduleDtypes.*dtype)
+                root["training"]["module_dtypes"][key] = toString(*stated);
     }
     if (s.training.cudaGraphScope != CudaGraphNone) {
         json scope = json::array();

@@ -213,12 +213,10 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         // Transformer Engine applies the quantization recipe module by module (Megatron-Core
         // model.quant_recipe): a BF16 module runs outside the quantized autocast, another quantized
         // dtype at that dtype's tensor-core rate and efficiency.
-        const TrainingSpec::ModuleDtypes& md = scenario.training.moduleDtypes;
-        const std::pair<const char*, const std::optional<DType>*> modules[ModuleCount]
-            = { { "attention_linears", &md.attentionLinears }, { "moe_latent_proj", &md.moeLatentProj },
-                  { "mamba_in_proj", &md.mambaInProj }, { "mamba_out_proj", &md.mambaOutProj } };
+        static_assert(std::size(TrainingSpec::ModuleDtypes::kKeys) == ModuleCount);
         for (int i = 0; i < ModuleCount; ++i) {
-            const std::optional<DType>& dtype = *modules[i].second;
+            const auto& [name, member] = TrainingSpec::ModuleDtypes::kKeys[i];
+            const std::optional<DType>& dtype = scenario.training.moduleDtypes.*member;
             if (!dtype || *dtype == scenario.training.dtype)
                 continue;
             if (!isQuantized(*dtype)) {
@@ -229,13 +227,13 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
             if (!other) {
                 const std::string& message = other.message();
                 const auto colon = message.find(": ");
-                return Status::error(std::string("/training/module_dtypes/") + modules[i].first + ": "
+                return Status::error(std::string("/training/module_dtypes/") + name + ": "
                     + (colon == std::string::npos ? message : message.substr(colon + 2)));
             }
             e.m_modules[i].other = std::make_shared<const ComputeEfficiency>(*other);
         }
-        if (md.attentionLinears) // the QKV and projection inputs kept for the weight gradients
-            e.m_memoryInputs.attentionInputBytes = bytesPerElement(*md.attentionLinears);
+        if (const auto& attention = scenario.training.moduleDtypes.attentionLinears) // inputs kept for wgrad
+            e.m_memoryInputs.attentionInputBytes = bytesPerElement(*attention);
     }
     e.m_placer = GroupPlacer(ClusterGeometry::fromScenario(scenario, *gpu));
     e.m_memoryInputs.globalBatch = scenario.training.globalBatch;

@@ -131,7 +131,7 @@ private:
         std::shared_ptr<const ComputeEfficiency> other;
         bool differs() const { return bf16 || other; }
     };
-    enum Module { AttentionLinears, MoeLatentProj, MambaInProj, MambaOutProj, ModuleCount };
+    enum Module { AttentionLinears, MoeLatentProj, MambaInProj, MambaOutProj, ModuleCount }; // kKeys' order
     ModulePrecision m_modules[ModuleCount];
     /// The MTP layer as a model of its own: model.mtp_pattern's blocks, in BF16 with training.bf16_mtp
     /// (null when each MTP depth is an average layer in the training dtype).
