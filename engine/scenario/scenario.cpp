@@ -106,4 +106,16 @@ std::optional<DType> dtypeFromString(std::string_view name)
 
 double bytesPerElement(DType v) { return v == DType::NVFP4 ? 0.5 + 1.0 / 16.0 : isFp8(v) ? 1.0 : 2.0; }
 
+const char* mambaContextParallelProblem(const MambaSpec& mamba, int tp, int cp)
+{
+    if (cp <= 1 || tp < 1 || mamba.heads % tp != 0 || mamba.groups % tp != 0)
+        return nullptr; // nothing to split, or tp's own rule refuses first
+    if ((mamba.heads / tp) % cp != 0)
+        return "/parallelism/cp: the Mamba heads must be divisible by tp x cp";
+    const int groupsTp = mamba.groups / tp;
+    if (groupsTp < cp ? cp % groupsTp != 0 : groupsTp % cp != 0)
+        return "/parallelism/cp: cp and the Mamba groups per tp rank must divide one another";
+    return nullptr;
+}
+
 } // namespace clusterscope::engine

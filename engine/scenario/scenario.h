@@ -370,5 +370,10 @@ inline bool isFp8(DType v) { return v == DType::FP8 || v == DType::MXFP8; }
 /// True for every dtype whose GEMM inputs are quantized (fp8, mxfp8, nvfp4); attention, the
 /// embedding and the output layer stay 16-bit.
 inline bool isQuantized(DType v) { return isFp8(v) || v == DType::NVFP4; }
+/// nullptr when Megatron-Core's Mamba context parallelism (ssm/mamba_context_parallel.py
+/// MambaContextParallel) can split a mixer whose heads and groups tp divides over `cp` ranks, else a
+/// reason at /parallelism/cp (static string): every cp rank needs whole heads of its tp rank's, and
+/// cp and the tp rank's B / C groups must divide one another (fewer groups than cp are repeated).
+const char* mambaContextParallelProblem(const MambaSpec& mamba, int tp, int cp);
 
 } // namespace clusterscope::engine

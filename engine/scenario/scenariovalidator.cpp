@@ -146,11 +146,14 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
                 add("/parallelism/tp",
                     "the Mamba heads (" + str(m.mamba->heads) + ") and groups (" + str(m.mamba->groups)
                         + ") must be divisible by tp (" + str(p.tp) + ")");
+            if (const char* reason = mambaContextParallelProblem(*m.mamba, p.tp, p.cp)) {
+                const std::string text = reason;
+                add("/parallelism/cp",
+                    text.substr(text.find(": ") + 2) + " (heads " + str(m.mamba->heads) + ", groups "
+                        + str(m.mamba->groups) + ", tp " + str(p.tp) + ", cp " + str(p.cp)
+                        + "; Megatron-Core ssm/mamba_context_parallel.py)");
+            }
         }
-        if (!m.hybridPattern.empty() && p.cp > 1)
-            add("/parallelism/cp",
-                "context parallelism of a hybrid stack is not modelled by ClusterScope (Megatron-Core "
-                "ssm/mamba_context_parallel.py)");
         if (p.ep > 1) {
             if (!m.moe)
                 add("/parallelism/ep", "ep > 1 needs a mixture-of-experts model (model.moe)");

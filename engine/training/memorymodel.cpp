@@ -168,10 +168,14 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
         // MambaSplitConv1dScanCombinedFn saves the in_proj output zxBCdt and the scan's output; the
         // RMSNorm saves its input, out_proj its input): besides its norm's input, the in_proj input 2 h
         // (both replicated without sequence parallelism), zxBCdt 2 (2 d_inner + 2 G N + heads) and y
-        // three times 2 d_inner (split by TP).
+        // three times 2 d_inner (split by TP). With context parallelism zxBCdt is kept after the all-to-all,
+        // the whole sequence at heads / (tp cp): as many elements, but B and C repeated when the tp rank
+        // holds fewer groups than cp (TransformerShape::mambaRankLayout), counted here at the model's width.
+        const double zxbcdtWidth
+            = shape.mambaShare > 0 ? t * p.cp * shape.mambaRankLayout(t, p.cp).scanInputWidth : 0.0;
         perToken = shape.attentionShare * (attention + qkNormInputs) + shape.ffnShare * mlp
             + shape.blocksPerLayer * layerNorms / 2.0
-            + shape.mambaShare * (2.0 * h + 2.0 * shape.mambaInProjWidth() + 6.0 * shape.mambaInner());
+            + shape.mambaShare * (2.0 * h + 2.0 * zxbcdtWidth + 6.0 * shape.mambaInner());
         if (!sp)
             replicated = (shape.attentionShare + shape.ffnShare) * replicated / 2.0 + shape.mambaShare * 4.0 * h;
         qkNormLatents *= shape.attentionShare;

@@ -51,8 +51,8 @@ TrafficMatrix TrafficMatrix::fromEstimate(const TrainingEstimate& e, const Group
     };
     using Shape = TrafficPattern::Shape;
     add(TrafficDimension::TP, Shape::Ring, p.tp, g.tpStride, e.bytesSent.tp);
-    add(TrafficDimension::CP, p.cpKind == ContextParallelKind::Ring ? Shape::Ring : Shape::AllToAll, p.cp, g.cpStride,
-        e.bytesSent.cp);
+    add(TrafficDimension::CP, Shape::Ring, p.cp, g.cpStride, e.bytesSent.cp - e.bytesSent.cpAllToAll);
+    add(TrafficDimension::CP, Shape::AllToAll, p.cp, g.cpStride, e.bytesSent.cpAllToAll);
     const long long innerStride = std::min(g.cpStride, g.dpStride);
     add(TrafficDimension::DP, Shape::Ring, p.dp * p.cp, innerStride, e.bytesSent.dp);
     add(TrafficDimension::DP, Shape::Ring, g.expertDpGrad.ranks, g.expertDpStride, e.bytesSent.expertDp);

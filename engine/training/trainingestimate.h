@@ -49,6 +49,9 @@ struct CommunicationSeconds {
 /// all-reduce 2(n-1)/n S, all-gather and reduce-scatter (n-1)/n S, all-to-all (n-1)/n S, send S).
 struct CommunicationBytes {
     double tp = 0, pp = 0, dp = 0, expertDp = 0, cp = 0, ep = 0;
+    /// Of cp: the bytes sent by all-to-alls (Ulysses attention, a hybrid stack's Mamba mixers), the
+    /// rest ring attention's sends to the next rank.
+    double cpAllToAll = 0;
 };
 
 struct TrainingEstimate {

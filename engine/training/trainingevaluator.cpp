@@ -411,10 +411,9 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
         // Megatron-Core MambaMixer splits the heads and the B / C groups over tp (ngroups % tp == 0).
         if (m.mamba->heads % p.tp != 0 || m.mamba->groups % p.tp != 0)
             return "/parallelism/tp: the Mamba heads and groups must be divisible by tp";
+        if (const char* reason = mambaContextParallelProblem(*m.mamba, p.tp, p.cp))
+            return reason;
     }
-    if (!m.hybridPattern.empty() && p.cp > 1)
-        return "/parallelism/cp: context parallelism of a hybrid stack is not modelled by ClusterScope "
-               "(Megatron-Core ssm/mamba_context_parallel.py)";
     PipelineSplit split;
     if (const char* reason = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split))
         return reason;
@@ -890,12 +889,18 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     // (Q x N x Q), and the passing backward (states read twice, written once). Each product is costed
     // as one batched GEMM launch (its tiles share the waves), in 16-bit as the Triton kernels run;
     // the SSD time counts with the attention core (the layer's sequence mixing).
-    double mambaRecomputeElementwise = 0;
+    // Context parallelism (Megatron-Core ssm/mamba_context_parallel.py): the in_proj output goes from
+    // sequence shards to head shards before the conv1d and the scan and y comes back before the norm
+    // and out_proj, so a rank scans the whole sequence (tokens x cp) for heads / (tp cp) heads
+    // (TransformerShape::mambaRankLayout); the all-to-alls are in trainingiteration.cpp.
+    double mambaRecomputeElementwise = 0, mambaCpCopies = 0, ssdSeconds = 0; // ssd: forward scan
     if (m.mambaShare > 0) {
-        const double heads = m.mambaHeads / t, groups = m.mambaGroups / t;
+        const TransformerShape::MambaRankLayout rank = m.mambaRankLayout(t, p.cp);
+        const double scanTokens = tokens * p.cp;
+        const double heads = rank.heads, groups = rank.groups;
         const double pd = m.mambaHeadDim, n = m.mambaStateDim, qc = m.mambaChunk;
-        const double inner = m.mambaInner() / t, conv = m.mambaConvChannels() / t, inWidth = m.mambaInProjWidth() / t;
-        const double chunks = std::max(1.0, tokens / qc);
+        const double inner = m.mambaInner() / t, inWidth = m.mambaInProjWidth() / t; // the GEMMs' widths
+        const double chunks = std::max(1.0, scanTokens / qc);
         const double stateBytes = 4.0 * chunks * heads * pd * n; // fp32 states of every chunk
         // --cuda-graph-scope mamba: the Mamba layer replays as one graph per direction
         // (Megatron-Core ssm/mamba_layer.py MambaLayer is graphable like the attention block).
@@ -909,7 +914,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
             const double chunkState = e.gemmSeconds(pd, n, qc, chunks * heads, true, 4.0);
             const double passing = e.memoryBoundSeconds(2.0 * stateBytes);
             const double scan = e.gemmSeconds(qc, pd, qc + n, chunks * heads, true);
-            const double cumsum = e.memoryBoundSeconds(3.0 * 4.0 * tokens * heads);
+            const double cumsum = e.memoryBoundSeconds(3.0 * 4.0 * scanTokens * heads);
             f.attention += cb + chunkState + passing + scan + cumsum;
             b.attention += cb + chunkState + passing + cumsum // recomputed
                 + e.gemmSeconds(pd, n, qc, chunks * heads, true, 4.0) // dstates
@@ -918,13 +923,34 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
                 + 2.0 * e.gemmSeconds(qc, n, pd, chunks * heads, true, 4.0) // dB, dC
                 + 2.0 * e.gemmSeconds(qc, qc, pd, chunks * heads, true, 4.0) // dCB, ddA
                 + 2.0 * e.gemmSeconds(qc, n, qc, chunks * groups, true, 4.0) // the products of dCB
-                + e.memoryBoundSeconds(tokens * act * 4.0 * inner); // dz: reads z, y, dout; writes dz
+                + e.memoryBoundSeconds(scanTokens * act * 4.0 * rank.inner); // dz: reads z, y, dout; writes dz
             // Memory-bound forward: the two contiguous copies (in_proj's output, y), the conv1d + SiLU
             // (reads and writes x, B, C) and the RMSNorm of y (read + write); their backward follows the
             // other element-wise kernels' rule below. The memory-efficient path recomputes the conv1d
             // in the backward (mamba_ssm ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn).
-            f.elementwise += e.memoryBoundSeconds(tokens * act * 2.0 * (inWidth + inner + conv + inner));
-            mambaRecomputeElementwise = e.memoryBoundSeconds(tokens * act * 2.0 * conv);
+            f.elementwise += e.memoryBoundSeconds(
+                scanTokens * act * 2.0 * (rank.scanInputWidth + rank.inner + rank.convChannels + rank.inner));
+            mambaRecomputeElementwise = e.memoryBoundSeconds(scanTokens * act * 2.0 * rank.convChannels);
+            if (p.cp > 1) {
+                // The reshuffles around the all-to-alls, each a copy read and written: pre_conv_ssm's
+                // five all_to_all_sp2hp (z, x, B, C, dt: split along the width and concatenated along
+                // the sequence, tensor_parallel/mappings.py), the concatenation of the five and
+                // _undo_attention_load_balancing's reordering of the sequence chunks; post_conv_ssm's
+                // _redo_attention_load_balancing and _all_to_all_hp2cp's split and concatenation of y.
+                // With repeated groups, einops.repeat writes B and C r times. The backward moves the
+                // gradients through the same reshuffles in reverse (a concatenation's backward slices,
+                // a split's concatenates): the same bytes and kernels.
+                double bytes
+                    = act * (3.0 * 2.0 * scanTokens * rank.scanInputWidth + 2.0 * 2.0 * scanTokens * rank.inner);
+                double copies = 9.0;
+                if (rank.groupRepeat > 1) {
+                    bytes += act * 2.0 * tokens * (m.mambaGroups / t) * n * (1.0 + rank.groupRepeat);
+                    copies += 2.0;
+                }
+                mambaCpCopies = e.memoryBoundSeconds(bytes);
+                f.kernels += copies;
+                b.kernels += copies;
+            }
             // Kernels: norm + in_proj and out_proj (counted by linear), two copies, conv1d, the five
             // SSD kernels, the norm, the A = -exp(A_log) and fp32 casts of dt_bias / D (4 small ops);
             // backward: the conv1d recomputation and its backward, the four recomputed and ten
@@ -935,6 +961,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
             f.kernels += forwardOps;
             b.kernels += backwardOps;
             const double ssd = cb + chunkState + passing + scan + cumsum;
+            ssdSeconds = ssd;
             ha.opExcess += ssdForward * std::max(0.0, (mambaGraph ? 0.0 : k.hostSecondsPerKernel) - ssd / ssdForward);
             ha.trackedKernels += ssdForward;
             ha.trackedGpu += ssd;
@@ -948,6 +975,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
             }
         });
         mambaRecomputeElementwise *= m.mambaShare;
+        mambaCpCopies *= m.mambaShare;
+        ssdSeconds *= m.mambaShare;
         fp8Elements += m.mambaShare * (h + inner);
     }
     // Memory-bound kernels, bytes per token of one layer forward (16-bit activations):
@@ -1020,6 +1049,8 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
     const double layerNormForward = e.memoryBoundSeconds(tokens * blocks * 2.0 * act * h / (sp ? t : 1.0));
     double activationForward = e.memoryBoundSeconds(tokens * act * (m.gatedMlp ? 3.0 : 2.0) * ffnPerToken / t);
     b.elementwise = k.backwardElementwiseFactor * f.elementwise + mambaRecomputeElementwise;
+    f.elementwise += mambaCpCopies;
+    b.elementwise += mambaCpCopies;
     f.elementwise += fp8PaddingSeconds;
     b.elementwise += fp8PaddingSeconds;
     if (m.activationClampValue > 0) {
@@ -1122,7 +1153,7 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         f.overhead = f.kernels * k.kernelLaunchSeconds + std::max(exposed, pooledExcess);
         lt.forward = f.gemm + f.attention + f.elementwise + f.fp8Casts + f.overhead;
     }
-    lt.attentionCore = f.attention;
+    lt.attentionCore = f.attention - ssdSeconds; // attention layers only: what hides their cp traffic
     // Selective recomputation: the forward of the modules of training.recompute_modules, run again
     // in the backward (Megatron-Core transformer_layer.py, attention.py, moe/experts.py,
     // multi_latent_attention.py). Default (not stated): the attention core only; a fused (flash)

@@ -285,29 +285,64 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         b.ppExposed = c.pp;
     }
 
-    // Context parallelism.
+    // Context parallelism. A hybrid stack's attention layers run it as a transformer's do, its Mamba
+    // layers by all-to-alls of their own; its other layers have nothing to exchange. The critical stage's
+    // layers of each kind: the average layer's shares, its MTP layers' blocks from the MTP twin.
     if (p.cp > 1) {
+        const bool mtpBlocks = m_mtpTwin && criticalHasLogits;
+        const double mainLayers = mtpBlocks ? layersPerStage - mtpOnLast : layersPerStage;
+        const auto layersWith = [&](double TransformerShape::*share) {
+            return mainLayers * m.*share + (mtpBlocks ? mtpOnLast * m_mtpTwin->shape().*share : 0.0);
+        };
+        const double attentionLayers = layersWith(&TransformerShape::attentionShare);
+        const double mambaLayers = layersWith(&TransformerShape::mambaShare);
+        // Per micro-batch: every attention layer's traffic, and what the attention cores leave exposed
+        // (lt.attentionCore is the average layer's attention core, the Mamba scans left out).
         double forward = 0, exposedForward = 0, exposedBackward = 0;
+        const double cores = layersPerStage * lt.attentionCore;
         if (p.cpKind == ContextParallelKind::Ring) {
             // Ring attention (Liu et al. 2023): cp - 1 steps pass the local K and V blocks; backward
             // also returns dK and dV. Overlapped with the attention core of the block in flight.
             const double kvBytes = tokens * 2.0 * m.hidden * m.kvHeads / m.heads * kActivationBytes / p.tp;
             const double step = collectiveSeconds(CollectiveOp::SendRecv, kvBytes, m_placer.place(2, groups.cpStride));
-            forward = (p.cp - 1.0) * step;
-            r.bytesSent.cp = micro * layersPerStage * (p.cp - 1.0) * kvBytes * (2.0 + forwardPasses);
-            exposedForward = std::max(0.0, forward - lt.attentionCore);
-            exposedBackward = std::max(0.0, 2.0 * forward - 2.0 * lt.attentionCore);
+            forward = attentionLayers * (p.cp - 1.0) * step;
+            r.bytesSent.cp = micro * attentionLayers * (p.cp - 1.0) * kvBytes * (2.0 + forwardPasses);
+            exposedForward = std::max(0.0, forward - cores);
+            exposedBackward = std::max(0.0, 2.0 * forward - 2.0 * cores);
         } else {
             // Ulysses (Jacobs et al. 2023): all-to-all of q, k, v and the output, forward and backward.
             const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
-            forward = 4.0 * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
-            r.bytesSent.cp
-                = micro * layersPerStage * 4.0 * (1.0 + forwardPasses) * wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
+            forward = attentionLayers * 4.0 * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
+            r.bytesSent.cp = micro * attentionLayers * 4.0 * (1.0 + forwardPasses)
+                * wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
+            r.bytesSent.cpAllToAll = r.bytesSent.cp;
             exposedForward = forward;
             exposedBackward = forward;
         }
-        c.cp = micro * layersPerStage * (forward * (1.0 + forwardPasses));
-        b.cpExposed = micro * layersPerStage * (exposedForward * forwardPasses + exposedBackward);
+        if (mambaLayers > 0) {
+            // Megatron-Core ssm/mamba_context_parallel.py: pre_conv_ssm sends z, x, B, C (each group's
+            // state repeated on groupRepeat ranks) and dt from sequence shards to head shards, one
+            // all-to-all each, and post_conv_ssm brings y back; the backward runs the six in reverse.
+            // They sit between the layer's kernels on its stream: nothing hides them.
+            const TransformerShape::MambaRankLayout rank = m.mambaRankLayout(p.tp, p.cp);
+            const double inner = m.mambaInner() / p.tp;
+            const double bc = rank.groups * p.cp * m.mambaStateDim; // B (or C) columns sent per token
+            const double widths[] = { inner, inner, bc, bc, m.mambaHeads / p.tp, inner };
+            double exchange = 0, wire = 0;
+            for (const double w : widths) {
+                const double bytes = tokens * w * kActivationBytes;
+                exchange += collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
+                wire += wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
+            }
+            forward += mambaLayers * exchange;
+            exposedForward += mambaLayers * exchange;
+            exposedBackward += mambaLayers * exchange;
+            const double mambaBytes = micro * mambaLayers * (1.0 + forwardPasses) * wire;
+            r.bytesSent.cp += mambaBytes;
+            r.bytesSent.cpAllToAll += mambaBytes;
+        }
+        c.cp = micro * forward * (1.0 + forwardPasses);
+        b.cpExposed = micro * (exposedForward * forwardPasses + exposedBackward);
         b.cpExposed += overlapInterference * std::max(0.0, c.cp - b.cpExposed);
     }
 

@@ -173,6 +173,26 @@ double TransformerShape::layerForwardFlops(double tokens, double attendedTokens)
     return 2.0 * tokens * gemmParams + attentionShare * 2.0 * tokens * attended * heads * (qk + v) + scan;
 }
 
+TransformerShape::MambaRankLayout TransformerShape::mambaRankLayout(double tp, double cp) const
+{
+    // Megatron-Core ssm/mamba_context_parallel.py MambaContextParallel.__init__: nheads_local_tpcp =
+    // nheads_local_tp / cp; ngroups_local_tp < cp repeats each group cp / ngroups_local_tp times
+    // (ngroups_local_tpcp 1), else ngroups_local_tpcp = ngroups_local_tp / cp.
+    MambaRankLayout r;
+    const double groupsTp = mambaGroups / tp;
+    r.heads = mambaHeads / tp / cp;
+    r.inner = r.heads * mambaHeadDim;
+    if (groupsTp < cp) {
+        r.groupRepeat = cp / groupsTp;
+        r.groups = 1.0;
+    } else {
+        r.groups = groupsTp / cp;
+    }
+    r.scanInputWidth = 2.0 * r.inner + 2.0 * r.groups * mambaStateDim + r.heads;
+    r.convChannels = r.inner + 2.0 * r.groups * mambaStateDim;
+    return r;
+}
+
 double TransformerShape::logitsForwardFlops(double tokens) const { return 2.0 * tokens * hidden * vocab; }
 
 double TransformerShape::modelFlopsPerIteration(double sequences) const

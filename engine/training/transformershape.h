@@ -67,6 +67,20 @@ struct TransformerShape {
     double mambaInProjWidth() const { return 2.0 * mambaInner() + 2.0 * mambaGroups * mambaStateDim + mambaHeads; }
     /// Channels through the causal convolution: x, B and C.
     double mambaConvChannels() const { return mambaInner() + 2.0 * mambaGroups * mambaStateDim; }
+    /// A Mamba-2 mixer's scan on one rank of tp x cp (Megatron-Core ssm/mamba_context_parallel.py
+    /// MambaContextParallel): context parallelism moves the conv1d and the SSD scan from sequence shards
+    /// to head shards by all-to-alls, so each rank scans the whole sequence for heads / (tp cp) heads;
+    /// when a tp rank holds fewer B / C groups than cp, each group's state is repeated on cp / groups_tp
+    /// ranks (group_repeat_count). With cp 1 these are the tp rank's heads, groups and widths.
+    struct MambaRankLayout {
+        double heads = 0; ///< nheads_local_tpcp
+        double groups = 0; ///< ngroups_local_tpcp
+        double groupRepeat = 1; ///< group_repeat_count
+        double inner = 0; ///< d_inner_local_tpcp
+        double scanInputWidth = 0; ///< z, x, B, C, dt into the scan: 2 inner + 2 groups N + heads
+        double convChannels = 0; ///< x, B, C through the conv1d: inner + 2 groups N
+    };
+    MambaRankLayout mambaRankLayout(double tp, double cp) const;
     double mambaGemmParamsPerLayer = 0; ///< in_proj + out_proj of the Mamba layers (per layer)
     double mambaParamsPerLayer = 0; ///< all Mamba-layer parameters (per layer)
 

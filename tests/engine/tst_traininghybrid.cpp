@@ -5,6 +5,8 @@
 // - Nemotron 3 Nano's parameters are the published 31.6B total / 3.6B active;
 // - the Mamba-2 mixer's work (in_proj / out_proj GEMMs, the SSD scan, conv and copies), its CUDA
 //   graph, its tensor-parallel rule, and the scenario keys with their errors;
+// - context parallelism: the Mamba mixer's all-to-alls and whole-sequence scan, the attention blocks'
+//   ring or Ulysses traffic as the transformer's, and the splits Megatron-Core refuses;
 // - recompute module "moe" (the whole MoE MLP again in the backward, all-to-alls included);
 // - an MTP layer of its own (model.mtp_pattern, model.mtp_shared_weights, training.bf16_mtp): written as
 //   the transformer's MTP layer it is that layer; shared weights are held once; BF16 MTP adds its BF16 time;
@@ -14,6 +16,7 @@
 #include "engine/scenario/scenariojson.h"
 #include "engine/scenario/scenariovalidator.h"
 #include "engine/training/memorymodel.h"
+#include "engine/training/trafficmatrix.h"
 #include "engine/training/trainingevaluator.h"
 #include "engine/training/transformershape.h"
 #include "resources/embeddedresources.h"
@@ -104,17 +107,25 @@ private Q_SLOTS:
         QTest::addColumn<int>("denseLayers");
         QTest::addColumn<bool>("fp8");
         QTest::addColumn<int>("mtpLayers");
+        QTest::addColumn<int>("cp"); // context parallelism: 0 none, 1 ring, 2 Ulysses (cp 2 each)
         QTest::addRow("llama 70b, tp 8, pp 4")
-            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false << 0;
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false << 0 << 0;
         QTest::addRow("llama 70b, fp8, full recompute")
-            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << true << 0;
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << true << 0 << 0;
         QTest::addRow("mixtral, ep 8, 1 dense layer")
-            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 1 << false << 0;
+            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 1 << false << 0 << 0;
         // MTP layers as model.mtp_pattern blocks ("*-", "*E") on the last stage: as the transformer's.
         QTest::addRow("llama 70b, tp 8, pp 4, 2 mtp layers")
-            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false << 2;
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false << 2 << 0;
         QTest::addRow("mixtral, ep 8, 1 mtp layer")
-            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 0 << false << 1;
+            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 0 << false << 1 << 0;
+        // Context parallelism runs in the attention blocks (ring attention; Ulysses), the MTP layers' too.
+        QTest::addRow("llama 70b, tp 8, pp 4, ring cp 2, 2 mtp layers")
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << false << 2 << 1;
+        QTest::addRow("llama 70b, fp8, full recompute, ring cp 2")
+            << QStringLiteral("examples/llama3-70b-1024-h100.json") << 0 << true << 0 << 1;
+        QTest::addRow("mixtral, ep 8, ulysses cp 2")
+            << QStringLiteral("examples/mixtral-8x7b-256-h200-roce.json") << 0 << false << 0 << 2;
     }
     void attentionAndMlpBlocksAreTheTransformer()
     {
@@ -122,6 +133,7 @@ private Q_SLOTS:
         QFETCH(int, denseLayers);
         QFETCH(bool, fp8);
         QFETCH(int, mtpLayers);
+        QFETCH(int, cp);
         Scenario plain = example(file.toStdString().c_str());
         plain.model.mtpLayers = mtpLayers;
         if (plain.model.moe) {
@@ -130,6 +142,11 @@ private Q_SLOTS:
             plain.parallelism->dp = plain.cluster.gpus;
             plain.model.moe->capacityFactor = 0.0;
             plain.model.moe->denseLayers = denseLayers;
+        }
+        if (cp > 0) {
+            plain.parallelism->cp = 2;
+            plain.parallelism->dp /= 2;
+            plain.parallelism->cpKind = cp == 1 ? ContextParallelKind::Ring : ContextParallelKind::Ulysses;
         }
         if (fp8) {
             plain.training.dtype = DType::FP8;
@@ -146,6 +163,10 @@ private Q_SLOTS:
         QVERIFY(near(b.breakdown.compute, a.breakdown.compute, rel));
         QVERIFY(near(b.communication.tp + 1.0, a.communication.tp + 1.0, rel));
         QVERIFY(near(b.communication.ep + 1.0, a.communication.ep + 1.0, rel));
+        QVERIFY(near(b.communication.cp + 1.0, a.communication.cp + 1.0, rel));
+        QVERIFY(near(b.breakdown.cpExposed + 1.0, a.breakdown.cpExposed + 1.0, rel));
+        QVERIFY(near(b.bytesSent.cp + 1.0, a.bytesSent.cp + 1.0, rel));
+        QCOMPARE(b.bytesSent.cp > 0, cp > 0);
         QVERIFY(near(b.bytesSent.dp, a.bytesSent.dp, rel));
         if (plain.training.recompute != Recompute::Full) {
             QVERIFY(near(b.memory.activationsBytes, a.memory.activationsBytes, rel));
@@ -248,7 +269,7 @@ private Q_SLOTS:
 
     // The Mamba-2 mixer's work shows where it belongs: the SSD scan with the sequence mixing (it grows
     // with the state size), its GEMMs with the GEMMs; its CUDA graph removes the layer's per-op host
-    // time; its heads and groups bound tp; context parallelism of a hybrid stack is refused.
+    // time; its heads and groups bound tp.
     void mambaMixer()
     {
         Scenario s = *parseScenarioJson(kNano, "nano.json");
@@ -280,11 +301,95 @@ private Q_SLOTS:
         tp.cluster.gpus = 16;
         tp.parallelism->ep = 1;
         refused(tp, "/parallelism/tp", "the Mamba heads (64) and groups (8) must be divisible by tp (16)");
-        Scenario cp = *parseScenarioJson(kNano, "nano.json");
+    }
+
+    // Context parallelism of the Mamba-2 mixer (Megatron-Core ssm/mamba_context_parallel.py): all-to-alls
+    // move the in_proj output from sequence to head shards before the conv1d and the scan (z, x, B, C,
+    // dt) and y back after it, forward and backward, none hidden; each rank scans the whole sequence
+    // for heads / (tp cp) heads, repeating a B / C group on cp / groups_tp ranks when it must. The
+    // attention layers of the stack keep ring attention's traffic; the all-to-alls reach every cp peer.
+    void mambaContextParallel()
+    {
+        Scenario s = *parseScenarioJson(kNano, "nano.json");
+        s.model.hybridPattern = std::string(52, 'M');
+        s.model.moe.reset();
+        s.parallelism->ep = 1;
+        Scenario cp = s;
         cp.parallelism->cp = 2;
         cp.parallelism->dp = 4;
-        cp.parallelism->ep = 8;
-        refused(cp, "/parallelism/cp", "context parallelism of a hybrid stack");
+        QVERIFY(validateScenario(cp, m_catalog, "h.json"));
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(cp);
+        const TrainingEvaluator ev = evaluator(cp);
+        const TrainingEstimate e = ev.evaluate(strategy);
+        QVERIFY(e.valid);
+        // The exchanges by hand: per micro-batch of 2 x 8192 / 2 tokens a rank, 16-bit, z and x (4096
+        // each), B and C (8 groups: 4 per cp rank, all 4 x 2 x 128 columns sent), dt (64 heads) and y
+        // (4096), each sending (cp - 1) / cp of itself; forward and backward in 52 layers, 64 micro-batches.
+        const double tokens = 2.0 * 8192.0 / 2.0, widths = 4096 + 4096 + 1024 + 1024 + 64 + 4096;
+        const double perLayer = 2.0 * tokens * 2.0 * widths * 0.5;
+        QCOMPARE(e.microBatchesPerPipeline, 64);
+        QVERIFY2(near(e.bytesSent.cp, 64.0 * 52.0 * perLayer, 1e-12), qPrintable(QString::number(e.bytesSent.cp)));
+        QCOMPARE(e.bytesSent.cpAllToAll, e.bytesSent.cp);
+        QVERIFY(e.communication.cp > 0);
+        QVERIFY(near(e.breakdown.cpExposed, e.communication.cp, 1e-12)); // on the layer's stream: exposed
+        // The scan of the whole sequence at half the heads is the scan of half the sequence at all of
+        // them (as many chunk x head products); cp adds the reshuffles around the all-to-alls.
+        Scenario half = s;
+        half.model.seqLen = 4096;
+        const TrainingStrategy noCp = TrainingStrategy::fromScenario(half);
+        const LayerTimes whole = ev.layerTimes(strategy), halved = evaluator(half).layerTimes(noCp);
+        QVERIFY(near(whole.forwardKernels.attention, halved.forwardKernels.attention, 1e-12));
+        QVERIFY(near(whole.backwardKernels.attention, halved.backwardKernels.attention, 1e-12));
+        QVERIFY(near(whole.forwardKernels.gemm, halved.forwardKernels.gemm, 1e-12));
+        QVERIFY(whole.forwardKernels.elementwise > halved.forwardKernels.elementwise);
+        QCOMPARE(whole.forwardKernels.kernels, halved.forwardKernels.kernels + 9.0);
+        // One group per tp rank over two cp ranks: both scan the group's C B^T and send it whole.
+        Scenario oneGroup = cp, oneGroupHalf = half;
+        oneGroup.model.mamba->groups = 1;
+        oneGroupHalf.model.mamba->groups = 1;
+        const LayerTimes repeated = evaluator(oneGroup).layerTimes(strategy);
+        QVERIFY(repeated.forwardKernels.attention > evaluator(oneGroupHalf).layerTimes(noCp).forwardKernels.attention);
+        QCOMPARE(repeated.forwardKernels.kernels, halved.forwardKernels.kernels + 11.0);
+        // It keeps the scan's input after the all-to-all: as many elements, the repeated group's more.
+        QVERIFY(near(ev.memory(strategy).activationsBytes, evaluator(half).memory(noCp).activationsBytes, 1e-12));
+        QVERIFY(evaluator(oneGroup).memory(strategy).activationsBytes
+            > evaluator(oneGroupHalf).memory(noCp).activationsBytes);
+        const double repeatedWidths = 4096 + 4096 + 2 * 128 + 2 * 128 + 64 + 4096; // B, C: the group twice
+        QVERIFY(near(evaluator(oneGroup).evaluate(strategy).bytesSent.cp,
+            64.0 * 52.0 * 2.0 * tokens * 2.0 * repeatedWidths * 0.5, 1e-12));
+
+        // Nemotron 3 Nano at ring cp 4: its 6 attention layers pass K and V around the ring (2 x 8192 / 4
+        // tokens, 2 of 32 heads of 2688, 16-bit; 3 steps, forward and both ways backward), its 23 Mamba
+        // layers exchange all-to-all: ring neighbours and the rank across the ring both receive cp bytes.
+        Scenario nano = *parseScenarioJson(kNano, "nano.json");
+        nano.parallelism->cp = 4;
+        nano.parallelism->dp = 2;
+        QVERIFY(validateScenario(nano, m_catalog, "h.json"));
+        const TrainingEvaluator nanoEv = evaluator(nano);
+        const TrainingEstimate n = nanoEv.evaluate(TrainingStrategy::fromScenario(nano));
+        QVERIFY(n.valid);
+        const double kvBytes = 2.0 * 8192.0 / 4.0 * 2.0 * 2688.0 * 2.0 / 32.0 * 2.0;
+        const double ringBytes = n.microBatchesPerPipeline * 6.0 * 3.0 * kvBytes * 3.0;
+        QVERIFY2(near(n.bytesSent.cp - n.bytesSent.cpAllToAll, ringBytes, 1e-12),
+            qPrintable(QStringLiteral("%1 vs %2").arg(n.bytesSent.cp - n.bytesSent.cpAllToAll).arg(ringBytes)));
+        QVERIFY(n.bytesSent.cpAllToAll > 0);
+        const TrafficMatrix traffic = TrafficMatrix::fromEstimate(n, nanoEv.placer());
+        const long long stride = nanoEv.groups(*nano.parallelism).cpStride;
+        QVERIFY(traffic.pairBytes(0, 2 * stride)[int(TrafficDimension::CP)] > 0);
+
+        // What Megatron-Core asserts: whole heads on every tp x cp rank; cp and the groups per tp rank
+        // dividing one another.
+        Scenario heads = nano;
+        heads.model.mamba->heads = 40; // 10 heads per group: 40 / 4 = 10 is fine, 40 / 16 is not
+        heads.cluster.gpus = 16;
+        heads.parallelism->cp = 16;
+        heads.parallelism->dp = 1;
+        refused(
+            heads, "/parallelism/cp", "the Mamba heads must be divisible by tp x cp (heads 40, groups 8, tp 1, cp 16");
+        Scenario groups = nano;
+        groups.model.mamba->heads = 48;
+        groups.model.mamba->groups = 6;
+        refused(groups, "/parallelism/cp", "cp and the Mamba groups per tp rank must divide one another");
     }
 
     // An MTP layer of its own (Nemotron 3 Super: two depths of one "*E" layer, Megatron-Core
