@@ -1,5 +1,7 @@
 #include "engine/scenario/scenario.h"
 
+#include <algorithm>
+
 namespace clusterscope::engine {
 
 const char* toString(Transport v) { return v == Transport::InfiniBand ? "infiniband" : "roce"; }
@@ -115,6 +117,18 @@ const char* mambaContextParallelProblem(const MambaSpec& mamba, int tp, int cp)
     const int groupsTp = mamba.groups / tp;
     if (groupsTp < cp ? cp % groupsTp != 0 : groupsTp % cp != 0)
         return "/parallelism/cp: cp and the Mamba groups per tp rank must divide one another";
+    return nullptr;
+}
+
+const char* ulyssesProblem(const ModelSpec& m, const ParallelismSpec& p)
+{
+    if (p.cp <= 1 || p.cpKind != ContextParallelKind::Ulysses || p.tp < 1)
+        return nullptr;
+    if (m.heads % (p.tp * p.cp) != 0)
+        return "/parallelism/cp: Ulysses needs heads divisible by tp x cp";
+    const int kvHeadsLocal = m.kvLoraRank > 0 ? m.heads / p.tp : std::max(1, m.kvHeads / p.tp);
+    if (kvHeadsLocal % p.cp != 0)
+        return "/parallelism/cp: Ulysses needs the kv heads of each tp rank divisible by cp";
     return nullptr;
 }
 

@@ -375,5 +375,11 @@ inline bool isQuantized(DType v) { return isFp8(v) || v == DType::NVFP4; }
 /// reason at /parallelism/cp (static string): every cp rank needs whole heads of its tp rank's, and
 /// cp and the tp rank's B / C groups must divide one another (fewer groups than cp are repeated).
 const char* mambaContextParallelProblem(const MambaSpec& mamba, int tp, int cp);
+/// nullptr unless `p` runs Ulysses context parallelism that cannot split `m`'s attention heads, else a
+/// reason at /parallelism/cp (static string): Transformer Engine's all-to-all attention
+/// (context_parallel.py AttnFuncWithCPAndQKVOA2A) needs each tp rank's query heads and its key / value
+/// heads divisible by cp (a rank holds one kv head when tp exceeds kv_heads; latent attention's keys
+/// and values have every head).
+const char* ulyssesProblem(const ModelSpec& m, const ParallelismSpec& p);
 
 } // namespace clusterscope::engine

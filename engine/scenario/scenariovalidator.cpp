@@ -140,6 +140,12 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
                     + str(1LL * p.dp * t.microBatch) + ")");
         if (m.seqLen % p.cp != 0)
             add("/parallelism/cp", "seq_len (" + str(m.seqLen) + ") is not divisible by cp (" + str(p.cp) + ")");
+        if (const char* reason = ulyssesProblem(m, p)) {
+            const std::string text = reason;
+            add("/parallelism/cp",
+                text.substr(text.find(": ") + 2) + " (heads " + str(m.heads) + ", kv_heads " + str(m.kvHeads) + ", tp "
+                    + str(p.tp) + ", cp " + str(p.cp) + "; Transformer Engine context_parallel.py)");
+        }
         if (m.mamba) {
             // Megatron-Core MambaMixer splits the heads and the B / C groups over tp (ngroups % tp == 0).
             if (m.mamba->heads % p.tp != 0 || m.mamba->groups % p.tp != 0)

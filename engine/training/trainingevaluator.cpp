@@ -429,8 +429,8 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
         return "/parallelism/dp: global_batch must be divisible by dp x micro_batch";
     if (m.seqLen % p.cp != 0)
         return "/parallelism/cp: seq_len must be divisible by cp";
-    if (p.cp > 1 && p.cpKind == ContextParallelKind::Ulysses && m.heads % (p.tp * p.cp) != 0)
-        return "/parallelism/cp: Ulysses needs heads divisible by tp x cp";
+    if (const char* reason = ulyssesProblem(m, p))
+        return reason;
     if (p.ep > 1) {
         if (!m.moe)
             return "/parallelism/ep: ep > 1 needs a mixture-of-experts model";

@@ -300,22 +300,40 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         // (lt.attentionCore is the average layer's attention core, the Mamba scans left out).
         double forward = 0, exposedForward = 0, exposedBackward = 0;
         const double cores = layersPerStage * lt.attentionCore;
+        // The attention's own widths per tp rank (Transformer Engine's attention inputs: q and the output
+        // heads x head_dim, k and v kv_heads x head_dim, one kv head per rank when tp exceeds them;
+        // multi-head latent attention's up-projected k of head_dim + rope and v of v_head_dim per head).
+        const double headsLocal = m.heads / p.tp;
+        const double kvHeadsLocal = m.mla ? headsLocal : std::max(1.0, m.kvHeads / p.tp);
+        const double qkDim = m.mla ? m.headDim + m.qkRopeHeadDim : m.headDim, vDim = m.mla ? m.vHeadDim : m.headDim;
+        const double kWidth = kvHeadsLocal * qkDim, vWidth = kvHeadsLocal * vDim;
         if (p.cpKind == ContextParallelKind::Ring) {
-            // Ring attention (Liu et al. 2023): cp - 1 steps pass the local K and V blocks; backward
-            // also returns dK and dV. Overlapped with the attention core of the block in flight.
-            const double kvBytes = tokens * 2.0 * m.hidden * m.kvHeads / m.heads * kActivationBytes / p.tp;
+            // Ring attention (Liu et al. 2023; Transformer Engine context_parallel.py
+            // AttnFuncWithCPAndKVP2P): cp - 1 steps pass the local K and V blocks, one buffer; the
+            // backward passes K and V and returns dK and dV, twice the bytes per step. Overlapped with
+            // the attention core of the block in flight.
+            const double kvBytes = tokens * (kWidth + vWidth) * kActivationBytes;
             const double step = collectiveSeconds(CollectiveOp::SendRecv, kvBytes, m_placer.place(2, groups.cpStride));
             forward = attentionLayers * (p.cp - 1.0) * step;
             r.bytesSent.cp = micro * attentionLayers * (p.cp - 1.0) * kvBytes * (2.0 + forwardPasses);
+            c.cp = micro * forward * (2.0 + forwardPasses);
             exposedForward = std::max(0.0, forward - cores);
             exposedBackward = std::max(0.0, 2.0 * forward - 2.0 * cores);
         } else {
-            // Ulysses (Jacobs et al. 2023): all-to-all of q, k, v and the output, forward and backward.
-            const double bytes = tokens * m.hidden * kActivationBytes / p.tp;
-            forward = attentionLayers * 4.0 * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
-            r.bytesSent.cp = micro * attentionLayers * 4.0 * (1.0 + forwardPasses)
-                * wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
+            // Ulysses (Jacobs et al. 2023; Transformer Engine AttnFuncWithCPAndQKVOA2A): all-to-all of q,
+            // k, v from sequence to head shards and of the output back, forward; their gradients in
+            // reverse, backward.
+            const double widths[] = { headsLocal * qkDim, kWidth, vWidth, headsLocal * vDim };
+            double exchange = 0, wire = 0;
+            for (const double w : widths) {
+                const double bytes = tokens * w * kActivationBytes;
+                exchange += collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
+                wire += wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
+            }
+            forward = attentionLayers * exchange;
+            r.bytesSent.cp = micro * attentionLayers * (1.0 + forwardPasses) * wire;
             r.bytesSent.cpAllToAll = r.bytesSent.cp;
+            c.cp = micro * forward * (1.0 + forwardPasses);
             exposedForward = forward;
             exposedBackward = forward;
         }
@@ -334,14 +352,13 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
                 exchange += collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.cp);
                 wire += wireBytes(CollectiveOp::AllToAll, bytes, p.cp);
             }
-            forward += mambaLayers * exchange;
+            c.cp += micro * mambaLayers * exchange * (1.0 + forwardPasses);
             exposedForward += mambaLayers * exchange;
             exposedBackward += mambaLayers * exchange;
             const double mambaBytes = micro * mambaLayers * (1.0 + forwardPasses) * wire;
             r.bytesSent.cp += mambaBytes;
             r.bytesSent.cpAllToAll += mambaBytes;
         }
-        c.cp = micro * forward * (1.0 + forwardPasses);
         b.cpExposed = micro * (exposedForward * forwardPasses + exposedBackward);
         b.cpExposed += overlapInterference * std::max(0.0, c.cp - b.cpExposed);
     }

@@ -398,6 +398,17 @@ private Q_SLOTS:
         QTest::addRow("vpp without pp") << "/parallelism"
                                         << "{\"tp\": 8, \"dp\": 128, \"vpp\": 2}"
                                         << "v.json: /parallelism/vpp: virtual stages need pipeline parallelism";
+        // Ulysses splits every tp rank's query heads and its kv heads over cp (Transformer Engine asserts
+        // both): 64 heads over tp 8 x cp 16, then 8 kv heads (one per tp rank) over cp 2.
+        QTest::addRow("ulysses heads")
+            << "/parallelism"
+            << "{\"tp\": 8, \"pp\": 4, \"dp\": 2, \"cp\": 16, \"cp_kind\": \"ulysses\"}"
+            << "v.json: /parallelism/cp: Ulysses needs heads divisible by tp x cp (heads 64, "
+               "kv_heads 8, tp 8, cp 16;";
+        QTest::addRow("ulysses kv heads") << "/parallelism"
+                                          << "{\"tp\": 8, \"pp\": 4, \"dp\": 16, \"cp\": 2, \"cp_kind\": \"ulysses\"}"
+                                          << "v.json: /parallelism/cp: Ulysses needs the kv heads of each tp rank "
+                                             "divisible by cp (heads 64, kv_heads 8, tp 8, cp 2;";
     }
     void validationErrors()
     {

@@ -50,8 +50,8 @@ ModelTraffic modelTraffic(const QString& variant)
         p.schedule = PipelineSchedule::Interleaved;
     } else if (variant == QLatin1String("llama-ulysses")) { // all-to-all CP across nodes
         p.tp = 2;
-        p.cp = 8;
-        p.dp = 16;
+        p.cp = 4; // Ulysses splits each tp rank's 4 kv heads over cp
+        p.dp = 32;
         p.cpKind = ContextParallelKind::Ulysses;
         p.placementOrder = "tp-dp-cp-pp";
     } else if (variant == QLatin1String("llama-16k")) {

@@ -359,7 +359,7 @@ private Q_SLOTS:
             64.0 * 52.0 * 2.0 * tokens * 2.0 * repeatedWidths * 0.5, 1e-12));
 
         // Nemotron 3 Nano at ring cp 4: its 6 attention layers pass K and V around the ring (2 x 8192 / 4
-        // tokens, 2 of 32 heads of 2688, 16-bit; 3 steps, forward and both ways backward), its 23 Mamba
+        // tokens, 2 kv heads of 128, 16-bit; 3 steps, forward and both ways backward), its 23 Mamba
         // layers exchange all-to-all: ring neighbours and the rank across the ring both receive cp bytes.
         Scenario nano = *parseScenarioJson(kNano, "nano.json");
         nano.parallelism->cp = 4;
@@ -368,7 +368,7 @@ private Q_SLOTS:
         const TrainingEvaluator nanoEv = evaluator(nano);
         const TrainingEstimate n = nanoEv.evaluate(TrainingStrategy::fromScenario(nano));
         QVERIFY(n.valid);
-        const double kvBytes = 2.0 * 8192.0 / 4.0 * 2.0 * 2688.0 * 2.0 / 32.0 * 2.0;
+        const double kvBytes = 2.0 * 8192.0 / 4.0 * 2.0 * 2.0 * 128.0 * 2.0;
         const double ringBytes = n.microBatchesPerPipeline * 6.0 * 3.0 * kvBytes * 3.0;
         QVERIFY2(near(n.bytesSent.cp - n.bytesSent.cpAllToAll, ringBytes, 1e-12),
             qPrintable(QStringLiteral("%1 vs %2").arg(n.bytesSent.cp - n.bytesSent.cpAllToAll).arg(ringBytes)));

@@ -667,6 +667,44 @@ private Q_SLOTS:
         QVERIFY2(near(shape.totalParams() / 1e9, 46.7, 0.01), qPrintable(QString::number(shape.totalParams() / 1e9)));
         QVERIFY2(near(shape.activeParams() / 1e9, 12.9, 0.01), qPrintable(QString::number(shape.activeParams() / 1e9)));
     }
+
+    // Context-parallel traffic at the attention's own widths (Transformer Engine context_parallel.py),
+    // on Mixtral with head_dim 256 (queries twice as wide as hidden) at tp 2, cp 2: ring attention
+    // passes each tp rank's K and V (4 kv heads x 256 each) once forward and K, V, dK, dV backward;
+    // Ulysses sends q (16 x 256), k, v (4 x 256) and the output (16 x 256) all-to-all, half of each to
+    // the peer, forward and backward. 2048 tokens a rank, 16-bit, 32 layers, 8 micro-batches.
+    void contextParallelWidths()
+    {
+        auto s = *parseScenarioJson(
+            clusterscope::resources::embeddedFile("examples/mixtral-8x7b-256-h200-roce.json"), "m");
+        s.model.headDim = 256;
+        s.parallelism->cp = 2;
+        s.parallelism->dp = 64;
+        const TrainingEstimate ring = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(ring.valid);
+        QCOMPARE(ring.microBatchesPerPipeline, 8);
+        const double tokens = 2048.0, kv = 2.0 * 4.0 * 256.0;
+        QVERIFY2(near(ring.bytesSent.cp, 8.0 * 32.0 * tokens * kv * 2.0 * 3.0, 1e-12),
+            qPrintable(QString::number(ring.bytesSent.cp)));
+        QCOMPARE(ring.bytesSent.cpAllToAll, 0.0);
+        // The time sent follows the bytes sent whatever the recomputation: the backward's K, V, dK, dV
+        // are twice the forward's bytes and twice its time.
+        Scenario full = s;
+        full.training.recompute = Recompute::Full;
+        const TrainingEstimate ringFull = evaluator(full).evaluate(TrainingStrategy::fromScenario(full));
+        QVERIFY(near(ringFull.bytesSent.cp, ring.bytesSent.cp * 4.0 / 3.0, 1e-12));
+        QVERIFY(
+            near(ringFull.communication.cp / ringFull.bytesSent.cp, ring.communication.cp / ring.bytesSent.cp, 1e-12));
+        s.parallelism->cpKind = ContextParallelKind::Ulysses;
+        const TrainingEstimate a2a = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+        QVERIFY(a2a.valid);
+        const double widths = 4096.0 + 1024.0 + 1024.0 + 4096.0;
+        QVERIFY2(near(a2a.bytesSent.cp, 8.0 * 32.0 * 2.0 * tokens * widths * 2.0 * 0.5, 1e-12),
+            qPrintable(QString::number(a2a.bytesSent.cp)));
+        QCOMPARE(a2a.bytesSent.cpAllToAll, a2a.bytesSent.cp);
+        // Nothing hides Ulysses' all-to-alls: exposed as sent.
+        QVERIFY(near(a2a.breakdown.cpExposed, a2a.communication.cp, 1e-12));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTrainingModel)

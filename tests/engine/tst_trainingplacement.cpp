@@ -165,7 +165,9 @@ private Q_SLOTS:
         QTest::addRow("seq") << llama << "cp=2,seq=8191"
                              << "/parallelism/cp: seq_len";
         QTest::addRow("ulysses heads") << llama << "cp=16,dp=2,ulysses"
-                                       << "/parallelism/cp: Ulysses";
+                                       << "/parallelism/cp: Ulysses needs heads";
+        QTest::addRow("ulysses kv heads") << llama << "cp=2,ulysses"
+                                          << "/parallelism/cp: Ulysses needs the kv heads";
         QTest::addRow("ep dense") << llama << "ep=2"
                                   << "/parallelism/ep: ep > 1 needs";
         QTest::addRow("ep experts") << mixtral << "ep=3"
