@@ -541,14 +541,9 @@ LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
         if (share == 1.0)
             return;
         const auto scale = [share](double& now, double before) { now = before + share * (now - before); };
-        for (auto [now, before] : { std::pair { &f, &f0 }, std::pair { &b, &b0 } }) {
-            scale(now->gemm, before->gemm);
-            scale(now->attention, before->attention);
-            scale(now->elementwise, before->elementwise);
-            scale(now->fp8Casts, before->fp8Casts);
-            scale(now->kernels, before->kernels);
-            scale(now->libraryLaunches, before->libraryLaunches);
-        }
+        for (auto [now, before] : { std::pair { &f, &f0 }, std::pair { &b, &b0 } })
+            for (const auto field : kKernelTimesFields)
+                scale(now->*field, before->*field); // overhead is still 0 here (set when the layer is pooled)
         scale(ha.fExtra, h0.fExtra);
         scale(ha.bExtra, h0.bExtra);
         scale(ha.opExcess, h0.opExcess);

@@ -32,6 +32,12 @@ struct KernelTimes {
     double total() const { return gemm + attention + elementwise + fp8Casts + overhead; }
 };
 
+/// Every field of KernelTimes, for the code that treats them alike (mixing two layers' times, weighting
+/// a hybrid stack's blocks): one list to extend with the struct.
+inline constexpr double KernelTimes::*kKernelTimesFields[]
+    = { &KernelTimes::gemm, &KernelTimes::attention, &KernelTimes::elementwise, &KernelTimes::fp8Casts,
+          &KernelTimes::overhead, &KernelTimes::kernels, &KernelTimes::libraryLaunches };
+
 /// Per-layer kernel times of one micro-batch on one GPU (seconds).
 struct LayerTimes {
     KernelTimes forwardKernels; ///< `forward` by kernel kind

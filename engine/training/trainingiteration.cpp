@@ -42,13 +42,8 @@ namespace {
         const auto mix = [w](double x, double y) { return (1.0 - w) * x + w * y; };
         const auto kernels = [&](const KernelTimes& x, const KernelTimes& y) {
             KernelTimes k;
-            k.gemm = mix(x.gemm, y.gemm);
-            k.attention = mix(x.attention, y.attention);
-            k.elementwise = mix(x.elementwise, y.elementwise);
-            k.fp8Casts = mix(x.fp8Casts, y.fp8Casts);
-            k.overhead = mix(x.overhead, y.overhead);
-            k.kernels = mix(x.kernels, y.kernels);
-            k.libraryLaunches = mix(x.libraryLaunches, y.libraryLaunches);
+            for (const auto field : kKernelTimesFields)
+                k.*field = mix(x.*field, y.*field);
             return k;
         };
         LayerTimes r;
