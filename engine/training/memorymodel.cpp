@@ -23,35 +23,55 @@ double expertDataParallel(const ParallelismSpec& p)
     return std::max(1.0, static_cast<double>(p.tp) * p.cp * p.dp / (static_cast<double>(p.expertTp()) * p.ep));
 }
 
-LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split)
+LocalParams localParams(
+    const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split, const StageShapes* stages)
 {
     const double t = p.tp;
     // A hybrid stack's Mamba-2 mixers are split over TP whole: in_proj column-parallel, out_proj
     // row-parallel, the conv1d channels, A_log / D / dt_bias and the gated norm by head (Megatron-Core
     // ssm/mamba_mixer.py MambaMixer: d_inner_local_tp, nheads_local_tp, ngroups_local_tp = x / tp).
-    const double layerDense = (shape.attentionParamsPerLayer + shape.denseMlpParamsPerLayer
-                                  + shape.sharedExpertParamsPerLayer + shape.mambaParamsPerLayer)
+    const auto layerDense = [&](const TransformerShape& x) {
+        return (x.attentionParamsPerLayer + x.denseMlpParamsPerLayer + x.sharedExpertParamsPerLayer
+                   + x.mambaParamsPerLayer)
             / t
-        + shape.normParamsPerLayer + shape.routerParamsPerLayer + shape.latentProjParamsPerLayer; // not split by TP
+            + x.normParamsPerLayer + x.routerParamsPerLayer + x.latentProjParamsPerLayer; // not split by TP
+    };
     // Experts are split over ep GPUs and each expert over the expert-tensor-parallel group (etp;
     // the tensor-parallel group unless stated).
-    const double layerExpert = shape.expertParamsPerLayer / (static_cast<double>(p.ep) * p.expertTp());
-    const auto stage = [&](double layers, double vocabParams) {
-        return LocalParams { layers * layerDense + vocabParams, layers * layerExpert, vocabParams };
+    const auto layerExpert = [&](const TransformerShape& x) {
+        return x.expertParamsPerLayer / (static_cast<double>(p.ep) * p.expertTp());
     };
+    const auto stageOf = [&](const TransformerShape& x, double layers, double vocabParams) {
+        return LocalParams { layers * layerDense(x) + vocabParams, layers * layerExpert(x), vocabParams };
+    };
+    const auto stage = [&](double layers, double vocabParams) { return stageOf(shape, layers, vocabParams); };
     // Multi-token prediction modules sit with the output layer on the last stage: an average layer
     // each, or their own layer's parameters (model.mtp_pattern), once when the depths share them.
-    const auto lastStage = [&](double layers, double vocabParams) {
+    const auto lastStageOf = [&](const TransformerShape& x, double layers, double vocabParams) {
         if (!shape.mtpOwnParams)
-            return stage(layers + shape.mtpLayers, vocabParams);
-        LocalParams x = stage(layers, vocabParams);
-        x.dense += shape.mtpWeightSets * (shape.mtpTpSplitParams / t + shape.mtpReplicatedParams);
-        x.expert += shape.mtpWeightSets * shape.mtpExpertParams / (static_cast<double>(p.ep) * p.expertTp());
-        return x;
+            return stageOf(x, layers + shape.mtpLayers, vocabParams);
+        LocalParams l = stageOf(x, layers, vocabParams);
+        l.dense += shape.mtpWeightSets * (shape.mtpTpSplitParams / t + shape.mtpReplicatedParams);
+        l.expert += shape.mtpWeightSets * shape.mtpExpertParams / (static_cast<double>(p.ep) * p.expertTp());
+        return l;
     };
+    const auto lastStage = [&](double layers, double vocabParams) { return lastStageOf(shape, layers, vocabParams); };
     // Embedding on the first stage, output layer on the last; one GPU holds both when pp = 1.
     if (p.pp == 1)
         return lastStage(shape.layers, (shape.embeddingParams + shape.outputLayerParams) / t);
+    if (stages && !stages->empty()) {
+        // A hybrid stack's stages each hold their own blocks: the stage with the most parameters.
+        LocalParams best;
+        for (int r = 0; r < p.pp; ++r) {
+            const TransformerShape& x = stages->shapes[static_cast<std::size_t>(r)];
+            const double layers = stages->layers[static_cast<std::size_t>(r)];
+            const LocalParams here = r == p.pp - 1 ? lastStageOf(x, layers, shape.outputLayerParams / t)
+                                                   : stageOf(x, layers, r == 0 ? shape.embeddingParams / t : 0.0);
+            if (r == 0 || here.total() > best.total())
+                best = here;
+        }
+        return best;
+    }
     LocalParams best = stage(split.first, shape.embeddingParams / t);
     const LocalParams last = lastStage(split.last, shape.outputLayerParams / t);
     if (last.total() > best.total())
@@ -189,13 +209,15 @@ double activationBytesPerLayer(const TransformerShape& shape, const TrainingStra
     return scale * bytes;
 }
 
-MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in)
+MemoryBreakdown estimateMemory(
+    const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in, const StageShapes* stages)
 {
     const ParallelismSpec& p = s.parallelism;
     PipelineSplit split;
     if (splitPipeline(static_cast<int>(shape.layers), p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split))
         split.first = split.middle = split.last = static_cast<int>(shape.layers / p.pp);
-    const LocalParams local = localParams(shape, p, split);
+    const bool staged = stages && !stages->empty();
+    const LocalParams local = localParams(shape, p, split, stages);
     const double denseShards = static_cast<double>(p.dp) * p.cp;
     const double expertShards = expertDataParallel(p);
     const auto sharded = [&](double bytesPerParam, bool shard) {
@@ -242,12 +264,16 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
         const int o = offloaded(layers);
         return (layers - o) * microBatches + (o > 0 ? 1.0 : 0.0);
     };
-    double perLayer = activationBytesPerLayer(shape, s, in);
-    if (in.bf16LayerShare > 0) {
-        MemoryInputs bf16 = in;
-        bf16.fp8GemmInputs = false;
-        perLayer = (1.0 - in.bf16LayerShare) * perLayer + in.bf16LayerShare * activationBytesPerLayer(shape, s, bf16);
-    }
+    const auto perLayerOf = [&](const TransformerShape& x) {
+        double bytes = activationBytesPerLayer(x, s, in);
+        if (in.bf16LayerShare > 0) {
+            MemoryInputs bf16 = in;
+            bf16.fp8GemmInputs = false;
+            bytes = (1.0 - in.bf16LayerShare) * bytes + in.bf16LayerShare * activationBytesPerLayer(x, s, bf16);
+        }
+        return bytes;
+    };
+    double perLayer = perLayerOf(shape);
     // Logits of one micro-batch for the cross-entropy, split over TP, only on the stage with the
     // output layer (the last): fp32, or 16-bit in place under the fused cross entropy.
     const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp;
@@ -271,12 +297,33 @@ MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStra
             withLogits = true;
         }
     }
+    const TransformerShape* recomputed = &shape; // whose layer is recomputed at the peak
+    if (staged) {
+        // A hybrid stack's stages keep their own blocks' activations: the stage holding the most (with
+        // the logits on the last).
+        double most = -1.0;
+        for (int r = 0; r < p.pp; ++r) {
+            const TransformerShape& x = stages->shapes[static_cast<std::size_t>(r)];
+            const int layers = stages->layers[static_cast<std::size_t>(r)];
+            const double bytesPerLayer = perLayerOf(x);
+            const double inStage = resident(layers, inFlight(r));
+            const bool last = r == p.pp - 1;
+            if (inStage * bytesPerLayer + (last ? logitsBytes : 0.0) > most) {
+                most = inStage * bytesPerLayer + (last ? logitsBytes : 0.0);
+                layersInFlight = inStage;
+                perLayer = bytesPerLayer;
+                layersOffloaded = offloaded(layers) * inFlight(r);
+                withLogits = last;
+                recomputed = &x;
+            }
+        }
+    }
     m.activationsBytes = layersInFlight * perLayer;
     m.offloadedActivationsBytes = layersOffloaded * perLayer;
     if (s.recompute == Recompute::Full) { // working set of the one layer being recomputed
         TrainingStrategy none = s;
         none.recompute = Recompute::Selective;
-        m.activationsBytes += activationBytesPerLayer(shape, none, in);
+        m.activationsBytes += activationBytesPerLayer(*recomputed, none, in);
     }
     if (in.errorFeedback) // fp32 residual per local gradient element
         m.compressionBytes = 4.0 * local.total();

@@ -8,6 +8,7 @@ namespace clusterscope::engine {
 
 struct TransformerShape;
 struct PipelineSplit;
+struct StageShapes;
 
 /// Parameters one GPU holds before ZeRO sharding (the busiest pipeline stage: the first or last,
 /// which also hold the embedding or the output layer).
@@ -18,8 +19,10 @@ struct LocalParams {
     double total() const { return dense + expert; }
 };
 LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p);
-/// The same for a known split of the layers over the stages (the stage with the most parameters).
-LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split);
+/// The same for a known split of the layers over the stages (the stage with the most parameters). With
+/// `stages` (a hybrid stack's pipeline stages, hybridStageShapes) each stage holds its own blocks.
+LocalParams localParams(const TransformerShape& shape, const ParallelismSpec& p, const PipelineSplit& split,
+    const StageShapes* stages = nullptr);
 /// GPUs holding a copy of each expert shard: tp x cp x dp / (etp x ep), at least 1.
 double expertDataParallel(const ParallelismSpec& p);
 
@@ -119,7 +122,9 @@ struct MemoryInputs {
 /// gated MLPs and MoE (top-k tokens through the experts) and to context parallelism (s / cp tokens).
 double activationBytesPerLayer(const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in);
 
-/// Full breakdown of `s` on one GPU.
-MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in);
+/// Full breakdown of `s` on one GPU. With `stages` (a hybrid stack's pipeline stages, hybridStageShapes)
+/// each stage's parameters and activations are those of its own blocks.
+MemoryBreakdown estimateMemory(const TransformerShape& shape, const TrainingStrategy& s, const MemoryInputs& in,
+    const StageShapes* stages = nullptr);
 
 } // namespace clusterscope::engine

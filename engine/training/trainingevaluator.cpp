@@ -465,15 +465,47 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
 
 MemoryBreakdown TrainingEvaluator::memory(const TrainingStrategy& s) const
 {
-    return estimateMemory(m_shape, s, m_memoryInputs);
+    const ParallelismSpec& p = s.parallelism;
+    PipelineSplit split;
+    const bool splits
+        = splitPipeline(m_scenario.model.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split) == nullptr;
+    const std::shared_ptr<const StageShapes> stages = splits ? stageShapes(p, split) : nullptr;
+    return estimateMemory(m_shape, s, m_memoryInputs, stages.get());
 }
 
-LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const
+std::shared_ptr<const StageShapes> TrainingEvaluator::stageShapes(
+    const ParallelismSpec& p, const PipelineSplit& split) const
+{
+    if (!m_shape.hybrid || p.pp <= 1)
+        return nullptr;
+    // A search asks for a few pipeline layouts many times (every tp, cp, ep, micro-batch and ZeRO choice
+    // around them): each thread keeps the last ones it built.
+    struct Entry {
+        unsigned long long tag = 0;
+        int pp = 0, vpp = 0, first = 0, middle = 0, last = 0;
+        std::shared_ptr<const StageShapes> stages;
+    };
+    constexpr std::size_t kSlots = 64;
+    thread_local Entry cache[kSlots];
+    Entry& e = cache[(static_cast<std::size_t>(p.pp) * 31u + static_cast<std::size_t>(p.vpp) * 7u
+                         + static_cast<std::size_t>(split.first) * 3u + static_cast<std::size_t>(split.last))
+        % kSlots];
+    if (!(e.stages && e.tag == m_cacheTag && e.pp == p.pp && e.vpp == p.vpp && e.first == split.first
+            && e.middle == split.middle && e.last == split.last))
+        e = { m_cacheTag, p.pp, p.vpp, split.first, split.middle, split.last,
+            std::make_shared<const StageShapes>(
+                hybridStageShapes(m_scenario.model, p, split.first, split.middle, split.last)) };
+    return e.stages;
+}
+
+LayerTimes TrainingEvaluator::layerTimes(const TrainingStrategy& s) const { return layerTimesOf(s, m_shape); }
+
+LayerTimes TrainingEvaluator::layerTimesOf(const TrainingStrategy& s, const TransformerShape& shape) const
 {
     const ParallelismSpec& p = s.parallelism;
     const ComputeEfficiency& e = m_efficiency;
     const ComputeEfficiencyParams& k = e.params();
-    const TransformerShape& m = m_shape;
+    const TransformerShape& m = shape;
     const double t = p.tp, h = m.hidden, d = m.headDim, seq = m.seqLen;
     const double q = m.heads * d, kv = m.kvHeads * d; // query and key/value widths
     const double seqLocal = seq / p.cp;

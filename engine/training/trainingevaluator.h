@@ -112,6 +112,11 @@ private:
     /// collectiveSeconds and fusedExchangeSeconds through the per-thread memo (key: a CollectiveOp, or
     /// the fused exchange's own key).
     double memoisedSeconds(int key, double bytes, const GroupPlacement& group) const;
+    /// layerTimes() of a layer of `shape` (the model's average layer, or a pipeline stage's).
+    LayerTimes layerTimesOf(const TrainingStrategy& s, const TransformerShape& shape) const;
+    /// A hybrid stack's pipeline stages for `p` split as `split` (hybridStageShapes, from a small
+    /// per-thread cache); null for other models and pp = 1.
+    std::shared_ptr<const StageShapes> stageShapes(const ParallelismSpec& p, const PipelineSplit& split) const;
 
     Scenario m_scenario;
     TransformerShape m_shape;

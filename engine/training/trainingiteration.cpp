@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 namespace clusterscope::engine {
 
@@ -184,7 +185,53 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     double layersPerStage = split.last + mtpOnLast; // the critical stage's layers
     bool criticalHasLogits = true;
     const LayerTimes* critical = ltLast;
-    if (p.pp > 1) {
+    // A hybrid stack with pipelines: each stage runs its own slice of the pattern (hybridStageShapes), its
+    // average layer timed from its own blocks (a per-thread memo keyed by the strategy's knobs and the
+    // stage's block counts), with its BF16 layers and, on the last, the MTP layers mixed in as above (the
+    // BF16 layers as the whole stack's average BF16 layer). The collectives below count the critical
+    // stage's blocks.
+    const std::shared_ptr<const StageShapes> stages = stageShapes(p, split);
+    const TransformerShape* criticalShape = &m;
+    std::vector<LayerTimes> stageLayers; // engaged only for a hybrid stack with pipelines
+    if (stages) {
+        struct StageMemo {
+            unsigned long long tag = 0, key = 0, blocks = 0;
+            LayerTimes times;
+        };
+        thread_local StageMemo stageMemo[kLayerMemoSlots];
+        const double start = m_scenario.training.bf16LayersAtStart, end = m_scenario.training.bf16LayersAtEnd;
+        stageLayers.reserve(static_cast<std::size_t>(p.pp));
+        double slowest = -1.0;
+        std::size_t slowestStage = 0;
+        for (int i = 0; i < p.pp; ++i) {
+            const TransformerShape& x = stages->shapes[static_cast<std::size_t>(i)];
+            const double n = stages->layers[static_cast<std::size_t>(i)];
+            const auto count = [&](double share) { return static_cast<unsigned long long>(std::llround(share * n)); };
+            const unsigned long long blocks = (static_cast<unsigned long long>(n) << 48)
+                ^ (count(x.attentionShare) << 36) ^ (count(x.ffnShare) << 24) ^ (count(x.moeShare) << 12)
+                ^ count(x.mambaShare);
+            StageMemo& sm = stageMemo[(key ^ (blocks * 0x9E3779B97F4A7C15ull)) % kLayerMemoSlots];
+            if (!(sm.tag == m_cacheTag && sm.key == key && sm.blocks == blocks))
+                sm = { m_cacheTag, key, blocks, layerTimesOf(s, x) };
+            LayerTimes times = sm.times;
+            const bool last = i == p.pp - 1;
+            const double bf16 = i == 0 ? start : last ? end : 0.0;
+            if (m_bf16Twin && bf16 > 0 && n > 0)
+                times = mixLayerTimes(times, twins->bf16Times, std::min(1.0, bf16 / n));
+            if (last && m_mtpTwin)
+                times = mixLayerTimes(times, twins->mtpTimes, mtpOnLast / (n + mtpOnLast));
+            stageLayers.push_back(times);
+            const double t = stageTime(stageLayers.back(), n, last);
+            if (t > slowest) {
+                slowest = t;
+                slowestStage = static_cast<std::size_t>(i);
+                layersPerStage = n + (last ? mtpOnLast : 0.0);
+                criticalHasLogits = last;
+            }
+        }
+        critical = &stageLayers[slowestStage];
+        criticalShape = &stages->shapes[slowestStage];
+    } else if (p.pp > 1) {
         double slowest = stageTime(*ltLast, split.last, true);
         if (stageTime(*ltFirst, split.first, false) > slowest) {
             slowest = stageTime(*ltFirst, split.first, false);
@@ -243,14 +290,14 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
                 + collectiveSeconds(CollectiveOp::ReduceScatter, bytes, groups.tp)
                                : collectiveSeconds(CollectiveOp::AllReduce, bytes, groups.tp);
         // attention and MLP; a hybrid stack's Mamba, attention and MLP blocks one pair each
-        double pairs = m.blocksPerLayer * pair;
-        double pairWire = m.blocksPerLayer * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
+        double pairs = criticalShape->blocksPerLayer * pair;
+        double pairWire = criticalShape->blocksPerLayer * wireBytes(CollectiveOp::AllReduce, bytes, p.tp);
         const int et = p.expertTp();
         if (m.moe && et != p.tp && m.sharedExperts == 0) {
             // MoE parallel folding: an MoE layer's MLP takes the sequence-parallel shards straight to
             // the all-to-all and gathers only over the expert-tp group (Megatron-Core
             // token_dispatcher.py; nothing over tp when etp = 1). Shared experts keep tp's pair.
-            const double moeShare = m.moeShare;
+            const double moeShare = criticalShape->moeShare;
             const double etBytes = bytes * et / p.tp;
             const double etPair = et > 1 ? collectiveSeconds(CollectiveOp::AllGather, etBytes, groups.expertTp)
                     + collectiveSeconds(CollectiveOp::ReduceScatter, etBytes, groups.expertTp)
@@ -287,7 +334,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const bool mtpBlocks = m_mtpTwin && criticalHasLogits;
         const double mainLayers = mtpBlocks ? layersPerStage - mtpOnLast : layersPerStage;
         const auto layersWith = [&](double TransformerShape::*share) {
-            return mainLayers * m.*share + (mtpBlocks ? mtpOnLast * m_mtpTwin->shape().*share : 0.0);
+            return mainLayers * criticalShape->*share + (mtpBlocks ? mtpOnLast * m_mtpTwin->shape().*share : 0.0);
         };
         const double attentionLayers = layersWith(&TransformerShape::attentionShare);
         const double mambaLayers = layersWith(&TransformerShape::mambaShare);
@@ -367,8 +414,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         const double imbalance = m.capacityFactor > 0 ? std::min(m.loadImbalance, m.capacityFactor) : m.loadImbalance;
         // The MTP layers' MoE blocks (model.mtp_pattern) in place of an average layer's share.
         const double moeLayers = m_mtpTwin && criticalHasLogits
-            ? (layersPerStage - mtpOnLast) * m.moeShare + mtp * m.mtpMoeBlocks
-            : layersPerStage * m.moeShare;
+            ? (layersPerStage - mtpOnLast) * criticalShape->moeShare + mtp * m.mtpMoeBlocks
+            : layersPerStage * criticalShape->moeShare;
         double a2a = imbalance * collectiveSeconds(CollectiveOp::AllToAll, bytes, groups.ep);
         double wire = wireBytes(CollectiveOp::AllToAll, bytes, p.ep);
         if (m.flexDispatcher) {
@@ -423,7 +470,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // that produces the gradients, parameter all-gathers behind the next forward (Megatron-LM
     // --overlap-grad-reduce / --overlap-param-gather; PyTorch DDP buckets, Li et al. VLDB 2020);
     // the last bucket is always exposed.
-    const LocalParams local = localParams(m, p);
+    const LocalParams local = localParams(m, p, split, stages.get());
     const bool muon = m_scenario.training.muon;
     const CompressionSpec& compression = comm.compression;
     const double hbm = m_efficiency.hbmBytesPerSecond();

@@ -3,6 +3,7 @@
 #include "engine/scenario/scenario.h"
 
 #include <algorithm>
+#include <string>
 
 namespace clusterscope::engine {
 
@@ -205,6 +206,47 @@ double TransformerShape::fullRecomputeFlopsPerIteration(double sequences) const
 {
     const double tokens = sequences * seqLen;
     return 4.0 * layers * layerForwardFlops(tokens, seqLen) + 3.0 * logitsForwardFlops(tokens);
+}
+
+StageShapes hybridStageShapes(
+    const ModelSpec& model, const ParallelismSpec& p, int firstLayers, int middleLayers, int lastLayers)
+{
+    StageShapes out;
+    const std::string& pattern = model.hybridPattern;
+    if (pattern.empty() || p.pp <= 1)
+        return out;
+    const int layers = static_cast<int>(pattern.size());
+    // Each physical stage's symbols.
+    std::vector<std::string> slices(static_cast<std::size_t>(p.pp));
+    const int chunks = p.pp * p.vpp;
+    if (p.vpp > 1 && layers % chunks == 0) {
+        const std::size_t chunk = static_cast<std::size_t>(layers / chunks);
+        for (int c = 0; c < chunks; ++c)
+            slices[static_cast<std::size_t>(c % p.pp)] += pattern.substr(static_cast<std::size_t>(c) * chunk, chunk);
+    } else {
+        int offset = 0;
+        for (int r = 0; r < p.pp; ++r) {
+            const int n = r == 0 ? firstLayers : r == p.pp - 1 ? lastLayers : middleLayers;
+            slices[static_cast<std::size_t>(r)] = pattern.substr(static_cast<std::size_t>(offset), n);
+            offset += n;
+        }
+    }
+    const TransformerShape whole = TransformerShape::fromModel(model);
+    for (const std::string& slice : slices) {
+        out.layers.push_back(static_cast<int>(slice.size()));
+        if (slice.empty()) {
+            out.shapes.push_back(whole);
+            continue;
+        }
+        ModelSpec stage = model; // the MTP layers are the last stage's, counted with the model's shape
+        stage.hybridPattern = slice;
+        stage.layers = static_cast<int>(slice.size());
+        stage.mtpLayers = 0;
+        stage.mtpPattern.clear();
+        stage.mtpSharedWeights = false;
+        out.shapes.push_back(TransformerShape::fromModel(stage));
+    }
+    return out;
 }
 
 } // namespace clusterscope::engine

@@ -3,9 +3,12 @@
 // Parameter counts and FLOPs of a (dense or mixture-of-experts) decoder-only transformer, derived
 // once from the scenario's model section. All counts are plain numbers of parameters or FLOPs.
 
+#include <vector>
+
 namespace clusterscope::engine {
 
 struct ModelSpec;
+struct ParallelismSpec;
 
 /// Derived sizes of one model. Conventions follow Megatron-LM (Narayanan et al., SC21, appendix):
 /// one multiply-add = 2 FLOPs, backward = 2 x forward, attention scores counted without causal
@@ -112,5 +115,22 @@ struct TransformerShape {
     /// 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) for GPT, the count SC21 Table 1 uses.
     double fullRecomputeFlopsPerIteration(double sequences) const;
 };
+
+/// A hybrid stack's pipeline stages as Megatron-Core builds them (models/hybrid/hybrid_layer_allocation.py
+/// select_pipeline_segment: without '|' separators each stage takes its contiguous slice of
+/// hybrid_pattern): per physical stage its layers and the shape of its own blocks (fromModel of its
+/// slice, so every per-layer figure is that stage's average). With virtual stages the pattern is cut
+/// into pp x vpp equal chunks and stage r holds chunks r, r + pp, ... (the layout '|' separators state
+/// for equal segments); when the layers do not divide into them, each stage's layers stay contiguous.
+/// Empty for a model without hybrid_pattern or with pp = 1.
+struct StageShapes {
+    std::vector<int> layers;
+    std::vector<TransformerShape> shapes;
+    bool empty() const { return layers.empty(); }
+};
+/// `firstLayers` / `middleLayers` / `lastLayers`: the layers of the first, each middle and the last stage
+/// (PipelineSplit).
+StageShapes hybridStageShapes(
+    const ModelSpec& model, const ParallelismSpec& p, int firstLayers, int middleLayers, int lastLayers);
 
 } // namespace clusterscope::engine

@@ -5,6 +5,7 @@
 // - Nemotron 3 Nano's parameters are the published 31.6B total / 3.6B active;
 // - the Mamba-2 mixer's work (in_proj / out_proj GEMMs, the SSD scan, conv and copies), its CUDA
 //   graph, its tensor-parallel rule, and the scenario keys with their errors;
+// - pipeline stages run their own slices of the pattern (with virtual stages, chunks r, r + pp, ...);
 // - context parallelism: the Mamba mixer's all-to-alls and whole-sequence scan, the attention blocks'
 //   ring or Ulysses traffic as the transformer's, and the splits Megatron-Core refuses;
 // - recompute module "moe" (the whole MoE MLP again in the backward, all-to-alls included);
@@ -390,6 +391,48 @@ private Q_SLOTS:
         groups.model.mamba->heads = 48;
         groups.model.mamba->groups = 6;
         refused(groups, "/parallelism/cp", "cp and the Mamba groups per tp rank must divide one another");
+    }
+
+    // With pipelines each stage runs its own slice of the pattern (Megatron-Core
+    // hybrid_layer_allocation.py select_pipeline_segment): "****EEEE" on two stages is four attention
+    // blocks, then four MoE blocks with the output layer, whose stage sets the pace exactly as in
+    // "EEEEEEEE" (the time, the all-to-alls, the parameters the busiest stage holds), where the pattern's
+    // average would put two of each on both. With two virtual stages each stage holds chunks r and r + pp:
+    // "****EEEE" then runs "**EE" on both, as "*E*E*E*E" does.
+    void pipelineStagesRunTheirSlices()
+    {
+        Scenario s = *parseScenarioJson(kNano, "nano.json");
+        s.model.layers = 8;
+        s.model.seqLen = 4096;
+        s.model.mamba.reset();
+        s.parallelism->pp = 2;
+        s.parallelism->dp = 4;
+        s.parallelism->ep = 4;
+        const auto run = [&](const char* pattern, int vpp) {
+            Scenario x = s;
+            x.model.hybridPattern = pattern;
+            x.parallelism->vpp = vpp;
+            if (vpp > 1)
+                x.parallelism->schedule = PipelineSchedule::Interleaved;
+            const Status valid = validateScenario(x, m_catalog, "h.json");
+            if (!valid)
+                qFatal("%s", valid.message().c_str());
+            return evaluator(x).evaluate(TrainingStrategy::fromScenario(x));
+        };
+        const TrainingEstimate split = run("****EEEE", 1), moe = run("EEEEEEEE", 1), mixed = run("*E*E*E*E", 1);
+        QVERIFY(split.valid && moe.valid && mixed.valid);
+        QVERIFY2(near(split.breakdown.compute, moe.breakdown.compute, 1e-12),
+            qPrintable(QStringLiteral("%1 vs %2").arg(split.breakdown.compute).arg(moe.breakdown.compute)));
+        QVERIFY(near(split.bytesSent.ep, moe.bytesSent.ep, 1e-12));
+        QVERIFY(near(split.communication.ep, moe.communication.ep, 1e-12));
+        QVERIFY(near(split.memory.weightsBytes, moe.memory.weightsBytes, 1e-12));
+        QVERIFY(split.breakdown.compute > mixed.breakdown.compute); // the average would be "*E*E" per stage
+        QVERIFY(near(split.bytesSent.ep, 2.0 * mixed.bytesSent.ep, 1e-12));
+        const TrainingEstimate interleavedSplit = run("****EEEE", 2), interleavedMixed = run("*E*E*E*E", 2);
+        QVERIFY(interleavedSplit.valid && interleavedMixed.valid);
+        QVERIFY(near(interleavedSplit.breakdown.compute, interleavedMixed.breakdown.compute, 1e-12));
+        QVERIFY(near(interleavedSplit.bytesSent.ep, interleavedMixed.bytesSent.ep, 1e-12));
+        QVERIFY(near(interleavedSplit.memory.weightsBytes, interleavedMixed.memory.weightsBytes, 1e-12));
     }
 
     // An MTP layer of its own (Nemotron 3 Super: two depths of one "*E" layer, Megatron-Core
