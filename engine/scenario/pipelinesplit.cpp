@@ -1,5 +1,9 @@
 #include "engine/scenario/pipelinesplit.h"
 
+#include "engine/scenario/scenario.h"
+
+#include <algorithm>
+
 namespace clusterscope::engine {
 
 const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int lastStated, PipelineSplit& out)
@@ -93,6 +97,29 @@ const char* interleavingProblem(int pp, int vpp, int statedGroup, long long micr
             : "/parallelism/vpp: the interleaved schedule needs micro-batches divisible by pp, or a "
               "vpp_microbatch_group G with pp <= G <= micro-batches and micro-batches mod G either 0 or at least pp "
               "(Megatron-Core --microbatch-group-size-per-virtual-pipeline-stage)";
+    return nullptr;
+}
+
+const char* splitPipelineOf(const ModelSpec& m, const ParallelismSpec& p, PipelineSplit& out)
+{
+    const std::vector<std::string> segments = hybridSegments(m.hybridPattern);
+    if (segments.size() <= 1)
+        return splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, out);
+    out = PipelineSplit {};
+    if (p.firstStageLayers > 0 || p.lastStageLayers > 0)
+        return "/parallelism/first_stage_layers: the '|' segments of model.hybrid_pattern state every stage's "
+               "layers; leave first_stage_layers and last_stage_layers out";
+    if (static_cast<long long>(segments.size()) != 1LL * p.pp * p.vpp)
+        return "/parallelism/pp: pp x vpp must equal the '|' segments of model.hybrid_pattern (one per virtual "
+               "stage)";
+    std::vector<int> layers(static_cast<std::size_t>(p.pp), 0);
+    for (std::size_t i = 0; i < segments.size(); ++i)
+        layers[i % static_cast<std::size_t>(p.pp)] += static_cast<int>(segments[i].size());
+    out.first = layers.front();
+    out.last = layers.back();
+    for (int r = 1; r + 1 < p.pp; ++r)
+        out.middle = std::max(out.middle, layers[static_cast<std::size_t>(r)]);
+    out.rule = "segments";
     return nullptr;
 }
 

@@ -28,6 +28,14 @@ struct PipelineSplit {
 /// counts cannot be honoured (Megatron asserts the same: the middle stages split the rest evenly).
 const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int lastStated, PipelineSplit& out);
 
+struct ModelSpec;
+struct ParallelismSpec;
+/// splitPipeline for a model and a strategy. A hybrid pattern's '|' separators (Megatron-Core
+/// hybrid_layer_allocation.py select_pipeline_segment) state the layout instead: pp x vpp segments,
+/// physical stage r holding segments r, r + pp, ...; `first` / `last` are stage 0's and stage pp - 1's
+/// layers, `middle` the most any middle stage holds, rule "segments".
+const char* splitPipelineOf(const ModelSpec& m, const ParallelismSpec& p, PipelineSplit& out);
+
 /// The micro-batches Megatron-Core's interleaved schedule runs on one virtual stage before moving to
 /// the next (--microbatch-group-size-per-virtual-pipeline-stage; model_parallel_config.py): the
 /// stated group, else pp.

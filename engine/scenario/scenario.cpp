@@ -132,4 +132,16 @@ const char* ulyssesProblem(const ModelSpec& m, const ParallelismSpec& p)
     return nullptr;
 }
 
+std::vector<std::string> hybridSegments(const std::string& pattern)
+{
+    std::vector<std::string> out;
+    for (std::size_t from = 0;;) {
+        const std::size_t bar = pattern.find('|', from);
+        out.push_back(pattern.substr(from, bar == std::string::npos ? std::string::npos : bar - from));
+        if (bar == std::string::npos)
+            return out;
+        from = bar + 1;
+    }
+}
+
 } // namespace clusterscope::engine

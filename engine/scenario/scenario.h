@@ -381,5 +381,8 @@ const char* mambaContextParallelProblem(const MambaSpec& mamba, int tp, int cp);
 /// heads divisible by cp (a rank holds one kv head when tp exceeds kv_heads; latent attention's keys
 /// and values have every head).
 const char* ulyssesProblem(const ModelSpec& m, const ParallelismSpec& p);
+/// model.hybrid_pattern cut at its '|' pipeline separators (Megatron-Core hybrid_layer_allocation.py):
+/// one segment per virtual pipeline stage; the whole pattern when it has none.
+std::vector<std::string> hybridSegments(const std::string& pattern);
 
 } // namespace clusterscope::engine

@@ -92,15 +92,16 @@ namespace {
     }
 
     /// Refuses a hybrid pattern symbol ClusterScope does not model (Megatron-Core hybrid_layer_allocation.py
-    /// Symbols), at `where`.
-    void checkHybridSymbols(const std::string& pattern, const std::string& where)
+    /// Symbols), at `where`; the main pattern may hold '|' pipeline separators.
+    void checkHybridSymbols(const std::string& pattern, const std::string& where, bool pipes)
     {
         for (std::size_t i = 0; i < pattern.size(); ++i) {
             const char c = pattern[i];
-            if (c != 'M' && c != '*' && c != '-' && c != 'E')
+            if (c != 'M' && c != '*' && c != '-' && c != 'E' && !(pipes && c == '|'))
                 throw JsonFieldError(where,
                     "symbol '" + std::string(1, c) + "' at position " + std::to_string(i + 1)
-                        + " is not modelled; expected 'M' (Mamba-2), '*' (attention), '-' (MLP) or 'E' (MoE)");
+                        + " is not modelled; expected 'M' (Mamba-2), '*' (attention), '-' (MLP) or 'E' (MoE)"
+                        + (pipes ? std::string(", or '|' between pipeline segments") : std::string()));
         }
     }
 
@@ -207,17 +208,14 @@ namespace {
                     m.mtpPattern = depths[0];
                 }
             }
-            if (const auto pipe = m.hybridPattern.find('|'); pipe != std::string::npos)
+            // '|' separates pipeline segments (Megatron-Core select_pipeline_segment): not layers.
+            const auto symbols = static_cast<std::size_t>(
+                m.hybridPattern.size() - std::count(m.hybridPattern.begin(), m.hybridPattern.end(), '|'));
+            if (symbols != static_cast<std::size_t>(m.layers))
                 throw JsonFieldError(where,
-                    "symbol '|' at position " + std::to_string(pipe + 1)
-                        + ": pipeline segments are not read by ClusterScope; write the pattern without them "
-                          "(ClusterScope splits the layers over the stages itself, as parallelism.first_stage_layers / "
-                          "last_stage_layers state)");
-            if (m.hybridPattern.size() != static_cast<std::size_t>(m.layers))
-                throw JsonFieldError(where,
-                    "the pattern has " + std::to_string(m.hybridPattern.size()) + " layers, model.layers says "
+                    "the pattern has " + std::to_string(symbols) + " layers, model.layers says "
                         + std::to_string(m.layers) + " (one symbol per layer)");
-            checkHybridSymbols(m.hybridPattern, where);
+            checkHybridSymbols(m.hybridPattern, where, true);
             const auto has = [&](char c) { return m.hybridPattern.find(c) != std::string::npos; };
             if (has('E') != m.moe.has_value())
                 throw JsonFieldError(where,
@@ -261,7 +259,7 @@ namespace {
                 throw JsonFieldError(where, "the pattern of the MTP layers needs model.mtp_layers > 0");
             if (m.mtpPattern.empty())
                 throw JsonFieldError(where, "the pattern is empty; leave mtp_pattern out for one average layer");
-            checkHybridSymbols(m.mtpPattern, where);
+            checkHybridSymbols(m.mtpPattern, where, false);
             if (m.mtpPattern.find('E') != std::string::npos && !m.moe)
                 throw JsonFieldError(where, "'E' blocks need model.moe");
             if (m.mtpPattern.find('M') != std::string::npos && !m.mamba)

@@ -126,8 +126,7 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         PipelineSplit split;
         if (p.pp > m.layers)
             add("/parallelism/pp", "pp (" + str(p.pp) + ") exceeds the layers (" + str(m.layers) + ")");
-        else if (const char* reason
-            = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split)) {
+        else if (const char* reason = splitPipelineOf(m, p, split)) {
             const std::string text = reason;
             const std::size_t colon = text.find(": ");
             add(text.substr(0, colon),

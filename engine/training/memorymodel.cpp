@@ -238,7 +238,8 @@ MemoryBreakdown estimateMemory(
         // owns (Megatron-Core's layer-wise distributed optimizer), as ZeRO-1 shards it.
         m.optimizerBytes = sharded(8.0, true) + 4.0 * local.vocab / denseShards;
     }
-    const double maxLayers = std::max(1, split.maxLayers());
+    const double maxLayers
+        = std::max(1, staged ? *std::max_element(stages->layers.begin(), stages->layers.end()) : split.maxLayers());
     if (p.zero >= 3) // two layers gathered at a time (current + prefetched), ZeRO-3 / FSDP
         m.weightsBytes += 2.0 * weightBytes * local.total() / maxLayers;
 

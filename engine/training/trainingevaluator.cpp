@@ -415,7 +415,7 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
             return reason;
     }
     PipelineSplit split;
-    if (const char* reason = splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split))
+    if (const char* reason = splitPipelineOf(m, p, split))
         return reason;
     // Megatron-Core keeps its BF16 layers within the first / last pipeline stage (transformer_config.py:
     // at most the layers per stage each).
@@ -467,8 +467,7 @@ MemoryBreakdown TrainingEvaluator::memory(const TrainingStrategy& s) const
 {
     const ParallelismSpec& p = s.parallelism;
     PipelineSplit split;
-    const bool splits
-        = splitPipeline(m_scenario.model.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split) == nullptr;
+    const bool splits = splitPipelineOf(m_scenario.model, p, split) == nullptr;
     const std::shared_ptr<const StageShapes> stages = splits ? stageShapes(p, split) : nullptr;
     return estimateMemory(m_shape, s, m_memoryInputs, stages.get());
 }

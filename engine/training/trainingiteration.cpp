@@ -79,7 +79,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     const double micro = microBatches; // m
     r.microBatchesPerPipeline = static_cast<int>(micro);
     PipelineSplit split;
-    splitPipeline(static_cast<int>(m.layers), p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, split);
+    splitPipelineOf(m_scenario.model, p, split);
     // layerTimes() depends only on tp, cp, ep, etp, sequence parallelism and the micro-batch (and the
     // evaluator): a small per-thread memo spares the kernel model for the strategies the search
     // enumerates around them (pp, dp, vpp, ZeRO, recomputation). Results are identical.

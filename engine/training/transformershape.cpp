@@ -219,7 +219,12 @@ StageShapes hybridStageShapes(
     // Each physical stage's symbols.
     std::vector<std::string> slices(static_cast<std::size_t>(p.pp));
     const int chunks = p.pp * p.vpp;
-    if (p.vpp > 1 && layers % chunks == 0) {
+    const std::vector<std::string> segments = hybridSegments(pattern);
+    if (segments.size() > 1) {
+        // '|' separators state the layout: segment i on stage i mod pp (splitPipelineOf checks their count).
+        for (std::size_t i = 0; i < segments.size(); ++i)
+            slices[i % static_cast<std::size_t>(p.pp)] += segments[i];
+    } else if (p.vpp > 1 && layers % chunks == 0) {
         const std::size_t chunk = static_cast<std::size_t>(layers / chunks);
         for (int c = 0; c < chunks; ++c)
             slices[static_cast<std::size_t>(c % p.pp)] += pattern.substr(static_cast<std::size_t>(c) * chunk, chunk);

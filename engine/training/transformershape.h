@@ -122,6 +122,7 @@ struct TransformerShape {
 /// slice, so every per-layer figure is that stage's average). With virtual stages the pattern is cut
 /// into pp x vpp equal chunks and stage r holds chunks r, r + pp, ... (the layout '|' separators state
 /// for equal segments); when the layers do not divide into them, each stage's layers stay contiguous.
+/// With '|' separators stage r holds segments r, r + pp, ... (splitPipelineOf checks there are pp x vpp).
 /// Empty for a model without hybrid_pattern or with pp = 1.
 struct StageShapes {
     std::vector<int> layers;

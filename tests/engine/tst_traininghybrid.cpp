@@ -398,7 +398,7 @@ private Q_SLOTS:
     // blocks, then four MoE blocks with the output layer, whose stage sets the pace exactly as in
     // "EEEEEEEE" (the time, the all-to-alls, the parameters the busiest stage holds), where the pattern's
     // average would put two of each on both. With two virtual stages each stage holds chunks r and r + pp:
-    // "****EEEE" then runs "**EE" on both, as "*E*E*E*E" does.
+    // "****EEEE" then runs "**EE" on both, as "*E*E*E*E" does. '|' separators state the layout.
     void pipelineStagesRunTheirSlices()
     {
         Scenario s = *parseScenarioJson(kNano, "nano.json");
@@ -433,6 +433,34 @@ private Q_SLOTS:
         QVERIFY(near(interleavedSplit.breakdown.compute, interleavedMixed.breakdown.compute, 1e-12));
         QVERIFY(near(interleavedSplit.bytesSent.ep, interleavedMixed.bytesSent.ep, 1e-12));
         QVERIFY(near(interleavedSplit.memory.weightsBytes, interleavedMixed.memory.weightsBytes, 1e-12));
+
+        // '|' separators state the layout (Megatron-Core select_pipeline_segment): segment i on stage
+        // i mod pp. "****|EEEE" is the contiguous split; "**|**|EE|EE" on two stages of two virtual
+        // stages puts "**EE" on each; uneven segments give uneven stages.
+        const TrainingEstimate piped = run("****|EEEE", 1), pipedVirtual = run("**|**|EE|EE", 2);
+        QVERIFY(piped.valid && pipedVirtual.valid);
+        QCOMPARE(piped.breakdown.compute, split.breakdown.compute);
+        QCOMPARE(piped.bytesSent.ep, split.bytesSent.ep);
+        QCOMPARE(piped.memory.totalBytes(), split.memory.totalBytes());
+        QCOMPARE(pipedVirtual.breakdown.compute, interleavedMixed.breakdown.compute);
+        const TrainingEstimate uneven = run("*|***EEEE", 1);
+        QVERIFY(uneven.valid);
+        QCOMPARE(uneven.firstStageLayers, 1);
+        QCOMPARE(uneven.lastStageLayers, 7);
+        QCOMPARE(QString::fromLatin1(uneven.pipelineSplitRule), QStringLiteral("segments"));
+        Scenario written = s;
+        written.model.hybridPattern = "*|***EEEE";
+        const auto back = parseScenarioJson(scenarioToJson(written), "back.json");
+        QVERIFY2(back && back->model.hybridPattern == "*|***EEEE", back ? "differs" : back.message().c_str());
+        // Segments that are not one per virtual stage, and a stated split beside them, are refused.
+        Scenario deeper = written;
+        deeper.parallelism->pp = 4;
+        deeper.parallelism->dp = 2;
+        deeper.parallelism->ep = 2;
+        refused(deeper, "/parallelism/pp", "pp x vpp must equal the '|' segments of model.hybrid_pattern");
+        Scenario stated = written;
+        stated.parallelism->firstStageLayers = 1;
+        refused(stated, "/parallelism/first_stage_layers", "the '|' segments of model.hybrid_pattern state");
     }
 
     // An MTP layer of its own (Nemotron 3 Super: two depths of one "*E" layer, Megatron-Core
@@ -646,9 +674,12 @@ private Q_SLOTS:
                               "*E\"}}")
                    .arg(QLatin1String(kNanoPattern))
             << "nano.json: /model/hybrid_pattern: the pattern's MTP part (after '/') and model.mtp_pattern";
-        QTest::addRow("pipeline segments")
-            << R"({"model": {"hybrid_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*E|MEMEM*EMEMEMEM*EMEMEMEME"}})"
-            << "nano.json: /model/hybrid_pattern: symbol '|' at position 29: pipeline segments are not read";
+        QTest::addRow("pipeline segments in the mtp pattern")
+            << R"({"model": {"mtp_layers": 1, "mtp_pattern": "*|E"}})"
+            << "nano.json: /model/mtp_pattern: symbol '|' at position 2 is not modelled";
+        QTest::addRow("pipeline segments count no layer")
+            << R"({"model": {"hybrid_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*E|MEMEM*EMEMEMEM*EMEMEMEM"}})"
+            << "nano.json: /model/hybrid_pattern: the pattern has 51 layers, model.layers says 52";
         QTest::addRow("module dtypes in bf16")
             << R"({"training": {"dtype": "bf16", "module_dtypes": {"attention_linears": "bf16"}}})"
             << "nano.json: /training/module_dtypes: module precisions apply to a quantized dtype";
