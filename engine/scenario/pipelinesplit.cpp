@@ -102,9 +102,9 @@ const char* interleavingProblem(int pp, int vpp, int statedGroup, long long micr
 
 const char* splitPipelineOf(const ModelSpec& m, const ParallelismSpec& p, PipelineSplit& out)
 {
-    const std::vector<std::string> segments = hybridSegments(m.hybridPattern);
-    if (segments.size() <= 1)
+    if (m.hybridPattern.find('|') == std::string::npos) // no allocation on the search's path
         return splitPipeline(m.layers, p.pp, p.vpp, p.firstStageLayers, p.lastStageLayers, out);
+    const std::vector<std::string> segments = hybridSegments(m.hybridPattern);
     out = PipelineSplit {};
     if (p.firstStageLayers > 0 || p.lastStageLayers > 0)
         return "/parallelism/first_stage_layers: the '|' segments of model.hybrid_pattern state every stage's "
