@@ -10,13 +10,14 @@ namespace clusterscope::engine {
 /// output layer and loss. With pp = 1 the single stage is `first` (= all layers) and holds both.
 struct PipelineSplit {
     int first = 0;
-    int middle = 0; ///< per middle stage (pp - 2 of them)
+    int middle = 0; ///< per middle stage (pp - 2 of them); with rule "segments" the most any of them holds
     int last = 0;
     /// The rule used: "even" (layers divisible by pp x vpp, Megatron's default), "stated" (the
     /// scenario's first_stage_layers / last_stage_layers), "embedding-and-loss" (Megatron's
     /// --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split: each of the
     /// embedding and the loss takes one layer's slot) or "balanced" (the remainder taken off the
-    /// first and last stages, as with --decoder-first/last-pipeline-num-layers).
+    /// first and last stages, as with --decoder-first/last-pipeline-num-layers) or "segments" (a hybrid
+    /// pattern's '|' separators, splitPipelineOf).
     const char* rule = "even";
     /// The most layers any stage holds.
     int maxLayers() const { return first > middle ? (first > last ? first : last) : (middle > last ? middle : last); }

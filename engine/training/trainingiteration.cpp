@@ -617,7 +617,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     r.tokensPerSecond = batch * m.seqLen / r.iterationSeconds;
     r.networkShare = b.exposedCommunication() / r.iterationSeconds;
     r.networkShareAboveGuideline = r.networkShare > kNetworkShareGuideline;
-    r.memory = memory(s);
+    r.memory = estimateMemory(m_shape, s, m_memoryInputs, stages.get()); // as memory(s), with this split's stages
     r.gpuHourUsd = m_gpuHourUsd;
     r.costPerIterationUsd = r.iterationSeconds / 3600.0 * gpus * m_gpuHourUsd;
     if (m_scenario.training.tokens > 0) {
