@@ -277,6 +277,13 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
             return bf16.status();
         e.m_bf16Twin = std::make_shared<const TrainingEvaluator>(std::move(*bf16));
         e.m_memoryInputs.bf16LayerShare = static_cast<double>(bf16Layers) / scenario.model.layers;
+        if (e.m_shape.hybrid) {
+            std::string blocks;
+            for (const std::string& segment : hybridSegments(scenario.model.hybridPattern))
+                blocks += segment;
+            e.m_wholeBf16Blocks = std::make_shared<const Bf16Blocks>(hybridBf16Blocks(
+                scenario.model, blocks, scenario.training.bf16LayersAtStart, scenario.training.bf16LayersAtEnd));
+        }
     }
     if (const ModelSpec& m = scenario.model; m.mtpLayers > 0
         && (!m.mtpPattern.empty() || (scenario.training.bf16Mtp && isQuantized(scenario.training.dtype)))) {
@@ -492,8 +499,9 @@ std::shared_ptr<const StageShapes> TrainingEvaluator::stageShapes(
     if (!(e.stages && e.tag == m_cacheTag && e.pp == p.pp && e.vpp == p.vpp && e.first == split.first
             && e.middle == split.middle && e.last == split.last))
         e = { m_cacheTag, p.pp, p.vpp, split.first, split.middle, split.last,
-            std::make_shared<const StageShapes>(
-                hybridStageShapes(m_scenario.model, p, split.first, split.middle, split.last)) };
+            std::make_shared<const StageShapes>(hybridStageShapes(m_scenario.model, p, split.first, split.middle,
+                split.last, m_bf16Twin ? m_scenario.training.bf16LayersAtStart : 0,
+                m_bf16Twin ? m_scenario.training.bf16LayersAtEnd : 0)) };
     return e.stages;
 }
 

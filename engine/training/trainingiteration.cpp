@@ -36,31 +36,39 @@ namespace {
         }
     }
 
-    /// A stage's average layer when a share `w` of its layers runs as `b` and the rest as `a`: every
-    /// time is a per-layer sum, so the mix is exact for the stage's total.
-    LayerTimes mixLayerTimes(const LayerTimes& a, const LayerTimes& b, double w)
+    /// ca a + cb b + cc c, time by time: every time is a per-layer sum, so such a mix is exact for a
+    /// stage's total. The output layer's and MTP modules' times are a's (16-bit in every run).
+    LayerTimes combineLayerTimes(
+        const LayerTimes& a, double ca, const LayerTimes& b, double cb, const LayerTimes& c, double cc)
     {
-        const auto mix = [w](double x, double y) { return (1.0 - w) * x + w * y; };
-        const auto kernels = [&](const KernelTimes& x, const KernelTimes& y) {
+        const auto mix = [&](double x, double y, double z) { return ca * x + cb * y + cc * z; };
+        const auto kernels = [&](const KernelTimes& x, const KernelTimes& y, const KernelTimes& z) {
             KernelTimes k;
             for (const auto field : kKernelTimesFields)
-                k.*field = mix(x.*field, y.*field);
+                k.*field = mix(x.*field, y.*field, z.*field);
             return k;
         };
         LayerTimes r;
-        r.forwardKernels = kernels(a.forwardKernels, b.forwardKernels);
-        r.backwardKernels = kernels(a.backwardKernels, b.backwardKernels);
-        r.forward = mix(a.forward, b.forward);
-        r.backward = mix(a.backward, b.backward);
-        r.selectiveRecompute = mix(a.selectiveRecompute, b.selectiveRecompute);
-        r.selectiveRecomputeAttention = mix(a.selectiveRecomputeAttention, b.selectiveRecomputeAttention);
-        r.selectiveRecomputeGemm = mix(a.selectiveRecomputeGemm, b.selectiveRecomputeGemm);
-        r.attentionCore = mix(a.attentionCore, b.attentionCore);
-        r.logitsForward = a.logitsForward; // the output layer runs in 16-bit in both
+        r.forwardKernels = kernels(a.forwardKernels, b.forwardKernels, c.forwardKernels);
+        r.backwardKernels = kernels(a.backwardKernels, b.backwardKernels, c.backwardKernels);
+        r.forward = mix(a.forward, b.forward, c.forward);
+        r.backward = mix(a.backward, b.backward, c.backward);
+        r.selectiveRecompute = mix(a.selectiveRecompute, b.selectiveRecompute, c.selectiveRecompute);
+        r.selectiveRecomputeAttention
+            = mix(a.selectiveRecomputeAttention, b.selectiveRecomputeAttention, c.selectiveRecomputeAttention);
+        r.selectiveRecomputeGemm = mix(a.selectiveRecomputeGemm, b.selectiveRecomputeGemm, c.selectiveRecomputeGemm);
+        r.attentionCore = mix(a.attentionCore, b.attentionCore, c.attentionCore);
+        r.logitsForward = a.logitsForward;
         r.logitsBackward = a.logitsBackward;
         r.mtpForward = a.mtpForward;
         r.mtpBackward = a.mtpBackward;
         return r;
+    }
+
+    /// A stage's average layer when a share `w` of its layers runs as `b` and the rest as `a`.
+    LayerTimes mixLayerTimes(const LayerTimes& a, const LayerTimes& b, double w)
+    {
+        return combineLayerTimes(a, 1.0 - w, b, w, b, 0.0);
     }
 } // namespace
 
@@ -156,8 +164,39 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     // (Without BF16 layers every stage uses the memo's times directly: no copies on the search's path.)
     const LayerTimes* ltFirst = &quantized;
     const LayerTimes* ltLast = &quantized;
+    // A hybrid stack's slices (a stage's blocks, or its BF16 blocks) timed by an evaluator, this one or
+    // the BF16 twin: a per-thread memo keyed by the strategy's knobs, the slice's block counts and the
+    // evaluator.
+    struct SliceMemo {
+        unsigned long long tag = 0, key = 0, blocks = 0;
+        LayerTimes times;
+    };
+    const auto sliceTimes = [&](const TransformerShape& x, double n, bool bf16) {
+        thread_local SliceMemo sliceMemo[kLayerMemoSlots];
+        const auto count = [&](double share) { return static_cast<unsigned long long>(std::llround(share * n)); };
+        const unsigned long long blocks = (static_cast<unsigned long long>(n) << 48) ^ (count(x.attentionShare) << 36)
+            ^ (count(x.ffnShare) << 24) ^ (count(x.moeShare) << 12) ^ count(x.mambaShare) ^ (bf16 ? 1ull << 63 : 0ull);
+        SliceMemo& sm = sliceMemo[(key ^ (blocks * 0x9E3779B97F4A7C15ull)) % kLayerMemoSlots];
+        if (!(sm.tag == m_cacheTag && sm.key == key && sm.blocks == blocks))
+            sm = { m_cacheTag, key, blocks, bf16 ? m_bf16Twin->layerTimesOf(s, x) : layerTimesOf(s, x) };
+        return sm.times;
+    };
+    // A hybrid slice's average layer `all` (its blocks timed together, quantized) with its BF16 blocks
+    // `x`: plus their share of what those blocks take in BF16 over the quantized dtype, each timed as
+    // their own blocks (the stack's average BF16 layer would stand for whatever blocks they are).
+    const auto withBf16Blocks = [&](const LayerTimes& all, const Bf16Blocks& x) {
+        if (x.bf16Layers == 0 || x.layers == 0)
+            return all;
+        const double w = static_cast<double>(x.bf16Layers) / x.layers;
+        return combineLayerTimes(
+            all, 1.0, sliceTimes(x.shape, x.bf16Layers, true), w, sliceTimes(x.shape, x.bf16Layers, false), -w);
+    };
     std::optional<LayerTimes> mixedFirst, mixedLast; // engaged only when needed: no per-evaluation zeroing
-    if (m_bf16Twin) {
+    if (m_wholeBf16Blocks && p.pp == 1) {
+        mixedFirst = mixedLast = withBf16Blocks(quantized, *m_wholeBf16Blocks);
+        ltFirst = &*mixedFirst;
+        ltLast = &*mixedLast;
+    } else if (m_bf16Twin) {
         const auto mixed = [&](double layers, double bf16) {
             const double w = layers > 0 ? std::min(1.0, bf16 / layers) : 0.0;
             return mixLayerTimes(quantized, twins->bf16Times, w);
@@ -186,38 +225,23 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     bool criticalHasLogits = true;
     const LayerTimes* critical = ltLast;
     // A hybrid stack with pipelines: each stage runs its own slice of the pattern (hybridStageShapes), its
-    // average layer timed from its own blocks (a per-thread memo keyed by the strategy's knobs and the
-    // stage's block counts), with its BF16 layers and, on the last, the MTP layers mixed in as above (the
-    // BF16 layers as the whole stack's average BF16 layer). The collectives below count the critical
-    // stage's blocks.
+    // average layer timed from its own blocks (sliceTimes), its BF16 blocks in BF16 (withBf16Blocks) and,
+    // on the last, the MTP layers mixed in as above. The collectives below count the critical stage's
+    // blocks.
     const std::shared_ptr<const StageShapes> stages = stageShapes(p, split);
     const TransformerShape* criticalShape = &m;
     std::vector<LayerTimes> stageLayers; // engaged only for a hybrid stack with pipelines
     if (stages) {
-        struct StageMemo {
-            unsigned long long tag = 0, key = 0, blocks = 0;
-            LayerTimes times;
-        };
-        thread_local StageMemo stageMemo[kLayerMemoSlots];
-        const double start = m_scenario.training.bf16LayersAtStart, end = m_scenario.training.bf16LayersAtEnd;
         stageLayers.reserve(static_cast<std::size_t>(p.pp));
         double slowest = -1.0;
         std::size_t slowestStage = 0;
         for (int i = 0; i < p.pp; ++i) {
-            const TransformerShape& x = stages->shapes[static_cast<std::size_t>(i)];
-            const double n = stages->layers[static_cast<std::size_t>(i)];
-            const auto count = [&](double share) { return static_cast<unsigned long long>(std::llround(share * n)); };
-            const unsigned long long blocks = (static_cast<unsigned long long>(n) << 48)
-                ^ (count(x.attentionShare) << 36) ^ (count(x.ffnShare) << 24) ^ (count(x.moeShare) << 12)
-                ^ count(x.mambaShare);
-            StageMemo& sm = stageMemo[(key ^ (blocks * 0x9E3779B97F4A7C15ull)) % kLayerMemoSlots];
-            if (!(sm.tag == m_cacheTag && sm.key == key && sm.blocks == blocks))
-                sm = { m_cacheTag, key, blocks, layerTimesOf(s, x) };
-            LayerTimes times = sm.times;
+            const std::size_t r = static_cast<std::size_t>(i);
+            const double n = stages->layers[r];
+            LayerTimes times = sliceTimes(stages->shapes[r], n, false);
+            if (!stages->bf16.empty())
+                times = withBf16Blocks(times, stages->bf16[r]);
             const bool last = i == p.pp - 1;
-            const double bf16 = i == 0 ? start : last ? end : 0.0;
-            if (m_bf16Twin && bf16 > 0 && n > 0)
-                times = mixLayerTimes(times, twins->bf16Times, std::min(1.0, bf16 / n));
             if (last && m_mtpTwin)
                 times = mixLayerTimes(times, twins->mtpTimes, mtpOnLast / (n + mtpOnLast));
             stageLayers.push_back(times);

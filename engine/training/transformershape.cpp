@@ -208,8 +208,37 @@ double TransformerShape::fullRecomputeFlopsPerIteration(double sequences) const
     return 4.0 * layers * layerForwardFlops(tokens, seqLen) + 3.0 * logitsForwardFlops(tokens);
 }
 
-StageShapes hybridStageShapes(
-    const ModelSpec& model, const ParallelismSpec& p, int firstLayers, int middleLayers, int lastLayers)
+namespace {
+    // The shape of a set of a hybrid stack's blocks: the model with those blocks as its pattern (the MTP
+    // layers are the last stage's, counted with the model's shape).
+    TransformerShape shapeOfBlocks(const ModelSpec& model, const std::string& blocks)
+    {
+        ModelSpec part = model;
+        part.hybridPattern = blocks;
+        part.layers = static_cast<int>(blocks.size());
+        part.mtpLayers = 0;
+        part.mtpPattern.clear();
+        part.mtpSharedWeights = false;
+        return TransformerShape::fromModel(part);
+    }
+} // namespace
+
+Bf16Blocks hybridBf16Blocks(const ModelSpec& model, const std::string& slice, int bf16AtStart, int bf16AtEnd)
+{
+    Bf16Blocks out;
+    const int n = static_cast<int>(slice.size());
+    const int start = std::clamp(bf16AtStart, 0, n);
+    const int end = std::clamp(bf16AtEnd, 0, n - start);
+    out.layers = n;
+    out.bf16Layers = start + end;
+    if (out.bf16Layers > 0)
+        out.shape = shapeOfBlocks(
+            model, slice.substr(0, static_cast<std::size_t>(start)) + slice.substr(static_cast<std::size_t>(n - end)));
+    return out;
+}
+
+StageShapes hybridStageShapes(const ModelSpec& model, const ParallelismSpec& p, int firstLayers, int middleLayers,
+    int lastLayers, int bf16AtStart, int bf16AtEnd)
 {
     StageShapes out;
     const std::string& pattern = model.hybridPattern;
@@ -239,17 +268,12 @@ StageShapes hybridStageShapes(
     const TransformerShape whole = TransformerShape::fromModel(model);
     for (const std::string& slice : slices) {
         out.layers.push_back(static_cast<int>(slice.size()));
-        if (slice.empty()) {
-            out.shapes.push_back(whole);
-            continue;
-        }
-        ModelSpec stage = model; // the MTP layers are the last stage's, counted with the model's shape
-        stage.hybridPattern = slice;
-        stage.layers = static_cast<int>(slice.size());
-        stage.mtpLayers = 0;
-        stage.mtpPattern.clear();
-        stage.mtpSharedWeights = false;
-        out.shapes.push_back(TransformerShape::fromModel(stage));
+        out.shapes.push_back(slice.empty() ? whole : shapeOfBlocks(model, slice));
+    }
+    if (bf16AtStart + bf16AtEnd > 0) {
+        for (std::size_t r = 0; r < slices.size(); ++r)
+            out.bf16.push_back(
+                hybridBf16Blocks(model, slices[r], r == 0 ? bf16AtStart : 0, r + 1 == slices.size() ? bf16AtEnd : 0));
     }
     return out;
 }

@@ -3,6 +3,7 @@
 // Parameter counts and FLOPs of a (dense or mixture-of-experts) decoder-only transformer, derived
 // once from the scenario's model section. All counts are plain numbers of parameters or FLOPs.
 
+#include <string>
 #include <vector>
 
 namespace clusterscope::engine {
@@ -116,6 +117,19 @@ struct TransformerShape {
     double fullRecomputeFlopsPerIteration(double sequences) const;
 };
 
+/// The blocks of a slice of a hybrid stack (the stack, or one pipeline stage's blocks) that run in BF16
+/// under a quantized dtype: its first `bf16AtStart` and last `bf16AtEnd` (training.bf16_layers_at_start /
+/// _at_end). Megatron-Core numbers every block of the pattern a layer (models/hybrid/hybrid_block.py) and
+/// keeps the first and last ones by that number out of the quantized context (fp8_utils.py
+/// is_first_last_bf16_layer, fp4_utils.py get_fp4_context), so they are the pattern's own first and last
+/// blocks, not average layers. `shape`: fromModel of those blocks (unset when there are none).
+struct Bf16Blocks {
+    int layers = 0; ///< the slice's
+    int bf16Layers = 0;
+    TransformerShape shape;
+};
+Bf16Blocks hybridBf16Blocks(const ModelSpec& model, const std::string& slice, int bf16AtStart, int bf16AtEnd);
+
 /// A hybrid stack's pipeline stages as Megatron-Core builds them (models/hybrid/hybrid_layer_allocation.py
 /// select_pipeline_segment: without '|' separators each stage takes its contiguous slice of
 /// hybrid_pattern): per physical stage its layers and the shape of its own blocks (fromModel of its
@@ -123,15 +137,18 @@ struct TransformerShape {
 /// into pp x vpp equal chunks and stage r holds chunks r, r + pp, ... (the layout '|' separators state
 /// for equal segments); when the layers do not divide into them, each stage's layers stay contiguous.
 /// With '|' separators stage r holds segments r, r + pp, ... (splitPipelineOf checks there are pp x vpp).
-/// Empty for a model without hybrid_pattern or with pp = 1.
+/// Empty for a model without hybrid_pattern or with pp = 1. With BF16 layers (`bf16AtStart` /
+/// `bf16AtEnd` > 0) `bf16` holds each stage's BF16 blocks: the first stage's first blocks and the last
+/// stage's last blocks (with virtual stages, the last blocks of the last stage's chunks).
 struct StageShapes {
     std::vector<int> layers;
     std::vector<TransformerShape> shapes;
+    std::vector<Bf16Blocks> bf16; ///< per stage; empty without BF16 layers
     bool empty() const { return layers.empty(); }
 };
 /// `firstLayers` / `middleLayers` / `lastLayers`: the layers of the first, each middle and the last stage
 /// (PipelineSplit).
-StageShapes hybridStageShapes(
-    const ModelSpec& model, const ParallelismSpec& p, int firstLayers, int middleLayers, int lastLayers);
+StageShapes hybridStageShapes(const ModelSpec& model, const ParallelismSpec& p, int firstLayers, int middleLayers,
+    int lastLayers, int bf16AtStart = 0, int bf16AtEnd = 0);
 
 } // namespace clusterscope::engine

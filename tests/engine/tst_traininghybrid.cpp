@@ -463,6 +463,63 @@ private Q_SLOTS:
         refused(stated, "/parallelism/first_stage_layers", "the '|' segments of model.hybrid_pattern state");
     }
 
+    // Layers kept in BF16 (training.bf16_layers_at_start / _at_end) are the pattern's own first and last
+    // blocks (Megatron-Core numbers every block a layer): "EEEEEE**" with the last two in BF16 runs the
+    // attention blocks in BF16, as "**EEEEEE" with the first two does, and not as with the first two
+    // (MoE blocks); it takes exactly two attention blocks' BF16 minus MXFP8 time more than the all-MXFP8
+    // stack. The same on the stages of a pipeline. (With the stack's average BF16 layer, as before, the
+    // first three were equal and the difference was that of two average layers.)
+    void bf16BlocksAreTheirOwn()
+    {
+        Scenario s = *parseScenarioJson(kNano, "nano.json");
+        s.model.layers = 8;
+        s.model.seqLen = 4096;
+        s.model.mamba.reset();
+        s.parallelism->dp = 8;
+        s.parallelism->ep = 8;
+        const auto run = [&](const char* pattern, int start, int end, DType dtype, int pp) {
+            Scenario x = s;
+            x.model.hybridPattern = pattern;
+            x.model.layers = static_cast<int>(std::string(pattern).size());
+            x.training.dtype = dtype;
+            x.training.bf16LayersAtStart = start;
+            x.training.bf16LayersAtEnd = end;
+            x.parallelism->pp = pp;
+            x.parallelism->dp = 8 / pp;
+            x.parallelism->ep = 8 / pp;
+            if (x.model.hybridPattern.find('E') == std::string::npos) {
+                x.model.moe.reset();
+                x.parallelism->ep = 1;
+            }
+            const Status valid = validateScenario(x, m_catalog, "h.json");
+            if (!valid)
+                qFatal("%s", valid.message().c_str());
+            const TrainingEstimate e = evaluator(x).evaluate(TrainingStrategy::fromScenario(x));
+            if (!e.valid)
+                qFatal("%s: not valid", pattern);
+            return e.breakdown.compute;
+        };
+        const double attentionLast = run("EEEEEE**", 0, 2, DType::MXFP8, 1);
+        const double attentionFirst = run("**EEEEEE", 2, 0, DType::MXFP8, 1);
+        const double moeFirst = run("EEEEEE**", 2, 0, DType::MXFP8, 1);
+        const double quantized = run("EEEEEE**", 0, 0, DType::MXFP8, 1);
+        QVERIFY2(near(attentionLast, attentionFirst, 1e-12),
+            qPrintable(QStringLiteral("%1 vs %2").arg(attentionLast).arg(attentionFirst)));
+        QVERIFY2(!near(attentionLast, moeFirst, 1e-4),
+            qPrintable(QStringLiteral("%1 vs %2").arg(attentionLast).arg(moeFirst)));
+        // Two attention blocks alone (the output layer, 16-bit in both runs, cancels out).
+        const double attentionBf16 = run("**", 0, 0, DType::BF16, 1) - run("**", 0, 0, DType::MXFP8, 1);
+        QVERIFY(attentionBf16 > 0);
+        QVERIFY2(near(attentionLast - quantized, attentionBf16, 1e-9),
+            qPrintable(QStringLiteral("%1 vs %2").arg(attentionLast - quantized).arg(attentionBf16)));
+        // Two stages, the last ("EE**" or "E**E", with the output layer) the slowest: its last two blocks
+        // are its BF16 ones, two attention blocks or one of each.
+        const double stagedLast = run("****EE**", 0, 2, DType::MXFP8, 2);
+        const double stagedMoe = run("****E**E", 0, 2, DType::MXFP8, 2);
+        QVERIFY2(
+            !near(stagedLast, stagedMoe, 1e-4), qPrintable(QStringLiteral("%1 vs %2").arg(stagedLast).arg(stagedMoe)));
+    }
+
     // An MTP layer of its own (Nemotron 3 Super: two depths of one "*E" layer, Megatron-Core
     // mtp_hybrid_override_pattern with mtp_use_repeated_layer; its GEMMs in BF16 under NVFP4): shared
     // weights are held once (time unchanged), and BF16 MTP modules add exactly their layers' and
