@@ -53,6 +53,17 @@ const char* const kNano = R"({
   "parallelism": {"tp": 1, "pp": 1, "dp": 8, "ep": 8}
 })";
 
+// kNano cut to 8 attention and MoE blocks (no Mamba mixer) at sequence 4096: small stacks whose blocks
+// differ a lot.
+Scenario smallNano()
+{
+    Scenario s = *parseScenarioJson(kNano, "nano.json");
+    s.model.layers = 8;
+    s.model.seqLen = 4096;
+    s.model.mamba.reset();
+    return s;
+}
+
 const char* const kNanoPattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
 
 // `s` with every layer written as two blocks of the hybrid pattern: "*-" (attention, then MLP), or
@@ -401,10 +412,7 @@ private Q_SLOTS:
     // "****EEEE" then runs "**EE" on both, as "*E*E*E*E" does. '|' separators state the layout.
     void pipelineStagesRunTheirSlices()
     {
-        Scenario s = *parseScenarioJson(kNano, "nano.json");
-        s.model.layers = 8;
-        s.model.seqLen = 4096;
-        s.model.mamba.reset();
+        Scenario s = smallNano();
         s.parallelism->pp = 2;
         s.parallelism->dp = 4;
         s.parallelism->ep = 4;
@@ -471,12 +479,7 @@ private Q_SLOTS:
     // first three were equal and the difference was that of two average layers.)
     void bf16BlocksAreTheirOwn()
     {
-        Scenario s = *parseScenarioJson(kNano, "nano.json");
-        s.model.layers = 8;
-        s.model.seqLen = 4096;
-        s.model.mamba.reset();
-        s.parallelism->dp = 8;
-        s.parallelism->ep = 8;
+        const Scenario s = smallNano();
         const auto run = [&](const char* pattern, int start, int end, DType dtype, int pp) {
             Scenario x = s;
             x.model.hybridPattern = pattern;
