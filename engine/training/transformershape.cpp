@@ -221,59 +221,80 @@ namespace {
         part.mtpSharedWeights = false;
         return TransformerShape::fromModel(part);
     }
+
+    Bf16Blocks bf16BlocksOf(const ModelSpec& model, int layers, const std::string& bf16)
+    {
+        Bf16Blocks out;
+        out.layers = layers;
+        out.bf16Layers = static_cast<int>(bf16.size());
+        if (!bf16.empty())
+            out.shape = shapeOfBlocks(model, bf16);
+        return out;
+    }
 } // namespace
 
 Bf16Blocks hybridBf16Blocks(const ModelSpec& model, const std::string& slice, int bf16AtStart, int bf16AtEnd)
 {
-    Bf16Blocks out;
     const int n = static_cast<int>(slice.size());
     const int start = std::clamp(bf16AtStart, 0, n);
     const int end = std::clamp(bf16AtEnd, 0, n - start);
-    out.layers = n;
-    out.bf16Layers = start + end;
-    if (out.bf16Layers > 0)
-        out.shape = shapeOfBlocks(
-            model, slice.substr(0, static_cast<std::size_t>(start)) + slice.substr(static_cast<std::size_t>(n - end)));
-    return out;
+    return bf16BlocksOf(
+        model, n, slice.substr(0, static_cast<std::size_t>(start)) + slice.substr(static_cast<std::size_t>(n - end)));
 }
 
 StageShapes hybridStageShapes(const ModelSpec& model, const ParallelismSpec& p, int firstLayers, int middleLayers,
     int lastLayers, int bf16AtStart, int bf16AtEnd)
 {
     StageShapes out;
-    const std::string& pattern = model.hybridPattern;
-    if (pattern.empty() || p.pp <= 1)
+    if (model.hybridPattern.empty() || p.pp <= 1)
         return out;
-    const int layers = static_cast<int>(pattern.size());
-    // Each physical stage's symbols.
-    std::vector<std::string> slices(static_cast<std::size_t>(p.pp));
+    const std::vector<std::string> segments = hybridSegments(model.hybridPattern);
+    std::string blocks; // the pattern's blocks in order, numbered as Megatron-Core numbers its layers
+    for (const std::string& segment : segments)
+        blocks += segment;
+    const int layers = static_cast<int>(blocks.size());
+    // Each physical stage's blocks, by their number in the stack.
+    const std::size_t stages = static_cast<std::size_t>(p.pp);
+    std::vector<std::vector<int>> members(stages);
+    const auto take = [&](std::size_t stage, int from, int count) {
+        for (int i = from; i < from + count && i < layers; ++i)
+            members[stage].push_back(i);
+    };
     const int chunks = p.pp * p.vpp;
-    const std::vector<std::string> segments = hybridSegments(pattern);
     if (segments.size() > 1) {
         // '|' separators state the layout: segment i on stage i mod pp (splitPipelineOf checks their count).
-        for (std::size_t i = 0; i < segments.size(); ++i)
-            slices[i % static_cast<std::size_t>(p.pp)] += segments[i];
+        int offset = 0;
+        for (std::size_t i = 0; i < segments.size(); ++i) {
+            take(i % stages, offset, static_cast<int>(segments[i].size()));
+            offset += static_cast<int>(segments[i].size());
+        }
     } else if (p.vpp > 1 && layers % chunks == 0) {
-        const std::size_t chunk = static_cast<std::size_t>(layers / chunks);
+        const int chunk = layers / chunks;
         for (int c = 0; c < chunks; ++c)
-            slices[static_cast<std::size_t>(c % p.pp)] += pattern.substr(static_cast<std::size_t>(c) * chunk, chunk);
+            take(static_cast<std::size_t>(c) % stages, c * chunk, chunk);
     } else {
         int offset = 0;
-        for (int r = 0; r < p.pp; ++r) {
-            const int n = r == 0 ? firstLayers : r == p.pp - 1 ? lastLayers : middleLayers;
-            slices[static_cast<std::size_t>(r)] = pattern.substr(static_cast<std::size_t>(offset), n);
+        for (std::size_t r = 0; r < stages; ++r) {
+            const int n = r == 0 ? firstLayers : r + 1 == stages ? lastLayers : middleLayers;
+            take(r, offset, n);
             offset += n;
         }
     }
+    // The BF16 blocks are the stack's first bf16AtStart and last bf16AtEnd, on whichever stage holds them
+    // (with virtual stages the last ones can reach into another stage's chunk).
+    const auto isBf16 = [&](int i) { return i < bf16AtStart || i >= layers - bf16AtEnd; };
     const TransformerShape whole = TransformerShape::fromModel(model);
-    for (const std::string& slice : slices) {
+    for (const std::vector<int>& stage : members) {
+        std::string slice, bf16;
+        for (const int i : stage) {
+            slice += blocks[static_cast<std::size_t>(i)];
+            if (isBf16(i))
+                bf16 += blocks[static_cast<std::size_t>(i)];
+        }
         out.layers.push_back(static_cast<int>(slice.size()));
         out.shapes.push_back(slice.empty() ? whole : shapeOfBlocks(model, slice));
-    }
-    if (bf16AtStart + bf16AtEnd > 0) {
-        for (std::size_t r = 0; r < slices.size(); ++r)
-            out.bf16.push_back(
-                hybridBf16Blocks(model, slices[r], r == 0 ? bf16AtStart : 0, r + 1 == slices.size() ? bf16AtEnd : 0));
+        if (bf16AtStart + bf16AtEnd > 0)
+            out.bf16.push_back(bf16BlocksOf(model, static_cast<int>(slice.size()), bf16));
     }
     return out;
 }

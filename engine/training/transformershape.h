@@ -138,8 +138,8 @@ Bf16Blocks hybridBf16Blocks(const ModelSpec& model, const std::string& slice, in
 /// for equal segments); when the layers do not divide into them, each stage's layers stay contiguous.
 /// With '|' separators stage r holds segments r, r + pp, ... (splitPipelineOf checks there are pp x vpp).
 /// Empty for a model without hybrid_pattern or with pp = 1. With BF16 layers (`bf16AtStart` /
-/// `bf16AtEnd` > 0) `bf16` holds each stage's BF16 blocks: the first stage's first blocks and the last
-/// stage's last blocks (with virtual stages, the last blocks of the last stage's chunks).
+/// `bf16AtEnd` > 0) `bf16` holds each stage's BF16 blocks: the stack's first and last blocks, on whichever
+/// stage holds them (with virtual stages the last ones can reach into a chunk of another stage).
 struct StageShapes {
     std::vector<int> layers;
     std::vector<TransformerShape> shapes;

@@ -521,6 +521,23 @@ private Q_SLOTS:
         const double stagedMoe = run("****E**E", 0, 2, DType::MXFP8, 2);
         QVERIFY2(
             !near(stagedLast, stagedMoe, 1e-4), qPrintable(QStringLiteral("%1 vs %2").arg(stagedLast).arg(stagedMoe)));
+        // With virtual stages the BF16 blocks are the stack's, wherever they sit: "****EEEE" on 2 x 2
+        // chunks of 2 puts blocks 0, 1, 4, 5 on the first stage and 2, 3, 6, 7 on the last, so the last
+        // three (5, 6, 7) are one MoE block of the first stage and two of the last.
+        Scenario chunked = s;
+        chunked.model.hybridPattern = "****EEEE";
+        chunked.parallelism->pp = 2;
+        chunked.parallelism->vpp = 2;
+        const StageShapes stages = hybridStageShapes(chunked.model, *chunked.parallelism, 4, 4, 4, 0, 3);
+        QCOMPARE(stages.bf16.size(), std::size_t { 2 });
+        QCOMPARE(stages.bf16[0].bf16Layers, 1);
+        QCOMPARE(stages.bf16[1].bf16Layers, 2);
+        QCOMPARE(stages.bf16[0].layers, 4);
+        QVERIFY(near(stages.bf16[0].shape.moeShare, 1.0, 1e-12) && near(stages.bf16[1].shape.moeShare, 1.0, 1e-12));
+        const StageShapes firstTwo = hybridStageShapes(chunked.model, *chunked.parallelism, 4, 4, 4, 2, 0);
+        QCOMPARE(firstTwo.bf16[0].bf16Layers, 2);
+        QCOMPARE(firstTwo.bf16[1].bf16Layers, 0);
+        QVERIFY(near(firstTwo.bf16[0].shape.attentionShare, 1.0, 1e-12));
     }
 
     // An MTP layer of its own (Nemotron 3 Super: two depths of one "*E" layer, Megatron-Core
