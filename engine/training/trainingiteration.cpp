@@ -65,6 +65,30 @@ namespace {
         return r;
     }
 
+    /// How many of a uniform stack's first `start` and last `end` layers (training.bf16_layers_at_start /
+    /// _at_end, numbered over the whole stack as Megatron-Core's is_first_last_bf16_layer does) pipeline
+    /// stage r holds: with virtual stages over equal chunks (layers divisible by pp x vpp), chunks r,
+    /// r + pp, ... (Megatron-Core's interleaved layout, so the last layers can reach into a chunk of
+    /// another stage); else its contiguous split.first / split.middle / split.last layers.
+    int bf16LayersOnStage(int r, int pp, int vpp, const PipelineSplit& split, int layers, int start, int end)
+    {
+        const auto count = [&](int from, int n) {
+            int c = 0;
+            for (int i = from; i < from + n; ++i)
+                c += (i < start || i >= layers - end) ? 1 : 0;
+            return c;
+        };
+        if (const int chunks = pp * vpp; vpp > 1 && layers % chunks == 0) {
+            const int chunk = layers / chunks;
+            int c = 0;
+            for (int k = r; k < chunks; k += pp)
+                c += count(k * chunk, chunk);
+            return c;
+        }
+        const int from = r == 0 ? 0 : split.first + (r - 1) * split.middle;
+        return count(from, r == 0 ? split.first : r == pp - 1 ? split.last : split.middle);
+    }
+
     /// A stage's average layer when a share `w` of its layers runs as `b` and the rest as `a`.
     LayerTimes mixLayerTimes(const LayerTimes& a, const LayerTimes& b, double w)
     {
@@ -191,7 +215,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         return combineLayerTimes(
             all, 1.0, sliceTimes(x.shape, x.bf16Layers, true), w, sliceTimes(x.shape, x.bf16Layers, false), -w);
     };
-    std::optional<LayerTimes> mixedFirst, mixedLast; // engaged only when needed: no per-evaluation zeroing
+    const LayerTimes* ltMiddle = &quantized;
+    std::optional<LayerTimes> mixedFirst, mixedLast, mixedMiddle; // engaged only when needed: no per-evaluation zeroing
     if (m_wholeBf16Blocks && p.pp == 1) {
         mixedFirst = mixedLast = withBf16Blocks(quantized, *m_wholeBf16Blocks);
         ltFirst = &*mixedFirst;
@@ -201,12 +226,22 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             const double w = layers > 0 ? std::min(1.0, bf16 / layers) : 0.0;
             return mixLayerTimes(quantized, twins->bf16Times, w);
         };
-        const double start = m_scenario.training.bf16LayersAtStart, end = m_scenario.training.bf16LayersAtEnd;
+        const int start = m_scenario.training.bf16LayersAtStart, end = m_scenario.training.bf16LayersAtEnd;
         if (p.pp == 1) {
             mixedFirst = mixedLast = mixed(m.layers, start + end);
         } else {
-            mixedFirst = mixed(split.first, start);
-            mixedLast = mixed(split.last, end);
+            const auto onStage
+                = [&](int r) { return bf16LayersOnStage(r, p.pp, p.vpp, split, m_scenario.model.layers, start, end); };
+            mixedFirst = mixed(split.first, onStage(0));
+            mixedLast = mixed(split.last, onStage(p.pp - 1));
+            // The middle stages share one time: the one holding the most BF16 layers (with virtual stages).
+            int middle = 0;
+            for (int r = 1; r < p.pp - 1; ++r)
+                middle = std::max(middle, onStage(r));
+            if (middle > 0) {
+                mixedMiddle = mixed(split.middle, middle);
+                ltMiddle = &*mixedMiddle;
+            }
         }
         ltFirst = &*mixedFirst;
         ltLast = &*mixedLast;
@@ -263,10 +298,10 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             criticalHasLogits = false;
             critical = ltFirst;
         }
-        if (p.pp > 2 && stageTime(quantized, split.middle, false) > slowest) {
+        if (p.pp > 2 && stageTime(*ltMiddle, split.middle, false) > slowest) {
             layersPerStage = split.middle;
             criticalHasLogits = false;
-            critical = &quantized;
+            critical = ltMiddle;
         }
     } else {
         layersPerStage = m.layers + mtpOnLast;

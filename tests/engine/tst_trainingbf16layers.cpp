@@ -1,6 +1,7 @@
 // Layers a quantized recipe keeps in BF16 (training.bf16_layers_at_start / _at_end; Megatron-Core
 // --first-last-layers-bf16): a stage's layers mix the quantized and the BF16 layer times exactly, the
-// BF16 layers sit on the first / last pipeline stage, and the keys are refused where they cannot apply.
+// BF16 layers sit on the first / last pipeline stage (with virtual stages, on whichever stage holds the
+// stack's first / last layers), and the keys are refused where they cannot apply.
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
@@ -89,6 +90,28 @@ private Q_SLOTS:
         const char* reason = evaluator(end).invalidReason(strategy);
         QVERIFY(reason != nullptr);
         QVERIFY2(std::string(reason).rfind("/training/bf16_layers_at_end: ", 0) == 0, reason);
+    }
+
+    // With virtual stages (4 x 5 chunks of 4 layers, stage r holding chunks r, r + 4, ...) the last six
+    // layers are the last chunk's four on the last stage and two of the third stage's last chunk: the
+    // last stage, which sets the pace, runs four BF16 layers, exactly as with four at the end; without
+    // virtual stages it runs all six.
+    void virtualStagesSpreadTheirBf16Layers()
+    {
+        const auto computeWith = [&](int vpp, int end) {
+            Scenario s = llama(DType::FP8, 4);
+            s.parallelism->vpp = vpp;
+            if (vpp > 1)
+                s.parallelism->schedule = PipelineSchedule::Interleaved;
+            s.training.bf16LayersAtEnd = end;
+            const TrainingEstimate e = evaluator(s).evaluate(TrainingStrategy::fromScenario(s));
+            if (!e.valid)
+                qFatal("vpp %d, %d BF16 layers: not valid", vpp, end);
+            return e.breakdown.compute;
+        };
+        QCOMPARE(computeWith(5, 6), computeWith(5, 4));
+        QVERIFY(computeWith(5, 6) > computeWith(5, 0));
+        QVERIFY(computeWith(1, 6) > computeWith(1, 4));
     }
 
     void keys_data()
