@@ -1,5 +1,6 @@
 // The scenario editor's fields for the training recipe keys: model.dropout,
-// training.activation_offload_layers / fp8_param_gather / fp4_param_gather / cuda_graph_scope and
+// training.activation_offload_layers / fp8_param_gather / fp4_param_gather / bf16_layers_at_start /
+// bf16_layers_at_end / cuda_graph_scope and
 // communication.moe_a2a_overlap, parallelism.etp and parallelism.vpp_microbatch_group load from a
 // scenario, write back to it, and say their ranges.
 
@@ -127,6 +128,45 @@ private Q_SLOTS:
         edited = editor.scenario();
         QVERIFY(!edited.training.fp4ParamGather);
         QVERIFY(findScenarioIssues(edited, m_catalog).empty());
+    }
+
+    // Layers kept in BF16 under a quantized precision (training.bf16_layers_at_start / _at_end): they
+    // load and write back; under BF16 they do not apply: their fields are disabled and the scenario is
+    // written without them (what is saved loads again).
+    void bf16Layers()
+    {
+        ScenarioEditor editor(m_catalog);
+        Scenario s = mixtral();
+        s.training.dtype = DType::FP8;
+        s.training.bf16LayersAtEnd = 2;
+        QVERIFY(findScenarioIssues(s, m_catalog).empty());
+        editor.setScenario(s, {});
+        QVERIFY(editor.scenario() == s);
+        auto* start = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/training/bf16_layers_at_start")));
+        auto* end = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/training/bf16_layers_at_end")));
+        auto* dtype = qobject_cast<QComboBox*>(editor.fieldFor(QStringLiteral("/training/dtype")));
+        QVERIFY(start && end && dtype);
+        QCOMPARE(start->value(), 0);
+        QCOMPARE(end->value(), 2);
+        QVERIFY(start->isEnabled() && end->isEnabled());
+        QVERIFY(end->toolTip().contains(QStringLiteral("--num-layers-at-end-in-bf16")));
+        start->setValue(1);
+        Scenario edited = editor.scenario();
+        QCOMPARE(edited.training.bf16LayersAtStart, 1);
+        QCOMPARE(edited.training.bf16LayersAtEnd, 2);
+        QVERIFY(findScenarioIssues(edited, m_catalog).empty());
+        const auto saved = parseScenarioJson(scenarioToJson(edited), "edited.json");
+        QVERIFY2(saved, saved.message().c_str());
+        QCOMPARE(saved->training.bf16LayersAtStart, 1);
+        QCOMPARE(saved->training.bf16LayersAtEnd, 2);
+        // Under BF16: disabled, and the saved scenario loads without them.
+        dtype->setCurrentIndex(dtype->findText(QStringLiteral("bf16")));
+        edited = editor.scenario();
+        editor.setScenario(edited, findScenarioIssues(edited, m_catalog));
+        QVERIFY(!start->isEnabled() && !end->isEnabled());
+        const auto bf16 = parseScenarioJson(scenarioToJson(edited), "bf16.json");
+        QVERIFY2(bf16, bf16.message().c_str());
+        QCOMPARE(bf16->training.bf16LayersAtStart + bf16->training.bf16LayersAtEnd, 0);
     }
 
     // parallelism.etp (MoE parallel folding) has a field; an edit of another parallelism field keeps

@@ -176,6 +176,13 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_fp4ParamGather = boolField(f, QStringLiteral("/training/fp4_param_gather"), tr("NVFP4 primary weights"),
         tr("Weights in NVFP4, their row-wise and column-wise copies with scales, 1.125 bytes per parameter, "
            "gathered in NVFP4 (Megatron-Core --fp4-param-gather); needs nvfp4 precision."));
+    m_bf16Start = intField(f, QStringLiteral("/training/bf16_layers_at_start"), tr("BF16 first layers"), 0, 100000,
+        tr("Layers at the start of the stack kept in BF16 under fp8, MXFP8 or NVFP4 (Megatron-Core "
+           "--first-last-layers-bf16 --num-layers-at-start-in-bf16; a hybrid stack counts its blocks); at most "
+           "the first pipeline stage's layers. Fp8, MXFP8 and NVFP4 only."));
+    m_bf16End = intField(f, QStringLiteral("/training/bf16_layers_at_end"), tr("BF16 last layers"), 0, 100000,
+        tr("Layers at the end of the stack kept in BF16 under fp8, MXFP8 or NVFP4 (Megatron-Core "
+           "--num-layers-at-end-in-bf16); at most the last pipeline stage's layers."));
     m_graphAttention = boolField(f, QStringLiteral("/training/cuda_graph_scope/attn"), tr("CUDA graph: attention"),
         tr("Replay the attention block as a captured CUDA graph (--cuda-graph-scope attn)."));
     m_graphRouter = boolField(f, QStringLiteral("/training/cuda_graph_scope/moe_router"), tr("CUDA graph: MoE router"),
@@ -416,6 +423,8 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     m_offloadLayers->setValue(t.activationOffloadLayers);
     m_fp8ParamGather->setChecked(t.fp8ParamGather);
     m_fp4ParamGather->setChecked(t.fp4ParamGather);
+    m_bf16Start->setValue(t.bf16LayersAtStart);
+    m_bf16End->setValue(t.bf16LayersAtEnd);
     m_graphAttention->setChecked(t.cudaGraphScope & CudaGraphAttention);
     m_graphRouter->setChecked(t.cudaGraphScope & CudaGraphMoeRouter);
     m_graphPreprocess->setChecked(t.cudaGraphScope & CudaGraphMoePreprocess);
@@ -501,6 +510,8 @@ Scenario ScenarioEditor::scenario() const
     t.activationOffloadLayers = m_offloadLayers->value();
     t.fp8ParamGather = m_fp8ParamGather->isChecked();
     t.fp4ParamGather = m_fp4ParamGather->isChecked();
+    t.bf16LayersAtStart = m_bf16Start->value();
+    t.bf16LayersAtEnd = m_bf16End->value();
     // The Mamba scope has no field of its own (it applies to hybrid stacks only): it is kept.
     t.cudaGraphScope = (t.cudaGraphScope & CudaGraphMamba) | (m_graphAttention->isChecked() ? CudaGraphAttention : 0u)
         | (m_graphRouter->isChecked() ? CudaGraphMoeRouter : 0u)
@@ -567,6 +578,10 @@ void ScenarioEditor::updateEnabled()
     m_etp->setEnabled(fixed && m_moe->isChecked());
     m_vppGroup->setEnabled(fixed && (m_vpp->value() > 1 || m_vppGroup->value() > 0));
     m_topkFraction->setEnabled(enumAt<CompressionMethod>(m_compression) == CompressionMethod::TopK);
+    // BF16 layers apply under a quantized precision only (a BF16 run is written without them).
+    const bool quantized = isQuantized(enumAt<DType>(m_dtype));
+    m_bf16Start->setEnabled(quantized);
+    m_bf16End->setEnabled(quantized);
 }
 
 void ScenarioEditor::showProblems(const std::vector<ValidationIssue>& issues)

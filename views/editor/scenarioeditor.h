@@ -126,6 +126,8 @@ private:
     QSpinBox* m_offloadLayers;
     QCheckBox* m_fp8ParamGather;
     QCheckBox* m_fp4ParamGather;
+    QSpinBox* m_bf16Start;
+    QSpinBox* m_bf16End;
     QCheckBox* m_graphAttention;
     QCheckBox* m_graphRouter;
     QCheckBox* m_graphPreprocess;
