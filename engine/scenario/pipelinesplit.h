@@ -29,6 +29,13 @@ struct PipelineSplit {
 /// counts cannot be honoured (Megatron asserts the same: the middle stages split the rest evenly).
 const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int lastStated, PipelineSplit& out);
 
+/// How many of a uniform stack's first `start` and last `end` layers (training.bf16_layers_at_start /
+/// _at_end, numbered over the whole stack as Megatron-Core's is_first_last_bf16_layer does) pipeline stage
+/// r of `pp` holds: with virtual stages over equal chunks (layers divisible by pp x vpp), chunks r,
+/// r + pp, ... (Megatron-Core's interleaved layout, so the last layers can reach into a chunk of another
+/// stage); else its contiguous `split.first` / `split.middle` / `split.last` layers.
+int bf16LayersOnStage(int r, int pp, int vpp, const PipelineSplit& split, int layers, int start, int end);
+
 struct ModelSpec;
 struct ParallelismSpec;
 /// splitPipeline for a model and a strategy. A hybrid pattern's '|' separators (Megatron-Core

@@ -265,16 +265,29 @@ MemoryBreakdown estimateMemory(
         const int o = offloaded(layers);
         return (layers - o) * microBatches + (o > 0 ? 1.0 : 0.0);
     };
-    const auto perLayerOf = [&](const TransformerShape& x) {
-        double bytes = activationBytesPerLayer(x, s, in);
-        if (in.bf16LayerShare > 0) {
-            MemoryInputs bf16 = in;
-            bf16.fp8GemmInputs = false;
-            bytes = (1.0 - in.bf16LayerShare) * bytes + in.bf16LayerShare * activationBytesPerLayer(x, s, bf16);
-        }
-        return bytes;
+    // A stage's average layer `bytes` when `bf16` of its `layers` (blocks shaped `blocks`) keep their GEMM
+    // inputs in 16-bit (training.bf16_layers_at_start / _at_end): those layers' BF16 activations instead
+    // of their quantized ones (activationBytesPerLayer is a per-layer sum, so the difference is exact).
+    const auto withBf16 = [&](double bytes, const TransformerShape& blocks, int bf16, int layers) {
+        if (bf16 <= 0 || layers <= 0)
+            return bytes;
+        MemoryInputs sixteenBit = in;
+        sixteenBit.fp8GemmInputs = false;
+        return bytes
+            + static_cast<double>(bf16) / layers
+            * (activationBytesPerLayer(blocks, s, sixteenBit) - activationBytesPerLayer(blocks, s, in));
     };
-    double perLayer = perLayerOf(shape);
+    const double quantizedPerLayer = activationBytesPerLayer(shape, s, in);
+    const bool bf16Layers = in.bf16LayersAtStart + in.bf16LayersAtEnd > 0;
+    const auto perLayerOn = [&](int stage, int layers) {
+        if (!bf16Layers)
+            return quantizedPerLayer;
+        return withBf16(quantizedPerLayer, shape,
+            bf16LayersOnStage(
+                stage, p.pp, p.vpp, split, static_cast<int>(shape.layers), in.bf16LayersAtStart, in.bf16LayersAtEnd),
+            layers);
+    };
+    double perLayer = perLayerOn(0, split.first);
     // Logits of one micro-batch for the cross-entropy, split over TP, only on the stage with the
     // output layer (the last): fp32, or 16-bit in place under the fused cross entropy.
     const double tokens = static_cast<double>(s.microBatch) * shape.seqLen / p.cp;
@@ -286,15 +299,19 @@ MemoryBreakdown estimateMemory(
     bool withLogits = p.pp == 1;
     if (p.pp > 1) {
         const int second = p.pp > 2 ? split.middle : split.last;
-        if (resident(second, inFlight(1)) > layersInFlight) {
+        const double secondPerLayer = perLayerOn(1, second);
+        if (resident(second, inFlight(1)) * secondPerLayer > layersInFlight * perLayer) {
             layersInFlight = resident(second, inFlight(1));
             layersOffloaded = offloaded(second) * inFlight(1);
+            perLayer = secondPerLayer;
             withLogits = p.pp == 2;
         }
         const double lastInFlight = resident(split.last, inFlight(p.pp - 1));
-        if (!withLogits && lastInFlight * perLayer + logitsBytes > layersInFlight * perLayer) {
+        const double lastPerLayer = perLayerOn(p.pp - 1, split.last);
+        if (!withLogits && lastInFlight * lastPerLayer + logitsBytes > layersInFlight * perLayer) {
             layersInFlight = lastInFlight;
             layersOffloaded = offloaded(split.last) * inFlight(p.pp - 1);
+            perLayer = lastPerLayer;
             withLogits = true;
         }
     }
@@ -306,7 +323,11 @@ MemoryBreakdown estimateMemory(
         for (int r = 0; r < p.pp; ++r) {
             const TransformerShape& x = stages->shapes[static_cast<std::size_t>(r)];
             const int layers = stages->layers[static_cast<std::size_t>(r)];
-            const double bytesPerLayer = perLayerOf(x);
+            double bytesPerLayer = activationBytesPerLayer(x, s, in);
+            if (!stages->bf16.empty()) {
+                const Bf16Blocks& b = stages->bf16[static_cast<std::size_t>(r)];
+                bytesPerLayer = withBf16(bytesPerLayer, b.shape, b.bf16Layers, b.layers);
+            }
             const double inStage = resident(layers, inFlight(r));
             const bool last = r == p.pp - 1;
             if (inStage * bytesPerLayer + (last ? logitsBytes : 0.0) > most) {

@@ -74,9 +74,11 @@ struct MemoryInputs {
     /// training.optimizer "muon": 8 bytes of optimizer state per parameter (12 for the embedding and
     /// output layer, which keep Adam), owned whole matrix by matrix across the data-parallel ranks.
     bool muon = false;
-    /// training.bf16_layers_at_start + _at_end over the layers: the share of layers whose GEMM inputs
-    /// are kept in 16-bit under a quantized dtype (their activations averaged over the stages).
-    double bf16LayerShare = 0.0;
+    /// training.bf16_layers_at_start / _at_end under a quantized dtype (0 otherwise): layers whose GEMM
+    /// inputs are kept in 16-bit, counted on the stages that hold them (bf16LayersOnStage; a hybrid
+    /// stack's StageShapes::bf16).
+    int bf16LayersAtStart = 0;
+    int bf16LayersAtEnd = 0;
     /// Bytes per element of a quantized GEMM input kept for the weight gradient (fp8GemmInputs): 1
     /// (fp8, MXFP8; MXFP8's 1/32 B of scales left out), 0.5625 (NVFP4: 0.5 + one E4M3 scale per 16).
     double quantizedInputBytes = 1.0;

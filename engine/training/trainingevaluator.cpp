@@ -276,7 +276,8 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         if (!bf16)
             return bf16.status();
         e.m_bf16Twin = std::make_shared<const TrainingEvaluator>(std::move(*bf16));
-        e.m_memoryInputs.bf16LayerShare = static_cast<double>(bf16Layers) / scenario.model.layers;
+        e.m_memoryInputs.bf16LayersAtStart = scenario.training.bf16LayersAtStart;
+        e.m_memoryInputs.bf16LayersAtEnd = scenario.training.bf16LayersAtEnd;
         if (e.m_shape.hybrid) {
             std::string blocks;
             for (const std::string& segment : hybridSegments(scenario.model.hybridPattern))

@@ -65,30 +65,6 @@ namespace {
         return r;
     }
 
-    /// How many of a uniform stack's first `start` and last `end` layers (training.bf16_layers_at_start /
-    /// _at_end, numbered over the whole stack as Megatron-Core's is_first_last_bf16_layer does) pipeline
-    /// stage r holds: with virtual stages over equal chunks (layers divisible by pp x vpp), chunks r,
-    /// r + pp, ... (Megatron-Core's interleaved layout, so the last layers can reach into a chunk of
-    /// another stage); else its contiguous split.first / split.middle / split.last layers.
-    int bf16LayersOnStage(int r, int pp, int vpp, const PipelineSplit& split, int layers, int start, int end)
-    {
-        const auto count = [&](int from, int n) {
-            int c = 0;
-            for (int i = from; i < from + n; ++i)
-                c += (i < start || i >= layers - end) ? 1 : 0;
-            return c;
-        };
-        if (const int chunks = pp * vpp; vpp > 1 && layers % chunks == 0) {
-            const int chunk = layers / chunks;
-            int c = 0;
-            for (int k = r; k < chunks; k += pp)
-                c += count(k * chunk, chunk);
-            return c;
-        }
-        const int from = r == 0 ? 0 : split.first + (r - 1) * split.middle;
-        return count(from, r == 0 ? split.first : r == pp - 1 ? split.last : split.middle);
-    }
-
     /// A stage's average layer when a share `w` of its layers runs as `b` and the rest as `a`.
     LayerTimes mixLayerTimes(const LayerTimes& a, const LayerTimes& b, double w)
     {
