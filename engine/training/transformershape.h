@@ -117,11 +117,11 @@ struct TransformerShape {
     double fullRecomputeFlopsPerIteration(double sequences) const;
 };
 
-/// The blocks of a slice of a hybrid stack (the stack, or one pipeline stage's blocks) that run in BF16
-/// under a quantized dtype: its first `bf16AtStart` and last `bf16AtEnd` (training.bf16_layers_at_start /
-/// _at_end). Megatron-Core numbers every block of the pattern a layer (models/hybrid/hybrid_block.py) and
-/// keeps the first and last ones by that number out of the quantized context (fp8_utils.py
-/// is_first_last_bf16_layer, fp4_utils.py get_fp4_context), so they are the pattern's own first and last
+/// The blocks of a hybrid stack's `slice` (the whole stack when it runs on one pipeline stage; the
+/// stages' own are in StageShapes::bf16) that run in BF16 under a quantized dtype: its first `bf16AtStart`
+/// and last `bf16AtEnd` (training.bf16_layers_at_start / _at_end). Megatron-Core numbers every block of the pattern a
+/// layer (models/hybrid/hybrid_block.py) and keeps the first and last ones by that number out of the quantized context
+/// (fp8_utils.py is_first_last_bf16_layer, fp4_utils.py get_fp4_context), so they are the pattern's own first and last
 /// blocks, not average layers. `shape`: fromModel of those blocks (unset when there are none).
 struct Bf16Blocks {
     int layers = 0; ///< the slice's
