@@ -282,6 +282,9 @@ MemoryBreakdown estimateMemory(
     const auto perLayerOn = [&](int stage, int layers) {
         if (!bf16Layers)
             return quantizedPerLayer;
+        if (in.wholeBf16Blocks && p.pp == 1) // a hybrid stack's own BF16 blocks
+            return withBf16(quantizedPerLayer, in.wholeBf16Blocks->shape, in.wholeBf16Blocks->bf16Layers,
+                in.wholeBf16Blocks->layers);
         return withBf16(quantizedPerLayer, shape,
             bf16LayersOnStage(
                 stage, p.pp, p.vpp, split, static_cast<int>(shape.layers), in.bf16LayersAtStart, in.bf16LayersAtEnd),

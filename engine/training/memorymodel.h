@@ -4,11 +4,14 @@
 
 #include "engine/training/trainingstrategy.h"
 
+#include <memory>
+
 namespace clusterscope::engine {
 
 struct TransformerShape;
 struct PipelineSplit;
 struct StageShapes;
+struct Bf16Blocks;
 
 /// Parameters one GPU holds before ZeRO sharding (the busiest pipeline stage: the first or last,
 /// which also hold the embedding or the output layer).
@@ -79,6 +82,8 @@ struct MemoryInputs {
     /// stack's StageShapes::bf16).
     int bf16LayersAtStart = 0;
     int bf16LayersAtEnd = 0;
+    /// A hybrid stack's own BF16 blocks when it runs on one pipeline stage (null otherwise).
+    std::shared_ptr<const Bf16Blocks> wholeBf16Blocks;
     /// Bytes per element of a quantized GEMM input kept for the weight gradient (fp8GemmInputs): 1
     /// (fp8, MXFP8; MXFP8's 1/32 B of scales left out), 0.5625 (NVFP4: 0.5 + one E4M3 scale per 16).
     double quantizedInputBytes = 1.0;

@@ -282,7 +282,7 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
             std::string blocks;
             for (const std::string& segment : hybridSegments(scenario.model.hybridPattern))
                 blocks += segment;
-            e.m_wholeBf16Blocks = std::make_shared<const Bf16Blocks>(hybridBf16Blocks(
+            e.m_memoryInputs.wholeBf16Blocks = std::make_shared<const Bf16Blocks>(hybridBf16Blocks(
                 scenario.model, blocks, scenario.training.bf16LayersAtStart, scenario.training.bf16LayersAtEnd));
         }
     }

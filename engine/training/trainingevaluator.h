@@ -135,9 +135,6 @@ private:
     /// The same scenario in BF16, for the layers training.bf16_layers_at_start / _at_end keep in BF16
     /// (null without them).
     std::shared_ptr<const TrainingEvaluator> m_bf16Twin;
-    /// A hybrid stack with BF16 layers: its BF16 blocks on one pipeline stage (the stages' own are in
-    /// stageShapes()).
-    std::shared_ptr<const Bf16Blocks> m_wholeBf16Blocks;
     /// training.module_dtypes (attention linears, latent MoE projections, Mamba in_proj, out_proj): a
     /// module's GEMMs in BF16 (m_efficiency's 16-bit path) or on another quantized dtype's efficiency.
     struct ModulePrecision {

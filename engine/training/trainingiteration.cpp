@@ -193,8 +193,8 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     };
     const LayerTimes* ltMiddle = &quantized;
     std::optional<LayerTimes> mixedFirst, mixedLast, mixedMiddle; // engaged only when needed: no per-evaluation zeroing
-    if (m_wholeBf16Blocks && p.pp == 1) {
-        mixedFirst = mixedLast = withBf16Blocks(quantized, *m_wholeBf16Blocks);
+    if (m_memoryInputs.wholeBf16Blocks && p.pp == 1) { // a hybrid stack's own BF16 blocks on one stage
+        mixedFirst = mixedLast = withBf16Blocks(quantized, *m_memoryInputs.wholeBf16Blocks);
         ltFirst = &*mixedFirst;
         ltLast = &*mixedLast;
     } else if (m_bf16Twin) {

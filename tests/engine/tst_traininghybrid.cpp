@@ -480,7 +480,7 @@ private Q_SLOTS:
     void bf16BlocksAreTheirOwn()
     {
         const Scenario s = smallNano();
-        const auto run = [&](const char* pattern, int start, int end, DType dtype, int pp) {
+        const auto estimate = [&](const char* pattern, int start, int end, DType dtype, int pp) {
             Scenario x = s;
             x.model.hybridPattern = pattern;
             x.model.layers = static_cast<int>(std::string(pattern).size());
@@ -500,7 +500,10 @@ private Q_SLOTS:
             const TrainingEstimate e = evaluator(x).evaluate(TrainingStrategy::fromScenario(x));
             if (!e.valid)
                 qFatal("%s: not valid", pattern);
-            return e.breakdown.compute;
+            return e;
+        };
+        const auto run = [&](const char* pattern, int start, int end, DType dtype, int pp) {
+            return estimate(pattern, start, end, dtype, pp).breakdown.compute;
         };
         const double attentionLast = run("EEEEEE**", 0, 2, DType::MXFP8, 1);
         const double attentionFirst = run("**EEEEEE", 2, 0, DType::MXFP8, 1);
@@ -510,6 +513,13 @@ private Q_SLOTS:
             qPrintable(QStringLiteral("%1 vs %2").arg(attentionLast).arg(attentionFirst)));
         QVERIFY2(!near(attentionLast, moeFirst, 1e-4),
             qPrintable(QStringLiteral("%1 vs %2").arg(attentionLast).arg(moeFirst)));
+        // Their activations likewise: those very blocks keep 16-bit GEMM inputs.
+        const auto activations = [&](const char* pattern, int start, int end) {
+            return estimate(pattern, start, end, DType::MXFP8, 1).memory.activationsBytes;
+        };
+        QCOMPARE(activations("EEEEEE**", 0, 2), activations("**EEEEEE", 2, 0));
+        QVERIFY2(!near(activations("EEEEEE**", 0, 2), activations("EEEEEE**", 2, 0), 1e-6),
+            qPrintable(QStringLiteral("%1").arg(activations("EEEEEE**", 0, 2))));
         // Two attention blocks alone (the output layer, 16-bit in both runs, cancels out).
         const double attentionBf16 = run("**", 0, 0, DType::BF16, 1) - run("**", 0, 0, DType::MXFP8, 1);
         QVERIFY(attentionBf16 > 0);
