@@ -102,23 +102,14 @@ const char* interleavingProblem(int pp, int vpp, int statedGroup, long long micr
 
 int bf16LayersOnStage(int r, int pp, int vpp, const PipelineSplit& split, int layers, int start, int end)
 {
-    const auto count = [&](int from, int n) {
-        int c = 0;
-        for (int i = from; i < from + n; ++i)
-            c += (i < start || i >= layers - end) ? 1 : 0;
-        return c;
-    };
-    if (const int chunks = pp * vpp; vpp > 1 && layers % chunks == 0) {
-        const int chunk = layers / chunks;
-        int c = 0;
-        for (int k = r; k < chunks; k += pp)
-            c += count(k * chunk, chunk);
-        return c;
-    }
-    if (pp <= 1)
-        return count(0, layers);
-    const int from = r == 0 ? 0 : split.first + (r - 1) * split.middle;
-    return count(from, r == 0 ? split.first : r == pp - 1 ? split.last : split.middle);
+    int count = 0;
+    forEachPipelineChunk(pp, vpp, split, layers, [&](int stage, int from, int n) {
+        if (stage != r)
+            return;
+        // The chunk [from, from + n) against [0, start) and [layers - end, layers).
+        count += std::max(0, std::min(from + n, start) - from) + std::max(0, from + n - std::max(from, layers - end));
+    });
+    return count;
 }
 
 const char* splitPipelineOf(const ModelSpec& m, const ParallelismSpec& p, PipelineSplit& out)

@@ -29,11 +29,31 @@ struct PipelineSplit {
 /// counts cannot be honoured (Megatron asserts the same: the middle stages split the rest evenly).
 const char* splitPipeline(int layers, int pp, int vpp, int firstStated, int lastStated, PipelineSplit& out);
 
+/// Visits the chunks of `layers` split over `pp` stages (without '|' segments) in order, as
+/// visit(stage, first layer, layers): with virtual stages over equal chunks (layers divisible by pp x vpp)
+/// chunk c of pp x vpp on stage c mod pp (Megatron-Core's interleaved layout); else one contiguous chunk
+/// per stage, `split.first` / `split.middle` / `split.last` layers.
+template <typename Visit>
+void forEachPipelineChunk(int pp, int vpp, const PipelineSplit& split, int layers, Visit&& visit)
+{
+    if (const int chunks = pp * vpp; vpp > 1 && layers % chunks == 0) {
+        for (int c = 0; c < chunks; ++c)
+            visit(c % pp, c * (layers / chunks), layers / chunks);
+        return;
+    }
+    int from = 0;
+    for (int r = 0; r < pp; ++r) {
+        const int n = r == 0 ? split.first : r == pp - 1 ? split.last : split.middle;
+        visit(r, from, n);
+        from += n;
+    }
+}
+
 /// How many of a uniform stack's first `start` and last `end` layers (training.bf16_layers_at_start /
 /// _at_end, numbered over the whole stack as Megatron-Core's is_first_last_bf16_layer does) pipeline stage
 /// r of `pp` holds: with virtual stages over equal chunks (layers divisible by pp x vpp), chunks r,
-/// r + pp, ... (Megatron-Core's interleaved layout, so the last layers can reach into a chunk of another
-/// stage); else its contiguous `split.first` / `split.middle` / `split.last` layers.
+/// r + pp, ... (forEachPipelineChunk: the last layers can reach into a chunk of another stage); else its
+/// contiguous `split.first` / `split.middle` / `split.last` layers.
 int bf16LayersOnStage(int r, int pp, int vpp, const PipelineSplit& split, int layers, int start, int end);
 
 struct ModelSpec;

@@ -144,4 +144,11 @@ std::vector<std::string> hybridSegments(const std::string& pattern)
     }
 }
 
+std::string hybridBlocks(const std::string& pattern)
+{
+    std::string blocks = pattern;
+    blocks.erase(std::remove(blocks.begin(), blocks.end(), '|'), blocks.end());
+    return blocks;
+}
+
 } // namespace clusterscope::engine

@@ -384,5 +384,7 @@ const char* ulyssesProblem(const ModelSpec& m, const ParallelismSpec& p);
 /// model.hybrid_pattern cut at its '|' pipeline separators (Megatron-Core hybrid_layer_allocation.py):
 /// one segment per virtual pipeline stage; the whole pattern when it has none.
 std::vector<std::string> hybridSegments(const std::string& pattern);
+/// model.hybrid_pattern's blocks in order without its '|' separators: block i is Megatron-Core's layer i.
+std::string hybridBlocks(const std::string& pattern);
 
 } // namespace clusterscope::engine

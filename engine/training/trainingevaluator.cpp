@@ -278,13 +278,10 @@ Result<TrainingEvaluator> TrainingEvaluator::create(
         e.m_bf16Twin = std::make_shared<const TrainingEvaluator>(std::move(*bf16));
         e.m_memoryInputs.bf16LayersAtStart = scenario.training.bf16LayersAtStart;
         e.m_memoryInputs.bf16LayersAtEnd = scenario.training.bf16LayersAtEnd;
-        if (e.m_shape.hybrid) {
-            std::string blocks;
-            for (const std::string& segment : hybridSegments(scenario.model.hybridPattern))
-                blocks += segment;
-            e.m_memoryInputs.wholeBf16Blocks = std::make_shared<const Bf16Blocks>(hybridBf16Blocks(
-                scenario.model, blocks, scenario.training.bf16LayersAtStart, scenario.training.bf16LayersAtEnd));
-        }
+        if (e.m_shape.hybrid)
+            e.m_memoryInputs.wholeBf16Blocks = std::make_shared<const Bf16Blocks>(
+                hybridBf16Blocks(scenario.model, hybridBlocks(scenario.model.hybridPattern),
+                    scenario.training.bf16LayersAtStart, scenario.training.bf16LayersAtEnd));
     }
     if (const ModelSpec& m = scenario.model; m.mtpLayers > 0
         && (!m.mtpPattern.empty() || (scenario.training.bf16Mtp && isQuantized(scenario.training.dtype)))) {

@@ -1,5 +1,6 @@
 #include "engine/training/transformershape.h"
 
+#include "engine/scenario/pipelinesplit.h"
 #include "engine/scenario/scenario.h"
 
 #include <algorithm>
@@ -249,9 +250,7 @@ StageShapes hybridStageShapes(const ModelSpec& model, const ParallelismSpec& p, 
     if (model.hybridPattern.empty() || p.pp <= 1)
         return out;
     const std::vector<std::string> segments = hybridSegments(model.hybridPattern);
-    std::string blocks; // the pattern's blocks in order, numbered as Megatron-Core numbers its layers
-    for (const std::string& segment : segments)
-        blocks += segment;
+    const std::string blocks = hybridBlocks(model.hybridPattern); // numbered as Megatron-Core numbers its layers
     const int layers = static_cast<int>(blocks.size());
     // Each physical stage's blocks, by their number in the stack.
     const std::size_t stages = static_cast<std::size_t>(p.pp);
@@ -260,7 +259,6 @@ StageShapes hybridStageShapes(const ModelSpec& model, const ParallelismSpec& p, 
         for (int i = from; i < from + count && i < layers; ++i)
             members[stage].push_back(i);
     };
-    const int chunks = p.pp * p.vpp;
     if (segments.size() > 1) {
         // '|' separators state the layout: segment i on stage i mod pp (splitPipelineOf checks their count).
         int offset = 0;
@@ -268,17 +266,13 @@ StageShapes hybridStageShapes(const ModelSpec& model, const ParallelismSpec& p, 
             take(i % stages, offset, static_cast<int>(segments[i].size()));
             offset += static_cast<int>(segments[i].size());
         }
-    } else if (p.vpp > 1 && layers % chunks == 0) {
-        const int chunk = layers / chunks;
-        for (int c = 0; c < chunks; ++c)
-            take(static_cast<std::size_t>(c) % stages, c * chunk, chunk);
     } else {
-        int offset = 0;
-        for (std::size_t r = 0; r < stages; ++r) {
-            const int n = r == 0 ? firstLayers : r + 1 == stages ? lastLayers : middleLayers;
-            take(r, offset, n);
-            offset += n;
-        }
+        PipelineSplit split;
+        split.first = firstLayers;
+        split.middle = middleLayers;
+        split.last = lastLayers;
+        forEachPipelineChunk(p.pp, p.vpp, split, layers,
+            [&](int stage, int from, int n) { take(static_cast<std::size_t>(stage), from, n); });
     }
     // The BF16 blocks are the stack's first bf16AtStart and last bf16AtEnd, on whichever stage holds them
     // (with virtual stages the last ones can reach into another stage's chunk).
