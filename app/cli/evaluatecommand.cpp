@@ -43,7 +43,7 @@ void printTrainingEstimate(std::ostream& out, const engine::TrainingEstimate& e)
         << (p.expertTp() != p.tp ? "  etp " + std::to_string(p.etp) : std::string()) << "  vpp " << p.vpp
         << (p.vppMicrobatchGroup > 0 ? " (group " + std::to_string(p.vppMicrobatchGroup) + ")" : std::string())
         << "  zero " << p.zero << "  sp " << (p.sequenceParallel ? "on" : "off") << "  " << toString(p.schedule)
-        << "  micro-batch " << e.strategy.microBatch << "  recompute " << toString(e.strategy.recompute) << "\n";
+        << "  micro-batch " << e.strategy.microBatch << "  recompute " << recomputeText(e.strategy) << "\n";
     out << "  iteration     " << fixed(e.iterationSeconds, 3) << " s   tokens/s " << fixed(e.tokensPerSecond, 0)
         << "   model TFLOP/s per GPU " << fixed(e.tflopsPerGpu, 1) << "   MFU " << percent(e.mfu) << "\n";
     const double t = e.iterationSeconds;

@@ -28,7 +28,7 @@ namespace {
             + std::to_string(p.cp) + " ep " + std::to_string(p.ep)
             + (p.expertTp() != p.tp ? " etp " + std::to_string(p.etp) : std::string()) + " vpp " + std::to_string(p.vpp)
             + " zero " + std::to_string(p.zero) + " mb " + std::to_string(e.strategy.microBatch) + " recompute "
-            + engine::toString(e.strategy.recompute);
+            + engine::recomputeText(e.strategy);
     }
 
 } // namespace

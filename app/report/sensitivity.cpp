@@ -180,9 +180,8 @@ std::vector<SensitivityRow> computeSensitivity(const Scenario& scenario, const S
                   return;
               Scenario same = variant;
               base.estimate->strategy.applyTo(same);
-              const bool own = ownAnalysis.estimate && ownAnalysis.estimate->strategy.parallelism == *same.parallelism
-                  && ownAnalysis.estimate->strategy.microBatch == same.training.microBatch
-                  && ownAnalysis.estimate->strategy.recompute == same.training.recompute;
+              const bool own = ownAnalysis.estimate
+                  && ownAnalysis.estimate->strategy == engine::TrainingStrategy::fromScenario(same);
               const ScenarioAnalysis sameAnalysis
                   = own ? ScenarioAnalysis {} : analyse(same, catalog, prices, stop, calibration);
               const ScenarioAnalysis& a = own ? ownAnalysis : sameAnalysis;

@@ -56,6 +56,17 @@ void forEachPipelineChunk(int pp, int vpp, const PipelineSplit& split, int layer
 /// contiguous `split.first` / `split.middle` / `split.last` layers.
 int bf16LayersOnStage(int r, int pp, int vpp, const PipelineSplit& split, int layers, int start, int end);
 
+/// Layers of a pipeline stage holding `layers` layers in `chunks` virtual chunks (1 without virtual
+/// stages) that Megatron-Core's block recomputation (--recompute-method block --recompute-num-layers n)
+/// runs again in the backward: the first n of each chunk, all of a chunk with at most n
+/// (megatron/core/recompute.py checkpointed_forward runs per model chunk, over that chunk's layers).
+/// Chunks of equal size; fractional when they are not whole.
+inline double blockRecomputedLayers(double layers, int chunks, int n)
+{
+    const double perChunk = layers / (chunks > 0 ? chunks : 1);
+    return (chunks > 0 ? chunks : 1) * (n < perChunk ? n : perChunk);
+}
+
 struct ModelSpec;
 struct ParallelismSpec;
 /// splitPipeline for a model and a strategy. A hybrid pattern's '|' separators (Megatron-Core

@@ -53,6 +53,8 @@ const char* toString(Recompute v)
     return "?";
 }
 
+const char* toString(RecomputeMethod v) { return v == RecomputeMethod::Block ? "block" : "uniform"; }
+
 const char* toString(PipelineSchedule v)
 {
     switch (v) {

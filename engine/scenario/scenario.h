@@ -19,6 +19,11 @@ enum class FabricType { FatTree, LeafSpine, RailOptimized, Dragonfly, Torus };
 /// Transformer Engine NVFP4BlockScaling, Blackwell only).
 enum class DType { BF16, FP16, FP8, MXFP8, NVFP4 };
 enum class Recompute { None, Selective, Full };
+/// How recompute "full" checkpoints (Megatron-Core --recompute-method; megatron/core/recompute.py
+/// checkpointed_forward): Uniform checkpoints the input of every unit of recompute_num_layers layers of
+/// a pipeline chunk and recomputes them all; Block recomputes only the first recompute_num_layers layers
+/// of each chunk and keeps the others' activations.
+enum class RecomputeMethod { Uniform, Block };
 enum class PipelineSchedule { OneFOneB, GPipe, Interleaved };
 enum class ContextParallelKind { Ring, Ulysses };
 enum class CompressionMethod { None, TopK, Int8, Fp8, OneBit };
@@ -182,6 +187,11 @@ struct TrainingSpec {
     int microBatch = 1; ///< "micro_batch": sequences per micro-batch
     DType dtype = DType::BF16; ///< "dtype"
     Recompute recompute = Recompute::Selective; ///< "recompute"
+    /// "recompute_method" ("uniform" default, "block") and "recompute_num_layers" (>= 1, default 1),
+    /// stated under recompute "full" only (Megatron-Core --recompute-method, --recompute-num-layers;
+    /// transformer_config.py): uniform 1 is every layer's input checkpointed, what "full" alone means.
+    RecomputeMethod recomputeMethod = RecomputeMethod::Uniform;
+    int recomputeNumLayers = 1;
     double tokens = 0.0; ///< "tokens": training token budget (0 = not stated)
     double gpuHourUsd = 0.0; ///< "gpu_hour_usd": price of one GPU-hour in USD (0 = derive from the catalog price)
     /// "activation_offload_layers": transformer layers per pipeline stage whose saved activations are
@@ -354,6 +364,7 @@ const char* toString(Transport v);
 const char* toString(FabricType v);
 const char* toString(DType v);
 const char* toString(Recompute v);
+const char* toString(RecomputeMethod v); ///< "uniform", "block"
 const char* toString(PipelineSchedule v);
 const char* toString(ContextParallelKind v);
 const char* toString(CompressionMethod v);

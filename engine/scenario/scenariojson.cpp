@@ -281,6 +281,18 @@ namespace {
         static const std::pair<const char*, Recompute> recomputes[]
             = { { "none", Recompute::None }, { "selective", Recompute::Selective }, { "full", Recompute::Full } };
         t.recompute = enumFrom(r.choice("recompute", { "none", "selective", "full" }, "selective"), recomputes);
+        // Megatron-Core --recompute-method / --recompute-num-layers, which it takes under
+        // --recompute-granularity full only (transformer_config.py: "recompute_num_layers must be None"
+        // for selective).
+        for (const char* key : { "recompute_method", "recompute_num_layers" })
+            if (r.has(key) && t.recompute != Recompute::Full)
+                throw JsonFieldError(r.pointerOf(key),
+                    std::string(key) + " applies to recompute \"full\" (Megatron-Core --recompute-granularity full), "
+                        + "the scenario has \"" + toString(t.recompute) + "\"");
+        t.recomputeMethod = r.choice("recompute_method", { "uniform", "block" }, "uniform") == "block"
+            ? RecomputeMethod::Block
+            : RecomputeMethod::Uniform;
+        t.recomputeNumLayers = r.boundedInt("recompute_num_layers", 1, 1 << 20, 1);
         t.tokens = r.number("tokens", 0.0, 1e18, 0.0);
         t.gpuHourUsd = r.number("gpu_hour_usd", 0.0, 1e6, 0.0);
         t.activationOffloadLayers = r.boundedInt("activation_offload_layers", 0, 100000, 0);
@@ -675,6 +687,12 @@ std::string scenarioToJson(const Scenario& s)
     root["training"] = { { "global_batch", s.training.globalBatch }, { "micro_batch", s.training.microBatch },
         { "dtype", toString(s.training.dtype) }, { "recompute", toString(s.training.recompute) },
         { "tokens", s.training.tokens } };
+    // Written only under recompute "full" (the reader refuses them otherwise) and when not the default.
+    if (s.training.recompute == Recompute::Full && s.training.recomputeMethod == RecomputeMethod::Block)
+        root["training"]["recompute_method"] = "block";
+    if (s.training.recompute == Recompute::Full
+        && (s.training.recomputeNumLayers != 1 || s.training.recomputeMethod == RecomputeMethod::Block))
+        root["training"]["recompute_num_layers"] = s.training.recomputeNumLayers;
     if (s.training.gpuHourUsd > 0)
         root["training"]["gpu_hour_usd"] = s.training.gpuHourUsd;
     if (s.training.activationOffloadLayers > 0)

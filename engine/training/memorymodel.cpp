@@ -5,6 +5,7 @@
 #include "engine/training/transformershape.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace clusterscope::engine {
 
@@ -268,6 +269,26 @@ MemoryBreakdown estimateMemory(
     // A stage's average layer `bytes` when `bf16` of its `layers` (blocks shaped `blocks`) keep their GEMM
     // inputs in 16-bit (training.bf16_layers_at_start / _at_end): those layers' BF16 activations instead
     // of their quantized ones (activationBytesPerLayer is a per-layer sum, so the difference is exact).
+    // A stage's average layer of `layers` under the strategy's recomputation: activationBytesPerLayer,
+    // except that block recomputation (Megatron-Core --recompute-method block) keeps only the input of
+    // the layers it recomputes (blockRecomputedLayers) and every activation of the others, and uniform
+    // recomputation of units of n layers (--recompute-method uniform --recompute-num-layers n) keeps one
+    // input per unit of each virtual chunk (megatron/core/recompute.py checkpointed_forward).
+    TrainingStrategy kept = s;
+    kept.recompute = Recompute::None;
+    const auto stageAverage = [&](const TransformerShape& x, const MemoryInputs& inputs, double layers) {
+        const double checkpointed = activationBytesPerLayer(x, s, inputs);
+        if (s.recompute != Recompute::Full || !(layers > 0))
+            return checkpointed;
+        if (s.blockRecompute()) {
+            const double recomputed = blockRecomputedLayers(layers, p.vpp, s.recomputeNumLayers);
+            return (recomputed * checkpointed + (layers - recomputed) * activationBytesPerLayer(x, kept, inputs))
+                / layers;
+        }
+        const double perChunk = layers / p.vpp;
+        const double units = std::ceil(perChunk / s.recomputeNumLayers - 1e-9);
+        return checkpointed * std::min(1.0, units / perChunk);
+    };
     const auto withBf16 = [&](double bytes, const TransformerShape& blocks, int bf16, int layers) {
         if (bf16 <= 0 || layers <= 0)
             return bytes;
@@ -275,11 +296,13 @@ MemoryBreakdown estimateMemory(
         sixteenBit.fp8GemmInputs = false;
         return bytes
             + static_cast<double>(bf16) / layers
-            * (activationBytesPerLayer(blocks, s, sixteenBit) - activationBytesPerLayer(blocks, s, in));
+            * (stageAverage(blocks, sixteenBit, layers) - stageAverage(blocks, in, layers));
     };
-    const double quantizedPerLayer = activationBytesPerLayer(shape, s, in);
     const bool bf16Layers = in.bf16LayersAtStart + in.bf16LayersAtEnd > 0;
+    const double basePerLayer = activationBytesPerLayer(shape, s, in);
     const auto perLayerOn = [&](int stage, int layers) {
+        const double quantizedPerLayer
+            = s.recompute == Recompute::Full ? stageAverage(shape, in, layers) : basePerLayer;
         if (!bf16Layers)
             return quantizedPerLayer;
         if (in.wholeBf16Blocks && p.pp == 1) // a hybrid stack's own BF16 blocks
@@ -299,6 +322,7 @@ MemoryBreakdown estimateMemory(
     // most micro-batches in flight there), or the last with its logits.
     double layersInFlight = resident(split.first, inFlight(0));
     double layersOffloaded = offloaded(split.first) * inFlight(0);
+    double peakStageLayers = split.first; // the layers of that stage
     bool withLogits = p.pp == 1;
     if (p.pp > 1) {
         const int second = p.pp > 2 ? split.middle : split.last;
@@ -307,6 +331,7 @@ MemoryBreakdown estimateMemory(
             layersInFlight = resident(second, inFlight(1));
             layersOffloaded = offloaded(second) * inFlight(1);
             perLayer = secondPerLayer;
+            peakStageLayers = second;
             withLogits = p.pp == 2;
         }
         const double lastInFlight = resident(split.last, inFlight(p.pp - 1));
@@ -315,6 +340,7 @@ MemoryBreakdown estimateMemory(
             layersInFlight = lastInFlight;
             layersOffloaded = offloaded(split.last) * inFlight(p.pp - 1);
             perLayer = lastPerLayer;
+            peakStageLayers = split.last;
             withLogits = true;
         }
     }
@@ -326,7 +352,7 @@ MemoryBreakdown estimateMemory(
         for (int r = 0; r < p.pp; ++r) {
             const TransformerShape& x = stages->shapes[static_cast<std::size_t>(r)];
             const int layers = stages->layers[static_cast<std::size_t>(r)];
-            double bytesPerLayer = activationBytesPerLayer(x, s, in);
+            double bytesPerLayer = stageAverage(x, in, layers);
             if (!stages->bf16.empty()) {
                 const Bf16Blocks& b = stages->bf16[static_cast<std::size_t>(r)];
                 bytesPerLayer = withBf16(bytesPerLayer, b.shape, b.bf16Layers, b.layers);
@@ -338,6 +364,7 @@ MemoryBreakdown estimateMemory(
                 layersInFlight = inStage;
                 perLayer = bytesPerLayer;
                 layersOffloaded = offloaded(layers) * inFlight(r);
+                peakStageLayers = layers;
                 withLogits = last;
                 recomputed = &x;
             }
@@ -345,10 +372,18 @@ MemoryBreakdown estimateMemory(
     }
     m.activationsBytes = layersInFlight * perLayer;
     m.offloadedActivationsBytes = layersOffloaded * perLayer;
-    if (s.recompute == Recompute::Full) { // working set of the one layer being recomputed
+    if (s.recompute == Recompute::Full) {
+        // Working set of the layers recomputed together, on top of the checkpoints held at the start of
+        // the backward: a unit of recompute_num_layers layers under uniform recomputation (at most a
+        // chunk). Block recomputation runs its first layers' backward last, after the chunk's other
+        // layers have freed at least a layer's activations, so it adds nothing unless it recomputes every
+        // layer (then one layer, as uniform 1).
         TrainingStrategy none = s;
         none.recompute = Recompute::Selective;
-        m.activationsBytes += activationBytesPerLayer(*recomputed, none, in);
+        const double perChunk = peakStageLayers / p.vpp;
+        const double together = s.blockRecompute() ? (s.recomputeNumLayers < perChunk ? 0.0 : 1.0)
+                                                   : std::max(1.0, std::min<double>(s.recomputeNumLayers, perChunk));
+        m.activationsBytes += together * activationBytesPerLayer(*recomputed, none, in);
     }
     if (in.errorFeedback) // fp32 residual per local gradient element
         m.compressionBytes = 4.0 * local.total();

@@ -122,23 +122,25 @@ SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const Searc
                             continue;
                         for (int kind = 0; kind < (cp > 1 ? 2 : 1); ++kind)
                             for (int mb : microBatches)
-                                for (int zero = 0; zero <= (pp > 1 ? 1 : 3); ++zero)
+                                for (int zero = 0; zero <= (pp > 1 ? 1 : 3); ++zero) {
+                                    ParallelismSpec& p = s.parallelism;
+                                    p.tp = tp;
+                                    p.cp = cp;
+                                    p.pp = pp;
+                                    p.dp = dp;
+                                    p.ep = ep;
+                                    p.etp = folding; // 0: expert tp = tp; 1: folded
+                                    p.vpp = vpp;
+                                    p.vppMicrobatchGroup = 0; // Megatron's default group (pp)
+                                    p.zero = zero;
+                                    p.sequenceParallel = tp > 1;
+                                    p.schedule = vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
+                                    p.cpKind = kind == 0 ? ContextParallelKind::Ring : ContextParallelKind::Ulysses;
+                                    s.microBatch = mb;
+                                    s.recomputeMethod = RecomputeMethod::Uniform;
+                                    s.recomputeNumLayers = 1;
+                                    bool selectiveFits = false, fullFits = false;
                                     for (Recompute rc : recomputes) {
-                                        ParallelismSpec& p = s.parallelism;
-                                        p.tp = tp;
-                                        p.cp = cp;
-                                        p.pp = pp;
-                                        p.dp = dp;
-                                        p.ep = ep;
-                                        p.etp = folding; // 0: expert tp = tp; 1: folded
-                                        p.vpp = vpp;
-                                        p.vppMicrobatchGroup = 0; // Megatron's default group (pp)
-                                        p.zero = zero;
-                                        p.sequenceParallel = tp > 1;
-                                        p.schedule
-                                            = vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
-                                        p.cpKind = kind == 0 ? ContextParallelKind::Ring : ContextParallelKind::Ulysses;
-                                        s.microBatch = mb;
                                         s.recompute = rc;
                                         ++result.candidates;
                                         if (evaluator.invalidReason(s))
@@ -147,6 +149,8 @@ SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const Searc
                                         if (!evaluator.memory(s).fits())
                                             continue;
                                         ++result.fitting;
+                                        selectiveFits = selectiveFits || rc == Recompute::Selective;
+                                        fullFits = fullFits || rc == Recompute::Full;
                                         collect.add(evaluator.evaluate(s));
                                         if (++sinceCheck >= 4096) {
                                             sinceCheck = 0;
@@ -156,6 +160,31 @@ SearchResult StrategySearch::run(const TrainingEvaluator& evaluator, const Searc
                                             }
                                         }
                                     }
+                                    // Between selective (does not fit) and full recomputation (fits): block
+                                    // recomputation of the fewest layers per chunk that fits (Megatron-Core
+                                    // --recompute-method block --recompute-num-layers n; memory falls as n
+                                    // grows, so a bisection finds it), as Megatron-Bridge's recipes use it.
+                                    const int chunkLayers = (model.layers + pp * vpp - 1) / (pp * vpp);
+                                    if (!selectiveFits && fullFits && chunkLayers > 1) {
+                                        s.recompute = Recompute::Full;
+                                        s.recomputeMethod = RecomputeMethod::Block;
+                                        int lo = 1, hi = chunkLayers; // hi: all of a chunk, as full (fits)
+                                        while (lo < hi) {
+                                            s.recomputeNumLayers = (lo + hi) / 2;
+                                            if (evaluator.memory(s).fits())
+                                                hi = s.recomputeNumLayers;
+                                            else
+                                                lo = s.recomputeNumLayers + 1;
+                                        }
+                                        if (lo < chunkLayers) {
+                                            s.recomputeNumLayers = lo;
+                                            ++result.candidates;
+                                            ++result.valid;
+                                            ++result.fitting;
+                                            collect.add(evaluator.evaluate(s));
+                                        }
+                                    }
+                                }
                     }
         }
     }

@@ -139,16 +139,14 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     const double tokens = static_cast<double>(s.microBatch) * m.seqLen / p.cp; // per GPU per micro-batch
     const bool sp = p.sequenceParallel && p.tp > 1;
     const bool full = s.recompute == Recompute::Full;
-    const double forwardPasses = full ? 2.0 : 1.0; // recomputation repeats the forward collectives
 
     IterationBreakdown& b = r.breakdown;
     const double overlapInterference = m_efficiency.params().overlapInterferenceFraction;
     // The slowest pipeline stage sets the pace of every micro-batch (and of the fill and drain): the
     // first stage runs its layers (and the embedding lookup), a middle stage its layers, the last its
     // layers plus the output layer and loss; uneven splits (PipelineSplit) make them differ.
-    const auto recomputeOf = [&](const LayerTimes& x) {
-        return full ? x.forward : (s.recompute == Recompute::Selective ? x.selectiveRecompute : 0.0);
-    };
+    const auto selectiveOf
+        = [&](const LayerTimes& x) { return s.recompute == Recompute::Selective ? x.selectiveRecompute : 0.0; };
     // The last stage also runs the multi-token prediction modules (DeepSeek-V3): one more layer and
     // one more output layer + loss each; they are counted as layers of that stage below. With an MTP
     // twin (model.mtp_pattern, training.bf16_mtp) a depth's layer is the twin's blocks (mtpBlocks
@@ -228,9 +226,19 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         lastWithMtp = mixLayerTimes(*ltLast, twins->mtpTimes, mtpOnLast / (lastLayers + mtpOnLast));
         ltLast = &*lastWithMtp;
     }
+    // Layers of a stage of `layers` transformer layers whose forward runs again in the backward: under full
+    // recomputation all of them and the MTP layers, under block recomputation the first
+    // recompute_num_layers of each virtual chunk (blockRecomputedLayers) and no MTP layer (Megatron-Core
+    // multi_token_prediction.py: "recompute_method == 'block' is not supported for MTP yet").
+    const auto recomputedLayers = [&](double layers, bool hasLogits) {
+        if (!full)
+            return 0.0;
+        return s.blockRecompute() ? blockRecomputedLayers(layers, p.vpp, s.recomputeNumLayers)
+                                  : layers + (hasLogits ? mtpOnLast : 0.0);
+    };
     const auto stageTime = [&](const LayerTimes& x, double layers, bool hasLogits) {
-        return (layers + (hasLogits ? mtpOnLast : 0.0)) * (x.forward + x.backward + recomputeOf(x))
-            + (hasLogits ? logitsTime : 0.0);
+        return (layers + (hasLogits ? mtpOnLast : 0.0)) * (x.forward + x.backward + selectiveOf(x))
+            + recomputedLayers(layers, hasLogits) * x.forward + (hasLogits ? logitsTime : 0.0);
     };
     double layersPerStage = split.last + mtpOnLast; // the critical stage's layers
     bool criticalHasLogits = true;
@@ -283,10 +291,16 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         layersPerStage = m.layers + mtpOnLast;
     }
     const LayerTimes& lt = *critical;
-    const double perLayerRecompute = recomputeOf(lt);
+    // The critical stage's recomputed layers as a share of its layers: 1 under full recomputation, a
+    // part under block recomputation, 0 otherwise. Recomputation repeats the forward's collectives too.
+    const double recomputedShare = layersPerStage > 0
+        ? recomputedLayers(layersPerStage - (criticalHasLogits ? mtpOnLast : 0.0), criticalHasLogits) / layersPerStage
+        : 0.0;
+    const double forwardPasses = 1.0 + recomputedShare;
     const double stageForward = layersPerStage * lt.forward;
     const double stageBackward = layersPerStage * lt.backward;
     const double logits = criticalHasLogits ? logitsTime : 0.0;
+    const double perLayerRecompute = recomputedShare * lt.forward + selectiveOf(lt);
     const double recomputePerMicro = layersPerStage * perLayerRecompute;
     b.compute = micro * (stageForward + stageBackward + logits);
     b.recompute = micro * recomputePerMicro;
@@ -294,7 +308,7 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         // The same time by kernel kind: forward + backward (+ the recomputed forward) of the stage's layers.
         const KernelTimes& f = lt.forwardKernels;
         const KernelTimes& w = lt.backwardKernels;
-        const double recomputeShare = full ? 1.0 : 0.0;
+        const double recomputeShare = recomputedShare;
         // Selective recomputation by kind: attention core, GEMMs (mla_up_proj), element-wise (the rest).
         const bool selective = s.recompute == Recompute::Selective;
         const double selectiveAttention = selective ? lt.selectiveRecomputeAttention : 0.0;
@@ -637,7 +651,11 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
     r.iterationSeconds = b.total();
     const double gpus = m_scenario.cluster.gpus;
     r.modelFlopsPerIteration = m.modelFlopsPerIteration(batch);
-    if (full)
+    if (full && s.blockRecompute()) // the recomputed layers' share of the whole stack (equal chunks)
+        r.hardwareFlopsPerIteration = r.modelFlopsPerIteration
+            + blockRecomputedLayers(m.layers, p.pp * p.vpp, s.recomputeNumLayers) / m.layers
+                * (m.fullRecomputeFlopsPerIteration(batch) - r.modelFlopsPerIteration);
+    else if (full)
         r.hardwareFlopsPerIteration = m.fullRecomputeFlopsPerIteration(batch);
     else if (s.recompute == Recompute::Selective && !m_efficiency.params().flashAttention)
         r.hardwareFlopsPerIteration

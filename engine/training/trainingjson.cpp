@@ -75,6 +75,11 @@ namespace {
                     ? "scenario training.gpu_hour_usd"
                     : "catalog GPU price over 4 years + TDP x PUE 1.3 at 0.10 USD/kWh" },
             { "cost_per_iteration_usd", e.costPerIterationUsd } };
+        // Under full recomputation, Megatron-Core's method and layers (as the scenario states them).
+        if (e.strategy.recompute == Recompute::Full) {
+            j["training"]["recompute_method"] = toString(e.strategy.recomputeMethod);
+            j["training"]["recompute_num_layers"] = e.strategy.recomputeNumLayers;
+        }
         return j;
     }
 

@@ -38,10 +38,7 @@ struct BreakdownChart::Private {
 
 namespace {
 
-    bool sameStrategy(const engine::TrainingStrategy& a, const engine::TrainingStrategy& b)
-    {
-        return a.parallelism == b.parallelism && a.microBatch == b.microBatch && a.recompute == b.recompute;
-    }
+    bool sameStrategy(const engine::TrainingStrategy& a, const engine::TrainingStrategy& b) { return a == b; }
 
     // Upper end of the share axis in percent: at least 50% so the 25% guideline sits mid-height, and
     // rounded up to a multiple of 10 above the largest share.
@@ -53,11 +50,11 @@ namespace {
         return std::max(50.0, std::ceil(maxShare * 1.15 / 10) * 10);
     }
 
-    QString recomputeLabel(engine::Recompute r)
+    QString recomputeLabel(const engine::TrainingStrategy& s)
     {
-        if (r == engine::Recompute::None)
+        if (s.recompute == engine::Recompute::None)
             return BreakdownChart::tr("no recompute");
-        return BreakdownChart::tr("recompute %1").arg(QString::fromLatin1(engine::toString(r)));
+        return BreakdownChart::tr("recompute %1").arg(QString::fromStdString(engine::recomputeText(s)));
     }
 
 } // namespace
@@ -118,7 +115,7 @@ std::vector<LabelledBreakdown> BreakdownChart::fromEstimates(const engine::Train
     std::vector<LabelledBreakdown> bars;
     if (current.valid)
         bars.push_back(fromEstimate((currentName.isEmpty() ? tr("Current") : currentName) + QLatin1Char('\n')
-                + strategyLabel(current.strategy) + QLatin1Char('\n') + recomputeLabel(current.strategy.recompute),
+                + strategyLabel(current.strategy) + QLatin1Char('\n') + recomputeLabel(current.strategy),
             current));
     if (!search)
         return bars;
@@ -128,7 +125,7 @@ std::vector<LabelledBreakdown> BreakdownChart::fromEstimates(const engine::Train
         if (current.valid && sameStrategy(e.strategy, current.strategy))
             continue;
         bars.push_back(fromEstimate(QStringLiteral("#%1\n").arg(i + 1) + strategyLabel(e.strategy) + QLatin1Char('\n')
-                + recomputeLabel(e.strategy.recompute),
+                + recomputeLabel(e.strategy),
             e));
         ++added;
     }

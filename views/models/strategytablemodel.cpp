@@ -13,15 +13,18 @@ namespace clusterscope::views {
 
 namespace {
 
-    QString recomputeName(engine::Recompute r)
+    QString recomputeName(const engine::TrainingStrategy& s)
     {
-        switch (r) {
+        switch (s.recompute) {
         case engine::Recompute::None:
             return StrategyTableModel::tr("none");
         case engine::Recompute::Selective:
             return StrategyTableModel::tr("selective");
         case engine::Recompute::Full:
-            return StrategyTableModel::tr("full");
+            if (s.recomputeMethod == engine::RecomputeMethod::Block)
+                return StrategyTableModel::tr("block %1").arg(s.recomputeNumLayers);
+            return s.recomputeNumLayers > 1 ? StrategyTableModel::tr("full (uniform %1)").arg(s.recomputeNumLayers)
+                                            : StrategyTableModel::tr("full");
         }
         return {};
     }
@@ -97,7 +100,7 @@ QVariant StrategyTableModel::display(const engine::TrainingEstimate& e, int colu
     case Zero:
         return p.zero;
     case Recompute:
-        return recomputeName(e.strategy.recompute);
+        return recomputeName(e.strategy);
     case IterationSeconds:
         return l.toString(e.iterationSeconds, 'f', 3);
     case TflopsPerGpu:
@@ -131,7 +134,9 @@ QVariant StrategyTableModel::sortValue(const engine::TrainingEstimate& e, int ro
     case Ep:
         return p.ep;
     case Recompute:
-        return static_cast<int>(e.strategy.recompute);
+        // Block recomputation of n layers sorts between selective and full, by n.
+        return e.strategy.blockRecompute() ? 1.0 + e.strategy.recomputeNumLayers / 1e6
+                                           : static_cast<double>(e.strategy.recompute);
     case IterationSeconds:
         return e.iterationSeconds;
     case IterationWithContention:

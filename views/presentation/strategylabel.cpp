@@ -36,7 +36,7 @@ QString strategyDescription(const engine::TrainingStrategy& s)
                         : QString());
     parts << (s.recompute == engine::Recompute::None
             ? QStringLiteral("no recomputation")
-            : QLatin1String(engine::toString(s.recompute)) + QStringLiteral(" recomputation"));
+            : QString::fromStdString(engine::recomputeText(s)) + QStringLiteral(" recomputation"));
     return parts.join(QStringLiteral(" · "));
 }
 

@@ -174,7 +174,7 @@ QString ParetoChart::describe(const engine::TrainingEstimate& e)
 {
     const QLocale l;
     return tr("%1, recompute %2\n%3 s per iteration, %4 GB per GPU (%5)\n%6 per iteration, network share %7%")
-        .arg(strategyLabel(e.strategy), QString::fromLatin1(engine::toString(e.strategy.recompute)),
+        .arg(strategyLabel(e.strategy), QString::fromStdString(engine::recomputeText(e.strategy)),
             l.toString(e.iterationSeconds, 'f', 3), l.toString(e.memory.totalBytes() / 1e9, 'f', 1),
             e.memory.fits() ? tr("fits") : tr("out of memory"), usd(e.costPerIterationUsd),
             l.toString(e.networkShare * 100, 'f', 1));
