@@ -163,6 +163,15 @@ ScenarioEditor::ScenarioEditor(const Catalog& catalog, QWidget* parent)
     m_recompute = choiceField(f, QStringLiteral("/training/recompute"), tr("Recomputation"),
         { QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full") },
         tr("Activation recomputation: trades compute for memory."));
+    m_recomputeMethod = choiceField(f, QStringLiteral("/training/recompute_method"), tr("Full recomputation"),
+        { QStringLiteral("uniform"), QStringLiteral("block") },
+        tr("How full recomputation checkpoints (Megatron-Core --recompute-method): uniform recomputes every layer, "
+           "keeping the input of each unit of the layers below; block recomputes only the first layers below of "
+           "each pipeline chunk and keeps the others' activations. Full recomputation only."));
+    m_recomputeLayers
+        = intField(f, QStringLiteral("/training/recompute_num_layers"), tr("Recomputed layers"), 1, 100000,
+            tr("Megatron-Core --recompute-num-layers: layers per checkpointed unit (uniform) or layers recomputed per "
+               "pipeline chunk (block). Full recomputation only."));
     m_tokens = realField(f, QStringLiteral("/training/tokens"), tr("Token budget"), 0, 1e6, 3,
         tr("Tokens to train on, in trillions (0 = not stated)."), tr(" T"));
     m_offloadLayers
@@ -419,6 +428,8 @@ void ScenarioEditor::setScenario(const Scenario& s, const std::vector<Validation
     m_microBatch->setValue(t.microBatch);
     m_dtype->setCurrentIndex(int(t.dtype));
     m_recompute->setCurrentIndex(int(t.recompute));
+    m_recomputeMethod->setCurrentIndex(int(t.recomputeMethod));
+    m_recomputeLayers->setValue(t.recomputeNumLayers);
     m_tokens->setValue(t.tokens / 1e12);
     m_offloadLayers->setValue(t.activationOffloadLayers);
     m_fp8ParamGather->setChecked(t.fp8ParamGather);
@@ -506,6 +517,13 @@ Scenario ScenarioEditor::scenario() const
     t.microBatch = m_microBatch->value();
     t.dtype = enumAt<DType>(m_dtype);
     t.recompute = enumAt<Recompute>(m_recompute);
+    // Method and layers apply under full recomputation only (the writer drops them otherwise).
+    t.recomputeMethod = enumAt<RecomputeMethod>(m_recomputeMethod);
+    t.recomputeNumLayers = m_recomputeLayers->value();
+    if (t.recompute != Recompute::Full) {
+        t.recomputeMethod = RecomputeMethod::Uniform;
+        t.recomputeNumLayers = 1;
+    }
     t.tokens = m_tokens->value() * 1e12;
     t.activationOffloadLayers = m_offloadLayers->value();
     t.fp8ParamGather = m_fp8ParamGather->isChecked();
@@ -582,6 +600,10 @@ void ScenarioEditor::updateEnabled()
     const bool quantized = isQuantized(enumAt<DType>(m_dtype));
     m_bf16Start->setEnabled(quantized);
     m_bf16End->setEnabled(quantized);
+    // The recomputation method and layers apply under full recomputation only.
+    const bool full = enumAt<Recompute>(m_recompute) == Recompute::Full;
+    m_recomputeMethod->setEnabled(full);
+    m_recomputeLayers->setEnabled(full);
 }
 
 void ScenarioEditor::showProblems(const std::vector<ValidationIssue>& issues)

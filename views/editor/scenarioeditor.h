@@ -122,6 +122,8 @@ private:
     QSpinBox* m_microBatch;
     QComboBox* m_dtype;
     QComboBox* m_recompute;
+    QComboBox* m_recomputeMethod;
+    QSpinBox* m_recomputeLayers;
     QDoubleSpinBox* m_tokens;
     QSpinBox* m_offloadLayers;
     QCheckBox* m_fp8ParamGather;
