@@ -1,8 +1,7 @@
-// The scenario editor's fields for the training recipe keys: model.dropout,
-// training.activation_offload_layers / fp8_param_gather / fp4_param_gather / bf16_layers_at_start /
-// bf16_layers_at_end / cuda_graph_scope and
-// communication.moe_a2a_overlap, parallelism.etp and parallelism.vpp_microbatch_group load from a
-// scenario, write back to it, and say their ranges.
+// The scenario editor's fields for the training recipe keys: model.dropout, training.recompute_method /
+// recompute_num_layers, training.activation_offload_layers / fp8_param_gather / fp4_param_gather / bf16_layers_at_start
+// / bf16_layers_at_end / cuda_graph_scope and communication.moe_a2a_overlap, parallelism.etp and
+// parallelism.vpp_microbatch_group load from a scenario, write back to it, and say their ranges.
 
 #include "engine/catalog/catalog.h"
 #include "engine/scenario/scenariojson.h"
@@ -167,6 +166,45 @@ private Q_SLOTS:
         const auto bf16 = parseScenarioJson(scenarioToJson(edited), "bf16.json");
         QVERIFY2(bf16, bf16.message().c_str());
         QCOMPARE(bf16->training.bf16LayersAtStart + bf16->training.bf16LayersAtEnd, 0);
+    }
+
+    // training.recompute_method / recompute_num_layers: loaded, edited, saved and re-read; disabled and
+    // not saved once the recomputation is no longer full.
+    void recomputeLayers()
+    {
+        ScenarioEditor editor(m_catalog);
+        Scenario s = mixtral();
+        s.training.recompute = Recompute::Full;
+        s.training.recomputeMethod = RecomputeMethod::Block;
+        s.training.recomputeNumLayers = 3;
+        QVERIFY(findScenarioIssues(s, m_catalog).empty());
+        editor.setScenario(s, {});
+        QVERIFY(editor.scenario() == s);
+        auto* method = qobject_cast<QComboBox*>(editor.fieldFor(QStringLiteral("/training/recompute_method")));
+        auto* layers = qobject_cast<QSpinBox*>(editor.fieldFor(QStringLiteral("/training/recompute_num_layers")));
+        auto* recompute = qobject_cast<QComboBox*>(editor.fieldFor(QStringLiteral("/training/recompute")));
+        QVERIFY(method && layers && recompute);
+        QCOMPARE(method->currentText(), QStringLiteral("block"));
+        QCOMPARE(layers->value(), 3);
+        QVERIFY(method->isEnabled() && layers->isEnabled());
+        QVERIFY(layers->toolTip().contains(QStringLiteral("--recompute-num-layers")));
+        layers->setValue(5);
+        method->setCurrentIndex(method->findText(QStringLiteral("uniform")));
+        Scenario edited = editor.scenario();
+        QCOMPARE(edited.training.recomputeMethod, RecomputeMethod::Uniform);
+        QCOMPARE(edited.training.recomputeNumLayers, 5);
+        const auto saved = parseScenarioJson(scenarioToJson(edited), "edited.json");
+        QVERIFY2(saved, saved.message().c_str());
+        QCOMPARE(saved->training.recomputeNumLayers, 5);
+        // Selective: disabled, and the saved scenario loads without them.
+        recompute->setCurrentIndex(recompute->findText(QStringLiteral("selective")));
+        edited = editor.scenario();
+        editor.setScenario(edited, findScenarioIssues(edited, m_catalog));
+        QVERIFY(!method->isEnabled() && !layers->isEnabled());
+        const auto selective = parseScenarioJson(scenarioToJson(edited), "selective.json");
+        QVERIFY2(selective, selective.message().c_str());
+        QCOMPARE(selective->training.recomputeNumLayers, 1);
+        QCOMPARE(selective->training.recomputeMethod, RecomputeMethod::Uniform);
     }
 
     // parallelism.etp (MoE parallel folding) has a field; an edit of another parallelism field keeps
