@@ -151,7 +151,7 @@ namespace {
         const ParallelismSpec& p = e.strategy.parallelism;
         char buffer[160];
         std::snprintf(buffer, sizeof buffer, "tp %d pp %d vpp %d cp %d ep %d dp %d, micro-batch %d, recompute %s", p.tp,
-            p.pp, p.vpp, p.cp, p.ep, p.dp, e.strategy.microBatch, toString(e.strategy.recompute));
+            p.pp, p.vpp, p.cp, p.ep, p.dp, e.strategy.microBatch, recomputeText(e.strategy).c_str());
         std::string text = buffer;
         if (p.expertTp() != p.tp) // folded MoE (parallelism.etp)
             text += ", etp " + std::to_string(p.etp);
@@ -334,10 +334,33 @@ namespace {
         if (row.number("fsdp").value_or(0.0) == 1.0)
             s["parallelism"]["zero"] = 3;
 
-        const std::optional<std::string> stated
-            = recomputeModules ? std::optional<std::string>("selective") : row.text("recompute");
-        const std::vector<std::string> recomputes
-            = stated ? std::vector<std::string> { *stated } : std::vector<std::string> { "none", "selective", "full" };
+        // Full recomputation of some layers only (--recompute-num-layers n; Megatron-Bridge's
+        // scripts/performance/utils/overrides.py sets --recompute-granularity full with --recompute-method
+        // block when a recipe states recompute_num_layers; column recompute_method "uniform" says otherwise).
+        const std::optional<int> recomputeNumLayers
+            = row.text("recompute_num_layers") ? std::optional<int>(row.integer("recompute_num_layers")) : std::nullopt;
+        if (recomputeNumLayers) {
+            if (recomputeModules || (row.text("recompute") && *row.text("recompute") != "full"))
+                throw JsonFieldError(row.place("recompute_num_layers"),
+                    "recompute_num_layers needs full recomputation (recompute full or empty, no recompute_modules)");
+            s["training"]["recompute_num_layers"] = *recomputeNumLayers;
+            s["training"]["recompute_method"] = row.text("recompute_method").value_or("block");
+        }
+        const std::optional<std::string> stated = recomputeModules ? std::optional<std::string>("selective")
+            : recomputeNumLayers                                   ? std::optional<std::string>("full")
+                                                                   : row.text("recompute");
+        // Not stated: the cheapest that fits, as a user would pick it: none, selective, full, or block
+        // recomputation of 1 .. (layers per chunk - 1) layers per chunk (recipes use it: column
+        // recompute_num_layers), each with its method stated below.
+        std::vector<std::pair<std::string, int>> recomputes;
+        if (stated) {
+            recomputes.emplace_back(*stated, 0);
+        } else {
+            for (const char* r : { "none", "selective", "full" })
+                recomputes.emplace_back(r, 0);
+            for (int n = 1; n < (layers + pp - 1) / pp; ++n)
+                recomputes.emplace_back("full", n);
+        }
         std::vector<int> interleavings { row.integer("vpp", 1) };
         if (!row.text("vpp") && pp > 1) {
             const int microBatches = globalBatch / std::max(1, dp * microBatch);
@@ -348,11 +371,23 @@ namespace {
         RowOutcome out;
         std::optional<TrainingEstimate> best;
         bool bestFits = false;
-        for (int vpp : interleavings)
-            for (const std::string& recompute : recomputes) {
+        for (int vpp : interleavings) {
+            // Block candidates only when neither none nor selective fits, the fewest layers that fit (more
+            // recompute more); beyond a chunk's layers they recompute every layer, which full covers.
+            bool cheaperFits = false;
+            for (const auto& [recompute, blockLayers] : recomputes) {
+                if (blockLayers > 0 && (cheaperFits || blockLayers >= (layers + pp * vpp - 1) / (pp * vpp)))
+                    continue;
                 s["parallelism"]["vpp"] = vpp;
                 s["parallelism"]["pipeline_schedule"] = vpp > 1 ? "interleaved" : "1f1b";
                 s["training"]["recompute"] = recompute;
+                if (blockLayers > 0) {
+                    s["training"]["recompute_method"] = "block";
+                    s["training"]["recompute_num_layers"] = blockLayers;
+                } else if (!recomputeNumLayers) {
+                    s["training"].erase("recompute_method");
+                    s["training"].erase("recompute_num_layers");
+                }
                 auto scenario = parseScenarioJson(s.dump(), label);
                 if (!scenario) {
                     out.detail = scenario.message();
@@ -377,12 +412,15 @@ namespace {
                 }
                 TrainingEstimate e = evaluator->evaluate(strategy);
                 const bool fits = e.memory.fits();
+                if (fits && (recompute != "full" || blockLayers > 0))
+                    cheaperFits = true;
                 if (!best || (fits && !bestFits) || (fits == bestFits && e.iterationSeconds < best->iterationSeconds)) {
                     best = e;
                     bestFits = fits;
                     out.scenarioJson = s.dump(2);
                 }
             }
+        }
         if (best) {
             out.fits = bestFits;
             out.detail = strategyText(*best) + (bestFits ? "" : " (does not fit in memory)");
