@@ -151,6 +151,29 @@ private Q_SLOTS:
         QCOMPARE(plain, 8); // GPT-OSS: 3 + 3 rows of the 25.11 and 26.04.01 MoE tables, 2 on GB300 / B300
     }
 
+    // Column recompute_num_layers reaches the row's scenario as block recomputation of that many layers
+    // (Megatron-Bridge's Llama 3 8B DGX-H100 recipe: 5), and only that row's.
+    void blockRecomputationFromTheTables()
+    {
+        int block = 0;
+        for (const ValidationTable& t : m_tables)
+            for (const ValidationRow& r : t.rows) {
+                if (r.scenarioJson.empty()) // GEMM rows
+                    continue;
+                auto scenario = parseScenarioJson(r.scenarioJson, r.label);
+                QVERIFY2(scenario.isOk(), scenario.message().c_str());
+                if (scenario->training.recompute != Recompute::Full
+                    || scenario->training.recomputeMethod != RecomputeMethod::Block)
+                    continue;
+                ++block;
+                QCOMPARE(t.id, std::string("megatron-bridge-2511-dense"));
+                QCOMPARE(scenario->cluster.gpu, std::string("H100-SXM-80GB"));
+                QCOMPARE(scenario->training.recomputeNumLayers, 5);
+                QVERIFY2(r.detail.find("recompute full (block 5)") != std::string::npos, r.detail.c_str());
+            }
+        QCOMPARE(block, 1);
+    }
+
     // The MXFP8 rows run as dtype mxfp8 (the 26.04.01 MXFP8 tables and the 25.11 FP8-MX rows), and a
     // table's MoE defaults reach only its MoE rows: its dense Llama rows evaluate as dense models.
     void mxfp8Rows()
@@ -248,6 +271,13 @@ private Q_SLOTS:
                                         << QStringLiteral("model,gpus,gpu,hidden,heads,vocab,seq,global_batch,measured_"
                                                           "tokens_per_s_per_gpu\nm,8,H100,4096,32,32000,4096,128,100\n")
                                         << QStringLiteral("t.csv: line 2, column layers: a value is required");
+        QTest::addRow("recomputed layers without full recomputation")
+            << head
+            << QStringLiteral(
+                   "model,gpus,gpu,layers,hidden,heads,vocab,seq,global_batch,recompute,recompute_num_"
+                   "layers,measured_tokens_per_s_per_gpu\nm,8,H100,32,4096,32,32000,4096,128,selective,5,100\n")
+            << QStringLiteral(
+                   "t.csv: line 2, column recompute_num_layers: recompute_num_layers needs full recomputation");
     }
     void badTablesNameThePlace()
     {
