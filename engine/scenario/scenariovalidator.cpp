@@ -114,6 +114,13 @@ std::vector<ValidationIssue> findScenarioIssues(const Scenario& s, const Catalog
         add("/training/activation_offload_layers",
             "activation_offload_layers (" + str(t.activationOffloadLayers) + ") must be fewer than the layers ("
                 + str(m.layers) + ")");
+    // Megatron-Core refuses --cpu-offloading with any --recompute-granularity (transformer_config.py: "CPU
+    // offloading does not work when activation recomputation is enabled").
+    if (t.activationOffloadLayers > 0 && t.recompute != Recompute::None)
+        add("/training/activation_offload_layers",
+            std::string("activation offloading runs without recomputation (Megatron-Core refuses CPU offloading with "
+                        "activation recomputation); the scenario has recompute \"")
+                + toString(t.recompute) + "\"");
 
     if (s.parallelism) {
         const ParallelismSpec& p = *s.parallelism;

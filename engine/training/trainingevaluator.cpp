@@ -412,6 +412,9 @@ const char* TrainingEvaluator::invalidReason(const TrainingStrategy& s) const
         return "/parallelism/tp: kv_heads and tp must divide one another";
     if (p.pp > m.layers)
         return "/parallelism/pp: pp cannot exceed the layers";
+    // Megatron-Core refuses CPU offloading with activation recomputation (transformer_config.py).
+    if (m_scenario.training.activationOffloadLayers > 0 && s.recompute != Recompute::None)
+        return "/training/activation_offload_layers: activation offloading runs without recomputation";
     if (m.mamba) {
         // Megatron-Core MambaMixer splits the heads and the B / C groups over tp (ngroups % tp == 0).
         if (m.mamba->heads % p.tp != 0 || m.mamba->groups % p.tp != 0)

@@ -1169,6 +1169,7 @@ private Q_SLOTS:
         QTest::addRow("kept") << 40 << QString();
         QTest::addRow("negative") << -1 << "/training/activation_offload_layers";
         QTest::addRow("every layer") << 80 << "/training/activation_offload_layers";
+        QTest::addRow("with recomputation") << -40 << "activation offloading runs without recomputation";
     }
     void activationOffloadKey()
     {
@@ -1176,6 +1177,10 @@ private Q_SLOTS:
         QFETCH(QString, error);
         nlohmann::json j = nlohmann::json::parse(
             std::string(clusterscope::resources::embeddedFile("examples/llama3-70b-1024-h100.json")));
+        // Megatron-Core offloads without recomputation only (-n: n layers with the example's selective one).
+        j["training"]["recompute"] = layers < -1 ? "selective" : "none";
+        if (layers < -1)
+            layers = -layers;
         j["training"]["activation_offload_layers"] = layers;
         auto s = parseScenarioJson(j.dump(), "offload.json");
         if (s.isOk())

@@ -37,6 +37,7 @@ private Q_SLOTS:
         Scenario s = mixtral();
         s.model.dropout = false;
         s.training.activationOffloadLayers = 3;
+        s.training.recompute = Recompute::None; // Megatron-Core offloads without recomputation only
         s.training.cudaGraphScope = CudaGraphAttention | CudaGraphMoePreprocess;
         s.communication.moeA2aOverlap = true;
         editor.setScenario(s, {});
