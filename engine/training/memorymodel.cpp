@@ -266,9 +266,6 @@ MemoryBreakdown estimateMemory(
         const int o = offloaded(layers);
         return (layers - o) * microBatches + (o > 0 ? 1.0 : 0.0);
     };
-    // A stage's average layer `bytes` when `bf16` of its `layers` (blocks shaped `blocks`) keep their GEMM
-    // inputs in 16-bit (training.bf16_layers_at_start / _at_end): those layers' BF16 activations instead
-    // of their quantized ones (activationBytesPerLayer is a per-layer sum, so the difference is exact).
     // A stage's average layer of `layers` under the strategy's recomputation: activationBytesPerLayer,
     // except that block recomputation (Megatron-Core --recompute-method block) keeps only the input of
     // the layers it recomputes (blockRecomputedLayers) and every activation of the others, and uniform
@@ -289,6 +286,9 @@ MemoryBreakdown estimateMemory(
         const double units = std::ceil(perChunk / s.recomputeNumLayers - 1e-9);
         return checkpointed * std::min(1.0, units / perChunk);
     };
+    // A stage's average layer `bytes` when `bf16` of its `layers` (blocks shaped `blocks`) keep their GEMM
+    // inputs in 16-bit (training.bf16_layers_at_start / _at_end): those layers' BF16 activations instead
+    // of their quantized ones (activations are a per-layer sum, so the difference is exact).
     const auto withBf16 = [&](double bytes, const TransformerShape& blocks, int bf16, int layers) {
         if (bf16 <= 0 || layers <= 0)
             return bytes;

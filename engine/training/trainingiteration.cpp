@@ -308,7 +308,6 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
         // The same time by kernel kind: forward + backward (+ the recomputed forward) of the stage's layers.
         const KernelTimes& f = lt.forwardKernels;
         const KernelTimes& w = lt.backwardKernels;
-        const double recomputeShare = recomputedShare;
         // Selective recomputation by kind: attention core, GEMMs (mla_up_proj), element-wise (the rest).
         const bool selective = s.recompute == Recompute::Selective;
         const double selectiveAttention = selective ? lt.selectiveRecomputeAttention : 0.0;
@@ -317,12 +316,12 @@ TrainingEstimate TrainingEvaluator::evaluate(const TrainingStrategy& s) const
             = selective ? lt.selectiveRecompute - selectiveAttention - selectiveGemm : 0.0;
         const double n = micro * layersPerStage;
         ComputeBreakdown& cb = r.computeBreakdown;
-        cb.gemm = n * (f.gemm * (1.0 + recomputeShare) + w.gemm + selectiveGemm);
-        cb.attention = n * (f.attention * (1.0 + recomputeShare) + w.attention + selectiveAttention);
-        cb.elementwise = n * (f.elementwise * (1.0 + recomputeShare) + w.elementwise + selectiveElementwise);
-        cb.fp8Casts = n * (f.fp8Casts * (1.0 + recomputeShare) + w.fp8Casts);
-        cb.overhead = n * (f.overhead * (1.0 + recomputeShare) + w.overhead);
-        cb.kernels = n * (f.kernels * (1.0 + recomputeShare) + w.kernels);
+        cb.gemm = n * (f.gemm * (1.0 + recomputedShare) + w.gemm + selectiveGemm);
+        cb.attention = n * (f.attention * (1.0 + recomputedShare) + w.attention + selectiveAttention);
+        cb.elementwise = n * (f.elementwise * (1.0 + recomputedShare) + w.elementwise + selectiveElementwise);
+        cb.fp8Casts = n * (f.fp8Casts * (1.0 + recomputedShare) + w.fp8Casts);
+        cb.overhead = n * (f.overhead * (1.0 + recomputedShare) + w.overhead);
+        cb.kernels = n * (f.kernels * (1.0 + recomputedShare) + w.kernels);
         cb.logits = micro * logits;
         r.pipelineSplitRule = split.rule;
         r.firstStageLayers = split.first;
