@@ -271,13 +271,13 @@ MemoryBreakdown estimateMemory(
     // the layers it recomputes (blockRecomputedLayers) and every activation of the others, and uniform
     // recomputation of units of n layers (--recompute-method uniform --recompute-num-layers n) keeps one
     // input per unit of each virtual chunk (megatron/core/recompute.py checkpointed_forward).
-    TrainingStrategy kept = s;
-    kept.recompute = Recompute::None;
     const auto stageAverage = [&](const TransformerShape& x, const MemoryInputs& inputs, double layers) {
         const double checkpointed = activationBytesPerLayer(x, s, inputs);
         if (s.recompute != Recompute::Full || !(layers > 0))
             return checkpointed;
         if (s.blockRecompute()) {
+            TrainingStrategy kept = s;
+            kept.recompute = Recompute::None;
             const double recomputed = blockRecomputedLayers(layers, p.vpp, s.recomputeNumLayers);
             return (recomputed * checkpointed + (layers - recomputed) * activationBytesPerLayer(x, kept, inputs))
                 / layers;
