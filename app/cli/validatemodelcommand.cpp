@@ -128,8 +128,8 @@ int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
         }
         io.out << "  " << t.rows.size() - t.refused << " rows (metric " << (t.rows.empty() ? "" : t.rows.front().metric)
                << ")" << (t.refused ? ", " + std::to_string(t.refused) + " refused" : std::string()) << ": MAPE "
-               << format("%.1f%%", 100 * t.mape) << " (limit " << format("%.0f%%", 100 * t.mapeLimit) << "), bias "
-               << format("%+.1f%%", 100 * t.bias) << " (limit +-" << format("%.0f%%", 100 * t.biasLimit) << "), max "
+               << format("%.1f%%", 100 * t.mape) << " (limit " << format("%g%%", 100 * t.mapeLimit) << "), bias "
+               << format("%+.1f%%", 100 * t.bias) << " (limit +-" << format("%g%%", 100 * t.biasLimit) << "), max "
                << format("%.1f%%", 100 * t.maxError)
                << (t.withinLimits() ? "  -> within limits\n" : "  -> OUTSIDE limits\n");
     }

@@ -43,7 +43,7 @@ private Q_SLOTS:
         for (const ValidationRow& r : t.rows)
             qInfo("%-26s measured %10.4g predicted %10.4g error %+6.1f%%  %s", r.label.c_str(), r.measured, r.predicted,
                 100 * r.error, r.detail.c_str());
-        qInfo("%s: %zu rows, MAPE %.1f%% (limit %.0f%%), bias %+.1f%% (limit %.0f%%), max %.1f%%", t.id.c_str(),
+        qInfo("%s: %zu rows, MAPE %.1f%% (limit %g%%), bias %+.1f%% (limit %g%%), max %.1f%%", t.id.c_str(),
             t.rows.size(), 100 * t.mape, 100 * t.mapeLimit, 100 * t.bias, 100 * t.biasLimit, 100 * t.maxError);
         QVERIFY(!t.rows.empty());
         QCOMPARE(t.refused, 0);
