@@ -111,6 +111,10 @@ int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
         j["tables"] = nlohmann::json::array();
         for (const ValidationTable& t : *tables)
             j["tables"].push_back(tableJson(t, scenarioDir.has_value()));
+        j["by_kind_and_architecture"] = nlohmann::json::array();
+        for (const ValidationGroup& g : groupByKindAndArchitecture(*tables, *catalog))
+            j["by_kind_and_architecture"].push_back({ { "kind", g.kind }, { "architecture", g.architecture },
+                { "rows", g.rows }, { "mape", g.mape }, { "bias", g.bias }, { "max_error", g.maxError } });
         io.out << j.dump(2) << "\n";
         return 0;
     }
@@ -132,6 +136,15 @@ int runValidateModelCommand(const std::vector<std::string>& args, CliIo io)
                << format("%+.1f%%", 100 * t.bias) << " (limit +-" << format("%g%%", 100 * t.biasLimit) << "), max "
                << format("%.1f%%", 100 * t.maxError)
                << (t.withinLimits() ? "  -> within limits\n" : "  -> OUTSIDE limits\n");
+    }
+    // What to expect for a model of a kind on a GPU generation: every training row above, grouped.
+    io.out << "\nBy model kind and GPU architecture (every evaluated training row above; errors as throughput, "
+              "> 0 = predicted too fast)\n";
+    for (const ValidationGroup& g : groupByKindAndArchitecture(*tables, *catalog)) {
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-6s %-10s %5d rows  MAPE %5.1f%%  bias %+6.1f%%  max %5.1f%%\n",
+            g.kind.c_str(), g.architecture.c_str(), g.rows, 100 * g.mape, 100 * g.bias, 100 * g.maxError);
+        io.out << line;
     }
     io.out << "\n" << (allWithin ? "every table is within its limits\n" : "some tables are outside their limits\n");
     if (scenarioDir)

@@ -598,6 +598,44 @@ Result<std::vector<ValidationTable>> runModelValidation(std::string_view manifes
     }
 }
 
+std::vector<ValidationGroup> groupByKindAndArchitecture(
+    const std::vector<ValidationTable>& tables, const Catalog& catalog)
+{
+    std::map<std::pair<std::string, std::string>, ValidationGroup> groups;
+    for (const ValidationTable& t : tables) {
+        if (t.kind != "training")
+            continue;
+        for (const ValidationRow& r : t.rows) {
+            if (!r.evaluated || r.scenarioJson.empty())
+                continue;
+            const json j = json::parse(r.scenarioJson, nullptr, false);
+            if (j.is_discarded())
+                continue;
+            const GpuModel* gpu = catalog.findGpu(j["cluster"].value("gpu", std::string()));
+            if (!gpu)
+                continue;
+            const std::string kind = j["model"].contains("moe") ? "MoE" : "dense";
+            const std::string arch = toString(gpu->arch);
+            // As a throughput error (> 0: predicted too fast): a step time's error inverted.
+            const double e = r.metric == "measured_iteration_seconds" ? 1.0 / (1.0 + r.error) - 1.0 : r.error;
+            ValidationGroup& g = groups[{ kind, arch }];
+            g.kind = kind;
+            g.architecture = arch;
+            ++g.rows;
+            g.mape += std::abs(e);
+            g.bias += e;
+            g.maxError = std::max(g.maxError, std::abs(e));
+        }
+    }
+    std::vector<ValidationGroup> out;
+    for (auto& [key, g] : groups) {
+        g.mape /= g.rows;
+        g.bias /= g.rows;
+        out.push_back(g);
+    }
+    return out;
+}
+
 Result<std::vector<ValidationTable>> runBuiltinModelValidation(
     const Catalog& catalog, const ComputeEfficiencyParams& params)
 {

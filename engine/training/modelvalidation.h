@@ -45,6 +45,19 @@ struct ValidationTable {
     bool withinLimits() const { return refused == 0 && mape <= mapeLimit && std::abs(bias) <= biasLimit; }
 };
 
+/// The training rows of every table grouped by what a user sizes with: the model kind ("dense", or "MoE"
+/// when the row's scenario has model.moe) and the GPU architecture of the catalog ("hopper",
+/// "blackwell", ...). MAPE and bias over the group's evaluated rows, every error as a throughput error
+/// (> 0: predicted too fast; a step-time row's error e counts as 1 / (1 + e) - 1).
+struct ValidationGroup {
+    std::string kind; ///< "dense" | "MoE"
+    std::string architecture; ///< toString(GpuArch)
+    int rows = 0;
+    double mape = 0, bias = 0, maxError = 0; ///< fractions
+};
+std::vector<ValidationGroup> groupByKindAndArchitecture(
+    const std::vector<ValidationTable>& tables, const Catalog& catalog);
+
 /// Reads a file named in the manifest (relative to the manifest's folder).
 using ValidationFileReader = std::function<Result<std::string>(const std::string& file)>;
 

@@ -30,6 +30,17 @@ private Q_SLOTS:
             QVERIFY(o.value(QStringLiteral("rows")).toArray().size() > 0);
             QVERIFY(o.contains(QStringLiteral("mape")) && o.contains(QStringLiteral("bias")));
         }
+        // The rows grouped by model kind and GPU architecture: dense on A100, MoE on Blackwell, ...
+        const QJsonArray groups = j.value(QStringLiteral("by_kind_and_architecture")).toArray();
+        QStringList keys;
+        for (const QJsonValue& g : groups) {
+            const QJsonObject o = g.toObject();
+            QVERIFY(o.value(QStringLiteral("rows")).toInt() > 0);
+            keys << o.value(QStringLiteral("kind")).toString() + QLatin1Char(' ')
+                    + o.value(QStringLiteral("architecture")).toString();
+        }
+        QVERIFY2(keys.contains(QStringLiteral("dense ampere")) && keys.contains(QStringLiteral("MoE blackwell")),
+            qPrintable(keys.join(QStringLiteral(", "))));
     }
 
     void validateModelText()
@@ -41,6 +52,7 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QStringLiteral("every table is within its limits")));
         // Limits as tables.json states them, not rounded to whole percents (Korthikanti: 3.5%).
         QVERIFY2(r.out.contains(QStringLiteral("(limit 3.5%)")), qPrintable(r.out.left(2000)));
+        QVERIFY(r.out.contains(QStringLiteral("By model kind and GPU architecture")));
     }
 
     // --scenarios DIR writes each row's scenario as the model ran it: evaluate gives the same figure.

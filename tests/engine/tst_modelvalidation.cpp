@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace clusterscope::engine;
 
@@ -172,6 +173,44 @@ private Q_SLOTS:
                 QVERIFY2(r.detail.find("recompute full (block 5)") != std::string::npos, r.detail.c_str());
             }
         QCOMPARE(block, 1);
+    }
+
+    // The summary by model kind and GPU architecture counts every evaluated training row once, as a
+    // throughput error (a step-time row's inverted: vTrain's A100 tables), and its statistics are the
+    // groups' means.
+    void groupsByKindAndArchitecture()
+    {
+        struct Sums {
+            int rows = 0;
+            double abs = 0, sum = 0;
+        };
+        std::map<std::pair<std::string, std::string>, Sums> expected;
+        int stepTimeRows = 0;
+        for (const ValidationTable& t : m_tables)
+            for (const ValidationRow& r : t.rows) {
+                if (t.kind != "training" || !r.evaluated)
+                    continue;
+                auto scenario = parseScenarioJson(r.scenarioJson, r.label);
+                QVERIFY2(scenario.isOk(), scenario.message().c_str());
+                const bool stepTime = r.metric == "measured_iteration_seconds";
+                stepTimeRows += stepTime ? 1 : 0;
+                const double e = stepTime ? 1.0 / (1.0 + r.error) - 1.0 : r.error;
+                Sums& x = expected[{
+                    scenario->model.moe ? "MoE" : "dense", toString(m_catalog.findGpu(scenario->cluster.gpu)->arch) }];
+                ++x.rows;
+                x.abs += std::abs(e);
+                x.sum += e;
+            }
+        QVERIFY(stepTimeRows > 1000);
+        const std::vector<ValidationGroup> groups = groupByKindAndArchitecture(m_tables, m_catalog);
+        QCOMPARE(groups.size(), expected.size());
+        for (const ValidationGroup& g : groups) {
+            const Sums& x = expected[{ g.kind, g.architecture }];
+            QCOMPARE(g.rows, x.rows);
+            QVERIFY(std::abs(g.mape - x.abs / x.rows) < 1e-12 && std::abs(g.bias - x.sum / x.rows) < 1e-12);
+            QVERIFY(g.maxError >= g.mape);
+        }
+        QVERIFY(expected.count({ "MoE", "blackwell" }) && expected.count({ "dense", "ampere" }));
     }
 
     // The MXFP8 rows run as dtype mxfp8 (the 26.04.01 MXFP8 tables and the 25.11 FP8-MX rows), and a
