@@ -144,6 +144,8 @@ namespace {
         std::string detail;
         bool fits = true;
         std::string scenarioJson; // the scenario of `estimate`
+        std::string gpu; // its catalog GPU
+        bool moe = false; // its model has MoE layers
     };
 
     std::string strategyText(const TrainingEstimate& e)
@@ -418,6 +420,8 @@ namespace {
                     best = e;
                     bestFits = fits;
                     out.scenarioJson = s.dump(2);
+                    out.gpu = scenario->cluster.gpu;
+                    out.moe = scenario->model.moe.has_value();
                 }
             }
         }
@@ -546,6 +550,8 @@ namespace {
                     if (o.estimate) {
                         r.evaluated = true;
                         r.scenarioJson = o.scenarioJson;
+                        r.gpu = o.gpu;
+                        r.moe = o.moe;
                         r.predicted = predictedMetric(r.metric, *o.estimate, row.integer("gpus"));
                     }
                 }
@@ -606,15 +612,10 @@ std::vector<ValidationGroup> groupByKindAndArchitecture(
         if (t.kind != "training")
             continue;
         for (const ValidationRow& r : t.rows) {
-            if (!r.evaluated || r.scenarioJson.empty())
-                continue;
-            const json j = json::parse(r.scenarioJson, nullptr, false);
-            if (j.is_discarded())
-                continue;
-            const GpuModel* gpu = catalog.findGpu(j["cluster"].value("gpu", std::string()));
+            const GpuModel* gpu = r.evaluated ? catalog.findGpu(r.gpu) : nullptr;
             if (!gpu)
                 continue;
-            const std::string kind = j["model"].contains("moe") ? "MoE" : "dense";
+            const std::string kind = r.moe ? "MoE" : "dense";
             const std::string arch = toString(gpu->arch);
             // As a throughput error (> 0: predicted too fast): a step time's error inverted.
             const double e = r.metric == "measured_iteration_seconds" ? 1.0 / (1.0 + r.error) - 1.0 : r.error;

@@ -30,6 +30,8 @@ struct ValidationRow {
     /// The scenario JSON the prediction evaluated (with the strategy chosen: vpp, recompute);
     /// `clusterscope-cli evaluate` of it gives the same figure. Empty when the row was refused.
     std::string scenarioJson;
+    std::string gpu; ///< the catalog GPU of that scenario (training rows)
+    bool moe = false; ///< its model has MoE layers (model.moe)
 };
 
 /// One table's rows and summary statistics over its evaluated rows.
