@@ -108,6 +108,16 @@ inline double ncclSearchChannels(const CollectiveHardware& hw, const GroupContex
     return channels;
 }
 
+/// NVLS heads across nodes: NCCL's NVLS search finds one channel per NIC that has a GPU of its own
+/// (src/graph/search.cc: "NVLS search only tries to find NIC:GPU combinations to compute the heads",
+/// a GPU with two NICs is one head) and at most min(NCCL_MAX_NVLS_ARITY, GPUs) of them; each head
+/// takes its share of every NVLS / NVLSTree operation through its NIC. On one node every rank pulls
+/// from the switch.
+inline double ncclNvlsHeads(const GroupContext& ctx)
+{
+    return ctx.nodes > 1 ? std::min<double>(ctx.ranksPerNode, ctx.nics) : ctx.ranksPerNode;
+}
+
 /// Ring channels NCCL runs across nodes: ncclTopoPostset (src/graph/connect.cc) doubles the search
 /// graph's channels ("nChannels*2", MAXCHANNELS 32) without changing the graph the tuner reads
 /// ("Execution channels are typically 2x the search channels", NVIDIA/nccl issue 1041): 16 on a node

@@ -116,11 +116,6 @@ namespace {
         {
             return tunerChannels() * table[hw.archIndex][ctx.capIndex] * kGBps;
         }
-        /// nChannels x a per-channel cap, counting the channels that run.
-        double runningChannelCap(const double (&table)[4][3]) const
-        {
-            return ctx.channels * table[hw.archIndex][ctx.capIndex] * kGBps;
-        }
         /// tuning.cc llMaxBw: the GPU's row on one node, the host CPU's row across nodes.
         double llMaxBw() const
         {
@@ -222,11 +217,9 @@ namespace {
         const double egress
             = sharp ? 1.0 : (tree ? treeNodeEgressFactor(ctx.nodes) : nodeEgressFactor(in.op, ctx.nodes));
         if (in.multiNode()) {
-            double interAlg = (sharp ? nccl::kCollNetFactor : 1.0) * ctx.interBytesPerSecond / egress;
-            if (tree)
-                interAlg
-                    = std::min(interAlg, nccl::kTreeAlgorithmRatio * in.runningChannelCap(nccl::kPerChMaxNvlsTreeGBps));
-            c.algBw = std::min(c.algBw, interAlg);
+            // NVLSTree's per-head cap (NCCL's perChMaxNVLSTreeBws) shapes the time of a chosen NVLSTree,
+            // not the choice (ncclpipeline.cpp).
+            c.algBw = std::min(c.algBw, (sharp ? nccl::kCollNetFactor : 1.0) * ctx.interBytesPerSecond / egress);
         }
         c.latencyUs = tree ? in.intraLat + 2.0 * log2Floor(ctx.nodes) * in.interLat
                            : in.intraLat + (in.multiNode() ? in.interLat : 0.0);

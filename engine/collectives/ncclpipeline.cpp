@@ -27,6 +27,8 @@ namespace {
         /// When > 0: a fill stage moves a chunk at this rate, so its share of the period is
         /// (algorithm bandwidth / this rate), at most 1.
         double hopBytesPerSecond = 0;
+        /// When > 0: the steady algorithm bandwidth does not exceed this.
+        double maxAlgBytesPerSecond = 0;
     };
 
     double nvlsChannels(const CollectiveHardware& hw, const GroupContext& ctx)
@@ -126,16 +128,14 @@ namespace {
             // work->oneNode: scatter into the NVLS buffer, reduce and multicast through the switch
             // (multimem load-reduce / store), gather out of it): 3 stages. Across nodes the chunk
             // also goes up to the SHARP switch and back down (CollNet): 3. Heads = local ranks.
-            const double heads = ctx.nodes > 1 ? std::min<double>(ppn, ctx.nics) : ppn;
-            p.concurrent = nvlsChannels(hw, ctx) * heads;
+            p.concurrent = nvlsChannels(hw, ctx) * ncclNvlsHeads(ctx);
             p.chunkBytes = nvlsChunk(nBytes, p.concurrent);
             p.stages = 3;
             return true;
         }
         case CollectiveAlgorithm::NvlsTree: {
             // In-switch reduce and multicast inside the node, then the tree up and down across nodes.
-            const double heads = std::min<double>(ppn, ctx.nics);
-            p.concurrent = nvlsChannels(hw, ctx) * heads;
+            p.concurrent = nvlsChannels(hw, ctx) * ncclNvlsHeads(ctx);
             p.chunkBytes = nvlsTreeChunk(nBytes, p.concurrent, ctx.nodes);
             p.stages = 1 + 2.0 * log2Floor(ctx.nodes);
             // The steady chunk period is that of the slowest stage: the in-switch reduce and multicast inside
@@ -144,6 +144,20 @@ namespace {
             // each network hop once, at the node's full NIC rate: (algorithm bandwidth / NIC rate) of a
             // period (half a period beyond two nodes; on two nodes the NVLS stage sets the period).
             p.hopBytesPerSecond = ctx.interBytesPerSecond;
+            // NCCL's tuner counts perChMaxNVLSTreeBws per channel of the NVLS graph, i.e. per head
+            // (graphs[NCCL_ALGO_NVLS_TREE] is the NVLS graph, whose channels are its heads:
+            // ncclNvlsHeads), in bus bandwidth (NCCL 2.29 tuning.cc converts NVLS and NVLSTree busBw to
+            // algbw by nRanks / nsteps, nccl-tests' own factor). Per head that figure is what NVLSTree
+            // AllReduce reaches in the public logs of tests/data/nccltests/public: 58-61 GB/s per head on
+            // two nodes of 8 x 400 Gb/s H100 / H200 (465-486 GB/s; table 57.7), 55-59 with 4 heads
+            // (220-236 GB/s, where the NICs alone would carry ~360) and 45.7 on four nodes (366 GB/s;
+            // 45.5). ClusterScope applies it to the time of a chosen NVLSTree, not to the choice: taken
+            // into the tuner term too, it turns the 4 x 8 log's largest sizes to Ring, which that log
+            // contradicts (its bus bandwidth keeps rising to 366 GB/s, above the 330 a 16-channel ring
+            // carries, capRingByChannels).
+            if (ctx.ranks > 1)
+                p.maxAlgBytesPerSecond = ncclNvlsHeads(ctx) * nccl::kPerChMaxNvlsTreeGBps[hw.archIndex][ctx.capIndex]
+                    * kGBps * ctx.ranks / (2.0 * (ctx.ranks - 1));
             return true;
         }
         default:
@@ -199,9 +213,11 @@ void applyNcclPipeline(const CollectiveHardware& hw, const GroupContext& ctx, Co
     // q chunks per pipeline (a partial chunk when the size fills less than one), D stages: the last
     // chunk is out after q + D - 1 chunk times of W / q each.
     const double q = std::max(1.0, nBytes / (p.concurrent * p.chunkBytes));
-    const double streaming = t.bandwidthSeconds * p.bandwidthFactor;
-    if (p.hopBytesPerSecond > 0 && t.bandwidthSeconds > 0)
-        p.stageShare = std::min(1.0, bytes / t.bandwidthSeconds / p.hopBytesPerSecond);
+    double streaming = t.bandwidthSeconds * p.bandwidthFactor;
+    if (p.maxAlgBytesPerSecond > 0)
+        streaming = std::max(streaming, bytes / p.maxAlgBytesPerSecond);
+    if (p.hopBytesPerSecond > 0 && streaming > 0)
+        p.stageShare = std::min(1.0, bytes / streaming / p.hopBytesPerSecond);
     t.achievedBandwidthSeconds = streaming * (q + (p.stages - 1) * p.stageShare) / q;
 }
 

@@ -132,6 +132,8 @@ private Q_SLOTS:
             << "allreduce" << 32 << 8 << 1 << kGiB << "nvls" << simple << 25.0 + 18 << 0.9 * 48;
         QTest::addRow("nvls allgather 1 node")
             << "allgather" << 8 << 8 << 8 << kGiB << "nvls" << simple << 25.0 << 370.8 * 0.85 * 15 / 16;
+        // Beyond two nodes the NICs carry 2 S. The tuner term, which chooses, keeps it; the time of a chosen
+        // NVLSTree is capped further per NVLS head (pipeline below).
         QTest::addRow("nvlstree allreduce 4 nodes")
             << "allreduce" << 32 << 8 << 8 << kGiB << "nvlstree" << simple << 25.0 + 2 * 2 * 20.9 << 384.0 / 2;
         // tuning.cc: NVLSTree takes bwInter/2 beyond two nodes (2.26; 2.30: bwInter x 2 up to two nodes).
@@ -275,25 +277,33 @@ private Q_SLOTS:
         QTest::addColumn<double>("bandwidthFactor");
         QTest::addColumn<int>("gpusPerThread"); ///< GPUs one host thread launches per call (nccl-tests -g)
         const double kMiB = 1024.0 * 1024.0;
-        // On two nodes the in-switch stage sets the chunk period (NVLS algbw 370.8 x 0.85 x 15/16 / (1 + 1/8)
-        // = 262.7 GB/s) and a fill stage crosses the network at the node's 384 GB/s: s = 262.7 / 384 of a
-        // period, so q chunks take (q + 2 s) / q.
-        const double s = 370.8 * 0.85 * 15 / 16 / 1.125 / 384;
+        // On two nodes the tuner's NVLSTree runs at the in-switch stage's algbw (NVLS 370.8 x 0.85 x 15/16 /
+        // (1 + 1/8) = 262.7 GB/s), but a chosen NVLSTree streams at NCCL's cap of 57.7 GB/s of bus bandwidth
+        // per head (8 heads: algbw 461.6 x 16 / 30 = 246.2 GB/s), and a fill stage crosses the network at
+        // the node's 384 GB/s: s = 246.2 / 384 of a period, so q chunks take 262.7 / 246.2 x (q + 2 s) / q
+        // of the tuner's time.
+        const double capAlg2 = 8 * 57.7 * 16 / 30;
+        const double stream2 = 370.8 * 0.85 * 15 / 16 / 1.125 / capAlg2;
+        const double s = capAlg2 / 384;
         // 4 MiB: below 8 MiB (1 x 128 x 64 KiB) the chunk is 32 KiB: q = 1.
-        QTest::addRow("nvlstree 4 MiB: one 32 KiB chunk") << "nvlstree" << 16 << 4 * kMiB << 14.0 << 1 + 2 * s << 1;
+        QTest::addRow("nvlstree 4 MiB: one 32 KiB chunk")
+            << "nvlstree" << 16 << 4 * kMiB << 14.0 << stream2 * (1 + 2 * s) << 1;
         // 16 MiB: below 64 MiB (4 x 128 x 128 KiB) the chunk is 64 KiB: q = 2.
         QTest::addRow("nvlstree 16 MiB: two 64 KiB chunks")
-            << "nvlstree" << 16 << 16 * kMiB << 14.0 << (2 + 2 * s) / 2 << 1;
+            << "nvlstree" << 16 << 16 * kMiB << 14.0 << stream2 * (2 + 2 * s) / 2 << 1;
         // 64 MiB: 128 KiB chunks, q = 4.
         QTest::addRow("nvlstree 64 MiB: four 128 KiB chunks")
-            << "nvlstree" << 16 << 64 * kMiB << 14.0 << (4 + 2 * s) / 4 << 1;
+            << "nvlstree" << 16 << 64 * kMiB << 14.0 << stream2 * (4 + 2 * s) / 4 << 1;
         // 1 GiB: q = 64.
-        QTest::addRow("nvlstree 1 GiB: 64 chunks") << "nvlstree" << 16 << 1024 * kMiB << 14.0 << (64 + 2 * s) / 64 << 1;
+        QTest::addRow("nvlstree 1 GiB: 64 chunks")
+            << "nvlstree" << 16 << 1024 * kMiB << 14.0 << stream2 * (64 + 2 * s) / 64 << 1;
         // 4 nodes: 64 KiB chunks (NVLS_TREE's cap from 4 nodes), q = 64 MiB / (128 x 64 KiB) = 8, D = 1 + 2 x 2
-        // = 5. Beyond two nodes a fill stage is half the steady chunk period (interior tree nodes send each
-        // chunk twice, a filling chunk crosses each hop once at the NIC's rate): (8 + 4 / 2) / 8.
-        QTest::addRow("nvlstree 4 nodes 64 MiB: fill stages at half a period")
-            << "nvlstree" << 32 << 64 * kMiB << 14.0 << 10.0 / 8.0 << 1;
+        // = 5. The tuner's algbw is the NICs' 384 / 2 (interior tree nodes send each chunk twice); the chosen
+        // NVLSTree streams at the cap of 45.5 GB/s per head (algbw 8 x 45.5 x 32 / 62 = 187.9 GB/s), and a
+        // filling chunk crosses each hop once at the NIC's rate: s = 187.9 / 384, 192 / 187.9 x (8 + 4 s) / 8.
+        const double capAlg4 = 8 * 45.5 * 32 / 62;
+        QTest::addRow("nvlstree 4 nodes 64 MiB: fill stages at most half a period")
+            << "nvlstree" << 32 << 64 * kMiB << 14.0 << 192.0 / capAlg4 * (8 + 4 * capAlg4 / 384) / 8 << 1;
         // One node, NVLS: three stages (scatter, in-switch reduce and multicast, gather; all_reduce.h);
         // 16 channels x 8 heads, 16 MiB below 64 MiB (8 x 128 x 64 KiB): 32 KiB chunks, q = 4: 6 / 4.
         // The per-call overhead on one node is one kernel launch per GPU of the calling thread (3.0 us).

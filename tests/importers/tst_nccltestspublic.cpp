@@ -76,6 +76,10 @@ private Q_SLOTS:
         // A100 thanos (3.5 -> 4.0%, 5.0 -> 5.3%), and the held-out RMS of the three A100 logs (5.4 ->
         // 6.6%, 3.9 -> 6.7%, 6.0 -> 8.6%: the 3-4 Ring LL128 sizes at 4-16 MiB), B200 2x8 (8.1 -> 8.7%)
         // and 2x4 (12.1 -> 12.7%); the summed held-out RMS of the 18 logs fell 125.2 -> 120.2 points.
+        // NCCL's NVLSTree cap per NVLS head (ncclpipeline.cpp) lowered the uncalibrated limits of every
+        // NVLSTree log (mean |error|: OCI 5.4 -> 0.8%, alpha 59.8 -> 42.9%, 2x4 43.5 -> 25.7%, 10x8 17.1 ->
+        // 14.1%, ...) and raised three: XE9680's max 25.7 -> 26.8% (at 4 MiB, where the model is already slow), the
+        // held-out RMS of 2x4 (12.7 -> 12.9%) and 10x4 (4.0 -> 5.0%).
         // Calibrated RMS over the sizes kept (outliers left out): what the calibration reaches today.
         // H100 1x8 (6.1%) and GKE H200 2x1 (8.0%) are 0.4-0.9 points above the previous limits: the
         // smoother size correction keeps sizes the old fit rejected as outliers (H100: 3 -> 2, GKE:
@@ -95,8 +99,8 @@ private Q_SLOTS:
         // Dell H200 over RoCE, 8 RDMA interfaces per node (rate not stated: 400 Gb/s assumed).
         QTest::addRow("2x8 H200 RoCE") << "h200_2x8_roce_allreduce.log"
                                        << "allreduce"
-                                       << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << QString("roce") << 0.072
-                                       << 0.382 << 0.049 << true << 0.061;
+                                       << "H200-SXM-141GB" << 16 << 2 << 25 << 8 << 400.0 << QString("roce") << 0.07
+                                       << 0.368 << 0.049 << true << 0.061;
         QTest::addRow("1x8 A100 NVSwitch") << "a100_8gpu_1node_allreduce.log"
                                            << "allreduce"
                                            << "A100-SXM-80GB" << 8 << 1 << 25 << 8 << 200.0 << QString("ib") << 0.156
@@ -104,8 +108,8 @@ private Q_SLOTS:
         // OCI BM.GPU.H100.8: 16 x 200 Gb/s RoCE ports per node (the page uses all 16).
         QTest::addRow("2x8 H100 OCI RoCE") << "oci_h100_2x8_roce_allreduce.log"
                                            << "allreduce"
-                                           << "H100-SXM-80GB" << 16 << 2 << 5 << 16 << 200.0 << QString("roce") << 0.055
-                                           << 0.058 << 0.003 << true << 0.001;
+                                           << "H100-SXM-80GB" << 16 << 2 << 5 << 16 << 200.0 << QString("roce") << 0.009
+                                           << 0.011 << 0.002 << true << 0.001;
         // GKE, one H200 and one ConnectX-7 RoCE NIC per worker (A3 Ultra: 400 Gb/s per NIC). No GPUDirect
         // RDMA: each worker claims the NIC named gpu2rdma0 while its GPU comes from the device plugin
         // independently (the two workers' GPUs sit on different buses, cc:00 and 97:00), so at least one
@@ -119,8 +123,8 @@ private Q_SLOTS:
         // Nebius H200 nodes with InfiniBand (8 x 400 Gb/s NDR per node).
         QTest::addRow("2x8 H200 Nebius IB") << "h200_2x8_nebius_ib_allreduce.log"
                                             << "allreduce"
-                                            << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << QString("ib") << 0.039
-                                            << 0.057 << 0.004 << true << 0.001;
+                                            << "H200-SXM-141GB" << 16 << 2 << 5 << 8 << 400.0 << QString("ib") << 0.027
+                                            << 0.039 << 0.004 << true << 0.001;
         // GKE A4 (8 x B200, 8 x 400 Gb/s RoCE per node); the log names no binary: all_gather (--op).
         QTest::addRow("2x8 B200 GKE A4 allgather")
             << "b200_2x8_gke_a4_allgather.log"
@@ -144,13 +148,13 @@ private Q_SLOTS:
         // The same two hosts with all 8 H100 each (-g 8); NICs not stated: as for 2x4 below.
         QTest::addRow("2x8 H100 alpha") << "h100_2x8_alpha_allreduce.log"
                                         << "allreduce"
-                                        << "H100-SXM-80GB" << 16 << 2 << 31 << 4 << 400.0 << QString("ib") << 0.599
+                                        << "H100-SXM-80GB" << 16 << 2 << 31 << 4 << 400.0 << QString("ib") << 0.43
                                         << 0.847 << 0.057 << true << 0.083;
         // 2 nodes x 4 H100 (-g 4), NICs not stated: 4 x 400 Gb/s InfiniBand assumed.
         QTest::addRow("2x4 H100") << "h100_2x4_allreduce.log"
                                   << "allreduce"
-                                  << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.436 << 0.894
-                                  << 0.057 << true << 0.128;
+                                  << "H100-SXM-80GB" << 8 << 2 << 32 << 4 << 400.0 << QString("ib") << 0.258 << 0.894
+                                  << 0.057 << true << 0.13;
         // Held-out logs: collected after the model was built and never used to fit or choose anything in
         // it (README "Held-out logs"); their limits are what the model reaches on them.
         // Dell XE9680 (8 x H100, 8 x ConnectX-7 400 Gb/s InfiniBand), NCCL 2.26.2 (nccl-tests issue 309).
@@ -161,14 +165,14 @@ private Q_SLOTS:
         QTest::addRow("held-out 2x8 H100 XE9680 IB") << "h100_2x8_xe9680_ib_allreduce.log"
                                                      << "allreduce"
                                                      << "H100-SXM-80GB" << 16 << 2 << 32 << 8 << 400.0 << QString("ib")
-                                                     << 0.08 << 0.258 << 0.052 << true << 0.082;
+                                                     << 0.059 << 0.269 << 0.052 << true << 0.08;
         // The same issue: 4 HGX H100 VMs, 32 GPU-NIC pairs (8 x 400 Gb/s InfiniBand per node), NCCL 2.26.2.
         // Limits lowered by the tree egress beyond two nodes (ncclcost.cpp treeNodeEgressFactor, the
         // NVLSTree fill stages in ncclpipeline.cpp): uncalibrated mean 23.3 -> 10.2%.
         QTest::addRow("held-out 4x8 H100 VM IB") << "h100_4x8_vm_ib_allreduce.log"
                                                  << "allreduce"
                                                  << "H100-SXM-80GB" << 32 << 4 << 32 << 8 << 400.0 << QString("ib")
-                                                 << 0.098 << 0.428 << 0.053 << true << 0.077;
+                                                 << 0.095 << 0.428 << 0.053 << true << 0.077;
         // The same issue, another cluster: 8 nodes x 8 H100 on a 400 Gb/s InfiniBand network ("the 400 GB/s
         // IB limit of our network": 8 x 400 Gb/s per node). The tree egress beyond two nodes took the
         // uncalibrated mean 22.7 -> 21.0%: sizes >= 128 MiB -12..-28% -> -12..-20% (the run stays at 320 GB/s
@@ -178,7 +182,7 @@ private Q_SLOTS:
         QTest::addRow("held-out 8x8 H100 IB") << "h100_8x8_ib_allreduce.log"
                                               << "allreduce"
                                               << "H100-SXM-80GB" << 64 << 8 << 14 << 8 << 400.0 << QString("ib")
-                                              << 0.176 << 0.842 << 0.033 << true << 0.083;
+                                              << 0.159 << 0.842 << 0.033 << true << 0.083;
         // One node, 8 x H100 with NVLink SHARP, -g 8 (nccl-tests issue 290; NDR 400 Gb/s ConnectX-7, unused).
         QTest::addRow("held-out 1x8 H100 NVLS -g 8") << "h100_1x8_nvls_g8_allreduce.log"
                                                      << "allreduce"
@@ -214,7 +218,7 @@ private Q_SLOTS:
         QTest::addRow("10x8 H100 IB allreduce") << "xxrjun_h100_10n8g_ib_allreduce.log"
                                                 << "allreduce"
                                                 << "H100-SXM-80GB" << 80 << 10 << 10 << 8 << 400.0 << QString("ib")
-                                                << 0.172 << 0.412 << 0.07 << true << 0.078;
+                                                << 0.142 << 0.403 << 0.07 << true << 0.078;
         QTest::addRow("10x1 H100 IB allgather") << "xxrjun_h100_10n1g_ib_allgather.log"
                                                 << "allgather"
                                                 << "H100-SXM-80GB" << 10 << 10 << 10 << 1 << 400.0 << QString("ib")
@@ -262,7 +266,7 @@ private Q_SLOTS:
         QTest::addRow("10x4 H100 IB allreduce") << "xxrjun_h100_10n4g_ib_allreduce.log"
                                                 << "allreduce"
                                                 << "H100-SXM-80GB" << 40 << 10 << 10 << 4 << 400.0 << QString("ib")
-                                                << 0.053 << 0.175 << 0.023 << true << 0.041;
+                                                << 0.049 << 0.162 << 0.022 << true << 0.051;
         QTest::addRow("10x8 H100 IB allgather") << "xxrjun_h100_10n8g_ib_allgather.log"
                                                 << "allgather"
                                                 << "H100-SXM-80GB" << 80 << 10 << 10 << 8 << 400.0 << QString("ib")
