@@ -356,7 +356,8 @@ namespace {
     json runJson(const NcclTestsRun& r)
     {
         auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-        return { { "binary", r.binary }, { "collective", r.collective ? toString(*r.collective) : "" },
+        return { { "binary", r.binary }, { "command_binary", r.commandBinary },
+            { "collective", r.collective ? toString(*r.collective) : "" },
             { "collective_source", toString(r.collectiveSource) }, { "ranks", r.ranks() }, { "nodes", r.nodes() },
             { "devices_partial", r.devicesPartial() }, { "ranks_per_node", r.ranksPerNode() }, { "gpu", r.gpuName() },
             { "nthreads", opt(r.threads) }, { "ngpus", opt(r.gpusPerThread) }, { "min_bytes", opt(r.minBytes) },
@@ -369,7 +370,8 @@ namespace {
 
     void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)
     {
-        out << log.file << ":" << r.firstLine << ": " << (r.binary.empty() ? "nccl-tests" : r.binary) << " ("
+        const std::string& binary = r.binary.empty() ? r.commandBinary : r.binary;
+        out << log.file << ":" << r.firstLine << ": " << (binary.empty() ? "nccl-tests" : binary) << " ("
             << (r.collective ? toString(*r.collective) : "?") << ", from the " << toString(r.collectiveSource) << "), "
             << r.ranks() << " ranks";
         if (r.devicesPartial())

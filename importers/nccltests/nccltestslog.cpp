@@ -11,6 +11,8 @@ const char* toString(NcclTestsCollectiveSource source)
     switch (source) {
     case NcclTestsCollectiveSource::BinaryName:
         return "binary_name";
+    case NcclTestsCollectiveSource::CommandLine:
+        return "command_line";
     case NcclTestsCollectiveSource::ColumnLayout:
         return "column_layout";
     case NcclTestsCollectiveSource::Option:

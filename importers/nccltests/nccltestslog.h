@@ -71,13 +71,16 @@ struct NcclTestsRow {
 };
 
 /// How the collective of a run was found.
-enum class NcclTestsCollectiveSource { BinaryName, ColumnLayout, Option };
+enum class NcclTestsCollectiveSource { BinaryName, CommandLine, ColumnLayout, Option };
 const char* toString(NcclTestsCollectiveSource source);
 
 /// One benchmark run (a log may hold several, e.g. a script running every binary in turn).
 struct NcclTestsRun {
     int firstLine = 0;
     std::string binary; ///< "all_reduce_perf" when the log names it
+    /// "all_reduce_perf" when the log quotes the command that started the run ("mpirun -np 16
+    /// ./build/all_reduce_perf -b 8 ...") and does not name its binary otherwise.
+    std::string commandBinary;
     std::optional<engine::CollectiveOp> collective;
     NcclTestsCollectiveSource collectiveSource = NcclTestsCollectiveSource::BinaryName;
     std::string ncclTestsVersion; ///< "2.13.10" from "# nccl-tests version ..."

@@ -1,5 +1,6 @@
 #include "importers/nccltests/nccltestsparser.h"
 
+#include "importers/nccltests/nccltestscollective.h"
 #include "importers/nccltests/nccltestsruncheck.h"
 #include "importers/nccltests/ncclteststokenizer.h"
 
@@ -410,6 +411,23 @@ namespace {
             if (!current().elidedRows)
                 diag("elided-rows", line.number, "the table has a \"...\" line: rows were left out of this excerpt");
             current().elidedRows = true;
+            return;
+        }
+        // The command a page quotes with its output ("mpirun -np 16 ./build/all_reduce_perf -b 8 -e 8G", "$ srun
+        // ... all_gather_perf_mpi ..."): an nccl-tests binary, named "<collective>_perf" or "<collective>_perf_mpi"
+        // (NVIDIA/nccl-tests src/Makefile), as a word of the line. It names the collective of the run that follows
+        // when the run does not name its binary itself; after a table it starts the next run.
+        for (const auto token : t) {
+            std::string_view name = token;
+            if (const auto slash = name.find_last_of('/'); slash != std::string_view::npos)
+                name.remove_prefix(slash + 1);
+            const bool perf = (name.size() > 5 && name.substr(name.size() - 5) == "_perf")
+                || (name.size() > 9 && name.substr(name.size() - 9) == "_perf_mpi");
+            if (!perf || !ncclTestsCollectiveFromName(name))
+                continue;
+            if (!current().rows.empty())
+                startRun(line.number);
+            current().commandBinary = std::string(name);
             return;
         }
         // "HOST:PID:TID [DEV] NCCL INFO AllGather: opCount 0 sendbuff ... count ... datatype ... op ... root ..."

@@ -254,6 +254,9 @@ namespace {
                     diag("unknown-binary", run.firstLine,
                         "\"" + run.binary
                             + "\" is not a benchmark this importer knows; reading the collective from the columns");
+            } else if (!run.commandBinary.empty() && !ncclTestsIsAlltoallv(run.commandBinary)) {
+                run.collective = ncclTestsCollectiveFromName(run.commandBinary);
+                run.collectiveSource = NcclTestsCollectiveSource::CommandLine;
             }
             if (!run.collective) {
                 const auto candidates

@@ -26,7 +26,44 @@ namespace {
             ++i;
         return i;
     }
+
+    bool startsWith(const std::vector<std::string_view>& t, std::initializer_list<std::string_view> words)
+    {
+        if (t.size() < words.size())
+            return false;
+        std::size_t i = 0;
+        for (const auto w : words) {
+            if (t[i++] != w)
+                return false;
+        }
+        return true;
+    }
 } // namespace
+
+bool isHeaderWithoutHash(const std::vector<std::string_view>& t)
+{
+    // The lines nccl-tests prints after '#' (src/common.cu, util.cu), as a page shows them when its
+    // markdown ate the '#' (a line "# ..." outside a code block renders as a heading): " nThread 1 nGpus 1
+    // minBytes ...", " Using devices", "   Rank  0 Pid 1821213 on HOST device  0 [0x00] NVIDIA ...", the
+    // column titles and units, " Out of bounds values : 0 OK", " Avg bus bandwidth : 50.6". Each is matched
+    // by its own words, so prose that merely starts with "Rank" or "size" stays prose.
+    if (t.empty())
+        return false;
+    if (t[0] == "nThread")
+        return t.size() >= 4 && t[2] == "nGpus";
+    if (t[0] == "Rank") {
+        bool on = false, device = false;
+        for (const auto w : t) {
+            on = on || w == "on";
+            device = device || w == "device";
+        }
+        return t.size() >= 6 && isDigit(t[1].front()) && on && device;
+    }
+    return startsWith(t, { "Using", "devices" }) || startsWith(t, { "size", "count", "type" })
+        || startsWith(t, { "(B)", "(elements)" }) || startsWith(t, { "out-of-place", "in-place" })
+        || startsWith(t, { "Out", "of", "bounds", "values" }) || startsWith(t, { "Avg", "bus", "bandwidth" })
+        || startsWith(t, { "nccl-tests", "version" }) || startsWith(t, { "Collective", "test", "starting:" });
+}
 
 NcclTestsTokenizer::NcclTestsTokenizer(std::string_view text)
     : m_text(text)
@@ -256,8 +293,8 @@ bool NcclTestsTokenizer::next(NcclTestsLine& line)
             && (line.tokens[2] == "processes" || line.tokens[2] == "process");
         if (allDigits && !helpAggregate)
             line.kind = NcclTestsLineKind::Data;
-        else if (line.loggerPrefixed)
-            line.kind = NcclTestsLineKind::Comment; // the logger dropped the '#' of a header line
+        else if (line.loggerPrefixed || isHeaderWithoutHash(line.tokens))
+            line.kind = NcclTestsLineKind::Comment; // the logger or the page dropped the '#' of a header line
     }
     return true;
 }

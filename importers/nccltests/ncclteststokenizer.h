@@ -25,6 +25,10 @@ struct NcclTestsLine {
     bool loggerPrefixed = false; ///< a "FUNCTION(), FILE:LINE, " logger prefix was removed
 };
 
+/// True for an nccl-tests header line whose leading '#' was lost (pages whose markdown turned "# ..."
+/// into a heading): the nThread line, "Using devices", a device line, the column titles, the summary.
+bool isHeaderWithoutHash(const std::vector<std::string_view>& tokens);
+
 class NcclTestsTokenizer {
 public:
     /// `text` must outlive the tokenizer and the lines it returns (they view into it).

@@ -134,6 +134,36 @@ private Q_SLOTS:
         QCOMPARE(pinned.exitCode, 0);
         QVERIFY2(pinned.out.contains(QStringLiteral("\"net\": \"roce\"")), qPrintable(pinned.out));
     }
+    // A log pasted into a page whose markdown ate its '#' header lines, with the command above it and
+    // no "Collective test starting" line (nccl-tests before 2.13): the command names the collective, the
+    // header lines are read as such (8 ranks, one node), and the JSON says where the collective came from.
+    void commandLineAndHeaderWithoutHash()
+    {
+        QFile pub(data("public/a100_8gpu_1node_allreduce.log"));
+        QVERIFY(pub.open(QIODevice::ReadOnly));
+        QString text = QStringLiteral("$ ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8\n");
+        for (const QString& line : QString::fromUtf8(pub.readAll()).split(QLatin1Char('\n'))) {
+            if (!line.contains(QStringLiteral("Collective test starting")))
+                text += QString(line).remove(QRegularExpression(QStringLiteral("^\\s*#"))) + QLatin1Char('\n');
+        }
+        QVERIFY(!text.contains(QRegularExpression(QStringLiteral("(^|\\n)\\s*#"))));
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("pasted.log")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text.toUtf8());
+        f.close();
+        const Run r = runCli(QStringList { f.fileName(), QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject run = QJsonDocument::fromJson(r.out.toUtf8())
+                                    .object()[QStringLiteral("logs")][0][QStringLiteral("runs")][0]
+                                    .toObject();
+        QCOMPARE(run[QStringLiteral("collective")].toString(), QStringLiteral("allreduce"));
+        QCOMPARE(run[QStringLiteral("collective_source")].toString(), QStringLiteral("command_line"));
+        QCOMPARE(run[QStringLiteral("command_binary")].toString(), QStringLiteral("all_reduce_perf"));
+        QCOMPARE(run[QStringLiteral("ranks")].toInt(), 8);
+        QCOMPARE(run[QStringLiteral("nodes")].toInt(), 1);
+        QCOMPARE(run[QStringLiteral("ngpus")].toInt(), 8);
+    }
     // --no-gdr: the NIC has no GPUDirect RDMA; the JSON and the text say so and the model is slower
     // across nodes (host-memory staging).
     void noGpuDirectRdma()
@@ -358,8 +388,9 @@ private Q_SLOTS:
         for (const char* key : { "logs", "cluster", "sweeps", "skipped", "calibration" })
             QVERIFY2(doc.contains(QLatin1String(key)), key);
         const QJsonObject run = doc[QStringLiteral("logs")][0][QStringLiteral("runs")][0].toObject();
-        for (const char* key : { "binary", "collective", "collective_source", "ranks", "nodes", "ranks_per_node", "gpu",
-                 "nthreads", "ngpus", "min_bytes", "max_bytes", "iters", "warmup_iters", "avg_busbw_gbps", "rows" })
+        for (const char* key :
+            { "binary", "command_binary", "collective", "collective_source", "ranks", "nodes", "ranks_per_node", "gpu",
+                "nthreads", "ngpus", "min_bytes", "max_bytes", "iters", "warmup_iters", "avg_busbw_gbps", "rows" })
             QVERIFY2(run.contains(QLatin1String(key)), key);
         QCOMPARE(run[QStringLiteral("ranks")].toInt(), 8);
         QCOMPARE(run[QStringLiteral("nodes")].toInt(), 1);

@@ -462,6 +462,96 @@ private Q_SLOTS:
         QCOMPARE(log->runs[1].ranks(), 4);
     }
 
+    // A page whose markdown ate the '#' of every header line ("# ..." outside a code block renders as
+    // a heading; NVIDIA/nccl issue 583 and nccl-tests issue 249 quote logs so): the log reads as the
+    // original, devices, header facts and summary included.
+    void headerWithoutHash_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addRow("A100 1 node") << "public/a100_8gpu_1node_allreduce.log";
+        QTest::addRow("H100 1 node NVLS") << "public/h100_1x8_dgx_nvls_allreduce.log";
+        QTest::addRow("10 x 8 H100 alltoall") << "public/xxrjun_h100_10n8g_ib_alltoall.log";
+        QTest::addRow("two runs") << "two_runs.log";
+    }
+    void headerWithoutHash()
+    {
+        QFETCH(QString, file);
+        const std::string path = dataFile(file.toUtf8().constData());
+        auto original = importNcclTestsFile(path);
+        QVERIFY2(original.isOk(), original.message().c_str());
+        QFile in(QString::fromStdString(path));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        std::string stripped;
+        int hashes = 0;
+        for (const QByteArray& line : in.readAll().split('\n')) {
+            std::string text = line.toStdString();
+            const std::size_t first = text.find_first_not_of(" \t");
+            if (first != std::string::npos && text[first] == '#') {
+                text.erase(first, 1);
+                ++hashes;
+            }
+            stripped += text + "\n";
+        }
+        QVERIFY(hashes > 5);
+        auto log = parseNcclTestsText(stripped, "stripped.log", {});
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), original->runs.size());
+        for (std::size_t i = 0; i < log->runs.size(); ++i) {
+            const NcclTestsRun& a = original->runs[i];
+            const NcclTestsRun& b = log->runs[i];
+            QCOMPARE(b.collective, a.collective);
+            QCOMPARE(b.collectiveSource, a.collectiveSource);
+            QCOMPARE(b.ranks(), a.ranks());
+            QCOMPARE(b.nodes(), a.nodes());
+            QCOMPARE(b.devices.size(), a.devices.size());
+            QCOMPARE(b.threads, a.threads);
+            QCOMPARE(b.gpusPerThread, a.gpusPerThread);
+            QCOMPARE(b.columns, a.columns);
+            QCOMPARE(b.avgBusBwGBps, a.avgBusBwGBps);
+            QCOMPARE(b.rows.size(), a.rows.size());
+            QVERIFY(!b.devices.empty());
+        }
+        // Prose stays prose: only the words nccl-tests prints make a header line.
+        QVERIFY(!isHeaderWithoutHash(NcclTestsTokenizer::split("Rank 0 was slow on the second node")));
+        QVERIFY(!isHeaderWithoutHash(NcclTestsTokenizer::split("size of the message matters")));
+        QVERIFY(isHeaderWithoutHash(NcclTestsTokenizer::split(
+            "  Rank  0 Pid 1821213 on AI-A100-Beethoven01 device  0 [0x00] NVIDIA A100-SXM4-40GB")));
+    }
+
+    // The command a page quotes above the output names the benchmark when the output does not
+    // (nccl-tests before 2.13 prints no "Collective test starting" line): "mpirun -np 8 all_reduce_perf
+    // -b 32 -f 2 -e 8G" (NVIDIA/nccl issue 583). After a table, the next command starts the next run.
+    void commandLineNamesTheCollective()
+    {
+        // nccl-tests before 2.0 print no root column (as that issue's log).
+        const std::string devices
+            = "#  Rank  0 Pid 1 on h device  0 [0x04] G\n"
+              "#  Rank  1 Pid 2 on h device  1 [0x05] G\n"
+              "#  size  count  type  redop  time  algbw  busbw  error  time  algbw  busbw  error\n";
+        const std::string row
+            = "  1048576  262144  float  sum  16.75  62.61  62.61  0e+00  16.61  63.12  63.12  0e+00\n";
+        // Without the command the columns fit allreduce and reduce alike.
+        auto bare = parseNcclTestsText(devices + row, "mem.log", {});
+        QVERIFY(!bare.isOk());
+        const std::string text = "$ mpirun -np 2 ./build/all_reduce_perf -b 1M -e 1M\n" + devices + row
+            + "user@host:~$ mpirun -np 2 /opt/nccl-tests/build/reduce_perf_mpi -b 1M -e 1M\n" + devices + row;
+        auto log = parseNcclTestsText(text, "mem.log", {});
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(2));
+        QCOMPARE(*log->runs[0].collective, clusterscope::engine::CollectiveOp::AllReduce);
+        QCOMPARE(log->runs[0].collectiveSource, NcclTestsCollectiveSource::CommandLine);
+        QCOMPARE(*log->runs[1].collective, clusterscope::engine::CollectiveOp::Reduce);
+        QCOMPARE(log->runs[1].ranks(), 2);
+        // The binary the output names wins over the quoted command.
+        auto named = parseNcclTestsText(
+            "mpirun -np 2 all_gather_perf\n# Collective test starting: all_reduce_perf\n" + devices + row, "mem.log",
+            {});
+        QVERIFY2(named.isOk(), named.message().c_str());
+        QCOMPARE(named->runs.size(), std::size_t(1));
+        QCOMPARE(*named->runs[0].collective, clusterscope::engine::CollectiveOp::AllReduce);
+        QCOMPARE(named->runs[0].collectiveSource, NcclTestsCollectiveSource::BinaryName);
+    }
+
     void sizeZeroRowsAreKeptAndSkippedByTheSweep()
     {
         auto log = importNcclTestsFile(dataFile("robust_excerpt_elided.log"));
