@@ -364,8 +364,8 @@ namespace {
             { "max_bytes", opt(r.maxBytes) }, { "step_factor", opt(r.stepFactor) }, { "step_bytes", opt(r.stepBytes) },
             { "iters", opt(r.iters) }, { "warmup_iters", opt(r.warmupIters) },
             { "nccl_tests_version", r.ncclTestsVersion }, { "nccl_version", opt(r.ncclVersionCode) },
-            { "nccl_net", r.ncclNet }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) }, { "rows", r.rows.size() },
-            { "first_line", r.firstLine }, { "iterations", iterationsJson(r) } };
+            { "nccl_net", r.ncclNet }, { "nccl_algo", r.ncclAlgo }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) },
+            { "rows", r.rows.size() }, { "first_line", r.firstLine }, { "iterations", iterationsJson(r) } };
     }
 
     void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)

@@ -94,7 +94,7 @@ struct NcclTestsRun {
     bool timeIsCpuTime = false; ///< header says "cputime" (-C 1)
     std::optional<double> avgBusBwGBps; ///< "# Avg bus bandwidth : X" (GB/s)
     std::optional<int> outOfBounds; ///< "# Out of bounds values : N"
-    std::string ncclAlgo; ///< NCCL_ALGO of the run when known (-J "env"), else empty
+    std::string ncclAlgo; ///< NCCL_ALGO of the run when known (-J "env", the quoted command), else empty
     /// alltoallv_perf's traffic pattern when the -J "env" states it: NCCL_TESTS_ALLTOALLV_SPREAD (0 uniform
     /// .. 1 distance-weighted, the default) and whether NCCL_TESTS_ALLTOALLV_MATRIX_FILE was set
     /// (NVIDIA/nccl-tests src/alltoallv.cu, AlltoAllvParseEnv).

@@ -428,6 +428,20 @@ namespace {
             if (!current().rows.empty())
                 startRun(line.number);
             current().commandBinary = std::string(name);
+            // The environment the command sets ("mpirun -x NCCL_ALGO=Ring ...", "NCCL_ALGO=Tree ./build/...",
+            // "export NCCL_ALGO=Ring; mpirun ..."): NCCL_ALGO pins the algorithm as the -J "env" does.
+            auto unquote = [](std::string_view w) {
+                while (!w.empty() && (w.back() == ';' || w.back() == '"' || w.back() == '\''))
+                    w.remove_suffix(1);
+                while (!w.empty() && (w.front() == '"' || w.front() == '\''))
+                    w.remove_prefix(1);
+                return w;
+            };
+            for (const auto word : t) {
+                const std::string_view w = unquote(word);
+                if (w.substr(0, 10) == "NCCL_ALGO=")
+                    current().ncclAlgo = std::string(unquote(w.substr(10)));
+            }
             return;
         }
         // "HOST:PID:TID [DEV] NCCL INFO AllGather: opCount 0 sendbuff ... count ... datatype ... op ... root ..."

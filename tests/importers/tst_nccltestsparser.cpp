@@ -550,6 +550,17 @@ private Q_SLOTS:
         QCOMPARE(named->runs.size(), std::size_t(1));
         QCOMPARE(*named->runs[0].collective, clusterscope::engine::CollectiveOp::AllReduce);
         QCOMPARE(named->runs[0].collectiveSource, NcclTestsCollectiveSource::BinaryName);
+        // The environment the command sets: NCCL_ALGO pins the algorithm (nccl-tests issue 82 runs
+        // "mpirun ... -x NCCL_ALGO=Ring -x NCCL_PROTO=Simple ... ./build/broadcast_perf ...").
+        auto pinned = parseNcclTestsText(
+            "export NCCL_ALGO='Tree'; mpirun -x NCCL_PROTO=Simple -np 2 ./build/all_reduce_perf -b 1M\n" + devices + row
+                + "mpirun -x NCCL_ALGO=Ring -np 2 ./build/all_reduce_perf -b 1M\n" + devices + row,
+            "mem.log", {});
+        QVERIFY2(pinned.isOk(), pinned.message().c_str());
+        QCOMPARE(pinned->runs.size(), std::size_t(2));
+        QCOMPARE(pinned->runs[0].ncclAlgo, std::string("Tree"));
+        QCOMPARE(pinned->runs[1].ncclAlgo, std::string("Ring"));
+        QCOMPARE(log->runs[0].ncclAlgo, std::string());
     }
 
     void sizeZeroRowsAreKeptAndSkippedByTheSweep()
