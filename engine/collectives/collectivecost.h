@@ -115,7 +115,9 @@ inline double ncclSearchChannels(const CollectiveHardware& hw, const GroupContex
 /// from the switch.
 inline double ncclNvlsHeads(const GroupContext& ctx)
 {
-    return ctx.nodes > 1 ? std::min<double>(ctx.ranksPerNode, ctx.nics) : ctx.ranksPerNode;
+    return ctx.nodes > 1
+        ? std::min({ static_cast<double>(ctx.ranksPerNode), static_cast<double>(ctx.nics), nccl::kMaxNvlsArity })
+        : ctx.ranksPerNode;
 }
 
 /// Ring channels NCCL runs across nodes: ncclTopoPostset (src/graph/connect.cc) doubles the search

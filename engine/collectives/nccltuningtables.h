@@ -77,6 +77,9 @@ inline constexpr double kPerChMaxTreeLL128GBps[4][3]
     = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 } };
 inline constexpr double kPerChMaxTreeGBps[4][3]
     = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 } };
+/// NCCL_MAX_NVLS_ARITY (src/include/device.h): at most this many NVLS heads (search.cc ncclTopoCompute:
+/// maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs) for the NVLS pattern).
+inline constexpr double kMaxNvlsArity = 32;
 inline constexpr double kPerChMaxNvlsTreeGBps[4][3]
     = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 57.7, 45.5 }, { 0, 96.0, 80.0 } };
 

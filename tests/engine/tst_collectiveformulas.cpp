@@ -264,6 +264,32 @@ private Q_SLOTS:
         QVERIFY(t.bandwidthSeconds <= t.achievedBandwidthSeconds);
     }
 
+    // NCCL's NVLS search keeps at most NCCL_MAX_NVLS_ARITY = 32 heads (src/graph/search.cc: maxChannels =
+    // min(NCCL_MAX_NVLS_ARITY, GPUs)), however many GPUs own a NIC: a 64-GPU domain with 64 NICs across two
+    // domains runs NVLSTree through 16 channels x 32 heads, not x 64. At 1 GiB the 128 KiB chunks give q =
+    // 1 GiB / (512 x 128 KiB) = 16 per pipeline (8 with 64 heads) through 3 stages; the in-switch stage sets
+    // the period (algbw 370.8 x 0.85 x 15/16 / (1 + 1/64)) and a fill stage crosses the network at the
+    // domain's 64 x 48 GB/s.
+    void nvlsHeadsAtMostThirtyTwo()
+    {
+        CollectiveHardware hw = h100Like();
+        hw.gpusPerNode = 64;
+        hw.domainGpus = 64;
+        hw.nicsPerNode = 64;
+        const CollectiveModel m(hw);
+        CollectiveRequest r;
+        r.bytes = kGiB;
+        r.group = GroupPlacement { 128, 64, 64, 1, 0, 1 };
+        const CollectiveTerms t = m.terms(r, CollectiveAlgorithm::NvlsTree, CollectiveProtocol::Simple);
+        QVERIFY(t.supported);
+        const double algbw = 370.8 * 0.85 * 15 / 16 / (1 + 1.0 / 64);
+        QVERIFY2(std::abs(r.bytes / t.bandwidthSeconds / 1e9 / algbw - 1) < 1e-9,
+            qPrintable(QString::number(r.bytes / t.bandwidthSeconds / 1e9)));
+        const double s = algbw / (64 * 48);
+        const double factor = t.achievedBandwidthSeconds / t.bandwidthSeconds;
+        QVERIFY2(std::abs(factor / ((16 + 2 * s) / 16) - 1) < 1e-12, qPrintable(QString::number(factor, 'g', 12)));
+    }
+
     void pipeline_data()
     {
         // The time NCCL takes once it has chosen (ncclpipeline.cpp): the per-call overhead on the
