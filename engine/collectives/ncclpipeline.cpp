@@ -127,7 +127,8 @@ namespace {
             // On one node three warp groups pass each chunk on (src/device/all_reduce.h, NVLS Simple,
             // work->oneNode: scatter into the NVLS buffer, reduce and multicast through the switch
             // (multimem load-reduce / store), gather out of it): 3 stages. Across nodes the chunk
-            // also goes up to the SHARP switch and back down (CollNet): 3. Heads = local ranks.
+            // also goes up to the SHARP switch and back down (CollNet): 3. Heads: every local rank on one
+            // node, the NIC-owning GPUs across nodes (ncclNvlsHeads).
             p.concurrent = nvlsChannels(hw, ctx) * ncclNvlsHeads(ctx);
             p.chunkBytes = nvlsChunk(nBytes, p.concurrent);
             p.stages = 3;

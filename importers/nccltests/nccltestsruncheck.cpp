@@ -254,7 +254,7 @@ namespace {
                     diag("unknown-binary", run.firstLine,
                         "\"" + run.binary
                             + "\" is not a benchmark this importer knows; reading the collective from the columns");
-            } else if (!run.commandBinary.empty() && !ncclTestsIsAlltoallv(run.commandBinary)) {
+            } else if (!run.commandBinary.empty()) {
                 run.collective = ncclTestsCollectiveFromName(run.commandBinary);
                 run.collectiveSource = NcclTestsCollectiveSource::CommandLine;
             }
