@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <string>
 
 namespace clusterscope::importers {
@@ -27,6 +29,16 @@ namespace {
 } // namespace
 
 bool ncclTestsIsAlltoallv(std::string_view name) { return benchmarkKey(name) == "alltoallv"; }
+
+double ncclTestsAlltoallvSpread(std::string_view value)
+{
+    double v = 1.0;
+    const char* end = value.data() + value.size();
+    const auto [ptr, ec] = std::from_chars(value.data(), end, v);
+    if (ec != std::errc() || ptr != end || !std::isfinite(v))
+        return 1.0;
+    return std::clamp(v, 0.0, 1.0);
+}
 
 std::optional<engine::CollectiveOp> ncclTestsCollectiveFromName(std::string_view name)
 {

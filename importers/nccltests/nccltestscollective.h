@@ -20,6 +20,10 @@ std::optional<engine::CollectiveOp> ncclTestsCollectiveFromName(std::string_view
 /// distance-weighted pattern by default, or a traffic matrix file), timed on its busiest rank.
 bool ncclTestsIsAlltoallv(std::string_view name);
 
+/// NCCL_TESTS_ALLTOALLV_SPREAD as alltoallv_perf reads it (src/alltoallv.cu AlltoAllvParseEnv: strtod of
+/// the whole value, clamped to [0, 1]; anything else keeps the default 1).
+double ncclTestsAlltoallvSpread(std::string_view value);
+
 /// algbw / (size / time) for the collective: 1 except HyperCube, whose algbw counts only (n-1)/n of
 /// the printed size (hypercube.cu: baseBw = count x size x (n-1) / t); its busbw equals its algbw.
 double algorithmBandwidthShare(engine::CollectiveOp collective, int ranks);

@@ -18,18 +18,6 @@ namespace {
 
     using nlohmann::json;
 
-    /// NCCL_TESTS_ALLTOALLV_SPREAD as alltoallv_perf reads it (src/alltoallv.cu AlltoAllvParseEnv: strtod of
-    /// the whole value, clamped to [0, 1]; anything else keeps the default 1).
-    double alltoallvSpread(const std::string& value)
-    {
-        double v = 1.0;
-        const char* end = value.data() + value.size();
-        const auto [ptr, ec] = std::from_chars(value.data(), end, v);
-        if (ec != std::errc() || ptr != end || !std::isfinite(v))
-            return 1.0;
-        return std::clamp(v, 0.0, 1.0);
-    }
-
     class JsonReader {
     public:
         explicit JsonReader(const std::string& file)
@@ -319,7 +307,7 @@ namespace {
                 else if (var.rfind("NCCL_TESTS_ALLTOALLV_MATRIX_FILE=", 0) == 0)
                     run.alltoallvMatrixFile = true;
                 else if (constexpr std::string_view spread = "NCCL_TESTS_ALLTOALLV_SPREAD="; var.rfind(spread, 0) == 0)
-                    run.alltoallvSpread = alltoallvSpread(var.substr(spread.size()));
+                    run.alltoallvSpread = ncclTestsAlltoallvSpread(std::string_view(var).substr(spread.size()));
             }
         }
         if (const auto it = doc.find("nccl_version"); it != doc.end() && it->is_number_integer())

@@ -423,13 +423,14 @@ namespace {
                 name.remove_prefix(slash + 1);
             const bool perf = (name.size() > 5 && name.substr(name.size() - 5) == "_perf")
                 || (name.size() > 9 && name.substr(name.size() - 9) == "_perf_mpi");
-            if (!perf || !ncclTestsCollectiveFromName(name))
+            if (!perf || !(ncclTestsCollectiveFromName(name) || ncclTestsIsAlltoallv(name)))
                 continue;
             if (!current().rows.empty())
                 startRun(line.number);
             current().commandBinary = std::string(name);
             // The environment the command sets ("mpirun -x NCCL_ALGO=Ring ...", "NCCL_ALGO=Tree ./build/...",
-            // "export NCCL_ALGO=Ring; mpirun ..."): NCCL_ALGO pins the algorithm as the -J "env" does.
+            // "export NCCL_ALGO=Ring; mpirun ..."), read as the -J "env" is: NCCL_ALGO pins the algorithm,
+            // NCCL_TESTS_ALLTOALLV_SPREAD / _MATRIX_FILE state alltoallv_perf's pattern.
             auto unquote = [](std::string_view w) {
                 while (!w.empty() && (w.back() == ';' || w.back() == '"' || w.back() == '\''))
                     w.remove_suffix(1);
@@ -439,8 +440,13 @@ namespace {
             };
             for (const auto word : t) {
                 const std::string_view w = unquote(word);
+                constexpr std::string_view spread = "NCCL_TESTS_ALLTOALLV_SPREAD=";
                 if (w.substr(0, 10) == "NCCL_ALGO=")
                     current().ncclAlgo = std::string(unquote(w.substr(10)));
+                else if (w.substr(0, spread.size()) == spread)
+                    current().alltoallvSpread = ncclTestsAlltoallvSpread(unquote(w.substr(spread.size())));
+                else if (w.substr(0, 33) == "NCCL_TESTS_ALLTOALLV_MATRIX_FILE=")
+                    current().alltoallvMatrixFile = true;
             }
             return;
         }

@@ -254,6 +254,11 @@ namespace {
                     diag("unknown-binary", run.firstLine,
                         "\"" + run.binary
                             + "\" is not a benchmark this importer knows; reading the collective from the columns");
+            } else if (!run.commandBinary.empty() && ncclTestsIsAlltoallv(run.commandBinary)) {
+                if (auto status = resolveAlltoallv(run, options, place); !status.isOk())
+                    return status;
+                if (run.collectiveSource == NcclTestsCollectiveSource::BinaryName)
+                    run.collectiveSource = NcclTestsCollectiveSource::CommandLine;
             } else if (!run.commandBinary.empty()) {
                 run.collective = ncclTestsCollectiveFromName(run.commandBinary);
                 run.collectiveSource = NcclTestsCollectiveSource::CommandLine;

@@ -563,6 +563,42 @@ private Q_SLOTS:
         QCOMPARE(log->runs[0].ncclAlgo, std::string());
     }
 
+    // alltoallv_perf's pattern from the environment the quoted command sets, as from the -J "env": with
+    // NCCL_TESTS_ALLTOALLV_SPREAD=0 a text log is the uniform all-to-all the model knows; the command alone
+    // names the benchmark of a table whose "Collective test starting" line was left out.
+    void alltoallvPatternFromTheCommand()
+    {
+        QFile in(QString::fromStdString(dataFile("alltoallv_2_19.log")));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const std::string log = in.readAll().toStdString();
+        const std::string starting = "# Collective test starting: alltoallv_perf\n";
+        QVERIFY(log.find(starting) != std::string::npos);
+        std::string withoutStarting = log;
+        withoutStarting.erase(withoutStarting.find(starting), starting.size());
+        const std::string uniform
+            = "mpirun -np 8 -x NCCL_TESTS_ALLTOALLV_SPREAD=0 ./build/alltoallv_perf -b 1M -e 1G\n";
+        auto named = parseNcclTestsText(uniform + log, "mem.log", {});
+        QVERIFY2(named.isOk(), named.message().c_str());
+        QCOMPARE(*named->runs.front().collective, clusterscope::engine::CollectiveOp::AllToAll);
+        QCOMPARE(named->runs.front().collectiveSource, NcclTestsCollectiveSource::BinaryName);
+        QVERIFY(hasDiagnostic(*named, "alltoallv-uniform", "mem.log:"));
+        auto fromCommand = parseNcclTestsText(uniform + withoutStarting, "mem.log", {});
+        QVERIFY2(fromCommand.isOk(), fromCommand.message().c_str());
+        QCOMPARE(*fromCommand->runs.front().collective, clusterscope::engine::CollectiveOp::AllToAll);
+        QCOMPARE(fromCommand->runs.front().collectiveSource, NcclTestsCollectiveSource::CommandLine);
+        QCOMPARE(fromCommand->runs.front().alltoallvSpread.value_or(-1), 0.0);
+        // Without the variable the pattern is the default, distance-weighted one: refused with the reason.
+        auto irregular
+            = parseNcclTestsText("mpirun -np 8 ./build/alltoallv_perf -b 1M -e 1G\n" + withoutStarting, "mem.log", {});
+        QVERIFY(!irregular.isOk());
+        QVERIFY2(irregular.message().find("alltoallv_perf times an irregular all-to-all") != std::string::npos,
+            irregular.message().c_str());
+        auto matrix = parseNcclTestsText(
+            "NCCL_TESTS_ALLTOALLV_MATRIX_FILE=m.csv mpirun -np 8 ./build/alltoallv_perf\n" + log, "mem.log", {});
+        QVERIFY(!matrix.isOk());
+        QVERIFY2(matrix.message().find("a traffic matrix file") != std::string::npos, matrix.message().c_str());
+    }
+
     void sizeZeroRowsAreKeptAndSkippedByTheSweep()
     {
         auto log = importNcclTestsFile(dataFile("robust_excerpt_elided.log"));
