@@ -6,9 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <limits>
 #include <string_view>
 
@@ -301,13 +299,7 @@ namespace {
             for (const auto& e : *it) {
                 if (!e.is_string())
                     continue;
-                const std::string& var = e.get_ref<const std::string&>();
-                if (var.rfind("NCCL_ALGO=", 0) == 0)
-                    run.ncclAlgo = var.substr(10);
-                else if (var.rfind("NCCL_TESTS_ALLTOALLV_MATRIX_FILE=", 0) == 0)
-                    run.alltoallvMatrixFile = true;
-                else if (constexpr std::string_view spread = "NCCL_TESTS_ALLTOALLV_SPREAD="; var.rfind(spread, 0) == 0)
-                    run.alltoallvSpread = ncclTestsAlltoallvSpread(std::string_view(var).substr(spread.size()));
+                readNcclTestsEnvironment(e.get_ref<const std::string&>(), run);
             }
         }
         if (const auto it = doc.find("nccl_version"); it != doc.end() && it->is_number_integer())

@@ -6,6 +6,23 @@
 
 namespace clusterscope::importers {
 
+void readNcclTestsEnvironment(std::string_view assignment, NcclTestsRun& run)
+{
+    const auto eq = assignment.find('=');
+    if (eq == std::string_view::npos)
+        return;
+    const std::string_view name = assignment.substr(0, eq);
+    std::string_view value = assignment.substr(eq + 1);
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+        value = value.substr(1, value.size() - 2);
+    if (name == "NCCL_ALGO")
+        run.ncclAlgo = std::string(value);
+    else if (name == "NCCL_TESTS_ALLTOALLV_MATRIX_FILE")
+        run.alltoallvMatrixFile = true;
+    else if (name == "NCCL_TESTS_ALLTOALLV_SPREAD")
+        run.alltoallvSpread = ncclTestsAlltoallvSpread(value);
+}
+
 const char* toString(NcclTestsCollectiveSource source)
 {
     switch (source) {

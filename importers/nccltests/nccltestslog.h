@@ -70,6 +70,12 @@ struct NcclTestsRow {
     NcclTestsMeasurement inPlace;
 };
 
+struct NcclTestsRun;
+/// Takes one NAME=VALUE of a run's environment, as the -J "env" lists it or the quoted command sets it
+/// (a value in quotes is unquoted): NCCL_ALGO, NCCL_TESTS_ALLTOALLV_SPREAD, NCCL_TESTS_ALLTOALLV_MATRIX_FILE;
+/// anything else is ignored.
+void readNcclTestsEnvironment(std::string_view assignment, NcclTestsRun& run);
+
 /// How the collective of a run was found.
 enum class NcclTestsCollectiveSource { BinaryName, CommandLine, ColumnLayout, Option };
 const char* toString(NcclTestsCollectiveSource source);

@@ -431,22 +431,13 @@ namespace {
             // The environment the command sets ("mpirun -x NCCL_ALGO=Ring ...", "NCCL_ALGO=Tree ./build/...",
             // "export NCCL_ALGO=Ring; mpirun ..."), read as the -J "env" is: NCCL_ALGO pins the algorithm,
             // NCCL_TESTS_ALLTOALLV_SPREAD / _MATRIX_FILE state alltoallv_perf's pattern.
-            auto unquote = [](std::string_view w) {
-                while (!w.empty() && (w.back() == ';' || w.back() == '"' || w.back() == '\''))
+            for (std::string_view w : t) {
+                // A shell word: "NCCL_ALGO=Ring", "NCCL_ALGO='Tree';" or "'NCCL_ALGO=Tree'".
+                while (!w.empty() && w.back() == ';')
                     w.remove_suffix(1);
-                while (!w.empty() && (w.front() == '"' || w.front() == '\''))
-                    w.remove_prefix(1);
-                return w;
-            };
-            for (const auto word : t) {
-                const std::string_view w = unquote(word);
-                constexpr std::string_view spread = "NCCL_TESTS_ALLTOALLV_SPREAD=";
-                if (w.substr(0, 10) == "NCCL_ALGO=")
-                    current().ncclAlgo = std::string(unquote(w.substr(10)));
-                else if (w.substr(0, spread.size()) == spread)
-                    current().alltoallvSpread = ncclTestsAlltoallvSpread(unquote(w.substr(spread.size())));
-                else if (w.substr(0, 33) == "NCCL_TESTS_ALLTOALLV_MATRIX_FILE=")
-                    current().alltoallvMatrixFile = true;
+                if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front())
+                    w = w.substr(1, w.size() - 2);
+                readNcclTestsEnvironment(w, current());
             }
             return;
         }

@@ -195,14 +195,14 @@ namespace {
         /// more to peers farther away in rank order (NCCL_TESTS_ALLTOALLV_SPREAD=1), or what a traffic matrix
         /// file says, and prints the busiest rank's bandwidth with the size as the bytes each rank sends in
         /// all. Only its uniform pattern (SPREAD=0, no matrix file) is the all-to-all the model knows.
-        engine::Status resolveAlltoallv(
-            NcclTestsRun& run, const NcclTestsParseOptions& options, const std::string& place)
+        engine::Status resolveAlltoallv(NcclTestsRun& run, const NcclTestsParseOptions& options,
+            const std::string& place, NcclTestsCollectiveSource named)
         {
             const bool knownUniform = run.alltoallvSpread && *run.alltoallvSpread == 0.0 && !run.alltoallvMatrixFile;
             const bool knownIrregular = run.alltoallvMatrixFile || (run.alltoallvSpread && *run.alltoallvSpread > 0.0);
             if (knownUniform) {
                 run.collective = engine::CollectiveOp::AllToAll;
-                run.collectiveSource = NcclTestsCollectiveSource::BinaryName;
+                run.collectiveSource = named;
                 diag("alltoallv-uniform", run.firstLine,
                     "alltoallv_perf with NCCL_TESTS_ALLTOALLV_SPREAD=0 in the log's environment: every rank sends "
                     "each peer the same bytes, read as an all-to-all");
@@ -244,24 +244,20 @@ namespace {
             const int line = first.line;
             const std::string place
                 = first.pointer.empty() ? m_log.file + ":" + std::to_string(line) : m_log.file + ": " + first.pointer;
-            if (!run.binary.empty() && ncclTestsIsAlltoallv(run.binary)) {
-                if (auto status = resolveAlltoallv(run, options, place); !status.isOk())
+            // The binary the output names, else the one the quoted command runs.
+            const std::string& name = run.binary.empty() ? run.commandBinary : run.binary;
+            const NcclTestsCollectiveSource named
+                = run.binary.empty() ? NcclTestsCollectiveSource::CommandLine : NcclTestsCollectiveSource::BinaryName;
+            if (!name.empty() && ncclTestsIsAlltoallv(name)) {
+                if (auto status = resolveAlltoallv(run, options, place, named); !status.isOk())
                     return status;
-            } else if (!run.binary.empty()) {
-                run.collective = ncclTestsCollectiveFromName(run.binary);
-                run.collectiveSource = NcclTestsCollectiveSource::BinaryName;
+            } else if (!name.empty()) {
+                run.collective = ncclTestsCollectiveFromName(name);
+                run.collectiveSource = named;
                 if (!run.collective)
                     diag("unknown-binary", run.firstLine,
-                        "\"" + run.binary
+                        "\"" + name
                             + "\" is not a benchmark this importer knows; reading the collective from the columns");
-            } else if (!run.commandBinary.empty() && ncclTestsIsAlltoallv(run.commandBinary)) {
-                if (auto status = resolveAlltoallv(run, options, place); !status.isOk())
-                    return status;
-                if (run.collectiveSource == NcclTestsCollectiveSource::BinaryName)
-                    run.collectiveSource = NcclTestsCollectiveSource::CommandLine;
-            } else if (!run.commandBinary.empty()) {
-                run.collective = ncclTestsCollectiveFromName(run.commandBinary);
-                run.collectiveSource = NcclTestsCollectiveSource::CommandLine;
             }
             if (!run.collective) {
                 const auto candidates
