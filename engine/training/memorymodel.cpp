@@ -241,8 +241,11 @@ MemoryBreakdown estimateMemory(
     }
     const double maxLayers
         = std::max(1, staged ? *std::max_element(stages->layers.begin(), stages->layers.end()) : split.maxLayers());
-    if (p.zero >= 3) // two layers gathered at a time (current + prefetched), ZeRO-3 / FSDP
-        m.weightsBytes += 2.0 * weightBytes * local.total() / maxLayers;
+    double gatheredWeightsBytes = 0; // allocated and freed every layer, unlike the shards
+    if (p.zero >= 3) { // two layers gathered at a time (current + prefetched), ZeRO-3 / FSDP
+        gatheredWeightsBytes = 2.0 * weightBytes * local.total() / maxLayers;
+        m.weightsBytes += gatheredWeightsBytes;
+    }
 
     const int microBatches = std::max(1, in.globalBatch / (p.dp * s.microBatch));
     // Micro-batches whose activations stage i holds: all of them under GPipe; under 1F1B pp - i (the
@@ -392,9 +395,14 @@ MemoryBreakdown estimateMemory(
     const int communicators
         = (p.tp > 1) + (p.pp > 1) + (static_cast<long long>(p.dp) * p.cp > 1) + (p.cp > 1) + (p.ep > 1);
     m.ncclBytes = communicators * in.ncclBytesPerCommunicator;
-    m.allocatorReserveBytes = in.allocatorReserveFraction
-        * (m.weightsBytes + m.gradientsBytes + m.optimizerBytes + m.activationsBytes + m.compressionBytes
-            + m.otherBytes);
+    // The caching allocator's slack grows with what is allocated and freed every step: activations,
+    // logits, gathered ZeRO-3 / FSDP layers. What lives for the whole run is allocated once and not
+    // fragmented: Megatron-Core keeps parameters and gradients in contiguous buffers
+    // (megatron/core/distributed/param_and_grad_buffer.py), its distributed optimizer allocates the
+    // fp32 main parameters and Adam moments of its shard once at set-up (megatron/core/optimizer/
+    // distrib_optimizer.py), and an error-feedback residual is one tensor per gradient bucket kept
+    // across steps (PyTorch torch/distributed/algorithms/ddp_comm_hooks/powerSGD_hook.py error_dict).
+    m.allocatorReserveBytes = in.allocatorReserveFraction * (m.activationsBytes + m.otherBytes + gatheredWeightsBytes);
     return m;
 }
 

@@ -116,9 +116,11 @@ struct MemoryInputs {
     /// - ncclBytesPerCommunicator 0.2 GB: NCCL buffers of one communicator: NCCL_BUFFSIZE 4 MiB per
     ///   channel and peer for each protocol (Simple 4 MiB, LL128 ~4.6 MiB, LL 256 KiB), with 16-32
     ///   channels on NVLink (NCCL docs, Environment Variables, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS).
-    /// - allocatorReserveFraction 0.05: the PyTorch caching allocator keeps ~5% above the tensors'
-    ///   peak in partly used blocks (PyTorch docs "CUDA semantics: memory management";
-    ///   torch.cuda.memory_reserved vs memory_allocated in Megatron-LM's memory report).
+    /// - allocatorReserveFraction 0.05: the PyTorch caching allocator keeps ~5% above the peak of the
+    ///   tensors allocated and freed every step (activations, logits, gathered ZeRO-3 layers) in partly
+    ///   used blocks (PyTorch docs "CUDA semantics: memory management"; torch.cuda.memory_reserved vs
+    ///   memory_allocated in Megatron-LM's memory report). Parameters, gradients and optimizer state are
+    ///   allocated once as contiguous buffers and add nothing to it (estimateMemory).
     double cudaContextBytes = 0.6e9;
     double ncclBytesPerCommunicator = 0.2e9;
     double allocatorReserveFraction = 0.05;
