@@ -96,9 +96,9 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
         const double capacity = a.estimate->memory.capacityBytes;
         if (engine::lowMemoryHeadroom(a.estimate->memory))
             notes << views::EditorNote { QStringLiteral("/training/micro_batch"),
-                tr("memory %1 of %2 GB per GPU leaves %3 GB (under %4%) for the allocator's fragmentation, NCCL "
-                   "buffers and the CUDA context: it may not fit in practice. A smaller micro-batch, recomputation "
-                   "or more sharding (ZeRO, PP) makes room.")
+                tr("memory %1 of %2 GB per GPU leaves %3 GB (under %4%) beyond the modelled CUDA context, NCCL "
+                   "buffers and allocator reserve: more fragmentation or larger NCCL buffers than modelled would not "
+                   "fit. A smaller micro-batch, recomputation or more sharding (ZeRO, PP) makes room.")
                     .arg(l.toString(used / 1e9, 'f', 1), l.toString(capacity / 1e9, 'f', 0),
                         l.toString((capacity - used) / 1e9, 'f', 1))
                     .arg(qRound((1 - engine::kMemoryHeadroomWarningFraction) * 100)),

@@ -73,8 +73,8 @@ void appendPerformance(HtmlBuilder& html, const ReportScenario& rs, const QStrin
                      + QString::number(e.memory.capacityBytes / 1e9, 'f', 1)
                      + (!e.memory.fits() ? QStringLiteral(" GB: does NOT fit")
                              : lowMemoryHeadroom(e.memory)
-                             ? QStringLiteral(" GB: fits with under 5% headroom (the allocator, "
-                                              "NCCL buffers and the CUDA context need a few GB)")
+                             ? QStringLiteral(" GB: fits with under 5% headroom beyond the modelled CUDA "
+                                              "context, NCCL buffers and allocator reserve")
                              : QStringLiteral(" GB: fits")))
           << qMakePair(QStringLiteral("Token budget"),
                  s.training.tokens > 0 ? QString::number(s.training.tokens / 1e12, 'f', 2) + QStringLiteral(" T tokens")

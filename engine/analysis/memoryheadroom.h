@@ -1,9 +1,10 @@
 #pragma once
 
-// When a strategy "fits" in GPU memory on paper but leaves too little for what the model does not
-// count: the caching allocator's fragmentation, NCCL's communication buffers and the CUDA context
-// take a few GB per GPU in practice (PyTorch "CUDA semantics: memory management"; NCCL_BUFFSIZE
-// defaults to 4 MiB per channel and peer). Every view warns from the same threshold.
+// When a strategy fits in GPU memory with little to spare. The memory model counts the CUDA context,
+// NCCL's buffers and a share for the caching allocator's fragmentation (memorymodel.h MemoryInputs),
+// but real runs vary around those figures (the allocator with PYTORCH_CUDA_ALLOC_CONF, PyTorch "CUDA
+// semantics: memory management"; NCCL_BUFFSIZE and the channels NCCL opens), so a plan within 5% of
+// the capacity is flagged. Every view warns from the same threshold.
 
 #include "engine/training/memorymodel.h"
 
