@@ -99,7 +99,7 @@ QList<views::EditorNote> editorNotesFor(const engine::Scenario& scenario, const 
                 tr("memory %1 of %2 GB per GPU leaves %3 GB (under %4%) beyond the modelled CUDA context, NCCL "
                    "buffers and allocator reserve: more fragmentation or larger NCCL buffers than modelled would not "
                    "fit. A smaller micro-batch, recomputation or more sharding (ZeRO, PP) makes room.")
-                    .arg(l.toString(used / 1e9, 'f', 1), l.toString(capacity / 1e9, 'f', 0),
+                    .arg(l.toString(used / 1e9, 'f', 1), l.toString(capacity / 1e9, 'f', 1),
                         l.toString((capacity - used) / 1e9, 'f', 1))
                     .arg(qRound((1 - engine::kMemoryHeadroomWarningFraction) * 100)),
                 false };
