@@ -205,8 +205,9 @@ namespace {
             "Check the training model against public measurements (per-row errors, per-table MAPE and bias).",
             "Runs the public tables shipped with ClusterScope (A100: SC21 Table 1, Korthikanti et al. 2022\n"
             "Table 5, vTrain's multi-node and one-node Megatron-DeepSpeed runs; H100: Megatron-LM's scaling\n"
-            "table, NeMo 24.07's fp8 summary; GB200/B200/H100: Megatron-Bridge 25.09, 25.11 and 26.04.01 dense\n"
-            "and MoE rows, and 26.04.01's GB300/B300 rows, bf16, fp8, MXFP8 and NVFP4, with the hybrid\n"
+            "table, NeMo 24.07's fp8 summary; GB200/B200/H100: NeMo 25.02, 25.04 and 25.07 (GPT-3, Llama 3,\n"
+            "Nemotron-4, Mixtral, Llama 4 Scout), Megatron-Bridge 25.09, 25.11 and 26.04.01 dense and MoE\n"
+            "rows, and 26.04.01's GB300/B300 rows, bf16, fp8, MXFP8 and NVFP4, with the hybrid\n"
             "Mamba-2 Nemotron 3 Nano / Super and Kimi K2 (Muon); a cuBLAS GEMM sweep on H200) through the\n"
             "training model exactly as published, uncalibrated, and prints per row the measured and\n"
             "predicted figure and the error (predicted / measured - 1; on step-time tables negative means\n"

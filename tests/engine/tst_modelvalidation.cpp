@@ -114,6 +114,7 @@ private Q_SLOTS:
         QTest::newRow("nemotron 3 super") << QStringLiteral("megatron-bridge-2604-nemotron3-super") << 4;
         QTest::newRow("nemotron 3 super nvfp4") << QStringLiteral("megatron-bridge-2604-nemotron3-super-nvfp4") << 4;
         QTest::newRow("kimi k2") << QStringLiteral("megatron-bridge-2604-kimi-k2") << 1;
+        QTest::newRow("nemo 25.02-25.07") << QStringLiteral("nemo-2502-2507") << 21;
         QTest::newRow("vtrain multi-node") << QStringLiteral("vtrain-multi-node-a100") << 109;
         QTest::newRow("vtrain single-node") << QStringLiteral("vtrain-single-node-a100") << 1440;
     }
