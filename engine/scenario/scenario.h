@@ -179,6 +179,15 @@ struct ModelSpec {
     /// "activation_clamp_value": the gated activation clamps its inputs to this limit (Megatron-Core
     /// activation_func_clamp_value; GPT-OSS: 7.0); 0 = no clamp.
     double activationClampValue = 0.0;
+    /// "activation": the MLP's activation, "swiglu" (gated MLP), "gelu" or "squared_relu" (two-matrix
+    /// MLP; Nemotron-4). Empty: swiglu when gated_mlp, else gelu.
+    std::string activation;
+    /// "activation_fusion": the activation runs as one fused kernel each way (Megatron-Core's fused
+    /// bias-SwiGLU / bias-GeLU, its jit-fused squared_relu); false = eager PyTorch ops, as NeMo 2.x runs
+    /// Nemotron-4's squared ReLU (nemo/collections/llm/fn/activation.py: torch.pow(F.relu(x), 2)
+    /// without a fuser). Eager GeLU is one ATen kernel each way (F.gelu) and costs the same; eager
+    /// SwiGLU is not modelled.
+    bool activationFusion = true;
     bool operator==(const ModelSpec&) const = default;
 };
 

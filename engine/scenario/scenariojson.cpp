@@ -141,6 +141,23 @@ namespace {
         if (m.activationClampValue > 0 && !m.gatedMlp)
             throw JsonFieldError(r.pointerOf("activation_clamp_value"),
                 "the clamp applies to a gated activation (Megatron-Core fused_bias_geglu.py); set gated_mlp true");
+        if (r.has("activation")) {
+            m.activation = r.string("activation");
+            if (m.activation != "swiglu" && m.activation != "gelu" && m.activation != "squared_relu")
+                throw JsonFieldError(r.pointerOf("activation"),
+                    "expected \"swiglu\", \"gelu\" or \"squared_relu\", got \"" + m.activation + "\"");
+            if ((m.activation == "swiglu") != m.gatedMlp)
+                throw JsonFieldError(r.pointerOf("activation"),
+                    m.gatedMlp ? "\"" + m.activation
+                            + "\" is a two-matrix MLP's activation but the MLP is gated "
+                              "(gated_mlp, or ffn_hidden != 4 x hidden); set gated_mlp false"
+                               : std::string("\"swiglu\" needs a gated MLP; set gated_mlp true"));
+        }
+        m.activationFusion = r.boolean("activation_fusion", true);
+        if (!m.activationFusion && m.gatedMlp)
+            throw JsonFieldError(r.pointerOf("activation_fusion"),
+                "an eager gated activation (SwiGLU as separate PyTorch ops) is not modelled; eager activations are "
+                "modelled for two-matrix MLPs (gelu, squared_relu)");
         if (auto moe = r.object("moe")) {
             MoeSpec s;
             s.experts = moe->positiveInt("experts");
@@ -655,6 +672,10 @@ std::string scenarioToJson(const Scenario& s)
         root["model"]["rope_fusion"] = false;
     if (m.activationClampValue > 0)
         root["model"]["activation_clamp_value"] = m.activationClampValue;
+    if (!m.activation.empty())
+        root["model"]["activation"] = m.activation;
+    if (!m.activationFusion)
+        root["model"]["activation_fusion"] = false;
     if (!m.hybridPattern.empty())
         root["model"]["hybrid_pattern"] = m.hybridPattern;
     if (!m.mtpPattern.empty())

@@ -319,6 +319,12 @@ namespace {
         // GPT-OSS's YaRN position embeddings.
         if (const auto on = flag("rope_fusion"))
             s["model"]["rope_fusion"] = *on;
+        // The MLP's activation and whether it runs fused (activation_fusion 0: NeMo 2.x's eager squared
+        // ReLU of Nemotron-4).
+        if (const auto activation = row.text("activation"))
+            s["model"]["activation"] = *activation;
+        if (const auto on = flag("activation_fusion"))
+            s["model"]["activation_fusion"] = *on;
         if (const auto clamp = row.number("activation_clamp_value"))
             s["model"]["activation_clamp_value"] = *clamp;
         // Megatron-Core's token dispatcher as the recipe sets it ("alltoall", "flex" = DeepEP, "hybridep").

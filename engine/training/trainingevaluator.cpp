@@ -1103,6 +1103,24 @@ LayerTimes TrainingEvaluator::layerTimesOf(const TrainingStrategy& s, const Tran
         f.kernels += 3.0;
         b.kernels += 3.0;
     }
+    if (m.squaredReluEager) {
+        // Squared ReLU as eager PyTorch ops (model.activation_fusion false; NeMo 2.x's Nemotron-4:
+        // nemo/collections/llm/fn/activation.py squared_relu = torch.pow(F.relu(x), 2), its
+        // @torch.jit.script commented out): relu and pow each read and write f, 4 f element passes
+        // forward in 2 kernels against the fused kernel's 2 f in 1 counted above. Autograd (PyTorch
+        // tools/autograd/derivatives.yaml; torch/csrc/autograd/FunctionsManual.cpp pow_backward =
+        // grad * (2 * x.pow(1))): x.pow(1) (2 f), the product with 2 (2 f) and with the gradient (3 f),
+        // then relu's threshold_backward (3 f): 10 f in 4 kernels against the 2 x 2 f in 1 counted
+        // above. f = the FFN width a token goes through. The saved tensor is relu's output, f as for
+        // the fused kernel's input: no memory change.
+        const double elements = tokens * ffnPerToken / t;
+        const double extraForward = e.memoryBoundSeconds(2.0 * act * elements);
+        f.elementwise += extraForward;
+        b.elementwise += e.memoryBoundSeconds(6.0 * act * elements);
+        activationForward += extraForward;
+        f.kernels += 1.0;
+        b.kernels += 3.0;
+    }
     if (!m.ropeFusion) {
         // Rotary embedding without apply_rope_fusion (Megatron-Core models/common/embeddings/
         // rope_utils.py _apply_rotary_pos_emb_bshd, called once for the queries and once for the keys,
@@ -1224,7 +1242,8 @@ LayerTimes TrainingEvaluator::layerTimesOf(const TrainingStrategy& s, const Tran
         // sequence-parallel input again over the TP group.
         const double denseShare = m.ffnShare - moeShareOfLayers;
         const double normForward = e.memoryBoundSeconds(tokens * 2.0 * act * h / (sp ? t : 1.0));
-        const double activation = e.memoryBoundSeconds(tokens * act * (m.gatedMlp ? 3.0 : 2.0) * m.ffnHidden / t);
+        const double activationPasses = m.gatedMlp ? 3.0 : (m.squaredReluEager ? 4.0 : 2.0); // eager: see above
+        const double activation = e.memoryBoundSeconds(tokens * act * activationPasses * m.ffnHidden / t);
         const double casts = fp8 ? e.memoryBoundSeconds(tokens * e.castBytesPerElement() * (h + m.ffnHidden / t)) : 0.0;
         lt.selectiveRecompute
             += denseShare * (denseMlpGemm + normForward + activation + casts + 5.0 * k.kernelLaunchSeconds);

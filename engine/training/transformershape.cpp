@@ -25,6 +25,7 @@ TransformerShape TransformerShape::fromModel(const ModelSpec& m)
     s.qkLayerNorm = m.qkLayerNorm;
     s.ropeFusion = m.ropeFusion;
     s.activationClampValue = m.activationClampValue;
+    s.squaredReluEager = m.activation == "squared_relu" && !m.activationFusion;
     s.slidingWindow = m.slidingWindow;
     s.slidingWindowFraction = m.slidingWindow > 0 ? m.slidingWindowFraction : 0.0;
     const double h = s.hidden;

@@ -52,6 +52,9 @@ struct TransformerShape {
     bool qkLayerNorm = false; ///< queries and keys normalised before attention (model.qk_layernorm)
     bool ropeFusion = true; ///< rotary embedding applied by a fused kernel (model.rope_fusion)
     double activationClampValue = 0; ///< clamp of the gated activation's inputs (0 = none)
+    /// The two-matrix MLP's squared ReLU runs as eager PyTorch ops (model.activation squared_relu with
+    /// activation_fusion false).
+    bool squaredReluEager = false;
 
     /// Layer kinds as shares of the layers (a plain transformer: every layer attention + MLP, so
     /// attention and FFN shares 1, Mamba 0). A hybrid stack (model.hybrid_pattern) has one block per

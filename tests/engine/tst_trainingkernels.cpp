@@ -906,6 +906,38 @@ private Q_SLOTS:
         QVERIFY(unfused.evaluate(strategy).iterationSeconds > fused.evaluate(strategy).iterationSeconds);
     }
 
+    // NeMo 2.x's eager squared ReLU (model.activation squared_relu, activation_fusion false; Nemotron-4):
+    // relu and pow move 4 f element passes forward in 2 kernels and autograd 10 f in 4 kernels,
+    // against the fused activation's 2 f and 4 f in one kernel each way; the saved tensor is the same.
+    // The fused squared ReLU (Megatron-Core's jit-fused one) costs what GeLU does.
+    void eagerSquaredRelu()
+    {
+        Scenario s = droplessMixtral(false);
+        s.model.moe.reset(); // a dense two-matrix MLP
+        s.parallelism->ep = 1;
+        s.model.ffnHidden = 4 * s.model.hidden;
+        s.model.gatedMlp = false;
+        const TrainingStrategy strategy = TrainingStrategy::fromScenario(s);
+        const TrainingEvaluator gelu = evaluator(s);
+        const LayerTimes a = gelu.layerTimes(strategy);
+        s.model.activation = "squared_relu";
+        const TrainingEvaluator fusedSquared = evaluator(s);
+        QCOMPARE(fusedSquared.layerTimes(strategy).forward, a.forward);
+        s.model.activationFusion = false;
+        const TrainingEvaluator eager = evaluator(s);
+        const LayerTimes b = eager.layerTimes(strategy);
+        const double elements = s.model.seqLen * double(s.model.ffnHidden) / strategy.parallelism.tp;
+        const ComputeEfficiency& e = gelu.efficiency();
+        QVERIFY(near(b.forwardKernels.elementwise - a.forwardKernels.elementwise,
+            e.memoryBoundSeconds(2.0 * (4.0 - 2.0) * elements), 1e-9));
+        QVERIFY(near(b.backwardKernels.elementwise - a.backwardKernels.elementwise,
+            e.memoryBoundSeconds(2.0 * (10.0 - 4.0) * elements), 1e-9));
+        QCOMPARE(b.forwardKernels.kernels - a.forwardKernels.kernels, 1.0);
+        QCOMPARE(b.backwardKernels.kernels - a.backwardKernels.kernels, 3.0);
+        QVERIFY(near(eager.memory(strategy).activationsBytes, gelu.memory(strategy).activationsBytes, 1e-12));
+        QVERIFY(eager.evaluate(strategy).iterationSeconds > gelu.evaluate(strategy).iterationSeconds);
+    }
+
     // GPT-OSS's clamped gated activation (model.activation_clamp_value): two clamps and a cat before
     // the fused activation (8 f element passes forward, 10 f backward) and one more FC1-output-wide
     // tensor saved per top-k copy.

@@ -110,6 +110,42 @@ private Q_SLOTS:
         QVERIFY(!plainWritten["training"].contains("fp8_param_gather"));
     }
 
+    // The MLP's activation (model.activation) and its eager path (model.activation_fusion false):
+    // defaults, round trip, and swiglu only on a gated MLP.
+    void activationKeys()
+    {
+        auto plain = parseScenarioJson(base().dump(), "a.json");
+        QVERIFY(plain.isOk());
+        QVERIFY(plain->model.activation.empty());
+        QVERIFY(plain->model.activationFusion);
+        json j = base();
+        j["model"]["ffn_hidden"] = 4 * 8192; // a two-matrix MLP (Nemotron-4)
+        j["model"]["activation"] = "squared_relu";
+        j["model"]["activation_fusion"] = false;
+        auto first = parseScenarioJson(j.dump(), "a.json");
+        QVERIFY2(first.isOk(), first.message().c_str());
+        QVERIFY(!first->model.gatedMlp);
+        QCOMPARE(first->model.activation, std::string("squared_relu"));
+        QVERIFY(!first->model.activationFusion);
+        const json written = json::parse(scenarioToJson(*first));
+        QCOMPARE(written["model"]["activation"], json("squared_relu"));
+        QCOMPARE(written["model"]["activation_fusion"], json(false));
+        auto second = parseScenarioJson(written.dump(), "b.json");
+        QVERIFY2(second.isOk(), second.message().c_str());
+        QVERIFY(*first == *second);
+        const json plainWritten = json::parse(scenarioToJson(*plain));
+        QVERIFY(!plainWritten["model"].contains("activation"));
+        QVERIFY(!plainWritten["model"].contains("activation_fusion"));
+        json swiglu = base();
+        swiglu["model"]["activation"] = "swiglu";
+        QVERIFY(parseScenarioJson(swiglu.dump(), "c.json").isOk());
+        swiglu["model"]["gated_mlp"] = false;
+        const auto refused = parseScenarioJson(swiglu.dump(), "c.json");
+        QVERIFY(!refused.isOk());
+        QVERIFY2(refused.message().find("c.json: /model/activation: \"swiglu\" needs a gated MLP") != std::string::npos,
+            refused.message().c_str());
+    }
+
     // GPT-OSS's architecture keys and Megatron-Core's recompute modules: defaults, round trip, and
     // the modules only under selective recomputation.
     void gptOssAndRecomputeModules()
@@ -316,6 +352,20 @@ private Q_SLOTS:
         QTest::addRow("rope_fusion type") << "/model/rope_fusion"
                                           << "0"
                                           << "a.json: /model/rope_fusion:";
+        QTest::addRow("activation unknown")
+            << "/model/activation"
+            << "\"relu\""
+            << "a.json: /model/activation: expected \"swiglu\", \"gelu\" or \"squared_relu\"";
+        QTest::addRow("two-matrix activation on a gated MLP")
+            << "/model/activation"
+            << "\"squared_relu\""
+            << "a.json: /model/activation: \"squared_relu\" is a two-matrix MLP's activation but the MLP is gated";
+        QTest::addRow("eager gated activation") << "/model/activation_fusion"
+                                                << "false"
+                                                << "a.json: /model/activation_fusion: an eager gated activation";
+        QTest::addRow("activation_fusion type") << "/model/activation_fusion"
+                                                << "0"
+                                                << "a.json: /model/activation_fusion:";
         QTest::addRow("negative clamp") << "/model/activation_clamp_value"
                                         << "-7"
                                         << "a.json: /model/activation_clamp_value:";
