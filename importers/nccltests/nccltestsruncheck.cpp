@@ -163,6 +163,21 @@ namespace {
         return s;
     }
 
+    /// What the columns of `run` show, for a message: "root 0, no reduction, busbw = algbw x 15/16".
+    std::string columnEvidence(const NcclTestsRun& run, engine::CollectiveOp c)
+    {
+        std::string out;
+        const NcclTestsRow& row = run.rows.back();
+        if (row.root)
+            out += "root " + std::to_string(*row.root) + ", ";
+        out += row.redop.empty() || row.redop == "none" ? "no reduction" : "reduction " + row.redop;
+        // The (n-1)/n family (scatter, gather, allgather, ...): the ranks show in the fraction.
+        if (const int n = ranksFromBandwidthFactor(run, c);
+            n > 0 && std::abs(busBandwidthFactor(c, n) - (n - 1.0) / n) < 1e-12)
+            out += ", busbw = algbw x " + std::to_string(n - 1) + "/" + std::to_string(n);
+        return out;
+    }
+
     class RunChecker {
     public:
         RunChecker(NcclTestsLog& log)
@@ -277,6 +292,13 @@ namespace {
                     return engine::Status::error(place
                         + ": cannot tell which collective this log measures (its size, count, redop, root and "
                           "busbw/algbw columns fit no nccl-tests benchmark); name it with --op");
+                } else if (std::none_of(candidates.begin(), candidates.end(), engine::isCostModelled)) {
+                    // --op could only name one the model cannot price either: say so at once.
+                    return engine::Status::error(place + ": a " + listNames(candidates) + " table ("
+                        + columnEvidence(run, candidates.front()) + "): the collective model has no counterpart for "
+                        + (candidates.size() == 2 ? "either" : "any of them")
+                        + " (it models allreduce, reducescatter, allgather, broadcast, reduce, alltoall and "
+                          "sendrecv), so this log cannot be compared with it");
                 } else {
                     return engine::Status::error(place
                         + ": cannot tell which collective this log measures (the log does not name its binary and the "

@@ -309,6 +309,9 @@ private Q_SLOTS:
                                                                     << "allreduce" << 8 << 2 << 9 << "";
         QTest::addRow("docker compose service | prefixes") << "robust_compose_service.log"
                                                            << "allreduce" << 8 << 2 << 9 << "";
+        QTest::addRow("markdown block quote > on every line (modelled on nccl-tests issue 287)")
+            << "robust_markdown_quote.log"
+            << "allreduce" << 4 << 1 << 25 << "";
         QTest::addRow("-d all -o all: one run per data type and reduction")
             << "robust_dtype_redop_sweeps.log"
             << "allreduce,allreduce,allreduce,allreduce" << 8 << 1 << 5 << "run-split";
@@ -339,6 +342,23 @@ private Q_SLOTS:
         }
         if (!diagnostic.isEmpty())
             QVERIFY(hasDiagnostic(*log, diagnostic.toStdString(), file.toStdString()));
+    }
+
+    // A real log inside a markdown list item (AWS awsome-distributed-training, MIT-0): every line is
+    // "   [1,0]<stdout>:", the tag after three blanks; no device lines, a "..." line.
+    void indentedTagOutput()
+    {
+        auto log = importNcclTestsFile(dataFile("aws_eks_p5_indented_tagoutput_allreduce.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(1));
+        const NcclTestsRun& run = log->runs.front();
+        QCOMPARE(*run.collective, clusterscope::engine::CollectiveOp::AllReduce);
+        QCOMPARE(run.ranks(), 16); // busbw/algbw
+        QCOMPARE(int(run.rows.size()), 7);
+        QVERIFY(run.elidedRows);
+        QVERIFY(run.avgBusBwGBps.has_value());
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id != "busbw-mismatch" && d.id != "row-columns", d.message.c_str());
     }
 
     // alltoallv_perf (nccl-tests 2.19 on) times an irregular all-to-all; only its uniform pattern
@@ -739,6 +759,13 @@ private Q_SLOTS:
             << ""
             << "allgather_2node_tagoutput.log:27: cannot tell which collective this log measures (the log does not "
                "name its binary and the columns fit allgather or alltoall); name it with --op";
+        // A real scatter_perf table (AWS awsome-distributed-training, MIT-0) that does not name its binary:
+        // scatter and gather fit, and --op could name neither for the model.
+        QTest::addRow("only unmodelled collectives fit (real log)")
+            << "aws_scatter_2x8_srun_label.log"
+            << ""
+            << "aws_scatter_2x8_srun_label.log:5: a scatter or gather table (root 0, no reduction, busbw = algbw x "
+               "15/16): the collective model has no counterpart for either";
         QTest::addRow("columns fit no collective") << "no_collective_fits.log"
                                                    << ""
                                                    << "no_collective_fits.log:18: cannot tell which collective";
@@ -984,6 +1011,17 @@ private Q_SLOTS:
         QTest::addRow("a date without a time is not a timestamp") << "2025-06-01 # nThread 1" << 0;
         QTest::addRow("a device line is not a compose service") << "#  Rank  0 Group  0 Pid 1 on h | x" << 0;
         QTest::addRow("comment") << "# Avg bus bandwidth    : 1.5" << 0;
+        // A log in a markdown list item (indented) or quoted in a GitHub reply ("> ", "> > ", ">").
+        QTest::addRow("indented open mpi stdout") << "   [1,0]<stdout>:#  size" << 17;
+        QTest::addRow("indented srun label") << "   12: # nThread 1" << 7;
+        QTest::addRow("indented kubectl timestamp") << "  2025-06-01T10:00:00Z [1,0]<stdout>:#" << 37;
+        QTest::addRow("indented data row is not prefixed") << "   [1]   8192   2048" << 0;
+        QTest::addRow("block quote") << "> #  Rank  0 Group  0" << 1;
+        QTest::addRow("nested block quote") << "> > # nThread 1" << 3;
+        QTest::addRow("block quote without a space") << ">#  Rank  0" << 1;
+        QTest::addRow("empty quoted line") << ">" << 1;
+        QTest::addRow("quoted srun label") << "> 0: # nThread 1" << 5;
+        QTest::addRow("quoted data row") << ">            8             2     float" << 1;
     }
     void prefixes()
     {
