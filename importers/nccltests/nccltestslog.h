@@ -118,6 +118,9 @@ struct NcclTestsRun {
     /// or a plugin's name: "FasTrak", "gIB", "GPUDirectTCPX_v7", "AWS Libfabric"); empty when not logged.
     std::string ncclNet;
     bool elidedRows = false; ///< the table has a literal "..." line (rows left out)
+    /// Lines of banners ("====== 2-node ======", "-----") met after the run's first row: where an excerpt
+    /// of several runs without headers of their own may change run (splitHeaderlessRuns).
+    std::vector<int> separatorLines;
 
     /// Ranks: distinct rank numbers of the device lines, else those implied by busbw/algbw, else
     /// nThread x nGpus (right for one process), else 0. An excerpt of the device list (see

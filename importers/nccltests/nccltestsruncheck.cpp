@@ -1,5 +1,7 @@
 #include "importers/nccltests/nccltestsruncheck.h"
 
+#include "importers/nccltests/nccltestsrunsplit.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -315,6 +317,7 @@ namespace {
 
         void checkRows(NcclTestsRun& run)
         {
+            m_counts.clear(); // the parts of a split run are capped one by one
             const engine::CollectiveOp c = *run.collective;
             const int fromBandwidth = ranksFromBandwidthFactor(run, c);
             if (run.devices.empty() && fromBandwidth > 0) {
@@ -528,8 +531,21 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
             ++log.unresolvedRuns;
             continue;
         }
-        checker.checkRows(run);
-        resolved.push_back(std::move(run));
+        // Several runs pasted as one table: one run each (or the file is refused where they cannot be told).
+        const int firstLine = run.firstLine;
+        auto parts = splitHeaderlessRuns(std::move(run), log);
+        if (!parts) {
+            if (firstFailureToResolve.isOk())
+                firstFailureToResolve = engine::Status::error(parts.message());
+            log.diagnostics.push_back({ "run-unresolved", NcclTestsSeverity::Error, firstLine,
+                parts.message() + " (these rows are left out; the other runs of the file are kept)" });
+            ++log.unresolvedRuns;
+            continue;
+        }
+        for (auto& part : *parts) {
+            checker.checkRows(part);
+            resolved.push_back(std::move(part));
+        }
     }
     if (resolved.empty())
         return firstFailureToResolve;

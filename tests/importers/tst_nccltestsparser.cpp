@@ -840,6 +840,89 @@ private Q_SLOTS:
         QVERIFY(hasDiagnostic(*log, "row-number", "malformed_rows.log:25: cannot read busbw value \"zero\""));
     }
 
+    // Several runs pasted as one table without their headers (an egrep excerpt of runs on 1, 2, 4 and 8
+    // nodes, robust_headerless_runs.log): one run each, its ranks from its own busbw/algbw, so that no
+    // row is compared with a rank count it contradicts.
+    void headerlessRunsAreSplit()
+    {
+        auto log = importNcclTestsFile(dataFile("robust_headerless_runs.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(4));
+        const int ranks[] = { 8, 16, 32, 64 };
+        const int firstLines[] = { 1, 6, 10, 14 };
+        for (std::size_t i = 0; i < 4; ++i) {
+            const NcclTestsRun& run = log->runs[i];
+            QCOMPARE(*run.collective, clusterscope::engine::CollectiveOp::AllReduce);
+            QCOMPARE(run.ranks(), ranks[i]);
+            QCOMPARE(run.rows.size(), std::size_t(3));
+            QCOMPARE(run.rows.front().bytes, std::uint64_t(1) << 32);
+            QCOMPARE(run.firstLine, firstLines[i]);
+        }
+        QVERIFY(hasDiagnostic(*log, "run-split",
+            "robust_headerless_runs.log:3: lines 3-5, 7-9, 11-13 and 15-17 are 4 runs without headers of their own "
+            "(the sizes start again, or a banner line stands between them) with 8, 16, 32 and 64 ranks by "
+            "busbw/algbw: each is read as a run of its own"));
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id != "busbw-mismatch" && d.id != "row-size", d.message.c_str());
+    }
+
+    void headerlessRunsInMemory_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("runs"); ///< 0: refused
+        QTest::addColumn<QString>("message"); ///< a diagnostic (or the error) that must appear
+        // all_reduce rows: busbw/algbw 1.75 (8 ranks) and 1.875 (16 ranks).
+        const QString r8a
+            = QStringLiteral("  1048576  262144  float  sum  -1  50.00  20.97  36.70  0  50.00  20.97  36.70  0\n");
+        const QString r8b
+            = QStringLiteral("  2097152  524288  float  sum  -1  90.00  23.30  40.78  0  90.00  23.30  40.78  0\n");
+        const QString r16a
+            = QStringLiteral("  1048576  262144  float  sum  -1  60.00  17.48  32.77  0  60.00  17.48  32.77  0\n");
+        const QString r16b
+            = QStringLiteral("  2097152  524288  float  sum  -1  99.00  21.18  39.72  0  99.00  21.18  39.72  0\n");
+        const QString binary = QStringLiteral("# Collective test starting: all_reduce_perf\n");
+        QTest::addRow("sizes start again, no banner: two runs")
+            << binary + r8a + r8b + r16a + r16b << 2 << "mem.log:2: lines 2-3 and 4-5 are 2 runs";
+        QTest::addRow("banner inside one sweep: one run")
+            << binary + r8a + QStringLiteral("--------------------------------------------------------------\n") + r8b
+            << 1 << "";
+        QTest::addRow("banner between runs of other ranks: two runs")
+            << binary + r8a + QStringLiteral("==== 2 nodes ====\n") + r16b << 2 << "with 8 and 16 ranks by busbw/algbw";
+        QTest::addRow("the same sweep twice: two runs") << binary + r8a + r8b + r8a + r8b << 2 << "are 2 runs";
+        QString devices;
+        for (int r = 0; r < 16; ++r)
+            devices += QStringLiteral(
+                "#  Rank %1 Group  0 Pid %2 on node-%3 device %4 [0000:04:00] NVIDIA H100 80GB HBM3\n")
+                           .arg(r)
+                           .arg(100 + r)
+                           .arg(r / 8)
+                           .arg(r % 8);
+        QTest::addRow("device lines cannot say which run they describe: refused")
+            << binary + devices + r8a + r8b + r16a + r16b << 0
+            << "mem.log:18: lines 18-19 and 20-21 are 2 runs without headers of their own (the sizes start again) "
+               "with 8 and 16 ranks by busbw/algbw, but the device lines (line 2 on) list 16 ranks for all of them";
+    }
+    void headerlessRunsInMemory()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, runs);
+        QFETCH(QString, message);
+        const std::string utf8 = text.toStdString();
+        auto log = parseNcclTestsText(utf8, "mem.log", {});
+        if (runs == 0) {
+            QVERIFY(!log.isOk());
+            QVERIFY2(QString::fromStdString(log.message()).contains(message), log.message().c_str());
+            return;
+        }
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(int(log->runs.size()), runs);
+        if (!message.isEmpty())
+            QVERIFY2(hasDiagnostic(*log, "run-split", message.toStdString()),
+                log->diagnostics.empty() ? "none" : log->diagnostics.back().message.c_str());
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id != "busbw-mismatch", d.message.c_str());
+    }
+
     void inMemoryVariants_data()
     {
         QTest::addColumn<QString>("text");
