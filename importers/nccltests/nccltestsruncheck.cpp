@@ -338,7 +338,12 @@ namespace {
                     "the device lines list " + std::to_string(run.listedRanks()) + " rank(s) up to Rank "
                         + std::to_string(listed - 1) + ": an excerpt; taken as " + std::to_string(run.ranks())
                         + " ranks" + basis
-                        + ", their nodes and GPU from the cluster (--nodes, --gpus-per-node, --gpu or --scenario)");
+                        + (run.excerptRanksPerHost() > 0
+                                ? ", on the " + std::to_string(run.nodes()) + " hosts listed, "
+                                    + std::to_string(run.excerptRanksPerHost())
+                                    + " each (every host lists the first and last rank of its block)"
+                                : std::string(", their nodes and GPU from the cluster (--nodes, --gpus-per-node, "
+                                              "--gpu or --scenario)")));
                 if (!floorFits && fromBandwidth > 0 && fromBandwidth < listed)
                     diag("ranks-mismatch", run.rows.front(),
                         "busbw/algbw implies " + std::to_string(fromBandwidth)

@@ -665,6 +665,42 @@ private Q_SLOTS:
         QVERIFY(!full->runs.front().devicesPartial());
     }
 
+    // A device list cut to each host's first and last rank (robust_device_excerpt_hosts.log: 0 and 7 on
+    // node-001, 8 and 15 on node-002) names the nodes; one that does not show every block does not.
+    void deviceExcerptNamingHosts_data()
+    {
+        QTest::addColumn<QString>("ranksListed"); ///< the device lines kept, as "rank@host" words
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("perNode");
+        QTest::addRow("first and last of each host") << "0@a 7@a 8@b 15@b" << 2 << 8;
+        QTest::addRow("only the first of each host") << "0@a 8@b 15@b" << 0 << 0;
+        QTest::addRow("a third host not shown") << "0@a 4@a 5@b 9@b 15@c" << 0 << 0;
+        QTest::addRow("one host, first and last") << "0@a 15@a" << 1 << 16;
+        QTest::addRow("only the last rank") << "15@a" << 0 << 0;
+    }
+    void deviceExcerptNamingHosts()
+    {
+        QFETCH(QString, ranksListed);
+        NcclTestsRun run;
+        run.bandwidthRanks = 16;
+        for (const auto& w : ranksListed.split(QLatin1Char(' '))) {
+            NcclTestsDevice d;
+            d.rank = w.section(QLatin1Char('@'), 0, 0).toInt();
+            d.host = w.section(QLatin1Char('@'), 1).toStdString();
+            run.devices.push_back(d);
+        }
+        QCOMPARE(run.ranks(), 16);
+        QVERIFY(run.devicesPartial());
+        QTEST(run.nodes(), "nodes");
+        QTEST(run.ranksPerNode(), "perNode");
+
+        auto log = importNcclTestsFile(dataFile("robust_device_excerpt_hosts.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.front().ranks(), 16);
+        QCOMPARE(log->runs.front().nodes(), 2);
+        QCOMPARE(log->runs.front().ranksPerNode(), 8);
+    }
+
     void singletonLaunchesAreFlagged()
     {
         auto log = importNcclTestsFile(dataFile("robust_singleton_launches.log"));
