@@ -157,10 +157,14 @@ namespace {
         const NcclTestsRun& run = log.runs.front();
         const std::string gpuName = run.gpuName();
         if (gpuName.empty()) {
+            // rccl-tests on some ROCm versions prints device lines without a name.
             cliUsageError(io, kCommand,
-                log.file
-                    + ": the log has no device lines naming the GPU; pass --gpu ID (with --nodes, --gpus-per-node, "
-                      "--nic) or --scenario FILE describing the cluster");
+                (run.devices.empty() ? log.file + ": the log has no device lines naming the GPU"
+                                     : log.file + ":" + std::to_string(run.devices.front().line)
+                            + ": the device lines (from this line on) give no GPU name (rccl-tests prints none on "
+                              "some ROCm versions)")
+                    + "; pass --gpu ID (with --nodes, --gpus-per-node, --nic) or --scenario FILE describing the "
+                      "cluster");
             return std::nullopt;
         }
         const auto gpuId = catalogGpuIdForDeviceName(catalog, gpuName);

@@ -352,6 +352,7 @@ namespace {
                 diag("ranks-mismatch", run.rows.front(),
                     "busbw/algbw implies " + std::to_string(fromBandwidth) + " ranks but the device lines list "
                         + std::to_string(run.ranks()));
+            checkSharedDevices(run);
             const int n = run.ranks();
             if (n <= 0)
                 return;
@@ -388,6 +389,28 @@ namespace {
                                               : std::to_string(*m->wrong))
                                 + " elements came back wrong (data validation failed); the timing is kept");
                 }
+            }
+        }
+
+        /// Two ranks of one host on the same device (index, and bus id when printed): one GPU timed as two,
+        /// e.g. MPI ranks started with faked NCCL_HOSTIDs; the run is no measurement of two GPUs.
+        void checkSharedDevices(const NcclTestsRun& run)
+        {
+            // Keyed by the device index: old builds print the same "[0x00]" for every GPU, so a bus id alone
+            // does not tell; where both lines print one, it must agree too.
+            std::map<std::pair<std::string, int>, const NcclTestsDevice*> seen;
+            for (const auto& d : run.devices) {
+                const auto [it, added] = seen.try_emplace({ d.host, d.device }, &d);
+                const NcclTestsDevice& other = *it->second;
+                if (added || other.rank == d.rank
+                    || (!d.busId.empty() && !other.busId.empty() && d.busId != other.busId))
+                    continue;
+                diag("shared-device", d.line,
+                    "Rank " + std::to_string(d.rank) + " and Rank " + std::to_string(other.rank) + " (line "
+                        + std::to_string(other.line) + ") both run on " + d.host + " device " + std::to_string(d.device)
+                        + (d.busId.empty() ? "" : " [" + d.busId + "]")
+                        + ": one GPU timed as two ranks, not a measurement of two GPUs");
+                return;
             }
         }
 

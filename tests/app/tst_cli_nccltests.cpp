@@ -388,6 +388,26 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("allreduce, 12 ranks on 2 node(s)")), qPrintable(r.out));
     }
 
+    // rccl-tests device lines without a GPU name: the message names the first of them.
+    void deviceLinesWithoutName()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("noname.log"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("# Collective test starting: all_reduce_perf\n# Using devices\n"
+                "#  Rank  0 Group  0 Pid 11 on gpu-23 device  0 [0000:75:00]\n"
+                "#  Rank  1 Group  0 Pid 12 on gpu-23 device  1 [0000:05:00]\n"
+                "  1048576  262144  float  sum  -1  50.00  20.97  20.97  0  50.00  20.97  20.97  0\n");
+        f.close();
+        const Run r = runCli({ path });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("noname.log:3: the device lines (from this line on) give no GPU name "
+                                               "(rccl-tests prints none on some ROCm versions); pass --gpu ID")),
+            qPrintable(r.err));
+    }
+
     // A sweep of one size is not presented as a validated calibration (text and JSON).
     void oneSizeIsNotCrossValidated()
     {

@@ -976,6 +976,12 @@ private Q_SLOTS:
                               "[0000:04:00] G\n#  Rank  1 Group  0 Pid 2 on h device  1 [0000:05:00] G\n"
                               "  1048576  262144  float  sum  -1  16.75  62.61  109.56  0  16.61  63.12  110.46  0\n")
             << "" << 1 << "busbw-mismatch";
+        // Two MPI ranks on one GPU (faked NCCL_HOSTIDs, as a public RTX 5090 log did): flagged.
+        QTest::addRow("two ranks on one device")
+            << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 on lab device  0 "
+                              "[0000:02:00] G\n#  Rank  1 Group  0 Pid 2 on lab device  0 [0000:02:00] G\n"
+                              "  1048576  262144  float  sum  -1  16.75  62.61  62.61  0  16.61  63.12  63.12  0\n")
+            << "" << 1 << "shared-device";
         QTest::addRow("trace-replay row: in-place only")
             << QStringLiteral("# Collective test starting: all_reduce_perf\n"
                               "  1048576  262144  float  sum  -1  16.61  63.12  110.46  0\n")
