@@ -705,7 +705,7 @@ private Q_SLOTS:
     {
         auto log = importNcclTestsFile(dataFile("robust_singleton_launches.log"));
         QVERIFY(!log.isOk());
-        const std::string m = log.message();
+        const std::string& m = log.message();
         QVERIFY2(m.find("robust_singleton_launches.log:4: 4 independent one-rank jobs, not one 4-rank run")
                 != std::string::npos,
             m.c_str());
