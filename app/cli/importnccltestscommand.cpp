@@ -40,7 +40,77 @@ namespace {
         engine::Scenario scenario;
         bool fromLog = false;
         std::vector<std::string> assumptions;
+        /// Assumptions the output flags as warnings (also in `assumptions`): a layout the log does not state.
+        std::vector<std::string> warnings;
     };
+
+    /// How the runs sit on nodes. Runs whose device lines name their hosts are "placed"; the others
+    /// (table-only excerpts, device lists cut without every host's block) are not: with `capAtServer`
+    /// they take nodes of the catalog GPU's server (server.gpus: 8 for an HGX board, 4 for a GB200
+    /// tray), never more ranks on one node, and the layout says so.
+    struct RunLayout {
+        int nodes = 1;
+        int perNode = 1;
+        int placedPerNode = 0; ///< most ranks on one host of a placed run
+        int unplacedRanks = 0; ///< ranks of the widest run that is not placed
+        std::string unplacedWhere; ///< "FILE:LINE" of that run
+        std::string assumption; ///< the server layout taken (capAtServer), stated as a warning
+        std::string error; ///< a run that no number of servers holds evenly (capAtServer)
+    };
+
+    RunLayout layoutOfRuns(const std::vector<NcclTestsLog>& logs, const engine::GpuModel* gpu, bool capAtServer)
+    {
+        RunLayout out;
+        for (const auto& l : logs)
+            for (const auto& r : l.runs) {
+                if (r.nodes() > 0) {
+                    out.nodes = std::max(out.nodes, r.nodes());
+                    out.placedPerNode = std::max(out.placedPerNode, r.ranksPerNode());
+                } else if (r.ranks() > out.unplacedRanks) {
+                    out.unplacedRanks = r.ranks();
+                    out.unplacedWhere = l.file + ":" + std::to_string(r.firstLine);
+                }
+            }
+        out.perNode = std::max({ 1, out.placedPerNode, out.unplacedRanks });
+        const int server = gpu ? std::max(1, gpu->serverGpus) : 0;
+        if (!capAtServer || server == 0 || out.unplacedRanks <= server)
+            return out;
+        const int ranks = out.unplacedRanks;
+        if (ranks % server != 0) {
+            out.error
+                = format("%s: the run has %d ranks and the log does not say on how many nodes (no device lines "
+                         "naming its hosts); %d is not a multiple of the %d GPUs of the catalog's %s server: pass "
+                         "--nodes N (and --gpus-per-node G)",
+                    out.unplacedWhere.c_str(), ranks, ranks, server, gpu->id.c_str());
+            return out;
+        }
+        out.nodes = std::max(out.nodes, ranks / server);
+        out.perNode = std::max(out.placedPerNode, server);
+        out.assumption = format("%s: the log does not say on how many nodes the run's %d ranks ran (no device lines "
+                                "naming its hosts): taken as %d nodes of %d GPUs, the catalog's %s server (pass "
+                                "--nodes N or --gpus-per-node G for another layout)",
+            out.unplacedWhere.c_str(), ranks, ranks / server, server, gpu->id.c_str());
+        return out;
+    }
+
+    /// Sizes the cluster of `c` (its GPU set) from the runs' layout; false (message printed) on a layout error.
+    bool sizeFromRuns(ClusterChoice& c, const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog,
+        bool capAtServer, CliIo io)
+    {
+        auto& cl = c.scenario.cluster;
+        const RunLayout layout = layoutOfRuns(logs, catalog.findGpu(cl.gpu), capAtServer);
+        if (!layout.error.empty()) {
+            cliUsageError(io, kCommand, layout.error);
+            return false;
+        }
+        cl.gpusPerNode = layout.perNode;
+        cl.gpus = layout.nodes * layout.perNode;
+        if (!layout.assumption.empty()) {
+            c.assumptions.push_back(layout.assumption);
+            c.warnings.push_back(layout.assumption);
+        }
+        return true;
+    }
 
     /// The NICs of the GPU's reference server (catalog "server": DGX H100 8 x 400 Gb/s, a GB200 tray
     /// 4 x 400, DGX B300 8 x 800, ...), an assumption the output states. `gpusPerNode` > 0: nodes of that
@@ -78,17 +148,23 @@ namespace {
             ranks, cl.nic.perNode, server));
     }
 
+    /// `capAtServer`: runs whose nodes the log does not state take nodes of the GPU's server (false when
+    /// --nodes or --gpus-per-node state the layout).
     std::optional<ClusterChoice> clusterFromLogs(
-        const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, CliIo io)
+        const std::vector<NcclTestsLog>& logs, const engine::Catalog& catalog, CliIo io, bool capAtServer = true)
     {
         const NcclTestsLog& log = logs.front();
         const NcclTestsRun& run = log.runs.front();
         const std::string gpuName = run.gpuName();
         if (gpuName.empty()) {
+            // rccl-tests on some ROCm versions prints device lines without a name.
             cliUsageError(io, kCommand,
-                log.file
-                    + ": the log has no device lines naming the GPU; pass --gpu ID (with --nodes, --gpus-per-node, "
-                      "--nic) or --scenario FILE describing the cluster");
+                (run.devices.empty() ? log.file + ": the log has no device lines naming the GPU"
+                                     : log.file + ":" + std::to_string(run.devices.front().line)
+                            + ": the device lines (from this line on) give no GPU name (rccl-tests prints none on "
+                              "some ROCm versions)")
+                    + "; pass --gpu ID (with --nodes, --gpus-per-node, --nic) or --scenario FILE describing the "
+                      "cluster");
             return std::nullopt;
         }
         const auto gpuId = catalogGpuIdForDeviceName(catalog, gpuName);
@@ -101,17 +177,12 @@ namespace {
         }
         ClusterChoice c;
         c.fromLog = true;
-        int nodes = 1, perNode = 1;
-        for (const auto& l : logs)
-            for (const auto& r : l.runs) {
-                nodes = std::max(nodes, r.nodes());
-                perNode = std::max(perNode, r.ranksPerNode() > 0 ? r.ranksPerNode() : r.ranks());
-            }
         auto& cl = c.scenario.cluster;
         c.scenario.name = "from " + log.file;
         cl.gpu = *gpuId;
-        cl.gpusPerNode = perNode;
-        cl.gpus = nodes * perNode;
+        if (!sizeFromRuns(c, logs, catalog, capAtServer, io))
+            return std::nullopt;
+        const int nodes = cl.gpus / std::max(1, cl.gpusPerNode);
         // The NICs of the GPU's reference server (catalog); only an assumption, stated in the output.
         assumeNics(*catalog.findGpu(*gpuId), 0, cl);
         c.assumptions.push_back("GPU \"" + gpuName + "\" taken as catalog " + *gpuId);
@@ -181,6 +252,7 @@ namespace {
         const auto perNodeOption = positiveOption(cl, "gpus-per-node", io);
         if (!nodesOption || !perNodeOption)
             return std::nullopt;
+        const bool layoutGiven = *nodesOption > 0 || *perNodeOption > 0;
         std::optional<ClusterChoice> c;
         if (const auto id = cl.value("gpu")) {
             const engine::GpuModel* gpu = catalog.findGpu(*id);
@@ -192,24 +264,38 @@ namespace {
             c->scenario.name = "from the command line";
             c->scenario.cluster.gpu = *id;
             assumeNics(*gpu, 0, c->scenario.cluster);
-            int nodes = 1, perNode = 1;
-            for (const auto& l : logs)
-                for (const auto& r : l.runs) {
-                    nodes = std::max(nodes, r.nodes());
-                    perNode = std::max(perNode, r.ranksPerNode() > 0 ? r.ranksPerNode() : r.ranks());
-                }
-            c->scenario.cluster.gpusPerNode = perNode;
-            c->scenario.cluster.gpus = nodes * perNode;
+            if (!sizeFromRuns(*c, logs, catalog, !layoutGiven, io))
+                return std::nullopt;
         } else {
-            c = clusterFromLogs(logs, catalog, io);
+            c = clusterFromLogs(logs, catalog, io, !layoutGiven);
             if (!c)
                 return std::nullopt;
+        }
+        // --nodes N alone: the runs whose nodes the log does not state ran on N nodes, their ranks split
+        // evenly (not N nodes of the size one node of the log would have); --gpus-per-node G alone: as
+        // many nodes of G as their ranks need.
+        const RunLayout layout = layoutOfRuns(logs, nullptr, false);
+        int nodesNeeded = 0;
+        if (layout.unplacedRanks > 0 && *nodesOption > 0 && *perNodeOption == 0) {
+            if (layout.unplacedRanks % *nodesOption != 0) {
+                cliUsageError(io, kCommand,
+                    format("--nodes %d: the run at %s has %d ranks, which %d nodes cannot hold evenly; pass "
+                           "--gpus-per-node G as well",
+                        *nodesOption, layout.unplacedWhere.c_str(), layout.unplacedRanks, *nodesOption));
+                return std::nullopt;
+            }
+            c->scenario.cluster.gpusPerNode = std::max(layout.placedPerNode, layout.unplacedRanks / *nodesOption);
+            c->assumptions.push_back(format("%s: the run's %d ranks taken as %d per node on the %d nodes of --nodes",
+                layout.unplacedWhere.c_str(), layout.unplacedRanks, layout.unplacedRanks / *nodesOption, *nodesOption));
+        } else if (layout.unplacedRanks > 0 && *perNodeOption > 0 && *nodesOption == 0) {
+            nodesNeeded = (layout.unplacedRanks + *perNodeOption - 1) / *perNodeOption;
         }
         c->fromLog = false;
         // Keep the GPU mapping note of a log-built cluster; the NIC assumption is restated below.
         std::erase_if(c->assumptions, [](const std::string& a) { return a.rfind("NICs assumed", 0) == 0; });
         auto& cl_ = c->scenario.cluster;
-        const int nodes = *nodesOption > 0 ? *nodesOption : std::max(1, cl_.gpus / std::max(1, cl_.gpusPerNode));
+        const int nodes
+            = *nodesOption > 0 ? *nodesOption : std::max({ 1, cl_.gpus / std::max(1, cl_.gpusPerNode), nodesNeeded });
         if (*perNodeOption > 0)
             cl_.gpusPerNode = *perNodeOption;
         cl_.gpus = nodes * cl_.gpusPerNode;
@@ -374,12 +460,15 @@ namespace {
         out << log.file << ":" << r.firstLine << ": " << (binary.empty() ? "nccl-tests" : binary) << " ("
             << (r.collective ? toString(*r.collective) : "?") << ", from the " << toString(r.collectiveSource) << "), "
             << r.ranks() << " ranks";
-        if (r.devicesPartial())
+        if (r.devicesPartial() && r.nodes() == 0)
             out << " (the device lines are an excerpt: nodes from the cluster)";
+        else if (r.devices.empty())
+            out << " (no device lines: nodes from the cluster)";
         else
-            out << " on " << std::max(r.nodes(), 1) << " node(s)";
+            out << (r.devicesPartial() ? " (the device lines are an excerpt naming every host)" : "") << " on "
+                << std::max(r.nodes(), 1) << " node(s)";
         if (!r.gpuName().empty())
-            out << (r.devicesPartial() ? std::string() : ", " + std::to_string(r.ranksPerNode()) + " per node") << ", "
+            out << (r.nodes() == 0 ? std::string() : ", " + std::to_string(r.ranksPerNode()) + " per node") << ", "
                 << r.gpuName();
         out << "\n  " << r.rows.size() << " sizes";
         if (r.minBytes && r.maxBytes)
@@ -393,6 +482,27 @@ namespace {
         if (!r.ncclNet.empty())
             out << ", network " << r.ncclNet;
         out << "\n";
+    }
+
+    /// Whether the sweep's calibration was checked on sizes it was not fitted on (4-fold cross-validation).
+    bool crossValidated(const engine::SweepCalibration& c) { return c.heldOutRmsBefore > 0 || c.heldOutRmsAfter > 0; }
+
+    /// Why a calibration is not cross-validated ("" when it is): one size (a fit through one point is exact
+    /// by construction), or too few sizes for the folds.
+    std::string validationNote(const engine::SweepCalibration& c)
+    {
+        if (crossValidated(c))
+            return {};
+        std::vector<double> sizes;
+        for (const auto& r : c.rows)
+            if (std::find(sizes.begin(), sizes.end(), r.bytes) == sizes.end())
+                sizes.push_back(r.bytes);
+        if (sizes.size() == 1)
+            return "one size: the calibration cannot be cross-validated (a fit through one point matches it exactly; "
+                   "the residual after calibration says nothing about other sizes)";
+        return format("%zu sizes: too few for the 4-fold cross-validation (8 needed); the calibration is not "
+                      "cross-validated",
+            sizes.size());
     }
 
     json sweepJson(const engine::SweepCalibration& c)
@@ -432,8 +542,8 @@ namespace {
             { "rms_before", c.rmsBefore }, { "rms_after", c.rmsAfter }, { "outliers", c.outliers },
             { "rms_before_kept", c.rmsBeforeKept }, { "rms_after_kept", c.rmsAfterKept },
             { "held_out_rms_before", c.heldOutRmsBefore }, { "held_out_rms_after", c.heldOutRmsAfter },
-            { "rejected_by_cross_validation", c.rejectedByCrossValidation }, { "sizes", sizes },
-            { "corrections", corrections } };
+            { "rejected_by_cross_validation", c.rejectedByCrossValidation }, { "cross_validated", crossValidated(c) },
+            { "validation_note", validationNote(c) }, { "sizes", sizes }, { "corrections", corrections } };
         if (!c.sweep.variant.empty())
             doc["variant"] = c.sweep.variant; // "half prod": one sweep of a -d all / -o all table
         return doc;
@@ -461,6 +571,8 @@ namespace {
             if (r.outlier)
                 out << format("outlier %.0f B: ", r.bytes) << r.outlierReason << "\n";
         out << format("RMS relative residual: before %.1f%%, after %.1f%%\n", 100 * c.rmsBefore, 100 * c.rmsAfter);
+        if (const std::string note = validationNote(c); !note.empty())
+            out << note << "\n";
         if (c.outliers > 0)
             out << format(
                 "RMS relative residual over the sizes kept (outliers left out): before %.1f%%, after %.1f%%\n",
@@ -534,6 +646,29 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         logs.push_back(std::move(*log));
     }
 
+    // What each run can be compared with, before the hardware is asked for: a log with nothing to compare
+    // (one rank, an unmodelled collective) says so first.
+    struct Pending {
+        const NcclTestsLog* log;
+        const NcclTestsRun* run;
+        engine::MeasuredSweep sweep;
+    };
+    std::vector<Pending> pending;
+    std::vector<std::string> skipped;
+    for (const auto& log : logs)
+        for (const auto& run : log.runs) {
+            auto sweep = measuredSweepFromRun(log, run);
+            if (sweep)
+                pending.push_back({ &log, &run, std::move(*sweep) });
+            else
+                skipped.push_back(sweep.message());
+        }
+    if (pending.empty()) {
+        for (const auto& s : skipped)
+            io.err << s << "\n";
+        return 1;
+    }
+
     std::optional<ClusterChoice> cluster;
     const bool hardwareOptions = cl->value("gpu") || cl->value("nodes") || cl->value("gpus-per-node")
         || cl->value("nic") || cl->value("transport") || cl->flag("no-gdr");
@@ -549,7 +684,7 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         auto scenario = loadValidScenarioForCli(*path, *catalog, io);
         if (!scenario)
             return 1;
-        cluster = ClusterChoice { std::move(*scenario), false, {} };
+        cluster = ClusterChoice { std::move(*scenario), false, {}, {} };
     } else {
         cluster = clusterFromLogs(logs, *catalog, io);
         if (!cluster)
@@ -568,39 +703,31 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
     // Calibrate run after run, each starting from what the previous ones fitted.
     engine::CalibrationSet set;
     set.calibration = model->calibration();
-    std::vector<std::string> skipped;
-    for (const auto& log : logs) {
-        for (const auto& run : log.runs) {
-            auto sweep = measuredSweepFromRun(log, run);
-            if (!sweep) {
-                skipped.push_back(sweep.message());
-                continue;
-            }
-            if (algorithm)
-                sweep->algorithm = *algorithm;
-            // A table-only excerpt (no device lines, or only some of them) does not say its nodes: its
-            // ranks fill the cluster's nodes of gpus_per_node.
-            if (run.devices.empty() || run.devicesPartial()) {
-                const int perNode = std::max(1, cluster->scenario.cluster.gpusPerNode);
-                sweep->nodes = std::max(1, (sweep->ranks + perNode - 1) / perNode);
-            }
-            if (sweep->ranks > cluster->scenario.cluster.gpus) {
-                io.err << log.file << ":" << run.firstLine << ": the run has " << sweep->ranks
-                       << " ranks but the cluster has " << cluster->scenario.cluster.gpus << " GPUs\n";
-                return 1;
-            }
-            engine::CollectiveModel current = *model;
-            current.setCalibration(set.calibration);
-            auto calibrated = engine::calibrateSweep(current, *sweep);
-            if (!calibrated) {
-                io.err << log.file << ":" << run.firstLine << ": " << calibrated.message() << "\n";
-                return 1;
-            }
-            set.calibration = calibrated->calibration;
-            // "before" is the model as the cluster gives it, not as the earlier runs calibrated it.
-            engine::restateBefore(*model, *calibrated);
-            set.sweeps.push_back(std::move(*calibrated));
+    for (auto& [log, run, sweep] : pending) {
+        if (algorithm)
+            sweep.algorithm = *algorithm;
+        // A table-only excerpt (no device lines, or only some of them without every host) does not say its
+        // nodes: its ranks fill the cluster's nodes of gpus_per_node.
+        if (run->nodes() == 0) {
+            const int perNode = std::max(1, cluster->scenario.cluster.gpusPerNode);
+            sweep.nodes = std::max(1, (sweep.ranks + perNode - 1) / perNode);
         }
+        if (sweep.ranks > cluster->scenario.cluster.gpus) {
+            io.err << log->file << ":" << run->firstLine << ": the run has " << sweep.ranks
+                   << " ranks but the cluster has " << cluster->scenario.cluster.gpus << " GPUs\n";
+            return 1;
+        }
+        engine::CollectiveModel current = *model;
+        current.setCalibration(set.calibration);
+        auto calibrated = engine::calibrateSweep(current, sweep);
+        if (!calibrated) {
+            io.err << log->file << ":" << run->firstLine << ": " << calibrated.message() << "\n";
+            return 1;
+        }
+        set.calibration = calibrated->calibration;
+        // "before" is the model as the cluster gives it, not as the earlier runs calibrated it.
+        engine::restateBefore(*model, *calibrated);
+        set.sweeps.push_back(std::move(*calibrated));
     }
     if (set.sweeps.empty()) {
         for (const auto& s : skipped)
@@ -658,7 +785,8 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
                     { "net",
                         cs.nic.net.empty() ? (cs.transport == engine::Transport::InfiniBand ? "ib" : "roce")
                                            : cs.nic.net },
-                    { "gpudirect_rdma", cs.nic.gpuDirectRdma }, { "assumptions", cluster->assumptions } } },
+                    { "gpudirect_rdma", cs.nic.gpuDirectRdma }, { "assumptions", cluster->assumptions },
+                    { "warnings", cluster->warnings } } },
             { "sweeps", sweeps }, { "skipped", skipped }, { "calibration", json::parse(calibrationText) } };
         io.out << doc.dump(2) << "\n";
         return 0;
@@ -680,7 +808,11 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
                                         : "from the scenario")
            << "\n";
     for (const auto& a : cluster->assumptions)
-        io.out << "  " << a << "\n";
+        io.out << "  "
+               << (std::find(cluster->warnings.begin(), cluster->warnings.end(), a) != cluster->warnings.end()
+                          ? "warning: "
+                          : "")
+               << a << "\n";
     for (const auto& s : skipped)
         io.out << "skipped: " << s << "\n";
     for (const auto& s : set.sweeps)

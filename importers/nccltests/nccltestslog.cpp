@@ -71,9 +71,33 @@ bool NcclTestsRun::devicesPartial() const
     return listed > 0 && ranks() > listed;
 }
 
+int NcclTestsRun::excerptRanksPerHost() const
+{
+    if (!devicesPartial())
+        return 0;
+    std::map<std::string, std::pair<int, int>> span; // host -> lowest, highest rank listed
+    for (const auto& d : devices) {
+        auto [it, added] = span.try_emplace(d.host, d.rank, d.rank);
+        it->second = { std::min(it->second.first, d.rank), std::max(it->second.second, d.rank) };
+    }
+    const int total = ranks();
+    const int hosts = static_cast<int>(span.size());
+    if (hosts < 1 || total % hosts != 0)
+        return 0;
+    const int block = total / hosts;
+    std::set<int> firsts;
+    for (const auto& [host, s] : span) {
+        // Each host lists the first and the last rank of its own block.
+        if (s.first % block != 0 || s.second != s.first + block - 1)
+            return 0;
+        firsts.insert(s.first);
+    }
+    return static_cast<int>(firsts.size()) == hosts ? block : 0;
+}
+
 int NcclTestsRun::nodes() const
 {
-    if (devicesPartial())
+    if (devicesPartial() && excerptRanksPerHost() == 0)
         return 0;
     std::set<std::string> hosts;
     for (const auto& d : devices)
@@ -84,7 +108,7 @@ int NcclTestsRun::nodes() const
 int NcclTestsRun::ranksPerNode() const
 {
     if (devicesPartial())
-        return 0;
+        return excerptRanksPerHost();
     std::map<std::string, std::set<int>> perHost;
     for (const auto& d : devices)
         perHost[d.host].insert(d.rank);

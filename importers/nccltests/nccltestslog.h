@@ -118,6 +118,9 @@ struct NcclTestsRun {
     /// or a plugin's name: "FasTrak", "gIB", "GPUDirectTCPX_v7", "AWS Libfabric"); empty when not logged.
     std::string ncclNet;
     bool elidedRows = false; ///< the table has a literal "..." line (rows left out)
+    /// Lines of banners ("====== 2-node ======", "-----") met after the run's first row: where an excerpt
+    /// of several runs without headers of their own may change run (splitHeaderlessRuns).
+    std::vector<int> separatorLines;
 
     /// Ranks: distinct rank numbers of the device lines, else those implied by busbw/algbw, else
     /// nThread x nGpus (right for one process), else 0. An excerpt of the device list (see
@@ -129,11 +132,16 @@ struct NcclTestsRun {
     bool devicesPartial() const;
     /// Distinct rank numbers the device lines list (0 without device lines).
     int listedRanks() const;
-    /// Distinct host names of the device lines (0 without device lines, or when they are an excerpt:
-    /// the hosts of the left-out ranks are unknown).
+    /// Distinct host names of the device lines (0 without device lines, or when they are an excerpt
+    /// that does not show every host's block, see excerptRanksPerHost: the hosts of the left-out ranks
+    /// are unknown).
     int nodes() const;
-    /// Largest number of ranks on one host (0 without device lines, or when they are an excerpt).
+    /// Largest number of ranks on one host (0 without device lines, or when they are such an excerpt).
     int ranksPerNode() const;
+    /// For an excerpt of the device list that names every host's first and last rank (ranks 0 and 7 on
+    /// host -0, 8 and 15 on host -1 of a 16-rank run; launchers place ranks on hosts in blocks): the ranks
+    /// of each host's block, when the blocks are equally large and cover ranks 0 .. ranks()-1. 0 otherwise.
+    int excerptRanksPerHost() const;
     /// The device name most ranks report ("" without device lines).
     std::string gpuName() const;
 };

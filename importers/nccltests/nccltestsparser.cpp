@@ -413,6 +413,14 @@ namespace {
             current().elidedRows = true;
             return;
         }
+        // A banner between rows ("====== 2-node ======" of a script running the benchmark several times,
+        // Open MPI's "-----" warning frames): a run may end there; splitHeaderlessRuns decides.
+        if (const std::string_view head = t.front(); head.size() >= 3
+            && (head.front() == '=' || head.front() == '-' || head.front() == '*')
+            && head.find_first_not_of(head.front()) == std::string_view::npos) {
+            if (!current().rows.empty())
+                current().separatorLines.push_back(line.number);
+        }
         // The command a page quotes with its output ("mpirun -np 16 ./build/all_reduce_perf -b 8 -e 8G", "$ srun
         // ... all_gather_perf_mpi ..."): an nccl-tests binary, named "<collective>_perf" or "<collective>_perf_mpi"
         // (NVIDIA/nccl-tests src/Makefile), as a word of the line. It names the collective of the run that follows

@@ -1,5 +1,7 @@
 #include "importers/nccltests/nccltestsruncheck.h"
 
+#include "importers/nccltests/nccltestsrunsplit.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -163,6 +165,21 @@ namespace {
         return s;
     }
 
+    /// What the columns of `run` show, for a message: "root 0, no reduction, busbw = algbw x 15/16".
+    std::string columnEvidence(const NcclTestsRun& run, engine::CollectiveOp c)
+    {
+        std::string out;
+        const NcclTestsRow& row = run.rows.back();
+        if (row.root)
+            out += "root " + std::to_string(*row.root) + ", ";
+        out += row.redop.empty() || row.redop == "none" ? "no reduction" : "reduction " + row.redop;
+        // The (n-1)/n family (scatter, gather, allgather, ...): the ranks show in the fraction.
+        if (const int n = ranksFromBandwidthFactor(run, c);
+            n > 0 && std::abs(busBandwidthFactor(c, n) - (n - 1.0) / n) < 1e-12)
+            out += ", busbw = algbw x " + std::to_string(n - 1) + "/" + std::to_string(n);
+        return out;
+    }
+
     class RunChecker {
     public:
         RunChecker(NcclTestsLog& log)
@@ -277,6 +294,13 @@ namespace {
                     return engine::Status::error(place
                         + ": cannot tell which collective this log measures (its size, count, redop, root and "
                           "busbw/algbw columns fit no nccl-tests benchmark); name it with --op");
+                } else if (std::none_of(candidates.begin(), candidates.end(), engine::isCostModelled)) {
+                    // --op could only name one the model cannot price either: say so at once.
+                    return engine::Status::error(place + ": a " + listNames(candidates) + " table ("
+                        + columnEvidence(run, candidates.front()) + "): the collective model has no counterpart for "
+                        + (candidates.size() == 2 ? "either" : "any of them")
+                        + " (it models allreduce, reducescatter, allgather, broadcast, reduce, alltoall and "
+                          "sendrecv), so this log cannot be compared with it");
                 } else {
                     return engine::Status::error(place
                         + ": cannot tell which collective this log measures (the log does not name its binary and the "
@@ -293,6 +317,7 @@ namespace {
 
         void checkRows(NcclTestsRun& run)
         {
+            m_counts.clear(); // the parts of a split run are capped one by one
             const engine::CollectiveOp c = *run.collective;
             const int fromBandwidth = ranksFromBandwidthFactor(run, c);
             if (run.devices.empty() && fromBandwidth > 0) {
@@ -313,7 +338,12 @@ namespace {
                     "the device lines list " + std::to_string(run.listedRanks()) + " rank(s) up to Rank "
                         + std::to_string(listed - 1) + ": an excerpt; taken as " + std::to_string(run.ranks())
                         + " ranks" + basis
-                        + ", their nodes and GPU from the cluster (--nodes, --gpus-per-node, --gpu or --scenario)");
+                        + (run.excerptRanksPerHost() > 0
+                                ? ", on the " + std::to_string(run.nodes()) + " hosts listed, "
+                                    + std::to_string(run.excerptRanksPerHost())
+                                    + " each (every host lists the first and last rank of its block)"
+                                : std::string(", their nodes and GPU from the cluster (--nodes, --gpus-per-node, "
+                                              "--gpu or --scenario)")));
                 if (!floorFits && fromBandwidth > 0 && fromBandwidth < listed)
                     diag("ranks-mismatch", run.rows.front(),
                         "busbw/algbw implies " + std::to_string(fromBandwidth)
@@ -322,6 +352,7 @@ namespace {
                 diag("ranks-mismatch", run.rows.front(),
                     "busbw/algbw implies " + std::to_string(fromBandwidth) + " ranks but the device lines list "
                         + std::to_string(run.ranks()));
+            checkSharedDevices(run);
             const int n = run.ranks();
             if (n <= 0)
                 return;
@@ -358,6 +389,28 @@ namespace {
                                               : std::to_string(*m->wrong))
                                 + " elements came back wrong (data validation failed); the timing is kept");
                 }
+            }
+        }
+
+        /// Two ranks of one host on the same device (index, and bus id when printed): one GPU timed as two,
+        /// e.g. MPI ranks started with faked NCCL_HOSTIDs; the run is no measurement of two GPUs.
+        void checkSharedDevices(const NcclTestsRun& run)
+        {
+            // Keyed by the device index: old builds print the same "[0x00]" for every GPU, so a bus id alone
+            // does not tell; where both lines print one, it must agree too.
+            std::map<std::pair<std::string, int>, const NcclTestsDevice*> seen;
+            for (const auto& d : run.devices) {
+                const auto [it, added] = seen.try_emplace({ d.host, d.device }, &d);
+                const NcclTestsDevice& other = *it->second;
+                if (added || other.rank == d.rank
+                    || (!d.busId.empty() && !other.busId.empty() && d.busId != other.busId))
+                    continue;
+                diag("shared-device", d.line,
+                    "Rank " + std::to_string(d.rank) + " and Rank " + std::to_string(other.rank) + " (line "
+                        + std::to_string(other.line) + ") both run on " + d.host + " device " + std::to_string(d.device)
+                        + (d.busId.empty() ? "" : " [" + d.busId + "]")
+                        + ": one GPU timed as two ranks, not a measurement of two GPUs");
+                return;
             }
         }
 
@@ -506,8 +559,21 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
             ++log.unresolvedRuns;
             continue;
         }
-        checker.checkRows(run);
-        resolved.push_back(std::move(run));
+        // Several runs pasted as one table: one run each (or the file is refused where they cannot be told).
+        const int firstLine = run.firstLine;
+        auto parts = splitHeaderlessRuns(std::move(run), log);
+        if (!parts) {
+            if (firstFailureToResolve.isOk())
+                firstFailureToResolve = engine::Status::error(parts.message());
+            log.diagnostics.push_back({ "run-unresolved", NcclTestsSeverity::Error, firstLine,
+                parts.message() + " (these rows are left out; the other runs of the file are kept)" });
+            ++log.unresolvedRuns;
+            continue;
+        }
+        for (auto& part : *parts) {
+            checker.checkRows(part);
+            resolved.push_back(std::move(part));
+        }
     }
     if (resolved.empty())
         return firstFailureToResolve;

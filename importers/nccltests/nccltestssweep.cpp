@@ -27,6 +27,12 @@ engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& l
         sweep.gpusPerThread = std::min(*run.gpusPerThread, std::max(1, sweep.ranks));
     sweep.sources.push_back(log.file);
     sweep.variant = run.variant;
+    if (sweep.ranks == 1 && !run.devices.empty()) {
+        const NcclTestsDevice& d = run.devices.front();
+        return engine::Status::error(log.file + ":" + std::to_string(d.line) + ": the run has one rank (Rank "
+            + std::to_string(d.rank) + " on " + d.host + ", device " + std::to_string(d.device)
+            + "): a single GPU moves no data to other GPUs, so there is nothing to compare with the collective model");
+    }
     if (sweep.ranks < 2)
         return engine::Status::error(where + "the run has " + std::to_string(sweep.ranks)
             + " rank(s): no device lines and no busbw/algbw ratio tell how many ranks took part; a collective needs at "

@@ -154,12 +154,34 @@ namespace {
     }
 } // namespace
 
+std::size_t NcclTestsTokenizer::quoteLength(std::string_view line)
+{
+    std::size_t i = 0, afterQuote = 0;
+    for (;;) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+            ++i;
+        if (i >= line.size() || line[i] != '>')
+            break;
+        afterQuote = ++i;
+    }
+    return afterQuote;
+}
+
 std::size_t NcclTestsTokenizer::prefixLength(std::string_view line)
 {
+    // Outermost first: a markdown block quote ("> ", "> > ") or the indentation of a markdown list
+    // item around the whole log, then the collector's and the launcher's prefixes inside it.
+    const std::size_t quote = quoteLength(line);
+    std::size_t lead = quote;
+    while (lead < line.size() && (line[lead] == ' ' || line[lead] == '\t'))
+        ++lead;
+    line.remove_prefix(lead);
     std::size_t collector = timestampLength(line);
     collector += composeServiceLength(line.substr(collector));
     line.remove_prefix(collector);
-    return collector + launcherPrefixLength(line);
+    const std::size_t prefix = collector + launcherPrefixLength(line);
+    // Leading blanks alone are no prefix: a data row starts with them.
+    return prefix > 0 ? lead + prefix : quote;
 }
 
 std::size_t NcclTestsTokenizer::launcherPrefixLength(std::string_view line)

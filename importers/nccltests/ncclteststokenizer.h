@@ -41,8 +41,13 @@ public:
     /// RFC 3339 form (`kubectl logs --timestamps`, `docker logs -t`: "2025-06-01T10:00:00.123456789Z ";
     /// also "2025-06-01 10:00:00,123 " and either in brackets), a Docker Compose service ("worker-1  | "),
     /// then one launcher prefix: Open MPI `--tag-output` ("[1,0]<stdout>:", "[1,0]<stderr>:"), Slurm
-    /// `srun --label` ("0: ", "12: "). Returns how many characters the prefixes span (0 if none).
+    /// `srun --label` ("0: ", "12: "). A markdown block quote ("> ", "> > ", ">" alone) and leading blanks
+    /// (a log indented in a markdown list item) before them are removed with them. Returns how many
+    /// characters the prefixes span (0 if none; leading blanks alone are not a prefix).
     static std::size_t prefixLength(std::string_view line);
+    /// The markdown block-quote markers at the start of `line` (a log quoted in a GitHub reply: "> ",
+    /// "> > ", ">"), blanks between them included: the length up to and with the last '>' (0 if none).
+    static std::size_t quoteLength(std::string_view line);
     /// The launcher prefix alone (Open MPI `--tag-output`, Slurm `srun --label`), 0 if none.
     static std::size_t launcherPrefixLength(std::string_view line);
 

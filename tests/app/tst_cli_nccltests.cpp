@@ -5,9 +5,11 @@
 
 #include <cmath>
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
@@ -99,6 +101,22 @@ private Q_SLOTS:
         QTest::addRow("--no-gdr with --scenario") << QStringList { data("allreduce_h100_8gpu.log"),
             QStringLiteral("--no-gdr"), QStringLiteral("--scenario"), example("llama3-70b-1024-h100.json") }
                                                   << 1 << "cluster.nic.gpudirect_rdma";
+        // A single rank: nothing to compare, said first (naming the device line), with or without --gpu.
+        QTest::addRow("one rank") << QStringList { data("robust_single_rank.log") } << 1
+                                  << "robust_single_rank.log:5: the run has one rank (Rank 0 on node-001, device 0): a "
+                                     "single GPU moves no data to other GPUs, so there is nothing to compare";
+        QTest::addRow("one rank, --gpu") << QStringList { data("robust_single_rank.log"), QStringLiteral("--gpu"),
+            QStringLiteral("H100-SXM-80GB") }
+                                         << 1 << "robust_single_rank.log:5: the run has one rank";
+        // Only scatter or gather fit (real AWS log): not modelled, said at once.
+        QTest::addRow("scatter or gather table") << QStringList { data("aws_scatter_2x8_srun_label.log") } << 1
+                                                 << "aws_scatter_2x8_srun_label.log:5: a scatter or gather table";
+        // Indented --tag-output (real AWS EKS log) and a markdown block quote.
+        QTest::addRow("indented [1,0]<stdout>: tags")
+            << QStringList { data("aws_eks_p5_indented_tagoutput_allreduce.log"), QStringLiteral("--gpu"),
+                   QStringLiteral("H100-SXM-80GB") }
+            << 0 << "";
+        QTest::addRow("markdown block quote") << QStringList { data("robust_markdown_quote.log") } << 0 << "";
         QTest::addRow("unknown --transport") << QStringList { data("allreduce_h100_8gpu.log"), QStringLiteral("--gpu"),
             QStringLiteral("H100-SXM-80GB"), QStringLiteral("--transport"), QStringLiteral("tcpz") }
                                              << 1 << "--transport: expected one of infiniband, roce, gib, tcpxo";
@@ -275,6 +293,137 @@ private Q_SLOTS:
             qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("an excerpt; taken as 72 ranks")), qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QStringLiteral("allreduce, 72 ranks on 18 node(s)")), qPrintable(r.out));
+    }
+
+    // How the ranks of a log sit on nodes when the log does not say (table-only excerpts, device lists
+    // cut to a few ranks): the hosts an excerpt names, else servers of the catalog GPU (said, with how to
+    // override it); --nodes N alone splits the ranks over N nodes.
+    void layoutOfRuns_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QStringList>("expected"); ///< substrings of the output (stdout, or stderr on failure)
+        const QString p4de = data("aws_p4de_2x8_srun_allreduce.log");
+        const QString a100 = QStringLiteral("A100-SXM-80GB");
+        const QString gpu = QStringLiteral("--gpu");
+        QTest::addRow("table only: servers of the catalog GPU")
+            << QStringList { p4de, gpu, a100 } << 0
+            << QStringList { QStringLiteral("cluster: 16 x A100-SXM-80GB (8 per node)"),
+                   QStringLiteral("aws_p4de_2x8_srun_allreduce.log:1: the log does not say on how many nodes "
+                                  "the run's 16 ranks ran (no device lines naming its hosts): taken as 2 nodes of 8 "
+                                  "GPUs, the catalog's A100-SXM-80GB server (pass --nodes N or --gpus-per-node G"),
+                   QStringLiteral("allreduce, 16 ranks on 2 node(s)") };
+        QTest::addRow("--nodes 2 splits the ranks")
+            << QStringList { p4de, gpu, a100, QStringLiteral("--nodes"), QStringLiteral("2") } << 0
+            << QStringList { QStringLiteral("cluster: 16 x A100-SXM-80GB (8 per node)"),
+                   QStringLiteral("the run's 16 ranks taken as 8 per node on the 2 nodes of --nodes"),
+                   QStringLiteral("allreduce, 16 ranks on 2 node(s)") };
+        QTest::addRow("--nodes 3 cannot split 16 ranks")
+            << QStringList { p4de, gpu, a100, QStringLiteral("--nodes"), QStringLiteral("3") } << 1
+            << QStringList { QStringLiteral("aws_p4de_2x8_srun_allreduce.log:1 has 16 ranks, "
+                                            "which 3 nodes cannot hold evenly; pass --gpus-per-node G as well") };
+        QTest::addRow("--gpus-per-node 4 alone")
+            << QStringList { p4de, gpu, a100, QStringLiteral("--gpus-per-node"), QStringLiteral("4") } << 0
+            << QStringList { QStringLiteral("cluster: 16 x A100-SXM-80GB (4 per node)"),
+                   QStringLiteral("allreduce, 16 ranks on 4 node(s)") };
+        QTest::addRow("GB200 excerpt: trays of 4")
+            << QStringList { data("public/coreweave_gb200_nvl72_1rack_allreduce.log"), gpu, QStringLiteral("GB200") }
+            << 0
+            << QStringList { QStringLiteral("cluster: 72 x GB200 (4 per node)"),
+                   QStringLiteral("taken as 18 nodes of 4 GPUs, the catalog's GB200 server"),
+                   QStringLiteral("allreduce, 72 ranks on 18 node(s)") };
+        QTest::addRow("excerpt naming each host's first and last rank")
+            << QStringList { data("robust_device_excerpt_hosts.log") } << 0
+            << QStringList { QStringLiteral(
+                                 "16 ranks (the device lines are an excerpt naming every host) on 2 node(s), "
+                                 "8 per node"),
+                   QStringLiteral("on the 2 hosts listed, 8 each"),
+                   QStringLiteral("cluster: 16 x H100-SXM-80GB (8 per node)"),
+                   QStringLiteral("allreduce, 16 ranks on 2 node(s)") };
+        QTest::addRow("headerless runs of 8 to 64 ranks")
+            << QStringList { data("robust_headerless_runs.log"), gpu, QStringLiteral("MI300X") } << 0
+            << QStringList { QStringLiteral("lines 3-5, 7-9, 11-13 and 15-17 are 4 runs without headers of their own"),
+                   QStringLiteral("cluster: 64 x MI300X (8 per node)"),
+                   QStringLiteral("allreduce, 8 ranks on 1 node(s)"),
+                   QStringLiteral("allreduce, 16 ranks on 2 node(s)"),
+                   QStringLiteral("allreduce, 64 ranks on 8 node(s)") };
+    }
+    void layoutOfRuns()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QStringList, expected);
+        const Run r = runCli(args);
+        QTEST(r.exitCode, "exitCode");
+        for (const auto& e : expected)
+            QVERIFY2(
+                (r.exitCode == 0 ? r.out : r.err).contains(e), qPrintable(e + QStringLiteral("\n") + r.out + r.err));
+    }
+
+    // 12 ranks in a table without device lines: no number of 8-GPU servers holds them evenly.
+    void unevenTableOnlyRunNeedsNodes()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("twelve.log"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // all_reduce at 12 ranks: busbw = algbw x 2 x 11/12.
+        f.write("# Collective test starting: all_reduce_perf\n"
+                "  1048576  262144  float  sum  -1  50.00  20.97  38.45  0  50.00  20.97  38.45  0\n"
+                "  2097152  524288  float  sum  -1  90.00  23.30  42.72  0  90.00  23.30  42.72  0\n");
+        f.close();
+        Run r = runCli({ path, QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(
+            r.err.contains(QStringLiteral("twelve.log:1: the run has 12 ranks and the log does not say on how many "
+                                          "nodes (no device lines naming its hosts); 12 is not a multiple of the 8 "
+                                          "GPUs of the catalog's H100-SXM-80GB server: pass --nodes N")),
+            qPrintable(r.err));
+        r = runCli({ path, QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nodes"),
+            QStringLiteral("2") });
+        QCOMPARE(r.exitCode, 0);
+        // 6 ranks per node on 8-NIC hosts: the hosts are taken as 8-GPU servers (serverFromNics), the run on 2 of them.
+        QVERIFY2(r.out.contains(QStringLiteral("the run's 12 ranks taken as 6 per node on the 2 nodes of --nodes")),
+            qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("allreduce, 12 ranks on 2 node(s)")), qPrintable(r.out));
+    }
+
+    // rccl-tests device lines without a GPU name: the message names the first of them.
+    void deviceLinesWithoutName()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("noname.log"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("# Collective test starting: all_reduce_perf\n# Using devices\n"
+                "#  Rank  0 Group  0 Pid 11 on gpu-23 device  0 [0000:75:00]\n"
+                "#  Rank  1 Group  0 Pid 12 on gpu-23 device  1 [0000:05:00]\n"
+                "  1048576  262144  float  sum  -1  50.00  20.97  20.97  0  50.00  20.97  20.97  0\n");
+        f.close();
+        const Run r = runCli({ path });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("noname.log:3: the device lines (from this line on) give no GPU name "
+                                               "(rccl-tests prints none on some ROCm versions); pass --gpu ID")),
+            qPrintable(r.err));
+    }
+
+    // A sweep of one size is not presented as a validated calibration (text and JSON).
+    void oneSizeIsNotCrossValidated()
+    {
+        Run r = runCli({ data("robust_one_size.log") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(
+            r.out.contains(QStringLiteral("one size: the calibration cannot be cross-validated")), qPrintable(r.out));
+        r = runCli({ data("robust_one_size.log"), QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0);
+        QJsonObject sweep = QJsonDocument::fromJson(r.out.toUtf8())[QStringLiteral("sweeps")][0].toObject();
+        QCOMPARE(sweep[QStringLiteral("cross_validated")].toBool(true), false);
+        QVERIFY(sweep[QStringLiteral("validation_note")].toString().startsWith(QStringLiteral("one size:")));
+        r = runCli({ data("allreduce_h100_8gpu.log"), QStringLiteral("--json") });
+        sweep = QJsonDocument::fromJson(r.out.toUtf8())[QStringLiteral("sweeps")][0].toObject();
+        QCOMPARE(sweep[QStringLiteral("cross_validated")].toBool(false), true);
+        QCOMPARE(sweep[QStringLiteral("validation_note")].toString(), QString());
     }
 
     void nicsAssumedPerGpu()

@@ -309,6 +309,9 @@ private Q_SLOTS:
                                                                     << "allreduce" << 8 << 2 << 9 << "";
         QTest::addRow("docker compose service | prefixes") << "robust_compose_service.log"
                                                            << "allreduce" << 8 << 2 << 9 << "";
+        QTest::addRow("markdown block quote > on every line (modelled on nccl-tests issue 287)")
+            << "robust_markdown_quote.log"
+            << "allreduce" << 4 << 1 << 25 << "";
         QTest::addRow("-d all -o all: one run per data type and reduction")
             << "robust_dtype_redop_sweeps.log"
             << "allreduce,allreduce,allreduce,allreduce" << 8 << 1 << 5 << "run-split";
@@ -339,6 +342,23 @@ private Q_SLOTS:
         }
         if (!diagnostic.isEmpty())
             QVERIFY(hasDiagnostic(*log, diagnostic.toStdString(), file.toStdString()));
+    }
+
+    // A real log inside a markdown list item (AWS awsome-distributed-training, MIT-0): every line is
+    // "   [1,0]<stdout>:", the tag after three blanks; no device lines, a "..." line.
+    void indentedTagOutput()
+    {
+        auto log = importNcclTestsFile(dataFile("aws_eks_p5_indented_tagoutput_allreduce.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(1));
+        const NcclTestsRun& run = log->runs.front();
+        QCOMPARE(*run.collective, clusterscope::engine::CollectiveOp::AllReduce);
+        QCOMPARE(run.ranks(), 16); // busbw/algbw
+        QCOMPARE(int(run.rows.size()), 7);
+        QVERIFY(run.elidedRows);
+        QVERIFY(run.avgBusBwGBps.has_value());
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id != "busbw-mismatch" && d.id != "row-columns", d.message.c_str());
     }
 
     // alltoallv_perf (nccl-tests 2.19 on) times an irregular all-to-all; only its uniform pattern
@@ -645,11 +665,47 @@ private Q_SLOTS:
         QVERIFY(!full->runs.front().devicesPartial());
     }
 
+    // A device list cut to each host's first and last rank (robust_device_excerpt_hosts.log: 0 and 7 on
+    // node-001, 8 and 15 on node-002) names the nodes; one that does not show every block does not.
+    void deviceExcerptNamingHosts_data()
+    {
+        QTest::addColumn<QString>("ranksListed"); ///< the device lines kept, as "rank@host" words
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("perNode");
+        QTest::addRow("first and last of each host") << "0@a 7@a 8@b 15@b" << 2 << 8;
+        QTest::addRow("only the first of each host") << "0@a 8@b 15@b" << 0 << 0;
+        QTest::addRow("a third host not shown") << "0@a 4@a 5@b 9@b 15@c" << 0 << 0;
+        QTest::addRow("one host, first and last") << "0@a 15@a" << 1 << 16;
+        QTest::addRow("only the last rank") << "15@a" << 0 << 0;
+    }
+    void deviceExcerptNamingHosts()
+    {
+        QFETCH(QString, ranksListed);
+        NcclTestsRun run;
+        run.bandwidthRanks = 16;
+        for (const auto& w : ranksListed.split(QLatin1Char(' '))) {
+            NcclTestsDevice d;
+            d.rank = w.section(QLatin1Char('@'), 0, 0).toInt();
+            d.host = w.section(QLatin1Char('@'), 1).toStdString();
+            run.devices.push_back(d);
+        }
+        QCOMPARE(run.ranks(), 16);
+        QVERIFY(run.devicesPartial());
+        QTEST(run.nodes(), "nodes");
+        QTEST(run.ranksPerNode(), "perNode");
+
+        auto log = importNcclTestsFile(dataFile("robust_device_excerpt_hosts.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.front().ranks(), 16);
+        QCOMPARE(log->runs.front().nodes(), 2);
+        QCOMPARE(log->runs.front().ranksPerNode(), 8);
+    }
+
     void singletonLaunchesAreFlagged()
     {
         auto log = importNcclTestsFile(dataFile("robust_singleton_launches.log"));
         QVERIFY(!log.isOk());
-        const std::string m = log.message();
+        const std::string& m = log.message();
         QVERIFY2(m.find("robust_singleton_launches.log:4: 4 independent one-rank jobs, not one 4-rank run")
                 != std::string::npos,
             m.c_str());
@@ -739,6 +795,13 @@ private Q_SLOTS:
             << ""
             << "allgather_2node_tagoutput.log:27: cannot tell which collective this log measures (the log does not "
                "name its binary and the columns fit allgather or alltoall); name it with --op";
+        // A real scatter_perf table (AWS awsome-distributed-training, MIT-0) that does not name its binary:
+        // scatter and gather fit, and --op could name neither for the model.
+        QTest::addRow("only unmodelled collectives fit (real log)")
+            << "aws_scatter_2x8_srun_label.log"
+            << ""
+            << "aws_scatter_2x8_srun_label.log:5: a scatter or gather table (root 0, no reduction, busbw = algbw x "
+               "15/16): the collective model has no counterpart for either";
         QTest::addRow("columns fit no collective") << "no_collective_fits.log"
                                                    << ""
                                                    << "no_collective_fits.log:18: cannot tell which collective";
@@ -813,6 +876,89 @@ private Q_SLOTS:
         QVERIFY(hasDiagnostic(*log, "row-number", "malformed_rows.log:25: cannot read busbw value \"zero\""));
     }
 
+    // Several runs pasted as one table without their headers (an egrep excerpt of runs on 1, 2, 4 and 8
+    // nodes, robust_headerless_runs.log): one run each, its ranks from its own busbw/algbw, so that no
+    // row is compared with a rank count it contradicts.
+    void headerlessRunsAreSplit()
+    {
+        auto log = importNcclTestsFile(dataFile("robust_headerless_runs.log"));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(4));
+        const int ranks[] = { 8, 16, 32, 64 };
+        const int firstLines[] = { 1, 6, 10, 14 };
+        for (std::size_t i = 0; i < 4; ++i) {
+            const NcclTestsRun& run = log->runs[i];
+            QCOMPARE(*run.collective, clusterscope::engine::CollectiveOp::AllReduce);
+            QCOMPARE(run.ranks(), ranks[i]);
+            QCOMPARE(run.rows.size(), std::size_t(3));
+            QCOMPARE(run.rows.front().bytes, std::uint64_t(1) << 32);
+            QCOMPARE(run.firstLine, firstLines[i]);
+        }
+        QVERIFY(hasDiagnostic(*log, "run-split",
+            "robust_headerless_runs.log:3: lines 3-5, 7-9, 11-13 and 15-17 are 4 runs without headers of their own "
+            "(the sizes start again, or a banner line stands between them) with 8, 16, 32 and 64 ranks by "
+            "busbw/algbw: each is read as a run of its own"));
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id != "busbw-mismatch" && d.id != "row-size", d.message.c_str());
+    }
+
+    void headerlessRunsInMemory_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("runs"); ///< 0: refused
+        QTest::addColumn<QString>("message"); ///< a diagnostic (or the error) that must appear
+        // all_reduce rows: busbw/algbw 1.75 (8 ranks) and 1.875 (16 ranks).
+        const QString r8a
+            = QStringLiteral("  1048576  262144  float  sum  -1  50.00  20.97  36.70  0  50.00  20.97  36.70  0\n");
+        const QString r8b
+            = QStringLiteral("  2097152  524288  float  sum  -1  90.00  23.30  40.78  0  90.00  23.30  40.78  0\n");
+        const QString r16a
+            = QStringLiteral("  1048576  262144  float  sum  -1  60.00  17.48  32.77  0  60.00  17.48  32.77  0\n");
+        const QString r16b
+            = QStringLiteral("  2097152  524288  float  sum  -1  99.00  21.18  39.72  0  99.00  21.18  39.72  0\n");
+        const QString binary = QStringLiteral("# Collective test starting: all_reduce_perf\n");
+        QTest::addRow("sizes start again, no banner: two runs")
+            << binary + r8a + r8b + r16a + r16b << 2 << "mem.log:2: lines 2-3 and 4-5 are 2 runs";
+        QTest::addRow("banner inside one sweep: one run")
+            << binary + r8a + QStringLiteral("--------------------------------------------------------------\n") + r8b
+            << 1 << "";
+        QTest::addRow("banner between runs of other ranks: two runs")
+            << binary + r8a + QStringLiteral("==== 2 nodes ====\n") + r16b << 2 << "with 8 and 16 ranks by busbw/algbw";
+        QTest::addRow("the same sweep twice: two runs") << binary + r8a + r8b + r8a + r8b << 2 << "are 2 runs";
+        QString devices;
+        for (int r = 0; r < 16; ++r)
+            devices += QStringLiteral(
+                "#  Rank %1 Group  0 Pid %2 on node-%3 device %4 [0000:04:00] NVIDIA H100 80GB HBM3\n")
+                           .arg(r)
+                           .arg(100 + r)
+                           .arg(r / 8)
+                           .arg(r % 8);
+        QTest::addRow("device lines cannot say which run they describe: refused")
+            << binary + devices + r8a + r8b + r16a + r16b << 0
+            << "mem.log:18: lines 18-19 and 20-21 are 2 runs without headers of their own (the sizes start again) "
+               "with 8 and 16 ranks by busbw/algbw, but the device lines (line 2 on) list 16 ranks for all of them";
+    }
+    void headerlessRunsInMemory()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, runs);
+        QFETCH(QString, message);
+        const std::string utf8 = text.toStdString();
+        auto log = parseNcclTestsText(utf8, "mem.log", {});
+        if (runs == 0) {
+            QVERIFY(!log.isOk());
+            QVERIFY2(QString::fromStdString(log.message()).contains(message), log.message().c_str());
+            return;
+        }
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(int(log->runs.size()), runs);
+        if (!message.isEmpty())
+            QVERIFY2(hasDiagnostic(*log, "run-split", message.toStdString()),
+                log->diagnostics.empty() ? "none" : log->diagnostics.back().message.c_str());
+        for (const auto& d : log->diagnostics)
+            QVERIFY2(d.id != "busbw-mismatch", d.message.c_str());
+    }
+
     void inMemoryVariants_data()
     {
         QTest::addColumn<QString>("text");
@@ -830,6 +976,12 @@ private Q_SLOTS:
                               "[0000:04:00] G\n#  Rank  1 Group  0 Pid 2 on h device  1 [0000:05:00] G\n"
                               "  1048576  262144  float  sum  -1  16.75  62.61  109.56  0  16.61  63.12  110.46  0\n")
             << "" << 1 << "busbw-mismatch";
+        // Two MPI ranks on one GPU (faked NCCL_HOSTIDs, as a public RTX 5090 log did): flagged.
+        QTest::addRow("two ranks on one device")
+            << QStringLiteral("# Collective test starting: all_reduce_perf\n#  Rank  0 Group  0 Pid 1 on lab device  0 "
+                              "[0000:02:00] G\n#  Rank  1 Group  0 Pid 2 on lab device  0 [0000:02:00] G\n"
+                              "  1048576  262144  float  sum  -1  16.75  62.61  62.61  0  16.61  63.12  63.12  0\n")
+            << "" << 1 << "shared-device";
         QTest::addRow("trace-replay row: in-place only")
             << QStringLiteral("# Collective test starting: all_reduce_perf\n"
                               "  1048576  262144  float  sum  -1  16.61  63.12  110.46  0\n")
@@ -984,6 +1136,17 @@ private Q_SLOTS:
         QTest::addRow("a date without a time is not a timestamp") << "2025-06-01 # nThread 1" << 0;
         QTest::addRow("a device line is not a compose service") << "#  Rank  0 Group  0 Pid 1 on h | x" << 0;
         QTest::addRow("comment") << "# Avg bus bandwidth    : 1.5" << 0;
+        // A log in a markdown list item (indented) or quoted in a GitHub reply ("> ", "> > ", ">").
+        QTest::addRow("indented open mpi stdout") << "   [1,0]<stdout>:#  size" << 17;
+        QTest::addRow("indented srun label") << "   12: # nThread 1" << 7;
+        QTest::addRow("indented kubectl timestamp") << "  2025-06-01T10:00:00Z [1,0]<stdout>:#" << 37;
+        QTest::addRow("indented data row is not prefixed") << "   [1]   8192   2048" << 0;
+        QTest::addRow("block quote") << "> #  Rank  0 Group  0" << 1;
+        QTest::addRow("nested block quote") << "> > # nThread 1" << 3;
+        QTest::addRow("block quote without a space") << ">#  Rank  0" << 1;
+        QTest::addRow("empty quoted line") << ">" << 1;
+        QTest::addRow("quoted srun label") << "> 0: # nThread 1" << 5;
+        QTest::addRow("quoted data row") << ">            8             2     float" << 1;
     }
     void prefixes()
     {

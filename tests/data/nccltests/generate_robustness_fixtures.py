@@ -180,3 +180,56 @@ for dtype, width, slower in (("float", 4, 1.0), ("bfloat16", 2, 1.05)):
                 "%7s  %6s  %6s  %6s" % tuple(fields[5 + 4 * k:9 + 4 * k]) for k in range(2)))
 lines += footer(120.0)
 write("robust_dtype_redop_sweeps.log", lines)
+
+# The fixtures below are modelled on public logs whose pages state no license that allows copying
+# them (see /tests/data/nccltests/README.md): same layout and the same way of reaching the user,
+# H100 device names and synthetic timings.
+
+# 10. A log quoted in a GitHub reply (modelled on NVIDIA/nccl-tests issue 287): "> " before every line,
+# ">" alone for the empty lines, the shell prompt quoted too; one process with -g 4.
+lines = ["user@node-001:~/nccl-tests$ ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4",
+         header(8, 1 << 27, ngpus=4), "#", "# Using devices"] + devices(4, 1, pid0=2168673) + ["#"] + TITLES
+lines += [row("all_reduce", 4, s, lat_us=15.0, busbw=20.0) for s in sizes(8, 1 << 27)]
+lines += footer(9.1) + [""]
+write("robust_markdown_quote.log", [("> " + l) if l else ">" for l in lines])
+
+# 11. Several headerless runs in one excerpt (modelled on the `egrep "node|4294967296|..."` output of a
+# rccl-tests all_reduce sweep on 1, 2, 4 and 8 nodes of 8 GPUs): a banner line before each run's three
+# rows, no header, no device lines; the ranks of each run only in its busbw/algbw.
+lines = ['$ egrep "node|4294967296|8589934592|17179869184" result-allreduce-multi.log |grep -v nThread']
+for nodes, busbw in ((1, 180.0), (2, 185.0), (4, 183.0), (8, 180.0)):
+    lines.append("====== %i-node ======" % nodes)
+    lines += [row("all_reduce", 8 * nodes, s, lat_us=50.0, busbw=busbw) for s in sizes(1 << 32, 1 << 34)]
+write("robust_headerless_runs.log", lines)
+
+# 12. A device list cut to the first and last rank of each host (modelled on an OCI HPC page's 2-node
+# A100 all_reduce): ranks 0 and 7 on the first host, 8 and 15 on the second.
+lines = ["SLURM_JOB_NODELIST=gpu-node-[0-1]", "SLURM_NTASKS=16",
+         "# nccl-tests version 2.17.9 nccl-headers=22903 nccl-library=22903",
+         "# Collective test starting: all_reduce_perf", header(1 << 30, 1 << 33), "#", "# Using devices"]
+lines += [d for d in devices(16, 2) if int(d.split()[2]) in (0, 7, 8, 15)]
+lines += ["NCCL version 2.29.3+cuda13.1", "#"] + TITLES
+lines += [row("all_reduce", 16, s, lat_us=100.0, busbw=90.0) for s in sizes(1 << 30, 1 << 33)]
+lines += ["# Out of bounds values : 0 OK", "#", "# Collective test concluded: all_reduce_perf"]
+write("robust_device_excerpt_hosts.log", lines)
+
+# 13. One rank (modelled on the single-GPU run of NVIDIA/nccl-tests issue 287): -g 1, busbw 0, the
+# in-place algbw absurd (nothing moves).
+lines = ["user@node-006:~/nccl-tests$ ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 1",
+         header(8, 1 << 27), "#", "# Using devices"] + devices(1, 1, pid0=5092) + ["#"] + TITLES
+for s in sizes(8, 1 << 27):
+    t_out, t_in = 5.0 + s / 1.5e6, 0.2 + s / 1.5e9
+    lines.append("%12i  %12i  %8s  %6s  %6i  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s" % (
+        s, s // 4, "float", "sum", -1, fs(t_out, 7), fs(s / t_out / 1e3, 6), fs(0.0, 6), "0",
+        fs(t_in, 7), fs(s / t_in / 1e3, 6), fs(0.0, 6), "0"))
+lines += footer(0)
+write("robust_single_rank.log", lines)
+
+# 14. A sweep of one size (modelled on a 2-node all_gather_perf run quoted with its only row, -b 16G -e 16G).
+lines = ["# nccl-tests version 2.18.5 nccl-headers=22803 nccl-library=22803",
+         "# Collective test starting: all_gather_perf",
+         header(1 << 34, 1 << 34) + " unalign: 0", "#", "# Using devices"] + devices(2, 2) + ["#"]
+lines += TITLES
+lines += [row("all_gather", 2, 1 << 34, lat_us=30.0, busbw=22.0, redop="none")]
+lines += footer(21.9) + ["# Collective test concluded: all_gather_perf"]
+write("robust_one_size.log", lines)
