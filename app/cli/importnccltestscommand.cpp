@@ -481,6 +481,10 @@ namespace {
             out << format(", avg busbw %.2f GB/s", *r.avgBusBwGBps);
         if (!r.ncclNet.empty())
             out << ", network " << r.ncclNet;
+        // The NCCL the run used: the model takes that version's tuner constants (collectivemodel.h).
+        if (r.ncclVersionCode && *r.ncclVersionCode >= 20900)
+            out << ", NCCL " << *r.ncclVersionCode / 10000 << "." << *r.ncclVersionCode / 100 % 100 << "."
+                << *r.ncclVersionCode % 100 << " (the model takes its tuner's constants)";
         out << "\n";
     }
 
@@ -717,7 +721,9 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
                    << " ranks but the cluster has " << cluster->scenario.cluster.gpus << " GPUs\n";
             return 1;
         }
-        engine::CollectiveModel current = *model;
+        // The NCCL the log states: its tuner's constants (CollectiveHardware::ncclVersionCode).
+        const engine::CollectiveModel base = modelAsRunUsed(*model, *run);
+        engine::CollectiveModel current = base;
         current.setCalibration(set.calibration);
         auto calibrated = engine::calibrateSweep(current, sweep);
         if (!calibrated) {
@@ -726,7 +732,7 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
         }
         set.calibration = calibrated->calibration;
         // "before" is the model as the cluster gives it, not as the earlier runs calibrated it.
-        engine::restateBefore(*model, *calibrated);
+        engine::restateBefore(base, *calibrated);
         set.sweeps.push_back(std::move(*calibrated));
     }
     if (set.sweeps.empty()) {

@@ -134,6 +134,9 @@ struct CollectiveHardware {
     /// Point-to-point chunk across nodes: NCCL_P2P_NET_CHUNKSIZE (128 KiB), x 2 on Grace-Blackwell hosts
     /// (src/init.cc computeBuffSizes), bytes
     double p2pNetChunkBytes = 128.0 * 1024;
+    /// NCCL_VERSION_CODE whose tuner constants apply (major x 10000 + minor x 100 + patch, as nccl-tests
+    /// prints nccl-library=22602); 0 = the newest NCCL modelled (2.29). Set from an nccl-tests log.
+    int ncclVersionCode = 0;
 };
 
 class CollectiveModel {
@@ -172,6 +175,8 @@ public:
     const CollectiveHardware& hardware() const { return m_hardware; }
     /// Lets Auto pick CollNet (SHARP) on InfiniBand, as NCCL_COLLNET_ENABLE=1 does.
     void setCollNetInAuto(bool enabled) { m_hardware.collNetInAuto = enabled; }
+    /// The NCCL whose tuner constants apply (CollectiveHardware::ncclVersionCode; 0 = newest).
+    void setNcclVersionCode(int code) { m_hardware.ncclVersionCode = code; }
 
 private:
     CollectiveHardware m_hardware;

@@ -278,7 +278,11 @@ CollectiveTerms ncclCost(const CollectiveHardware& hw, const GroupContext& ctx, 
     double intraLat = nccl::kHwLatencyUs[ctx.intraHw][a][p];
     // With one rank per node every step crosses the network: tuning.cc takes the Tree network latency
     // then ("With ppn=1 latencies are fully exposed, use the Tree network latency", NCCL 2.23.4+).
-    const double interLat = nccl::kHwLatencyUs[nccl::kNet][ctx.ranksPerNode == 1 ? nccl::kTree : a][p];
+    double interLat = nccl::kHwLatencyUs[nccl::kNet][ctx.ranksPerNode == 1 ? nccl::kTree : a][p];
+    // The NCCL a log states: its tuner's constants where they differ from the newest modelled.
+    if (algorithm == CollectiveAlgorithm::NvlsTree && ctx.ranksPerNode > 1 && hw.ncclVersionCode > 0
+        && hw.ncclVersionCode < nccl::kNcclVersionNvlsTreeNetLatency)
+        interLat = nccl::kNvlsTreeNetLatencyBefore22809Us;
     if (intraLat < 0 || interLat < 0)
         return t;
     if (ctx.nodes > 1 && protocol == CollectiveProtocol::LL)

@@ -58,6 +58,11 @@ inline constexpr double kHwLatencyUs[kHwCount][kAlgoCount][3] = {
         { kNa, kNa, 14 }, // PAT
     },
 };
+/// The NET latency of NVLSTree (Simple) before NCCL 2.28.9: 14 us; 2.28.9 raised it to 20.9
+/// (src/graph/tuning.cc ncclTunerConstantsDefaults, v2.28.7-1 -> v2.28.9-1). A run whose log states an
+/// older NCCL (CollectiveHardware::ncclVersionCode) is costed with the value its tuner had.
+inline constexpr double kNvlsTreeNetLatencyBefore22809Us = 14.0;
+inline constexpr int kNcclVersionNvlsTreeNetLatency = 22809;
 
 // Per-architecture caps in GB/s, [arch: Volta, Ampere, Hopper, Blackwell][1 node, 2 nodes, >= 4 nodes]
 // (NCCL indexes nNodes <= 2 ? nNodes - 1 : 2).

@@ -87,6 +87,7 @@ namespace {
         engine::Status columnTitles(const NcclTestsLine& line);
         void dataRow(const NcclTestsLine& line);
         void otherLine(const NcclTestsLine& line);
+        void ncclVersionBanner(const std::vector<std::string_view>& tokens);
         bool readHalf(const NcclTestsLine& line, std::size_t first, NcclTestsMeasurement& out);
 
         std::string m_file;
@@ -103,6 +104,7 @@ namespace {
         const auto& t = line.tokens;
         if (t.empty())
             return {};
+        ncclVersionBanner(t);
         if (t.size() >= 3 && t[0] == "nccl-tests" && t[1] == "version") {
             startRunIf(!current().ncclTestsVersion.empty(), line.number);
             current().ncclTestsVersion = std::string(t[2]);
@@ -400,6 +402,32 @@ namespace {
         current().rows.push_back(std::move(row));
     }
 
+    void TextParser::ncclVersionBanner(const std::vector<std::string_view>& t)
+    {
+        // "NCCL version 2.26.2+cuda12.8" (NCCL's NCCL_DEBUG=VERSION banner, printed by rank 0 at init, alone
+        // or after "HOST:PID:TID [DEV] NCCL INFO"): the library the run used, as nccl-tests' own header says it
+        // from 2.13 on (nccl-library=22602, NCCL_VERSION_CODE = major x 10000 + minor x 100 + patch). RCCL's
+        // "RCCL version" is another library and is not read.
+        for (std::size_t i = 0; i + 2 < t.size(); ++i) {
+            if (t[i] != "NCCL" || t[i + 1] != "version" || current().ncclVersionCode)
+                continue;
+            const std::string_view v = t[i + 2];
+            const std::size_t dot1 = v.find('.');
+            const std::size_t dot2 = dot1 == std::string_view::npos ? dot1 : v.find('.', dot1 + 1);
+            if (dot2 == std::string_view::npos)
+                break;
+            std::size_t end = dot2 + 1;
+            while (end < v.size() && v[end] >= '0' && v[end] <= '9')
+                ++end;
+            const auto major = parseInteger<int>(v.substr(0, dot1));
+            const auto minor = parseInteger<int>(v.substr(dot1 + 1, dot2 - dot1 - 1));
+            const auto patch = parseInteger<int>(v.substr(dot2 + 1, end - dot2 - 1));
+            if (major && minor && patch && *major == 2 && *minor >= 9 && *minor < 100 && *patch < 100)
+                current().ncclVersionCode = *major * 10000 + *minor * 100 + *patch;
+            break;
+        }
+    }
+
     void TextParser::otherLine(const NcclTestsLine& line)
     {
         const auto& t = line.tokens;
@@ -449,6 +477,7 @@ namespace {
             }
             return;
         }
+        ncclVersionBanner(t);
         // "HOST:PID:TID [DEV] NCCL INFO AllGather: opCount 0 sendbuff ... count ... datatype ... op ... root ..."
         // (NCCL src/enqueue.cc, NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL): names the operation the run times.
         for (std::size_t i = 0; i + 3 < t.size(); ++i) {

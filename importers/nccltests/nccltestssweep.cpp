@@ -101,4 +101,11 @@ std::optional<std::string> catalogGpuIdForDeviceName(const engine::Catalog& cata
     return id;
 }
 
+engine::CollectiveModel modelAsRunUsed(engine::CollectiveModel model, const NcclTestsRun& run)
+{
+    if (run.ncclVersionCode)
+        model.setNcclVersionCode(*run.ncclVersionCode);
+    return model;
+}
+
 } // namespace clusterscope::importers

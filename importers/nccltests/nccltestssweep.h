@@ -5,6 +5,7 @@
 
 #include "engine/calibration/sweepcalibration.h"
 #include "engine/catalog/catalog.h"
+#include "engine/collectives/collectivemodel.h"
 #include "engine/core/status.h"
 #include "importers/nccltests/nccltestslog.h"
 
@@ -20,6 +21,11 @@ namespace clusterscope::importers {
 /// run's NCCL_ALGO when the log records it (-J env), else Auto. Fails (naming the file and run)
 /// for collectives the model has no counterpart for, runs without ranks, and runs without usable rows.
 engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& log, const NcclTestsRun& run);
+
+/// `model` as the run used NCCL: the tuner constants of the NCCL version the log states (nccl-library=
+/// or the "NCCL version" banner; CollectiveHardware::ncclVersionCode), the newest modelled otherwise.
+/// The CLI, the GUI (through the CLI command) and the tests compare a run with this model.
+engine::CollectiveModel modelAsRunUsed(engine::CollectiveModel model, const NcclTestsRun& run);
 
 /// Catalog id for a CUDA device name as nccl-tests prints it ("NVIDIA H100 80GB HBM3" ->
 /// "H100-SXM-80GB", "NVIDIA A100-SXM4-40GB" -> "A100-SXM-80GB" (same NVLink/NVSwitch, less

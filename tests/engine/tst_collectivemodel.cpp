@@ -163,6 +163,38 @@ private Q_SLOTS:
         QVERIFY(m.estimate(r).busbwBytesPerSecond < 300e9);
     }
 
+    // A log's NCCL version picks its tuner's constants: NVLSTree's NET latency was 14 us before NCCL
+    // 2.28.9 and 20.9 since (src/graph/tuning.cc): 2 log2(nodes) network hops of the tree each way.
+    void nvlsTreeLatencyByNcclVersion_data()
+    {
+        QTest::addColumn<int>("nodes");
+        QTest::addRow("2 nodes") << 2;
+        QTest::addRow("4 nodes") << 4;
+    }
+    void nvlsTreeLatencyByNcclVersion()
+    {
+        QFETCH(int, nodes);
+        CollectiveModel m = modelFor(cluster("H100-SXM-80GB", 8 * nodes, 8, 400.0, 8));
+        CollectiveRequest r;
+        r.bytes = 4.0 * 1024 * 1024;
+        r.group = m.placementFor(8 * nodes);
+        const CollectiveTerms newest = m.terms(r, CollectiveAlgorithm::NvlsTree, CollectiveProtocol::Simple);
+        m.setNcclVersionCode(22602);
+        const CollectiveTerms v2262 = m.terms(r, CollectiveAlgorithm::NvlsTree, CollectiveProtocol::Simple);
+        const double hops = 2.0 * std::log2(double(nodes));
+        QVERIFY(newest.supported && v2262.supported);
+        QVERIFY(std::abs((newest.latencySeconds - v2262.latencySeconds) - hops * (20.9 - 14.0) * 1e-6) < 1e-12);
+        QCOMPARE(v2262.bandwidthSeconds, newest.bandwidthSeconds);
+        m.setNcclVersionCode(22809); // from 2.28.9 on: the newest constants
+        QCOMPARE(m.terms(r, CollectiveAlgorithm::NvlsTree, CollectiveProtocol::Simple).latencySeconds,
+            newest.latencySeconds);
+        m.setNcclVersionCode(22602); // other algorithms keep their constants
+        r.algorithm = CollectiveAlgorithm::Ring;
+        const CollectiveModel latest = modelFor(cluster("H100-SXM-80GB", 8 * nodes, 8, 400.0, 8));
+        QCOMPARE(m.terms(r, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple).latencySeconds,
+            latest.terms(r, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple).latencySeconds);
+    }
+
     void calibration_data()
     {
         QTest::addColumn<double>("latencyScale");

@@ -749,6 +749,40 @@ private Q_SLOTS:
         QTEST(int(NcclTestsTokenizer::loggerPrefixLength(l)), "length");
     }
 
+    // NCCL's own version banner ("NCCL version 2.26.2+cuda12.8", alone or after "NCCL INFO") names the
+    // library when the nccl-tests header does not (nccl-library=, from nccl-tests 2.13); RCCL's is not NCCL's.
+    void ncclVersionBanner_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<int>("code");
+        QTest::addRow("banner") << "NCCL version 2.26.2+cuda12.8" << 22602;
+        QTest::addRow("info") << "node-1:2041:2041 [0] NCCL INFO NCCL version 2.21.5+cuda12.4" << 22105;
+        QTest::addRow("hashed") << "# NCCL version 2.18.3" << 21803;
+        QTest::addRow("rccl") << "RCCL version : 2.22.3-develop:5272cd1" << 0;
+        QTest::addRow("no patch") << "NCCL version 2.26" << 0;
+    }
+    void ncclVersionBanner()
+    {
+        QFETCH(QString, line);
+        QFETCH(int, code);
+        const std::string text = "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 "
+                                 "agg iters: 1 validation: 1 graph: 0\n"
+                                 "#\n# Using devices\n"
+                                 "#  Rank  0 Group  0 Pid   1 on node-1 device  0 [0x19] NVIDIA H100 80GB HBM3\n"
+                                 "#  Rank  1 Group  0 Pid   2 on node-1 device  1 [0x3b] NVIDIA H100 80GB HBM3\n"
+            + line.toStdString()
+            + "\n#\n"
+              "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw "
+              "  busbw #wrong\n"
+              "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+              "(GB/s)\n"
+              "     1048576        262144     float     sum      -1    20.00   52.43   52.43      0    20.00   52.43  "
+              " 52.43      0\n";
+        auto log = parseNcclTestsText(text, "v.log");
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.front().ncclVersionCode.value_or(0), code);
+    }
+
     void jsonFacts()
     {
         auto log = importNcclTestsFile(dataFile("allreduce_bf16.json"));
