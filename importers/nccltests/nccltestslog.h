@@ -118,6 +118,10 @@ struct NcclTestsRun {
     /// or a plugin's name: "FasTrak", "gIB", "GPUDirectTCPX_v7", "AWS Libfabric"); empty when not logged.
     std::string ncclNet;
     bool elidedRows = false; ///< the table has a literal "..." line (rows left out)
+    /// The column titles have a redop column that the rows leave empty: before nccl-tests 2.13 only
+    /// alltoall_perf printed that (src/alltoall.cu, an empty op name; all_gather_perf, sendrecv_perf and
+    /// hypercube_perf had no redop column, v2.10.0-v2.11.0); since, hypercube_perf (with a root column).
+    bool emptyRedopColumn = false;
     /// Lines of banners ("====== 2-node ======", "-----") met after the run's first row: where an excerpt
     /// of several runs without headers of their own may change run (splitHeaderlessRuns).
     std::vector<int> separatorLines;

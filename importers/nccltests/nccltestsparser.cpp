@@ -352,6 +352,8 @@ namespace {
         // hypercube_perf prints an empty redop: the column is there in the header but not in the row.
         if (i < t.size() && !isNumeric(t[i]))
             row.redop = std::string(t[i++]);
+        if (m_layout && m_layout->hasRedop && row.redop.empty())
+            current().emptyRedopColumn = true;
 
         if (!m_layout) {
             // No column titles (a pasted table): guess from the number of values, as in util.cu.

@@ -113,6 +113,12 @@ std::vector<engine::CollectiveOp> ncclTestsCandidates(const NcclTestsRun& run, i
         if (row.count > 0 && ncclTestsTypeSize(row.type) && (!ratioRow || row.bytes > ratioRow->bytes))
             ratioRow = &row;
     }
+    const bool titled = !run.columns.empty();
+    const auto titledAs = [&](const char* name) {
+        return std::find(run.columns.begin(), run.columns.end(), name) != run.columns.end();
+    };
+    const bool redopTitle = titled && titledAs("redop");
+    const bool rootTitle = titled && titledAs("root");
     std::vector<engine::CollectiveOp> out;
     for (engine::CollectiveOp c : kAll) {
         bool fitsInfo = true;
@@ -125,6 +131,16 @@ std::vector<engine::CollectiveOp> ncclTestsCandidates(const NcclTestsRun& run, i
         if (anyNoOp && isReduction(c))
             continue;
         if ((anyRootNonNegative && !hasRoot(c)) || (anyRootMinusOne && hasRoot(c)))
+            continue;
+        // The column titles as every nccl-tests version prints them (src/*.cu before 2.13, src/common.cu
+        // since): broadcast, reduce, scatter and gather always have a root column, alltoall always a redop
+        // column; before 2.13 alltoall alone left it empty (NcclTestsRun::emptyRedopColumn) where
+        // all_gather had none.
+        if (titled && !rootTitle && hasRoot(c))
+            continue;
+        if (titled && !redopTitle && c == engine::CollectiveOp::AllToAll)
+            continue;
+        if (run.emptyRedopColumn && !rootTitle && c != engine::CollectiveOp::AllToAll)
             continue;
         int n = ranks;
         if (n == 0)

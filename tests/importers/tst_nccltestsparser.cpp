@@ -543,16 +543,19 @@ private Q_SLOTS:
     // -b 32 -f 2 -e 8G" (NVIDIA/nccl issue 583). After a table, the next command starts the next run.
     void commandLineNamesTheCollective()
     {
-        // nccl-tests before 2.0 print no root column (as that issue's log).
+        // all_reduce_perf's columns (no root column, as that issue's log).
         const std::string devices
             = "#  Rank  0 Pid 1 on h device  0 [0x04] G\n"
               "#  Rank  1 Pid 2 on h device  1 [0x05] G\n"
               "#  size  count  type  redop  time  algbw  busbw  error  time  algbw  busbw  error\n";
         const std::string row
             = "  1048576  262144  float  sum  16.75  62.61  62.61  0e+00  16.61  63.12  63.12  0e+00\n";
-        // Without the command the columns fit allreduce and reduce alike.
+        // Without the command the titles tell: a redop column and no root column is all_reduce_perf's
+        // layout (reduce_perf titles a root column in every nccl-tests version, src/reduce.cu since 2017).
         auto bare = parseNcclTestsText(devices + row, "mem.log", {});
-        QVERIFY(!bare.isOk());
+        QVERIFY2(bare.isOk(), bare.message().c_str());
+        QCOMPARE(*bare->runs[0].collective, clusterscope::engine::CollectiveOp::AllReduce);
+        QCOMPARE(bare->runs[0].collectiveSource, NcclTestsCollectiveSource::ColumnLayout);
         const std::string text = "$ mpirun -np 2 ./build/all_reduce_perf -b 1M -e 1M\n" + devices + row
             + "user@host:~$ mpirun -np 2 /opt/nccl-tests/build/reduce_perf_mpi -b 1M -e 1M\n" + devices + row;
         auto log = parseNcclTestsText(text, "mem.log", {});
@@ -747,6 +750,45 @@ private Q_SLOTS:
         QFETCH(QString, line);
         const std::string l = line.toStdString();
         QTEST(int(NcclTestsTokenizer::loggerPrefixLength(l)), "length");
+    }
+
+    // The column titles of nccl-tests before 2.13 (src/alltoall.cu, all_gather.cu @ v2.11.0): alltoall_perf
+    // titles a redop column it leaves empty, all_gather_perf has neither redop nor root; both move 1/8 of the
+    // buffer per peer (busbw = algbw x 7/8 on 8 ranks), so only the titles tell them apart. Rows in that
+    // layout with made-up timings (the format of microsoft/superbenchmark tests/data/nccl_alltoall.log).
+    void oldLayoutAlltoallAndAllgather_data()
+    {
+        QTest::addColumn<QString>("titles");
+        QTest::addColumn<QString>("row");
+        QTest::addColumn<int>("op");
+        QTest::addRow("alltoall: redop titled, left empty") << "#       size         count    type   redop     time   "
+                                                               "algbw   busbw  error     time   algbw   busbw  error"
+                                                            << "  1073741824      33554432   float           4400.0  "
+                                                               "244.03  213.53    N/A   4300.0  249.71  218.49    N/A"
+                                                            << int(clusterscope::engine::CollectiveOp::AllToAll);
+        QTest::addRow("allgather: no redop, no root")
+            << "#       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error"
+            << "  1073741824      33554432   float   4400.0  244.03  213.53    N/A   4300.0  249.71  218.49    N/A"
+            << int(clusterscope::engine::CollectiveOp::AllGather);
+    }
+    void oldLayoutAlltoallAndAllgather()
+    {
+        QFETCH(QString, titles);
+        QFETCH(QString, row);
+        QFETCH(int, op);
+        std::string text
+            = "# nThread 1 nGpus 8 minBytes 1 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 "
+              "validation: 0\n#\n# Using devices\n";
+        for (int r = 0; r < 8; ++r)
+            text += "#   Rank  " + std::to_string(r) + " Pid 1000 on localhost device  " + std::to_string(r)
+                + " [0x00] A100-SXM4-40GB\n";
+        text += "#\n" + titles.toStdString() + "\n" + row.toStdString() + "\n";
+        auto log = parseNcclTestsText(text, "old.log");
+        QVERIFY2(log.isOk(), log.message().c_str());
+        const NcclTestsRun& run = log->runs.front();
+        QVERIFY(run.collective.has_value());
+        QCOMPARE(int(*run.collective), op);
+        QCOMPARE(run.collectiveSource, NcclTestsCollectiveSource::ColumnLayout);
     }
 
     // NCCL's own version banner ("NCCL version 2.26.2+cuda12.8", alone or after "NCCL INFO") names the
