@@ -189,7 +189,6 @@ private Q_SLOTS:
         QCOMPARE(m.terms(r, CollectiveAlgorithm::NvlsTree, CollectiveProtocol::Simple).latencySeconds,
             newest.latencySeconds);
         m.setNcclVersionCode(22602); // other algorithms keep their constants
-        r.algorithm = CollectiveAlgorithm::Ring;
         const CollectiveModel latest = modelFor(cluster("H100-SXM-80GB", 8 * nodes, 8, 400.0, 8));
         QCOMPARE(m.terms(r, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple).latencySeconds,
             latest.terms(r, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple).latencySeconds);
