@@ -90,8 +90,14 @@ std::optional<std::string> catalogGpuIdForDeviceName(const engine::Catalog& cata
         id = "H200-SXM-141GB";
     else if (has("H100") && (has("HBM3") || has("SXM")))
         id = "H100-SXM-80GB";
+    else if (has("H800")) // "NVIDIA H800": the China-market H100 with 8 NVLinks
+        id = "H800-SXM-80GB";
+    else if (has("H20")) // "NVIDIA H20" (H200 is matched above)
+        id = "H20";
     else if (has("A100SXM"))
         id = "A100-SXM-80GB";
+    else if (has("A800SXM")) // "NVIDIA A800-SXM4-80GB": the China-market A100 with 8 NVLinks
+        id = "A800-SXM-80GB";
     else if (has("V100SXM2"))
         id = "V100-SXM2-32GB";
     else if (has("MI300X"))

@@ -27,6 +27,10 @@ private Q_SLOTS:
         QTest::addRow("B300") << "B300" << 2250.0 << 8;
         QTest::addRow("GB300") << "GB300" << 2500.0 << 72;
         QTest::addRow("MI300X") << "MI300X" << 1307.4 << 8;
+        // The China-market parts: A100 / H100 compute with 8 NVLinks (A800, H800); H20's throttled peak.
+        QTest::addRow("A800") << "A800-SXM-80GB" << 312.0 << 8;
+        QTest::addRow("H800") << "H800-SXM-80GB" << 989.4 << 8;
+        QTest::addRow("H20") << "H20" << 148.0 << 8;
     }
     void requiredGpus()
     {
@@ -53,6 +57,9 @@ private Q_SLOTS:
         QTest::addRow("GB200") << "GB200" << 189471.0;
         QTest::addRow("B300") << "B300" << 275040.0;
         QTest::addRow("GB300") << "GB300" << 284208.0;
+        QTest::addRow("A800") << "A800-SXM-80GB" << 81920.0;
+        QTest::addRow("H800") << "H800-SXM-80GB" << 81559.0;
+        QTest::addRow("H20") << "H20" << 97871.0;
     }
     void deviceReportedMemory()
     {
@@ -168,12 +175,12 @@ private Q_SLOTS:
             << "gpus.json"
             << "\"source\": \"NVIDIA H100"
             << "\"sourc\": \"NVIDIA H100"
-            << "cat/gpus.json: /gpus/2/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
+            << "cat/gpus.json: /gpus/3/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
         QTest::addRow("reference server without source")
             << "gpus.json"
             << "\"server\": {\"gpus\": 4, \"nics\": 4, \"nic_gbps\": 800, \"source\": \"NVIDIA GB300"
             << "\"server\": {\"gpus\": 4, \"nics\": 4, \"nic_gbps\": 800, \"sourc\": \"NVIDIA GB300"
-            << "cat/gpus.json: /gpus/7/server/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
+            << "cat/gpus.json: /gpus/10/server/sourc: unknown key \"sourc\" (did you mean \"source\"?)";
         QTest::addRow("switch radix text") << "switches.json"
                                            << "\"radix\": 64"
                                            << "\"radix\": \"64\""

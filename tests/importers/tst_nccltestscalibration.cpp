@@ -303,6 +303,18 @@ private Q_SLOTS:
                                   << "";
         QTest::addRow("H200") << "NVIDIA H200"
                               << "H200-SXM-141GB";
+        // The China-market parts nvidia-smi and nccl-tests name as such: NVLink cut to 8 links (H800,
+        // A800), compute cut (H20, not to be taken for an H200).
+        QTest::addRow("H800") << "NVIDIA H800"
+                              << "H800-SXM-80GB";
+        QTest::addRow("H800 PCIe") << "NVIDIA H800 PCIe"
+                                   << "";
+        QTest::addRow("H20") << "NVIDIA H20"
+                             << "H20";
+        QTest::addRow("A800") << "NVIDIA A800-SXM4-80GB"
+                              << "A800-SXM-80GB";
+        QTest::addRow("A800 PCIe") << "NVIDIA A800 80GB PCIe"
+                                   << "";
         QTest::addRow("A100 80GB") << "NVIDIA A100-SXM4-80GB"
                                    << "A100-SXM-80GB";
         QTest::addRow("A100 40GB") << "NVIDIA A100-SXM4-40GB"
