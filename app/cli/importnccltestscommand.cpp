@@ -148,6 +148,15 @@ namespace {
             ranks, cl.nic.perNode, server));
     }
 
+    /// The catalog's GPU ids, for messages that ask for one.
+    std::string catalogGpuIds(const engine::Catalog& catalog)
+    {
+        std::string ids;
+        for (const engine::GpuModel& g : catalog.gpus())
+            ids += (ids.empty() ? "" : ", ") + g.id;
+        return ids;
+    }
+
     /// `capAtServer`: runs whose nodes the log does not state take nodes of the GPU's server (false when
     /// --nodes or --gpus-per-node state the layout).
     std::optional<ClusterChoice> clusterFromLogs(
@@ -164,15 +173,19 @@ namespace {
                             + ": the device lines (from this line on) give no GPU name (rccl-tests prints none on "
                               "some ROCm versions)")
                     + "; pass --gpu ID (with --nodes, --gpus-per-node, --nic) or --scenario FILE describing the "
-                      "cluster");
+                      "cluster. Catalog GPUs: "
+                    + catalogGpuIds(catalog));
             return std::nullopt;
         }
         const auto gpuId = catalogGpuIdForDeviceName(catalog, gpuName);
         if (!gpuId) {
             cliUsageError(io, kCommand,
                 log.file + ":" + std::to_string(run.devices.front().line) + ": cannot map the GPU \"" + gpuName
-                    + "\" to a catalog GPU (see clusterscope-cli catalog); pass --gpu ID (with --nodes, "
-                      "--gpus-per-node, --nic) or --scenario FILE describing the cluster");
+                    + "\" to a catalog GPU; pass --gpu ID (with --nodes, --gpus-per-node, --nic) or --scenario FILE "
+                      "describing the cluster. Catalog GPUs: "
+                    + catalogGpuIds(catalog)
+                    + " (a stand-in of other links misstates the model: add the GPU to a catalog copy and pass "
+                      "--catalog DIR)");
             return std::nullopt;
         }
         ClusterChoice c;
@@ -450,15 +463,34 @@ namespace {
             { "max_bytes", opt(r.maxBytes) }, { "step_factor", opt(r.stepFactor) }, { "step_bytes", opt(r.stepBytes) },
             { "iters", opt(r.iters) }, { "warmup_iters", opt(r.warmupIters) },
             { "nccl_tests_version", r.ncclTestsVersion }, { "nccl_version", opt(r.ncclVersionCode) },
-            { "nccl_net", r.ncclNet }, { "nccl_algo", r.ncclAlgo }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) },
-            { "rows", r.rows.size() }, { "first_line", r.firstLine }, { "iterations", iterationsJson(r) } };
+            { "rccl_version", r.rcclVersion.empty() ? json(nullptr) : json(r.rcclVersion) },
+            { "data_type", r.rows.empty() ? std::string() : r.rows.front().type },
+            { "redop", r.rows.empty() ? std::string() : r.rows.front().redop }, { "nccl_net", r.ncclNet },
+            { "nccl_algo", r.ncclAlgo }, { "avg_busbw_gbps", opt(r.avgBusBwGBps) }, { "rows", r.rows.size() },
+            { "first_line", r.firstLine }, { "iterations", iterationsJson(r) } };
+    }
+
+    /// How the text output says where the collective came from (the JSON keeps toString's tokens).
+    const char* sourceWords(NcclTestsCollectiveSource source)
+    {
+        switch (source) {
+        case NcclTestsCollectiveSource::BinaryName:
+            return "the benchmark's name";
+        case NcclTestsCollectiveSource::CommandLine:
+            return "the quoted command";
+        case NcclTestsCollectiveSource::ColumnLayout:
+            return "the columns";
+        case NcclTestsCollectiveSource::Option:
+            return "--op";
+        }
+        return "?";
     }
 
     void printRun(const NcclTestsLog& log, const NcclTestsRun& r, std::ostream& out)
     {
         const std::string& binary = r.binary.empty() ? r.commandBinary : r.binary;
         out << log.file << ":" << r.firstLine << ": " << (binary.empty() ? "nccl-tests" : binary) << " ("
-            << (r.collective ? toString(*r.collective) : "?") << ", from the " << toString(r.collectiveSource) << "), "
+            << (r.collective ? toString(*r.collective) : "?") << ", from " << sourceWords(r.collectiveSource) << "), "
             << r.ranks() << " ranks";
         if (r.devicesPartial() && r.nodes() == 0)
             out << " (the device lines are an excerpt: nodes from the cluster)";
@@ -473,6 +505,10 @@ namespace {
         out << "\n  " << r.rows.size() << " sizes";
         if (r.minBytes && r.maxBytes)
             out << " (" << *r.minBytes << " .. " << *r.maxBytes << " B)";
+        if (!r.rows.empty() && !r.rows.front().type.empty())
+            out << " of " << r.rows.front().type
+                << (r.rows.front().redop.empty() || r.rows.front().redop == "none" ? std::string()
+                                                                                   : " " + r.rows.front().redop);
         if (r.threads && r.gpusPerThread)
             out << ", nThread " << *r.threads << " nGpus " << *r.gpusPerThread;
         if (r.iters)
@@ -485,6 +521,8 @@ namespace {
         if (r.ncclVersionCode && *r.ncclVersionCode >= 20900)
             out << ", NCCL " << *r.ncclVersionCode / 10000 << "." << *r.ncclVersionCode / 100 % 100 << "."
                 << *r.ncclVersionCode % 100 << " (the model takes its tuner's constants)";
+        if (!r.rcclVersion.empty())
+            out << ", RCCL " << r.rcclVersion << " (the model costs it with NCCL's tuner, not RCCL's)";
         out << "\n";
     }
 
@@ -639,6 +677,14 @@ int runImportNcclTestsCommand(const std::vector<std::string>& args, CliIo io)
     auto catalog = loadCatalogForCli(*cl, io);
     if (!catalog)
         return 1;
+    {
+        // A run that cannot tell its ranks (a sendrecv table without device lines) takes the stated cluster's.
+        const auto nodes = positiveOption(*cl, "nodes", io);
+        const auto perNode = positiveOption(*cl, "gpus-per-node", io);
+        if (!nodes || !perNode)
+            return 1;
+        options.ranks = *nodes > 0 && *perNode > 0 ? *nodes * *perNode : 0;
+    }
 
     std::vector<NcclTestsLog> logs;
     for (const auto& path : cl->positionals()) {

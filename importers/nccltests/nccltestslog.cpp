@@ -48,6 +48,10 @@ int NcclTestsRun::ranks() const
     }
     if (bandwidthRanks > 0)
         return bandwidthRanks;
+    if (commandRanks > 0)
+        return commandRanks;
+    if (assumedRanks > 0)
+        return assumedRanks;
     // nThread x nGpus of the header: 0 when either is not positive or the product passes 2^24 ranks (no
     // such job; a damaged header must not overflow an int).
     if (threads && gpusPerThread && *threads > 0 && *gpusPerThread > 0) {

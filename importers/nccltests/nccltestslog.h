@@ -87,10 +87,20 @@ struct NcclTestsRun {
     /// "all_reduce_perf" when the log quotes the command that started the run ("mpirun -np 16
     /// ./build/all_reduce_perf -b 8 ...") and does not name its binary otherwise.
     std::string commandBinary;
+    /// Ranks the quoted command starts: the launcher's processes (mpirun -np / -n, srun -n / --ntasks; 1
+    /// when the binary runs alone) x -t (threads) x -g (GPUs per thread), nccl-tests' own count
+    /// (src/common.cu: nProcs x nThreads x nGpus); 0 when no command is quoted.
+    int commandRanks = 0;
+    /// Ranks the user stated (--nodes x --gpus-per-node) for a run that says nothing of its own
+    /// (NcclTestsParseOptions::ranks), with a warning.
+    int assumedRanks = 0;
     std::optional<engine::CollectiveOp> collective;
     NcclTestsCollectiveSource collectiveSource = NcclTestsCollectiveSource::BinaryName;
     std::string ncclTestsVersion; ///< "2.13.10" from "# nccl-tests version ..."
     std::optional<int> ncclVersionCode; ///< nccl-library=21903
+    /// "2.22.3" from rccl-tests' "RCCL version : 2.22.3-HEAD:7d8d67c" (ROCm's fork of NCCL, numbered after the
+    /// NCCL release it follows); empty otherwise. The model does not take it as an NCCL version.
+    std::string rcclVersion;
     // "# nThread 1 nGpus 1 minBytes 8 maxBytes ... step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 ..."
     std::optional<int> threads, gpusPerThread, warmupIters, iters, aggIters, validation, graph;
     std::optional<std::uint64_t> minBytes, maxBytes, stepBytes, stepFactor;

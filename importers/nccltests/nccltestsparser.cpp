@@ -317,9 +317,80 @@ namespace {
         return true;
     }
 
+    /// Where nccl-tests' own failure report starts in a line, npos when there is none. src/common.h prints
+    /// "HOST: Test CUDA failure FILE:LINE 'reason'", "HOST: Test NCCL failure ..." and " .. HOST pid PID:
+    /// Test failure FILE:LINE"; the first is printed right after the size's columns when a call fails, so
+    /// it ends a result row.
+    std::size_t failureReportAt(std::string_view text)
+    {
+        for (const char* what : { "Test CUDA failure", "Test NCCL failure", "Test failure" }) {
+            const std::size_t at = text.find(what);
+            if (at == std::string_view::npos)
+                continue;
+            // Back to the "HOST: " before it.
+            const std::size_t colon = at >= 2 ? text.rfind(':', at - 2) : std::string_view::npos;
+            std::size_t start = at;
+            if (colon != std::string_view::npos && colon + 2 == at) {
+                start = text.rfind(' ', colon);
+                start = start == std::string_view::npos ? 0 : start + 1;
+            }
+            return start;
+        }
+        return std::string_view::npos;
+    }
+
+    /// The ranks a quoted nccl-tests command starts (NcclTestsRun::commandRanks): the launcher's process
+    /// count (mpirun / mpiexec -np N, -n N, --np N; srun -n N, --ntasks N, --ntasks=N; 1 without a launcher)
+    /// x the benchmark's -t / --nthreads x -g / --ngpus (src/common.cu: nProcs x nThreads x nGpus ranks).
+    /// 0 when a launcher is named but its process count is not (srun -N alone, mpirun from a hostfile).
+    int commandRanks(const std::vector<std::string_view>& t)
+    {
+        auto number = [](std::string_view v) { return parseInteger<int>(v).value_or(0); };
+        bool launcher = false, benchmark = false;
+        int processes = 0, threads = 1, gpus = 1;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            std::string_view w = t[i];
+            const std::string_view next = i + 1 < t.size() ? t[i + 1] : std::string_view();
+            std::string_view name = w;
+            if (const auto slash = name.find_last_of('/'); slash != std::string_view::npos)
+                name.remove_prefix(slash + 1);
+            if (!benchmark && (name == "mpirun" || name == "mpiexec" || name == "srun" || name == "orterun"))
+                launcher = true;
+            else if (name.size() > 5
+                && (name.substr(name.size() - 5) == "_perf" || name.find("_perf_mpi") != name.npos))
+                benchmark = true;
+            else if (!benchmark && launcher && (w == "-np" || w == "-n" || w == "--np" || w == "--ntasks"))
+                processes = number(next);
+            else if (!benchmark && launcher && w.rfind("--ntasks=", 0) == 0)
+                processes = number(w.substr(9));
+            else if (benchmark && (w == "-g" || w == "--ngpus"))
+                gpus = number(next);
+            else if (benchmark && (w == "-t" || w == "--nthreads"))
+                threads = number(next);
+        }
+        if (!benchmark || threads < 1 || gpus < 1)
+            return 0;
+        if (!launcher)
+            processes = 1;
+        const long long ranks = 1LL * processes * threads * gpus;
+        return ranks >= 1 && ranks <= (1LL << 24) ? static_cast<int>(ranks) : 0;
+    }
+
     void TextParser::dataRow(const NcclTestsLine& line)
     {
         const auto& t = line.tokens;
+        // A call failed while this size ran: nccl-tests printed its failure after the size's first columns
+        // and aborted. The sizes before it are kept; the failure is what to report if there are none.
+        if (const std::size_t at = failureReportAt(line.text); at != std::string_view::npos) {
+            const std::string failure(line.text.substr(at));
+            const std::string size = t.empty() ? std::string("?") : std::string(t[0]);
+            diag("run-aborted", line.number,
+                "the run aborted at " + size + " B: " + failure + " (sizes after it were not measured)",
+                NcclTestsSeverity::Error);
+            if (m_firstFailure.empty())
+                m_firstFailure = where(line.number) + "the run aborted at " + size + " B: " + failure;
+            return;
+        }
         auto bad = [&](const char* id, const std::string& message) {
             diag(id, line.number, message + "; row skipped");
             if (m_badRows++ == 0)
@@ -406,6 +477,14 @@ namespace {
 
     void TextParser::ncclVersionBanner(const std::vector<std::string_view>& t)
     {
+        // rccl-tests' library block: "RCCL version : 2.22.3-HEAD:7d8d67c" (then HIP and ROCm versions).
+        if (t.size() >= 4 && t[0] == "RCCL" && t[1] == "version" && t[2] == ":" && current().rcclVersion.empty()) {
+            std::string_view v = t[3];
+            v = v.substr(0, v.find('-'));
+            if (!v.empty() && v.find_first_not_of("0123456789.") == std::string_view::npos)
+                current().rcclVersion = std::string(v);
+            return;
+        }
         // "NCCL version 2.26.2+cuda12.8" (NCCL's NCCL_DEBUG=VERSION banner, printed by rank 0 at init, alone
         // or after "HOST:PID:TID [DEV] NCCL INFO"): the library the run used, as nccl-tests' own header says it
         // from 2.13 on (nccl-library=22602, NCCL_VERSION_CODE = major x 10000 + minor x 100 + patch). RCCL's
@@ -433,6 +512,13 @@ namespace {
     void TextParser::otherLine(const NcclTestsLine& line)
     {
         const auto& t = line.tokens;
+        // rccl-tests (ROCm/rccl-tests src/common.cu) prints "rccl-tests: Version develop:448c4c7" where
+        // nccl-tests prints "# nccl-tests version ...": the start of a run, and the suite's version.
+        if (t.size() >= 3 && t[0] == "rccl-tests:" && t[1] == "Version") {
+            startRunIf(!current().ncclTestsVersion.empty(), line.number);
+            current().ncclTestsVersion = "rccl-tests " + std::string(t[2]);
+            return;
+        }
         // A pasted excerpt that left rows out: "...", "…", "[...]".
         bool elision = true;
         for (const auto token : t)
@@ -466,6 +552,7 @@ namespace {
             if (!current().rows.empty())
                 startRun(line.number);
             current().commandBinary = std::string(name);
+            current().commandRanks = commandRanks(t);
             // The environment the command sets ("mpirun -x NCCL_ALGO=Ring ...", "NCCL_ALGO=Tree ./build/...",
             // "export NCCL_ALGO=Ring; mpirun ..."), read as the -J "env" is: NCCL_ALGO pins the algorithm,
             // NCCL_TESTS_ALLTOALLV_SPREAD / _MATRIX_FILE state alltoallv_perf's pattern.

@@ -19,6 +19,10 @@ struct NcclTestsParseOptions {
     /// The collective to assume when the log neither names its binary nor has a column layout
     /// that tells (the CLI's --op). A log that names its binary wins (with a diagnostic on conflict).
     std::optional<engine::CollectiveOp> collective;
+    /// The ranks to assume for a run that cannot tell its own (no device lines, header or quoted command,
+    /// and a busbw/algbw ratio that holds for any count, as sendrecv's): the CLI's --nodes x --gpus-per-node.
+    /// 0: none. A run that tells its ranks keeps them.
+    int ranks = 0;
 };
 
 class NcclTestsParser {

@@ -126,9 +126,12 @@ std::vector<engine::CollectiveOp> ncclTestsCandidates(const NcclTestsRun& run, i
             fitsInfo = fitsInfo && ncclOpFits(op, c);
         if (!fitsInfo)
             continue;
-        if (anyReductionOp && !isReduction(c))
+        // sendrecv_perf runs once per reduction like the reductions and prints its name ("sum"), though it
+        // reduces nothing (src/sendrecv.cu: TimeTest(..., run_opnames[j], -1)); the others print "none".
+        const bool printsReductionName = isReduction(c) || c == engine::CollectiveOp::SendRecv;
+        if (anyReductionOp && !printsReductionName)
             continue;
-        if (anyNoOp && isReduction(c))
+        if (anyNoOp && printsReductionName)
             continue;
         if ((anyRootNonNegative && !hasRoot(c)) || (anyRootMinusOne && hasRoot(c)))
             continue;
@@ -164,6 +167,11 @@ std::vector<engine::CollectiveOp> ncclTestsCandidates(const NcclTestsRun& run, i
         if (n > 0) {
             if (const NcclTestsMeasurement* m = largestMeasurement(run);
                 m && !factorMatches(*m->algbwGBps, *m->busbwGBps, busBandwidthFactor(c, n)))
+                continue;
+        } else if (c == engine::CollectiveOp::SendRecv) {
+            // busbw = algbw at any rank count (src/sendrecv.cu: factor 1).
+            if (const NcclTestsMeasurement* m = largestMeasurement(run);
+                m && !factorMatches(*m->algbwGBps, *m->busbwGBps, 1.0))
                 continue;
         }
         out.push_back(c);
@@ -295,9 +303,20 @@ namespace {
             if (!run.collective) {
                 const auto candidates
                     = ncclTestsCandidates(run, run.devices.empty() || run.devicesPartial() ? 0 : run.ranks());
+                const bool allReduceOrSendRecv = candidates.size() == 2
+                    && candidates[0] == engine::CollectiveOp::AllReduce
+                    && candidates[1] == engine::CollectiveOp::SendRecv;
                 if (candidates.size() == 1) {
                     run.collective = candidates.front();
                     run.collectiveSource = NcclTestsCollectiveSource::ColumnLayout;
+                } else if (allReduceOrSendRecv && !options.collective) {
+                    // A 2-rank table of a reduction with busbw = algbw (or one whose ranks nothing tells): an
+                    // all_reduce_perf's or a sendrecv_perf's. Read as the far more common all_reduce, and said.
+                    run.collective = engine::CollectiveOp::AllReduce;
+                    run.collectiveSource = NcclTestsCollectiveSource::ColumnLayout;
+                    diag("op-ambiguous", first,
+                        "the columns fit allreduce (2 ranks) or sendrecv (busbw = algbw at any rank count); read as "
+                        "allreduce: if the log is sendrecv_perf's, pass --op sendrecv");
                 } else if (options.collective) {
                     run.collective = options.collective;
                     run.collectiveSource = NcclTestsCollectiveSource::Option;
@@ -588,6 +607,14 @@ engine::Result<NcclTestsLog> finishNcclTestsLog(NcclTestsLog log, const NcclTest
         }
         for (auto& part : *parts) {
             checker.checkRows(part);
+            if (part.ranks() == 0 && options.ranks > 0) {
+                part.assumedRanks = options.ranks;
+                log.diagnostics.push_back({ "ranks-assumed", NcclTestsSeverity::Warning, part.firstLine,
+                    log.file + ":" + std::to_string(part.firstLine)
+                        + ": the run does not say how many ranks took part (no device lines, header or command, "
+                          "and its busbw/algbw holds for any count); taken as "
+                        + std::to_string(options.ranks) + " from --nodes x --gpus-per-node" });
+            }
             resolved.push_back(std::move(part));
         }
     }

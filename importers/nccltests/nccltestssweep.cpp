@@ -35,8 +35,9 @@ engine::Result<engine::MeasuredSweep> measuredSweepFromRun(const NcclTestsLog& l
     }
     if (sweep.ranks < 2)
         return engine::Status::error(where + "the run has " + std::to_string(sweep.ranks)
-            + " rank(s): no device lines and no busbw/algbw ratio tell how many ranks took part; a collective needs at "
-              "least 2");
+            + " rank(s): no device lines, header, quoted command (mpirun -np N ... -g G) or busbw/algbw ratio tell "
+              "how many ranks took part, and a collective needs at least 2; give the cluster it ran on with --nodes N "
+              "--gpus-per-node G");
     if (!run.ncclAlgo.empty()) {
         std::string algo = run.ncclAlgo;
         std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -102,6 +103,10 @@ std::optional<std::string> catalogGpuIdForDeviceName(const engine::Catalog& cata
         id = "V100-SXM2-32GB";
     else if (has("MI300X"))
         id = "MI300X";
+    else if (has("MI325X"))
+        id = "MI325X";
+    else if (has("MI355X"))
+        id = "MI355X";
     if (id.empty() || !catalog.findGpu(id))
         return std::nullopt;
     return id;

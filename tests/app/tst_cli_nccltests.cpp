@@ -182,6 +182,39 @@ private Q_SLOTS:
         QCOMPARE(run[QStringLiteral("nodes")].toInt(), 1);
         QCOMPARE(run[QStringLiteral("ngpus")].toInt(), 8);
     }
+    // A sendrecv_perf table that cannot tell its ranks (no device lines or command; busbw = algbw at any
+    // count): --op names it, --nodes x --gpus-per-node give the ranks, and the output says so.
+    void ranksFromTheCluster()
+    {
+        const QString table = QStringLiteral(
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+            "busbw #wrong\n"
+            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+            "(GB/s)\n"
+            "   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  "
+            "110.76    N/A\n"
+            "   268435456      67108864     float     sum      -1   1423.3  188.60  188.60      0   1420.2  189.01  "
+            "189.01    N/A\n");
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("sendrecv.log")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(table.toUtf8());
+        f.close();
+        const QStringList hw { QStringLiteral("--gpu"), QStringLiteral("A100-SXM-80GB"), QStringLiteral("--op"),
+            QStringLiteral("sendrecv") };
+        const Run unknown = runCli(QStringList { f.fileName() } + hw);
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains(QStringLiteral("give the cluster it ran on with --nodes N --gpus-per-node G")),
+            qPrintable(unknown.err));
+        const Run r = runCli(QStringList { f.fileName() } + hw
+            + QStringList { QStringLiteral("--nodes"), QStringLiteral("1"), QStringLiteral("--gpus-per-node"),
+                QStringLiteral("8") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("taken as 8 from --nodes x --gpus-per-node")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("sendrecv, 8 ranks on 1 node(s)")), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QStringLiteral("using the log's")), qPrintable(r.out));
+    }
+
     // --no-gdr: the NIC has no GPUDirect RDMA; the JSON and the text say so and the model is slower
     // across nodes (host-memory staging).
     void noGpuDirectRdma()
@@ -462,9 +495,9 @@ private Q_SLOTS:
     {
         const Run r = runCli({ data("allreduce_h100_8gpu.log") });
         QCOMPARE(r.exitCode, 0);
-        QVERIFY(r.out.contains(QStringLiteral("all_reduce_perf (allreduce, from the binary_name), 8 ranks on 1 "
+        QVERIFY(r.out.contains(QStringLiteral("all_reduce_perf (allreduce, from the benchmark's name), 8 ranks on 1 "
                                               "node(s), 8 per node, NVIDIA H100 80GB HBM3")));
-        QVERIFY(r.out.contains(QStringLiteral("31 sizes (8 .. 8589934592 B), nThread 1 nGpus 1, 20 iters")));
+        QVERIFY(r.out.contains(QStringLiteral("31 sizes (8 .. 8589934592 B) of float sum, nThread 1 nGpus 1, 20 iters")));
         QVERIFY(r.out.contains(QStringLiteral("cluster: 8 x H100-SXM-80GB (8 per node)")));
         // The public 8x H100 row: 31356 us, measured busbw 479.41 GB/s at 8 GiB (3 significant digits).
         QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\\n +8589934592 +31356\\.0 +479 \\|"))),

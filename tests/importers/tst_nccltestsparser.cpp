@@ -855,6 +855,14 @@ private Q_SLOTS:
             << "nccl_failure.log"
             << ""
             << "nccl_failure.log:17: node-001: Test NCCL failure common.cu:1005";
+        // Modelled on NVIDIA/nccl-tests issue 355 (2 x 8 H800, device-API alltoall): the first size's call
+        // fails and nccl-tests prints its failure after that size's first columns (src/common.h), then
+        // " .. HOST pid PID: Test failure FILE:LINE" lines. The run failed; its columns are not malformed.
+        QTest::addRow("run aborted in its first size")
+            << "run_aborted_cuda_failure.log"
+            << ""
+            << "run_aborted_cuda_failure.log:27: the run aborted at 2097152 B: gpu-a: Test CUDA failure common.cu:389 "
+               "'an illegal memory access was encountered' (no result rows before the failure)";
         QTest::addRow("run stopped after its header (real log)")
             << "stopped_after_header.log"
             << ""
@@ -888,6 +896,94 @@ private Q_SLOTS:
                                       << ""
                                       << "absent.log: cannot open";
     }
+    // sendrecv_perf prints the reduction's name ("sum", src/sendrecv.cu runs TimeTest per reduction) and
+    // busbw = algbw at any rank count: its table is a sendrecv's or a 2-rank all_reduce's. Modelled on the
+    // A100 `sendrecv_perf -g 8` block of github.com/li-plus/playground cuda/nccl.md (its timings).
+    void sendRecvTables_data()
+    {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("assumedRanks"); ///< NcclTestsParseOptions::ranks (--nodes x --gpus-per-node)
+        QTest::addColumn<QString>("collective"); ///< empty: refused
+        QTest::addColumn<int>("ranks");
+        QTest::addRow("table alone: read as the usual all_reduce, said") << ""
+                                                                         << "" << 0 << "allreduce" << 2;
+        QTest::addRow("table alone, --op, no ranks") << ""
+                                                     << "sendrecv" << 0 << "sendrecv" << 0;
+        QTest::addRow("table alone, --op and the cluster's ranks") << ""
+                                                                   << "sendrecv" << 8 << "sendrecv" << 8;
+        QTest::addRow("quoted command, -g 8") << "./build/sendrecv_perf -b 128M -e 1G -f 2 -g 8"
+                                              << "" << 0 << "sendrecv" << 8;
+        QTest::addRow("the command's ranks win over the cluster's") << "./build/sendrecv_perf -b 128M -e 1G -f 2 -g 8"
+                                                                    << "" << 16 << "sendrecv" << 8;
+        QTest::addRow("mpirun -np 4 x -g 2") << "mpirun -np 4 --host a:2,b:2 ./build/sendrecv_perf -b 128M -e 1G -g 2"
+                                             << "" << 0 << "sendrecv" << 8;
+        QTest::addRow("srun --ntasks=16, -t 2 (srun's -n is not the benchmark's)")
+            << "srun -N 2 --ntasks=16 ./build/sendrecv_perf -b 128M -e 1G -n 50 -t 2"
+            << "" << 0 << "sendrecv" << 32;
+        QTest::addRow("srun -N alone: processes unknown") << "srun -N 2 ./build/sendrecv_perf -b 128M -e 1G"
+                                                          << "" << 0 << "sendrecv" << 0;
+    }
+    void sendRecvTables()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, op);
+        QFETCH(int, assumedRanks);
+        QFETCH(QString, collective);
+        std::string text = command.isEmpty() ? std::string() : command.toStdString() + "\n";
+        text
+            += "#\n"
+               "#                                                              out-of-place                       "
+               "in-place          \n"
+               "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw  "
+               " "
+               "busbw #wrong\n"
+               "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+               "(GB/s)  \n"
+               "   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  "
+               "110.76    N/A\n"
+               "   268435456      67108864     float     sum      -1   1423.3  188.60  188.60      0   1420.2  189.01  "
+               "189.01    N/A\n";
+        NcclTestsParseOptions options = withOp(op);
+        options.ranks = assumedRanks;
+        auto log = parseNcclTestsText(text, "sendrecv.log", options);
+        QVERIFY2(log.isOk(), log.message().c_str());
+        const NcclTestsRun& run = log->runs.front();
+        QCOMPARE(QString::fromUtf8(toString(*run.collective)), collective);
+        QTEST(run.ranks(), "ranks");
+        QVERIFY(!hasDiagnostic(*log, "op-conflict", ""));
+        QCOMPARE(hasDiagnostic(*log, "op-ambiguous", "if the log is sendrecv_perf's, pass --op sendrecv"),
+            command.isEmpty() && op.isEmpty());
+        QCOMPARE(hasDiagnostic(*log, "ranks-assumed", ""), command.isEmpty() && assumedRanks > 0);
+    }
+
+    // A run that aborts after some sizes keeps them and says where and why it stopped.
+    void runAbortedAfterSomeSizes()
+    {
+        const std::string path = dataFile("run_aborted_cuda_failure.log");
+        QFile f(QString::fromStdString(path));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::string text = f.readAll().toStdString();
+        const std::string failed = "     2097152         32768     float    none      -1 gpu-a: Test CUDA failure";
+        const std::size_t at = text.find(failed);
+        QVERIFY(at != std::string::npos);
+        text.insert(at,
+            "     1048576         16384     float    none      -1    130.2    8.05    7.55       0    "
+            "129.8    8.08    7.57       0\n");
+        auto log = parseNcclTestsText(text, "aborted.log", withOp(""));
+        QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(1));
+        QCOMPARE(log->runs.front().rows.size(), std::size_t(1));
+        QCOMPARE(log->runs.front().rows.front().bytes, std::uint64_t(1048576));
+        bool said = false;
+        for (const auto& d : log->diagnostics)
+            said = said
+                || (d.id == std::string("run-aborted") && d.line == 28
+                    && d.message.find("the run aborted at 2097152 B: gpu-a: Test CUDA failure common.cu:389")
+                        != std::string::npos);
+        QVERIFY(said);
+    }
+
     void errors()
     {
         QFETCH(QString, file);
