@@ -25,6 +25,8 @@ const char* toString(GpuArch arch)
         return "blackwell";
     case GpuArch::Cdna3:
         return "cdna3";
+    case GpuArch::Cdna4:
+        return "cdna4";
     }
     return "?";
 }
@@ -153,10 +155,11 @@ Result<Catalog> Catalog::parse(const std::string& gpusJson, const std::string& n
                 g.id = r.string("id");
                 g.name = r.string("name");
                 g.vendor = r.string("vendor");
-                static const std::pair<const char*, GpuArch> arches[]
-                    = { { "volta", GpuArch::Volta }, { "ampere", GpuArch::Ampere }, { "hopper", GpuArch::Hopper },
-                          { "blackwell", GpuArch::Blackwell }, { "cdna3", GpuArch::Cdna3 } };
-                const std::string arch = r.choice("arch", { "volta", "ampere", "hopper", "blackwell", "cdna3" });
+                static const std::pair<const char*, GpuArch> arches[] = { { "volta", GpuArch::Volta },
+                    { "ampere", GpuArch::Ampere }, { "hopper", GpuArch::Hopper }, { "blackwell", GpuArch::Blackwell },
+                    { "cdna3", GpuArch::Cdna3 }, { "cdna4", GpuArch::Cdna4 } };
+                const std::string arch
+                    = r.choice("arch", { "volta", "ampere", "hopper", "blackwell", "cdna3", "cdna4" });
                 for (const auto& [n, a] : arches)
                     if (arch == n)
                         g.arch = a;

@@ -11,7 +11,7 @@
 
 namespace clusterscope::engine {
 
-enum class GpuArch { Volta, Ampere, Hopper, Blackwell, Cdna3 };
+enum class GpuArch { Volta, Ampere, Hopper, Blackwell, Cdna3, Cdna4 };
 const char* toString(GpuArch arch);
 
 struct SourceInfo {

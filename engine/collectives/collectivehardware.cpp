@@ -34,7 +34,8 @@ namespace {
         case GpuArch::Blackwell:
             return 3;
         case GpuArch::Cdna3:
-            return 2; // MI300X: same generation as Hopper; uses its caps
+        case GpuArch::Cdna4:
+            return 2; // MI300X .. MI355X: RCCL's tuner is not NCCL's; Hopper's caps, as for MI300X
         }
         return 2;
     }
@@ -126,6 +127,7 @@ Result<CollectiveModel> CollectiveModel::fromScenario(const Scenario& scenario, 
     hw.archIndex = archIndex(gpu->arch);
     const bool nvidia = gpu->scaleUpLink.rfind("nvlink", 0) == 0;
     hw.nvlink = gpu->scaleUpBytesPerSecond > 0 && gpu->scaleUpLinks > 0;
+    hw.nvlinkChannelFigures = nvidia;
     if (hw.nvlink) {
         // NCCL: busBw = nChannels x per-channel NVLink bw (20.0 SM80, 20.6 SM90, 40.1 SM100).
         hw.intraBytesPerSecond = nvidia ? gpu->scaleUpLinks * nccl::kNvlinkChannelGBps[hw.archIndex] * 1e9

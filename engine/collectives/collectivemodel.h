@@ -109,6 +109,9 @@ struct CollectiveTerms {
 struct CollectiveHardware {
     int archIndex = 2; ///< NCCL table column: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
     bool nvlink = true; ///< scale-up links exist (else intra-node traffic uses PCIe)
+    /// The scale-up links are NVIDIA NVLink, for which NCCL's per-channel figures hold (kNvlinkChannelGBps):
+    /// false for AMD Infinity Fabric, whose RCCL runs its own channel counts.
+    bool nvlinkChannelFigures = true;
     bool nvlsCapable = false; ///< NVSwitch with in-switch reduction (Hopper and later)
     bool infiniband = true; ///< transport is InfiniBand (CollNet/SHARP needs it)
     bool collNetInAuto = false; ///< Auto weighs CollNet (NCCL_COLLNET_ENABLE=1 with a SHARP plugin;

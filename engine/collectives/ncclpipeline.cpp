@@ -180,7 +180,9 @@ namespace {
     void capRingByChannels(const CollectiveHardware& hw, const GroupContext& ctx, CollectiveOp op, double bytes,
         CollectiveProtocol protocol, CollectiveTerms& t)
     {
-        if (ctx.nodes <= 1 || ctx.ranksPerNode < 2 || !hw.nvlink || !(bytes > 0))
+        // NVLink only: RCCL on AMD Infinity Fabric runs its own channel counts (public MI300X / MI355X rccl-tests
+        // logs of 2 x 8 GPUs reach 350-369 GB/s busbw from 1 GiB on 8 x 400 Gb/s NICs, above 16 x 20.6).
+        if (ctx.nodes <= 1 || ctx.ranksPerNode < 2 || !hw.nvlink || !hw.nvlinkChannelFigures || !(bytes > 0))
             return;
         double busBw = ncclRunningRingChannels(hw, ctx) * nccl::kNvlinkChannelGBps[hw.archIndex] * kGBps;
         // The protocols' share of the Simple rate, as the tuner counts them (tuning.cc).

@@ -31,6 +31,9 @@ private Q_SLOTS:
         QTest::addRow("A800") << "A800-SXM-80GB" << 312.0 << 8;
         QTest::addRow("H800") << "H800-SXM-80GB" << 989.4 << 8;
         QTest::addRow("H20") << "H20" << 148.0 << 8;
+        // AMD Instinct MI325X (MI300X compute) and MI355X (CDNA 4).
+        QTest::addRow("MI325X") << "MI325X" << 1307.4 << 8;
+        QTest::addRow("MI355X") << "MI355X" << 2516.6 << 8;
     }
     void requiredGpus()
     {

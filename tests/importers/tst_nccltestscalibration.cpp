@@ -331,6 +331,12 @@ private Q_SLOTS:
                                << "GB300";
         QTest::addRow("MI300X") << "AMD Instinct MI300X"
                                 << "MI300X";
+        QTest::addRow("MI300X VF") << "AMD Instinct MI300X VF"
+                                   << "MI300X";
+        QTest::addRow("MI325X") << "AMD Instinct MI325X"
+                                << "MI325X";
+        QTest::addRow("MI355X") << "AMD Instinct MI355X"
+                                << "MI355X";
         QTest::addRow("L40S") << "NVIDIA L40S"
                               << "";
         QTest::addRow("empty") << ""
