@@ -15,6 +15,15 @@
 namespace {
 using clitest::Run;
 // Every call runs the import-nccl-tests command.
+/// Writes `text` to `name` in `dir` and returns its path (empty when it cannot).
+QString writeLog(const QTemporaryDir& dir, const QString& name, const QString& text)
+{
+    QFile f(dir.filePath(name));
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) != text.toUtf8().size())
+        return {};
+    return f.fileName();
+}
+
 Run runCli(const QStringList& args)
 {
     return clitest::runCli(QStringList { QStringLiteral("import-nccl-tests") } + args);
@@ -133,22 +142,19 @@ private Q_SLOTS:
         QVERIFY(at > 0);
         text.insert(at, QStringLiteral("ztan-mig-235z:6899:6950 [0] NCCL INFO Using network FasTrak\n"));
         QTemporaryDir dir;
-        QFile f(dir.filePath(QStringLiteral("a3mega.log")));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(text.toUtf8());
-        f.close();
+        const QString file = writeLog(dir, QStringLiteral("a3mega.log"), text);
+        QVERIFY(!file.isEmpty());
         const QStringList hw { QStringLiteral("--gpu"), QStringLiteral("H100-SXM-80GB"), QStringLiteral("--nic"),
             QStringLiteral("8x200") };
-        const Run fromLog = runCli(QStringList { f.fileName(), QStringLiteral("--json") } + hw);
+        const Run fromLog = runCli(QStringList { file, QStringLiteral("--json") } + hw);
         QCOMPARE(fromLog.exitCode, 0);
         QVERIFY2(fromLog.out.contains(QStringLiteral("\"net\": \"tcpxo\"")), qPrintable(fromLog.out));
         QVERIFY2(fromLog.out.contains(QStringLiteral("\"nccl_net\": \"FasTrak\"")), qPrintable(fromLog.out));
         QVERIFY2(fromLog.out.contains(QStringLiteral("the log says \\\"Using network FasTrak\\\"")),
             qPrintable(fromLog.out));
         // The command line wins over the log.
-        const Run pinned = runCli(QStringList { f.fileName(), QStringLiteral("--json"), QStringLiteral("--transport"),
-                                      QStringLiteral("roce") }
-            + hw);
+        const Run pinned = runCli(
+            QStringList { file, QStringLiteral("--json"), QStringLiteral("--transport"), QStringLiteral("roce") } + hw);
         QCOMPARE(pinned.exitCode, 0);
         QVERIFY2(pinned.out.contains(QStringLiteral("\"net\": \"roce\"")), qPrintable(pinned.out));
     }
@@ -166,11 +172,9 @@ private Q_SLOTS:
         }
         QVERIFY(!text.contains(QRegularExpression(QStringLiteral("(^|\\n)\\s*#"))));
         QTemporaryDir dir;
-        QFile f(dir.filePath(QStringLiteral("pasted.log")));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(text.toUtf8());
-        f.close();
-        const Run r = runCli(QStringList { f.fileName(), QStringLiteral("--json") });
+        const QString file = writeLog(dir, QStringLiteral("pasted.log"), text);
+        QVERIFY(!file.isEmpty());
+        const Run r = runCli(QStringList { file, QStringLiteral("--json") });
         QCOMPARE(r.exitCode, 0);
         const QJsonObject run = QJsonDocument::fromJson(r.out.toUtf8())
                                     .object()[QStringLiteral("logs")][0][QStringLiteral("runs")][0]
@@ -196,17 +200,15 @@ private Q_SLOTS:
             "   268435456      67108864     float     sum      -1   1423.3  188.60  188.60      0   1420.2  189.01  "
             "189.01    N/A\n");
         QTemporaryDir dir;
-        QFile f(dir.filePath(QStringLiteral("sendrecv.log")));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(table.toUtf8());
-        f.close();
+        const QString file = writeLog(dir, QStringLiteral("sendrecv.log"), table);
+        QVERIFY(!file.isEmpty());
         const QStringList hw { QStringLiteral("--gpu"), QStringLiteral("A100-SXM-80GB"), QStringLiteral("--op"),
             QStringLiteral("sendrecv") };
-        const Run unknown = runCli(QStringList { f.fileName() } + hw);
+        const Run unknown = runCli(QStringList { file } + hw);
         QCOMPARE(unknown.exitCode, 1);
         QVERIFY2(unknown.err.contains(QStringLiteral("give the cluster it ran on with --nodes N --gpus-per-node G")),
             qPrintable(unknown.err));
-        const Run r = runCli(QStringList { f.fileName() } + hw
+        const Run r = runCli(QStringList { file } + hw
             + QStringList { QStringLiteral("--nodes"), QStringLiteral("1"), QStringLiteral("--gpus-per-node"),
                 QStringLiteral("8") });
         QCOMPARE(r.exitCode, 0);
@@ -497,7 +499,8 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("all_reduce_perf (allreduce, from the benchmark's name), 8 ranks on 1 "
                                               "node(s), 8 per node, NVIDIA H100 80GB HBM3")));
-        QVERIFY(r.out.contains(QStringLiteral("31 sizes (8 .. 8589934592 B) of float sum, nThread 1 nGpus 1, 20 iters")));
+        QVERIFY(
+            r.out.contains(QStringLiteral("31 sizes (8 .. 8589934592 B) of float sum, nThread 1 nGpus 1, 20 iters")));
         QVERIFY(r.out.contains(QStringLiteral("cluster: 8 x H100-SXM-80GB (8 per node)")));
         // The public 8x H100 row: 31356 us, measured busbw 479.41 GB/s at 8 GiB (3 significant digits).
         QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\\n +8589934592 +31356\\.0 +479 \\|"))),

@@ -904,7 +904,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("command");
         QTest::addColumn<QString>("op");
         QTest::addColumn<int>("assumedRanks"); ///< NcclTestsParseOptions::ranks (--nodes x --gpus-per-node)
-        QTest::addColumn<QString>("collective"); ///< empty: refused
+        QTest::addColumn<QString>("collective"); ///< what the run is read as
         QTest::addColumn<int>("ranks");
         QTest::addRow("table alone: read as the usual all_reduce, said") << ""
                                                                          << "" << 0 << "allreduce" << 2;
