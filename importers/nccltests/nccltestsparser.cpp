@@ -488,7 +488,7 @@ namespace {
         // "NCCL version 2.26.2+cuda12.8" (NCCL's NCCL_DEBUG=VERSION banner, printed by rank 0 at init, alone
         // or after "HOST:PID:TID [DEV] NCCL INFO"): the library the run used, as nccl-tests' own header says it
         // from 2.13 on (nccl-library=22602, NCCL_VERSION_CODE = major x 10000 + minor x 100 + patch). RCCL's
-        // "RCCL version" is another library and is not read.
+        // "RCCL version" (above) is another library: kept apart, never taken as an NCCL version.
         for (std::size_t i = 0; i + 2 < t.size(); ++i) {
             if (t[i] != "NCCL" || t[i + 1] != "version" || current().ncclVersionCode)
                 continue;

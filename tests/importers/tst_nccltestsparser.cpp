@@ -820,9 +820,15 @@ private Q_SLOTS:
               "(GB/s)\n"
               "     1048576        262144     float     sum      -1    20.00   52.43   52.43      0    20.00   52.43  "
               " 52.43      0\n";
-        auto log = parseNcclTestsText(text, "v.log");
+        // rccl-tests starts its output with "rccl-tests: Version ..." where nccl-tests prints its own version.
+        const bool rccl = line.startsWith(QStringLiteral("RCCL"));
+        auto log = parseNcclTestsText((rccl ? "rccl-tests: Version develop:448c4c7\n" : "") + text, "v.log");
         QVERIFY2(log.isOk(), log.message().c_str());
+        QCOMPARE(log->runs.size(), std::size_t(1));
         QCOMPARE(log->runs.front().ncclVersionCode.value_or(0), code);
+        QCOMPARE(log->runs.front().rcclVersion, std::string(rccl ? "2.22.3" : ""));
+        if (rccl)
+            QCOMPARE(log->runs.front().ncclTestsVersion, std::string("rccl-tests develop:448c4c7"));
     }
 
     void jsonFacts()
