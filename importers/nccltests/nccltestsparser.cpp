@@ -339,6 +339,18 @@ namespace {
         return std::string_view::npos;
     }
 
+    /// The nccl-tests binary a word of a quoted command names ("./build/all_reduce_perf" -> "all_reduce_perf"),
+    /// empty when it names none: "<collective>_perf" or "<collective>_perf_mpi" (NVIDIA/nccl-tests src/Makefile)
+    /// of a benchmark this importer knows.
+    std::string_view perfBinaryName(std::string_view word)
+    {
+        if (const auto slash = word.find_last_of('/'); slash != std::string_view::npos)
+            word.remove_prefix(slash + 1);
+        const bool perf = (word.size() > 5 && word.substr(word.size() - 5) == "_perf")
+            || (word.size() > 9 && word.substr(word.size() - 9) == "_perf_mpi");
+        return perf && (ncclTestsCollectiveFromName(word) || ncclTestsIsAlltoallv(word)) ? word : std::string_view();
+    }
+
     /// The ranks a quoted nccl-tests command starts (NcclTestsRun::commandRanks): the launcher's process
     /// count (mpirun / mpiexec -np N, -n N, --np N; srun -n N, --ntasks N, --ntasks=N; 1 without a launcher)
     /// x the benchmark's -t / --nthreads x -g / --ngpus (src/common.cu: nProcs x nThreads x nGpus ranks).
@@ -356,8 +368,7 @@ namespace {
                 name.remove_prefix(slash + 1);
             if (!benchmark && (name == "mpirun" || name == "mpiexec" || name == "srun" || name == "orterun"))
                 launcher = true;
-            else if (name.size() > 5
-                && (name.substr(name.size() - 5) == "_perf" || name.find("_perf_mpi") != name.npos))
+            else if (!perfBinaryName(w).empty())
                 benchmark = true;
             else if (!benchmark && launcher && (w == "-np" || w == "-n" || w == "--np" || w == "--ntasks"))
                 processes = number(next);
@@ -542,12 +553,8 @@ namespace {
         // (NVIDIA/nccl-tests src/Makefile), as a word of the line. It names the collective of the run that follows
         // when the run does not name its binary itself; after a table it starts the next run.
         for (const auto token : t) {
-            std::string_view name = token;
-            if (const auto slash = name.find_last_of('/'); slash != std::string_view::npos)
-                name.remove_prefix(slash + 1);
-            const bool perf = (name.size() > 5 && name.substr(name.size() - 5) == "_perf")
-                || (name.size() > 9 && name.substr(name.size() - 9) == "_perf_mpi");
-            if (!perf || !(ncclTestsCollectiveFromName(name) || ncclTestsIsAlltoallv(name)))
+            const std::string_view name = perfBinaryName(token);
+            if (name.empty())
                 continue;
             if (!current().rows.empty())
                 startRun(line.number);
